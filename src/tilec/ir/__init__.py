@@ -1,0 +1,72 @@
+"""TileIR: the verified SSA IR of tilec (seed 001). This facade is the only import path.
+
+Build IR with ``Builder``/``Operation``; check it with ``verify``; print it with
+``str(module)`` and read it back with ``parse``; mutate it through
+``IRRewriter`` so cached analyses are invalidated.
+"""
+
+from .analysis import Analysis, AnalysisManager
+from .attributes import (
+    COMBINERS,
+    POLICY_KINDS,
+    PRECISIONS,
+    STRICT_FOLD,
+    UNORDERED_TREE,
+    ArithPolicy,
+    ExecConstraint,
+    ReductionPolicy,
+)
+from .builder import Builder, InsertionPoint
+from .core import Block, BlockArgument, IList, IRError, Operation, OpResult, Region, Use, Value
+from .diagnostics import ParseError, TileIRError, VerificationError, format_located
+from .dims import AffineExpr, Dim, IndexSet, as_dim, as_expr, const, d, s
+from .dominance import DominanceInfo
+from .effects import MemoryEffects
+from .equality import structurally_equal
+from .layout import IndexMap, LayoutError
+from .liveness import Liveness
+from .location import UNKNOWN, Location, caret_snippet
+from .module import Function, Module
+from .ops import ARITH_FNS, OPS, AttrDef, OpDef, OpVerifyError, arith_result_type, lookup_op
+from .parser import parse
+from .passes import Pass, PassManager, PassResult
+from .printer import Printer, format_attr, print_function, print_module, print_op
+from .rewriter import IRRewriter
+from .types import (
+    MEMORY_SPACES,
+    SCALARS,
+    MemoryType,
+    ScalarType,
+    TileType,
+    TokenType,
+    TupleType,
+    Type,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+    index,
+    scalar_type,
+    token,
+)
+from .verifier import CANDIDATE_INVARIANTS, verify
+
+__all__ = [
+    "Analysis", "AnalysisManager", "COMBINERS", "POLICY_KINDS", "PRECISIONS", "STRICT_FOLD",
+    "UNORDERED_TREE", "ArithPolicy", "ExecConstraint", "ReductionPolicy", "Builder",
+    "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",
+    "Region", "Use", "Value", "ParseError", "TileIRError", "VerificationError", "format_located",
+    "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
+    "MemoryEffects", "structurally_equal", "IndexMap", "LayoutError", "Liveness", "UNKNOWN",
+    "Location", "caret_snippet", "Function", "Module", "ARITH_FNS", "OPS", "AttrDef", "OpDef",
+    "OpVerifyError", "arith_result_type", "lookup_op", "parse", "Pass", "PassManager",
+    "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",
+    "IRRewriter", "MEMORY_SPACES", "SCALARS", "MemoryType", "ScalarType", "TileType",
+    "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
+    "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify",
+]

@@ -1,0 +1,6 @@
+"""Dominance (placeholder)."""
+__all__ = ["DominanceInfo"]
+
+
+class DominanceInfo:
+    """Lexical dominance across regions."""

@@ -1,0 +1,6 @@
+"""Liveness (placeholder)."""
+__all__ = ["Liveness"]
+
+
+class Liveness:
+    """Liveness across regions."""

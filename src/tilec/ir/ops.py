@@ -1,0 +1,612 @@
+"""The operation inventory, declared as data (seed 001, "Minimal operations").
+
+Each opcode is one ``OpDef``: operand/result/region/successor counts, the
+attributes it takes, its effect class, and a verify hook that checks types and
+local structure. There are no per-opcode classes; ``Operation`` is generic.
+
+| family                | opcodes                                                 |
+| --------------------- | ------------------------------------------------------- |
+| control               | call, return, br, if, yield (functions are ``Function``)|
+| structured execution  | parallel, serial, pipeline (ordered stage subregions)   |
+| aggregation           | reduce                                                  |
+| pure values           | constant, tuple, tuple_get, map, arith, reindex, mma     |
+| addressable effects   | view, memory, load, store, atomic, sync                 |
+| machine form          | atom.call                                               |
+
+``arith`` is the scalar operation that the bodies of ``map``/``reduce``
+regions and index computations are written in; ``map`` lifts such a scalar
+region over tile dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .attributes import ArithPolicy, ExecConstraint, ReductionPolicy
+from .core import Operation
+from .dims import IndexSet
+from .layout import IndexMap
+from .types import MemoryType, ScalarType, TileType, TokenType, TupleType, Type, i1, index
+
+__all__ = ["OpDef", "AttrDef", "OpVerifyError", "register_op", "lookup_op", "OPS",
+           "ARITH_FNS", "EFFECTS", "arith_result_type"]
+
+
+class OpVerifyError(Exception):
+    """Raised by a verify hook; the verifier turns it into a located ``VerificationError``."""
+
+    def __init__(self, message: str, invariant: str = "op-signature") -> None:
+        super().__init__(message)
+        self.invariant = invariant
+
+
+@dataclass(frozen=True)
+class AttrDef:
+    """One attribute an opcode accepts."""
+
+    check: Callable[[Any], bool]
+    """Predicate on the attribute value."""
+    required: bool = False
+    """True when the attribute must be present."""
+    doc: str = ""
+    """What the attribute means."""
+
+
+EFFECTS = ("pure", "read", "write", "read_write", "alloc", "sync", "unknown", "control")
+"""Effect classes for the memory-effects analysis."""
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """The declaration of one opcode."""
+
+    name: str
+    """The opcode as printed."""
+    family: str
+    """Inventory family (control, structured, aggregation, pure, effect, machine)."""
+    summary: str
+    """One-line meaning."""
+    operands: tuple[int, int | None] = (0, 0)
+    """Minimum and maximum operand count (None: unbounded)."""
+    results: tuple[int, int | None] = (0, 0)
+    """Minimum and maximum result count."""
+    regions: tuple[int, int | None] = (0, 0)
+    """Minimum and maximum region count."""
+    successors: int = 0
+    """Exact number of successor blocks."""
+    attrs: dict[str, AttrDef] = field(default_factory=dict)
+    """Accepted attributes; others are rejected unless ``open_attrs``."""
+    open_attrs: bool = False
+    """True when unlisted attributes are allowed (machine atoms carry target attributes)."""
+    terminator: bool = False
+    """True for block terminators."""
+    effect: str = "pure"
+    """Effect class (one of ``EFFECTS``); ``read``/``write`` act on operand 0."""
+    verify: Callable[[Operation], None] | None = None
+    """Type/structure hook; raises ``OpVerifyError``."""
+
+
+OPS: dict[str, OpDef] = {}
+"""The registry: opcode name to definition."""
+
+
+def register_op(opdef: OpDef) -> OpDef:
+    """Add an opcode to the registry (names are unique)."""
+    if opdef.name in OPS:
+        raise ValueError(f"opcode {opdef.name!r} is already registered")
+    if opdef.effect not in EFFECTS:
+        raise ValueError(f"unknown effect class {opdef.effect!r}")
+    OPS[opdef.name] = opdef
+    return opdef
+
+
+def lookup_op(name: str) -> OpDef:
+    """The definition of ``name`` (``KeyError`` with the known names otherwise)."""
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown operation {name!r}") from None
+
+
+# ------------------------------------------------------------------ predicates
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, (int, float))  # bool included: i1 constants
+
+
+def _is_str(x: Any) -> bool:
+    return isinstance(x, str)
+
+
+def _is_int_tuple(x: Any) -> bool:
+    return isinstance(x, tuple) and all(_is_int(e) for e in x)
+
+
+def _is_str_tuple(x: Any) -> bool:
+    return isinstance(x, tuple) and all(_is_str(e) for e in x)
+
+
+def _fail(msg: str, invariant: str = "op-signature") -> None:
+    raise OpVerifyError(msg, invariant)
+
+
+def _expect(cond: bool, msg: str, invariant: str = "op-signature") -> None:
+    if not cond:
+        raise OpVerifyError(msg, invariant)
+
+
+def _is_index(v: Any) -> bool:
+    return v.type is index
+
+
+def _elem(t: Type) -> ScalarType | None:
+    if isinstance(t, ScalarType):
+        return t
+    if isinstance(t, (TileType, MemoryType)):
+        return t.dtype
+    return None
+
+
+def _single_block(op: Operation, r: int) -> Any:
+    region = op.regions[r]
+    _expect(len(region.blocks) == 1,
+            f"{op.name} region {r} must have exactly one block, has {len(region.blocks)}")
+    return region.entry
+
+
+def _yield_of(op: Operation, block: Any) -> Operation:
+    term = block.operations.last
+    _expect(term is not None and term.name == "yield",
+            f"{op.name} region must end with 'yield'", "region-state-flow")
+    return term
+
+
+def _check_yield_types(op: Operation, block: Any, types: list[Type], what: str) -> None:
+    y = _yield_of(op, block)
+    got = [v.type for v in y.operands]
+    _expect(got == list(types),
+            f"{op.name}: {what} yields ({', '.join(map(str, got))}) but "
+            f"({', '.join(map(str, types))}) is required", "region-state-flow")
+
+
+# ------------------------------------------------------------------- control
+
+
+def _verify_if(op: Operation) -> None:
+    _expect(op.num_operands == 1 and op.operand(0).type is i1,
+            "if takes one i1 condition")
+    _expect(len(op.regions) == 2, "if has a then region and an else region")
+    rtypes = [r.type for r in op.results]
+    for i, name in enumerate(("then", "else")):
+        b = _single_block(op, i)
+        _expect(not b.args, f"if {name} block takes no arguments")
+        _check_yield_types(op, b, rtypes, f"the {name} region")
+
+
+def _verify_return(op: Operation) -> None:
+    fn = op.function
+    if fn is None:
+        return
+    got = [v.type for v in op.operands]
+    _expect(got == list(fn.result_types),
+            f"return of ({', '.join(map(str, got))}) from @{fn.name}, which returns "
+            f"({', '.join(map(str, fn.result_types))})", "region-state-flow")
+
+
+def _verify_br(op: Operation) -> None:
+    target = op.successors[0]
+    got = [v.type for v in op.operands]
+    want = [a.type for a in target.args]
+    _expect(got == want, f"br passes ({', '.join(map(str, got))}) to a block taking "
+            f"({', '.join(map(str, want))})", "region-state-flow")
+    _expect(target.parent is op.parent_region, "br targets a block of another region")
+
+
+def _verify_yield(op: Operation) -> None:
+    parent = op.parent_op
+    if parent is None:
+        _fail("yield outside a structured operation")
+    _expect(op.next_op is None, "yield must be the last operation of its block")
+
+
+register_op(OpDef("call", "control", "call a function of the module by name",
+                  operands=(0, None), results=(0, None), effect="unknown",
+                  attrs={"callee": AttrDef(_is_str, True, "function symbol")}))
+register_op(OpDef("return", "control", "return from the function", operands=(0, None),
+                  terminator=True, effect="control", verify=_verify_return))
+register_op(OpDef("br", "control", "branch to a successor block, passing its arguments",
+                  operands=(0, None), successors=1, terminator=True, effect="control",
+                  verify=_verify_br))
+register_op(OpDef("if", "control", "structured conditional on an i1 scalar",
+                  operands=(1, 1), results=(0, None), regions=(2, 2), effect="control",
+                  verify=_verify_if))
+register_op(OpDef("yield", "control", "end a structured region, producing its state",
+                  operands=(0, None), terminator=True, effect="control", verify=_verify_yield,
+                  attrs={"updates": AttrDef(_is_int_tuple, False,
+                                            "parallel: origin operand count of each update")}))
+
+
+# -------------------------------------------------------- structured execution
+
+
+def _verify_parallel(op: Operation) -> None:
+    rank = op.attr("rank")
+    _expect(_is_int(rank) and rank >= 1, "parallel needs rank >= 1")
+    _expect(op.num_operands >= rank, f"parallel of rank {rank} needs {rank} extents")
+    extents = op.operands[:rank]
+    inits = op.operands[rank:]
+    _expect(all(_is_index(v) for v in extents), "parallel extents must be index values")
+    b = _single_block(op, 0)
+    want = [index] * rank + [v.type for v in inits]
+    _expect([a.type for a in b.args] == want,
+            "parallel block takes the coordinates then one entry snapshot per init",
+            "region-state-flow")
+    _expect([r.type for r in op.results] == [v.type for v in inits],
+            "parallel results are the joined inits", "region-state-flow")
+    y = _yield_of(op, b)
+    if not inits:
+        _expect(y.num_operands == 0, "parallel without inits yields nothing",
+                "region-state-flow")
+        return
+    # Ancestor updates: per init, one payload tile then one origin per axis (invariant 8).
+    pos = 0
+    for k, init in enumerate(inits):
+        t = init.type
+        _expect(pos < y.num_operands, f"parallel update {k} has no payload", "8")
+        payload = y.operand(pos)
+        pos += 1
+        if isinstance(t, TileType):
+            pt = payload.type
+            _expect(isinstance(pt, TileType) and pt.dtype is t.dtype and pt.rank == t.rank,
+                    f"parallel update {k}: payload {pt} does not patch {t}", "8")
+            origins = y.operands[pos:pos + t.rank]
+            _expect(len(origins) == t.rank and all(_is_index(v) for v in origins),
+                    f"parallel update {k}: {t.rank} index origins required", "8")
+            pos += t.rank
+        else:
+            _expect(payload.type is t, f"parallel update {k}: payload type mismatch", "8")
+    _expect(pos == y.num_operands, "parallel yield has extra operands", "8")
+
+
+def _verify_loop(op: Operation) -> None:
+    _expect(op.num_operands >= 3 and all(_is_index(v) for v in op.operands[:3]),
+            f"{op.name} takes index lower bound, upper bound and step first")
+    carried = [v.type for v in op.operands[3:]]
+    _expect([r.type for r in op.results] == carried,
+            f"{op.name} results must match the carried inits", "region-state-flow")
+    blocks = [_single_block(op, i) for i in range(len(op.regions))]
+    _expect([a.type for a in blocks[0].args] == [index] + carried,
+            f"{op.name} body takes the induction variable then the carried values",
+            "region-state-flow")
+    if op.name == "serial":
+        _check_yield_types(op, blocks[0], carried, "the body")
+        return
+    names = op.attr("stages", ())
+    _expect(len(names) == len(blocks), "pipeline: one stage name per stage region", "14")
+    named = [n for n in names if n]
+    _expect(len(set(named)) == len(named), "pipeline stage names must be unique", "14")
+    for k in range(1, len(blocks)):
+        prev = [v.type for v in _yield_of(op, blocks[k - 1]).operands]
+        _expect([a.type for a in blocks[k].args] == [index] + prev,
+                f"pipeline stage {k} takes the induction variable then stage {k - 1}'s yield",
+                "14")
+    _check_yield_types(op, blocks[-1], carried, "the last stage")
+
+
+register_op(OpDef("parallel", "structured",
+                  "independent instances over a rectangular domain; optional ancestor updates",
+                  operands=(1, None), results=(0, None), regions=(1, 1), effect="control",
+                  verify=_verify_parallel,
+                  attrs={"rank": AttrDef(_is_int, True, "number of coordinates"),
+                         "constraint": AttrDef(lambda x: isinstance(x, ExecConstraint), False,
+                                               "explicit execution request"),
+                         "level": AttrDef(_is_str, False, "bound execution level")}))
+register_op(OpDef("serial", "structured", "the counted loop; carries values in order",
+                  operands=(3, None), results=(0, None), regions=(1, 1), effect="control",
+                  verify=_verify_loop,
+                  attrs={"unroll": AttrDef(_is_int, False, "unroll factor hint")}))
+register_op(OpDef("pipeline", "structured",
+                  "a counted loop cut into ordered stage subregions for software pipelining",
+                  operands=(3, None), results=(0, None), regions=(1, None), effect="control",
+                  verify=_verify_loop,
+                  attrs={"stages": AttrDef(_is_str_tuple, True, "stage names ('' if unnamed)"),
+                         "window": AttrDef(_is_int, False, "in-flight iterations (buffers)")}))
+
+
+# ------------------------------------------------------------------ aggregation
+
+
+def _verify_reduce(op: Operation) -> None:
+    n_in = op.attr("n_inputs")
+    _expect(_is_int(n_in) and n_in >= 1, "reduce needs n_inputs >= 1")
+    inputs = op.operands[:n_in]
+    inits = op.operands[n_in:]
+    _expect(len(inits) >= 1, "reduce needs at least one state seed", "9")
+    _expect(all(isinstance(v.type, TileType) for v in inputs), "reduce inputs are tiles")
+    shape = inputs[0].type.shape
+    _expect(all(v.type.shape == shape for v in inputs), "reduce inputs must share a shape")
+    axes = op.attr("axes")
+    _expect(_is_int_tuple(axes) and len(axes) >= 1 and len(set(axes)) == len(axes)
+            and all(0 <= a < len(shape) for a in axes),
+            f"reduce axes {axes} must be distinct axes of a rank-{len(shape)} tile", "9")
+    _expect(isinstance(op.attr("policy"), ReductionPolicy), "reduce needs a resolved policy",
+            "9")
+    _expect(all(isinstance(v.type, ScalarType) for v in inits), "reduce seeds are scalars", "9")
+    b = _single_block(op, 0)
+    states = [v.type for v in inits]
+    elems = [v.type.dtype for v in inputs]
+    _expect([a.type for a in b.args] == states + elems,
+            "reduce update takes the states then one element per input", "9")
+    _check_yield_types(op, b, states, "the update")
+    out_shape = tuple(e for i, e in enumerate(shape) if i not in axes)
+    _expect([r.type for r in op.results] == [TileType(out_shape, t) for t in states],
+            "reduce results are one tile per state over the kept axes", "9")
+
+
+register_op(OpDef("reduce", "aggregation",
+                  "fold tile elements along axes with an update region and an order policy",
+                  operands=(2, None), results=(1, None), regions=(1, 1), verify=_verify_reduce,
+                  attrs={"n_inputs": AttrDef(_is_int, True, "number of input tiles"),
+                         "axes": AttrDef(_is_int_tuple, True, "reduced axes"),
+                         "policy": AttrDef(lambda x: isinstance(x, ReductionPolicy), True,
+                                           "resolved order policy"),
+                         "combiner": AttrDef(_is_str_tuple, False,
+                                             "recognized merge per state")}))
+
+
+# ------------------------------------------------------------------ pure values
+
+ARITH_FNS: dict[str, int] = {
+    # binary
+    "add": 2, "sub": 2, "mul": 2, "div": 2, "rem": 2, "floordiv": 2, "cdiv": 2, "pow": 2,
+    "max": 2, "min": 2, "and": 2, "or": 2, "xor": 2,
+    "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
+    # unary
+    "neg": 1, "abs": 1, "not": 1, "exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1,
+    "rsqrt": 1, "tanh": 1, "erf": 1, "sigmoid": 1, "sin": 1, "cos": 1, "floor": 1, "ceil": 1,
+    "cast": 1,
+    # ternary
+    "select": 3, "fma": 3,
+}
+"""Scalar functions ``arith`` computes, with their arity."""
+
+_CMP = ("eq", "ne", "lt", "le", "gt", "ge")
+_FLOAT_ONLY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
+               "sin", "cos", "floor", "ceil", "div", "pow")
+_INT_ONLY = ("floordiv", "cdiv", "rem", "and", "or", "xor", "not")
+
+
+def arith_result_type(fn: str, operand_types: list[ScalarType]) -> ScalarType:
+    """The result type of ``arith fn`` on scalars of these types (``cast`` excluded)."""
+    if fn in _CMP:
+        return i1
+    if fn == "select":
+        return operand_types[1]
+    return operand_types[0]
+
+
+def _verify_arith(op: Operation) -> None:
+    fn = op.attr("fn")
+    _expect(fn in ARITH_FNS, f"arith: unknown function {fn!r}")
+    _expect(op.num_operands == ARITH_FNS[fn],
+            f"arith {fn} takes {ARITH_FNS[fn]} operands, got {op.num_operands}")
+    types = [v.type for v in op.operands]
+    _expect(all(isinstance(t, ScalarType) for t in types),
+            f"arith {fn} works on scalars; lift it over tiles with 'map'")
+    _expect(len(op.results) == 1, "arith has one result")
+    rt = op.results[0].type
+    if fn == "cast":
+        _expect(isinstance(rt, ScalarType), "cast produces a scalar")
+        return
+    if fn == "select":
+        _expect(types[0] is i1 and types[1] is types[2] and rt is types[1],
+                "select takes (i1, T, T) -> T")
+        return
+    _expect(all(t is types[0] for t in types), f"arith {fn}: operand types differ "
+            f"({', '.join(map(str, types))})")
+    if fn in ("rem",) and types[0].is_float:
+        return
+    _expect(not (fn in _FLOAT_ONLY and not types[0].is_float),
+            f"arith {fn} needs float operands, got {types[0]}")
+    _expect(not (fn in _INT_ONLY and types[0].is_float),
+            f"arith {fn} needs integer operands, got {types[0]}")
+    _expect(rt is arith_result_type(fn, types), f"arith {fn} result type {rt} is wrong")
+
+
+def _verify_constant(op: Operation) -> None:
+    v = op.attr("value")
+    _expect(_is_num(v), f"constant value must be a number, got {v!r}")
+    t = op.result.type
+    _expect(isinstance(t, (ScalarType, TileType)), "constant is a scalar or a splat tile")
+    e = _elem(t)
+    if e is not None and e.is_int and isinstance(v, float):
+        _fail(f"constant {v!r} is not an integer of type {e}")
+
+
+def _verify_tuple(op: Operation) -> None:
+    t = op.result.type
+    _expect(isinstance(t, TupleType) and list(t.elements) == [v.type for v in op.operands],
+            "tuple result type must list the operand types")
+
+
+def _verify_tuple_get(op: Operation) -> None:
+    t = op.operand(0).type
+    i = op.attr("index")
+    _expect(isinstance(t, TupleType) and _is_int(i) and 0 <= i < len(t.elements),
+            "tuple_get needs a tuple operand and an index in range")
+    _expect(op.result.type is t.elements[i], "tuple_get result type is the element type")
+
+
+def _verify_map(op: Operation) -> None:
+    dom = op.attr("shape")
+    _expect(isinstance(dom, IndexSet), "map needs its iteration shape")
+    shape = dom.extents
+    b = _single_block(op, 0)
+    for k, v in enumerate(op.operands):
+        t = v.type
+        if isinstance(t, TileType):
+            _expect(t.shape == shape, f"map operand {k} has shape "
+                    f"{'x'.join(map(str, t.shape))}, map shape is {'x'.join(map(str, shape))}")
+        else:
+            _expect(isinstance(t, ScalarType), f"map operand {k} must be a tile or a scalar")
+    _expect([a.type for a in b.args] == [_elem(v.type) for v in op.operands],
+            "map block takes one scalar per operand", "region-state-flow")
+    y = _yield_of(op, b)
+    _expect([r.type for r in op.results] == [TileType(shape, v.type) for v in y.operands],
+            "map results are tiles of the yielded scalars", "region-state-flow")
+    _expect(all(isinstance(v.type, ScalarType) for v in y.operands), "map yields scalars")
+
+
+def _verify_reindex(op: Operation) -> None:
+    m = op.attr("map")
+    _expect(isinstance(m, IndexMap), "reindex needs an index map")
+    src = op.operand(0).type
+    _expect(isinstance(src, TileType), "reindex reads a tile")
+    syms = op.operands[1:]
+    _expect(all(_is_index(v) for v in syms), "reindex symbols are index values")
+    rt = op.result.type
+    _expect(isinstance(rt, TileType) and rt.dtype is src.dtype, "reindex keeps the dtype")
+    _expect(m.n_dims == rt.rank and m.rank == src.rank and m.n_symbols == len(syms),
+            f"reindex map {m} does not map a rank-{rt.rank} result onto a rank-{src.rank} "
+            f"source with {len(syms)} symbols", "1")
+
+
+def _verify_mma(op: Operation) -> None:
+    a, b, c = (v.type for v in op.operands)
+    _expect(all(isinstance(t, TileType) and t.rank == 2 for t in (a, b, c)),
+            "mma takes rank-2 tiles a (MxK), b (KxN), c (MxN)")
+    _expect(a.shape[1] == b.shape[0], f"mma: a is {a} and b is {b}; their K extents differ")
+    _expect(a.shape[0] == c.shape[0] and b.shape[1] == c.shape[1],
+            f"mma: accumulator {c} does not match a {a} times b {b}")
+    _expect(a.dtype is b.dtype, f"mma: a and b element types differ ({a.dtype}, {b.dtype})")
+    _expect(op.result.type is c, "mma result type is the accumulator type")
+    _expect(isinstance(op.attr("policy"), ArithPolicy), "mma needs an arithmetic policy", "9")
+
+
+register_op(OpDef("constant", "pure", "a scalar or a splat tile", results=(1, 1),
+                  verify=_verify_constant, attrs={"value": AttrDef(_is_num, True, "the value")}))
+register_op(OpDef("tuple", "pure", "pack values into an aggregate", operands=(0, None),
+                  results=(1, 1), verify=_verify_tuple))
+register_op(OpDef("tuple_get", "pure", "project one element of an aggregate", operands=(1, 1),
+                  results=(1, 1), verify=_verify_tuple_get,
+                  attrs={"index": AttrDef(_is_int, True, "element position")}))
+register_op(OpDef("arith", "pure", "one scalar function", operands=(1, 3), results=(1, 1),
+                  verify=_verify_arith,
+                  attrs={"fn": AttrDef(_is_str, True, "the function (see ARITH_FNS)")}))
+register_op(OpDef("map", "pure", "a scalar region lifted over the dimensions of a tile shape",
+                  operands=(1, None), results=(1, None), regions=(1, 1), verify=_verify_map,
+                  attrs={"shape": AttrDef(lambda x: isinstance(x, IndexSet), True,
+                                          "iteration shape")}))
+register_op(OpDef("reindex", "pure",
+                  "read a tile through an index map (transpose, broadcast, reshape, slice)",
+                  operands=(1, None), results=(1, 1), verify=_verify_reindex,
+                  attrs={"map": AttrDef(lambda x: isinstance(x, IndexMap), True,
+                                        "result coordinate -> source coordinate"),
+                         "fill": AttrDef(_is_num, False, "value where the map leaves the source")}))
+register_op(OpDef("mma", "pure", "c + a @ b on tiles under an arithmetic policy",
+                  operands=(3, 3), results=(1, 1), verify=_verify_mma,
+                  attrs={"policy": AttrDef(lambda x: isinstance(x, ArithPolicy), True,
+                                           "product precision and summation order")}))
+
+
+# ------------------------------------------------------------ addressable effects
+
+
+def _verify_memory(op: Operation) -> None:
+    t = op.result.type
+    _expect(isinstance(t, MemoryType), "memory produces a memory type")
+    _expect(all(e.is_static for e in t.shape), "manual memory needs static extents", "11")
+
+
+def _verify_view(op: Operation) -> None:
+    base = op.operand(0).type
+    _expect(isinstance(base, MemoryType), "view takes a memory base")
+    syms = op.operands[1:]
+    _expect(all(_is_index(v) for v in syms), "view origins are index values")
+    m = op.attr("map")
+    rt = op.result.type
+    _expect(isinstance(rt, MemoryType) and rt.dtype is base.dtype and rt.space == base.space,
+            "view keeps the base's dtype and space")
+    _expect(m.n_dims == rt.rank and m.rank == base.rank and m.n_symbols == len(syms),
+            f"view map {m} does not map a rank-{rt.rank} view onto a rank-{base.rank} base "
+            f"with {len(syms)} symbols", "1")
+
+
+def _verify_load(op: Operation) -> None:
+    src = op.operand(0).type
+    _expect(isinstance(src, MemoryType), "load reads a memory view")
+    _expect(op.result.type is TileType(src.shape, src.dtype), "load yields the view's tile")
+
+
+def _verify_store(op: Operation) -> None:
+    dst, val = (v.type for v in op.operands)
+    _expect(isinstance(dst, MemoryType), f"{op.name} writes a memory view")
+    _expect(isinstance(val, TileType) and val.dtype is dst.dtype and val.shape == dst.shape,
+            f"{op.name} of {val} into {dst}: shape or dtype mismatch")
+
+
+def _verify_sync(op: Operation) -> None:
+    _expect(all(isinstance(v.type, TokenType) for v in op.operands), "sync waits on tokens")
+
+
+_BOUNDS = AttrDef(lambda x: x in ("bounded", "total"), False,
+                  "bounded: out-of-range reads fill, writes drop; total: all in range")
+register_op(OpDef("memory", "effect", "explicit addressable storage", results=(1, 1),
+                  effect="alloc", verify=_verify_memory))
+register_op(OpDef("view", "effect", "a window of memory through an index map",
+                  operands=(1, None), results=(1, 1), verify=_verify_view,
+                  attrs={"map": AttrDef(lambda x: isinstance(x, IndexMap), True,
+                                        "view coordinate -> base coordinate"),
+                         "bounds": _BOUNDS}))
+register_op(OpDef("load", "effect", "snapshot a view into a tile", operands=(1, 1),
+                  results=(1, 1), effect="read", verify=_verify_load,
+                  attrs={"fill": AttrDef(_is_num, False, "value for out-of-range elements")}))
+register_op(OpDef("store", "effect", "write a tile through a view", operands=(2, 2),
+                  effect="write", verify=_verify_store))
+register_op(OpDef("atomic", "effect", "read-modify-write a tile through a view",
+                  operands=(2, 2), effect="read_write", verify=_verify_store,
+                  attrs={"kind": AttrDef(lambda x: x in ("add", "max", "min"), True,
+                                         "combiner")}))
+register_op(OpDef("sync", "effect", "abstract synchronization at a scope",
+                  operands=(0, None), results=(0, 1), effect="sync", verify=_verify_sync,
+                  attrs={"scope": AttrDef(_is_str, True, "grid, group, subgroup")}))
+
+
+# ---------------------------------------------------------------- machine form
+
+register_op(OpDef("atom.call", "machine", "one target catalog instruction",
+                  operands=(0, None), results=(0, None), effect="unknown", open_attrs=True,
+                  attrs={"catalog_id": AttrDef(_is_str, True, "atom catalog entry")}))
+
+
+def check_signature(op: Operation) -> None:
+    """Counts and attribute presence/kinds, common to every opcode."""
+    d = op.opdef
+
+    def _count(what: str, n: int, bounds: tuple[int, int | None]) -> None:
+        lo, hi = bounds
+        if n < lo or (hi is not None and n > hi):
+            want = f"{lo}" if lo == hi else f"{lo}..{'' if hi is None else hi}"
+            _fail(f"{op.name} takes {want} {what}, got {n}")
+
+    _count("operands", op.num_operands, d.operands)
+    _count("results", len(op.results), d.results)
+    _count("regions", len(op.regions), d.regions)
+    _expect(len(op.successors) == d.successors,
+            f"{op.name} takes {d.successors} successors, got {len(op.successors)}")
+    for name, a in d.attrs.items():
+        if name not in op.attributes:
+            _expect(not a.required, f"{op.name} needs attribute '{name}' ({a.doc})")
+        else:
+            _expect(a.check(op.attributes[name]),
+                    f"{op.name} attribute '{name}' has a bad value {op.attributes[name]!r}")
+    if not d.open_attrs:
+        extra = sorted(set(op.attributes) - set(d.attrs))
+        _expect(not extra, f"{op.name} does not take attribute(s) {', '.join(extra)}")

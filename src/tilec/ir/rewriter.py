@@ -1,0 +1,6 @@
+"""IRRewriter (placeholder)."""
+__all__ = ["IRRewriter"]
+
+
+class IRRewriter:
+    """Mutations that invalidate analyses."""
