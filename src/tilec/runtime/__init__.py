@@ -1,0 +1,16 @@
+"""Runtime: target registry, compile caches, array interop, launch."""
+
+from .targets import (
+    Backend,
+    Executable,
+    TargetInfo,
+    TargetUnavailable,
+    available_targets,
+    default_target,
+    get_backend,
+    register_target,
+    why_unavailable,
+)
+
+__all__ = ["Backend", "Executable", "TargetInfo", "TargetUnavailable", "available_targets",
+           "default_target", "get_backend", "register_target", "why_unavailable"]

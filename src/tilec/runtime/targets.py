@@ -1,0 +1,131 @@
+"""The target registry: which backend compiles a module for a target name.
+
+A backend is any object with ``name`` and ``compile(module, fn_name) ->
+Executable``; an ``Executable`` is called with the kernel's user-level
+arguments (arrays and scalars in parameter order, shape symbols excluded; see
+``docs/design/tileir.md``) and writes outputs in place. Backends register a
+factory here so that importing ``tilec`` never imports a compiler toolchain.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["Backend", "Executable", "TargetInfo", "register_target", "get_backend",
+           "available_targets", "default_target", "TargetUnavailable", "why_unavailable"]
+
+
+class TargetUnavailable(RuntimeError):
+    """The requested target cannot run here; the message says why."""
+
+
+class Executable(Protocol):
+    """A compiled kernel: call it with the user-level arguments."""
+
+    source: str
+    """The generated source (or IR text for the reference target)."""
+
+    def __call__(self, *args: Any) -> None: ...
+
+
+class Backend(Protocol):
+    """Compiles a TileIR module's function for one target."""
+
+    name: str
+    """The target name, e.g. ``cpu``."""
+
+    def compile(self, module: Any, fn_name: str) -> Executable: ...
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """One registered target."""
+
+    name: str
+    """Target name as users write it (``cpu``, ``reference``, ``cuda:sm_90``...)."""
+    module: str
+    """Module path of the backend (imported lazily)."""
+    factory: str
+    """Attribute of that module: a callable ``(target_name) -> Backend``."""
+    probe: str | None = None
+    """Attribute of that module: a callable returning ``None`` if usable here, else why not."""
+    summary: str = ""
+    """One line for ``tilec targets``."""
+
+
+_REGISTRY: dict[str, TargetInfo] = {}
+
+
+def register_target(info: TargetInfo) -> None:
+    """Add a target (later registrations of the same name replace earlier ones)."""
+    _REGISTRY[info.name] = info
+
+
+def _family(name: str) -> str:
+    return name.split(":", 1)[0]
+
+
+def _lookup(name: str) -> TargetInfo:
+    info = _REGISTRY.get(name) or _REGISTRY.get(_family(name))
+    if info is None:
+        known = ", ".join(sorted(_REGISTRY))
+        raise TargetUnavailable(f"unknown target {name!r}; known targets: {known}")
+    return info
+
+
+def _load(info: TargetInfo, attr: str) -> Callable[..., Any]:
+    return getattr(importlib.import_module(info.module), attr)
+
+
+def why_unavailable(name: str) -> str | None:
+    """None when ``name`` can run here, else the reason."""
+    info = _lookup(name)
+    if info.probe is None:
+        return None
+    try:
+        return _load(info, info.probe)()
+    except ImportError as e:
+        return f"backend not importable: {e}"
+
+
+def get_backend(name: str) -> Backend:
+    """The backend for ``name``; raises ``TargetUnavailable`` with the reason when it can't run."""
+    info = _lookup(name)
+    reason = why_unavailable(name)
+    if reason is not None:
+        raise TargetUnavailable(f"target {name!r} is unavailable here: {reason}")
+    return _load(info, info.factory)(name)
+
+
+def available_targets() -> list[tuple[TargetInfo, str | None]]:
+    """Every registered target with ``None`` (usable) or the reason it is not."""
+    out = []
+    for name in sorted(_REGISTRY):
+        info = _REGISTRY[name]
+        try:
+            reason = why_unavailable(name)
+        except Exception as e:  # a probe must never break the listing
+            reason = f"probe failed: {e}"
+        out.append((info, reason))
+    return out
+
+
+def default_target() -> str:
+    """``TILEC_TARGET`` if set, else the first usable of ``cuda``, ``cpu``, ``reference``."""
+    env = os.environ.get("TILEC_TARGET")
+    if env:
+        return env
+    for name in ("cuda", "cpu"):
+        if name in _REGISTRY and why_unavailable(name) is None:
+            return name
+    return "reference"
+
+
+register_target(TargetInfo("reference", "tilec.backends.reference.backend", "make_backend",
+                           None, "numpy interpreter of Candidate TileIR (the oracle)"))
+register_target(TargetInfo("cpu", "tilec.backends.c.backend", "make_backend", "probe",
+                           "C compiled by the system compiler, OpenMP across programs"))
