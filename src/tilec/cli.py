@@ -1,0 +1,229 @@
+"""The ``tilec`` command: demo, run, ir, plan, targets.
+
+Every subcommand prints with rich; long work shows a progress bar. Errors in
+user programs print as located diagnostics, not tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import runpy
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+import tilec
+
+__all__ = ["main"]
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+# ----------------------------------------------------------------- example loading
+
+
+def _examples_dir() -> Path | None:
+    """The repository's ``examples/`` folder when tilec runs from a checkout."""
+    here = Path(tilec.__file__).resolve()
+    for parent in here.parents:
+        cand = parent / "examples"
+        if cand.is_dir() and (parent / "pyproject.toml").exists():
+            return cand
+    return None
+
+
+def _load_file(path: Path) -> ModuleType:
+    """Import a Python file as a module (its ``__main__`` block does not run)."""
+    if not path.exists():
+        raise SystemExit(f"tilec: no such file: {path}")
+    name = f"tilec_user_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"tilec: cannot import {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _demo_cases(mod: ModuleType) -> list[Any]:
+    """The demo cases a module declares (``tilec.demo.DemoCase`` objects)."""
+    from tilec.demo import cases_of
+
+    return cases_of(mod)
+
+
+# ------------------------------------------------------------------- subcommands
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run every example kernel on the target and check it against the reference."""
+    from tilec.demo import all_cases, run_case
+
+    con = _console()
+    target = args.target or tilec.default_target()
+    cases = all_cases(_examples_dir())
+    if not cases:
+        con.print("[red]no demo cases found[/red]")
+        return 1
+    table = Table(title=f"tilec demo — target {target}")
+    for col in ("kernel", "target", "shape", "max error", "tolerance", "time (ms)", "result"):
+        table.add_column(col, justify="right" if col in ("max error", "time (ms)") else "left")
+    failed = 0
+    with Progress(console=con, transient=True) as prog:
+        task = prog.add_task("running kernels", total=len(cases))
+        for case in cases:
+            prog.update(task, description=f"{case.name}")
+            res = run_case(case, target, seed=args.seed)
+            ok = res.ok
+            failed += not ok
+            table.add_row(case.name, res.target, res.shape,
+                          "-" if res.max_error is None else f"{res.max_error:.3g}",
+                          f"{res.tolerance:.1g}", "-" if res.ms is None else f"{res.ms:.2f}",
+                          "[green]pass[/green]" if ok else f"[red]FAIL[/red] {res.message}")
+            prog.advance(task)
+    con.print(table)
+    con.print(f"{len(cases) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a Python file as ``__main__``."""
+    path = Path(args.file)
+    if not path.exists():
+        raise SystemExit(f"tilec: no such file: {path}")
+    sys.argv = [str(path), *args.rest]
+    runpy.run_path(str(path), run_name="__main__")
+    return 0
+
+
+def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any]]:
+    """(case, compiled) for every demo case of FILE, optionally filtered by ``--kernel``."""
+    mod = _load_file(Path(args.file))
+    cases = _demo_cases(mod)
+    if args.kernel:
+        cases = [c for c in cases if c.name == args.kernel or c.kernel_name == args.kernel]
+    if not cases:
+        raise SystemExit(f"tilec: {args.file} declares no kernels with example inputs "
+                         "(see docs/guide/cli.md: a module needs DEMOS or make_inputs)")
+    out = []
+    for case in cases:
+        inputs = case.make_inputs(_rng(0))
+        compiled = tilec.compile(case.kernel, *inputs, target=getattr(args, "target", None),
+                                 **case.constexprs)
+        out.append((case, compiled))
+    return out
+
+
+def _rng(seed: int) -> Any:
+    import numpy as np
+
+    return np.random.default_rng(seed)
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    """Print the Candidate TileIR of every kernel in FILE."""
+    con = _console()
+    for case, compiled in _compiled_cases(args):
+        con.rule(f"{case.name} ({args.form})")
+        if args.form != "candidate":
+            con.print(f"[red]form {args.form!r} is not available yet; use --form candidate[/red]")
+            return 2
+        con.print(compiled.ir, markup=False)
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Print (or write as JSON) the plan of every kernel in FILE for a target."""
+    from tilec.plan.report import plan_module
+
+    con = _console()
+    reports = {}
+    for case, compiled in _compiled_cases(argparse.Namespace(**{**vars(args), "target": None})):
+        plan = plan_module(compiled.module, args.target)
+        reports[case.name] = plan.to_json()
+        if not args.json:
+            con.rule(f"{case.name} on {args.target}")
+            con.print(plan.render(), markup=False)
+    if args.json:
+        text = json.dumps(reports, indent=2, sort_keys=True)
+        if args.output:
+            Path(args.output).write_text(text + "\n")
+            con.print(f"wrote {args.output}")
+        else:
+            print(text)
+    return 0
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    """List every target and whether it can run here."""
+    from tilec.runtime import available_targets, default_target
+
+    con = _console()
+    default = default_target()
+    table = Table(title="tilec targets")
+    for col in ("target", "available", "default", "what"):
+        table.add_column(col)
+    for info, reason in available_targets():
+        table.add_row(info.name, "[green]yes[/green]" if reason is None else f"no: {reason}",
+                      "*" if info.name == default else "", info.summary)
+    con.print(table)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``tilec`` command."""
+    p = argparse.ArgumentParser(prog="tilec", description="tilec: a tile-level kernel compiler")
+    p.add_argument("--version", action="version", version=f"tilec {tilec.__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("demo", help="run the example kernels and check them against the reference")
+    d.add_argument("--target", default=None, help="target (default: the best available here)")
+    d.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
+    d.set_defaults(func=cmd_demo)
+
+    r = sub.add_parser("run", help="run a Python file")
+    r.add_argument("file")
+    r.add_argument("rest", nargs=argparse.REMAINDER)
+    r.set_defaults(func=cmd_run)
+
+    i = sub.add_parser("ir", help="print the TileIR of the kernels in a file")
+    i.add_argument("file")
+    i.add_argument("--form", default="candidate", choices=["candidate", "scheduled", "machine"])
+    i.add_argument("--kernel", default=None, help="only this kernel")
+    i.set_defaults(func=cmd_ir)
+
+    pl = sub.add_parser("plan", help="print the planner's report for the kernels in a file")
+    pl.add_argument("file")
+    pl.add_argument("--target", default="cuda:sm_90")
+    pl.add_argument("--kernel", default=None, help="only this kernel")
+    pl.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    pl.add_argument("--output", "-o", default=None, help="write the JSON here")
+    pl.set_defaults(func=cmd_plan)
+
+    t = sub.add_parser("targets", help="list targets and whether they can run here")
+    t.set_defaults(func=cmd_targets)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``tilec`` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except tilec.TileSyntaxError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
