@@ -1,0 +1,1 @@
+"""Lowering: Candidate -> Scheduled -> Machine TileIR (see docs/design/lowering.md)."""

@@ -1,0 +1,154 @@
+"""The Machine-form atom catalog: every ``atom.call`` catalog entry, as data.
+
+Each entry states its operands and results, the per-lane fragment layout of
+every matrix operand (an ``IndexMap`` from ``(lane, register)`` to the
+operand tile's ``(row, col)``), and its participant contract. The lowering
+passes select atoms from here, the Machine verifier checks ``atom.call``
+operations against it (invariant 16), the SIMT simulator executes matrix
+atoms through these layouts, and emitters print them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tilec.ir import IndexMap, ScalarType, bf16, d, f16, f32
+
+__all__ = ["FragmentLayout", "MmaAtom", "AtomDef", "CATALOG", "MMA_ATOMS", "atom",
+           "mma_atom_for"]
+
+
+@dataclass(frozen=True)
+class FragmentLayout:
+    """Where register ``i`` of lane ``l`` sits in one matrix operand of a warp-wide atom."""
+
+    rows: int
+    """Operand rows."""
+    cols: int
+    """Operand columns."""
+    regs: int
+    """Registers (elements) per lane."""
+    map: IndexMap
+    """``(lane, i) -> (row, col)``; a bijection from ``[0,32) x [0,regs)`` onto the operand."""
+
+    def coords(self, lane: int, i: int) -> tuple[int, int]:
+        """The operand coordinate of lane ``lane``'s register ``i``."""
+        r, c = self.map.apply((lane, i))
+        return int(r), int(c)
+
+
+_LANE, _REG = d(0), d(1)
+_G = _LANE.floordiv(4)
+_Q = _LANE.mod(4)
+
+_C_16x8 = FragmentLayout(16, 8, 4, IndexMap(2, [_G + _REG.floordiv(2) * 8,
+                                                 _Q * 2 + _REG.mod(2)]))
+_A_16x16 = FragmentLayout(16, 16, 8, IndexMap(2, [_G + _REG.floordiv(2).mod(2) * 8,
+                                                   _Q * 2 + _REG.mod(2) + _REG.floordiv(4) * 8]))
+_B_16x8 = FragmentLayout(16, 8, 4, IndexMap(2, [_Q * 2 + _REG.mod(2) + _REG.floordiv(2) * 8,
+                                                 _G]))
+_A_16x8_TF32 = FragmentLayout(16, 8, 4, IndexMap(2, [_G + _REG.mod(2) * 8,
+                                                      _Q + _REG.floordiv(2) * 4]))
+_B_8x8_TF32 = FragmentLayout(8, 8, 2, IndexMap(2, [_Q + _REG * 4, _G]))
+
+
+@dataclass(frozen=True)
+class MmaAtom:
+    """A warp-wide matrix atom ``D(am x an) = A(am x ak) @ B(ak x an) + C``."""
+
+    catalog_id: str
+    """The ``atom.call`` catalog id."""
+    am: int
+    """M extent."""
+    an: int
+    """N extent."""
+    ak: int
+    """K extent."""
+    in_dtype: ScalarType
+    """Operand element type as stored in registers (f32 for TF32 atoms)."""
+    acc_dtype: ScalarType
+    """Accumulator type."""
+    a: FragmentLayout
+    """A operand layout."""
+    b: FragmentLayout
+    """B operand layout."""
+    c: FragmentLayout
+    """C and D layout."""
+    precision: str
+    """The arithmetic permission it needs: ``exact`` (bf16/f16 products are exact in f32)
+    or ``tf32`` (f32 operands are rounded)."""
+    ptx: str
+    """The PTX instruction."""
+    min_sm: int
+    """Lowest compute capability (x10) that has it."""
+
+
+MMA_ATOMS: dict[str, MmaAtom] = {
+    a.catalog_id: a for a in (
+        MmaAtom("mma.m16n8k16.bf16", 16, 8, 16, bf16, f32, _A_16x16, _B_16x8, _C_16x8, "exact",
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 80),
+        MmaAtom("mma.m16n8k16.f16", 16, 8, 16, f16, f32, _A_16x16, _B_16x8, _C_16x8, "exact",
+                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 80),
+        MmaAtom("mma.m16n8k8.tf32", 16, 8, 8, f32, f32, _A_16x8_TF32, _B_8x8_TF32, _C_16x8,
+                "tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 80),
+    )
+}
+"""The CUDA warp-wide matrix atoms by catalog id."""
+
+
+def mma_atom_for(dtype: ScalarType, precision: str) -> MmaAtom | None:
+    """The matrix atom for operands of ``dtype`` under ``precision`` (None: use lane FFMA)."""
+    if dtype is bf16:
+        return MMA_ATOMS["mma.m16n8k16.bf16"]
+    if dtype is f16:
+        return MMA_ATOMS["mma.m16n8k16.f16"]
+    if dtype is f32 and precision == "tf32":
+        return MMA_ATOMS["mma.m16n8k8.tf32"]
+    return None
+
+
+@dataclass(frozen=True)
+class AtomDef:
+    """One catalog entry of any kind."""
+
+    catalog_id: str
+    """The ``atom.call`` catalog id."""
+    operands: tuple[str, ...]
+    """Operand roles, in order."""
+    results: tuple[str, ...]
+    """Result roles, in order."""
+    scope: str
+    """Participants: ``group`` (all threads), ``warp`` (32 lanes, converged), ``lane``."""
+    summary: str
+    """What it does."""
+
+
+CATALOG: dict[str, AtomDef] = {
+    e.catalog_id: e for e in (
+        AtomDef("barrier.group", (), (), "group", "all threads of the group meet; orders "
+                "shared-memory accesses"),
+        AtomDef("shfl.xor", ("value", "lane_mask"), ("value",), "warp",
+                "the value held by lane (lane ^ lane_mask) of the same warp"),
+        AtomDef("cp.async.16", ("dst_shared_view", "src_global_view", "valid_bytes"),
+                ("token",), "lane", "16-byte asynchronous global->shared copy; bytes beyond "
+                "valid_bytes are zero-filled"),
+        AtomDef("cp.async.commit", (), ("token",), "lane", "close the current copy group"),
+        AtomDef("cp.async.wait", (), (), "lane", "wait until at most `pending` copy groups "
+                "are in flight"),
+        AtomDef("ldmatrix.x4", ("row_view",), ("fragment",), "warp",
+                "four 8x8 16-bit matrices from shared memory into A-operand fragments"),
+        *(AtomDef(a.catalog_id, ("a", "b", "c"), ("d",), "warp",
+                  f"{a.am}x{a.an}x{a.ak} warp-wide matrix multiply-accumulate")
+          for a in MMA_ATOMS.values()),
+    )
+}
+"""Every catalog entry by id."""
+
+
+def atom(catalog_id: str) -> AtomDef:
+    """The catalog entry ``catalog_id`` (``KeyError`` naming the known ids otherwise)."""
+    try:
+        return CATALOG[catalog_id]
+    except KeyError:
+        raise KeyError(f"unknown atom {catalog_id!r}; known: {', '.join(sorted(CATALOG))}") \
+            from None
