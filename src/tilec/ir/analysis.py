@@ -33,6 +33,9 @@ class Analysis:
     """A short stable name for reports (defaults to the class name)."""
     depends_on: ClassVar[tuple[type[Analysis], ...]] = ()
     """Analyses that ``compute`` reads through the manager; computed first."""
+    reads_attributes: ClassVar[bool] = True
+    """False when the result depends only on structure and use-def edges, so attribute
+    edits through ``IRRewriter`` keep it."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -98,6 +101,10 @@ class AnalysisManager:
     def is_cached(self, kind: type[Analysis]) -> bool:
         """True when ``kind`` is cached and valid."""
         return kind in self._cache
+
+    def cached_kinds(self) -> frozenset[type[Analysis]]:
+        """The analysis kinds currently cached."""
+        return frozenset(self._cache)
 
     def computed_at(self, kind: type[Analysis]) -> int | None:
         """The revision at which the cached ``kind`` was computed, or None."""

@@ -135,6 +135,7 @@ class DominanceInfo(Analysis):
     """Dominance queries over a Function or Module (lexical across regions, CFG within)."""
 
     name = "dominance"
+    reads_attributes = False
 
     def __init__(self, root: Any) -> None:
         self.root = root
