@@ -1,0 +1,99 @@
+"""NVIDIA profiles: ``cuda:sm_90`` (Hopper, H200 here) and ``cuda:sm_80`` (Ampere).
+
+Both expose the independent-subgroup ``mma.sync`` family and an exact-FP32 lane
+FFMA atom. Hopper's warpgroup ``wgmma`` (sm_90a) is a cohort-collective family
+that is not in this catalog yet; the warpgroup cohort scope is declared so the
+execution structure can already name it. Atom ids are the Machine-form
+catalog ids of ``tilec.lower.atoms`` (``ffma`` is the lane realization there).
+"""
+
+from __future__ import annotations
+
+from tilec.exec.levels import WARPGROUP
+
+from .base import Fact, FragmentCounts, MatrixAtom, TargetProfile
+
+__all__ = ["cuda_atoms", "sm_90", "sm_80"]
+
+_PTX = "PTX ISA, warp-level matrix fragments for mma.sync (m16n8k16 / m16n8k8)"
+_GUIDE = "CUDA C++ Programming Guide, compute capability feature and limit tables"
+
+
+def cuda_atoms() -> tuple[MatrixAtom, ...]:
+    """The ``mma.sync`` atoms and the exact-FP32 lane FFMA atom shared by sm_80 and sm_90."""
+    return (
+        MatrixAtom(
+            id="mma.m16n8k16.bf16", family="mma_sync", shape=(16, 8, 16),
+            input_dtypes=("bf16",), acc_dtype="f32", precision="exact", scope="subgroup",
+            # per lane: A 8 halves in 4 registers, B 4 halves in 2, C/D 4 f32
+            fragments=FragmentCounts(4, 2, 4), realization="register_fragments", source=_PTX),
+        MatrixAtom(
+            id="mma.m16n8k16.f16", family="mma_sync", shape=(16, 8, 16),
+            input_dtypes=("f16",), acc_dtype="f32", precision="exact", scope="subgroup",
+            fragments=FragmentCounts(4, 2, 4), realization="register_fragments", source=_PTX),
+        MatrixAtom(
+            id="mma.m16n8k8.tf32", family="mma_sync", shape=(16, 8, 8),
+            input_dtypes=("f32",), acc_dtype="f32", precision="tf32", scope="subgroup",
+            # per lane: A 4 tf32, B 2 tf32, C/D 4 f32 (one register each)
+            fragments=FragmentCounts(4, 2, 4), realization="register_fragments", source=_PTX),
+        MatrixAtom(
+            id="ffma", family="lane_ffma", shape=(4, 8, 1),
+            input_dtypes=("f32",), acc_dtype="f32", precision="exact", scope="subgroup",
+            # lane l owns row l // 8, column l % 8: one A value, one B value, one accumulator
+            fragments=FragmentCounts(1, 1, 1), realization="register_fragments",
+            source="tilec: 32 lanes each issue one IEEE FP32 fma per K step (exact products)"),
+    )
+
+
+def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source: str
+                  ) -> tuple[Fact, ...]:
+    return (
+        Fact("subgroup_width", 32, "spec", _GUIDE + ": warp size"),
+        Fact("max_threads_per_group", 1024, "spec", _GUIDE + ": threads per block"),
+        Fact("shared_bytes_per_unit", smem_unit_kb * 1024, "spec",
+             _GUIDE + f": {smem_unit_kb} KB shared memory per SM"),
+        Fact("shared_bytes_per_group", smem_group_kb * 1024, "spec",
+             _GUIDE + f": {smem_group_kb} KB per block with the dynamic shared memory opt-in "
+             "(48 KB without it)"),
+        Fact("registers_per_unit", 65536, "spec", _GUIDE + ": 64K 32-bit registers per SM"),
+        Fact("max_registers_per_lane", 255, "spec", _GUIDE + ": 255 registers per thread"),
+        Fact("max_resident_subgroups_per_unit", 64, "spec", _GUIDE + ": 64 resident warps per SM"),
+        Fact("compute_units", units, "spec", unit_source),
+        Fact("concurrent_subgroup_prior", units * 64, "prior",
+             f"{units} SMs x 64 resident warps; an upper bound used as a smooth wave prior, "
+             "not measured occupancy"),
+        Fact("default_fragment_budget", 128, "prior",
+             "half of the 255-register cap for explicit fragments, leaving room for addresses; "
+             "a compiler-state budget, not an allocation"),
+        Fact("reference_threads", 256, "prior", "the reference launch width (not a cap)"),
+    )
+
+
+def sm_90() -> TargetProfile:
+    """Hopper (sm_90); the device-specific numbers are the H200's."""
+    return TargetProfile(
+        name="cuda:sm_90", family="cuda",
+        description="NVIDIA Hopper sm_90 (H200 numbers), mma.sync + exact FP32 FFMA",
+        level_names=("grid", "CTA", "warp", "thread"), subgroup_width=32,
+        max_threads_per_group=1024, shared_bytes_per_group=227 * 1024,
+        shared_bytes_per_unit=228 * 1024, registers_per_unit=65536, max_registers_per_lane=255,
+        default_fragment_budget=128, concurrent_subgroup_prior=132 * 64, reference_threads=256,
+        atoms=cuda_atoms(), default_cost_basis="cuda_mma_v1", cohorts=(WARPGROUP,),
+        compute_units=132,
+        facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs")
+        + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
+    )
+
+
+def sm_80() -> TargetProfile:
+    """Ampere (sm_80); the device-specific numbers are the A100's, a prior for other parts."""
+    return TargetProfile(
+        name="cuda:sm_80", family="cuda",
+        description="NVIDIA Ampere sm_80 (A100 numbers), mma.sync + exact FP32 FFMA",
+        level_names=("grid", "CTA", "warp", "thread"), subgroup_width=32,
+        max_threads_per_group=1024, shared_bytes_per_group=163 * 1024,
+        shared_bytes_per_unit=164 * 1024, registers_per_unit=65536, max_registers_per_lane=255,
+        default_fragment_budget=128, concurrent_subgroup_prior=108 * 64, reference_threads=256,
+        atoms=cuda_atoms(), default_cost_basis="cuda_mma_v1", compute_units=108,
+        facts=_common_facts(164, 163, 108, "A100 spec: 108 SMs (a prior for other sm_80 parts)"),
+    )
