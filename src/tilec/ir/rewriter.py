@@ -178,6 +178,16 @@ class IRRewriter:
         op.erase()
         self._notify("replace_op", op)
 
+    def detach(self, op: Operation) -> Operation:
+        """Take ``op`` out of its block (unlinking its and its nested uses); returns it.
+
+        The operation keeps its ``Use`` objects; inserting it again re-links
+        the same ones. While detached it is outside the IR.
+        """
+        op.remove_self()
+        self._notify("detach", op)
+        return op
+
     # -- erasure -----------------------------------------------------------------------
     def erase(self, op: Operation) -> None:
         """Erase ``op``; its results must be unused (``IRError`` otherwise)."""

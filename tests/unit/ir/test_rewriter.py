@@ -255,3 +255,17 @@ def test_map_region_shape_attribute_roundtrip():
     op = rw.create("map", [x], [TileType((4,), f32)], {"shape": IndexSet((4,))},
                    regions=[Region([body])], ip=InsertionPoint.at_end(fn.entry))
     assert op.regions[0].owner is op and body.is_attached
+
+
+def test_detach_then_insert_relinks_same_uses():
+    fn, m, am, rw = _setup()
+    x, y, _ = fn.args
+    a = rw.insert(_arith("add", x, y), fn.entry)
+    b = rw.insert(_arith("neg", y), fn.entry)
+    uses = a.operand_uses
+    _warm(am)
+    assert rw.detach(a) is a
+    assert not a.is_attached and x.num_uses == 0 and not am.cached_kinds()
+    rw.insert(a, InsertionPoint.after_op(b))
+    assert list(fn.entry) == [b, a] and a.operand_uses == uses
+    assert set(x.uses) == {uses[0]} and uses[1] in set(y.uses)
