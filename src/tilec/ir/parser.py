@@ -20,9 +20,10 @@ reader's. Every malformed input raises ``ParseError`` with a 1-based line and
 column, a caret line, and a message naming what was expected and what was
 found.
 
-Shapes print as ``4xMxf32``, so a symbolic extent whose name contains the
-letter ``x`` cannot be read back unambiguously; such a name is split at each
-``x``.
+Shapes print as ``4xMxf32``, which is ambiguous when a symbolic extent's
+name contains the letter ``x`` (``n_ctx``). The reader splits at every ``x``
+except where that would break up a name the text declares as a symbol (in a
+``shape_symbols`` list or as an ``index`` parameter name).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ _TOKEN_RE = re.compile(r"""
 # A tile or memory shape such as ``4xMxf32`` is one token: the letters and digits would
 # otherwise split into numbers and identifiers in ways that lose the ``x`` separators.
 _SHAPE_RE = re.compile(r"[A-Za-z0-9_?]*")
+_EXTENT_RE = re.compile(r"[0-9]+|[A-Za-z_][A-Za-z0-9_]*|\?")
 
 
 class _Tok(NamedTuple):
@@ -113,6 +115,14 @@ def _tokenize(text: str, fail: Any) -> list[_Tok]:
     # Several copies let the parser look a few tokens ahead without bounds checks.
     toks.extend([_Tok("eof", "", len(text.rstrip()))] * 4)
     return toks
+
+
+def _declared_symbols(text: str) -> set[str]:
+    """Names the text declares as symbolic extents; they disambiguate shapes like ``n_ctxx4``."""
+    names = set(re.findall(r"%([A-Za-z_][A-Za-z0-9_]*): index\b", text))
+    for listed in re.findall(r"shape_symbols = \[([^\]]*)\]", text):
+        names.update(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', listed))
+    return names
 
 
 # ------------------------------------------------------------------------------ scopes
@@ -166,6 +176,7 @@ class _Parser:
         self.i = 0
         self.fn: _FunctionState | None = None
         self.map_arity = (0, 0)  # dimensions and symbols of the map being read
+        self.symbols = _declared_symbols(text)
 
     # -- errors -------------------------------------------------------------------
     def line_col(self, offset: int) -> tuple[int, int, str]:
@@ -173,7 +184,8 @@ class _Parser:
         line = bisect.bisect_right(self.line_starts, offset) - 1
         start = self.line_starts[line]
         end = self.text.find("\n", start)
-        return line + 1, offset - start + 1, self.text[start:end if end >= 0 else len(self.text)]
+        source_line = self.text[start:end if end >= 0 else len(self.text)].rstrip("\r")
+        return line + 1, offset - start + 1, source_line
 
     def _fail_at(self, message: str, offset: int) -> NoReturn:
         line, col, source_line = self.line_col(offset)
@@ -181,11 +193,11 @@ class _Parser:
 
     def error(self, message: str, tok: _Tok | None = None) -> NoReturn:
         """Raise a ``ParseError`` at ``tok`` (the next token by default)."""
-        self._fail_at(message, (tok or self.peek()).offset)
+        self._fail_at(message, (tok if tok is not None else self.peek()).offset)
 
     def expected(self, what: str, tok: _Tok | None = None) -> NoReturn:
         """Raise 'expected <what>, found <token>'."""
-        tok = tok or self.peek()
+        tok = tok if tok is not None else self.peek()
         self.error(f"expected {what}, found {tok.describe()}", tok)
 
     # -- token stream -------------------------------------------------------------
@@ -366,6 +378,10 @@ class _Parser:
             if tok.text in scope:
                 first = self.position(scope[tok.text][1])
                 self.error(f"redefinition of {tok.text} (first defined at {first})", tok)
+        if tok.text in self.fn.pending:
+            first = self.position(self.fn.pending[tok.text])
+            self.error(f"redefinition of {tok.text}, a result of the enclosing operation "
+                       f"at {first}", tok)
         self.fn.value_scopes[-1][tok.text] = (value, tok)
         self.fn.closed.pop(tok.text, None)
 
@@ -404,6 +420,8 @@ class _Parser:
         if name_tok.kind != "ident":
             self.expected("an operation name")
         self.next()
+        if name_tok.text in ("func", "module"):  # most likely a '}' is missing above
+            self.expected("an operation, a block label or '}'", name_tok)
         if name_tok.text not in OPS:
             self.error(f"unknown operation '{name_tok.text}'", name_tok)
         self.expect("(", f"to open the operands of '{name_tok.text}'")
@@ -688,18 +706,35 @@ class _Parser:
         """``4xMxf32`` -> ([Dim(4), Dim("M")], f32)."""
         text = tok.text
         for name in sorted(SCALARS, key=len, reverse=True):
-            if text == name or text.endswith("x" + name):
-                dims = text[:-len(name)].split("x")[:-1] if text != name else []
+            if text == name:
+                return [], SCALARS[name]
+            if text.endswith("x" + name):
                 break
         else:
             self.error(f"expected a shape ending in an element type like '4x8xf32', found "
                        f"{tok.describe()}", tok)
-        out = []
-        for piece in dims:
-            if not re.fullmatch(r"[0-9]+|[A-Za-z_][A-Za-z0-9_]*|\?", piece):
-                self.error(f"bad extent {piece!r} in shape '{text}'", tok)
-            out.append(Dim(int(piece)) if piece.isdigit() else Dim(piece))
-        return out, SCALARS[name]
+        extents = text[:-len(name) - 1]
+        pieces = self.split_extents(extents)
+        if pieces is None:
+            bad = next(p for p in extents.split("x") if not _EXTENT_RE.fullmatch(p))
+            self.error(f"bad extent {bad!r} in shape '{text}'", tok)
+        return [Dim(int(p)) if p.isdigit() else Dim(p) for p in pieces], SCALARS[name]
+
+    def split_extents(self, text: str) -> list[str] | None:
+        """Cut ``text`` at ``x`` separators: as many extents as possible, declared names whole."""
+        cuts = [k for k, c in enumerate(text) if c == "x"]
+        if len(cuts) > 12:  # no real shape has that many; skip the search
+            pieces = text.split("x")
+            return pieces if all(_EXTENT_RE.fullmatch(p) for p in pieces) else None
+        best: tuple[tuple[int, int], list[str]] | None = None
+        for mask in range(1 << len(cuts)):
+            bounds = [-1] + [c for j, c in enumerate(cuts) if mask >> j & 1] + [len(text)]
+            pieces = [text[a + 1:b] for a, b in zip(bounds, bounds[1:])]
+            if all(_EXTENT_RE.fullmatch(p) for p in pieces):
+                score = (sum(p in self.symbols for p in pieces), len(pieces))
+                if best is None or score > best[0]:
+                    best = (score, pieces)
+        return best[1] if best is not None else None
 
 
 def parse(text: str) -> Module:

@@ -9,10 +9,15 @@ import pytest
 
 import ir_samples
 from tilec.ir import (
+    Builder,
     Dim,
+    Function,
+    InsertionPoint,
     Location,
     MemoryType,
+    Module,
     ParseError,
+    Region,
     TileType,
     TupleType,
     bf16,
@@ -20,6 +25,7 @@ from tilec.ir import (
     i1,
     index,
     parse,
+    print_function,
     print_module,
     structurally_equal,
     token,
@@ -120,6 +126,19 @@ def test_types(text: str, expected: object) -> None:
     t = _arg_type(text)
     assert t is expected
     assert str(t) == text
+
+
+def test_declared_symbols_containing_x_stay_whole() -> None:
+    # 'n_ctxx64' could be one name or 'n_ctx' x 64 or 'n_ct' x '' ...: declared names decide.
+    t = TileType(("n_ctx", 64), f32)
+    mt = MemoryType(("max_len", "xx", 8), f32)
+    fn = Function("f", [t, mt, index, index, index], [], ["t", "m", "n_ctx", "max_len", "xx"],
+                  {"shape_symbols": ("n_ctx", "max_len", "xx")})
+    Builder(InsertionPoint.at_end(fn.entry)).create("return")
+    back = parse(print_function(fn)).lookup("f")
+    assert back is not None and [a.type for a in back.args[:2]] == [t, mt]
+    # Undeclared, the reader takes as many extents as the text allows.
+    assert _arg_type("tile<Mx8xindex>") is TileType(("M", 8), index)
 
 
 def test_spaces_inside_type_brackets_are_allowed() -> None:
@@ -233,6 +252,21 @@ module {  // trailing comment
     assert if_op.regions[0].entry.args == []
 
 
+def test_empty_regions_and_bodies_round_trip() -> None:
+    m = Module()
+    fn = Function("empty", [f32], [], ["x"])
+    m.add_function(fn)
+    b = Builder(InsertionPoint.at_end(fn.entry))
+    cond = b.value("constant", [], i1, {"value": True})
+    b.create("if", [cond], regions=[Region(), Region()])
+    m.add_function(Function("nothing"))
+    text = print_module(m)
+    assert "    if(%0) ({\n    }, {\n    })\n" in text
+    assert "func @nothing() -> () {\n  }\n" in text
+    back = parse(text)
+    assert structurally_equal(m, back) and print_module(back) == text
+
+
 def test_bare_functions_and_empty_module() -> None:
     assert len(parse("module {\n}\n").functions) == 0
     m = parse("func @a() -> () {\n  return()\n}\nfunc @b() -> () {\n  return()\n}\n")
@@ -305,6 +339,12 @@ BAD_INPUTS = [
      "redefinition of function @f", 6, 8),
     (_with_line3('    %y = arith(%x, %x) {fn = "add", fn = "sub"} : f32'),
      "duplicate attribute 'fn'", 3, 37),
+    (GOOD.replace("    return(%y)\n  }\n",
+                  "    return(%y)\n  func @g() -> () {\n    return()\n  }\n"),
+     "expected an operation, a block label or '}', found 'func'", 5, 3),
+    (_with_line3("    %y = arith(%x, %x) {fn = \"add\"} : f32 loc(\"a.py\":3.5:1)"),
+     "expected a line number, found '3.5'", 3, 54),
+    ("", "expected 'module' or 'func', found end of input", 1, 1),
 ]
 
 
@@ -316,11 +356,13 @@ def test_malformed_input(text: str, message: str, line: int, col: int) -> None:
     e = info.value
     assert message in e.reason
     assert (e.line, e.col) == (line, col), f"{e}"
-    source_line = text.splitlines()[line - 1]
+    source_line = (text.splitlines() or [""])[line - 1]
     rendered = str(e).splitlines()
     assert rendered[0] == f"{line}:{col}: {e.reason}"
-    assert rendered[1] == source_line
-    assert rendered[2] == " " * (col - 1) + "^"
+    if source_line:
+        assert rendered[1:] == [source_line, " " * (col - 1) + "^"]
+    else:  # nothing to point into
+        assert len(rendered) == 1
 
 
 def test_value_used_inside_its_own_operation() -> None:
@@ -356,6 +398,24 @@ def test_value_out_of_scope_after_its_region() -> None:
     with pytest.raises(ParseError, match=r"%inner is out of scope: it was defined at 4:5") as info:
         parse(text)
     assert (info.value.line, info.value.col) == (10, 10)
+
+
+def test_region_cannot_redefine_its_operations_result() -> None:
+    text = """func @f(%c: i1) -> () {
+  %r = if(%c) ({
+  ^bb1():
+    %r = constant() {value = true} : i1
+    yield(%r)
+  }, {
+  ^bb2():
+    yield(%c)
+  }) : i1
+  return()
+}
+"""
+    with pytest.raises(ParseError, match="a result of the enclosing operation at 2:3") as info:
+        parse(text)
+    assert (info.value.line, info.value.col) == (4, 5)
 
 
 def test_duplicate_block_label_in_one_region() -> None:
