@@ -86,6 +86,7 @@ class _RegionTree:
         idom: dict[Block, Block] = {entry: entry}
 
         def meet(a: Block, b: Block) -> Block:
+            """The nearest common dominator of ``a`` and ``b`` found so far."""
             while a is not b:
                 while number[a] < number[b]:
                     a = idom[a]

@@ -144,6 +144,22 @@ class IRRewriter:
         op.set_operand(i, value)
         self._notify("set_operand", op)
 
+    def set_operands(self, op: Operation, values: Sequence[Value]) -> None:
+        """Replace the whole operand list of ``op`` (the slot count may change). O(operands)."""
+        op.set_operands(values)
+        self._notify("set_operands", op)
+
+    def add_argument(self, block: Block, type: Type, name_hint: str | None = None) -> Value:
+        """Append an argument to ``block``; returns it."""
+        arg = block.add_argument(type, name_hint)
+        self._notify("add_argument", block)
+        return arg
+
+    def erase_argument(self, block: Block, i: int) -> None:
+        """Remove argument ``i`` of ``block``; it must be unused."""
+        block.erase_argument(i)
+        self._notify("erase_argument", block)
+
     def replace_all_uses_with(self, old: Value, new: Value) -> None:
         """Redirect every attached use of ``old`` to ``new``. O(uses of old)."""
         if old is new:

@@ -269,3 +269,22 @@ def test_detach_then_insert_relinks_same_uses():
     rw.insert(a, InsertionPoint.after_op(b))
     assert list(fn.entry) == [b, a] and a.operand_uses == uses
     assert set(x.uses) == {uses[0]} and uses[1] in set(y.uses)
+
+
+def test_operand_list_and_block_argument_edits():
+    fn, m, am, rw = _setup()
+    x, y, n = fn.args
+    blk = Block([index, f32])
+    body = blk.append(_arith("neg", blk.args[1]))
+    yld = blk.append(Operation("yield", [body.result]))
+    ser = rw.insert(Operation("serial", [n, n, n, x], [f32], {}, [Region([blk])]), fn.entry)
+    _warm(am)
+    rw.set_operands(yld, [blk.args[1]])
+    assert yld.operands == (blk.args[1],) and body.result.num_uses == 0
+    assert not am.cached_kinds()
+    extra = rw.add_argument(blk, f32, "extra")
+    assert blk.args[-1] is extra and extra.index == 2
+    rw.erase_argument(blk, 2)
+    with pytest.raises(IRError):
+        rw.erase_argument(blk, 1)
+    assert ser.is_attached and rw.num_mutations == 4
