@@ -1,0 +1,57 @@
+"""Cost bases: one versioned module each, selected by name so features are never mislabeled.
+
+| basis                          | target family | atom families        |
+| ------------------------------ | ------------- | -------------------- |
+| ``metal_simdgroup_reference_v1`` | metal       | simdgroup (8x8 FP32) |
+| ``metal_mpp_memory_v3``          | metal       | mpp                  |
+| ``cuda_mma_v1``                  | cuda        | mma_sync, lane_ffma  |
+
+Every coefficient record carries its provenance; all current ones are priors.
+"""
+
+from __future__ import annotations
+
+from tilec.exec import TargetProfile
+from tilec.plan.cost.base import CostBasis, GroupTerms, Priced, coefficients_json
+from tilec.plan.cost.cuda_mma_v1 import SM80_PRIORS, SM90_PRIORS, CudaCoefficients, CudaMmaV1Basis
+from tilec.plan.cost.mpp_memory_v3 import MppCoefficients, MppMemoryV3Basis
+from tilec.plan.cost.simdgroup_reference import ReferenceCoefficients, SimdgroupReferenceBasis
+from tilec.plan.options import PlannerOptions
+
+__all__ = ["CostBasis", "GroupTerms", "Priced", "coefficients_json", "CudaCoefficients",
+           "CudaMmaV1Basis", "MppCoefficients", "MppMemoryV3Basis", "ReferenceCoefficients",
+           "SimdgroupReferenceBasis", "BASIS_TARGET_FAMILY", "basis_named", "select_basis"]
+
+BASIS_TARGET_FAMILY = {
+    "metal_simdgroup_reference_v1": "metal",
+    "metal_mpp_memory_v3": "metal",
+    "cuda_mma_v1": "cuda",
+}
+"""The target family each basis is written for."""
+
+
+def basis_named(name: str, profile: TargetProfile) -> CostBasis:
+    """The basis ``name`` with ``profile``'s default coefficients (``ValueError`` if foreign)."""
+    family = BASIS_TARGET_FAMILY.get(name)
+    if family is None:
+        raise ValueError(f"unknown cost basis {name!r}; known: {', '.join(BASIS_TARGET_FAMILY)}")
+    if family != profile.family:
+        raise ValueError(f"cost basis {name} is written for {family} targets, not "
+                         f"{profile.name}; its features would be mislabeled")
+    if name == "metal_simdgroup_reference_v1":
+        return SimdgroupReferenceBasis(profile)
+    if name == "metal_mpp_memory_v3":
+        return MppMemoryV3Basis(profile)
+    coeffs = SM80_PRIORS if profile.name == "cuda:sm_80" else SM90_PRIORS
+    return CudaMmaV1Basis(profile, coeffs)
+
+
+def select_basis(profile: TargetProfile, options: PlannerOptions) -> CostBasis | None:
+    """The basis for a target and options; None when the target has no matrix basis (CPU)."""
+    if options.cost_basis is not None:
+        return basis_named(options.cost_basis, profile)
+    if profile.family == "metal" and options.metal_mpp:
+        return basis_named("metal_mpp_memory_v3", profile)
+    if profile.default_cost_basis is None:
+        return None
+    return basis_named(profile.default_cost_basis, profile)

@@ -1,0 +1,462 @@
+"""The matrix mapping family: thread counts, subgroup factorizations and realizations.
+
+For an output tile ``M x N`` with contraction ``K`` and an atom ``(am, an, ak)``:
+
+    U = M / am,  V = N / an,  Q = K / ak,  G = threads / width
+    gm * gn = G,  gm * rm = U,  gn * rn = V      (all positive integers)
+
+``gm x gn`` subgroups each own an ``rm x rn`` rectangle of resident atoms; the
+distribution is ``tilec.exec.matrix_distribution``. The one-atom reference
+(round-robin atoms with uniform subgroup job tails) is always a candidate for
+fragment atoms. An exact thread request that is not a whole number of
+subgroups uses the checked scalar reference instead of partially participating
+matrix operations.
+
+Everything that can make a candidate illegal is checked here, before any cost
+basis sees it: exact coverage, the atom's descriptor rule, the thread limit, the
+realization's fragment budget and, where the profile knows it, the register
+file. A cost coefficient can never reach this code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import isqrt
+from typing import Any
+
+from tilec.exec import (
+    MatrixAtom,
+    MatrixDistribution,
+    TargetProfile,
+    matrix_distribution,
+    one_atom_distribution,
+)
+
+from .options import PlannerOptions
+from .work import GroupWorkload, MatrixWorkload, elided_elements
+
+__all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
+           "MatrixCandidate", "Rejection", "WorkCounts", "work_counts", "fragment_scalars",
+           "minimum_fragment_budget", "OpEnumeration", "Enumeration", "enumerate_group",
+           "atoms_for"]
+
+REALIZATIONS = ("one_atom", "rectangle", "mpp", "scalar")
+"""Realization kinds: the one-atom reference, a fragment rectangle, an MPP rectangle, scalar."""
+
+
+def divisors(n: int) -> tuple[int, ...]:
+    """Every positive divisor of ``n``, ascending, found in O(sqrt n) trial divisions."""
+    if n < 1:
+        raise ValueError(f"divisors of a positive integer only, got {n}")
+    small, large = [], []
+    for i in range(1, isqrt(n) + 1):
+        if n % i == 0:
+            small.append(i)
+            if i != n // i:
+                large.append(n // i)
+    return tuple(small + large[::-1])
+
+
+def factorizations(g: int) -> tuple[tuple[int, int], ...]:
+    """Every ordered pair ``(gm, gn)`` with ``gm * gn == g``, by ascending ``gm``."""
+    return tuple((gm, g // gm) for gm in divisors(g))
+
+
+@dataclass(frozen=True)
+class ThreadSearch:
+    """Which thread counts a group is planned at, and why."""
+
+    counts: tuple[int, ...]
+    """Thread counts to plan, ascending; empty when the search cannot run."""
+    exact: int | None
+    """The exact request honoured, if any."""
+    scalar_only: bool
+    """True when the exact request is not a whole number of subgroups (scalar reference)."""
+    diagnostic: str | None
+    """Why nothing is searched, or None."""
+
+
+def thread_search(profile: TargetProfile, options: PlannerOptions,
+                  requested: int | None = None) -> ThreadSearch:
+    """Every complete-subgroup thread count up to the target limit, or one exact request."""
+    width, limit = profile.subgroup_width, profile.max_threads_per_group
+    exact = requested if requested is not None else options.threads
+    if exact is not None:
+        if exact > limit:
+            return ThreadSearch((), exact, False, f"exact thread request {exact} exceeds the "
+                                f"{profile.name} limit of {limit} threads per group")
+        if exact % width:
+            return ThreadSearch((exact,), exact, True, None)
+        return ThreadSearch((exact,), exact, False, None)
+    counts = tuple(width * g for g in range(1, limit // width + 1))
+    if len(counts) > options.max_thread_candidates:
+        return ThreadSearch((), None, False,
+                            f"automatic search needs {len(counts)} thread counts "
+                            f"({counts[0]}..{counts[-1]}) but max_thread_candidates is "
+                            f"{options.max_thread_candidates}; give an exact thread count or "
+                            f"raise the budget (no prefix is searched)")
+    return ThreadSearch(counts, None, False, None)
+
+
+def fragment_scalars(atom: MatrixAtom, realization: str, rm: int = 1, rn: int = 1) -> int:
+    """Explicit state per lane: the atom's own counts over the realization's rectangle."""
+    if realization == "scalar":
+        return 0
+    return atom.fragments.rectangle(rm, rn)
+
+
+def minimum_fragment_budget(atom: MatrixAtom) -> int:
+    """The smallest budget any realization of ``atom`` fits (reference 8x8: 6; MPP 8x16: 4)."""
+    return atom.minimum_fragment_scalars
+
+
+def atoms_for(profile: TargetProfile, families: tuple[str, ...], dtype: str,
+              precision: str) -> tuple[MatrixAtom, ...]:
+    """Catalog atoms of these families accepting ``dtype`` under ``precision``, in catalog order."""
+    return tuple(a for a in profile.atoms if a.family in families and a.accepts(dtype, precision))
+
+
+@dataclass(frozen=True)
+class MatrixCandidate:
+    """One legal realization of one operation at one thread count (not yet priced)."""
+
+    op: str
+    """The operation's identity."""
+    threads: int
+    """Threads per group."""
+    subgroups: int
+    """G; for the scalar reference, the subgroups its threads occupy (rounded up)."""
+    realization: str
+    """One of ``REALIZATIONS``."""
+    accumulator: str
+    """One of ``ACCUMULATOR_MODES``."""
+    atom: MatrixAtom | None
+    """The catalog atom (None for the scalar reference)."""
+    distribution: MatrixDistribution | None
+    """Subgroup/fragment to atom map (None for the scalar reference)."""
+    fragment_scalars: int
+    """Explicit fragment scalars per lane (the budgeted compiler state)."""
+    overwrite: bool
+    """True when realized as D = A*B (no accumulator initialization)."""
+    shared_bytes: int
+    """Group-shared bytes this operation still needs."""
+    released_bytes: int
+    """Group-shared bytes released relative to the reference staging (A+B+C+D)."""
+    elided_elements: int
+    """Scalar elements this realization removes."""
+    remaining_elements: int
+    """Scalar elements of the operation's removable domains that remain."""
+
+    @property
+    def label(self) -> str:
+        """A short human-readable name."""
+        if self.realization == "scalar":
+            return f"scalar reference @ {self.threads} threads"
+        assert self.distribution is not None and self.atom is not None
+        d = self.distribution
+        shape = "one-atom" if self.realization == "one_atom" else \
+            f"{d.gm}x{d.gn}/{d.rm}x{d.rn}"
+        mode = self.accumulator + (" overwrite" if self.overwrite else "")
+        return f"{self.realization} {shape} {mode} @ {self.threads}"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serializable description (no score; see the cost basis)."""
+        return {
+            "op": self.op, "threads": self.threads, "subgroups": self.subgroups,
+            "realization": self.realization, "accumulator": self.accumulator,
+            "overwrite": self.overwrite, "atom": None if self.atom is None else self.atom.id,
+            "distribution": None if self.distribution is None else self.distribution.to_json(),
+            "footprint": {"shared_bytes": self.shared_bytes, "released_bytes": self.released_bytes,
+                          "fragment_scalars_per_lane": self.fragment_scalars},
+            "elided_elements": self.elided_elements,
+            "remaining_elements": self.remaining_elements,
+        }
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A realization that was considered and is illegal or disabled, with the reason."""
+
+    op: str
+    """The operation's identity."""
+    threads: int | None
+    """Thread count (None when the rejection does not depend on it)."""
+    realization: str
+    """Realization kind."""
+    atom: str | None
+    """Atom id, if any."""
+    params: tuple[tuple[str, Any], ...]
+    """Distinguishing parameters (gm, gn, accumulator, ...)."""
+    reason: str
+    """Why it was rejected."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serializable description."""
+        return {"op": self.op, "threads": self.threads, "realization": self.realization,
+                "atom": self.atom, "params": dict(self.params), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class WorkCounts:
+    """Derived work of one candidate (counts, not timings)."""
+
+    matrix_issues: Fraction
+    """Atom issues with nominal K: U * V * Q * E."""
+    physical_matrix_issues: Fraction
+    """Atom issues with the proved mean physical K (equal to nominal when unproved)."""
+    input_transfers: Fraction
+    """A/B fragment transfers: G*(rm+rn)*Q*E for rectangles, 2*U*V*Q*E for one-atom."""
+    physical_input_transfers: Fraction
+    """The same with mean physical K."""
+    accumulator_transfers: Fraction
+    """C/D shared fragment transfers: 2UVE, 2UVE/L resident, 0 direct."""
+    direct_global_stores: Fraction
+    """Fragment stores straight to global memory: U*V*E/L for direct output, else 0."""
+    live_fragment_scalars: int
+    """Explicit live fragment scalars per lane."""
+    scalar_fmas: int
+    """Scalar multiply-adds of the scalar reference (0 for atom realizations)."""
+
+    def to_json(self) -> dict[str, float | int]:
+        """A JSON-serializable description."""
+        return {k: (float(v) if isinstance(v, Fraction) else v)
+                for k, v in self.__dict__.items()}
+
+
+def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
+    """The seed's derived counts for candidate ``c`` of operation ``w``."""
+    zero = Fraction(0)
+    e = w.executions
+    if c.realization == "scalar" or c.atom is None or c.distribution is None:
+        return WorkCounts(zero, zero, zero, zero, Fraction(2 * w.m * w.n * e), zero, 0,
+                          w.m * w.n * w.k * e)
+    am, an, ak = c.atom.shape
+    u, v = w.m // am, w.n // an
+    q = Fraction(w.k, ak)
+    q_phys = w.mean_k / ak
+    d = c.distribution
+    issues = u * v * q * e
+    phys = u * v * q_phys * e
+    if c.realization == "one_atom":
+        inputs, phys_inputs = 2 * u * v * q * e, 2 * u * v * q_phys * e
+    else:
+        inputs = d.subgroups * (d.rm + d.rn) * q * e
+        phys_inputs = d.subgroups * (d.rm + d.rn) * q_phys * e
+    per = Fraction(u * v * e)
+    if c.accumulator == "nonresident":
+        acc, direct = 2 * per, zero
+    elif c.accumulator == "resident":
+        acc, direct = 2 * per / (w.recurrence or 1), zero
+    else:
+        acc, direct = zero, per / (w.recurrence or 1)
+    return WorkCounts(issues, phys, inputs, phys_inputs, acc, direct, c.fragment_scalars, 0)
+
+
+@dataclass
+class OpEnumeration:
+    """Candidates of one operation at one thread count."""
+
+    op: MatrixWorkload
+    """The operation."""
+    candidates: list[MatrixCandidate] = field(default_factory=list)
+    """Legal candidates in deterministic order."""
+
+
+@dataclass
+class Enumeration:
+    """Everything the family produced for one group."""
+
+    search: ThreadSearch
+    """The thread counts searched."""
+    by_threads: dict[int, list[OpEnumeration]] = field(default_factory=dict)
+    """Per thread count, one entry per operation (workload order)."""
+    rejections: list[Rejection] = field(default_factory=list)
+    """Every rejected realization with its reason, in enumeration order."""
+    budget: int = 0
+    """The fragment budget used."""
+    enumerated: int = 0
+    """Realizations examined (candidates plus rejections)."""
+
+
+def _footprint(w: MatrixWorkload, realization: str, accumulator: str,
+               forward_inputs: bool) -> tuple[int, int]:
+    """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging."""
+    st = w.staging_bytes()
+    released = 0
+    if realization == "mpp" and forward_inputs:
+        released += st["A"] + st["B"]
+    if accumulator in ("resident", "direct"):
+        released += st["D"]
+    if accumulator == "direct":
+        released += st["C"]
+    return sum(st.values()) - released, released
+
+
+def _register_limit(profile: TargetProfile, threads: int) -> int | None:
+    caps = []
+    if profile.max_registers_per_lane is not None:
+        caps.append(profile.max_registers_per_lane)
+    if profile.registers_per_unit is not None:
+        caps.append(profile.registers_per_unit // threads)
+    return min(caps) if caps else None
+
+
+def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str | None,
+                       realization: str, rej: list[Rejection]) -> list[str]:
+    """Eligible accumulator modes; records one thread-independent rejection per ineligible mode."""
+    modes = ["nonresident"]
+
+    def no(mode: str, reason: str) -> None:
+        rej.append(Rejection(w.op, None, realization, atom_id, (("accumulator", mode),), reason))
+
+    if w.recurrence is None:
+        no("resident", "no proved closed recurrence (the MMA result is not the sole carry "
+           "update of a flat serial loop)")
+        no("direct", "no proved closed recurrence")
+        return modes
+    if not options.accumulator_residency:
+        no("resident", "disabled by PlannerOptions.accumulator_residency")
+        no("direct", "a direct output needs a resident accumulator, which is disabled")
+        return modes
+    modes.append("resident")
+    if not w.direct_output:
+        no("direct", "no direct-output proof (literal fill and exactly one global sink)")
+    elif not options.direct_accumulator_store:
+        no("direct", "disabled by PlannerOptions.direct_accumulator_store")
+    else:
+        modes.append("direct")
+    return modes
+
+
+def _candidate(w: MatrixWorkload, threads: int, realization: str, accumulator: str,
+               atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
+               options: PlannerOptions, subgroups: int = 0) -> MatrixCandidate:
+    forward = options.forward_snapshots and w.inputs_forwardable
+    shared, released = _footprint(w, realization, accumulator, forward)
+    elided = elided_elements(w.domains, accumulator)
+    overwrite = (realization == "mpp" and accumulator == "direct" and w.overwrite)
+    return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,
+                           realization,
+                           accumulator, atom, dist, scalars, overwrite, shared, released, elided,
+                           w.domains.total - elided)
+
+
+def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: TargetProfile,
+                    options: PlannerOptions, budget: int, modes: list[str],
+                    out: OpEnumeration, rej: list[Rejection]) -> int:
+    """Candidates of ``atom`` at ``threads``; returns how many realizations were examined."""
+    am, an, _ = atom.shape
+    u, v = w.m // am, w.n // an
+    g = threads // profile.subgroup_width
+    reg_limit = _register_limit(profile, threads)
+    realization = "mpp" if atom.realization == "memory_operands" else "rectangle"
+    examined = 0
+
+    def legal_state(kind: str, scalars: int, params: tuple[tuple[str, Any], ...]) -> bool:
+        if scalars > budget:
+            rej.append(Rejection(w.op, threads, kind, atom.id, params,
+                                 f"fragment budget: {scalars} explicit scalars per lane exceed "
+                                 f"the budget of {budget}"))
+            return False
+        if reg_limit is not None and scalars > reg_limit:
+            rej.append(Rejection(w.op, threads, kind, atom.id, params,
+                                 f"register file: {scalars} fragment registers per lane exceed "
+                                 f"the {reg_limit} available to each of {threads} threads"))
+            return False
+        return True
+
+    if realization == "rectangle":
+        examined += 1
+        scalars = fragment_scalars(atom, "one_atom")
+        if legal_state("one_atom", scalars, ()):
+            dist = one_atom_distribution(g, u, v)
+            out.candidates.append(_candidate(w, threads, "one_atom", "nonresident", atom, dist,
+                                             scalars, options))
+    for gm, gn in factorizations(g):
+        params: tuple[tuple[str, Any], ...] = (("gm", gm), ("gn", gn))
+        examined += 1
+        if u % gm or v % gn:
+            what = f"gm={gm} does not divide U={u}" if u % gm else f"gn={gn} does not divide V={v}"
+            rej.append(Rejection(w.op, threads, realization, atom.id, params,
+                                 f"nonexact coverage: {what}"))
+            continue
+        rm, rn = u // gm, v // gn
+        params += (("rm", rm), ("rn", rn))
+        if atom.descriptor is not None:
+            why = atom.descriptor.check(rm * am, rn * an, w.k)
+            if why is not None:
+                rej.append(Rejection(w.op, threads, realization, atom.id, params, why))
+                continue
+        scalars = fragment_scalars(atom, realization, rm, rn)
+        if not legal_state(realization, scalars, params):
+            continue
+        dist = matrix_distribution(gm, gn, rm, rn)
+        for mode in modes:
+            out.candidates.append(_candidate(w, threads, realization, mode, atom, dist, scalars,
+                                             options))
+    return examined
+
+
+def enumerate_group(work: GroupWorkload, profile: TargetProfile, options: PlannerOptions,
+                    families: tuple[str, ...]) -> Enumeration:
+    """Every candidate and rejection of the group's operations, atoms of ``families`` only."""
+    search = thread_search(profile, options, work.exact_threads)
+    budget = (options.max_fragment_scalars_per_lane if options.max_fragment_scalars_per_lane
+              is not None else profile.default_fragment_budget)
+    en = Enumeration(search, budget=budget)
+    rej = en.rejections
+    # Thread-independent eligibility, once per operation.
+    plans: list[tuple[MatrixWorkload, list[tuple[MatrixAtom, list[str]]], bool]] = []
+    for w in work.ops:
+        usable: list[tuple[MatrixAtom, list[str]]] = []
+        for atom in profile.atoms:
+            if atom.family not in families:
+                continue
+            en.enumerated += 1
+            if not atom.accepts(w.dtype, w.precision):
+                why = (f"needs {atom.precision} permission" if w.dtype in atom.input_dtypes
+                       else f"takes {'/'.join(atom.input_dtypes)} operands, not {w.dtype}")
+                rej.append(Rejection(w.op, None, "atom", atom.id, (), why))
+                continue
+            if atom.scope != "subgroup":
+                rej.append(Rejection(w.op, None, "atom", atom.id, (),
+                                     "whole-group collective scope is not part of the matrix "
+                                     "mapping family (independent subgroup operations only)"))
+                continue
+            am, an, ak = atom.shape
+            bad = [f"{name}={x} is not a multiple of {a}" for name, x, a in
+                   (("M", w.m, am), ("N", w.n, an), ("K", w.k, ak)) if x % a]
+            if bad:
+                rej.append(Rejection(w.op, None, "atom", atom.id, (),
+                                     "atom grid does not tile the operation: " + ", ".join(bad)))
+                continue
+            minimum = minimum_fragment_budget(atom)
+            if budget < minimum:
+                rej.append(Rejection(w.op, None, "atom", atom.id, (),
+                                     f"fragment budget {budget} is below this realization's "
+                                     f"minimum of {minimum} scalars per lane"))
+                continue
+            kind = "mpp" if atom.realization == "memory_operands" else "rectangle"
+            usable.append((atom, _accumulator_modes(w, options, atom.id, kind, rej)))
+        plans.append((w, usable, not usable))
+    for t in search.counts:
+        entries: list[OpEnumeration] = []
+        for w, usable, scalar in plans:
+            oe = OpEnumeration(w)
+            if search.scalar_only or scalar:
+                en.enumerated += 1
+                if search.scalar_only:
+                    rej.append(Rejection(w.op, t, "rectangle", None, (),
+                                         f"{t} threads is not a whole number of "
+                                         f"{profile.subgroup_width}-lane subgroups; the checked "
+                                         f"scalar reference is used"))
+                oe.candidates.append(_candidate(w, t, "scalar", "nonresident", None, None, 0,
+                                                options, -(-t // profile.subgroup_width)))
+            else:
+                for atom, modes in usable:
+                    en.enumerated += _enumerate_atom(w, atom, t, profile, options, budget, modes,
+                                                     oe, rej)
+            entries.append(oe)
+        en.by_threads[t] = entries
+    return en

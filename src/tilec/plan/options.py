@@ -1,0 +1,84 @@
+"""PlannerOptions: every switch the planner seed names, with its default.
+
+Options choose among legal realizations and bound the search; none of them
+makes an illegal realization legal. A flag that a later pass consumes (barrier
+coalescing, copy batching, epilogue fusion, traversal) is declared here with
+the seed's default so that reports can record it even before that pass exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["PlannerOptions", "COST_BASES"]
+
+COST_BASES = ("metal_simdgroup_reference_v1", "metal_mpp_memory_v3", "cuda_mma_v1")
+"""Names a ``cost_basis`` override may take."""
+
+
+@dataclass(frozen=True)
+class PlannerOptions:
+    """Planner configuration (frozen; build a new one with ``dataclasses.replace``)."""
+
+    enabled: bool = True
+    """Run the planner; False keeps the reference path for every group (differential tests)."""
+    map_gpu_cooperative_programs: bool = True
+    """Let an unbound parallel program containing reassociable MMA try the cooperative mapper."""
+    threads: int | None = None
+    """Exact threads per group; None searches every complete-subgroup count."""
+    max_thread_candidates: int = 32
+    """Most thread counts an automatic search may try; more is a diagnostic, never a prefix."""
+    max_fragment_scalars_per_lane: int | None = None
+    """Compiler-state budget in explicit fragment scalars per lane; None: the profile default."""
+    accumulator_residency: bool = True
+    """Allow resident-accumulator realizations of a proved closed recurrence."""
+    direct_accumulator_store: bool = True
+    """Allow direct accumulator output (removes C and D storage) when its proof is present."""
+    metal_mpp: bool = False
+    """Plan Metal groups with the MPP family and its v3 basis instead of the SIMD-group one."""
+    forward_snapshots: bool = False
+    """Read-only snapshot forwarding (direct operand views); opt-in, and needs its proof."""
+    bounded_k_views: bool = False
+    """Bounded K views (physical K below the logical tile); an optional capability."""
+    bounded_mnk_views: bool = False
+    """Bounded M/N/K views (edge and empty subgroup rectangles); an optional capability."""
+    bounded_store: bool = False
+    """Guarded output prefixes for the direct accumulator store; an optional capability."""
+    fuse_matrix_epilogues: bool = False
+    """Fuse closed scalar epilogue DAGs into the direct accumulator output (default off)."""
+    coalesce_group_barriers: bool = True
+    """Dependence-aware coalescing of the mapper's own group barriers."""
+    elide_independent_subgroup_barriers: bool = False
+    """Remove fences of a proved independent-subgroup group (default off; needs coalescing)."""
+    max_copy_batch: int = 1
+    """Independent values per worker emitted reads-then-stores (1 = the reference sequence)."""
+    program_traversal: str | None = None
+    """Explicit physical program traversal constraint (None: the linear grid)."""
+    cost_basis: str | None = None
+    """Override the target's default cost basis (one of ``COST_BASES``)."""
+
+    def __post_init__(self) -> None:
+        if self.threads is not None and self.threads < 1:
+            raise ValueError(f"threads must be positive, got {self.threads}")
+        if self.max_thread_candidates < 1:
+            raise ValueError(f"max_thread_candidates must be positive, got "
+                             f"{self.max_thread_candidates}")
+        budget = self.max_fragment_scalars_per_lane
+        if budget is not None and budget < 0:
+            raise ValueError("max_fragment_scalars_per_lane must be non-negative")
+        if not 1 <= self.max_copy_batch <= 16:
+            raise ValueError(f"max_copy_batch must be in [1, 16], got {self.max_copy_batch}")
+        if self.cost_basis is not None and self.cost_basis not in COST_BASES:
+            raise ValueError(f"unknown cost basis {self.cost_basis!r}; known: "
+                             f"{', '.join(COST_BASES)}")
+
+    @property
+    def effective_elide_independent_subgroup_barriers(self) -> bool:
+        """The elision choice takes effect only with the planner and coalescing enabled."""
+        return (self.elide_independent_subgroup_barriers and self.enabled
+                and self.coalesce_group_barriers)
+
+    def to_json(self) -> dict[str, Any]:
+        """Every option and its value."""
+        return asdict(self)

@@ -1,0 +1,354 @@
+"""Planning and reporting: ``plan_group``, ``plan_module``, ``GroupPlan``, ``ModulePlan``.
+
+``plan_group`` runs the whole planner on one ``GroupWorkload``: enumerate the
+matrix family (hard rejections first), price every legal candidate with the
+selected cost basis, solve each thread count exactly, pick the lowest kernel
+score. The resulting ``GroupPlan`` keeps everything: the selected
+distribution, its footprint and work counts, every candidate with its
+features and score, every rejection with its reason, the per-thread-count
+outcome and the search counters. ``to_json`` gives it all; ``render`` gives a
+readable summary (JSON has the complete lists).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import tilec.ir as ir
+from tilec.exec import ExecStructure, TargetProfile, get_profile
+
+from .cost import CostBasis, GroupTerms, Priced, select_basis
+from .extract import extract_groups
+from .matrix import Enumeration, Rejection, enumerate_group
+from .options import PlannerOptions
+from .solver import Option, Problem, ProblemResult, SearchCounters, solve
+from .work import GroupWorkload
+
+__all__ = ["Selection", "ThreadOutcome", "GroupPlan", "ModulePlan", "plan_group", "plan_module"]
+
+_ADDITIVITY = ("operation scores are added independently: live ranges of different operations "
+               "are treated as disjoint, the assumption under which Pareto pruning is exact")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The chosen thread count and one realization per operation."""
+
+    threads: int
+    """Threads per group."""
+    structure: ExecStructure | None
+    """The execution structure (None for a scalar thread count that is not whole subgroups)."""
+    choices: tuple[Priced, ...]
+    """One priced candidate per operation, in workload order."""
+    op_sum: float
+    """Summed operation scores."""
+    terms: GroupTerms
+    """The thread-count terms (offset, scale)."""
+    kernel_score: float
+    """``(op_sum + offset) * scale``: the compared quantity."""
+    shared_bytes: int
+    """Group-shared bytes of the selected realizations plus common allocations."""
+    released_bytes: int
+    """Bytes released relative to the reference staging."""
+    capacity: int | None
+    """The group-memory capacity checked."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serializable description."""
+        return {
+            "threads": self.threads,
+            "structure": None if self.structure is None else str(self.structure),
+            "kernel_score": self.kernel_score, "operation_score_sum": self.op_sum,
+            "group_terms": {"offset": self.terms.offset, "scale": self.terms.scale,
+                            **dict(self.terms.features)},
+            "footprint": {"shared_bytes": self.shared_bytes,
+                          "released_bytes": self.released_bytes,
+                          "shared_capacity": self.capacity},
+            "operations": [_priced_json(p) for p in self.choices],
+        }
+
+
+@dataclass(frozen=True)
+class ThreadOutcome:
+    """What the solver found at one thread count."""
+
+    threads: int
+    """Threads per group."""
+    result: ProblemResult
+    """The solver's result (best combination or the reason there is none)."""
+    terms: GroupTerms | None
+    """The thread-count terms used."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serializable description."""
+        best = self.result.best
+        return {"threads": self.threads,
+                "kernel_score": None if best is None else best.score,
+                "choices": None if best is None else list(best.choices),
+                "shared_bytes": None if best is None else best.bytes,
+                "reason": self.result.reason}
+
+
+@dataclass
+class GroupPlan:
+    """The planner's complete account of one group."""
+
+    group: str
+    """The group's identity."""
+    target: str
+    """The target profile name."""
+    workload: GroupWorkload
+    """The planner input."""
+    cost_basis: str | None
+    """Name and version of the basis every score is in; None when nothing was scored."""
+    coefficients: dict[str, Any] = field(default_factory=dict)
+    """The basis's coefficients and their provenance."""
+    selected: Selection | None = None
+    """The choice, or None (see ``diagnostics`` and ``fallback``)."""
+    candidates: list[Priced] = field(default_factory=list)
+    """Every legal candidate with its features and score, in enumeration order."""
+    rejected: list[Rejection] = field(default_factory=list)
+    """Every rejected realization with its reason."""
+    outcomes: list[ThreadOutcome] = field(default_factory=list)
+    """Per searched thread count, the solver's outcome."""
+    counters: dict[str, int] = field(default_factory=dict)
+    """Search counters (enumeration and solver)."""
+    diagnostics: list[str] = field(default_factory=list)
+    """Why a search did not run or found nothing; what was assumed."""
+    fallback: str | None = None
+    """The path used instead when nothing is selected (the checked scalar reference)."""
+    replaced: GroupPlan | None = None
+    """A plan in another basis that found nothing and was replaced by this one."""
+    options: PlannerOptions = field(default_factory=PlannerOptions)
+    """The options used."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, JSON-serializable."""
+        return {
+            "group": self.group, "location": self.workload.location, "target": self.target,
+            "cost_basis": self.cost_basis, "coefficients": self.coefficients,
+            "programs": self.workload.programs,
+            "common_independent_elements": self.workload.common_elements,
+            "exact_threads": self.workload.exact_threads,
+            "operations": [w.to_json() for w in self.workload.ops],
+            "selected": None if self.selected is None else self.selected.to_json(),
+            "fallback": self.fallback,
+            "candidates": [_priced_json(p) for p in self.candidates],
+            "rejected": [r.to_json() for r in self.rejected],
+            "thread_counts": [o.to_json() for o in self.outcomes],
+            "counters": dict(self.counters),
+            "diagnostics": list(self.diagnostics),
+            "notes": list(self.workload.notes),
+            "assumptions": [_ADDITIVITY] if self.cost_basis else [],
+            "replaced": None if self.replaced is None else self.replaced.to_json(),
+            "options": self.options.to_json(),
+        }
+
+    def render(self, top: int = 8) -> str:
+        """A readable summary: selection, best candidates per operation, rejection reasons."""
+        w = self.workload
+        lines = [f"group {self.group}  ({w.location or 'unknown location'})",
+                 f"  target {self.target}   cost basis {self.cost_basis or '-'}"
+                 + (f"   [{self.coefficients.get('provenance', '')}]" if self.coefficients
+                    else ""),
+                 f"  programs {w.programs if w.programs is not None else '?'}   "
+                 f"common scalar elements {w.common_elements}"]
+        for op in w.ops:
+            facts = []
+            if op.recurrence is not None:
+                facts.append(f"recurrence L={op.recurrence}")
+            if op.direct_output:
+                facts.append("direct output")
+            if op.overwrite:
+                facts.append("overwrite")
+            if op.physical_k_proved:
+                facts.append(f"mean physical K={float(op.mean_k):g}")
+            execs = op.executions if op.executions_known else f"{op.executions} (assumed)"
+            lines.append(f"  {op.op}: {op.m}x{op.n}x{op.k} {op.dtype}->{op.acc_dtype} "
+                         f"{op.precision}  E={execs}  {', '.join(facts) or 'no proofs'}")
+        if self.replaced is not None:
+            lines.append(f"  replaced basis {self.replaced.cost_basis}: "
+                         + "; ".join(self.replaced.diagnostics))
+        if self.selected is not None:
+            s = self.selected
+            lines.append(f"  selected: {s.threads} threads"
+                         + (f" {s.structure}" if s.structure is not None else "")
+                         + f"   kernel score {s.kernel_score:.6g}"
+                         + f"   shared {s.shared_bytes} B of {s.capacity if s.capacity else '-'}")
+            for p in s.choices:
+                c = p.candidate
+                lines.append(f"    {c.op}: {c.label}  atom {c.atom.id if c.atom else '-'}  "
+                             f"frag/lane {c.fragment_scalars}  score {p.score:.6g}")
+        else:
+            lines.append(f"  selected: none   fallback: {self.fallback or '-'}")
+        for d in self.diagnostics:
+            lines.append(f"  ! {d}")
+        for n in w.notes:
+            lines.append(f"  note: {n}")
+        c = self.counters
+        if c:
+            lines.append("  search: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+        for op in w.ops:
+            mine = sorted((p for p in self.candidates if p.candidate.op == op.op),
+                          key=lambda p: p.score)
+            if not mine:
+                continue
+            lines.append(f"  best {min(top, len(mine))} of {len(mine)} candidates for {op.op}:")
+            lines.append(f"    {'threads':>7} {'realization':<34} {'atom':<26} {'frag':>4} "
+                         f"{'shared B':>9} {'score':>12}")
+            for p in mine[:top]:
+                cand = p.candidate
+                lines.append(f"    {cand.threads:>7} {cand.label.rsplit(' @', 1)[0]:<34} "
+                             f"{cand.atom.id if cand.atom else '-':<26} "
+                             f"{cand.fragment_scalars:>4} {cand.shared_bytes:>9} {p.score:>12.6g}")
+        if self.rejected:
+            reasons = Counter(_reason_kind(r.reason) for r in self.rejected)
+            lines.append(f"  rejected {len(self.rejected)}:")
+            for reason, count in sorted(reasons.items(), key=lambda t: (-t[1], t[0])):
+                lines.append(f"    {count:>5} x {reason}")
+        return "\n".join(lines)
+
+
+def _reason_kind(reason: str) -> str:
+    """A rejection reason without its numbers' context, for grouping in the text view."""
+    return reason.split(":", 1)[0] if ":" in reason else reason
+
+
+def _priced_json(p: Priced) -> dict[str, Any]:
+    d = p.candidate.to_json()
+    d["work"] = p.work.to_json()
+    d["features"] = dict(p.features)
+    d["score"] = p.score
+    return d
+
+
+@dataclass
+class ModulePlan:
+    """The plans of every group of a module."""
+
+    target: str
+    """The target profile name."""
+    groups: list[GroupPlan] = field(default_factory=list)
+    """One plan per admitted group, in module order."""
+    unplanned: list[dict[str, str]] = field(default_factory=list)
+    """Groups the matrix mapper did not take, with the reason."""
+    options: PlannerOptions = field(default_factory=PlannerOptions)
+    """The options used."""
+    profile: TargetProfile | None = None
+    """The target profile."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, JSON-serializable."""
+        return {"target": self.target,
+                "profile": None if self.profile is None else self.profile.to_json(),
+                "options": self.options.to_json(),
+                "groups": [g.to_json() for g in self.groups],
+                "unplanned": list(self.unplanned)}
+
+    def render(self) -> str:
+        """A readable summary of every group."""
+        out = [f"plan for {self.target}: {len(self.groups)} matrix group(s)"]
+        for g in self.groups:
+            out.append(g.render())
+        for u in self.unplanned:
+            out.append(f"group {u['group']}: not planned ({u['reason']})")
+        return "\n".join(out)
+
+
+def _structure(profile: TargetProfile, threads: int, programs: int | None
+               ) -> ExecStructure | None:
+    if threads % profile.subgroup_width:
+        return None
+    return profile.structure(threads, programs)
+
+
+def plan_group(work: GroupWorkload, target: str | TargetProfile,
+               options: PlannerOptions | None = None) -> GroupPlan:
+    """Plan one group exactly within the matrix family; see the module docstring."""
+    options = options or PlannerOptions()
+    profile = get_profile(target) if isinstance(target, str) else target
+    basis = select_basis(profile, options)
+    plan = GroupPlan(work.group, profile.name, work, None if basis is None else basis.name,
+                     {} if basis is None else basis.coefficients_json(), options=options)
+    if not options.enabled:
+        plan.fallback = "reference path (planner disabled)"
+        plan.diagnostics.append("PlannerOptions.enabled is False")
+        return plan
+    if basis is None:
+        plan.fallback = "checked scalar reference"
+        plan.diagnostics.append(f"{profile.name} has no subgroup matrix atoms and no matrix "
+                                f"cost basis")
+        return plan
+    en = enumerate_group(work, profile, options, basis.families)
+    _fill(plan, en, basis, work, profile)
+    if plan.selected is None and basis.name == "metal_mpp_memory_v3" \
+            and options.cost_basis is None:
+        fallback = plan_group(work, profile, dataclasses.replace(options, metal_mpp=False))
+        plan.diagnostics.append("no legal MPP plan; planned with the SIMD-group reference basis")
+        fallback.replaced = plan
+        return fallback
+    return plan
+
+
+def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkload,
+          profile: TargetProfile) -> None:
+    """Price, solve and record everything in ``plan``."""
+    plan.rejected = list(en.rejections)
+    if en.search.diagnostic is not None:
+        plan.diagnostics.append(en.search.diagnostic)
+        plan.fallback = "none: the search did not run"
+    capacity = profile.shared_bytes_per_group
+    base = work.common_shared_bytes + sum(sum(w.staging_bytes().values()) for w in work.ops)
+    problems: list[Problem] = []
+    priced: dict[int, list[list[Priced]]] = {}
+    terms: dict[int, GroupTerms] = {}
+    for t in en.search.counts:
+        per_op = []
+        for oe in en.by_threads[t]:
+            ps = [basis.price(c, oe.op) for c in oe.candidates]
+            plan.candidates.extend(ps)
+            per_op.append(ps)
+        priced[t] = per_op
+        terms[t] = basis.group_terms(t, work)
+        problems.append(Problem(t, tuple(tuple(Option(p.score, p.candidate.released_bytes)
+                                               for p in ps) for ps in per_op),
+                                base, capacity, terms[t].offset, terms[t].scale))
+    best, results, sc = solve(problems)
+    plan.outcomes = [ThreadOutcome(r.key, r, terms.get(r.key)) for r in results]
+    plan.counters = {"thread_counts": len(en.search.counts),
+                     "realizations_examined": en.enumerated,
+                     "candidates": len(plan.candidates), "rejected": len(plan.rejected),
+                     "fragment_budget": en.budget, **_solver_counters(sc)}
+    if best is None:
+        if en.search.diagnostic is None:
+            reasons = sorted({r.reason or "" for r in results})
+            plan.diagnostics.append("no capacity-feasible legal combination at any thread "
+                                    "count" + (f": {'; '.join(reasons)}" if reasons else ""))
+            plan.fallback = "checked scalar reference"
+        return
+    chosen = tuple(priced[best.key][i][j] for i, j in enumerate(best.choices))
+    plan.selected = Selection(best.key, _structure(profile, best.key, work.programs), chosen,
+                              best.op_sum, terms[best.key], best.score, best.bytes,
+                              best.released, capacity)
+
+
+def _solver_counters(sc: SearchCounters) -> dict[str, int]:
+    return {f"dp_{k}": v for k, v in sc.to_json().items()}
+
+
+def plan_module(module: ir.Module, target: str, options: PlannerOptions | None = None
+                ) -> ModulePlan:
+    """Plan every matrix group of a Candidate TileIR module for ``target``."""
+    options = options or PlannerOptions()
+    profile = get_profile(target)
+    mp = ModulePlan(profile.name, options=options, profile=profile)
+    for site in extract_groups(module, options):
+        if site.workload is None:
+            mp.unplanned.append({"group": site.label, "location": str(site.op.loc),
+                                 "reason": site.reason or "not admitted"})
+            continue
+        mp.groups.append(plan_group(site.workload, profile, options))
+    return mp

@@ -1,0 +1,276 @@
+"""Realization-derived work: the facts a group's matrix operations bring to the planner.
+
+``MatrixWorkload`` and ``GroupWorkload`` are the planner's input: shapes,
+execution counts, which proofs hold (closed recurrence, direct output,
+overwrite), the mean physical K and the scalar domains a realization may
+remove. They are plain data, built from TileIR by ``extract`` or by hand in
+tests, so the planner itself never reads IR.
+
+Two analyses live here because every cost basis shares them:
+
+* ``mean_physical_k``: the mean of a constant or one-varying-axis affine
+  expression, optionally capped by a positive constant, over a static
+  unit-step rectangular domain, summed analytically in either traversal
+  direction. Anything else (several varying axes, a non-positive value) has no
+  proved mean, and the caller keeps the nominal K.
+* ``elided_elements``: which counted scalar domains a candidate removes. A
+  retained accumulator removes the yield copy; a direct output additionally
+  removes the literal initializer and the scalar output sink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["DTYPE_BYTES", "AffineExtent", "mean_physical_k", "ScalarDomains", "elided_elements",
+           "ACCUMULATOR_MODES", "MatrixWorkload", "GroupWorkload"]
+
+DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+"""Storage bytes per element of each scalar type the planner prices."""
+
+ACCUMULATOR_MODES = ("nonresident", "resident", "direct")
+"""How a realization holds the accumulator across a recurrence."""
+
+
+@dataclass(frozen=True)
+class AffineExtent:
+    """``min(cap, constant + sum(coeff_i * t_i))`` over ``t_i`` in ``[0, extent_i)``."""
+
+    constant: int
+    """The value at the domain origin."""
+    coeffs: tuple[int, ...] = ()
+    """Coefficient of each domain axis (unit-step axes)."""
+    extents: tuple[int, ...] = ()
+    """Static positive extent of each domain axis."""
+    cap: int | None = None
+    """Positive upper cap (the logical tile extent), or None."""
+
+    def __post_init__(self) -> None:
+        if len(self.coeffs) != len(self.extents):
+            raise ValueError("one coefficient per axis is required")
+        if any(e < 1 for e in self.extents):
+            raise ValueError(f"domain extents must be positive, got {self.extents}")
+        if self.cap is not None and self.cap < 1:
+            raise ValueError(f"the cap must be positive, got {self.cap}")
+
+    def values(self) -> list[int]:
+        """Every value, by brute force (tests and small diagnostics only)."""
+        out = [self.constant]
+        for c, e in zip(self.coeffs, self.extents):
+            out = [v + c * t for v in out for t in range(e)]
+        if self.cap is not None:
+            out = [min(self.cap, v) for v in out]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serializable description."""
+        return {"constant": self.constant, "coeffs": list(self.coeffs),
+                "extents": list(self.extents), "cap": self.cap}
+
+
+def _sum_linear(a: int, b: int, lo: int, hi: int) -> int:
+    """Sum of a + b*t for t in [lo, hi)."""
+    if hi <= lo:
+        return 0
+    n = hi - lo
+    return n * a + b * (lo + hi - 1) * n // 2
+
+
+def _capped_progression_sum(a: int, b: int, n: int, cap: int | None) -> int:
+    """Sum of min(cap, a + b*t) for t in [0, n), in closed form for either sign of b."""
+    if cap is None:
+        return _sum_linear(a, b, 0, n)
+    if b == 0:
+        return n * min(cap, a)
+    if b > 0:
+        # a + b*t < cap exactly for t < ceil((cap - a) / b)
+        t0 = min(n, max(0, -((a - cap) // b)))
+        return _sum_linear(a, b, 0, t0) + (n - t0) * cap
+    # decreasing: a + b*t >= cap exactly for t <= floor((a - cap) / -b)
+    t1 = min(n, max(0, (a - cap) // (-b) + 1))
+    return t1 * cap + _sum_linear(a, b, t1, n)
+
+
+def mean_physical_k(expr: AffineExtent) -> Fraction | None:
+    """The exact mean of ``expr`` over its domain, or None when no positive mean is proved.
+
+    Supported: a constant, or one axis with a non-zero coefficient (other axes
+    only repeat the same values). Every value must be positive; a zero or
+    negative physical extent is not a K view the bounded-K realization accepts.
+    """
+    varying = [(c, e) for c, e in zip(expr.coeffs, expr.extents) if c != 0 and e > 1]
+    if len(varying) > 1:
+        return None
+    if not varying:
+        v = expr.constant if expr.cap is None else min(expr.cap, expr.constant)
+        return Fraction(v) if v > 0 else None
+    b, n = varying[0]
+    a = expr.constant
+    first, last = a, a + b * (n - 1)
+    smallest = min(first, last)
+    if expr.cap is not None:
+        smallest = min(smallest, expr.cap)
+    if smallest <= 0:
+        return None
+    return Fraction(_capped_progression_sum(a, b, n, expr.cap), n)
+
+
+@dataclass(frozen=True)
+class ScalarDomains:
+    """Disjoint counted scalar element domains of one recurrence (per program)."""
+
+    yield_copy: int = 0
+    """Elements copied by the recurrence's yield (D -> C) over all executions."""
+    initializer: int = 0
+    """Elements written by the literal accumulator initializer."""
+    sink: int = 0
+    """Elements written by the scalar output sink (C -> global)."""
+
+    def __post_init__(self) -> None:
+        if min(self.yield_copy, self.initializer, self.sink) < 0:
+            raise ValueError("scalar domain sizes are non-negative")
+
+    @property
+    def total(self) -> int:
+        """All elements a realization could remove."""
+        return self.yield_copy + self.initializer + self.sink
+
+
+def elided_elements(domains: ScalarDomains, accumulator: str) -> int:
+    """Elements a realization with this accumulator mode removes from the scalar work."""
+    if accumulator == "nonresident":
+        return 0
+    if accumulator == "resident":
+        return domains.yield_copy
+    if accumulator == "direct":
+        return domains.total
+    raise ValueError(f"unknown accumulator mode {accumulator!r}; known: {ACCUMULATOR_MODES}")
+
+
+@dataclass(frozen=True)
+class MatrixWorkload:
+    """One ``mma`` of a group, with the proofs and counts the planner needs."""
+
+    op: str
+    """Stable identity for reports (e.g. ``mma#42``)."""
+    m: int
+    """Rows of the output tile."""
+    n: int
+    """Columns of the output tile."""
+    k: int
+    """Logical contraction extent of one execution."""
+    dtype: str = "f32"
+    """Element type of A and B."""
+    acc_dtype: str = "f32"
+    """Element type of the accumulator."""
+    precision: str = "exact"
+    """The arithmetic permission (``exact``, ``tf32``, ...)."""
+    executions: int = 1
+    """E: executions of the operation per program (product of enclosing trip counts)."""
+    executions_known: bool = True
+    """False when some enclosing trip count is unknown and ``executions`` is assumed."""
+    recurrence: int | None = None
+    """L: length of a proved closed recurrence (resident accumulator eligible); None: no proof."""
+    direct_output: bool = False
+    """True when the direct accumulator output proof holds (literal fill, one global sink)."""
+    overwrite: bool = False
+    """True when D = A*B may replace D = A*B + C (positive-zero literal, one iteration, direct)."""
+    physical_k: AffineExtent | None = None
+    """The bounded physical K expression, when proved; None keeps nominal K."""
+    domains: ScalarDomains = field(default_factory=ScalarDomains)
+    """Scalar domains a realization may remove."""
+    inputs_forwardable: bool = False
+    """True when A and B may be read straight from memory (snapshot forwarding proof)."""
+    location: str = ""
+    """Source location for reports."""
+
+    def __post_init__(self) -> None:
+        if min(self.m, self.n, self.k) < 1:
+            raise ValueError(f"{self.op}: shape {self.m}x{self.n}x{self.k} must be positive")
+        if self.executions < 1:
+            raise ValueError(f"{self.op}: executions must be positive")
+        if self.recurrence is not None:
+            if self.recurrence < 1 or self.executions % self.recurrence:
+                raise ValueError(f"{self.op}: recurrence length {self.recurrence} must divide "
+                                 f"the {self.executions} executions")
+        if self.direct_output and self.recurrence is None:
+            raise ValueError(f"{self.op}: a direct output needs a proved recurrence")
+        for t in (self.dtype, self.acc_dtype):
+            if t not in DTYPE_BYTES:
+                raise ValueError(f"{self.op}: no element size known for {t!r}")
+
+    @property
+    def recurrences(self) -> int:
+        """E / L: recurrence instances per program (E when there is no recurrence)."""
+        return self.executions // (self.recurrence or 1)
+
+    @property
+    def mean_k(self) -> Fraction:
+        """The proved mean physical K, or the nominal K."""
+        if self.physical_k is not None:
+            mean = mean_physical_k(self.physical_k)
+            if mean is not None:
+                return mean
+        return Fraction(self.k)
+
+    @property
+    def physical_k_proved(self) -> bool:
+        """True when ``mean_k`` comes from a proved bounded-K expression."""
+        return self.physical_k is not None and mean_physical_k(self.physical_k) is not None
+
+    def staging_bytes(self) -> dict[str, int]:
+        """Group-shared bytes of the reference realization: A, B, C (carry) and D (result)."""
+        ib, ab = DTYPE_BYTES[self.dtype], DTYPE_BYTES[self.acc_dtype]
+        return {"A": self.m * self.k * ib, "B": self.k * self.n * ib,
+                "C": self.m * self.n * ab, "D": self.m * self.n * ab}
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serializable description."""
+        mean = self.mean_k
+        return {
+            "op": self.op, "shape": [self.m, self.n, self.k], "dtype": self.dtype,
+            "acc_dtype": self.acc_dtype, "precision": self.precision,
+            "executions": self.executions if self.executions_known else None,
+            "executions_assumed": None if self.executions_known else self.executions,
+            "recurrence": self.recurrence, "direct_output": self.direct_output,
+            "overwrite": self.overwrite,
+            "mean_physical_k": float(mean) if self.physical_k_proved else None,
+            "physical_k": None if self.physical_k is None else self.physical_k.to_json(),
+            "scalar_domains": {"yield_copy": self.domains.yield_copy,
+                               "initializer": self.domains.initializer,
+                               "sink": self.domains.sink},
+            "inputs_forwardable": self.inputs_forwardable, "location": self.location,
+        }
+
+
+@dataclass(frozen=True)
+class GroupWorkload:
+    """One group: its programs, its matrix operations and its remaining common work."""
+
+    group: str
+    """Stable identity for reports (e.g. ``@matmul/parallel#3``)."""
+    ops: tuple[MatrixWorkload, ...]
+    """The matrix operations planned jointly."""
+    programs: int | None = None
+    """P: logical programs (group instances); None when symbolic."""
+    common_elements: int = 0
+    """Scalar element work outside every operation's removable domains (priced once)."""
+    common_shared_bytes: int = 0
+    """Group-shared bytes that no matrix realization can release."""
+    exact_threads: int | None = None
+    """An explicit thread constraint from the program (wins over the options' search)."""
+    location: str = ""
+    """Source location for reports."""
+    notes: tuple[str, ...] = ()
+    """What the extraction could not establish (unknown counts, missing proofs)."""
+
+    def __post_init__(self) -> None:
+        names = [o.op for o in self.ops]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.group}: duplicate operation identities {names}")
+        if self.programs is not None and self.programs < 1:
+            raise ValueError(f"{self.group}: programs must be positive")
+        if self.common_elements < 0 or self.common_shared_bytes < 0:
+            raise ValueError(f"{self.group}: common work and bytes are non-negative")
