@@ -22,7 +22,7 @@ from .diagnostics import ParseError, TileIRError, VerificationError, format_loca
 from .dims import AffineExpr, Dim, IndexSet, as_dim, as_expr, const, d, s
 from .dominance import DominanceInfo
 from .effects import MemoryEffects
-from .equality import structurally_equal
+from .equality import explain_difference, structurally_equal
 from .layout import IndexMap, LayoutError
 from .liveness import Liveness
 from .location import UNKNOWN, Location, caret_snippet
@@ -62,7 +62,7 @@ __all__ = [
     "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",
     "Region", "Use", "Value", "ParseError", "TileIRError", "VerificationError", "format_located",
     "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
-    "MemoryEffects", "structurally_equal", "IndexMap", "LayoutError", "Liveness", "UNKNOWN",
+    "MemoryEffects", "structurally_equal", "explain_difference", "IndexMap", "LayoutError", "Liveness", "UNKNOWN",
     "Location", "caret_snippet", "Function", "Module", "ARITH_FNS", "OPS", "AttrDef", "OpDef",
     "OpVerifyError", "arith_result_type", "lookup_op", "parse", "Pass", "PassManager",
     "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",
