@@ -266,11 +266,19 @@ def _structure(profile: TargetProfile, threads: int, programs: int | None
 
 
 def plan_group(work: GroupWorkload, target: str | TargetProfile,
-               options: PlannerOptions | None = None) -> GroupPlan:
-    """Plan one group exactly within the matrix family; see the module docstring."""
+               options: PlannerOptions | None = None, basis: CostBasis | None = None
+               ) -> GroupPlan:
+    """Plan one group exactly within the matrix family; see the module docstring.
+
+    ``basis`` replaces the basis ``options`` select (e.g. one with fitted coefficients).
+    """
     options = options or PlannerOptions()
     profile = get_profile(target) if isinstance(target, str) else target
-    basis = select_basis(profile, options)
+    if basis is None:
+        basis = select_basis(profile, options)
+    elif basis.profile.family != profile.family:
+        raise ValueError(f"basis {basis.name} was built for {basis.profile.name}, "
+                         f"not {profile.name}")
     plan = GroupPlan(work.group, profile.name, work, None if basis is None else basis.name,
                      {} if basis is None else basis.coefficients_json(), options=options)
     if not options.enabled:
@@ -285,7 +293,7 @@ def plan_group(work: GroupWorkload, target: str | TargetProfile,
     en = enumerate_group(work, profile, options, basis.families)
     _fill(plan, en, basis, work, profile)
     if plan.selected is None and basis.name == "metal_mpp_memory_v3" \
-            and options.cost_basis is None:
+            and options.cost_basis is None and not en.search.diagnostic:
         fallback = plan_group(work, profile, dataclasses.replace(options, metal_mpp=False))
         plan.diagnostics.append("no legal MPP plan; planned with the SIMD-group reference basis")
         fallback.replaced = plan
