@@ -162,3 +162,21 @@ def test_row_softmax_ragged(policy):
     softmax_kernel(8, 32, policy).run(x, y)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+def test_zero_filled_k_padding_takes_part_in_the_sum():
+    """The padded products are (+0) * (+0) = +0: a -0.0 accumulator becomes +0.0.
+
+    Dropping the zero-by-zero K suffix (as an MPP bounded-K realization may)
+    would keep -0.0, so such a realization is not bit-identical here.
+    """
+    k = K("pad", [("A", mem([1, 1])), ("B", mem([1, 1])), ("C", mem([1, 1]))])
+    A, B, C = k.args
+    zero = k.idx(0)
+    a = k.load(k.view(A, [zero, zero], [1, 4]), fill=0.0)
+    b = k.load(k.view(B, [zero, zero], [4, 1]), fill=0.0)
+    k.store(C, k.mma(a, b, k.load(C)))
+    k.ret()
+    c = np.array([[-0.0]], np.float32)
+    k.run(np.array([[-0.0]], np.float32), np.array([[1.0]], np.float32), c)
+    assert c[0, 0] == 0 and not np.signbit(c[0, 0])

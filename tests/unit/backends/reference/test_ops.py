@@ -572,3 +572,12 @@ def test_nan_result_of_zero_times_inf_through_memory():
     copy_kernel([3], body, 2).run(a, b, out)
     assert np.isnan(out[0]) and np.signbit(out[1]) and np.signbit(out[2])
     assert math.copysign(1.0, float(out[2])) == -1.0
+
+
+def test_unbound_extent_names_the_view():
+    k = K("x", [("X", mem([4]))])
+    (X,) = k.args
+    k.v("view", [X, k.idx(0)], mem(["Q"]), map=ir.IndexMap.tile_at_symbols(1), bounds="bounded")
+    k.ret()
+    with pytest.raises(InterpretError, match=r"kernel\.py:2:5.*'view'.*extent Q is not a shape"):
+        k.run(np.zeros(4, np.float32), verify=False)

@@ -161,3 +161,27 @@ def test_reduce_in_bf16_with_cast_wrapped_merge_is_recognized():
     add = lambda a, b: np.float32(a + b).astype(BF16).astype(np.float32)  # noqa: E731
     want = np.array([tree([np.float32(v) for v in row], 0.0, add) for row in x]).astype(BF16)
     assert np.array_equal(bits(y), bits(want))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=2, max_side=7),
+                  elements=F32_VALUES), st.sampled_from(["add", "mul", "max", "min"]))
+def test_bf16_elementwise_is_f32_then_rounded(x, fn):
+    from tilec.backends.reference.numerics import BF16
+
+    a = x.astype(BF16)
+    b = a[..., ::-1].copy()
+    shape = list(a.shape)
+    k = K("bf", [("A", mem(shape, ir.bf16)), ("B", mem(shape, ir.bf16)),
+                 ("Y", mem(shape, ir.bf16))])
+    A, B, Y = k.args
+    (r,) = k.map(shape, [k.load(A), k.load(B)], lambda p, q: [k.arith(fn, p, q)])
+    k.store(Y, r)
+    k.ret()
+    y = np.zeros(a.shape, BF16)
+    k.run(a, b, y)
+    with np.errstate(all="ignore"):
+        want = np.array([ORACLES[fn](np.float32(p), np.float32(q))
+                         for p, q in zip(a.reshape(-1), b.reshape(-1))],
+                        np.float32).astype(BF16).reshape(a.shape)
+    assert same(y.astype(np.float32), want.astype(np.float32))
