@@ -55,7 +55,11 @@ OpImpl = Callable[["Interpreter", ir.Operation, list[Any]], Sequence[Any]]
 """An opcode implementation: ``(interpreter, op, operand values) -> result values``."""
 
 IMPLEMENTATIONS: dict[str, OpImpl] = {}
-"""The registry: opcode name to its one reference implementation."""
+"""The registry: opcode name to its one reference implementation.
+
+The terminators ``yield``, ``return`` and ``br`` are not here: they end a
+block, so ``Interpreter.run_region`` handles them itself.
+"""
 
 
 def implements(*names: str) -> Callable[[OpImpl], OpImpl]:
