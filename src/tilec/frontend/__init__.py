@@ -1,0 +1,39 @@
+"""The Python front end: the DSL surface, AST capture into Candidate TileIR, and the JIT.
+
+Import the public names from ``tilec``; this package is their implementation.
+"""
+
+from . import tiles as _tiles  # noqa: F401  (registers the builtin implementations)
+from .builtins import SURFACE, Builtin, constexpr
+from .dtypes import (
+    DType,
+    bfloat16,
+    bool_,
+    float16,
+    float32,
+    float64,
+    index,
+    int8,
+    int16,
+    int32,
+    int64,
+)
+from .errors import TileSyntaxError
+from .jit import (
+    ArraySpec,
+    Compiled,
+    DeviceFunction,
+    Kernel,
+    array,
+    compile,
+    func,
+    interpret,
+    kernel,
+)
+
+globals().update(SURFACE)
+
+__all__ = ["TileSyntaxError", "kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction",
+           "Compiled", "ArraySpec", "array", "constexpr", "Builtin", "DType", "float16",
+           "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "bool_", "index",
+           *SURFACE]

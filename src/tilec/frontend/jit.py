@@ -1,0 +1,532 @@
+"""``@tc.kernel``, ``tc.compile``, ``tc.interpret``: specialization, capture and caching.
+
+A kernel is specialized on its *runtime* arguments (arrays and scalars, in
+parameter order; ``tc.constexpr`` parameters are given by keyword or take
+their defaults) and its constexpr values. The specialization key holds each
+array's element type, rank and, where requested, static extents; each
+scalar's type; and every constexpr value. Capture runs once per key; the
+resulting ``Compiled`` object is cached per key and target.
+
+The IR function's parameters follow ``docs/design/tileir.md``: one entry
+argument per runtime parameter (``mem<A_0xA_1xf32, global>`` for an array
+whose extents are symbolic, a scalar type for a scalar), then one ``index``
+argument per symbolic extent. Function attributes: ``kernel``,
+``param_names``, ``shape_symbols`` (``A_0``: parameter ``A``, axis 0),
+``shape_bindings`` (``(param_index, axis)`` per symbol, so a runner reads
+symbol values off the arrays) and ``constexprs``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import tilec.ir as ir
+
+from .builtins import constexpr
+from .capture import Capture, CaptureBuilder, CaptureContext
+from .dtypes import DType, dtype_from_numpy, numpy_dtype
+from .errors import SourceInfo, TileSyntaxError
+from .values import Affine, MemVal, ScalarVal
+
+__all__ = ["kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction", "Compiled",
+           "ArraySpec", "array"]
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """An array argument described without data: extents (None: symbolic) and element type."""
+
+    shape: tuple[int | None, ...]
+    """One entry per axis: a static extent, or None for a symbolic one."""
+    dtype: Any
+    """The element type (a ``tc`` dtype or anything numpy understands)."""
+
+
+def array(shape: Sequence[int | None], dtype: Any) -> ArraySpec:
+    """An example argument for ``tc.compile`` without data: ``tc.array((None, 64), tc.float32)``."""
+    return ArraySpec(tuple(shape), dtype)
+
+
+# ---------------------------------------------------------------------- source
+
+
+def _parse(fn: Callable[..., Any]) -> tuple[ast.FunctionDef, SourceInfo]:
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise TileSyntaxError(f"cannot read the source of {fn!r}: {e}") from None
+    text = "".join(lines)
+    first = next((ln for ln in lines if ln.strip()), "")
+    indent = len(first) - len(first.lstrip())
+    tree = ast.parse(textwrap.dedent(text))
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if node is None:
+        raise TileSyntaxError(f"{fn!r} is not defined by a def statement")
+    filename = inspect.getsourcefile(fn) or "<unknown>"
+    return node, SourceInfo(filename, start - 1, indent, tuple(lines))
+
+
+def _closure(fn: Callable[..., Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return out
+
+
+# -------------------------------------------------------------- parameters
+
+
+@dataclass(frozen=True)
+class _Param:
+    name: str
+    constexpr: bool
+    default: Any
+    dtype: ir.ScalarType | None
+
+
+def _annotation(fn: Callable[..., Any], p: inspect.Parameter) -> Any:
+    ann = p.annotation
+    if isinstance(ann, str):
+        try:
+            ann = eval(ann, fn.__globals__, _closure(fn))  # noqa: S307 - the user's own code
+        except Exception:
+            return None
+    return ann
+
+
+def _params(fn: Callable[..., Any]) -> list[_Param]:
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            raise TileSyntaxError(f"kernel parameter {p.name}: *args, **kwargs and keyword-only "
+                                  f"parameters are not supported")
+        ann = _annotation(fn, p)
+        out.append(_Param(p.name, ann is constexpr,
+                          p.default if p.default is not p.empty else _NO_DEFAULT,
+                          ann.ir if isinstance(ann, DType) else None))
+    return out
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_NO_DEFAULT = _NoDefault()
+
+
+@dataclass(frozen=True)
+class _ArgSpec:
+    """What a kernel was specialized on for one runtime argument."""
+
+    name: str
+    kind: str  # "array" or "scalar"
+    dtype: ir.ScalarType
+    shape: tuple[int | None, ...] = ()
+
+    def key(self) -> tuple:
+        return (self.kind, self.dtype.name, self.shape)
+
+
+def _spec_of(p: _Param, a: Any, static: bool) -> _ArgSpec:
+    if isinstance(a, ArraySpec):
+        t = dtype_from_numpy(a.dtype)
+        if t is None:
+            raise TypeError(f"argument {p.name}: unsupported element type {a.dtype!r}")
+        return _ArgSpec(p.name, "array", t, tuple(a.shape))
+    if isinstance(a, DType):
+        return _ArgSpec(p.name, "scalar", a.ir)
+    if isinstance(a, (bool, int, float, np.generic)):
+        if p.dtype is not None:
+            t = p.dtype
+        elif isinstance(a, np.generic):
+            t = dtype_from_numpy(a.dtype)
+            if t is None:
+                raise TypeError(f"argument {p.name}: unsupported scalar type {a.dtype}")
+        else:
+            t = ir.i1 if isinstance(a, bool) else ir.i32 if isinstance(a, int) else ir.f32
+        return _ArgSpec(p.name, "scalar", t)
+    if hasattr(a, "shape") and hasattr(a, "dtype"):
+        t = dtype_from_numpy(a.dtype)
+        if t is None:
+            raise TypeError(f"argument {p.name}: arrays of {a.dtype} are not supported (use "
+                            f"float16/bfloat16/float32/float64, int8..int64 or bool)")
+        shape = tuple(int(e) for e in a.shape)
+        return _ArgSpec(p.name, "array", t, shape if static else (None,) * len(shape))
+    raise TypeError(f"argument {p.name}: expected an array or a scalar, got "
+                    f"{type(a).__name__}")
+
+
+# -------------------------------------------------------------------- kernels
+
+
+class Kernel:
+    """A ``@tc.kernel`` function: call it to compile (cached) and run on the default target."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        """The Python function."""
+        self._params: list[_Param] | None = None
+        self._source: tuple[ast.FunctionDef, SourceInfo] | None = None
+        self._modules: dict[tuple, ir.Module] = {}
+        self._compiled: dict[tuple, Compiled] = {}
+
+    @property
+    def params(self) -> list[_Param]:
+        """The parameters (constexpr or runtime), in order."""
+        if self._params is None:
+            self._params = _params(self.fn)
+        return self._params
+
+    @property
+    def runtime_params(self) -> list[_Param]:
+        """Parameters that become IR arguments (arrays and scalars)."""
+        return [p for p in self.params if not p.constexpr]
+
+    def source(self) -> tuple[ast.FunctionDef, SourceInfo]:
+        """The parsed definition (cached)."""
+        if self._source is None:
+            self._source = _parse(self.fn)
+        return self._source
+
+    def specialize(self, args: Sequence[Any], constexprs: dict[str, Any],
+                   static_shapes: bool | Sequence[str] = False
+                   ) -> tuple[tuple, list[_ArgSpec], dict[str, Any]]:
+        """The specialization key, argument specs and constexpr values for a call."""
+        rt = self.runtime_params
+        if len(args) != len(rt):
+            names = ", ".join(p.name for p in rt)
+            raise TypeError(f"{self.__name__}() takes {len(rt)} runtime arguments ({names}), "
+                            f"got {len(args)}; constexpr parameters are passed by keyword")
+        cx = {p.name: p for p in self.params if p.constexpr}
+        for k in constexprs:
+            if k not in cx:
+                kind = "a runtime parameter" if any(p.name == k for p in rt) else "not a parameter"
+                raise TypeError(f"{self.__name__}(): {k!r} is {kind}; only constexpr parameters "
+                                f"are passed by keyword")
+        values = {}
+        for name, p in cx.items():
+            if name in constexprs:
+                values[name] = constexprs[name]
+            elif p.default is not _NO_DEFAULT:
+                values[name] = p.default
+            else:
+                raise TypeError(f"{self.__name__}(): missing constexpr {name!r}")
+        statics = set(p.name for p in rt) if static_shapes is True else set(static_shapes or ())
+        specs = [_spec_of(p, a, p.name in statics) for p, a in zip(rt, args)]
+        key = (tuple(s.key() for s in specs), tuple(sorted((k, _hashable(v))
+                                                           for k, v in values.items())))
+        return key, specs, values
+
+    def module_for(self, key: tuple, specs: list[_ArgSpec], values: dict[str, Any]) -> ir.Module:
+        """Capture (once per key) the Candidate TileIR module."""
+        mod = self._modules.get(key)
+        if mod is None:
+            mod = build_module(self, specs, values)
+            self._modules[key] = mod
+        return mod
+
+    def compile(self, *args: Any, target: str | None = None,
+                static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Compiled:
+        """Specialize on ``args``/``constexprs`` and capture; cached per key and target."""
+        key, specs, values = self.specialize(args, constexprs, static_shapes)
+        from tilec.runtime import default_target
+
+        tgt = target or default_target()
+        got = self._compiled.get((key, tgt))
+        if got is None:
+            got = Compiled(self, self.module_for(key, specs, values), tgt, specs, values)
+            self._compiled[(key, tgt)] = got
+        return got
+
+    def __call__(self, *args: Any, **constexprs: Any) -> None:
+        """Compile for the default target (cached) and run with ``args``."""
+        try:
+            compiled = self.compile(*args, **constexprs)
+        except TileSyntaxError as e:
+            raise e.with_traceback(None) from None
+        compiled(*args)
+
+    def __repr__(self) -> str:
+        return f"<tc.kernel {self.__name__}>"
+
+
+def _hashable(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+class DeviceFunction:
+    """A ``@tc.func`` helper: inlined into the kernel at each call."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        """The Python function."""
+        self._source: tuple[ast.FunctionDef, SourceInfo] | None = None
+
+    def sub_capture(self, ctx: CaptureContext, builder: ir.Builder, args: list[Any],
+                    node: ast.AST, caller: Capture) -> Capture:
+        """A capture of this helper's body with its parameters bound to ``args``."""
+        if self._source is None:
+            try:
+                self._source = _parse(self.fn)
+            except TileSyntaxError as e:
+                raise caller.error(node, e.message) from None
+        fn_node, src = self._source
+        params = [a.arg for a in fn_node.args.args]
+        defaults = fn_node.args.defaults
+        if not len(params) - len(defaults) <= len(args) <= len(params):
+            raise caller.error(node, f"{self.fn.__name__}() takes {len(params)} arguments, got "
+                               f"{len(args)}")
+        env = dict(zip(params, args))
+        py_defaults = self.fn.__defaults__ or ()
+        for name, d in zip(params[len(params) - len(py_defaults):], py_defaults):
+            env.setdefault(name, d)
+        return Capture(ctx, builder, fn_node, src, self.fn.__globals__, _closure(self.fn), env,
+                       is_kernel=False)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self.fn.__name__} is a @tc.func; call it from inside a @tc.kernel")
+
+
+def kernel(fn: Callable[..., Any]) -> Kernel:
+    """Decorator: make ``fn`` a tile kernel."""
+    return Kernel(fn)
+
+
+def func(fn: Callable[..., Any]) -> DeviceFunction:
+    """Decorator: make ``fn`` a helper that kernels inline where they call it."""
+    return DeviceFunction(fn)
+
+
+# ----------------------------------------------------------------- building IR
+
+
+def _attr_value(name: str, v: Any) -> Any:
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return v
+    if isinstance(v, tuple):
+        return tuple(_attr_value(name, e) for e in v)
+    if isinstance(v, DType):
+        return v.name
+    return repr(v)
+
+
+def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir.Module:
+    """Capture ``k`` specialized on ``specs`` and ``values`` into a verified module."""
+    fn_node, src = k.source()
+    arg_types: list[ir.Type] = []
+    symbols: list[str] = []
+    bindings: list[tuple[int, int]] = []
+    for i, s in enumerate(specs):
+        if s.kind == "array":
+            dims: list[Any] = []
+            for axis, e in enumerate(s.shape):
+                if e is None:
+                    sym = f"{s.name}_{axis}"
+                    symbols.append(sym)
+                    bindings.append((i, axis))
+                    dims.append(ir.Dim(sym))
+                else:
+                    dims.append(int(e))
+            arg_types.append(ir.MemoryType(dims, s.dtype, "global"))
+        else:
+            arg_types.append(s.dtype)
+    attrs = {
+        "kernel": True,
+        "param_names": tuple(s.name for s in specs),
+        "shape_symbols": tuple(symbols),
+        "shape_bindings": tuple(bindings),
+        "constexprs": tuple((n, _attr_value(n, v)) for n, v in values.items()),
+    }
+    line, col, _ = src.position(fn_node)
+    fn = ir.Function(k.fn.__name__, arg_types + [ir.index] * len(symbols), [],
+                     [s.name for s in specs] + symbols, attrs,
+                     ir.Location(src.filename, line, col))
+    module = ir.Module([fn])
+    ctx = CaptureContext(fn)
+    env: dict[str, Any] = {}
+    for s, a in zip(specs, fn.args):
+        if s.kind == "array":
+            env[s.name] = MemVal(a)
+        else:
+            env[s.name] = ScalarVal(a, Affine.atom(a) if a.type is ir.index else None)
+    for sym, a in zip(symbols, fn.args[len(specs):]):
+        ctx.symbols[sym] = a
+    for name, v in values.items():
+        env[name] = _constexpr_value(k, name, v, fn_node, src)
+    builder = CaptureBuilder(ir.InsertionPoint.at_end(fn.entry), fn.loc, ctx)
+    cap = Capture(ctx, builder, fn_node, src, k.fn.__globals__, _closure(k.fn), env)
+    cap.capture_body()
+    builder.create("return", [], loc=ir.Location(src.filename, src.position(fn_node)[0], 0))
+    _verify(module)
+    return module
+
+
+def _constexpr_value(k: Kernel, name: str, v: Any, node: ast.FunctionDef, src: SourceInfo
+                     ) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, (bool, int, float, str, DType)) or v is None:
+        return v
+    if isinstance(v, tuple) and all(isinstance(e, (bool, int, float, str)) for e in v):
+        return v
+    t = dtype_from_numpy(v) if isinstance(v, (type, np.dtype)) else None
+    if t is not None:
+        from .dtypes import dtype_of_ir
+
+        return dtype_of_ir(t)
+    raise TileSyntaxError.at(node, f"constexpr {name} must be a number, a string, a dtype or a "
+                             f"tuple of numbers, got {type(v).__name__}", src)
+
+
+def _verify(module: ir.Module) -> None:
+    try:
+        ir.verify(module)
+    except NotImplementedError:  # the verifier is not written yet; capture checks types itself
+        pass
+
+
+# ----------------------------------------------------------------- compiled
+
+
+class Compiled:
+    """A kernel specialized and captured for one target: ``.ir``, ``.module``, call it to run."""
+
+    def __init__(self, k: Kernel, module: ir.Module, target: str, specs: list[_ArgSpec],
+                 constexprs: dict[str, Any]) -> None:
+        self.kernel = k
+        """The kernel this was compiled from."""
+        self.module = module
+        """The Candidate TileIR module."""
+        self.fn_name = k.fn.__name__
+        """The kernel function's symbol in ``module``."""
+        self.target = target
+        """The target name."""
+        self.specs = specs
+        """What each runtime argument was specialized on."""
+        self.constexprs = dict(constexprs)
+        """The constexpr values baked in."""
+        self._exe: Any = None
+        self._plan: Any = None
+
+    @property
+    def ir(self) -> str:
+        """The printed Candidate TileIR (``tilec.ir.parse`` reads it back)."""
+        return ir.print_module(self.module)
+
+    def executable(self) -> Any:
+        """The backend's executable (compiled on first use)."""
+        if self._exe is None:
+            from tilec.runtime import get_backend
+
+            self._exe = get_backend(self.target).compile(self.module, self.fn_name)
+        return self._exe
+
+    @property
+    def source(self) -> str:
+        """The generated source of the backend executable."""
+        return self.executable().source
+
+    @property
+    def plan(self) -> Any:
+        """The planner's report for this module and target (``tilec.plan.report``)."""
+        if self._plan is None:
+            try:
+                from tilec.plan.report import plan_module
+            except ImportError as e:
+                raise RuntimeError(f"the planner is not available in this build: {e}") from None
+            self._plan = plan_module(self.module, self.target)
+        return self._plan
+
+    def check_args(self, args: Sequence[Any]) -> None:
+        """Raise ``TypeError``/``ValueError`` when ``args`` do not fit the specialization."""
+        if len(args) != len(self.specs):
+            raise TypeError(f"{self.fn_name}() takes {len(self.specs)} runtime arguments "
+                            f"({', '.join(s.name for s in self.specs)}), got {len(args)}")
+        for s, a in zip(self.specs, args):
+            if s.kind == "array":
+                if not (hasattr(a, "shape") and hasattr(a, "dtype")):
+                    raise TypeError(f"argument {s.name}: expected an array, got "
+                                    f"{type(a).__name__}")
+                t = dtype_from_numpy(a.dtype)
+                if t is not s.dtype:
+                    raise TypeError(f"argument {s.name}: compiled for {numpy_dtype(s.dtype)} "
+                                    f"arrays, got {a.dtype}")
+                if len(a.shape) != len(s.shape):
+                    raise ValueError(f"argument {s.name}: compiled for rank {len(s.shape)}, got "
+                                     f"shape {tuple(a.shape)}")
+                for axis, (want, got) in enumerate(zip(s.shape, a.shape)):
+                    if want is not None and want != got:
+                        raise ValueError(f"argument {s.name}: compiled for static shape "
+                                         f"{s.shape}, got {tuple(a.shape)} (axis {axis})")
+            else:
+                if hasattr(a, "shape") and getattr(a, "shape", ()) != ():
+                    raise TypeError(f"argument {s.name}: expected a scalar, got an array")
+                if s.dtype.is_int and isinstance(a, float):
+                    raise TypeError(f"argument {s.name}: compiled for {s.dtype}, got a float")
+
+    def __call__(self, *args: Any) -> None:
+        """Run on the target with the runtime arguments (outputs are written in place)."""
+        self.check_args(args)
+        self.executable()(*args)
+
+    def __repr__(self) -> str:
+        return f"<Compiled {self.fn_name} for {self.target}>"
+
+
+def _as_kernel(fn: Any) -> Kernel:
+    if isinstance(fn, Kernel):
+        return fn
+    if isinstance(fn, DeviceFunction):
+        raise TypeError(f"{fn.fn.__name__} is a @tc.func helper, not a kernel")
+    if not callable(fn):
+        raise TypeError(f"expected a @tc.kernel function, got {type(fn).__name__}")
+    k = getattr(fn, "__tilec_kernel__", None)
+    if k is None:
+        k = Kernel(fn)
+        try:
+            fn.__tilec_kernel__ = k
+        except AttributeError:
+            pass
+    return k
+
+
+def compile(fn: Any, *args: Any, target: str | None = None,
+            static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Compiled:
+    """Specialize ``fn`` on example ``args`` and ``constexprs`` and capture it (cached).
+
+    ``args`` are the runtime arguments (arrays, ``tc.array`` specs, scalars or
+    dtypes for scalars); ``static_shapes=True`` (or a list of parameter names)
+    makes array extents static instead of symbolic.
+    """
+    try:
+        return _as_kernel(fn).compile(*args, target=target, static_shapes=static_shapes,
+                                      **constexprs)
+    except TileSyntaxError as e:
+        raise e.with_traceback(None) from None
+
+
+def interpret(fn: Any, *args: Any, **constexprs: Any) -> None:
+    """Compile for the ``reference`` interpreter and run with ``args``."""
+    try:
+        compiled = _as_kernel(fn).compile(*args, target="reference", **constexprs)
+    except TileSyntaxError as e:
+        raise e.with_traceback(None) from None
+    compiled(*args)
