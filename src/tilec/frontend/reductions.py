@@ -1,0 +1,297 @@
+"""Reductions: ``tc.sum``/``max``/``min``/``prod``, ``tc.reduce``, ``tc.einsum``.
+
+Each is one ``reduce`` op carrying the resolved policy record: an omitted
+policy becomes ``unordered_tree`` (not explicit), a named one is kept and
+marked explicit. A tree policy needs a recognized merge: every state's update
+must be one ``add``/``mul``/``max``/``min`` of the state with a value computed
+from the elements (a product of independent states); otherwise capture
+reports the reduction and suggests ``policy="strict_fold"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import tilec.ir as ir
+
+from .builtins import implements
+from .tiles import (
+    CallSite,
+    _shape_str,
+    as_tile,
+    as_tileish,
+    binary,
+    dtype_arg,
+    reindex,
+    static_shape_allow_zero,
+    tile_shape,
+    typed_number,
+)
+from .values import LocalFunction, ScalarVal, TileVal, describe, is_number
+from .views import expand_dims
+
+if TYPE_CHECKING:
+    from .capture import Capture
+
+__all__ = ["resolve_policy", "normalize_axes", "recognize_combiner", "reduce_region",
+           "reduction_builtin"]
+
+
+def resolve_policy(site: CallSite, policy: Any) -> ir.ReductionPolicy:
+    """Omitted -> ``unordered_tree`` (implicit); a named policy is kept and marked explicit."""
+    if policy is None:
+        return ir.ReductionPolicy("unordered_tree", False)
+    if policy not in ir.POLICY_KINDS:
+        raise site.error(f"policy must be one of {', '.join(map(repr, ir.POLICY_KINDS))}, "
+                         f"got {policy!r}", "policy")
+    return ir.ReductionPolicy(policy, True)
+
+
+def normalize_axes(cap: Capture, site: CallSite, axis: Any, rank: int) -> tuple[int, ...]:
+    """Reduced axes as sorted non-negative ints (None: all axes)."""
+    if axis is None:
+        return tuple(range(rank))
+    axes = static_shape_allow_zero(cap, site.node, axis)
+    out = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise site.error(f"axis {a} is out of range for a rank-{rank} tile", "axis")
+        out.append(a % rank)
+    if len(set(out)) != len(out):
+        raise site.error(f"axis {axes} repeats an axis", "axis")
+    return tuple(sorted(out))
+
+
+def _strip_casts(v: ir.Value) -> ir.Value:
+    while True:
+        d = v.defining_op
+        if d is None or d.name != "arith" or d.attr("fn") != "cast":
+            return v
+        v = d.operand(0)
+
+
+def _depends_on(v: ir.Value, block: ir.Block, states: Sequence[ir.Value]) -> bool:
+    """True when ``v`` reads a state, or is computed in ``block`` by a non-pure operation."""
+    stack, seen = [v], set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if any(x is s for s in states):
+            return True
+        d = x.defining_op
+        if d is None or d.parent is not block:
+            continue
+        if d.opdef.effect != "pure" or d.regions:
+            return True
+        stack.extend(d.operands)
+    return False
+
+
+def recognize_combiner(block: ir.Block, n_states: int) -> tuple[str, ...] | None:
+    """The merge law of each state when every update is ``op(state, lift(elements))``.
+
+    The recognized family is a product of independent states: state ``k``'s
+    next value must be one ``add``/``mul``/``max``/``min`` of ``state_k`` (up to
+    conversions) and a value computed from the elements and loop invariants
+    only (a *lift*, e.g. the element itself or ``e * e``). Anything else has no
+    recognized merge and can only be folded in order.
+    """
+    y = block.terminator
+    if y is None or y.name != "yield":
+        return None
+    states = block.args[:n_states]
+    out: list[str] = []
+    for k in range(n_states):
+        d = _strip_casts(y.operand(k)).defining_op
+        law = None
+        if d is not None and d.name == "arith" and d.parent is block \
+                and d.attr("fn") in ("add", "mul", "max", "min"):
+            a, b = (_strip_casts(x) for x in d.operands)
+            for mine, other in ((a, b), (b, a)):
+                if mine is states[k] and not _depends_on(other, block, states):
+                    law = d.attr("fn")
+        if law is None:
+            return None
+        out.append(law)
+    return tuple(out)
+
+
+def reduce_region(cap: Capture, site: CallSite, inputs: list[TileVal], seeds: list[ir.Value],
+                  axes: tuple[int, ...], policy: ir.ReductionPolicy,
+                  body: Callable[[ir.Block], list[Any]], names: Sequence[str | None] = ()
+                  ) -> list[TileVal]:
+    """Build one ``reduce``: ``body(block)`` emits the update and returns the next states."""
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        if t.shape != shape:
+            raise site.error(f"reduction inputs must share a shape: {_shape_str(shape)} vs "
+                             f"{_shape_str(t.shape)}")
+    st = [s.type for s in seeds]
+    block = ir.Block(st + [t.dtype for t in inputs],
+                     list(names) + [t.value.name_hint for t in inputs]
+                     if names else None)
+    nexts = body(block)
+    if len(nexts) != len(seeds):
+        raise site.error(f"the update produces {len(nexts)} values for {len(seeds)} states")
+    ys: list[ir.Value] = []
+    inner = ir.Builder(ir.InsertionPoint.at_end(block), cap.loc(site.node))
+    for k, (v, t) in enumerate(zip(nexts, st)):
+        if is_number(v):
+            ys.append(_const_in(inner, v, t))
+            continue
+        if not isinstance(v, ScalarVal):
+            raise site.error(f"the update of state {k} must be a scalar, got {describe(v)}")
+        if v.dtype is not t:
+            raise site.error(f"the update of state {k} changes its type from {t} to {v.dtype}")
+        ys.append(v.value)
+    inner.create("yield", ys)
+    comb = recognize_combiner(block, len(seeds))
+    if comb is None and policy.allows_tree:
+        how = "the default policy unordered_tree" if not policy.explicit \
+            else "policy='unordered_tree'"
+        raise site.error(f"this reduction's update is not a recognized merge (one add, mul, max "
+                         f"or min of each state with a value computed from the elements), so it "
+                         f"cannot be regrouped "
+                         f"under {how}; pass policy=\"strict_fold\" to evaluate it in order")
+    kept = tuple(e for i, e in enumerate(shape) if i not in axes)
+    attrs: dict[str, Any] = {"n_inputs": len(inputs), "axes": axes, "policy": policy,
+                             "combiner": comb if comb is not None else ("custom",) * len(seeds)}
+    op = cap.builder.create("reduce", [t.value for t in inputs] + list(seeds),
+                            [ir.TileType(kept, t) for t in st], attrs, [ir.Region([block])],
+                            loc=cap.loc(site.node), result_names=list(names) or None)
+    return [TileVal(r) for r in op.results]
+
+
+def _const_in(b: ir.Builder, v: Any, t: ir.ScalarType) -> ir.Value:
+    return b.value("constant", [], t, {"value": typed_number(v, t)})
+
+
+_SEEDS = {"sum": 0, "prod": 1, "max": -math.inf, "min": math.inf}
+
+
+_LAW = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
+
+
+def _seed_for(kind: str, t: ir.ScalarType) -> Any:
+    s = _SEEDS[kind]
+    if t.is_float or kind in ("sum", "prod"):
+        return s
+    if t is ir.i1:
+        return kind == "min"
+    bits = 63 if t is ir.index else t.bits - 1
+    return -(2 ** bits) if kind == "max" else 2 ** bits - 1
+
+
+def reduction_builtin(cap: Capture, site: CallSite, kind: str) -> Any:
+    """``tc.sum``/``max``/``min``/``prod``: one ``reduce`` with a builtin update and seed."""
+    a = site.bind(["x", "axis", "dtype", "keepdims", "policy"],
+                  {"axis": None, "dtype": None, "keepdims": False, "policy": None})
+    x = as_tile(cap, site.node_of(0), a["x"], "a tile")
+    axes = normalize_axes(cap, site, a["axis"], len(x.shape))
+    policy = resolve_policy(site, a["policy"])
+    st = x.dtype if a["dtype"] is None else dtype_arg(cap, site.node, a["dtype"])
+    law = _LAW[kind]
+    if law in ("max", "min") and st is not x.dtype:
+        raise site.error(f"{kind}() keeps the input type; dtype= applies to sum and prod")
+    seed = cap.const(typed_number(_seed_for(kind, st), st), st)
+
+    def body(block: ir.Block) -> list[Any]:
+        b = ir.Builder(ir.InsertionPoint.at_end(block), cap.loc(site.node))
+        s, e = block.args
+        if e.type is not st:
+            e = b.value("arith", [e], st, {"fn": "cast"})
+        return [ScalarVal(b.value("arith", [s, e], st, {"fn": law}))]
+
+    (res,) = reduce_region(cap, site, [x], [seed], axes, policy, body)
+    if a["keepdims"]:
+        return expand_dims(cap, site.node, res, list(axes))
+    return res
+
+
+for _k in ("sum", "max", "min", "prod"):
+    implements(_k)(lambda cap, site, _k=_k: reduction_builtin(cap, site, _k))
+
+
+@implements("reduce")
+def _reduce(cap: Capture, site: CallSite) -> Any:
+    a = site.bind(["x", "axis", "init", "combine", "policy"], {"policy": None})
+    xs = a["x"] if isinstance(a["x"], tuple) else (a["x"],)
+    inputs = [as_tile(cap, site.node_of(0), x) for x in xs]
+    rank = len(inputs[0].shape)
+    axes = normalize_axes(cap, site, a["axis"], rank)
+    policy = resolve_policy(site, a["policy"])
+    inits = a["init"] if isinstance(a["init"], tuple) else (a["init"],)
+    seeds = []
+    for k, s in enumerate(inits):
+        if is_number(s):
+            t = inputs[min(k, len(inputs) - 1)].dtype
+            seeds.append(cap.const(typed_number(s, t), t))
+        elif isinstance(s, ScalarVal):
+            seeds.append(s.value)
+        else:
+            raise site.error(f"reduce() seeds are scalars, got {describe(s)}", "init")
+    comb = a["combine"]
+    if not isinstance(comb, LocalFunction) and not cap.is_device_function(comb):
+        raise site.error("reduce() needs combine= to be a lambda or a def written in the kernel "
+                         "(or a @tc.func)", "combine")
+
+    def body(block: ir.Block) -> list[Any]:
+        args = [ScalarVal(v) for v in block.args]
+        out = cap.call_in_block(comb, args, block, site.node)
+        return list(out) if isinstance(out, tuple) else [out]
+
+    res = reduce_region(cap, site, inputs, seeds, axes, policy, body)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+@implements("einsum")
+def _einsum(cap: Capture, site: CallSite) -> Any:
+    """``einsum(spec, *tiles)``: broadcast every operand into the joint index space, multiply
+    elementwise, and ``sum`` the contracted indices (no dedicated opcode)."""
+    a = site.bind(["spec", "*operands", "policy"], {"policy": None})
+    spec, ops = a["spec"], a["operands"]
+    if not isinstance(spec, str) or "->" not in spec:
+        raise site.error("einsum() needs an explicit spec such as 'ij,jk->ik'", 0)
+    lhs, out = spec.replace(" ", "").split("->")
+    ins = lhs.split(",")
+    if len(ins) != len(ops):
+        raise site.error(f"einsum spec {spec!r} names {len(ins)} operands, got {len(ops)}")
+    extent: dict[str, int] = {}
+    tiles = []
+    for k, (sub, x) in enumerate(zip(ins, ops)):
+        t = as_tileish(cap, site.node_of(k + 1), x)
+        shape = tile_shape(cap, site.node_of(k + 1), t)
+        if len(sub) != len(shape):
+            raise site.error(f"einsum operand {k} is rank {len(shape)} but {sub!r} names "
+                             f"{len(sub)} indices", k + 1)
+        for ch, e in zip(sub, shape):
+            if extent.setdefault(ch, e) != e:
+                raise site.error(f"einsum index {ch!r} has extents {extent[ch]} and {e}", k + 1)
+        tiles.append(t)
+    if any(ch not in extent for ch in out):
+        raise site.error(f"einsum output {out!r} names an index no operand has")
+    joint = list(out) + [ch for ch in extent if ch not in out]
+    jshape = tuple(extent[ch] for ch in joint)
+    prod: Any = None
+    for sub, t in zip(ins, tiles):
+        m = ir.IndexMap(len(joint), [ir.d(joint.index(ch)) for ch in sub])
+        v = reindex(cap, site.node, t, m, (), jshape)
+        prod = v if prod is None else binary(cap, site.node, "mul", prod, v)
+    if len(joint) == len(out):
+        return prod
+    x = as_tile(cap, site.node, prod)
+    axes = tuple(range(len(out), len(joint)))
+    policy = resolve_policy(site, a["policy"])
+    st = x.dtype
+    seed = cap.const(typed_number(0, st), st)
+
+    def body(block: ir.Block) -> list[Any]:
+        b = ir.Builder(ir.InsertionPoint.at_end(block), cap.loc(site.node))
+        return [ScalarVal(b.value("arith", list(block.args), st, {"fn": "add"}))]
+
+    (res,) = reduce_region(cap, site, [x], [seed], axes, policy, body)
+    return res
