@@ -20,6 +20,7 @@ from .profiles import (
     ATOM_REALIZATIONS,
     FACT_KINDS,
     MPP_DESCRIPTOR,
+    PROFILE_ALIASES,
     DescriptorRule,
     Fact,
     FragmentCounts,
@@ -27,6 +28,7 @@ from .profiles import (
     TargetProfile,
     get_profile,
     profile_names,
+    resolve_profile_name,
 )
 from .structure import ExecStructure, LevelExtent
 
@@ -35,5 +37,6 @@ __all__ = [
     "one_atom_distribution", "GRID", "GROUP", "LANE", "LEVELS", "SUBGROUP", "WARPGROUP",
     "CohortScope", "Level", "level_named", "ATOM_FAMILIES", "ATOM_REALIZATIONS", "FACT_KINDS",
     "MPP_DESCRIPTOR", "DescriptorRule", "Fact", "FragmentCounts", "MatrixAtom", "TargetProfile",
-    "get_profile", "profile_names", "ExecStructure", "LevelExtent",
+    "get_profile", "profile_names", "PROFILE_ALIASES", "resolve_profile_name", "ExecStructure",
+    "LevelExtent",
 ]

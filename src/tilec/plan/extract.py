@@ -16,12 +16,13 @@ them):
   used only by the body's ``yield`` in the same carried position;
 * direct output: additionally, the loop's initial value is a literal splat
   ``constant`` and the loop result's only use is one ``store`` into global
-  memory inside the group (a ``bounded`` destination also needs the
-  bounded-store capability);
+  memory inside the group; a ``bounded`` destination must be proved in range
+  for every program (interval arithmetic over constant grid extents) or needs
+  the bounded-store capability;
 * overwrite: a direct output whose literal is +0.0 and whose loop runs once;
 * physical K: both operands are zero-filled ``load``s of ``bounded`` views
-  whose K origin is the loop's induction variable (or a constant), with equal
-  intervals, and the bounded-K capability is enabled.
+  whose K origin is affine in the loop's induction variable (or constant),
+  with equal intervals, and the bounded-K capability is enabled.
 
 These stand in for the effect and bounds proofs that ``plan/proofs`` will own;
 anything they do not establish keeps the conservative answer.
@@ -146,6 +147,83 @@ def _literal(v: ir.Value) -> float | None:
     return float(val) if isinstance(val, (int, float)) else None
 
 
+_Affine = tuple[int, dict[ir.Value, int]]
+
+
+def _affine(v: ir.Value) -> _Affine | None:
+    """``v`` as ``constant + sum(coeff * block argument)`` through constant index arithmetic."""
+    if isinstance(v, ir.BlockArgument):
+        return 0, {v: 1}
+    c = fold_index(v)
+    if c is not None:
+        return c, {}
+    op = v.defining_op
+    if op is None or op.name != "arith" or op.num_operands != 2:
+        return None
+    fn = op.attr("fn")
+    a, b = _affine(op.operand(0)), _affine(op.operand(1))
+    if a is None or b is None:
+        return None
+    if fn in ("add", "sub"):
+        sign = 1 if fn == "add" else -1
+        terms = dict(a[1])
+        for k, x in b[1].items():
+            terms[k] = terms.get(k, 0) + sign * x
+        return a[0] + sign * b[0], {k: x for k, x in terms.items() if x}
+    if fn == "mul" and (not a[1] or not b[1]):
+        const, other = (a[0], b) if not a[1] else (b[0], a)
+        return const * other[0], {k: const * x for k, x in other[1].items() if const * x}
+    return None
+
+
+def _arg_range(arg: ir.Value) -> tuple[int, int] | None:
+    """Inclusive bounds of a parallel coordinate or a loop induction variable."""
+    if not isinstance(arg, ir.BlockArgument):
+        return None
+    owner = arg.owner.parent_op
+    if owner is None:
+        return None
+    if owner.name == "parallel" and arg.index < owner.attr("rank"):
+        ext = fold_index(owner.operand(arg.index))
+        return (0, ext - 1) if ext is not None and ext > 0 else None
+    if owner.name in _LOOPS and arg.index == 0:
+        lb, step, trips = fold_index(owner.operand(0)), fold_index(owner.operand(2)), \
+            _trips(owner)
+        if lb is None or step is None or not trips:
+            return None
+        return lb, lb + step * (trips - 1)
+    return None
+
+
+def _view_in_range(view: ir.Operation) -> bool:
+    """True when every element of a static view lies inside its static base, for every instance."""
+    base_t, view_t = view.operand(0).type, view.result.type
+    if not all(e.is_static for e in tuple(base_t.shape) + tuple(view_t.shape)):
+        return False
+    imap: ir.IndexMap = view.attr("map")
+    for j, expr in enumerate(imap.results):
+        lo = hi = expr.constant
+        for atom, c in expr.terms:
+            if atom[0] == "d" and c == 1:
+                hi += int(view_t.shape[atom[1]]) - 1
+            elif atom[0] == "s":
+                aff = _affine(view.operand(1 + atom[1]))
+                if aff is None:
+                    return False
+                lo, hi = lo + c * aff[0], hi + c * aff[0]
+                for arg, k in aff[1].items():
+                    r = _arg_range(arg)
+                    if r is None:
+                        return False
+                    lo += min(c * k * r[0], c * k * r[1])
+                    hi += max(c * k * r[0], c * k * r[1])
+            else:
+                return False
+        if lo < 0 or hi > int(base_t.shape[j]) - 1:
+            return False
+    return True
+
+
 def _global_sink(v: ir.Value, group: ir.Operation, options: PlannerOptions
                  ) -> tuple[ir.Operation | None, str | None]:
     """The single global ``store`` of ``v`` inside ``group``, or the reason there is none."""
@@ -160,13 +238,14 @@ def _global_sink(v: ir.Value, group: ir.Operation, options: PlannerOptions
         return None, "the sink is not a global store"
     view = dst.defining_op
     if view is not None and view.name == "view" and view.attr("bounds") == "bounded" \
-            and not options.bounded_store:
-        return None, "a bounded destination needs the bounded-store capability"
+            and not options.bounded_store and not _view_in_range(view):
+        return None, ("a bounded destination not proved in range needs the bounded-store "
+                      "capability")
     return st, None
 
 
-def _k_interval(load_v: ir.Value, k_axis: int, loop: ir.Operation | None, trips: int | None,
-                k: int) -> AffineExtent | None:
+def _k_interval(load_v: ir.Value, k_axis: int, loop: ir.Operation | None, k: int
+                ) -> AffineExtent | None:
     """The physical K of one operand read through a zero-filled bounded view, if provable."""
     ld = load_v.defining_op
     if ld is None or ld.name != "load":
@@ -182,27 +261,31 @@ def _k_interval(load_v: ir.Value, k_axis: int, loop: ir.Operation | None, trips:
     for j, expr in enumerate(imap.results):
         if expr.coefficient("d", k_axis) != 1:
             continue
-        syms = [(atom[1], c) for atom, c in expr.terms if atom[0] == "s"]
-        others = [atom for atom, _ in expr.terms if atom[0] not in ("s",) and atom != ("d", k_axis)]
-        if others or len(syms) > 1 or any(c != 1 for _, c in syms):
+        if any(atom[0] not in ("s",) and atom != ("d", k_axis) for atom, _ in expr.terms):
             return None
         extent = base_t.shape[j]
         if not extent.is_static:
             return None
-        src = int(extent) - expr.constant
-        if not syms:
+        # origin = const + sum(c_s * symbol_s); each symbol affine in the loop iv only
+        const, coeff = expr.constant, 0
+        iv = loop.regions[0].entry.args[0] if loop is not None else None
+        for atom, c in expr.terms:
+            if atom[0] != "s":
+                continue
+            aff = _affine(view.operand(1 + atom[1]))
+            if aff is None or any(arg is not iv for arg in aff[1]):
+                return None
+            const += c * aff[0]
+            coeff += c * aff[1].get(iv, 0) if iv is not None else 0
+        src = int(extent) - const
+        if coeff == 0:
             return AffineExtent(src, (), (), k)
-        origin = view.operand(1 + syms[0][0])
-        if loop is None or trips is None or trips < 1:
+        assert loop is not None
+        lb, step, trips = fold_index(loop.operand(0)), fold_index(loop.operand(2)), _trips(loop)
+        if lb is None or step is None or not trips:
             return None
-        body = loop.regions[0].entry
-        if not (isinstance(origin, ir.BlockArgument) and origin.owner is body
-                and origin.index == 0):
-            return None
-        lb, step = fold_index(loop.operand(0)), fold_index(loop.operand(2))
-        if lb is None or step is None:
-            return None
-        return AffineExtent(src - lb, (-step,), (trips,), k)
+        # actual K(t) = min(k, source extent - origin(lb + step * t))
+        return AffineExtent(src - coeff * lb, (-coeff * step,), (trips,), k)
     return None
 
 
@@ -232,7 +315,6 @@ def _mma_workload(mma: ir.Operation, group: ir.Operation, index: int,
     owned: set[int] = set()
     loop_for_k = mma.parent_op if mma.parent_op is not None and \
         mma.parent_op.name in _LOOPS else None
-    trips = _trips(loop_for_k) if loop_for_k is not None else None
     if rec is None:
         notes.append(f"{name}: no closed recurrence (resident accumulator not proved)")
     else:
@@ -264,8 +346,8 @@ def _mma_workload(mma: ir.Operation, group: ir.Operation, index: int,
                          and length == 1)
     physical = None
     if options.bounded_k_views:
-        ka = _k_interval(mma.operand(0), 1, loop_for_k, trips, k)
-        kb = _k_interval(mma.operand(1), 0, loop_for_k, trips, k)
+        ka = _k_interval(mma.operand(0), 1, loop_for_k, k)
+        kb = _k_interval(mma.operand(1), 0, loop_for_k, k)
         if ka is not None and ka == kb:
             physical = ka
         else:

@@ -229,8 +229,8 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
     zero = Fraction(0)
     e = w.executions
     if c.realization == "scalar" or c.atom is None or c.distribution is None:
-        return WorkCounts(zero, zero, zero, zero, Fraction(2 * w.m * w.n * e), zero, 0,
-                          w.m * w.n * w.k * e)
+        # no fragments at all: only scalar multiply-adds (with their reads) remain
+        return WorkCounts(zero, zero, zero, zero, zero, zero, 0, w.m * w.n * w.k * e)
     am, an, ak = c.atom.shape
     u, v = w.m // am, w.n // an
     q = Fraction(w.k, ak)

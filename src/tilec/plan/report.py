@@ -116,6 +116,8 @@ class GroupPlan:
     """Per searched thread count, the solver's outcome."""
     counters: dict[str, int] = field(default_factory=dict)
     """Search counters (enumeration and solver)."""
+    fragment_budget: int | None = None
+    """The explicit fragment scalars per lane every candidate was checked against."""
     diagnostics: list[str] = field(default_factory=list)
     """Why a search did not run or found nothing; what was assumed."""
     fallback: str | None = None
@@ -133,6 +135,7 @@ class GroupPlan:
             "programs": self.workload.programs,
             "common_independent_elements": self.workload.common_elements,
             "exact_threads": self.workload.exact_threads,
+            "admission": self.admission, "fragment_budget": self.fragment_budget,
             "operations": [w.to_json() for w in self.workload.ops],
             "selected": None if self.selected is None else self.selected.to_json(),
             "fallback": self.fallback,
@@ -147,6 +150,12 @@ class GroupPlan:
             "options": self.options.to_json(),
         }
 
+    @property
+    def admission(self) -> str:
+        """How the group reached the matrix mapper: its own constraint, or automatically."""
+        return "explicit_constraint" if self.workload.exact_threads is not None \
+            else "automatic_cooperative"
+
     def render(self, top: int = 8) -> str:
         """A readable summary: selection, best candidates per operation, rejection reasons."""
         w = self.workload
@@ -155,7 +164,8 @@ class GroupPlan:
                  + (f"   [{self.coefficients.get('provenance', '')}]" if self.coefficients
                     else ""),
                  f"  programs {w.programs if w.programs is not None else '?'}   "
-                 f"common scalar elements {w.common_elements}"]
+                 f"common scalar elements {w.common_elements}   admission {self.admission}   "
+                 f"fragment budget {self.fragment_budget if self.fragment_budget else '-'}"]
         for op in w.ops:
             facts = []
             if op.recurrence is not None:
@@ -291,6 +301,10 @@ def plan_group(work: GroupWorkload, target: str | TargetProfile,
                                 f"cost basis")
         return plan
     en = enumerate_group(work, profile, options, basis.families)
+    if options.threads is not None and work.exact_threads is not None \
+            and options.threads != work.exact_threads:
+        plan.diagnostics.append(f"the program's exact constraint of {work.exact_threads} "
+                                f"threads overrides PlannerOptions.threads={options.threads}")
     _fill(plan, en, basis, work, profile)
     if plan.selected is None and basis.name == "metal_mpp_memory_v3" \
             and options.cost_basis is None and not en.search.diagnostic:
@@ -329,7 +343,8 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
     plan.counters = {"thread_counts": len(en.search.counts),
                      "realizations_examined": en.enumerated,
                      "candidates": len(plan.candidates), "rejected": len(plan.rejected),
-                     "fragment_budget": en.budget, **_solver_counters(sc)}
+                     **_solver_counters(sc)}
+    plan.fragment_budget = en.budget
     if best is None:
         if en.search.diagnostic is None:
             reasons = sorted({r.reason or "" for r in results})

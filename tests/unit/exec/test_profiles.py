@@ -70,3 +70,9 @@ def test_fact_validation() -> None:
         ex.Fact("x", 1, "guess", "here")
     with pytest.raises(ValueError, match="source"):
         ex.Fact("x", 1, "prior", "")
+
+
+def test_runtime_target_aliases() -> None:
+    assert ex.get_profile("cuda").name == "cuda:sm_90"
+    assert ex.get_profile("reference").name == "cpu"
+    assert ex.resolve_profile_name("metal:m1") == "metal:m1"

@@ -12,12 +12,16 @@ import tilec.ir as ir
 def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int = 64,
                  bk: int = 32, dtype: ir.ScalarType = ir.f32, precision: str = "exact",
                  bounded: bool = False, source_k: int | None = None, init: float = 0.0,
-                 extra_use: bool = False, threads: int | None = None) -> ir.Module:
+                 extra_use: bool = False, threads: int | None = None,
+                 bounded_store: bool = False, scaled_iv: bool = False) -> ir.Module:
     """``C[pm, pn] = sum_k A[pm, k] @ B[k, pn]`` over a (m/bm) x (n/bn) program grid.
 
     ``source_k`` is the memory K extent (defaults to ``k``); ``bounded`` makes the
     A/B views bounded (zero-filled past ``source_k``); ``extra_use`` adds a second
-    use of the loop result (which must defeat the direct-output proof).
+    use of the loop result (which must defeat the direct-output proof);
+    ``bounded_store`` makes the C view bounded; ``scaled_iv`` counts K tiles
+    (``for kk in [0, k/bk): k0 = kk * bk``) instead of stepping by ``bk``. The grid is
+    ``cdiv(m, bm) x cdiv(n, bn)``, so ragged shapes overhang the memory.
     """
     sk = k if source_k is None else source_k
     a_t = ir.MemoryType((m, sk), dtype)
@@ -30,7 +34,7 @@ def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int
     def const(v: int | float, t: ir.Type = ir.index) -> ir.Value:
         return bld.value("constant", [], t, {"value": v})
 
-    gm, gn = const(m // bm), const(n // bn)
+    gm, gn = const(-(-m // bm)), const(-(-n // bn))
     body = ir.Block([ir.index, ir.index], ["pm", "pn"])
     attrs = {"rank": 2}
     if threads is not None:
@@ -45,10 +49,13 @@ def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int
         n0 = bld.value("arith", [pn, const(bn)], ir.index, {"fn": "mul"})
         zero = const(init, tile_c)
         loop_body = ir.Block([ir.index, tile_c], ["k", "acc"])
-        loop = bld.create("serial", [const(0), const(k), const(bk), zero], [tile_c], {},
-                          [ir.Region([loop_body])])
+        bounds_k = [const(0), const(-(-k // bk)), const(1)] if scaled_iv else \
+            [const(0), const(k), const(bk)]
+        loop = bld.create("serial", [*bounds_k, zero], [tile_c], {}, [ir.Region([loop_body])])
         with bld.at(ir.InsertionPoint.at_end(loop_body)):
             kk, acc = loop_body.args
+            if scaled_iv:
+                kk = bld.value("arith", [kk, const(bk)], ir.index, {"fn": "mul"})
             va = bld.value("view", [A, m0, kk], ir.MemoryType((bm, bk), dtype),
                            {"map": origin2, **bounds})
             a = bld.value("load", [va], ir.TileType((bm, bk), dtype))
@@ -58,7 +65,9 @@ def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int
             dd = bld.value("mma", [a, b, acc], tile_c, {"policy": ir.ArithPolicy(precision)})
             bld.create("yield", [dd])
         res = loop.results[0]
-        vc = bld.value("view", [C, m0, n0], ir.MemoryType((bm, bn), ir.f32), {"map": origin2})
+        store_bounds = {"bounds": "bounded"} if bounded_store else {}
+        vc = bld.value("view", [C, m0, n0], ir.MemoryType((bm, bn), ir.f32),
+                       {"map": origin2, **store_bounds})
         bld.create("store", [vc, res])
         if extra_use:
             vc2 = bld.value("view", [C, m0, n0], ir.MemoryType((bm, bn), ir.f32),

@@ -56,3 +56,19 @@ def test_disabled_cooperative_mapping_and_bf16(matmul_module) -> None:
     assert w.dtype == "bf16" and w.acc_dtype == "f32"
     mp = plan.plan_module(matmul_module(dtype=ir.bf16), "cuda:sm_90")
     assert mp.groups[0].selected.choices[0].candidate.atom.id == "mma.m16n8k16.bf16"
+
+
+def test_bounded_destination_proved_in_range_keeps_direct_output(matmul_module) -> None:
+    # the 4x2 grid of 32x64 tiles covers the 128x128 output exactly: the guard is vacuous
+    assert _workload(matmul_module(bounded_store=True)).direct_output
+    # a ragged 100-row output overhangs: needs the bounded-store capability
+    ragged = matmul_module(m=100, bounded_store=True)
+    assert not _workload(ragged).direct_output
+    assert _workload(ragged, bounded_store=True).direct_output
+
+
+def test_physical_k_through_a_scaled_tile_counter(matmul_module) -> None:
+    module = matmul_module(m=32, n=64, k=48, bm=32, bn=64, bk=16, bounded=True, source_k=45,
+                           scaled_iv=True)
+    w = _workload(module, bounded_k_views=True)
+    assert w.physical_k == plan.AffineExtent(45, (-16,), (3,), 16) and w.mean_k == 15

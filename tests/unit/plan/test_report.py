@@ -32,7 +32,8 @@ def test_plan_module_selects_a_legal_candidate(matmul_module, target: str) -> No
     assert d.atoms_m * am == 32 and d.atoms_n * an == 64
     covered = {d.forward(s, f) for s in range(d.subgroups) for f in range(d.fragments)} - {None}
     assert len(covered) == d.atoms_m * d.atoms_n
-    assert c.fragment_scalars <= gp.counters["fragment_budget"]
+    assert c.fragment_scalars <= gp.fragment_budget
+    assert gp.admission == "automatic_cooperative"
     # rejections carry reasons; the selected score is the lowest over all thread counts
     assert gp.rejected and all(r.reason for r in gp.rejected)
     scores = [o.result.best.score for o in gp.outcomes if o.result.best is not None]
@@ -90,6 +91,11 @@ def test_exact_thread_constraint_from_the_program(matmul_module) -> None:
     (gp,) = mp.groups
     assert gp.workload.exact_threads == 64
     assert gp.selected.threads == 64 and gp.counters["thread_counts"] == 1
+    assert gp.admission == "explicit_constraint"
+    both = plan.plan_module(matmul_module(threads=64), "cuda:sm_90",
+                            plan.PlannerOptions(threads=128))
+    assert both.groups[0].selected.threads == 64
+    assert any("overrides PlannerOptions.threads=128" in d for d in both.groups[0].diagnostics)
 
 
 def test_planner_disabled_keeps_the_reference_path(matmul_module) -> None:

@@ -21,7 +21,7 @@ from .metal import MPP_DESCRIPTOR, m1
 
 __all__ = ["ATOM_FAMILIES", "ATOM_REALIZATIONS", "FACT_KINDS", "DescriptorRule", "Fact",
            "FragmentCounts", "MatrixAtom", "TargetProfile", "MPP_DESCRIPTOR", "get_profile",
-           "profile_names"]
+           "profile_names", "PROFILE_ALIASES", "resolve_profile_name"]
 
 _BUILDERS: MappingProxyType[str, Callable[[], TargetProfile]] = MappingProxyType({
     "cuda:sm_90": sm_90,
@@ -31,15 +31,30 @@ _BUILDERS: MappingProxyType[str, Callable[[], TargetProfile]] = MappingProxyType
 })
 
 
+PROFILE_ALIASES: MappingProxyType[str, str] = MappingProxyType({
+    "cuda": "cuda:sm_90",       # the runtime's ``cuda`` target runs on the H200 here
+    "tirx:cuda": "cuda:sm_90",
+    "metal": "metal:m1",
+    "reference": "cpu",         # the interpreter has no execution hierarchy to plan for
+    "tirx:llvm": "cpu",
+})
+"""Runtime target names without an architecture, and the profile each plans with."""
+
+
+def resolve_profile_name(target: str) -> str:
+    """The profile name for a runtime target name (itself when it already is one)."""
+    return PROFILE_ALIASES.get(target, target)
+
+
 def profile_names() -> tuple[str, ...]:
     """Every profile name, in a fixed order."""
     return tuple(_BUILDERS)
 
 
 def get_profile(name: str) -> TargetProfile:
-    """The profile called ``name`` (a fresh frozen object; ``ValueError`` for unknown names)."""
+    """The profile called ``name`` or its alias (a fresh frozen object; ValueError if unknown)."""
     try:
-        return _BUILDERS[name]()
+        return _BUILDERS[resolve_profile_name(name)]()
     except KeyError:
-        raise ValueError(f"unknown target profile {name!r}; known: "
-                         f"{', '.join(_BUILDERS)}") from None
+        raise ValueError(f"unknown target profile {name!r}; known: {', '.join(_BUILDERS)} "
+                         f"(aliases: {', '.join(PROFILE_ALIASES)})") from None
