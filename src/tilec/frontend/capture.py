@@ -396,15 +396,17 @@ class Capture(RegionCapture, ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         """``return`` ends a kernel (no value) or a ``tc.func`` (with its result)."""
-        top = self.depth == 0 and not self.loops
+        top = self.depth == 0 and not self.loops and not self.pars
         if self.is_kernel:
             if node.value is not None:
                 raise self.error(node, "a kernel returns nothing; write outputs with .store()")
-            if not (top and node is self.fn_node.body[-1]):
-                raise self.error(node, "return is only allowed as the last statement of a kernel")
-            return
-        if not (top and node is self.fn_node.body[-1]):
-            raise self.error(node, "a tc.func may only return at the end of its body")
+            if not top:
+                raise self.error(node, "return inside a loop, a parallel nest or a runtime if is "
+                                 "not supported; only a compile-time branch may end a kernel")
+            raise _Return()
+        if not top:
+            raise self.error(node, "a tc.func may return only outside loops and runtime ifs "
+                             "(compile-time branches are fine)")
         self.returned = tiles.materialize(self, node, self.visit(node.value)) \
             if node.value is not None else None
         raise _Return()
@@ -742,10 +744,14 @@ class Capture(RegionCapture, ast.NodeVisitor):
         left = self.visit(node.left)
         for op, rnode in zip(node.ops, node.comparators):
             right = self.visit(rnode)
-            if isinstance(op, (ast.Is, ast.IsNot)) and (left is None or right is None):
+            if isinstance(op, (ast.Is, ast.IsNot)) and (_static(left) and _static(right)):
                 r = (left is right) == isinstance(op, ast.Is)
             elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, tuple):
                 r = (left in right) == isinstance(op, ast.In)
+            elif _static(left) and _static(right) and not (is_number(left) and is_number(right)):
+                if not isinstance(op, (ast.Eq, ast.NotEq)):
+                    raise self.error(node, f"cannot order {describe(left)} and {describe(right)}")
+                r = (left == right) == isinstance(op, ast.Eq)
             else:
                 fn = _CMPOPS.get(type(op))
                 if fn is None:
@@ -815,7 +821,9 @@ class Capture(RegionCapture, ast.NodeVisitor):
                                      f"{len(base)}") from None
             raise self.error(node, "tuples are indexed with compile-time integers")
         if isinstance(base, MemVal):
-            raise self.error(node, "index memory through a window: A.tile(origin, shape)")
+            if not all(e.is_static for e in base.type.shape):
+                raise self.error(node, "index memory through a window: A.tile(origin, shape)")
+            base = tiles.load_view(self, node, base)
         if isinstance(base, (TileVal, ViewTile, Elem)):
             return views.subscript(self, node, base, self._subscript_items(node))
         raise self.error(node, f"{describe(base)} cannot be indexed")
@@ -830,3 +838,8 @@ _HINTS = {
     "JoinedStr": "; f-strings are not supported",
     "Dict": "", "Set": "",
 }
+
+
+def _static(x: Any) -> bool:
+    """True for compile-time values (not staged tiles, scalars or memory)."""
+    return not isinstance(x, (ScalarVal, TileVal, ViewTile, Elem, MemVal))

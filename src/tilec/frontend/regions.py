@@ -137,13 +137,10 @@ class RegionCapture:
         if isinstance(test, (TileVal, ViewTile, Elem, MemVal)):
             raise self.error(node.test, "if needs a scalar condition; choose between tiles "
                              "elementwise with tc.where(cond, a, b)")
-        if not (is_number(test) or test is None or isinstance(test, (str, tuple))):
-            raise self.error(node.test, f"cannot branch on {describe(test)}")
-        self.depth += 1
-        try:
-            self.visit_body(node.body if test else node.orelse)
-        finally:
-            self.depth -= 1
+        # A compile-time condition selects a branch; no region is built, so the branch's
+        # statements stay at the current nesting (a return or a parallel update is still
+        # top level).
+        self.visit_body(node.body if test else node.orelse)
 
     def _flags_in_scope(self) -> set[str]:
         return {f for lp in self.loops for f in lp.flags}

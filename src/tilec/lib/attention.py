@@ -1,0 +1,66 @@
+"""Flash-style attention forward: online softmax over key blocks, never materializing scores.
+
+``Q, K, V, Out`` are ``[batch * heads, seq, HEAD_DIM]``. Each program owns
+``BM`` query rows; for every block of ``BN`` keys it updates a running row
+max ``m``, a rescaled row sum ``l`` and the output accumulator. Keys past the
+end get a score of ``-inf`` from a valid-prefix mask, so ragged sequence
+lengths are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tilec as tc
+from tilec.demo import DemoCase
+
+from .masks import prefix_mask
+
+__all__ = ["flash_attention", "DEMOS"]
+
+
+@tc.kernel
+def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
+                    HEAD_DIM: tc.constexpr = 32):
+    """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head (non-causal)."""
+    BH, S = Q.shape[0], Q.shape[1]
+    SK = K.shape[1]
+    for bh, pm in tc.parallel(BH, tc.cdiv(S, BM)):
+        q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
+        m = tc.full((BM,), float("-inf"))
+        den = tc.zeros((BM,))
+        acc = tc.zeros((BM, HEAD_DIM))
+        for n in tc.serial(tc.cdiv(SK, BN)):
+            k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+            v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+            s = tc.dot(q, k.T) * scale + prefix_mask(SK - n * BN, BN, 0.0,
+                                                     float("-inf"))[None, :]
+            m_new = tc.maximum(m, tc.max(s, axis=1))
+            p = tc.exp(s - m_new[:, None])
+            alpha = tc.exp(m - m_new)
+            den = den * alpha + tc.sum(p, axis=1)
+            acc = tc.mma(p, v, acc * alpha[:, None])
+            m = m_new
+        Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
+
+
+def reference_attention(q, k, v, scale):
+    """Numpy attention in float64."""
+    s = np.einsum("bqd,bkd->bqk", q.astype(np.float64), k) * scale
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    p /= p.sum(axis=2, keepdims=True)
+    return np.einsum("bqk,bkd->bqd", p, v)
+
+
+def _inputs(rng: np.random.Generator) -> tuple:
+    bh, s, sk, d = 3, 37, 29, 32
+    q = rng.standard_normal((bh, s, d)).astype(np.float32)
+    k = rng.standard_normal((bh, sk, d)).astype(np.float32)
+    v = rng.standard_normal((bh, sk, d)).astype(np.float32)
+    return q, k, v, np.zeros_like(q), np.float32(1.0 / np.sqrt(d))
+
+
+DEMOS = [
+    DemoCase("lib.flash_attention", flash_attention, _inputs,
+             lambda q, k, v, o, scale: {3: reference_attention(q, k, v, float(scale))}),
+]
