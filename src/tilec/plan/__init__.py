@@ -6,7 +6,7 @@ return report objects with ``to_json()`` and ``render()``.
 """
 
 from .cost import CostBasis, GroupTerms, Priced, basis_named, select_basis
-from .extract import GroupSite, extract_groups
+from .extract import GroupSite, extract_groups, shapes_from_arrays
 from .matrix import (
     REALIZATIONS,
     Enumeration,
@@ -39,7 +39,8 @@ from .work import (
 
 __all__ = [
     "CostBasis", "GroupTerms", "Priced", "basis_named", "select_basis", "GroupSite",
-    "extract_groups", "REALIZATIONS", "Enumeration", "MatrixCandidate", "Rejection",
+    "extract_groups", "shapes_from_arrays", "REALIZATIONS", "Enumeration", "MatrixCandidate",
+    "Rejection",
     "ThreadSearch", "WorkCounts", "atoms_for", "divisors", "enumerate_group", "factorizations",
     "fragment_scalars", "minimum_fragment_budget", "thread_search", "work_counts", "COST_BASES",
     "PlannerOptions", "GroupPlan", "ModulePlan", "Selection", "ThreadOutcome", "plan_group",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -362,13 +363,18 @@ def _solver_counters(sc: SearchCounters) -> dict[str, int]:
     return {f"dp_{k}": v for k, v in sc.to_json().items()}
 
 
-def plan_module(module: ir.Module, target: str, options: PlannerOptions | None = None
-                ) -> ModulePlan:
-    """Plan every matrix group of a Candidate TileIR module for ``target``."""
+def plan_module(module: ir.Module, target: str, options: PlannerOptions | None = None,
+                shapes: Mapping[str, Any] | None = None) -> ModulePlan:
+    """Plan every matrix group of a Candidate TileIR module for ``target``.
+
+    ``shapes`` optionally binds the shape symbols of a shape-generic module
+    (``{symbol: value}``, or per function ``{name: {symbol: value}}``; see
+    ``shapes_from_arrays``) so that programs and trip counts are known.
+    """
     options = options or PlannerOptions()
     profile = get_profile(target)
     mp = ModulePlan(profile.name, options=options, profile=profile)
-    for site in extract_groups(module, options):
+    for site in extract_groups(module, options, shapes):
         if site.workload is None:
             mp.unplanned.append({"group": site.label, "location": str(site.op.loc),
                                  "reason": site.reason or "not admitted"})

@@ -13,7 +13,8 @@ def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int
                  bk: int = 32, dtype: ir.ScalarType = ir.f32, precision: str = "exact",
                  bounded: bool = False, source_k: int | None = None, init: float = 0.0,
                  extra_use: bool = False, threads: int | None = None,
-                 bounded_store: bool = False, scaled_iv: bool = False) -> ir.Module:
+                 bounded_store: bool = False, scaled_iv: bool = False,
+                 symbolic: bool = False) -> ir.Module:
     """``C[pm, pn] = sum_k A[pm, k] @ B[k, pn]`` over a (m/bm) x (n/bn) program grid.
 
     ``source_k`` is the memory K extent (defaults to ``k``); ``bounded`` makes the
@@ -21,20 +22,33 @@ def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int
     use of the loop result (which must defeat the direct-output proof);
     ``bounded_store`` makes the C view bounded; ``scaled_iv`` counts K tiles
     (``for kk in [0, k/bk): k0 = kk * bk``) instead of stepping by ``bk``. The grid is
-    ``cdiv(m, bm) x cdiv(n, bn)``, so ragged shapes overhang the memory.
+    ``cdiv(m, bm) x cdiv(n, bn)``, so ragged shapes overhang the memory. ``symbolic``
+    captures shape-generically, as the frontend does: extents M, N, K are trailing index
+    parameters named by ``shape_symbols``.
     """
     sk = k if source_k is None else source_k
-    a_t = ir.MemoryType((m, sk), dtype)
-    b_t = ir.MemoryType((sk, n), dtype)
-    c_t = ir.MemoryType((m, n), ir.f32)
-    fn = ir.Function("matmul", [a_t, b_t, c_t], arg_names=["A", "B", "C"])
-    A, B, C = fn.args
+    dm, dn, dk = ("M", "N", "K") if symbolic else (m, n, sk)
+    a_t = ir.MemoryType((dm, dk), dtype)
+    b_t = ir.MemoryType((dk, dn), dtype)
+    c_t = ir.MemoryType((dm, dn), ir.f32)
+    attrs_fn = {"shape_symbols": ("M", "K", "N"), "shape_bindings": ((0, 0), (0, 1), (1, 1))} \
+        if symbolic else {}
+    extra = [ir.index] * 3 if symbolic else []
+    fn = ir.Function("matmul", [a_t, b_t, c_t, *extra],
+                     arg_names=["A", "B", "C", *(["M", "K", "N"] if symbolic else [])],
+                     attributes=attrs_fn)
+    A, B, C = fn.args[:3]
     bld = ir.Builder(ir.InsertionPoint.at_end(fn.entry))
 
     def const(v: int | float, t: ir.Type = ir.index) -> ir.Value:
         return bld.value("constant", [], t, {"value": v})
 
-    gm, gn = const(-(-m // bm)), const(-(-n // bn))
+    if symbolic:
+        sm, skk, sn = fn.args[3:]
+        gm = bld.value("arith", [sm, const(bm)], ir.index, {"fn": "cdiv"})
+        gn = bld.value("arith", [sn, const(bn)], ir.index, {"fn": "cdiv"})
+    else:
+        gm, gn = const(-(-m // bm)), const(-(-n // bn))
     body = ir.Block([ir.index, ir.index], ["pm", "pn"])
     attrs = {"rank": 2}
     if threads is not None:
@@ -49,8 +63,12 @@ def build_matmul(m: int = 128, n: int = 128, k: int = 256, bm: int = 32, bn: int
         n0 = bld.value("arith", [pn, const(bn)], ir.index, {"fn": "mul"})
         zero = const(init, tile_c)
         loop_body = ir.Block([ir.index, tile_c], ["k", "acc"])
-        bounds_k = [const(0), const(-(-k // bk)), const(1)] if scaled_iv else \
-            [const(0), const(k), const(bk)]
+        k_end = skk if symbolic else const(k)
+        if scaled_iv:
+            bounds_k = [const(0), bld.value("arith", [k_end, const(bk)], ir.index,
+                                            {"fn": "cdiv"}), const(1)]
+        else:
+            bounds_k = [const(0), k_end, const(bk)]
         loop = bld.create("serial", [*bounds_k, zero], [tile_c], {}, [ir.Region([loop_body])])
         with bld.at(ir.InsertionPoint.at_end(loop_body)):
             kk, acc = loop_body.args

@@ -72,3 +72,33 @@ def test_physical_k_through_a_scaled_tile_counter(matmul_module) -> None:
                            scaled_iv=True)
     w = _workload(module, bounded_k_views=True)
     assert w.physical_k == plan.AffineExtent(45, (-16,), (3,), 16) and w.mean_k == 15
+
+
+def test_shape_generic_module_with_bound_shapes(matmul_module) -> None:
+    import numpy as np
+
+    module = matmul_module(symbolic=True, bounded=True, bounded_store=True)
+    ir.verify(module)
+    (site,) = plan.extract_groups(module)
+    (w,) = site.workload.ops
+    assert site.workload.programs is None and not w.executions_known
+    fn = next(iter(module))
+    arrays = [np.zeros((128, 256)), np.zeros((256, 128)), np.zeros((128, 128))]
+    shapes = plan.shapes_from_arrays(fn, arrays)
+    assert shapes == {"M": 128, "K": 256, "N": 128}
+    (bound,) = plan.extract_groups(module, shapes=shapes)
+    (wb,) = bound.workload.ops
+    assert bound.workload.programs == 4 * 2 and wb.executions == 256 // 32
+    assert wb.recurrence == 8 and wb.direct_output  # the 128x128 store is proved in range
+    mp = plan.plan_module(module, "cuda:sm_90", shapes={"matmul": shapes})
+    assert mp.groups[0].workload.programs == 8 and mp.groups[0].selected is not None
+    # ragged bindings: the bounded store overhangs and needs the capability
+    (ragged,) = plan.extract_groups(module, shapes={"M": 100, "K": 256, "N": 128})
+    assert not ragged.workload.ops[0].direct_output
+    w45 = _workload(matmul_module(symbolic=True, bounded=True, m=32, n=64, k=48, bm=32, bn=64,
+                                  bk=16), bounded_k_views=True)
+    assert not w45.physical_k_proved
+    (s45,) = plan.extract_groups(
+        matmul_module(symbolic=True, bounded=True, m=32, n=64, k=48, bm=32, bn=64, bk=16),
+        plan.PlannerOptions(bounded_k_views=True), {"M": 32, "K": 45, "N": 64})
+    assert s45.workload.ops[0].mean_k == 15
