@@ -459,9 +459,9 @@ def _verify_map(op: Operation) -> None:
     _expect([a.type for a in b.args] == [_elem(v.type) for v in op.operands],
             "map block takes one scalar per operand", "region-state-flow")
     y = _yield_of(op, b)
+    _expect(all(isinstance(v.type, ScalarType) for v in y.operands), "map yields scalars")
     _expect([r.type for r in op.results] == [TileType(shape, v.type) for v in y.operands],
             "map results are tiles of the yielded scalars", "region-state-flow")
-    _expect(all(isinstance(v.type, ScalarType) for v in y.operands), "map yields scalars")
 
 
 def _verify_reindex(op: Operation) -> None:
