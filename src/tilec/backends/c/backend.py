@@ -1,0 +1,122 @@
+"""The ``cpu`` target: emit C, compile it with the system compiler (cached), call it via ctypes.
+
+``make_backend("cpu").compile(module, fn_name)`` returns a ``CExecutable``;
+calling it with the kernel's user arguments (arrays for ``mem`` parameters,
+numbers for scalar parameters; shape symbols are derived from the arrays)
+validates them (see ``interop.py``), runs the kernel and raises the kernel's
+runtime errors (integer division by zero, out-of-range ``reindex`` without
+``fill``) with the location of the operation that failed. A function with
+results returns them (one value, or a tuple).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+import tilec.ir as ir
+from tilec.backends.c.compiler import CompilerNotFound, compile_cached, toolchain
+from tilec.backends.c.emitter import ENTRY_SYMBOL, CEmitter, CSource
+from tilec.backends.c.interop import NP_DTYPES, bind_arguments, shape_bindings
+
+__all__ = ["CBackend", "CExecutable", "KernelError", "make_backend", "probe"]
+
+
+class KernelError(RuntimeError):
+    """A runtime error the kernel reported (with the failing operation's location)."""
+
+
+def probe() -> str | None:
+    """None when a working C compiler exists here, else the reason."""
+    try:
+        toolchain()
+    except CompilerNotFound as e:
+        return str(e)
+    return None
+
+
+def make_backend(target_name: str = "cpu") -> CBackend:
+    """The backend for ``cpu`` (and ``cpu:<anything>``, which means the same today)."""
+    return CBackend(target_name)
+
+
+class CBackend:
+    """Compiles TileIR functions to C for this machine."""
+
+    def __init__(self, name: str = "cpu") -> None:
+        self.name = name
+        """The target name."""
+
+    def emit(self, module: ir.Module, fn_name: str) -> CSource:
+        """The C translation unit for ``fn_name`` (no compilation)."""
+        return CEmitter(module, fn_name).emit()
+
+    def compile(self, module: ir.Module, fn_name: str) -> CExecutable:
+        """Emit, compile (or reuse the cached object) and wrap ``fn_name``."""
+        src = self.emit(module, fn_name)
+        lib = compile_cached(src.text, src.buffer.origin_of_line)
+        fn = module.lookup(fn_name)
+        assert fn is not None
+        return CExecutable(fn, src, lib)
+
+
+class CExecutable:
+    """A compiled kernel; call it with the user-level arguments."""
+
+    def __init__(self, fn: ir.Function, src: CSource, lib: ctypes.CDLL) -> None:
+        self.name = fn.name
+        """The kernel's name."""
+        self.source = src.text
+        """The generated C source."""
+        self.params = src.params
+        """Entry parameters as the launcher sees them."""
+        self._src = src
+        self._lib = lib
+        self._entry = getattr(lib, ENTRY_SYMBOL)
+        self._entry.restype = ctypes.c_int32
+        self._entry.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_void_p]
+        self._bindings = shape_bindings(fn)
+
+    def __call__(self, *args: Any) -> Any:
+        b = bind_arguments(self.name, self.params, args, self._bindings, self._src.dim_slots)
+        results = [np.zeros(_shape(t), NP_DTYPES[_elem(t).name]) for t in self._src.results]
+        rets = (ctypes.c_void_p * max(len(results), 1))()
+        for k, r in enumerate(results):
+            rets[k] = r.ctypes.data
+        status = (ctypes.c_int32 * 2)()
+        self._entry(b.args, b.dims, rets, status)
+        if status[0]:
+            self._raise(int(status[0]), int(status[1]))
+        if not results:
+            return None
+        outs = [r[()] if r.ndim == 0 and not isinstance(t, ir.TileType) else r
+                for r, t in zip(results, self._src.results)]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _raise(self, code: int, op_id: int) -> None:
+        name, loc = self._src.ops.get(op_id, ("?", ir.UNKNOWN))
+        if code == 2:
+            msg = ir.format_located(f"integer division by zero in '{name}'", loc)
+            raise ZeroDivisionError(msg)
+        if code == 1:
+            raise KernelError(ir.format_located(
+                f"'{name}' read outside its source tile and has no fill", loc))
+        if code == 3:
+            raise KernelError(ir.format_located(
+                f"an access through this total '{name}' leaves its base (declare the view "
+                "bounds = \"bounded\" to fill/drop such elements)", loc))
+        raise KernelError(f"kernel @{self.name} failed with status {code} in '{name}' at {loc}")
+
+    def __repr__(self) -> str:
+        return f"<CExecutable @{self.name}>"
+
+
+def _shape(t: ir.Type) -> tuple[int, ...]:
+    return tuple(int(d) for d in t.shape) if isinstance(t, ir.TileType) else ()
+
+
+def _elem(t: ir.Type) -> ir.ScalarType:
+    return t if isinstance(t, ir.ScalarType) else t.dtype  # type: ignore[attr-defined]

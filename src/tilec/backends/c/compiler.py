@@ -1,0 +1,306 @@
+"""The system C compiler, probed once, and one cached compile function.
+
+``compile_cached(source)`` returns a loaded shared object for a C source. The
+on-disk cache (``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, under ``c/``) is
+keyed by the sha256 of: the ABI version, the source, the compiler's path and
+``--version`` text, the final flags and, with ``-march=native``, the CPU's
+identity (a cache directory shared between machines must not hand an AVX-512
+object to a CPU without it).
+
+Safety rules:
+
+* every file is written under a temporary name in the cache directory and
+  published with ``os.replace`` (atomic on POSIX), the object first and its
+  metadata (which records the object's sha256) last; concurrent processes
+  that build the same key each publish a complete entry, so no lock is needed;
+* an entry is trusted only when its metadata parses and the object's bytes
+  hash to the recorded digest; otherwise both files are deleted and rebuilt;
+* the verified bytes are loaded from a private copy, so a file replaced after
+  verification is never the one ``dlopen`` maps.
+
+Flags: ``-O3 -std=c11 -fPIC -shared -ffp-contract=off -fwrapv -fno-math-errno
+-fno-trapping-math`` always (contraction off: no fused multiply-add the
+source did not ask for, so elementwise math and ``strict_fold`` are
+bit-identical to the reference; ``-fwrapv``: integer overflow wraps like
+numpy), plus ``-march=native`` and ``-fopenmp`` when the compiler accepts
+them (without OpenMP, programs run one after another).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tilec.backends.c.prelude import ABI_VERSION
+
+__all__ = ["Toolchain", "CompilerNotFound", "CCompileError", "toolchain", "find_compiler",
+           "cache_dir", "compile_cached", "cache_key", "BASE_FLAGS"]
+
+BASE_FLAGS = ("-O3", "-std=c11", "-fPIC", "-shared", "-ffp-contract=off", "-fwrapv",
+              "-fno-math-errno", "-fno-trapping-math")
+"""Flags every kernel is compiled with."""
+
+OPTIONAL_FLAGS = (("-march=native",), ("-fopenmp",))
+"""Flags used when the compiler accepts them (probed separately)."""
+
+_TIMEOUT_S = 300
+
+
+class CompilerNotFound(RuntimeError):
+    """No working C compiler: the message says where we looked."""
+
+
+class CCompileError(RuntimeError):
+    """The C compiler rejected generated source; the message maps errors back to IR."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A probed C compiler."""
+
+    cc: str
+    """Absolute path of the compiler driver."""
+    identity: str
+    """Its ``--version`` text."""
+    flags: tuple[str, ...]
+    """Final compile flags."""
+    openmp: bool
+    """True when ``-fopenmp`` works (programs run across threads)."""
+    native: bool
+    """True when ``-march=native`` works."""
+    notes: tuple[str, ...] = field(default=())
+    """Human-readable fallbacks taken while probing."""
+
+
+def find_compiler() -> str | None:
+    """``$TILEC_CC``, ``$CC``, then ``cc``, ``gcc``, ``clang`` on ``PATH``: the first found."""
+    for cand in (os.environ.get("TILEC_CC"), os.environ.get("CC"), "cc", "gcc", "clang"):
+        if not cand:
+            continue
+        path = shutil.which(cand)
+        if path:
+            return path
+    return None
+
+
+_PROBE_SRC = r"""
+#include <math.h>
+#include <stdint.h>
+int tc_probe(float *x, int64_t n) {
+  #pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) x[i] = sqrtf(x[i]) + 1.0f;
+  return 0;
+}
+"""
+
+
+def _try_compile(cc: str, flags: list[str], workdir: str) -> tuple[bool, str]:
+    src = Path(workdir) / "probe.c"
+    src.write_text(_PROBE_SRC)
+    out = Path(workdir) / "probe.so"
+    try:
+        p = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"], capture_output=True,
+                           text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+    if p.returncode != 0:
+        return False, (p.stderr or p.stdout).strip()
+    try:
+        ctypes.CDLL(str(out))
+    except OSError as e:
+        return False, f"the probe object does not load: {e}"
+    return True, ""
+
+
+@functools.cache
+def _probe(cc: str) -> Toolchain:
+    try:
+        ver = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CompilerNotFound(f"C compiler {cc} does not run: {e}") from None
+    identity = (ver.stdout or ver.stderr).strip()
+    flags = list(BASE_FLAGS)
+    notes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="tilec-probe-") as tmp:
+        ok, err = _try_compile(cc, flags, tmp)
+        if not ok:
+            raise CompilerNotFound(f"C compiler {cc} cannot build a shared object with "
+                                   f"{' '.join(flags)}: {err[:500]}")
+        have: dict[str, bool] = {}
+        for extra in OPTIONAL_FLAGS:
+            ok, err = _try_compile(cc, flags + list(extra), tmp)
+            have[extra[0]] = ok
+            if ok:
+                flags += list(extra)
+            else:
+                why = err.splitlines()[0][:160] if err else "failed"
+                tail = "; programs run sequentially" if extra[0] == "-fopenmp" else ""
+                notes.append(f"{' '.join(extra)} unsupported ({why}){tail}")
+    return Toolchain(cc, identity, tuple(flags), have["-fopenmp"], have["-march=native"],
+                     tuple(notes))
+
+
+def toolchain() -> Toolchain:
+    """The probed system compiler (raises ``CompilerNotFound`` with the reason when none works)."""
+    cc = find_compiler()
+    if cc is None:
+        raise CompilerNotFound("no C compiler found (looked at $TILEC_CC, $CC, cc, gcc, clang "
+                               "on PATH); install gcc or clang, or use target 'reference'")
+    return _probe(os.path.realpath(cc))
+
+
+def cache_dir() -> Path:
+    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, with the C backend's ``c/`` subdirectory."""
+    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                               "tilec")
+    return Path(root) / "c"
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_identity() -> str:
+    text = platform.machine() + " " + platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "flags", "Features", "CPU part")):
+                    text += "\n" + line.strip()
+                if line.strip() == "":
+                    break
+    except OSError:
+        pass
+    return text
+
+
+def cache_key(source: str, tc: Toolchain) -> str:
+    """The sha256 naming a compiled object."""
+    h = hashlib.sha256()
+    for part in (f"abi={ABI_VERSION}", tc.cc, tc.identity, " ".join(tc.flags),
+                 _cpu_identity() if tc.native else "", source):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+_loaded: dict[str, ctypes.CDLL] = {}
+_lock = threading.Lock()
+
+
+def compile_cached(source: str, origin_of_line: Callable[[int], object] | None = None,
+                   tc: Toolchain | None = None) -> ctypes.CDLL:
+    """The loaded shared object of ``source``, built at most once per cache key.
+
+    ``origin_of_line(n)`` names the IR operation behind line ``n`` of
+    ``source``; compiler errors are annotated with it.
+    """
+    tc = tc or toolchain()
+    key = cache_key(source, tc)
+    with _lock:
+        lib = _loaded.get(key)
+        if lib is not None:
+            return lib
+        d = cache_dir() / key[:2]
+        d.mkdir(parents=True, exist_ok=True)
+        so, meta = d / f"{key}.so", d / f"{key}.json"
+        data = _verified(so, meta, key)
+        if data is None:
+            data = _build(source, tc, key, so, meta, origin_of_line)
+        lib = _load_private_copy(data, d)
+        _loaded[key] = lib
+        return lib
+
+
+def _verified(so: Path, meta: Path, key: str) -> bytes | None:
+    """The object's bytes when the entry is complete and intact; else None (entry removed)."""
+    if not meta.exists() and not so.exists():
+        return None
+    try:
+        info = json.loads(meta.read_text())
+        data = so.read_bytes()
+        if info.get("key") == key and info.get("sha256") == hashlib.sha256(data).hexdigest():
+            return data
+    except (OSError, ValueError, AttributeError):
+        pass
+    for p in (meta, so):  # corrupt or half-written: never trusted, rebuilt below
+        try:
+            p.unlink()
+        except OSError:
+            pass
+    return None
+
+
+def _publish(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
+           origin_of_line: Callable[[int], object] | None) -> bytes:
+    with tempfile.TemporaryDirectory(dir=so.parent, prefix=".build-") as tmp:
+        (Path(tmp) / "kernel.c").write_text(source)
+        cmd = [tc.cc, *tc.flags, f"-frandom-seed={key[:16]}", "-o", "kernel.so", "kernel.c",
+               "-lm"]
+        t0 = time.perf_counter()
+        try:
+            p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise CCompileError(f"C compiler timed out after {_TIMEOUT_S} s: "
+                                f"{' '.join(cmd)}") from None
+        if p.returncode != 0:
+            raise CCompileError(_explain(p.stderr or p.stdout, cmd, origin_of_line))
+        data = (Path(tmp) / "kernel.so").read_bytes()
+    _publish(so, data)
+    _publish(meta, json.dumps({
+        "key": key, "sha256": hashlib.sha256(data).hexdigest(), "cc": tc.cc,
+        "flags": list(tc.flags), "compile_s": round(time.perf_counter() - t0, 3),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }, indent=1).encode())
+    _publish(so.with_suffix(".c"), source.encode())
+    return data
+
+
+def _explain(stderr: str, cmd: list[str], origin_of_line: Callable[[int], object] | None
+             ) -> str:
+    lines = [f"the C compiler rejected generated code ({' '.join(cmd)}):"]
+    for line in stderr.strip().splitlines()[:40]:
+        lines.append("  " + line)
+        m = re.match(r"kernel\.c:(\d+):", line)
+        if m and origin_of_line is not None and " error" in line:
+            org = origin_of_line(int(m.group(1)))
+            if org is not None:
+                lines.append(f"    (generated for {org})")
+    return "\n".join(lines)
+
+
+def _load_private_copy(data: bytes, d: Path) -> ctypes.CDLL:
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".load-", suffix=".so")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return ctypes.CDLL(tmp)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass

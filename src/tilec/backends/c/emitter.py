@@ -1,0 +1,1118 @@
+"""C emission of Candidate TileIR for the CPU.
+
+One TileIR function becomes one exported C function
+
+    int32_t tilec_entry(void *const *tc_args, const int64_t *tc_dims,
+                        void *const *tc_rets, int32_t *tc_st)
+
+``tc_args[i]`` points at entry argument ``i`` (an array's data for a ``mem``
+parameter, the value for a scalar or a shape symbol); ``tc_dims`` holds the
+runtime extents of ``mem`` parameters whose extent is symbolic and not a
+shape symbol; ``tc_rets[k]`` receives result ``k``; ``tc_st`` is the status
+word (error code, failing operation id).
+
+How values become C (decisions, see docs in the package ``__init__``):
+
+* a scalar is a ``const`` local; loop-carried scalars are mutable locals;
+* a tile is a static-shape, row-major local array (``float t[4096]``,
+  64-byte aligned). When one function's tiles need more than
+  ``STACK_BUDGET`` bytes, its arrays become ``static _Thread_local`` so that
+  OpenMP worker threads (small default stacks) never overflow;
+* an operation may write its result into a dead operand's array (the
+  operand is owned, has this one use and lives in the same block), so
+  ``acc = mma(a, b, acc)`` in a loop updates the carried array in place;
+* a splat constant is never materialized unless something needs an array;
+  a static, in-range ``reindex`` (broadcast, transpose) read only by ``map``
+  is folded into the map's indexing;
+* a ``mem`` value is a ``ViewRef`` (see ``access.py``); loads/stores are copy
+  loops with a contiguous innermost axis;
+* the outermost ``parallel`` is an ``omp parallel for collapse(rank)
+  schedule(static)``; nested ones are plain loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import tilec.ir as ir
+from tilec.backends.c.access import CopyLoops, Level, ViewRef, prod
+from tilec.backends.c.mma import MicroKernels
+from tilec.backends.c.prelude import PRELUDE
+from tilec.backends.clike import CLikeEmitter, IndentedBuffer
+
+__all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
+
+ENTRY_SYMBOL = "tilec_entry"
+"""The exported C symbol of a compiled kernel."""
+
+STACK_BUDGET = 256 * 1024
+"""Bytes of tile arrays one function may keep on the stack before switching to thread-locals."""
+
+
+# --------------------------------------------------------------------- value forms
+
+
+@dataclass
+class Scalar:
+    """A scalar: a C expression (usually a local's name)."""
+
+    expr: str
+    type: ir.ScalarType
+
+
+@dataclass
+class Tile:
+    """A materialized tile: a row-major C array."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: ir.ScalarType
+    owned: bool
+    """True when an operation may overwrite it once it is dead."""
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return prod(self.shape)
+
+
+@dataclass
+class Splat:
+    """A tile holding one value everywhere (not materialized)."""
+
+    expr: str
+    shape: tuple[int, ...]
+    dtype: ir.ScalarType
+
+
+@dataclass
+class Lazy:
+    """``src`` read through a static in-range map (broadcast / transpose), folded into uses."""
+
+    src: Tile
+    map: ir.IndexMap
+    shape: tuple[int, ...]
+    dtype: ir.ScalarType
+
+
+@dataclass
+class TupleVal:
+    """A tuple of values."""
+
+    items: list
+
+
+@dataclass
+class TokenVal:
+    """A token (no runtime form on the CPU)."""
+
+
+# --------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One entry argument as the launcher sees it."""
+
+    kind: str
+    """``mem``, ``tile``, ``scalar`` or ``symbol``."""
+    dtype: ir.ScalarType
+    """Element type (``index`` for symbols)."""
+    shape: tuple[ir.Dim, ...] = ()
+    """Extents of a ``mem`` parameter."""
+    written: bool = False
+    """True when the kernel stores or atomically updates this memory (an output)."""
+    name: str = ""
+    """The parameter's name hint."""
+
+
+@dataclass
+class CSource:
+    """The emitted translation unit and what the launcher needs to call it."""
+
+    text: str
+    """The C source."""
+    buffer: IndentedBuffer
+    """The same text, line by line, with the IR operation behind each line."""
+    params: list[ParamInfo]
+    """Entry arguments in order (user parameters, then shape symbols)."""
+    dim_slots: list[tuple[int, int]]
+    """``tc_dims[k]`` is the extent of axis ``dim_slots[k][1]`` of parameter ``dim_slots[k][0]``."""
+    results: list[ir.Type]
+    """Result types of the function."""
+    ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
+    """Operation id -> (opcode, location), for runtime error messages."""
+
+
+# --------------------------------------------------------------------- emitter
+
+
+class CEmitter(CLikeEmitter):
+    """Emits one TileIR function as a C translation unit for the CPU."""
+
+    TARGET = "C"
+
+    def __init__(self, module: ir.Module, fn_name: str) -> None:
+        super().__init__()
+        fn = module.lookup(fn_name)
+        if fn is None:
+            raise KeyError(f"module has no function @{fn_name}")
+        self.module = module
+        """The module being emitted."""
+        self.fn: ir.Function = fn
+        """The entry function."""
+        self.vals: dict[int, object] = {}
+        self.copies = CopyLoops(self.buf, self.fresh)
+        self.mk = MicroKernels()
+        self.tls = False
+        self.parallel_depth = 0
+        self.written: set[int] = set()
+        self.sym_vars: dict[str, str] = {}
+        self.ops: dict[int, tuple[str, ir.Location]] = {}
+
+    # -- value table --------------------------------------------------------------------
+    def bind(self, v: ir.Value, r: object) -> None:
+        """Record the C form of ``v``."""
+        self.vals[id(v)] = r
+
+    def get(self, v: ir.Value, user: ir.Operation | None = None) -> object:
+        """The C form of ``v`` (a located error if it was never emitted)."""
+        try:
+            return self.vals[id(v)]
+        except KeyError:
+            raise self.unsupported(user, f"operand {v!r} is used before it is defined "
+                                         "(or defined in an unsupported form)") from None
+
+    def scalar(self, v: ir.Value, user: ir.Operation | None = None) -> str:
+        """The C expression of a scalar value."""
+        r = self.get(v, user)
+        if not isinstance(r, Scalar):
+            raise self.unsupported(user, f"expected a scalar operand, got {v.type}")
+        return r.expr
+
+    def view(self, v: ir.Value, user: ir.Operation) -> ViewRef:
+        """The ``ViewRef`` of a memory value."""
+        r = self.get(v, user)
+        if not isinstance(r, ViewRef):
+            raise self.unsupported(user, f"expected a memory operand, got {v.type}")
+        return r
+
+    # -- tiles --------------------------------------------------------------------------
+    def declare_tile(self, shape: Sequence[int], dtype: ir.ScalarType, hint: str = "t",
+                     mem: bool = False, exact: bool = False) -> str:
+        """Declare a row-major array for a tile; returns its name (``hint`` itself if ``exact``)."""
+        name = hint if exact else self.fresh(hint)
+        ct = self.mtype(dtype) if mem else self.ctype(dtype)
+        n = max(1, prod(shape))
+        storage = "static _Thread_local " if self.tls else ""
+        self.buf.line(f"{storage}{ct} {name}[{n}] TC_ALIGN;")
+        return name
+
+    def new_tile(self, v: ir.Value, hint: str = "t") -> Tile:
+        """A fresh owned array for tile value ``v``."""
+        t = v.type
+        assert isinstance(t, ir.TileType)
+        shape = _static_shape(t, None, self)
+        name = self.declare_tile(shape, t.dtype, self.name_of(v), exact=True)
+        return Tile(name, shape, t.dtype, True)
+
+    def can_take(self, v: ir.Value, op: ir.Operation) -> bool:
+        """True when ``op`` may write its result into ``v``'s storage."""
+        r = self.vals.get(id(v))
+        if isinstance(r, Splat):
+            return True  # materialized privately for this one use
+        return (isinstance(r, Tile) and r.owned and v.num_uses == 1
+                and v.parent_block is op.parent)
+
+    def take(self, v: ir.Value, op: ir.Operation) -> Tile:
+        """``v``'s storage for ``op``'s result (``can_take`` must hold)."""
+        return self.materialize(v, op)
+
+    def materialize(self, v: ir.Value, op: ir.Operation | None) -> Tile:
+        """An array holding tile ``v`` (filling splats, gathering lazy reindexes)."""
+        r = self.get(v, op)
+        if isinstance(r, Tile):
+            return r
+        if isinstance(r, Splat):
+            name = self.declare_tile(r.shape, r.dtype, "splat")
+            self.buf.line(f"for (int64_t e = 0; e < {prod(r.shape)}; ++e) {name}[e] = {r.expr};")
+            return Tile(name, r.shape, r.dtype, True)
+        if isinstance(r, Lazy):
+            name = self.declare_tile(r.shape, r.dtype, "gather")
+            idx = [self.fresh("i") for _ in r.shape]
+            for j, e in enumerate(r.shape):
+                self.buf.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {e}; ++{idx[j]})")
+            self.buf.line(f"  {name}[{CopyLoops.flat(idx, r.shape)}] = {self.lazy_at(r, idx)};")
+            return Tile(name, r.shape, r.dtype, True)
+        raise self.unsupported(op, f"expected a tile operand, got {v.type}")
+
+    def lazy_at(self, r: Lazy, idx: Sequence[str]) -> str:
+        """The element of a folded reindex at multi-index ``idx``."""
+        terms = []
+        stride = 1
+        for res, ext in reversed(list(zip(r.map.results, r.src.shape))):
+            e = (idx[res.terms[0][0][1]] if res.terms else str(res.constant))
+            terms.append(e if stride == 1 else f"{e} * {stride}")
+            stride *= ext
+        return f"{r.src.name}[{' + '.join(reversed(terms)) or '0'}]"
+
+    def copy_tile(self, dst: Tile, v: ir.Value, op: ir.Operation | None) -> None:
+        """``dst = v`` elementwise (no-op when ``v`` already lives in ``dst``)."""
+        r = self.get(v, op)
+        if isinstance(r, Tile):
+            if r.name != dst.name:
+                self.buf.line(f"memcpy({dst.name}, {r.name}, sizeof({self.ctype(dst.dtype)}) "
+                              f"* {dst.size});")
+        elif isinstance(r, Splat):
+            self.buf.line(f"for (int64_t e = 0; e < {dst.size}; ++e) {dst.name}[e] = {r.expr};")
+        elif isinstance(r, Lazy):
+            idx = [self.fresh("i") for _ in r.shape]
+            for j, e in enumerate(r.shape):
+                self.buf.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {e}; ++{idx[j]})")
+            self.buf.line(f"  {dst.name}[{CopyLoops.flat(idx, r.shape)}] = {self.lazy_at(r, idx)};")
+        else:
+            raise self.unsupported(op, f"cannot copy {v.type} into a tile")
+
+    # -- driver ---------------------------------------------------------------------------
+    def emit(self) -> CSource:
+        """Emit the whole translation unit."""
+        fn = self.fn
+        for block in fn.body.blocks:
+            if block is not fn.entry:
+                raise self.unsupported(block.operations.first,
+                                       "functions with several blocks (br) are not supported")
+        self.tls = _tile_bytes(fn, self) > STACK_BUDGET
+        body = self.buf
+        params, dim_slots = self._bind_params()
+        with body.indent():
+            self.emit_block(fn.entry)
+        out = IndentedBuffer()
+        out.line(f"/* tilec C backend: @{fn.name} */")
+        out.line(PRELUDE)
+        out.splice(self.mk.defs)
+        out.line(f"int32_t {ENTRY_SYMBOL}(void *const *tc_args, const int64_t *tc_dims, "
+                 "void *const *tc_rets, int32_t *tc_st)")
+        out.line("{")
+        out.splice(self._param_lines)
+        out.splice(body)
+        out.line("  return tc_st[0];")
+        out.line("}")
+        params = [ParamInfo(p.kind, p.dtype, p.shape, id(a) in self.written, p.name)
+                  for p, a in zip(params, fn.args)]
+        return CSource(out.getvalue(), out, params, dim_slots, list(fn.result_types), self.ops)
+
+    def _bind_params(self) -> tuple[list[ParamInfo], list[tuple[int, int]]]:
+        fn = self.fn
+        head = IndentedBuffer(depth=1)
+        self._param_lines = head
+        symbols = fn.shape_symbols
+        n_user = len(fn.args) - len(symbols)
+        if n_user < 0:
+            raise self.unsupported(None, f"@{fn.name} declares {len(symbols)} shape symbols but "
+                                         f"has only {len(fn.args)} parameters")
+        params: list[ParamInfo] = []
+        for k, name in enumerate(symbols):
+            a = fn.args[n_user + k]
+            if a.type is not ir.index:
+                raise self.unsupported(None, f"shape symbol {name} must be an index parameter")
+            var = self.name_of(a)
+            head.line(f"const int64_t {var} = *(const int64_t *)tc_args[{n_user + k}];")
+            self.sym_vars[name] = var
+            self.bind(a, Scalar(var, ir.index))
+        dim_slots: list[tuple[int, int]] = []
+        for i, a in enumerate(fn.args[:n_user]):
+            t = a.type
+            hint = a.name_hint or f"arg{i}"
+            if isinstance(t, ir.MemoryType):
+                ptr = self.name_of(a)
+                mt = self.mtype(t.dtype)
+                head.line(f"{mt} *restrict {ptr} = ({mt} *)tc_args[{i}];")
+                extents = []
+                for axis, dim in enumerate(t.shape):
+                    if dim.is_static:
+                        extents.append(str(int(dim)))
+                    elif str(dim.value) in self.sym_vars:
+                        extents.append(self.sym_vars[str(dim.value)])
+                    else:
+                        var = self.fresh(f"{ptr}_e")
+                        head.line(f"const int64_t {var} = tc_dims[{len(dim_slots)}];")
+                        dim_slots.append((i, axis))
+                        extents.append(var)
+                strides = []
+                for axis in range(t.rank):
+                    rest = extents[axis + 1:]
+                    if all(e.isdigit() for e in rest):
+                        strides.append(str(prod(int(e) for e in rest)))
+                    else:
+                        var = self.fresh(f"{ptr}_s")
+                        head.line(f"const int64_t {var} = {' * '.join(rest)};")
+                        strides.append(var)
+                self.bind(a, ViewRef(ptr, t.dtype, tuple(extents), ir.IndexMap.identity(t.rank),
+                                     (), tuple(strides), (), a))
+                params.append(ParamInfo("mem", t.dtype, t.shape, False, hint))
+            elif isinstance(t, ir.ScalarType):
+                var = self.name_of(a)
+                ct = self.ctype(t)
+                head.line(f"const {ct} {var} = *(const {ct} *)tc_args[{i}];")
+                self.bind(a, Scalar(var, t))
+                params.append(ParamInfo("scalar", t, (), False, hint))
+            elif isinstance(t, ir.TileType):
+                # a tile is a value: the launcher passes a contiguous copy; keep a register copy
+                shape = _static_shape(t, None, self)
+                name = self.name_of(a)
+                ct, mt = self.ctype(t.dtype), self.mtype(t.dtype)
+                conv = self.LOAD_CONVERT.get(t.dtype.name, "{}")
+                head.line(f"{ct} {name}[{max(1, prod(shape))}] TC_ALIGN;")
+                head.line(f"for (int64_t e = 0; e < {prod(shape)}; ++e) {name}[e] = "
+                          + conv.format(f"((const {mt} *)tc_args[{i}])[e]") + ";")
+                self.bind(a, Tile(name, shape, t.dtype, True))
+                params.append(ParamInfo("tile", t.dtype, t.shape, False, hint))
+            else:
+                raise self.unsupported(None, f"parameter {i} of @{fn.name} has type {t}; the C "
+                                             "backend takes memories, tiles and scalars")
+        for name in symbols:
+            params.append(ParamInfo("symbol", ir.index, (), False, name))
+        return params, dim_slots
+
+    def dim_expr(self, dim: ir.Dim, op: ir.Operation) -> str:
+        """A C expression for an extent."""
+        if dim.is_static:
+            return str(int(dim))
+        var = self.sym_vars.get(str(dim.value))
+        if var is None:
+            raise self.unsupported(op, f"extent {dim} is not a shape symbol of @{self.fn.name}")
+        return var
+
+    def emit_block(self, block: ir.Block) -> ir.Operation | None:
+        """Emit a block's operations; returns its terminator (not emitted) if any."""
+        term = None
+        for op in block.operations:
+            if op.name in ("yield", "br"):
+                term = op
+                break
+            self.emit_op(op)
+        return term
+
+    def emit_op(self, op: ir.Operation) -> None:
+        """Emit one operation (dispatch on ``emit_<opcode>``)."""
+        self.ops[op.id] = (op.name, op.loc)
+        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        if method is None:
+            raise self.unsupported(op, "no C emission for this operation yet")
+        with self.buf.origin(op):
+            method(op)
+
+    # -- control ----------------------------------------------------------------------
+    def emit_return(self, op: ir.Operation) -> None:
+        """Write the results into ``tc_rets`` and leave."""
+        if op.parent is not self.fn.entry:
+            raise self.unsupported(op, "return inside a nested region")
+        for k, v in enumerate(op.operands):
+            t = v.type
+            if isinstance(t, ir.ScalarType):
+                val = self.scalar(v, op)
+                conv = self.STORE_CONVERT.get(t.name, "{}")
+                self.buf.line(f"*({self.mtype(t)} *)tc_rets[{k}] = {conv.format(val)};")
+            elif isinstance(t, ir.TileType):
+                tile = self.materialize(v, op)
+                mt = self.mtype(t.dtype)
+                conv = self.STORE_CONVERT.get(t.dtype.name, "{}")
+                self.buf.line(f"for (int64_t e = 0; e < {tile.size}; ++e) "
+                              f"(({mt} *)tc_rets[{k}])[e] = {conv.format(tile.name + '[e]')};")
+            else:
+                raise self.unsupported(op, f"cannot return a {t}")
+        self.buf.line("return tc_st[0];")
+
+    def emit_br(self, op: ir.Operation) -> None:
+        """Unstructured control flow is rejected."""
+        raise self.unsupported(op, "unstructured control flow (br) is not supported")
+
+    def emit_call(self, op: ir.Operation) -> None:
+        """Calls are inlined by capture; a remaining call is rejected."""
+        raise self.unsupported(op, f"calls (to @{op.attr('callee')}) are not supported; "
+                                   "inline the callee")
+
+    def emit_if(self, op: ir.Operation) -> None:
+        """``if (c) {then} else {else}`` with results assigned at the yields."""
+        cond = self.scalar(op.operand(0), op)
+        dsts = [self._declare_result(r, op) for r in op.results]
+        for k, header in enumerate((f"if ({cond})", "else")):
+            with self.buf.block(header):
+                term = self.emit_block(op.regions[k].entry)
+                if term is not None:
+                    self.assign(dsts, term.operands, term)
+        for r, d in zip(op.results, dsts):
+            self.bind(r, d)
+
+    def _declare_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
+                        ) -> object:
+        """Mutable storage for a structured op's result (initialized from ``init``)."""
+        t = v.type
+        if isinstance(t, ir.ScalarType):
+            var = self.fresh("c")
+            val = f" = {self.scalar(init, op)}" if init is not None else ""
+            self.buf.line(f"{self.ctype(t)} {var}{val};")
+            return Scalar(var, t)
+        if isinstance(t, ir.TileType):
+            if init is not None and self.can_take(init, op):
+                tile = self.take(init, op)
+                return Tile(tile.name, tile.shape, tile.dtype, True)
+            tile = self.new_tile(v)
+            if init is not None:
+                self.copy_tile(tile, init, op)
+            return tile
+        raise self.unsupported(op, f"values of type {t} cannot cross a region boundary")
+
+    def assign(self, dsts: Sequence[object], srcs: Sequence[ir.Value], op: ir.Operation
+               ) -> None:
+        """Parallel assignment of yielded values into mutable storage (swaps are safe)."""
+        tmps: list[object] = []
+        dst_names = {d.name for d, s in zip(dsts, srcs)
+                     if isinstance(d, Tile) and not self._same_storage(d, s)}
+        for d, s in zip(dsts, srcs):
+            r = self.get(s, op)
+            if isinstance(d, Scalar):
+                tmp = self.fresh("y")
+                self.buf.line(f"const {self.ctype(d.type)} {tmp} = {self.scalar(s, op)};")
+                tmps.append(tmp)
+            elif isinstance(r, Tile) and r.name in dst_names and r.name != d.name:
+                tmp = self.declare_tile(r.shape, r.dtype, "swap")
+                self.buf.line(f"memcpy({tmp}, {r.name}, sizeof({self.ctype(r.dtype)}) "
+                              f"* {r.size});")
+                tmps.append(Tile(tmp, r.shape, r.dtype, False))
+            else:
+                tmps.append(None)
+        for d, s, tmp in zip(dsts, srcs, tmps):
+            if isinstance(d, Scalar):
+                self.buf.line(f"{d.expr} = {tmp};")
+            elif isinstance(tmp, Tile):
+                self.buf.line(f"memcpy({d.name}, {tmp.name}, sizeof({self.ctype(d.dtype)}) "
+                              f"* {d.size});")
+            else:
+                self.copy_tile(d, s, op)
+
+    def _same_storage(self, d: object, s: ir.Value) -> bool:
+        r = self.vals.get(id(s))
+        return isinstance(r, Tile) and isinstance(d, Tile) and r.name == d.name
+
+    def emit_serial(self, op: ir.Operation) -> None:
+        """``for (iv = lb; iv < ub; iv += step)`` with carried values in mutable storage."""
+        self._loop(op, [op.regions[0].entry])
+
+    def emit_pipeline(self, op: ir.Operation) -> None:
+        """A pipeline runs its stages in order within each iteration (no overlap on the CPU)."""
+        self._loop(op, [r.entry for r in op.regions])
+
+    def _loop(self, op: ir.Operation, stages: list[ir.Block]) -> None:
+        lb, ub, step = (self.scalar(v, op) for v in op.operands[:3])
+        carries = [self._declare_result(r, op, init)
+                   for r, init in zip(op.results, op.operands[3:])]
+        iv = self.fresh("iv")
+        with self.buf.block(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step})"):
+            args: list[object] = list(carries)
+            for k, block in enumerate(stages):
+                self.bind(block.args[0], Scalar(iv, ir.index))
+                for a, r in zip(block.args[1:], args):
+                    self.bind(a, r)
+                term = self.emit_block(block)
+                if term is None or term.name != "yield":
+                    raise self.unsupported(op, f"stage {k} does not end with yield")
+                if k + 1 < len(stages):
+                    args = [self._pass_on(v, block, op) for v in term.operands]
+                else:
+                    self.assign(carries, term.operands, term)
+        for r, c in zip(op.results, carries):
+            self.bind(r, c)
+
+    def _pass_on(self, v: ir.Value, block: ir.Block, op: ir.Operation) -> object:
+        """A value yielded by one pipeline stage, as the next stage's argument."""
+        r = self.get(v, op)
+        if isinstance(r, Tile) and not (r.owned and v.parent_block is block):
+            return Tile(r.name, r.shape, r.dtype, False)
+        return r
+
+    # -- parallel ------------------------------------------------------------------------
+    def emit_parallel(self, op: ir.Operation) -> None:
+        """One instance per coordinate; the outermost parallel is an OpenMP loop."""
+        rank = op.attr("rank")
+        exts = [self.scalar(v, op) for v in op.operands[:rank]]
+        inits = op.operands[rank:]
+        body = op.regions[0].entry
+        snaps = body.args[rank:]
+        results: list[object] = []
+        for res, init, snap in zip(op.results, inits, snaps):
+            if isinstance(res.type, ir.TileType) and snap.num_uses > 0:
+                tile = self.new_tile(res)
+                self.copy_tile(tile, init, op)
+                results.append(tile)
+            else:
+                results.append(self._declare_result(res, op, init))
+        use_omp = (self.parallel_depth == 0
+                   and all(isinstance(v.type, ir.TileType) for v in inits))
+        ev = [self.fresh("n") for _ in exts]
+        for n, e in zip(ev, exts):
+            self.buf.line(f"const int64_t {n} = {e};")
+        coords = [self.name_of(a) for a in body.args[:rank]]
+        if use_omp:
+            total = " * ".join(ev)
+            self.buf.line(f"#pragma omp parallel for collapse({rank}) schedule(static) "
+                          f"if({total} > 1)")
+        for c, n in zip(coords[:-1], ev[:-1]):
+            self.buf.line(f"for (int64_t {c} = 0; {c} < {n}; ++{c})")
+        with self.buf.block(f"for (int64_t {coords[-1]} = 0; {coords[-1]} < {ev[-1]}; "
+                            f"++{coords[-1]})"):
+            for a, c in zip(body.args[:rank], coords):
+                self.bind(a, Scalar(c, ir.index))
+            for a, init in zip(snaps, inits):
+                r = self.get(init, op)
+                self.bind(a, Tile(r.name, r.shape, r.dtype, False) if isinstance(r, Tile) else r)
+            self.parallel_depth += 1
+            term = self.emit_block(body)
+            self.parallel_depth -= 1
+            if term is None or term.name != "yield":
+                raise self.unsupported(op, "parallel body does not end with yield")
+            self._ancestor_updates(op, term, results)
+        for r, d in zip(op.results, results):
+            self.bind(r, d)
+
+    def _ancestor_updates(self, op: ir.Operation, y: ir.Operation, results: list[object]
+                          ) -> None:
+        pos = 0
+        vals = y.operands
+        for res in results:
+            payload = vals[pos]
+            pos += 1
+            if isinstance(res, Scalar):
+                self.buf.line(f"{res.expr} = {self.scalar(payload, y)};")
+                continue
+            assert isinstance(res, Tile)
+            origins = [self.scalar(v, y) for v in vals[pos:pos + len(res.shape)]]
+            pos += len(res.shape)
+            src = self.materialize(payload, y)
+            rank = len(res.shape)
+            m = ir.IndexMap.tile_at_symbols(rank)
+            strides = tuple(str(prod(res.shape[j + 1:])) for j in range(rank))
+            exts = tuple(str(e) for e in res.shape)
+            target = ViewRef(res.name, res.dtype, exts, m, tuple(origins), strides,
+                             (Level(m, tuple(origins), exts),), payload)
+            self.copies.write(target, src.shape, lambda lv, f, s=src: f"{lv} = {s.name}[{f}];")
+
+    # -- pure values ---------------------------------------------------------------------
+    def emit_constant(self, op: ir.Operation) -> None:
+        """A literal; a tile constant is a splat until something needs an array."""
+        t = op.result.type
+        value = op.attr("value")
+        if isinstance(t, ir.ScalarType):
+            self.bind(op.result, Scalar(self.literal(value, t), t))
+        elif isinstance(t, ir.TileType):
+            shape = _static_shape(t, op, self)
+            self.bind(op.result, Splat(self.literal(value, t.dtype), shape, t.dtype))
+        else:
+            raise self.unsupported(op, f"constant of type {t}")
+
+    def emit_arith(self, op: ir.Operation) -> None:
+        """One scalar function as a ``const`` local."""
+        args = [self.scalar(v, op) for v in op.operands]
+        t = op.result.type
+        if not isinstance(t, ir.ScalarType):
+            raise self.unsupported(op, f"arith producing {t}")
+        var = self.name_of(op.result)
+        self.buf.line(f"const {self.ctype(t)} {var} = {self.arith_expr(op, args)};")
+        self.bind(op.result, Scalar(var, t))
+
+    def emit_tuple(self, op: ir.Operation) -> None:
+        """Tuples exist at compile time only."""
+        self.bind(op.result, TupleVal([self.get(v, op) for v in op.operands]))
+
+    def emit_tuple_get(self, op: ir.Operation) -> None:
+        """Project a tuple element (an alias of it)."""
+        r = self.get(op.operand(0), op)
+        if not isinstance(r, TupleVal):
+            raise self.unsupported(op, "tuple_get of a non-tuple")
+        item = r.items[op.attr("index")]
+        if isinstance(item, Tile):
+            item = Tile(item.name, item.shape, item.dtype, False)
+        self.bind(op.result, item)
+
+    def emit_sync(self, op: ir.Operation) -> None:
+        """Within one CPU instance everything is ordered; a grid-wide barrier is not expressible."""
+        scope = op.attr("scope")
+        if scope == "grid" and self.parallel_depth > 0:
+            raise self.unsupported(op, "a grid-scope sync inside a parallel instance")
+        self.buf.line(f"/* sync({scope}): program order on the CPU */")
+        for r in op.results:
+            self.bind(r, TokenVal())
+
+    def emit_map(self, op: ir.Operation) -> None:
+        """A loop over the shape with the scalar region inlined (flat when possible)."""
+        shape = tuple(int(e) for e in op.attr("shape").extents)
+        n = prod(shape)
+        block = op.regions[0].entry
+        ops_forms = [self.get(v, op) for v in op.operands]
+        outs: list[Tile] = []
+        taken: set[int] = set()
+        for res in op.results:
+            rt = res.type
+            tile = None
+            for k, v in enumerate(op.operands):
+                f = ops_forms[k]
+                if (k not in taken and isinstance(f, Tile) and f.dtype is rt.dtype
+                        and self.can_take(v, op)):
+                    taken.add(k)
+                    tile = Tile(f.name, f.shape, f.dtype, True)
+                    break
+            outs.append(tile if tile is not None else self.new_tile(res))
+        nested = any(isinstance(f, Lazy) for f in ops_forms)
+        idx = [self.fresh("i") for _ in shape] if nested else []
+        e = self.fresh("e")
+        if nested:
+            for j, ext in enumerate(shape):
+                self.buf.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {ext}; ++{idx[j]})")
+            header = ""
+        else:
+            header = f"for (int64_t {e} = 0; {e} < {n}; ++{e})"
+        with self.buf.block(header):
+            if nested:
+                self.buf.line(f"const int64_t {e} = {CopyLoops.flat(idx, shape)};")
+            for a, f in zip(block.args, ops_forms):
+                if isinstance(f, Scalar):
+                    self.bind(a, f)
+                    continue
+                var = self.name_of(a)
+                if isinstance(f, Tile):
+                    src = f"{f.name}[{e}]"
+                elif isinstance(f, Splat):
+                    src = f.expr
+                elif isinstance(f, Lazy):
+                    src = self.lazy_at(f, idx)
+                else:
+                    raise self.unsupported(op, f"map operand of type {a.type}")
+                self.buf.line(f"const {self.ctype(a.type)} {var} = {src};")
+                self.bind(a, Scalar(var, a.type))
+            term = self.emit_block(block)
+            if term is None:
+                raise self.unsupported(op, "map region does not end with yield")
+            for out, v in zip(outs, term.operands):
+                self.buf.line(f"{out.name}[{e}] = {self.scalar(v, term)};")
+        for res, out in zip(op.results, outs):
+            self.bind(res, out)
+
+    def emit_reindex(self, op: ir.Operation) -> None:
+        """Fold static broadcasts/transposes into map uses; otherwise copy with bounds."""
+        m: ir.IndexMap = op.attr("map")
+        rt = op.result.type
+        shape = _static_shape(rt, op, self)
+        src_form = self.get(op.operand(0), op)
+        if isinstance(src_form, Splat) and self._static_in_range(m, shape, src_form.shape):
+            self.bind(op.result, Splat(src_form.expr, shape, src_form.dtype))
+            return
+        if (op.num_operands == 1 and isinstance(src_form, Tile)
+                and self._static_in_range(m, shape, src_form.shape)
+                and all(u.owner.name == "map" and u.owner.parent is op.parent
+                        for u in op.result.uses)):
+            self.bind(op.result, Lazy(src_form, m, shape, rt.dtype))
+            return
+        src = self.materialize(op.operand(0), op)
+        syms = tuple(self.scalar(v, op) for v in op.operands[1:])
+        strides = tuple(str(prod(src.shape[j + 1:])) for j in range(len(src.shape)))
+        exts = tuple(str(e) for e in src.shape)
+        ref = ViewRef(src.name, src.dtype, tuple(str(e) for e in shape), m, syms, strides,
+                      (Level(m, syms, exts),), op.operand(0))
+        dst = self.new_tile(op.result)
+        fill = op.attr("fill")
+        fill_c = self.literal(fill, rt.dtype) if fill is not None else self._poison(rt.dtype)
+        err = None if fill is not None else f"tc_fail(tc_st, TC_ERR_REINDEX, {op.id});"
+        self.copies.read(ref, shape, dst.name, "{}", fill_c, err)
+        self.bind(op.result, dst)
+
+    @staticmethod
+    def _static_in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
+        """True when every result is ``d_j`` (unit coefficient) or a constant, always in range."""
+        if m.n_symbols:
+            return False
+        for r, ext in zip(m.results, src):
+            if not r.terms:
+                if not 0 <= r.constant < ext:
+                    return False
+                continue
+            if len(r.terms) != 1 or r.constant != 0:
+                return False
+            (atom, c), = r.terms
+            if atom[0] != "d" or c != 1 or shape[atom[1]] > ext:
+                return False
+        return True
+
+    def _poison(self, t: ir.ScalarType) -> str:
+        """The value the reference gives unspecified elements (NaN for floats, 0 otherwise)."""
+        return self.literal(float("nan"), t) if t.is_float else "0"
+
+    # -- aggregation ----------------------------------------------------------------------
+    def emit_reduce(self, op: ir.Operation) -> None:
+        """Fold along axes: lanes for recognized tree merges, else in source order."""
+        n_in = op.attr("n_inputs")
+        axes = tuple(sorted(op.attr("axes")))
+        inputs = [self.materialize(v, op) for v in op.operands[:n_in]]
+        seeds = [self.scalar(v, op) for v in op.operands[n_in:]]
+        shape = inputs[0].shape
+        rank = len(shape)
+        kept = [j for j in range(rank) if j not in axes]
+        n_keep = prod(shape[j] for j in kept)
+        n_red = prod(shape[j] for j in axes)
+        outs = [self.new_tile(r) for r in op.results]
+        block = op.regions[0].entry
+        suffix = axes == tuple(range(rank - len(axes), rank))
+        tree = self._tree_merges(op) if op.attr("policy").kind == "unordered_tree" else None
+        if suffix and tree is not None:
+            self._reduce_lanes(op, block, inputs, seeds, outs, tree, n_keep, n_red)
+        elif suffix:
+            self._reduce_rows(op, block, inputs, seeds, outs, n_keep, n_red)
+        else:
+            self._reduce_general(op, block, inputs, seeds, outs, shape, kept)
+        for r, o in zip(op.results, outs):
+            self.bind(r, o)
+
+    def _tree_merges(self, op: ir.Operation) -> list[str] | None:
+        """The merge of each state for ``unordered_tree`` (None: fold in strict order).
+
+        As in the reference: the ``combiner`` attribute when present, else the
+        update recognized as ``state op x`` / ``x op state`` (through ``cast``
+        chains) with ``x`` independent of the states.
+        """
+        declared = op.attr("combiner")
+        if declared is not None:
+            ok = all(c in ("add", "mul", "max", "min") for c in declared)
+            return list(declared) if ok else None
+        block = op.regions[0].entry
+        n_states = len(op.results)
+        states = block.args[:n_states]
+        term = block.operations.last
+        if term is None or term.name != "yield":
+            return None
+        dep = _state_dependence(block, states)
+        merges = []
+        for st, y in zip(states, term.operands):
+            d = _strip_casts(y)
+            op_ = d.defining_op if d is not None else None
+            if op_ is None or op_.name != "arith" or op_.attr("fn") not in ("add", "mul", "max",
+                                                                               "min"):
+                return None
+            a, b = (_strip_casts(v) for v in op_.operands)
+            x = op_.operand(1) if a is st else op_.operand(0) if b is st else None
+            if x is None or id(x) in dep:
+                return None
+            merges.append(op_.attr("fn"))
+        return merges
+
+    def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
+        """``fn(a, b)`` on values of type ``t`` (rounded for narrow floats)."""
+        if t is ir.i1:
+            return self.BOOL_FNS[fn].format(a, b)
+        table = self.FLOAT_FNS if t.is_float else self.INT_FNS
+        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0)
+        rnd = self.NARROW_ROUND.get(t.name)
+        return rnd.format(expr) if rnd else expr
+
+    def identity(self, fn: str, t: ir.ScalarType) -> str:
+        """The exact identity of a merge (``-0.0`` for float add, so ``-0.0`` survives)."""
+        if t is ir.i1:
+            return "1" if fn in ("mul", "min") else "0"
+        if t.is_float:
+            return self.literal({"add": -0.0, "mul": 1.0, "max": float("-inf"),
+                                 "min": float("inf")}[fn], t)
+        bits = 64 if t is ir.index else t.bits
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return self.literal({"add": 0, "mul": 1, "max": lo, "min": hi}[fn], t)
+
+    def _reduce_lanes(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
+                      seeds: list[str], outs: list[Tile], merges: list[str], n_keep: int,
+                      n_red: int) -> None:
+        """Tree order: each contribution (the update applied to the identity) joins one of W
+        lane partials; lanes merge pairwise at the end, then ``merge(seed, partial)``."""
+        b = self.buf
+        o, q = self.fresh("o"), self.fresh("q")
+        w = 8 if any(x.dtype.bits > 32 for x in outs) else 16
+        idents = [self.identity(fn, out.dtype) for fn, out in zip(merges, outs)]
+        with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
+            accs = []
+            for out, ident in zip(outs, idents):
+                acc = self.fresh("acc")
+                accs.append(acc)
+                b.line(f"{self.ctype(out.dtype)} {acc}[{w}];")
+                b.line(f"for (int l = 0; l < {w}; ++l) {acc}[l] = {ident};")
+            b.line(f"int64_t {q} = 0;")
+            for header, lane in ((f"for (; {q} + {w} <= {n_red}; {q} += {w}) "
+                                  f"for (int l = 0; l < {w}; ++l)", "l"),
+                                 (f"for (; {q} < {n_red}; ++{q})", "0")):
+                with b.block(header):
+                    at = f"{o} * {n_red} + {q}" + (" + l" if lane == "l" else "")
+                    ys = self._inline_update(block, idents, outs,
+                                             [f"{x.name}[{at}]" for x in inputs], op)
+                    for acc, y, fn, out in zip(accs, ys, merges, outs):
+                        b.line(f"{acc}[{lane}] = "
+                               f"{self.merge_expr(fn, f'{acc}[{lane}]', y, out.dtype)};")
+            for acc, fn, out in zip(accs, merges, outs):
+                pair = self.merge_expr(fn, f"{acc}[l]", f"{acc}[l + w]", out.dtype)
+                b.line(f"for (int w = {w // 2}; w >= 1; w >>= 1) for (int l = 0; l < w; ++l) "
+                       f"{acc}[l] = {pair};")
+            for out, seed, acc, fn in zip(outs, seeds, accs, merges):
+                b.line(f"{out.name}[{o}] = {self.merge_expr(fn, seed, f'{acc}[0]', out.dtype)};")
+
+    def _inline_update(self, block: ir.Block, states: list[str], outs: list[Tile],
+                       elems: list[str], op: ir.Operation) -> list[str]:
+        """Emit the update region with fixed state expressions; returns the yielded values."""
+        n = len(states)
+        for a, s_ in zip(block.args[:n], states):
+            self.bind(a, Scalar(s_, a.type))
+        for a, x in zip(block.args[n:], elems):
+            var = self.name_of(a)
+            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
+            self.bind(a, Scalar(var, a.type))
+        term = self.emit_block(block)
+        if term is None:
+            raise self.unsupported(op, "reduce region does not end with yield")
+        return [self.scalar(v, term) for v in term.operands]
+
+    def _bind_region(self, block: ir.Block, states: list[str], elems: list[str],
+                     op: ir.Operation) -> None:
+        n = len(states)
+        for a, s in zip(block.args[:n], states):
+            self.bind(a, Scalar(s, a.type))
+        for a, x in zip(block.args[n:], elems):
+            var = self.name_of(a)
+            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
+            self.bind(a, Scalar(var, a.type))
+        term = self.emit_block(block)
+        if term is None:
+            raise self.unsupported(op, "reduce region does not end with yield")
+        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:n])],
+                    term.operands, term)
+
+    def _reduce_rows(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
+                     seeds: list[str], outs: list[Tile], n_keep: int, n_red: int) -> None:
+        b = self.buf
+        o, q = self.fresh("o"), self.fresh("q")
+        with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
+            states = []
+            for out, seed in zip(outs, seeds):
+                s = self.fresh("s")
+                b.line(f"{self.ctype(out.dtype)} {s} = {seed};")
+                states.append(s)
+            with b.block(f"for (int64_t {q} = 0; {q} < {n_red}; ++{q})"):
+                self._bind_region(block, states, [f"{x.name}[{o} * {n_red} + {q}]"
+                                                  for x in inputs], op)
+            for out, s in zip(outs, states):
+                b.line(f"{out.name}[{o}] = {s};")
+
+    def _reduce_general(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
+                        seeds: list[str], outs: list[Tile], shape: tuple[int, ...],
+                        kept: list[int]) -> None:
+        b = self.buf
+        for out, seed in zip(outs, seeds):
+            b.line(f"for (int64_t e = 0; e < {out.size}; ++e) {out.name}[e] = {seed};")
+        idx = [self.fresh("i") for _ in shape]
+        for j, ext in enumerate(shape):
+            b.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {ext}; ++{idx[j]})")
+        with b.block(""):
+            ko = self.fresh("k")
+            b.line(f"const int64_t {ko} = "
+                   f"{CopyLoops.flat([idx[j] for j in kept], [shape[j] for j in kept])};")
+            f = CopyLoops.flat(idx, shape)
+            states = []
+            for out in outs:
+                s = self.fresh("s")
+                b.line(f"{self.ctype(out.dtype)} {s} = {out.name}[{ko}];")
+                states.append(s)
+            self._bind_region(block, states, [f"{x.name}[{f}]" for x in inputs], op)
+            for out, s in zip(outs, states):
+                b.line(f"{out.name}[{ko}] = {s};")
+
+    def emit_mma(self, op: ir.Operation) -> None:
+        """``c + a @ b`` with register-blocked micro-kernels (see ``mma.py``)."""
+        av, bv, cv = op.operands
+        policy: ir.ArithPolicy = op.attr("policy")
+        at, ct = av.type.dtype, cv.type.dtype
+        m, k = _static_shape(av.type, op, self)
+        n = _static_shape(bv.type, op, self)[1]
+        a = self.materialize(av, op)
+        bt = self.materialize(bv, op)
+        if policy.precision == "tf32" and at is ir.f32:
+            a, bt = (self._rounded_tf32(x) for x in (a, bt))
+        if self.can_take(cv, op):
+            out = self.take(cv, op)
+            c = out
+        else:
+            c = self.materialize(cv, op)
+            out = self.new_tile(op.result)
+        flavour = self.mk.vector_flavour(at, ct, policy.precision)
+        if at.is_float != ct.is_float:
+            raise self.unsupported(op, f"mma of {at} operands into a {ct} accumulator")
+        if flavour is not None and m and n:
+            fused = policy.order == "unordered_tree"
+            if k == 0:
+                self.copy_tile(out, cv, op)
+            else:
+                self.mk.emit_vector(self.buf, flavour, fused, a.name, bt.name, c.name,
+                                    out.name, m, n, k)
+        else:
+            self._mma_generic(a, bt, c, out, m, n, k)
+        self.bind(op.result, Tile(out.name, out.shape, out.dtype, True))
+
+    def _rounded_tf32(self, x: Tile) -> Tile:
+        name = self.declare_tile(x.shape, x.dtype, "tf32")
+        self.buf.line(f"for (int64_t e = 0; e < {x.size}; ++e) "
+                      f"{name}[e] = tc_round_tf32({x.name}[e]);")
+        return Tile(name, x.shape, x.dtype, True)
+
+    def _mma_generic(self, a: Tile, b: Tile, c: Tile, out: Tile, m: int, n: int, k: int
+                     ) -> None:
+        """The reference's loop: product in the operand precision, accumulate, round per step."""
+        at, ct = a.dtype, c.dtype
+        cc = self.ctype(ct)
+        if not at.is_float:
+            step = f"({cc})(acc[j] + ({cc}){a.name}[i * {k} + kk] * ({cc}){b.name}[kk * {n} + j])"
+            wt = cc
+            finish = "acc[j]"
+        else:
+            pt = "double" if at is ir.f64 else "float"
+            wt = "double" if (pt == "double" or ct is ir.f64) else "float"
+            prod_ = f"({wt})(({pt}){a.name}[i * {k} + kk] * ({pt}){b.name}[kk * {n} + j])"
+            narrow = ct.name in ("f16", "bf16") or (ct is ir.f32 and wt == "double")
+            s = f"acc[j] + {prod_}"
+            if not narrow:
+                step = s
+            elif ct is ir.f32:
+                step = f"(double)(float)({s})"
+            else:
+                step = f"({wt}){self.NARROW_ROUND[ct.name].format(f'(float)({s})')}"
+            finish = f"({cc})acc[j]"
+        b_ = self.buf
+        with b_.block(f"for (int64_t i = 0; i < {m}; ++i)"):
+            b_.line(f"{wt} acc[{max(n, 1)}];")
+            b_.line(f"for (int64_t j = 0; j < {n}; ++j) acc[j] = ({wt}){c.name}[i * {n} + j];")
+            b_.line(f"for (int64_t kk = 0; kk < {k}; ++kk) for (int64_t j = 0; j < {n}; ++j) "
+                    f"acc[j] = {step};")
+            b_.line(f"for (int64_t j = 0; j < {n}; ++j) {out.name}[i * {n} + j] = {finish};")
+
+    # -- addressable effects ----------------------------------------------------------------
+    def emit_memory(self, op: ir.Operation) -> None:
+        """Manual storage: a local array of the memory element type, poisoned like the reference."""
+        t = op.result.type
+        shape = tuple(int(e) for e in t.shape)
+        name = self.declare_tile(shape, t.dtype, "mem", mem=True)
+        poison = {"f16": "0x7e00", "bf16": "0x7fc0"}.get(t.dtype.name, self._poison(t.dtype))
+        self.buf.line(f"for (int64_t e = 0; e < {prod(shape)}; ++e) {name}[e] = {poison};")
+        strides = tuple(str(prod(shape[j + 1:])) for j in range(len(shape)))
+        self.bind(op.result, ViewRef(name, t.dtype, tuple(str(e) for e in shape),
+                                     ir.IndexMap.identity(len(shape)), (), strides, (),
+                                     op.result))
+
+    def emit_view(self, op: ir.Operation) -> None:
+        """Compose the map; a bounded view adds a validity level (no code is emitted)."""
+        base = self.view(op.operand(0), op)
+        syms = [self.scalar(v, op) for v in op.operands[1:]]
+        held = []
+        for s in syms:  # symbols are evaluated where the view is defined
+            if s.isidentifier() or s.lstrip("-").isdigit() or s.startswith("INT64_C("):
+                held.append(s)
+            else:
+                var = self.fresh("o")
+                self.buf.line(f"const int64_t {var} = {s};")
+                held.append(var)
+        rt = op.result.type
+        extents = [self.dim_expr(d, op) for d in rt.shape]
+        bounded = op.attr("bounds", "total") == "bounded"
+        self.bind(op.result, base.sub(op.attr("map"), held, extents, bounded, op.id))
+
+    def emit_load(self, op: ir.Operation) -> None:
+        """Copy the valid elements of a view into a fresh tile; invalid ones get ``fill``."""
+        view = self.view(op.operand(0), op)
+        rt = op.result.type
+        shape = _static_shape(rt, op, self)
+        dst = self.new_tile(op.result)
+        fill = op.attr("fill")
+        fill_c = self.literal(fill, rt.dtype) if fill is not None else self._poison(rt.dtype)
+        conv = self.LOAD_CONVERT.get(rt.dtype.name, "{}")
+        self.copies.read(view, shape, dst.name, conv, fill_c)
+        self.bind(op.result, dst)
+
+    def emit_store(self, op: ir.Operation) -> None:
+        """Write the valid elements of a view."""
+        view = self.view(op.operand(0), op)
+        self.written.add(id(view.root))
+        tv = op.operand(1)
+        shape = _static_shape(tv.type, op, self)
+        conv = self.STORE_CONVERT.get(tv.type.dtype.name, "{}")
+        r = self.get(tv, op)
+        if isinstance(r, Splat):
+            self.copies.write(view, shape, lambda lv, f: f"{lv} = {conv.format(r.expr)};")
+            return
+        src = self.materialize(tv, op)
+        self.copies.write(view, shape,
+                          lambda lv, f: f"{lv} = {conv.format(src.name + '[' + f + ']')};")
+
+    def emit_atomic(self, op: ir.Operation) -> None:
+        """Read-modify-write of the valid elements with atomic operations."""
+        view = self.view(op.operand(0), op)
+        self.written.add(id(view.root))
+        tv = op.operand(1)
+        t = tv.type.dtype
+        kind = op.attr("kind")
+        if t.name in ("f16", "bf16", "i1"):
+            raise self.unsupported(op, f"atomic {kind} on {t} memory")
+        shape = _static_shape(tv.type, op, self)
+        src = self.materialize(tv, op)
+        if t.is_float:
+            fn = f"tc_atomic_{kind}_{t.name}"
+            stmt = lambda lv, f: f"{fn}(&{lv}, {src.name}[{f}]);"  # noqa: E731
+        elif kind == "add":
+            stmt = lambda lv, f: (f"__atomic_fetch_add(&{lv}, {src.name}[{f}], "  # noqa: E731
+                                  "__ATOMIC_RELAXED);")
+        else:
+            fn = f"tc_atomic_{kind}_{self.ctype(t)}"
+            stmt = lambda lv, f: f"{fn}(&{lv}, {src.name}[{f}]);"  # noqa: E731
+        self.copies.write(view, shape, stmt)
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def _static_shape(t: ir.Type, op: ir.Operation | None, em: CEmitter) -> tuple[int, ...]:
+    """The static shape of a tile type (a located error when an extent is symbolic)."""
+    shape = getattr(t, "shape", None)
+    if shape is None:
+        raise em.unsupported(op, f"expected a tile, got {t}")
+    if not all(d.is_static for d in shape):
+        raise em.unsupported(op, f"tile {t} has a symbolic extent; tile shapes must be static")
+    return tuple(int(d) for d in shape)
+
+
+def _strip_casts(v: ir.Value) -> ir.Value:
+    """``v`` with any chain of ``cast`` operations peeled off."""
+    while True:
+        d = v.defining_op
+        if d is None or d.name != "arith" or d.attr("fn") != "cast":
+            return v
+        v = d.operand(0)
+
+
+def _state_dependence(block: ir.Block, states: Sequence[ir.Value]) -> set[int]:
+    """Ids of the values of ``block`` that depend on any of ``states``."""
+    dep = {id(s) for s in states}
+    for op in block.walk():
+        if any(id(v) in dep for v in op.operands):
+            dep.update(id(r) for r in op.results)
+    return dep
+
+
+def _tile_bytes(fn: ir.Function, em: CEmitter) -> int:
+    """An upper bound of the bytes of tile arrays one call of ``fn`` declares."""
+    total = 0
+    for op in fn.walk():
+        for r in op.results:
+            t = r.type
+            if isinstance(t, ir.TileType) and all(d.is_static for d in t.shape):
+                total += prod(int(d) for d in t.shape) * (8 if t.dtype.bits > 32 else 4)
+            elif isinstance(t, ir.MemoryType) and op.name == "memory":
+                total += prod(int(d) for d in t.shape) * max(1, t.dtype.bits // 8)
+    return total

@@ -1,0 +1,249 @@
+"""Array interop and pre-launch validation for the CPU target.
+
+Accepted arrays: ``numpy.ndarray`` and any object with ``__dlpack__`` whose
+``__dlpack_device__`` is host memory (torch or cupy host tensors...), viewed
+without a copy through ``np.from_dlpack`` (torch ``bfloat16`` through an
+``int16`` view, since numpy has no DLPack code for it). Nothing is ever copied
+or converted implicitly: a kernel writes its outputs in place, so a silent
+copy would lose them.
+
+Every check runs before the kernel starts and fails with a message that
+names the argument: rank, dtype, static extents, consistency of symbolic
+extents, C-contiguity, alignment, device, writability of outputs, and
+aliasing (an output overlapping any other array argument, ``np.shares_memory``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+import tilec.ir as ir
+from tilec.backends.c.emitter import ParamInfo
+from tilec.backends.clike import round_float
+
+__all__ = ["InteropError", "NP_DTYPES", "CTYPES", "as_host_array", "scalar_value", "Binding",
+           "bind_arguments", "shape_bindings"]
+
+
+class InteropError(TypeError):
+    """An argument the kernel cannot take; raised before launch."""
+
+
+NP_DTYPES: dict[str, np.dtype] = {
+    "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "i1": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64), "index": np.dtype(np.int64),
+}
+"""The numpy dtype of each TileIR scalar type."""
+
+CTYPES: dict[str, type] = {
+    "f16": ctypes.c_float, "bf16": ctypes.c_float, "f32": ctypes.c_float,
+    "f64": ctypes.c_double, "i1": ctypes.c_uint8, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32, "i64": ctypes.c_int64, "index": ctypes.c_int64,
+}
+"""The ctypes type a scalar parameter is passed as (narrow floats as their f32 value)."""
+
+_DEVICES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal",
+            9: "vpi", 10: "rocm", 11: "rocm_host", 13: "cuda_managed", 14: "oneapi"}
+_HOST_DEVICES = (1, 3, 11)
+
+
+def as_host_array(x: Any, what: str) -> np.ndarray:
+    """``x`` as a numpy array sharing its memory (numpy, or DLPack on a host device)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if not hasattr(x, "__dlpack__"):
+        raise InteropError(f"{what} must be an array (numpy or an object with __dlpack__), "
+                           f"got {type(x).__name__}")
+    if hasattr(x, "__dlpack_device__"):
+        dev_type, dev_id = x.__dlpack_device__()
+        if int(dev_type) not in _HOST_DEVICES:
+            name = _DEVICES.get(int(dev_type), f"device type {int(dev_type)}")
+            raise InteropError(f"{what} lives on {name}:{dev_id}; target 'cpu' needs host "
+                               "memory (move it to the CPU first, e.g. tensor.cpu())")
+    if "bfloat16" in str(getattr(x, "dtype", "")) and type(x).__module__.startswith("torch"):
+        import torch  # only reached for torch tensors, so torch is importable
+
+        return np.from_dlpack(x.view(torch.int16)).view(ml_dtypes.bfloat16)
+    try:
+        return np.from_dlpack(x)
+    except (TypeError, BufferError, RuntimeError, ValueError) as e:
+        raise InteropError(f"{what} cannot be viewed as a numpy array through DLPack: {e}"
+                           ) from None
+
+
+def scalar_value(x: Any, t: ir.ScalarType, what: str) -> Any:
+    """A Python/numpy number as the ctypes value of a scalar parameter of type ``t``."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, (bool, np.bool_)):
+        x = int(x)
+    if t.is_float:
+        if not isinstance(x, numbers.Real):
+            raise InteropError(f"{what} must be a real number for a {t} parameter, "
+                               f"got {type(x).__name__}")
+        v = round_float(int(x) if isinstance(x, numbers.Integral) else float(x), t.name)
+        return CTYPES[t.name](v)
+    if isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral):
+        if not float(x).is_integer():
+            raise InteropError(f"{what} = {x!r} is not an integer ({t} parameter)")
+        x = int(x)
+    if not isinstance(x, numbers.Integral):
+        raise InteropError(f"{what} must be an integer for a {t} parameter, "
+                           f"got {type(x).__name__}")
+    v = int(x)
+    if t is ir.i1:
+        if v not in (0, 1):
+            raise InteropError(f"{what} = {v} is not a boolean (i1 parameter)")
+    else:
+        bits = 64 if t is ir.index else t.bits
+        if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+            raise InteropError(f"{what} = {v} does not fit in {t}")
+    return CTYPES[t.name](v)
+
+
+def shape_bindings(fn: ir.Function) -> list[tuple[int, int]]:
+    """``(param, axis)`` giving each shape symbol's value: ``shape_bindings`` or inferred."""
+    symbols = fn.shape_symbols
+    given = fn.attributes.get("shape_bindings")
+    if given is not None:
+        pairs = [(int(p), int(a)) for p, a in given]
+        if len(pairs) != len(symbols):
+            raise InteropError(f"@{fn.name}: {len(symbols)} shape symbols but "
+                               f"{len(pairs)} shape_bindings")
+        return pairs
+    out = []
+    for name in symbols:
+        for i, a in enumerate(fn.args[:len(fn.args) - len(symbols)]):
+            t = a.type
+            if isinstance(t, ir.MemoryType):
+                axes = [k for k, dim in enumerate(t.shape) if dim == ir.Dim(name)]
+                if axes:
+                    out.append((i, axes[0]))
+                    break
+        else:
+            raise InteropError(f"@{fn.name}: shape symbol {name} appears in no parameter's "
+                               "type and has no shape_bindings entry")
+    return out
+
+
+@dataclass
+class Binding:
+    """Launch arguments after validation."""
+
+    arrays: list[np.ndarray | None]
+    """Per user parameter: the array (None for scalars)."""
+    keep: list[Any]
+    """ctypes objects that must outlive the call."""
+    args: Any
+    """The ``void *[]`` of entry arguments."""
+    dims: Any
+    """The ``int64_t[]`` of runtime extents."""
+
+
+def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequence[Any],
+                   bindings: Sequence[tuple[int, int]], dim_slots: Sequence[tuple[int, int]]
+                   ) -> Binding:
+    """Validate ``user_args`` against the entry parameters and build the C argument arrays."""
+    user = [p for p in params if p.kind != "symbol"]
+    if len(user_args) != len(user):
+        names = ", ".join(p.name for p in user)
+        raise InteropError(f"@{fn_name} takes {len(user)} arguments ({names}), "
+                           f"got {len(user_args)}")
+    arrays: list[np.ndarray | None] = []
+    keep: list[Any] = []
+    for i, (p, x) in enumerate(zip(user, user_args)):
+        what = f"argument {i} ('{p.name}') of @{fn_name}"
+        if p.kind == "scalar":
+            arrays.append(None)
+            keep.append(scalar_value(x, p.dtype, what))
+            continue
+        a = as_host_array(x, what)
+        if p.kind == "tile":  # a value: the kernel reads a private contiguous copy
+            _check_array(np.ascontiguousarray(a), p, what)
+            a = np.ascontiguousarray(a).copy()
+        else:
+            _check_array(a, p, what)
+        arrays.append(a)
+        keep.append(None)
+    sym_values = []
+    for (pi, axis) in bindings:
+        a = arrays[pi]
+        assert a is not None
+        sym_values.append(int(a.shape[axis]))
+    sym_names = [p.name for p in params[len(user):]]
+    by_name = dict(zip(sym_names, sym_values))
+    for i, (p, a) in enumerate(zip(user, arrays)):
+        if a is None:
+            continue
+        for axis, dim in enumerate(p.shape):
+            if not dim.is_static and str(dim.value) in by_name:
+                want = by_name[str(dim.value)]
+                if a.shape[axis] != want:
+                    raise InteropError(
+                        f"argument {i} ('{p.name}') of @{fn_name}: axis {axis} has extent "
+                        f"{a.shape[axis]} but {dim} = {want} (from another argument)")
+    _check_aliasing(fn_name, user, arrays)
+    n = len(params)
+    args = (ctypes.c_void_p * max(n, 1))()
+    for i, (a, k) in enumerate(zip(arrays, keep)):
+        if a is not None:
+            args[i] = a.ctypes.data if a.size else None
+        else:
+            args[i] = ctypes.cast(ctypes.pointer(k), ctypes.c_void_p)
+    for j, v in enumerate(sym_values):
+        cv = ctypes.c_int64(v)
+        keep.append(cv)
+        args[len(user) + j] = ctypes.cast(ctypes.pointer(cv), ctypes.c_void_p)
+    dims = (ctypes.c_int64 * max(len(dim_slots), 1))()
+    for k, (pi, axis) in enumerate(dim_slots):
+        a = arrays[pi]
+        assert a is not None
+        dims[k] = int(a.shape[axis])
+    return Binding(arrays, keep, args, dims)
+
+
+def _check_array(a: np.ndarray, p: ParamInfo, what: str) -> None:
+    want = NP_DTYPES[p.dtype.name]
+    if a.ndim != len(p.shape):
+        raise InteropError(f"{what} has rank {a.ndim} (shape {a.shape}); expected rank "
+                           f"{len(p.shape)} ({'x'.join(map(str, p.shape))}x{p.dtype})")
+    if a.dtype != want:
+        raise InteropError(f"{what} has dtype {a.dtype}; expected {want} ({p.dtype}); "
+                           "convert it first (no implicit copies: outputs are written in place)")
+    for axis, dim in enumerate(p.shape):
+        if dim.is_static and a.shape[axis] != int(dim):
+            raise InteropError(f"{what} has shape {a.shape}; axis {axis} must be {int(dim)}")
+    if not a.flags.c_contiguous:
+        raise InteropError(f"{what} is not C-contiguous (strides {a.strides}); the kernel "
+                           "takes row-major contiguous arrays (np.ascontiguousarray makes one)")
+    if not a.flags.aligned:
+        raise InteropError(f"{what} is not aligned to its element size")
+    if p.written and not a.flags.writeable:
+        raise InteropError(f"{what} is read-only but the kernel writes it")
+    if math.prod(a.shape) and a.ctypes.data == 0:
+        raise InteropError(f"{what} has no data pointer")
+
+
+def _check_aliasing(fn_name: str, user: Sequence[ParamInfo],
+                    arrays: Sequence[np.ndarray | None]) -> None:
+    for i, (p, a) in enumerate(zip(user, arrays)):
+        if a is None or not p.written:
+            continue
+        for j, (q, b) in enumerate(zip(user, arrays)):
+            if j == i or b is None or q.kind == "tile":
+                continue
+            if np.shares_memory(a, b):
+                raise InteropError(
+                    f"argument {i} ('{p.name}') of @{fn_name} is written by the kernel and "
+                    f"overlaps argument {j} ('{q.name}'); pass separate arrays "
+                    "(outputs may not alias other arguments)")

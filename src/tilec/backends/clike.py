@@ -1,0 +1,375 @@
+"""The shared base of the C-family emitters (C now, CUDA C++ next).
+
+Two pieces live here:
+
+* ``IndentedBuffer``: the output buffer. Every line it holds remembers the IR
+  operation that produced it (id, opcode, source location), so a C compiler
+  diagnostic or a profile line maps back to the TileIR operation and the
+  Python line it came from. Operation boundaries are also visible in the text
+  as ``/* tilec: <op>#<id> at file:line */`` comments.
+* ``CLikeEmitter``: naming, the dtype -> C type table, literal formatting, and
+  the scalar expression tables behind ``arith``. Subclasses change a target by
+  overriding class attributes (``SCALAR_CTYPES``, ``FLOAT_FNS``, ``INT_FNS``,
+  ``BOOL_FNS``, ``NARROW_ROUND``...), not by branching; per-op emission is a
+  method ``emit_<opcode>`` found by name (``atom.call`` -> ``emit_atom_call``).
+
+Scalar semantics follow docs/design/tileir.md and the reference interpreter's
+``numerics`` module: f16/bf16 are computed in f32 and rounded once to the
+type; integer arithmetic wraps; integer floordiv/rem/cdiv round toward
+negative infinity; float max/min are IEEE 754-2019 maximum/minimum. The
+helpers named ``tc_*`` are defined by each target's prelude.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+import tilec.ir as ir
+
+__all__ = ["IndentedBuffer", "LineOrigin", "CLikeEmitter", "UnsupportedError", "round_float"]
+
+
+class UnsupportedError(ir.TileIRError):
+    """The emitter cannot translate an operation; the message names it and its location."""
+
+    def __init__(self, target: str, op: ir.Operation | None, reason: str) -> None:
+        self.op = op
+        """The operation that cannot be emitted (None for module-level problems)."""
+        self.reason = reason
+        """The bare reason, without the location."""
+        where = op.loc if op is not None else ir.UNKNOWN
+        what = f"cannot compile '{op.name}'" if op is not None else "cannot compile"
+        super().__init__(ir.format_located(f"{target} backend {what}: {reason}", where))
+
+
+@dataclass(frozen=True)
+class LineOrigin:
+    """The IR operation a generated line came from."""
+
+    op_id: int
+    """``Operation.id`` of the operation."""
+    op_name: str
+    """Its opcode."""
+    loc: ir.Location
+    """Its source location."""
+
+    def __str__(self) -> str:
+        return f"{self.op_name}#{self.op_id} at {self.loc}"
+
+
+class IndentedBuffer:
+    """Lines of generated source, each tagged with the IR operation that produced it."""
+
+    def __init__(self, indent: str = "  ", depth: int = 0) -> None:
+        self.indent_unit = indent
+        """One level of indentation."""
+        self.lines: list[str] = []
+        """The text, one entry per line (no trailing newlines)."""
+        self.origins: list[LineOrigin | None] = []
+        """For each line, the operation it was generated for (None: scaffolding)."""
+        self._depth = depth
+        self._origin: LineOrigin | None = None
+
+    def line(self, text: str = "") -> None:
+        """Append one line (or several, split on newlines) at the current depth."""
+        for part in text.split("\n"):
+            self.lines.append(self.indent_unit * self._depth + part if part else "")
+            self.origins.append(self._origin)
+
+    def lines_of(self, texts: Sequence[str]) -> None:
+        """Append several lines."""
+        for t in texts:
+            self.line(t)
+
+    @contextmanager
+    def indent(self, levels: int = 1) -> Iterator[IndentedBuffer]:
+        """Indent lines written inside the ``with``."""
+        self._depth += levels
+        try:
+            yield self
+        finally:
+            self._depth -= levels
+
+    @contextmanager
+    def block(self, header: str, trailer: str = "}") -> Iterator[IndentedBuffer]:
+        """``header {`` ... ``}`` with the body indented."""
+        self.line(f"{header} {{" if header else "{")
+        with self.indent():
+            yield self
+        self.line(trailer)
+
+    @contextmanager
+    def origin(self, op: ir.Operation) -> Iterator[IndentedBuffer]:
+        """Tag the lines written inside the ``with`` with ``op`` and open them with a comment."""
+        saved = self._origin
+        self._origin = LineOrigin(op.id, op.name, op.loc)
+        loc = f" at {op.loc}" if op.loc.known else ""
+        self.line(f"/* tilec: {op.name}#{op.id}{loc} */")
+        try:
+            yield self
+        finally:
+            self._origin = saved
+
+    def splice(self, other: IndentedBuffer) -> None:
+        """Append another buffer's lines (with their origins) at the current depth."""
+        pad = self.indent_unit * self._depth
+        for text, org in zip(other.lines, other.origins):
+            self.lines.append(pad + text if text else "")
+            self.origins.append(org)
+
+    def origin_of_line(self, lineno: int) -> LineOrigin | None:
+        """The operation behind 1-based line ``lineno`` of ``getvalue()`` (None if scaffolding)."""
+        if 1 <= lineno <= len(self.origins):
+            return self.origins[lineno - 1]
+        return None
+
+    def getvalue(self) -> str:
+        """The whole text."""
+        return "\n".join(self.lines) + "\n"
+
+
+_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+class CLikeEmitter:
+    """Shared machinery of the C-family emitters; targets override the tables."""
+
+    TARGET: ClassVar[str] = "C-like"
+    """Target name used in diagnostics."""
+
+    SCALAR_CTYPES: ClassVar[dict[str, str]] = {
+        "f16": "float", "bf16": "float", "f32": "float", "f64": "double", "i1": "uint8_t",
+        "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "index": "int64_t",
+    }
+    """Type of a scalar or tile element in registers (narrow floats are held in f32)."""
+
+    MEMORY_CTYPES: ClassVar[dict[str, str]] = {
+        **SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t",
+    }
+    """Type of an element in addressable memory (narrow floats as their bit patterns)."""
+
+    NARROW_ROUND: ClassVar[dict[str, str]] = {
+        "f16": "tc_round_f16({})", "bf16": "tc_round_bf16({})",
+    }
+    """Round an f32-held value to a narrow float type."""
+
+    LOAD_CONVERT: ClassVar[dict[str, str]] = {
+        "f16": "tc_f16_to_f32({})", "bf16": "tc_bf16_to_f32({})",
+    }
+    """Memory element -> register element, where they differ."""
+
+    STORE_CONVERT: ClassVar[dict[str, str]] = {
+        "f16": "tc_f32_to_f16({})", "bf16": "tc_f32_to_bf16({})",
+    }
+    """Register element (already rounded) -> memory element, where they differ."""
+
+    # Per-function scalar expression templates; {0}, {1}, {2} are the operands,
+    # {t} the C compute type and {s} a type suffix ("f32"/"f64", "i8".. for helpers).
+    FLOAT_FNS: ClassVar[dict[str, str]] = {
+        "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / {1})",
+        "rem": "tc_rem_{s}({0}, {1})", "pow": "tc_pow_{s}({0}, {1})",
+        "max": "tc_max_{s}({0}, {1})", "min": "tc_min_{s}({0}, {1})",
+        "neg": "(-{0})", "abs": "tc_abs_{s}({0})",
+        "exp": "tc_exp_{s}({0})", "exp2": "tc_exp2_{s}({0})", "log": "tc_log_{s}({0})",
+        "log2": "tc_log2_{s}({0})", "sqrt": "tc_sqrt_{s}({0})", "rsqrt": "tc_rsqrt_{s}({0})",
+        "tanh": "tc_tanh_{s}({0})", "erf": "tc_erf_{s}({0})", "sigmoid": "tc_sigmoid_{s}({0})",
+        "sin": "tc_sin_{s}({0})", "cos": "tc_cos_{s}({0})", "floor": "tc_floor_{s}({0})",
+        "ceil": "tc_ceil_{s}({0})", "fma": "tc_fma_{s}({0}, {1}, {2})",
+        "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
+        "gt": "({0} > {1})", "ge": "({0} >= {1})",
+    }
+    """``arith`` on floats (f16/bf16 operands are f32 values; the result is rounded after)."""
+
+    INT_FNS: ClassVar[dict[str, str]] = {
+        "add": "(({t})({0} + {1}))", "sub": "(({t})({0} - {1}))", "mul": "(({t})({0} * {1}))",
+        "max": "({0} > {1} ? {0} : {1})", "min": "({0} < {1} ? {0} : {1})",
+        "neg": "(({t})(-{0}))", "abs": "(({t})({0} < 0 ? -{0} : {0}))",
+        "and": "(({t})({0} & {1}))", "or": "(({t})({0} | {1}))", "xor": "(({t})({0} ^ {1}))",
+        "not": "(({t})(~{0}))", "fma": "(({t})({0} * {1} + {2}))",
+        "floordiv": "(({t})tc_floordiv_i64({0}, {1}, tc_st, {op}))",
+        "rem": "(({t})tc_rem_i64({0}, {1}, tc_st, {op}))",
+        "cdiv": "(({t})(-({t})tc_floordiv_i64(({t})(-{0}), {1}, tc_st, {op})))",
+        "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
+        "gt": "({0} > {1})", "ge": "({0} >= {1})",
+    }
+    """``arith`` on integers and ``index``: two's complement wrap-around, Python division."""
+
+    BOOL_FNS: ClassVar[dict[str, str]] = {
+        "add": "({0} ^ {1})", "sub": "({0} ^ {1})", "mul": "({0} & {1})",
+        "and": "({0} & {1})", "or": "({0} | {1})", "xor": "({0} ^ {1})", "not": "({0} ^ 1)",
+        "max": "({0} | {1})", "min": "({0} & {1})",
+        "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
+        "gt": "({0} > {1})", "ge": "({0} >= {1})",
+    }
+    """``arith`` on ``i1``: arithmetic modulo 2 (add/sub are xor, mul is and; max/min or/and)."""
+
+    COMPARISONS: ClassVar[frozenset[str]] = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
+    """Functions that produce ``i1``."""
+
+    def __init__(self) -> None:
+        self.buf = IndentedBuffer()
+        """Where the function bodies go."""
+        self._names: dict[int, str] = {}
+        self._counter = 0
+
+    # -- errors -------------------------------------------------------------------
+    def unsupported(self, op: ir.Operation | None, reason: str) -> UnsupportedError:
+        """An ``UnsupportedError`` for ``op`` (raise it)."""
+        return UnsupportedError(self.TARGET, op, reason)
+
+    # -- naming -------------------------------------------------------------------
+    def fresh(self, prefix: str = "t") -> str:
+        """A C identifier never handed out before in this emitter."""
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def name_of(self, v: ir.Value) -> str:
+        """The C identifier of SSA value ``v`` (stable; includes its name hint when it has one)."""
+        key = id(v)
+        n = self._names.get(key)
+        if n is None:
+            hint = _IDENT.sub("_", v.name_hint or "")[:24].strip("_")
+            n = self.fresh("v") + (f"_{hint}" if hint else "")
+            self._names[key] = n
+        return n
+
+    # -- types and literals --------------------------------------------------------
+    def ctype(self, t: ir.ScalarType) -> str:
+        """The register C type of a scalar type."""
+        return self.SCALAR_CTYPES[t.name]
+
+    def mtype(self, t: ir.ScalarType) -> str:
+        """The memory C type of a scalar type."""
+        return self.MEMORY_CTYPES[t.name]
+
+    @staticmethod
+    def suffix(t: ir.ScalarType) -> str:
+        """The helper-name suffix of a type's compute type (narrow floats compute as f32)."""
+        return "f32" if t.name in ("f16", "bf16") else t.name
+
+    def literal(self, value: Any, t: ir.ScalarType) -> str:
+        """``value`` as a C literal of type ``t``, rounded once to ``t`` (hex floats are exact)."""
+        if t.is_float:
+            x = round_float(value, t.name)
+            ct = self.ctype(t)
+            if math.isnan(x):
+                return f"(({ct})NAN)"
+            if math.isinf(x):
+                return f"(({ct})INFINITY)" if x > 0 else f"(-({ct})INFINITY)"
+            text = float(x).hex()
+            return text + ("f" if ct == "float" else "")
+        if t is ir.i1:
+            return "1" if value else "0"
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(f"{value!r} is not an integer of type {t}")
+            value = int(value)
+        v = int(value)
+        bits = 64 if t is ir.index else t.bits
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if not lo <= v <= hi:
+            raise ValueError(f"{v} does not fit in {t}")
+        if bits == 64:
+            return f"(-INT64_C({-(v + 1)}) - 1)" if v < 0 else f"INT64_C({v})"
+        return f"(({self.ctype(t)}){v})" if v < 0 else str(v)
+
+    # -- scalar arithmetic ------------------------------------------------------------
+    def arith_expr(self, op: ir.Operation, args: Sequence[str]) -> str:
+        """The C expression of one ``arith`` operation over operand expressions ``args``."""
+        fn = op.attr("fn")
+        rt = op.result.type
+        ots = [v.type for v in op.operands]
+        if fn == "cast":
+            return self.cast_expr(args[0], ots[0], rt, op)
+        if fn == "select":
+            return f"({args[0]} ? {args[1]} : {args[2]})"
+        ot = ots[0] if ots else rt
+        if not isinstance(ot, ir.ScalarType):
+            raise self.unsupported(op, f"arith {fn} on {ot}")
+        if ot is ir.i1:
+            table = self.BOOL_FNS
+        elif ot.is_float:
+            table = self.FLOAT_FNS
+        else:
+            table = self.INT_FNS
+        tmpl = table.get(fn)
+        if tmpl is None:
+            raise self.unsupported(op, f"arith {fn} is not defined on {ot}")
+        expr = tmpl.format(*args, t=self.ctype(ot), s=self.suffix(ot), op=op.id)
+        if fn in self.COMPARISONS:
+            return f"(uint8_t){expr}"
+        round_ = self.NARROW_ROUND.get(rt.name) if isinstance(rt, ir.ScalarType) else None
+        return round_.format(expr) if round_ else expr
+
+    def cast_expr(self, x: str, src: ir.Type, dst: ir.Type, op: ir.Operation | None) -> str:
+        """Convert ``x`` from ``src`` to ``dst`` under TileIR's conversion rules."""
+        if not (isinstance(src, ir.ScalarType) and isinstance(dst, ir.ScalarType)):
+            raise self.unsupported(op, f"cast from {src} to {dst}")
+        if src is dst:
+            return x
+        if dst is ir.i1:
+            return f"(uint8_t)({x} != 0)"
+        d, s = dst.name, src.name
+        if src.is_float and dst.is_float:
+            if d == "f64":
+                return f"((double){x})"
+            if s == "f64":
+                return {"f32": f"((float){x})", "bf16": f"tc_round_bf16(tc_f64_to_f32_odd({x}))",
+                        "f16": f"tc_round_f16(tc_f64_to_f32_odd({x}))"}[d]
+            # f16 / bf16 / f32 held as float: widening is exact, narrowing rounds once.
+            return self.NARROW_ROUND[d].format(x) if d in self.NARROW_ROUND else x
+        if src.is_float:
+            return f"tc_f2i_{'i64' if d == 'index' else d}((double){x})"
+        if dst.is_float:
+            wide = s in ("i64", "index")
+            if d == "f64":
+                return f"((double){x})"
+            if d == "f32":
+                return f"((float){x})"
+            odd = f"tc_i64_to_f64_odd({x})" if wide else f"((double){x})"
+            return self.NARROW_ROUND[d].format(f"tc_f64_to_f32_odd({odd})")
+        return f"(({self.ctype(dst)}){x})"
+
+
+def round_float(value: Any, name: str) -> float:
+    """A Python number rounded once to the float type ``name`` (returned as a Python float)."""
+    import ml_dtypes
+
+    if isinstance(value, bool):
+        value = int(value)
+    if name == "f64":
+        return float(value)
+    # An integer is first rounded to f64 *to odd* (exact when it fits), so the one rounding
+    # below is a correct rounding of the integer itself.
+    x = _int_to_f64_odd(value) if isinstance(value, int) else float(value)
+    if name == "f32":
+        return float(np.float32(x))
+    # double -> narrow in one rounding: round to odd in f32 first (two spare bits suffice)
+    f = np.float32(x)
+    if math.isfinite(x) and float(f) != x:
+        bits = np.array(f).view(np.uint32)
+        if abs(float(f)) > abs(x):
+            bits = bits - np.uint32(1)
+        bits = bits | np.uint32(1)
+        f = bits.view(np.float32)
+    dt = ml_dtypes.bfloat16 if name == "bf16" else np.float16
+    return float(np.asarray(f).astype(dt))
+
+
+def _int_to_f64_odd(v: int) -> float:
+    """An integer rounded to f64 *to odd* (exact when representable)."""
+    f = float(v)
+    if int(f) == v:
+        return f
+    if abs(int(f)) > abs(v):
+        f = math.nextafter(f, 0.0)
+    bits = np.array(f).view(np.uint64) | np.uint64(1)
+    return float(bits.view(np.float64))
+
