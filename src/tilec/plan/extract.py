@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import tilec.ir as ir
@@ -48,10 +49,11 @@ from .work import AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
 __all__ = ["GroupSite", "extract_groups", "fold_index", "shapes_from_arrays"]
 
 _LOOPS = ("serial", "pipeline")
-_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "floordiv": lambda a, b: a // b if b else None,
-         "cdiv": lambda a, b: -(-a // b) if b else None,
-         "min": min, "max": max}
+_FOLD = MappingProxyType({
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "floordiv": lambda a, b: a // b if b else None,
+    "cdiv": lambda a, b: -(-a // b) if b else None,
+    "min": min, "max": max})
 
 
 @dataclass

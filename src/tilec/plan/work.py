@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 __all__ = ["DTYPE_BYTES", "AffineExtent", "mean_physical_k", "ScalarDomains", "elided_elements",
            "ACCUMULATOR_MODES", "MatrixWorkload", "GroupWorkload"]
 
-DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+DTYPE_BYTES = MappingProxyType({"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2,
+                                "i32": 4, "i64": 8})
 """Storage bytes per element of each scalar type the planner prices."""
 
 ACCUMULATOR_MODES = ("nonresident", "resident", "direct")

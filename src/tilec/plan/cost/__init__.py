@@ -11,6 +11,8 @@ Every coefficient record carries its provenance; all current ones are priors.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from tilec.exec import TargetProfile
 from tilec.plan.cost.base import CostBasis, GroupTerms, Priced, coefficients_json
 from tilec.plan.cost.cuda_mma_v1 import SM80_PRIORS, SM90_PRIORS, CudaCoefficients, CudaMmaV1Basis
@@ -22,11 +24,11 @@ __all__ = ["CostBasis", "GroupTerms", "Priced", "coefficients_json", "CudaCoeffi
            "CudaMmaV1Basis", "MppCoefficients", "MppMemoryV3Basis", "ReferenceCoefficients",
            "SimdgroupReferenceBasis", "BASIS_TARGET_FAMILY", "basis_named", "select_basis"]
 
-BASIS_TARGET_FAMILY = {
+BASIS_TARGET_FAMILY = MappingProxyType({
     "metal_simdgroup_reference_v1": "metal",
     "metal_mpp_memory_v3": "metal",
     "cuda_mma_v1": "cuda",
-}
+})
 """The target family each basis is written for."""
 
 
