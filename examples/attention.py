@@ -1,0 +1,65 @@
+"""Flash-style attention forward: online softmax over blocks of keys.
+
+For each block of ``BN`` keys the program updates a running row maximum
+``m``, a rescaled row sum ``den`` and the output accumulator, so the full
+score matrix never exists. Keys past the end get ``-inf`` scores from a
+valid-prefix mask. The loop-carried state (``m``, ``den``, ``acc``) is found
+by capture: locals read before they are written in the body and written in
+it. Run ``python examples/attention.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tilec as tc
+from tilec.demo import DemoCase
+from tilec.lib import prefix_mask
+
+
+@tc.kernel
+def attention(Q, K, V, Out, scale, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
+              HEAD_DIM: tc.constexpr = 32):
+    """``Out = softmax(Q @ K^T * scale) @ V`` for ``[batch*heads, seq, HEAD_DIM]`` arrays."""
+    BH, S = Q.shape[0], Q.shape[1]
+    SK = K.shape[1]
+    for bh, pm in tc.parallel(BH, tc.cdiv(S, BM)):
+        q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
+        m = tc.full((BM,), float("-inf"))
+        den = tc.zeros((BM,))
+        acc = tc.zeros((BM, HEAD_DIM))
+        for n in tc.serial(tc.cdiv(SK, BN)):
+            k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+            v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+            mask = prefix_mask(SK - n * BN, BN, 0.0, float("-inf"))
+            s = tc.dot(q, k.T) * scale + mask[None, :]
+            m_new = tc.maximum(m, tc.max(s, axis=1))
+            p = tc.exp(s - m_new[:, None])
+            alpha = tc.exp(m - m_new)
+            den = den * alpha + tc.sum(p, axis=1)
+            acc = tc.mma(p, v, acc * alpha[:, None])
+            m = m_new
+        Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
+
+
+def make_inputs(rng: np.random.Generator) -> tuple:
+    """``Q`` (2 x 50 x 32), ``K``/``V`` (2 x 45 x 32), the output and the softmax scale."""
+    q = rng.standard_normal((2, 50, 32)).astype(np.float32)
+    k = rng.standard_normal((2, 45, 32)).astype(np.float32)
+    v = rng.standard_normal((2, 45, 32)).astype(np.float32)
+    return q, k, v, np.zeros_like(q), np.float32(32 ** -0.5)
+
+
+def reference(q, k, v, out, scale) -> dict[int, np.ndarray]:
+    """The expected value of each output argument, by position."""
+    s = np.einsum("bqd,bkd->bqk", q.astype(np.float64), k) * float(scale)
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    return {3: np.einsum("bqk,bkd->bqd", p / p.sum(axis=2, keepdims=True), v)}
+
+
+DEMOS = [DemoCase("examples.attention", attention, make_inputs, reference)]
+
+if __name__ == "__main__":
+    from _common import run_example
+
+    raise SystemExit(0 if run_example(DEMOS[0]) else 1)
