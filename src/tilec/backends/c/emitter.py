@@ -953,7 +953,8 @@ class CEmitter(CLikeEmitter):
                 self.copy_tile(out, cv, op)
             else:
                 self.mk.emit_vector(self.buf, flavour, fused, a.name, bt.name, c.name,
-                                    out.name, m, n, k)
+                                    out.name, m, n, k,
+                                    lambda size: self.declare_tile((size,), ct, "bpack"))
         else:
             self._mma_generic(a, bt, c, out, m, n, k)
         self.bind(op.result, Tile(out.name, out.shape, out.dtype, True))

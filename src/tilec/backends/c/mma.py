@@ -23,6 +23,7 @@ accumulators) use a plain ``i, k, j`` loop with the reference's rounding steps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tilec.ir as ir
@@ -44,6 +45,10 @@ MK_SUPPORT = r"""
 #define TC_VFMA_f32(a, b, c) ((a) * (b) + (c))
 #define TC_VFMA_f64(a, b, c) ((a) * (b) + (c))
 #endif
+TC_INLINE tc_v8f tc_load_f32(const float *p) { tc_v8f v; memcpy(&v, p, sizeof v); return v; }
+TC_INLINE tc_v4d tc_load_f64(const double *p) { tc_v4d v; memcpy(&v, p, sizeof v); return v; }
+TC_INLINE void tc_store_f32(float *p, tc_v8f v) { memcpy(p, &v, sizeof v); }
+TC_INLINE void tc_store_f64(double *p, tc_v4d v) { memcpy(p, &v, sizeof v); }
 """
 """Support macros for the micro-kernels (emitted once, before the first kernel)."""
 
@@ -90,59 +95,76 @@ class MicroKernels:
         v = _VECS[flavour]
         b = self.defs
         t, vt, w = v.ctype, v.vtype, v.lanes
-        b.line(f"TC_INLINE void {name}(int64_t K, const {t} *restrict a, int64_t lda, "
-               f"const {t} *restrict b, int64_t ldb, const {t} *cin, int64_t ldci, "
-               f"{t} *cout, int64_t ldco)")
+        # Fully unrolled with one named variable per accumulator vector: compilers keep
+        # named locals in registers far more reliably than small arrays. Not inlined, so
+        # the allocation is not disturbed by the (large) kernel function around the call.
+        b.line(f"static __attribute__((noinline, unused)) void {name}(int64_t K, "
+               f"const {t} *restrict a, int64_t lda, const {t} *restrict b, int64_t ldb, "
+               f"const {t} *cin, int64_t ldci, {t} *cout, int64_t ldco)")
+        acc = [[f"c{i}_{j}" for j in range(nv)] for i in range(mr)]
         with b.block(""):
-            b.line(f"{vt} acc[{mr}][{nv}];")
-            b.line(f"for (int ii = 0; ii < {mr}; ++ii) for (int jj = 0; jj < {nv}; ++jj) "
-                   f"memcpy(&acc[ii][jj], cin + ii * ldci + jj * {w}, sizeof({vt}));")
+            for i in range(mr):
+                for j in range(nv):
+                    b.line(f"{vt} {acc[i][j]} = tc_load_{v.suffix}(cin + {i} * ldci + {j * w});")
             with b.block("for (int64_t k = 0; k < K; ++k)"):
-                b.line(f"{vt} bv[{nv}];")
-                b.line(f"for (int jj = 0; jj < {nv}; ++jj) "
-                       f"memcpy(&bv[jj], b + k * ldb + jj * {w}, sizeof({vt}));")
-                with b.block(f"for (int ii = 0; ii < {mr}; ++ii)"):
-                    b.line(f"const {t} s = a[ii * lda + k];")
-                    b.line(f"const {vt} av = {{{', '.join(['s'] * w)}}};")
-                    if fused:
-                        b.line(f"for (int jj = 0; jj < {nv}; ++jj) "
-                               f"acc[ii][jj] = TC_VFMA_{v.suffix}(av, bv[jj], acc[ii][jj]);")
-                    else:
-                        b.line(f"for (int jj = 0; jj < {nv}; ++jj) "
-                               f"acc[ii][jj] = acc[ii][jj] + av * bv[jj];")
-            b.line(f"for (int ii = 0; ii < {mr}; ++ii) for (int jj = 0; jj < {nv}; ++jj) "
-                   f"memcpy(cout + ii * ldco + jj * {w}, &acc[ii][jj], sizeof({vt}));")
+                for j in range(nv):
+                    b.line(f"const {vt} b{j} = tc_load_{v.suffix}(b + k * ldb + {j * w});")
+                for i in range(mr):
+                    b.line(f"const {t} s{i} = a[{i} * lda + k];")
+                    b.line(f"const {vt} a{i} = {{{', '.join([f's{i}'] * w)}}};")
+                    for j in range(nv):
+                        c = acc[i][j]
+                        if fused:
+                            b.line(f"{c} = TC_VFMA_{v.suffix}(a{i}, b{j}, {c});")
+                        else:
+                            b.line(f"{c} = {c} + a{i} * b{j};")
+            for i in range(mr):
+                for j in range(nv):
+                    b.line(f"tc_store_{v.suffix}(cout + {i} * ldco + {j * w}, {acc[i][j]});")
         b.line("")
         return name
 
     def emit_vector(self, out: IndentedBuffer, flavour: str, fused: bool, a: str, b: str,
-                    c: str, o: str, m: int, n: int, k: int) -> None:
-        """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels."""
+                    c: str, o: str, m: int, n: int, k: int,
+                    declare: Callable[[int], str]) -> None:
+        """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels.
+
+        ``b``'s full column blocks are first packed panel by panel (``k x NV*lanes``
+        contiguous), so a block's k loop streams one contiguous panel that stays in
+        L1 while the row blocks (the inner loop, as in BLIS) run over it. ``declare(n)``
+        declares a scratch array of ``n`` elements and returns its name.
+        """
         v = _VECS[flavour]
         w = v.lanes
+        nr = NV * w
         full_rows = m - m % MR
+        wide = n - n % nr
+        one = wide + w if n - wide >= w else wide
         row_groups = []
         if full_rows:
             row_groups.append((MR, f"for (int64_t i0 = 0; i0 < {full_rows}; i0 += {MR})"))
         if m % MR:
             row_groups.append((m % MR, f"for (int64_t i0 = {full_rows}; i0 < {m}; i0 += {MR})"))
-        wide = n - n % (NV * w)
-        one = wide + w if n - wide >= w else wide
-        for mr, header in row_groups:
-            with out.block(header):
-                if wide:
+        if wide:
+            bp = declare(k * wide)
+            out.line(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr}) "
+                     f"for (int64_t kk = 0; kk < {k}; ++kk) for (int jj = 0; jj < {nr}; ++jj) "
+                     f"{bp}[j0 * {k} + kk * {nr} + jj] = {b}[kk * {n} + j0 + jj];")
+            with out.block(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr})"):
+                for mr, header in row_groups:
                     kn = self.kernel(flavour, mr, NV, fused)
-                    out.line(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {NV * w}) "
-                             f"{kn}({k}, {a} + i0 * {k}, {k}, {b} + j0, {n}, "
+                    out.line(f"{header} {kn}({k}, {a} + i0 * {k}, {k}, {bp} + j0 * {k}, {nr}, "
                              f"{c} + i0 * {n} + j0, {n}, {o} + i0 * {n} + j0, {n});")
-                if one > wide:
-                    kn = self.kernel(flavour, mr, 1, fused)
-                    out.line(f"{kn}({k}, {a} + i0 * {k}, {k}, {b} + {wide}, {n}, "
-                             f"{c} + i0 * {n} + {wide}, {n}, {o} + i0 * {n} + {wide}, {n});")
-                if n > one:
-                    # the last columns, narrower than a vector: a separate multiply and add
-                    # (a legal order under either policy)
-                    step = f"acc = acc + {a}[(i0 + ii) * {k} + kk] * {b}[kk * {n} + j];"
+        for mr, header in row_groups:
+            if one > wide:
+                kn = self.kernel(flavour, mr, 1, fused)
+                out.line(f"{header} {kn}({k}, {a} + i0 * {k}, {k}, {b} + {wide}, {n}, "
+                         f"{c} + i0 * {n} + {wide}, {n}, {o} + i0 * {n} + {wide}, {n});")
+            if n > one:
+                # the last columns, narrower than a vector: a separate multiply and add
+                # (a legal order under either policy)
+                step = f"acc = acc + {a}[(i0 + ii) * {k} + kk] * {b}[kk * {n} + j];"
+                with out.block(header):
                     out.line(f"for (int ii = 0; ii < {mr}; ++ii) for (int64_t j = {one}; "
                              f"j < {n}; ++j) {{ {v.ctype} acc = {c}[(i0 + ii) * {n} + j]; "
                              f"for (int64_t kk = 0; kk < {k}; ++kk) {step} "

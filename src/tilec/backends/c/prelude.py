@@ -278,6 +278,6 @@ TC_ATOMIC_INT_MINMAX(int64_t)
 TC_ATOMIC_INT_MINMAX(uint8_t)
 
 /* ---- vector types for the matrix micro-kernels ---- */
-typedef float tc_v8f __attribute__((vector_size(32), aligned(4), may_alias));
-typedef double tc_v4d __attribute__((vector_size(32), aligned(8), may_alias));
+typedef float tc_v8f __attribute__((vector_size(32)));
+typedef double tc_v4d __attribute__((vector_size(32)));
 """
