@@ -106,8 +106,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any]]:
-    """(case, compiled) for every demo case of FILE, optionally filtered by ``--kernel``."""
+def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any, list[Any]]]:
+    """(case, compiled, inputs) for every demo case of FILE, optionally filtered by ``--kernel``."""
     mod = _load_file(Path(args.file))
     cases = _demo_cases(mod)
     if args.kernel:
@@ -120,7 +120,7 @@ def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any]]:
         inputs = case.make_inputs(_rng(0))
         compiled = tilec.compile(case.kernel, *inputs, target=getattr(args, "target", None),
                                  **case.constexprs)
-        out.append((case, compiled))
+        out.append((case, compiled, list(inputs)))
     return out
 
 
@@ -133,7 +133,7 @@ def _rng(seed: int) -> Any:
 def cmd_ir(args: argparse.Namespace) -> int:
     """Print the Candidate TileIR of every kernel in FILE."""
     con = _console()
-    for case, compiled in _compiled_cases(args):
+    for case, compiled, _ in _compiled_cases(args):
         con.rule(f"{case.name} ({args.form})")
         if args.form != "candidate":
             con.print(f"[red]form {args.form!r} is not available yet; use --form candidate[/red]")
@@ -144,12 +144,17 @@ def cmd_ir(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print (or write as JSON) the plan of every kernel in FILE for a target."""
+    from tilec.plan.extract import shapes_from_arrays
     from tilec.plan.report import plan_module
 
     con = _console()
     reports = {}
-    for case, compiled in _compiled_cases(argparse.Namespace(**{**vars(args), "target": None})):
-        plan = plan_module(compiled.module, args.target)
+    cases = _compiled_cases(argparse.Namespace(**{**vars(args), "target": "reference"}))
+    for case, compiled, inputs in cases:
+        fn = compiled.module.lookup(compiled.fn_name)
+        # The demo inputs bind the shape symbols, so program counts and trip counts are known.
+        shapes = {compiled.fn_name: shapes_from_arrays(fn, inputs)}
+        plan = plan_module(compiled.module, args.target, shapes=shapes)
         reports[case.name] = plan.to_json()
         if not args.json:
             con.rule(f"{case.name} on {args.target}")
