@@ -122,8 +122,8 @@ def recognize_combiner(block: ir.Block, n_states: int) -> tuple[str, ...] | None
 
 def reduce_region(cap: Capture, site: CallSite, inputs: list[TileVal], seeds: list[ir.Value],
                   axes: tuple[int, ...], policy: ir.ReductionPolicy,
-                  body: Callable[[ir.Block], list[Any]], names: Sequence[str | None] = ()
-                  ) -> list[TileVal]:
+                  body: Callable[[ir.Block], list[Any]], names: Sequence[str | None] = (),
+                  result_names: Sequence[str | None] | None = None) -> list[TileVal]:
     """Build one ``reduce``: ``body(block)`` emits the update and returns the next states."""
     shape = inputs[0].shape
     for t in inputs[1:]:
@@ -162,7 +162,7 @@ def reduce_region(cap: Capture, site: CallSite, inputs: list[TileVal], seeds: li
                              "combiner": comb if comb is not None else ("custom",) * len(seeds)}
     op = cap.builder.create("reduce", [t.value for t in inputs] + list(seeds),
                             [ir.TileType(kept, t) for t in st], attrs, [ir.Region([block])],
-                            loc=cap.loc(site.node), result_names=list(names) or None)
+                            loc=cap.loc(site.node), result_names=result_names)
     return [TileVal(r) for r in op.results]
 
 
@@ -206,7 +206,7 @@ def reduction_builtin(cap: Capture, site: CallSite, kind: str) -> Any:
             e = b.value("arith", [e], st, {"fn": "cast"})
         return [ScalarVal(b.value("arith", [s, e], st, {"fn": law}))]
 
-    (res,) = reduce_region(cap, site, [x], [seed], axes, policy, body)
+    (res,) = reduce_region(cap, site, [x], [seed], axes, policy, body, names=["acc"])
     if a["keepdims"]:
         return expand_dims(cap, site.node, res, list(axes))
     return res
@@ -244,7 +244,9 @@ def _reduce(cap: Capture, site: CallSite) -> Any:
         out = cap.call_in_block(comb, args, block, site.node)
         return list(out) if isinstance(out, tuple) else [out]
 
-    res = reduce_region(cap, site, inputs, seeds, axes, policy, body)
+    params = comb.params if isinstance(comb, LocalFunction) else []
+    names = params[:len(seeds)] if len(params) == len(seeds) + len(inputs) else []
+    res = reduce_region(cap, site, inputs, seeds, axes, policy, body, names=names)
     return res[0] if len(res) == 1 else tuple(res)
 
 

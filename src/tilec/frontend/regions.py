@@ -231,7 +231,8 @@ class RegionCapture:
                 raise self.error(node, f"{name} is memory on one path only")
             fill = v0.fill if all(isinstance(k, MemVal) and k.fill == v0.fill
                                   for k in kinds) else None
-            return t, lambda r: MemVal(r, fill)
+            window = all(isinstance(k, MemVal) and k.window for k in kinds)
+            return t, lambda r: MemVal(r, fill, window=window)
         return t, lambda r: ScalarVal(r, Affine.atom(r))
 
     def _as_ssa(self, node: ast.AST, name: str, v: Any, t: ir.Type) -> ir.Value:
@@ -323,8 +324,8 @@ class RegionCapture:
         if isinstance(v, TileVal):
             return v.value, TileVal
         if isinstance(v, MemVal):
-            fill = v.fill
-            return v.value, lambda a: MemVal(a, fill)
+            fill, window = v.fill, v.window
+            return v.value, lambda a: MemVal(a, fill, window=window)
         raise self.error(node, f"{name} is updated in this loop but holds {describe(v)}, "
                          f"which is a compile-time value; only tiles, scalars and memory "
                          f"can change from one iteration to the next")
@@ -526,12 +527,12 @@ class RegionCapture:
                 vals.append(cached.value)
             if not vals:
                 return [], None
-            base, fill = v.value, v.fill
+            base, fill, window = v.value, v.fill, v.window
             has_view = here(v.value)
             has_tile = cached is not None and here(cached.value)
 
             def wrap(a: list[ir.Value], b: ir.Block) -> MemVal:
-                m = MemVal(a[0] if has_view else base, fill)
+                m = MemVal(a[0] if has_view else base, fill, window=window)
                 if has_tile:
                     m.loaded = (TileVal(a[-1]), b, self.ctx.write_epoch)  # type: ignore
                 return m
@@ -812,7 +813,8 @@ class RegionCapture:
                 self.env = before
 
         res = reductions.reduce_region(self, site, inputs, seeds, axes, policy, capture,
-                                  names=[_hint(n) for n in states])
+                                  names=[_hint(n) for n in states],
+                                  result_names=[_hint(n) for n in states])
         for nm, r in zip(states, res):
             self.env[nm] = r
         for nm in written:

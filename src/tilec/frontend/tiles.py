@@ -59,9 +59,10 @@ class CallSite:
 
     def node_of(self, i: int | str) -> ast.AST:
         """The AST node of positional argument ``i`` or keyword ``i`` (else the call)."""
-        if isinstance(i, int) and i < len(self.node.args):
-            return self.node.args[i]
-        for kw in self.node.keywords:
+        args = getattr(self.node, "args", [])
+        if isinstance(i, int) and i < len(args):
+            return args[i]
+        for kw in getattr(self.node, "keywords", []):
             if kw.arg == i:
                 return kw.value
         return self.node
@@ -192,8 +193,7 @@ def _emit_reindex(cap: Capture, v: ViewTile) -> TileVal:
     if v.map.is_identity and tuple(int(e) for e in src_t.shape) == v.shape:  # type: ignore
         return TileVal(v.src)
     t = ir.TileType(v.shape, v.dtype)
-    return TileVal(cap.builder.value("reindex", [v.src, *v.syms], t, {"map": v.map},
-                                     name_hint=v.src.name_hint))
+    return TileVal(cap.builder.value("reindex", [v.src, *v.syms], t, {"map": v.map}))
 
 
 def _leaf_operand(cap: Capture, x: Any, shape: tuple[int, ...]) -> ir.Value:
@@ -228,6 +228,7 @@ def _emit_map(cap: Capture, node: ast.AST, root: Elem) -> TileVal:
                   for o in operands]
     block = ir.Block(elem_types, [_arg_hint(o) for o in operands])
     memo: dict[int, ir.Value] = {}
+    consts: dict[tuple, ir.Value] = {}
     inner = ir.Builder(ir.InsertionPoint.at_end(block), cap.builder.loc)
 
     def emit(e: Elem) -> ir.Value:
@@ -237,7 +238,12 @@ def _emit_map(cap: Capture, node: ast.AST, root: Elem) -> TileVal:
         if e.fn == "leaf":
             v = block.args[slot[id(e)]]
         elif e.fn == "const":
-            v = inner.value("constant", [], e.dtype, {"value": typed_number(e.args[0], e.dtype)})
+            key = ("const", e.dtype, repr(typed_number(e.args[0], e.dtype)))
+            v = consts.get(key)
+            if v is None:
+                v = inner.value("constant", [], e.dtype,
+                                {"value": typed_number(e.args[0], e.dtype)})
+                consts[key] = v
         else:
             vals = [emit(a) for a in e.args]
             v = inner.value("arith", vals, e.dtype, {"fn": e.fn})

@@ -140,8 +140,11 @@ class MemVal:
     """The SSA value of memory type."""
     fill: Any = None
     """Fill value for out-of-range elements when the view is loaded."""
-    loaded: TileVal | None = None
-    """The snapshot loaded at this binding's first use as a value (dropped by any write)."""
+    loaded: Any = None
+    """``(tile, block, epoch)`` of the snapshot loaded at the first use as a value; reused only
+    in that block's scope and until the next write."""
+    window: bool = False
+    """True for ``A.tile(...)`` windows: as values they are tiles (``.T`` transposes the tile)."""
 
     @property
     def type(self) -> ir.MemoryType:

@@ -210,7 +210,7 @@ def view(cap: Capture, node: ast.AST, m: MemVal, origin: Any, shape: Any, fill: 
     vt = ir.MemoryType(shape_t, t.dtype, t.space)
     v = cap.builder.value("view", [m.value, *syms], vt, {"map": vm, "bounds": "bounded"},
                           loc=cap.loc(node))
-    return MemVal(v, fill)
+    return MemVal(v, fill, window=True)
 
 
 def store_view(cap: Capture, node: ast.AST, m: MemVal, x: Any, op: str = "store",
@@ -258,11 +258,14 @@ _TILE_METHODS = {"to", "reshape", "permute", "broadcast_to", "sum", "max", "min"
 
 
 _MEM_METHODS = {"tile", "load", "store", "atomic_add", "atomic_max", "atomic_min", "permute"}
+_WINDOW_METHODS = _MEM_METHODS - {"permute"}
 
 
 def attribute(cap: Capture, node: ast.Attribute, x: Any) -> Any:
     """``x.name`` for staged values: shapes, dtypes, ``.T`` and bound methods."""
     name = node.attr
+    if isinstance(x, MemVal) and x.window and name not in _WINDOW_METHODS and name != "shape":
+        x = load_view(cap, node, x)  # a window used as a value is its tile
     if isinstance(x, MemVal):
         if name == "shape":
             return cap.memory_shape(x)
