@@ -477,8 +477,25 @@ class RegionCapture:
                     raise site.error(f"stage name {a['name']!r} is used twice in this pipeline")
                 segs.append((a["name"], []))
                 continue
+            self._check_no_stage(s)
             segs[-1][1].append(s)
         return segs
+
+    def _check_no_stage(self, node: ast.AST) -> None:
+        """Reject ``tc.stage()`` under ``node`` unless it cuts a nested pipeline at top level."""
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) \
+                and self._peek(node.iter.func) is B["pipeline"]:
+            for s in node.body:
+                top_cut = isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) \
+                    and self._peek(s.value.func) is B["stage"]
+                if not top_cut:
+                    self._check_no_stage(s)
+            return
+        if isinstance(node, ast.Call) and self._peek(node.func) is B["stage"]:
+            raise self.error(node, "tc.stage() must be a top-level statement of a tc.pipeline "
+                             "loop body (not inside an if, a nested loop or an expression)")
+        for child in ast.iter_child_nodes(node):
+            self._check_no_stage(child)
 
     def _pipeline_stages(self, node: ast.For, segments: list[tuple[str, list[ast.stmt]]],
                          first: ir.Block, carried: list[str]) -> list[ir.Block]:
