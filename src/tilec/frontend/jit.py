@@ -206,16 +206,16 @@ class Kernel:
                    ) -> tuple[tuple, list[_ArgSpec], dict[str, Any]]:
         """The specialization key, argument specs and constexpr values for a call."""
         rt = self.runtime_params
-        if len(args) != len(rt):
-            names = ", ".join(p.name for p in rt)
-            raise TypeError(f"{self.__name__}() takes {len(rt)} runtime arguments ({names}), "
-                            f"got {len(args)}; constexpr parameters are passed by keyword")
         cx = {p.name: p for p in self.params if p.constexpr}
         for k in constexprs:
             if k not in cx:
                 kind = "a runtime parameter" if any(p.name == k for p in rt) else "not a parameter"
                 raise TypeError(f"{self.__name__}(): {k!r} is {kind}; only constexpr parameters "
                                 f"are passed by keyword")
+        if len(args) != len(rt):
+            names = ", ".join(p.name for p in rt)
+            raise TypeError(f"{self.__name__}() takes {len(rt)} runtime arguments ({names}), "
+                            f"got {len(args)}; constexpr parameters are passed by keyword")
         values = {}
         for name, p in cx.items():
             if name in constexprs:
