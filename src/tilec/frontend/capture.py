@@ -73,6 +73,11 @@ _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
            ast.NotEq: "ne"}
 _PY_OK = (range, min, max, abs, len, int, float, bool)
+"""Python builtins a kernel may call (on compile-time values, or min/max/abs on scalars)."""
+
+
+def _py_ok(v: Any) -> bool:
+    return any(v is f for f in _PY_OK)
 
 
 @dataclass
@@ -476,7 +481,7 @@ class Capture(RegionCapture, ast.NodeVisitor):
             v = self.globals[name]
         elif hasattr(_py, name):
             v = getattr(_py, name)
-            if v not in _PY_OK:
+            if not _py_ok(v):
                 raise self.error(node, f"the Python builtin {name}() is not supported in kernels")
             return v
         else:
@@ -489,7 +494,7 @@ class Capture(RegionCapture, ast.NodeVisitor):
         if isinstance(v, (bool, int, float, str)) or v is None:
             return v
         if isinstance(v, (Builtin, DType, DeviceFunction, Kernel, types.ModuleType)) \
-                or v is constexpr or v in _PY_OK:
+                or v is constexpr or _py_ok(v):
             return v
         if isinstance(v, tuple):
             return tuple(self._compile_time(e, name, node) for e in v)
@@ -582,7 +587,7 @@ class Capture(RegionCapture, ast.NodeVisitor):
             if site.kwargs:
                 raise site.error("keyword arguments are not supported when calling a helper")
             return self.call_function(fn, site.args, node)
-        if fn in _PY_OK:
+        if _py_ok(fn):
             return self._py_builtin(fn, self._call_site(node, name))
         from .jit import Kernel
 

@@ -54,6 +54,8 @@ class TileSyntaxError(Exception):
     0-based column); ``str()`` prints ``file:line:col`` with a 1-based column.
     """
 
+    __module__ = "tilec"  # tracebacks name the public class, tilec.TileSyntaxError
+
     def __init__(self, message: str, filename: str = "<unknown>", lineno: int = 0,
                  col_offset: int = 0, end_col_offset: int | None = None,
                  source_line: str = "") -> None:
