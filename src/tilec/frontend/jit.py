@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -397,10 +398,16 @@ def _constexpr_value(k: Kernel, name: str, v: Any, node: ast.FunctionDef, src: S
 
 
 def _verify(module: ir.Module) -> None:
+    """Verify the captured module; a broken invariant is reported at its source location."""
     try:
         ir.verify(module)
-    except NotImplementedError:  # the verifier is not written yet; capture checks types itself
+    except NotImplementedError:  # no verifier in this build; capture checks types itself
         pass
+    except ir.VerificationError as e:
+        loc = e.op.loc if e.op is not None else ir.UNKNOWN
+        line = linecache.getline(loc.filename, loc.line).rstrip("\n") if loc.known else ""
+        raise TileSyntaxError(f"the kernel breaks TileIR invariant {e.invariant}: {e.reason}",
+                              loc.filename, loc.line, loc.col, loc.end_col, line) from e
 
 
 # ----------------------------------------------------------------- compiled

@@ -76,6 +76,11 @@ class _Par:
 
     slots: dict[str, _Slot]
     depth: int
+    level: str | None = None
+
+
+_LEVELS = ("grid", "group", "subgroup", "lane")
+"""Execution levels, outermost first: a nested nest must bind a strictly inner one."""
 
 
 class _Retype(Exception):
@@ -595,6 +600,12 @@ class RegionCapture:
                 attrs["constraint"] = ir.ExecConstraint(threads, opts.get("level", "grid"))
             except ValueError as e:
                 raise site.error(str(e)) from None
+            level = attrs["constraint"].level
+            outer = next((p.level for p in reversed(self.pars) if p.level is not None), None)
+            if outer is not None and _LEVELS.index(outer) >= _LEVELS.index(level):
+                raise site.error(f"this nest binds level {level!r} inside a {outer!r}-level nest;"
+                                 f" a nested tc.parallel must bind a strictly inner level (pass "
+                                 f"level=\"{_LEVELS[min(_LEVELS.index(outer) + 1, 3)]}\")")
         body = node.body
         written = self.sets.written(body)
         line = node.lineno + self.src.line_offset
@@ -630,7 +641,8 @@ class RegionCapture:
             slots[nm] = _Slot(nm, a, self.depth + 1)
         self.env = env
         self.depth += 1
-        self.pars.append(_Par(slots, self.depth))
+        self.pars.append(_Par(slots, self.depth, attrs["constraint"].level
+                              if "constraint" in attrs else None))
         self.ctx.par_depth += 1
         saved_loops = self.loops
         self.loops = []

@@ -234,6 +234,13 @@ def slice_size_unknown(X, Y, n):
         Y.tile((0,), (4,)).store(x[n:n * 2])  # err
 
 
+@tc.kernel
+def nested_levels(X, Y):
+    for _p in tc.parallel(2, level="group"):
+        for q in tc.parallel(2, level="grid"):  # err
+            Y.tile((q,), (1,)).store(X.tile((q,), (1,)))
+
+
 CASES = [
     # (kernel, args, text the caret points at, message fragments)
     (unknown_builtin, (V, V), "tc.expo", ["no attribute 'expo'", "did you mean 'exp'"]),
@@ -266,6 +273,7 @@ CASES = [
     (loop_var_after_loop, (V, V, tc.int32), "i,", ["induction variable"]),
     (update_in_loop, (V, V, tc.int32), "acc[", ["top-level statement of the parallel"]),
     (slice_size_unknown, (V, V, tc.int32), "x[n:n * 2]", ["compile-time size"]),
+    (nested_levels, (V, V), "tc.parallel(2, level=\"grid\")", ["strictly inner level"]),
 ]
 
 INTERNAL = ("capture.py", "regions.py", "tiles.py", "views.py", "reductions.py", "matrix.py",
