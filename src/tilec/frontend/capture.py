@@ -80,6 +80,11 @@ def _py_ok(v: Any) -> bool:
     return any(v is f for f in _PY_OK)
 
 
+def _is_math(v: Any) -> bool:
+    """A function of the ``math`` module (evaluated on compile-time numbers)."""
+    return callable(v) and getattr(v, "__module__", None) == "math"
+
+
 @dataclass
 class CaptureContext:
     """State shared by a kernel's capture and every ``tc.func`` inlined into it."""
@@ -494,7 +499,7 @@ class Capture(RegionCapture, ast.NodeVisitor):
         if isinstance(v, (bool, int, float, str)) or v is None:
             return v
         if isinstance(v, (Builtin, DType, DeviceFunction, Kernel, types.ModuleType)) \
-                or v is constexpr or _py_ok(v):
+                or v is constexpr or _py_ok(v) or _is_math(v):
             return v
         if isinstance(v, tuple):
             return tuple(self._compile_time(e, name, node) for e in v)
@@ -589,6 +594,15 @@ class Capture(RegionCapture, ast.NodeVisitor):
             return self.call_function(fn, site.args, node)
         if _py_ok(fn):
             return self._py_builtin(fn, self._call_site(node, name))
+        if _is_math(fn):
+            site = self._call_site(node, name)
+            if site.kwargs or not all(is_number(a) for a in site.args):
+                raise site.error(f"{name}() is evaluated while compiling and needs compile-time "
+                                 f"numbers; use the tc builtin for runtime values")
+            try:
+                return fn(*site.args)
+            except (ValueError, ArithmeticError, TypeError) as e:
+                raise site.error(f"{name}(): {e}") from None
         from .jit import Kernel
 
         if isinstance(fn, Kernel):
