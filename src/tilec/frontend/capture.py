@@ -159,11 +159,15 @@ class Capture(RegionCapture, ast.NodeVisitor):
         self.is_kernel = is_kernel
         """False for an inlined ``tc.func``."""
         self.loops: list[_Loop] = []
+        """Counted loops around the current statement (innermost last), for break/continue."""
         self.pars: list[_Par] = []
+        """Parallel nests around the current statement, with their ancestor-update slots."""
         self.depth = 0
+        """Nesting of IR regions (loop bodies, if branches) around the current statement."""
         self.pure = 0
+        """Positive while capturing a reduction update, which may not write memory."""
         self.returned: Any = None
-        self.stage_ok: set[int] = set()
+        """The value of a ``tc.func``'s ``return``."""
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, node: ast.AST | None, msg: str) -> TileSyntaxError:
@@ -216,7 +220,9 @@ class Capture(RegionCapture, ast.NodeVisitor):
         key = ("arith", fn, tuple(id(v) for v in operands), t)
         for b in reversed(self.ctx.blocks):
             got = self.ctx.consts.get((b.id, key))
-            if got is not None:
+            # ids are only a hint; the operands must be the very same values
+            if got is not None and all(x is y for x, y in zip(got.defining_op.operands,
+                                                                operands)):
                 return got
         v = self.builder.value("arith", operands, t, {"fn": fn}, loc=loc)
         if self.ctx.blocks:
