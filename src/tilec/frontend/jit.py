@@ -376,8 +376,21 @@ def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir
     cap = Capture(ctx, builder, fn_node, src, k.fn.__globals__, _closure(k.fn), env)
     cap.capture_body()
     builder.create("return", [], loc=ir.Location(src.filename, src.position(fn_node)[0], 0))
+    _erase_dead_values(fn)
     _verify(module)
     return module
+
+
+def _erase_dead_values(fn: ir.Function) -> None:
+    """Drop pure operations nothing uses (e.g. the stop of a slice, an unused expression).
+
+    One pass in reverse pre-order visits users before their operands, so dead chains go at
+    once. Effects (loads, stores, ...) and structured operations always stay.
+    """
+    for op in reversed(list(fn.walk())):
+        if op.opdef.effect == "pure" and op.results and op.is_attached \
+                and not any(r.has_uses for r in op.results):
+            op.erase()
 
 
 def _constexpr_value(k: Kernel, name: str, v: Any, node: ast.FunctionDef, src: SourceInfo

@@ -221,6 +221,23 @@ def nested_pipelines(A, Y):
         Y.tile((0,), (4,)).store(acc)
 
 
+@tc.kernel
+def seed_partial_update(A, B, C, BK: tc.constexpr = 4):
+    """The seed's sketch: each sub-instance pipelines an mma into its own slice of acc."""
+    K = A.shape[1]
+    for _p in tc.parallel(1):
+        acc = tc.zeros((16, 8))
+        for i in tc.parallel(2, level="group"):
+            frag = acc[i * 8:(i + 1) * 8, :]
+            for k in tc.pipeline(tc.cdiv(K, BK), stages=2):
+                a = A.tile((i * 8, k * BK), (8, BK), fill=0.0).load()
+                b = B.tile((k * BK, 0), (BK, 8), fill=0.0).load()
+                tc.stage()
+                frag = tc.mma(a, b, frag)
+            acc[i * 8:(i + 1) * 8, :] = frag
+        C.tile((0, 0), (16, 8)).store(acc)
+
+
 _X = np.zeros((16, 16), np.float32)
 
 GOLDENS = {
@@ -242,4 +259,5 @@ GOLDENS = {
                                       tc.array((8, 16), tc.float32)), {}),
     "snapshots": (snapshots, (V32, V32, tc.int32), {}),
     "nested_pipelines": (nested_pipelines, (F32, V32), {}),
+    "seed_partial_update": (seed_partial_update, (F32, F32, F32), {}),
 }

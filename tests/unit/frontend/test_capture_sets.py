@@ -445,3 +445,15 @@ def test_pipelined_matmul_runs():
     c = np.full((20, 16), np.nan, np.float32)
     _run(pipeline, a, b, c)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
+@needs_reference
+def test_seed_partial_update_sketch_runs():
+    from golden_kernels import seed_partial_update
+
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((16, 10)).astype(np.float32)
+    b = rng.standard_normal((10, 8)).astype(np.float32)
+    c = np.full((16, 8), np.nan, np.float32)
+    _run(seed_partial_update, a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
