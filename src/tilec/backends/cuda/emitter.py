@@ -1,0 +1,1227 @@
+"""CUDA C++ emission of Machine TileIR (docs/design/lowering.md is the input contract).
+
+One Machine function becomes one ``extern "C" __global__`` kernel:
+
+* parameters: a ``mem`` parameter is a ``T *__restrict__`` (``const`` when the
+  kernel never writes it), a scalar is passed by value, then one ``int64_t``
+  per shape symbol and per other symbolic extent (``CUDASource.params``);
+* the ops before the grid ``parallel`` (constants and ``index`` arithmetic
+  on the parameters) run at the top of the kernel and, through
+  ``CUDASource.host_steps``, on the host to size the grid;
+* the grid ``parallel`` (``level = "grid"``) maps its coordinates onto
+  ``blockIdx`` (the last coordinate on ``x``, then ``y``, ``z``); a grid of
+  rank above 3 is linearized onto ``x``. Its ``threads`` attribute is the
+  block size and the kernel's ``__launch_bounds__``;
+* ``memory`` ops of the grid body (space ``shared``) are carved out of one
+  dynamic shared-memory array at 128-byte aligned offsets
+  (``CUDASource.shared_bytes``; the launcher raises the 48 KB default);
+* the lane ``parallel`` binds ``threadIdx.x``; its body is the SIMT region.
+
+In the SIMT region a ``tile<L x dt>`` is a per-thread register array,
+indexed with constants only (every loop over registers is ``#pragma unroll``
+or unrolled here), so ptxas keeps it in registers; 16-bit floats are held
+as their bit patterns (``uint16_t``) so that loads, ``ldmatrix`` and the MMA
+operand packing move bits without conversions; arithmetic converts to
+``float`` and rounds each narrow result once. Accesses are emitted by
+``access.AccessWriter`` (guarded, vectorized where provable), atoms by
+``ptx``. Each operation's lines open with ``/* tilec: <op>#<id> at
+<file:line> */`` and the buffer maps every line back to its operation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+import tilec.ir as ir
+from tilec.backends.clike import CLikeEmitter, IndentedBuffer, round_float
+from tilec.backends.cuda import ptx
+from tilec.backends.cuda.access import AccessWriter, MemRef, affine_c, prod, unravel
+from tilec.backends.cuda.prelude import PRELUDE
+from tilec.lower.atoms import CATALOG, MMA_ATOMS
+
+__all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
+           "SMEM_ALIGN"]
+
+SMEM_ALIGN = 128
+"""Byte alignment of every shared-memory buffer (16 is what cp.async/ldmatrix need)."""
+
+_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+def kernel_name(fn_name: str) -> str:
+    """The C symbol of the kernel emitted for ``@fn_name``."""
+    return "tilec_" + _IDENT.sub("_", fn_name)
+
+
+# --------------------------------------------------------------------- value forms
+
+
+@dataclass
+class Scalar:
+    """A scalar: a C expression (usually a local's name)."""
+
+    expr: str
+    type: ir.ScalarType
+
+
+@dataclass
+class Regs:
+    """A per-thread register array (flat, row-major over ``shape``)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: ir.ScalarType
+
+    @property
+    def n(self) -> int:
+        """Number of elements."""
+        return prod(self.shape)
+
+
+@dataclass
+class Splat:
+    """A tile holding one value (a compute-type expression) everywhere; not materialized."""
+
+    expr: str
+    shape: tuple[int, ...]
+    dtype: ir.ScalarType
+
+
+@dataclass
+class TupleVal:
+    """A tuple of values (compile time only)."""
+
+    items: list
+
+
+@dataclass
+class TokenVal:
+    """A token: ordering is carried by the emitted instructions themselves."""
+
+
+# --------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One kernel parameter as the launcher sees it."""
+
+    kind: str
+    """``mem``, ``scalar``, ``symbol`` (a shape symbol) or ``dim`` (another runtime extent)."""
+    dtype: ir.ScalarType
+    """Element type (``index`` for symbols and dims)."""
+    shape: tuple[ir.Dim, ...] = ()
+    """Extents of a ``mem`` parameter."""
+    written: bool = False
+    """True when the kernel writes this memory."""
+    name: str = ""
+    """The parameter's name hint (or symbol name)."""
+    source: tuple[int, int] = (-1, -1)
+    """For ``dim``: ``(user parameter, axis)`` whose runtime extent it is."""
+
+
+@dataclass(frozen=True)
+class HostStep:
+    """One scalar op evaluated on the host to size the grid."""
+
+    key: int
+    """The value's key (its position in the step list, or ``-1 - k`` for parameter ``k``)."""
+    fn: str
+    """``constant`` or an ``arith`` function."""
+    args: tuple[int, ...]
+    """Keys of the operands."""
+    value: Any = None
+    """The constant's value."""
+    dtype: str = "index"
+    """The result type's name."""
+
+
+@dataclass
+class CUDASource:
+    """An emitted kernel and what the launcher needs to call it."""
+
+    text: str
+    """The CUDA C++ source."""
+    buffer: IndentedBuffer
+    """The same text, line by line, with the IR operation behind each line."""
+    kernel: str
+    """The kernel's C symbol."""
+    params: list[ParamInfo]
+    """Kernel parameters in order (user parameters, shape symbols, other dims)."""
+    threads: int
+    """Threads per block."""
+    grid_rank: int
+    """Rank of the grid ``parallel``."""
+    host_steps: list[HostStep]
+    """Scalar ops that size the grid, in order."""
+    grid_keys: list[int]
+    """Keys of the grid extents."""
+    shared_bytes: int
+    """Dynamic shared memory per block."""
+    min_sm: int = 80
+    """Lowest compute capability (x10) the kernel needs."""
+    ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
+    """Operation id -> (opcode, location)."""
+    stats: dict[str, int] = field(default_factory=dict)
+    """Emission statistics (vector chunks, scalar elements)."""
+
+    def grid(self, values: Sequence[int]) -> tuple[int, ...]:
+        """The grid extents for parameter values ``values`` (in ``params`` order)."""
+        env: dict[int, Any] = {-1 - k: int(v) for k, v in enumerate(values)}
+        for st in self.host_steps:
+            if st.fn == "constant":
+                env[st.key] = st.value
+            else:
+                env[st.key] = host_arith(st.fn, [env[a] for a in st.args], st.dtype)
+        return tuple(int(env[k]) for k in self.grid_keys)
+
+    def launch_grid(self, extents: Sequence[int]) -> tuple[int, int, int]:
+        """``gridDim`` for grid extents: the last coordinate on x; above rank 3 all on x."""
+        if len(extents) > 3:
+            return (prod(extents), 1, 1)
+        g = list(reversed([int(e) for e in extents])) + [1] * (3 - len(extents))
+        return (g[0], g[1], g[2])
+
+
+def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
+    """``arith`` on host integers (the functions grid sizes use), Python semantics."""
+    table = {
+        "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
+        "floordiv": lambda: a[0] // a[1], "rem": lambda: a[0] % a[1],
+        "cdiv": lambda: -((-a[0]) // a[1]), "max": lambda: max(a[0], a[1]),
+        "min": lambda: min(a[0], a[1]), "neg": lambda: -a[0], "abs": lambda: abs(a[0]),
+        "eq": lambda: int(a[0] == a[1]), "ne": lambda: int(a[0] != a[1]),
+        "lt": lambda: int(a[0] < a[1]), "le": lambda: int(a[0] <= a[1]),
+        "gt": lambda: int(a[0] > a[1]), "ge": lambda: int(a[0] >= a[1]),
+        "select": lambda: a[1] if a[0] else a[2], "cast": lambda: int(a[0]),
+    }
+    if fn not in table:
+        raise ValueError(f"grid extents use arith {fn!r}, which the host does not evaluate")
+    if fn in ("floordiv", "rem", "cdiv") and a[1] == 0:
+        raise ZeroDivisionError(f"grid extent: integer division by zero in {fn}")
+    return table[fn]()
+
+
+# --------------------------------------------------------------------- emitter
+
+
+class CUDAEmitter(CLikeEmitter):
+    """Emits one Machine TileIR function as a CUDA C++ kernel."""
+
+    TARGET = "CUDA"
+
+    INT_FNS = {
+        **CLikeEmitter.INT_FNS,
+        "floordiv": "(({t})tc_floordiv_i64({0}, {1}))",
+        "rem": "(({t})tc_rem_i64({0}, {1}))",
+        "cdiv": "(({t})(-({t})tc_floordiv_i64(({t})(-{0}), {1})))",
+    }
+    """Integer ``arith``: Python division without the C backend's status word."""
+
+    REG_CTYPES = {**CLikeEmitter.SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t"}
+    """Element type of a per-thread register array (16-bit floats as bit patterns)."""
+
+    def __init__(self, module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> None:
+        super().__init__()
+        fn = module.lookup(fn_name)
+        if fn is None:
+            raise KeyError(f"module has no function @{fn_name}")
+        self.module = module
+        """The module being emitted."""
+        self.fn: ir.Function = fn
+        """The kernel function."""
+        self.target = target
+        """The target name (``cuda:sm_90`` ...)."""
+        self.vals: dict[int, object] = {}
+        self.divs: dict[int, int] = {}
+        self.sym_vars: dict[str, str] = {}
+        self.ops: dict[int, tuple[str, ir.Location]] = {}
+        self.access = AccessWriter(self.buf, self.fresh)
+        self.threads = 0
+        self.shared_bytes = 0
+        self.in_lanes = False
+        self.warp_atoms = False
+
+    # -- value table --------------------------------------------------------------------
+    def bind(self, v: ir.Value, r: object) -> None:
+        """Record the C form of ``v``."""
+        self.vals[id(v)] = r
+
+    def get(self, v: ir.Value, user: ir.Operation | None = None) -> object:
+        """The C form of ``v`` (a located error if it was never emitted)."""
+        try:
+            return self.vals[id(v)]
+        except KeyError:
+            raise self.unsupported(user, f"operand {v!r} is used before it is defined "
+                                         "(or defined in an unsupported form)") from None
+
+    def scalar(self, v: ir.Value, user: ir.Operation | None = None) -> str:
+        """The C expression of a scalar value."""
+        r = self.get(v, user)
+        if not isinstance(r, Scalar):
+            raise self.unsupported(user, f"expected a scalar operand, got {v.type}")
+        return r.expr
+
+    def memref(self, v: ir.Value, user: ir.Operation) -> MemRef:
+        """The ``MemRef`` of a memory value."""
+        r = self.get(v, user)
+        if not isinstance(r, MemRef):
+            raise self.unsupported(user, f"expected a memory operand, got {v.type}")
+        return r
+
+    def div_of(self, v: ir.Value) -> int:
+        """A known divisor of an index value (1 when nothing is known)."""
+        return self.divs.get(id(v), 1)
+
+    # -- types --------------------------------------------------------------------------
+    def rtype(self, t: ir.ScalarType) -> str:
+        """Element type of a register array of ``t``."""
+        return self.REG_CTYPES[t.name]
+
+    def to_compute(self, x: str, t: ir.ScalarType) -> str:
+        """A register element of ``t`` as a compute-type value."""
+        return self.LOAD_CONVERT.get(t.name, "{}").format(x)
+
+    def to_reg(self, x: str, t: ir.ScalarType) -> str:
+        """A (rounded) compute-type value of ``t`` as a register element."""
+        return self.STORE_CONVERT.get(t.name, "{}").format(x)
+
+    def reg_literal(self, value: Any, t: ir.ScalarType) -> str:
+        """``value`` as a register element of ``t`` (16-bit floats as their bits)."""
+        if t.name in ("bf16", "f16"):
+            x = round_float(value, t.name)
+            dt = ml_dtypes.bfloat16 if t.name == "bf16" else np.float16
+            bits = int(np.array(x, dtype=dt).view(np.uint16))
+            return f"(uint16_t)0x{bits:04x}"
+        return self.literal(value, t)
+
+    def poison(self, t: ir.ScalarType) -> str:
+        """The register value of unspecified elements (NaN for floats, 0 otherwise)."""
+        return self.reg_literal(float("nan"), t) if t.is_float else "0"
+
+    # -- register arrays ------------------------------------------------------------------
+    def declare(self, shape: Sequence[int], dtype: ir.ScalarType, name: str) -> Regs:
+        """Declare a register array."""
+        self.buf.line(f"{self.rtype(dtype)} {name}[{max(1, prod(shape))}];")
+        return Regs(name, tuple(shape), dtype)
+
+    def new_regs(self, v: ir.Value, op: ir.Operation) -> Regs:
+        """A fresh register array for tile value ``v``."""
+        t = v.type
+        if not isinstance(t, ir.TileType):
+            raise self.unsupported(op, f"expected a tile result, got {t}")
+        return self.declare(_static_shape(t, op, self), t.dtype, self.name_of(v))
+
+    def regs(self, v: ir.Value, op: ir.Operation) -> Regs:
+        """A register array holding tile ``v`` (materializing a splat)."""
+        r = self.get(v, op)
+        if isinstance(r, Regs):
+            return r
+        if isinstance(r, Splat):
+            out = self.declare(r.shape, r.dtype, self.fresh("splat"))
+            self.fill(out, self.to_reg(r.expr, r.dtype))
+            return out
+        raise self.unsupported(op, f"expected a tile operand, got {v.type}")
+
+    def fill(self, dst: Regs, expr: str) -> None:
+        """``dst[e] = expr`` for every element."""
+        if dst.n == 1:
+            self.buf.line(f"{dst.name}[0] = {expr};")
+        else:
+            self.buf.line("#pragma unroll")
+            self.buf.line(f"for (int e = 0; e < {dst.n}; ++e) {dst.name}[e] = {expr};")
+
+    def copy_into(self, dst: Regs, v: ir.Value, op: ir.Operation) -> None:
+        """``dst = v`` elementwise (nothing when ``v`` already lives in ``dst``)."""
+        r = self.get(v, op)
+        if isinstance(r, Splat):
+            self.fill(dst, self.to_reg(r.expr, r.dtype))
+        elif isinstance(r, Regs):
+            if r.name != dst.name:
+                self.fill(dst, f"{r.name}[e]" if dst.n > 1 else f"{r.name}[0]")
+        else:
+            raise self.unsupported(op, f"cannot copy {v.type} into registers")
+
+    # -- driver ---------------------------------------------------------------------------
+    def emit(self) -> CUDASource:
+        """Emit the kernel."""
+        fn = self.fn
+        if len(fn.body.blocks) != 1:
+            raise self.unsupported(None, f"@{fn.name} has several blocks; Machine functions "
+                                         "have one")
+        if fn.result_types:
+            raise self.unsupported(None, f"@{fn.name} returns values; a kernel writes memory")
+        params, head = self._bind_params()
+        steps: list[HostStep] = []
+        keys: dict[int, int] = {id(a): -1 - k for k, a in enumerate(fn.args)}
+        grid_op = None
+        body = self.buf
+        with body.indent():
+            for op in fn.entry.operations:
+                if op.name == "parallel" and op.attr("level") == "grid":
+                    if grid_op is not None:
+                        raise self.unsupported(op, "a kernel has one grid parallel")
+                    grid_op = op
+                    self.ops[op.id] = (op.name, op.loc)
+                    with body.origin(op):
+                        self._emit_grid(op)
+                elif op.name == "return":
+                    if op.num_operands:
+                        raise self.unsupported(op, "a kernel returns nothing")
+                elif op.name in ("constant", "arith") and isinstance(op.result.type,
+                                                                     ir.ScalarType):
+                    if grid_op is not None:
+                        raise self.unsupported(op, "only 'return' may follow the grid parallel")
+                    self.emit_op(op)
+                    self._host_step(op, steps, keys)
+                else:
+                    raise self.unsupported(op, "outside the grid parallel a Machine function "
+                                               "holds only scalar constants and index arithmetic")
+        if grid_op is None:
+            raise self.unsupported(None, f"@{fn.name} has no parallel with level = \"grid\" "
+                                         "(is it Machine TileIR? see docs/design/lowering.md)")
+        grid_keys = []
+        for v in grid_op.operands[:grid_op.attr("rank")]:
+            k = keys.get(id(v))
+            if k is None:
+                raise self.unsupported(grid_op, "a grid extent is not computed from parameters "
+                                                "and constants before the grid parallel")
+            grid_keys.append(k)
+        out = IndentedBuffer()
+        out.line(f"/* tilec CUDA backend: @{fn.name} for {self.target} */")
+        out.line(PRELUDE)
+        sig = ", ".join(head)
+        out.line(f'extern "C" __global__ void __launch_bounds__({self.threads}) '
+                 f"{kernel_name(fn.name)}({sig})")
+        out.line("{")
+        if self.shared_bytes:
+            out.line(f"  extern __shared__ __align__({SMEM_ALIGN}) unsigned char tc_smem[];")
+        out.splice(self._prologue)
+        out.splice(body)
+        out.line("}")
+        stats = {"vector_chunks": self.access.vector_chunks,
+                 "scalar_elements": self.access.scalar_elems}
+        return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
+                          grid_op.attr("rank"), steps, grid_keys, self.shared_bytes, 80,
+                          self.ops, stats)
+
+    def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]
+                   ) -> None:
+        if op.name == "constant":
+            key = len(steps)
+            steps.append(HostStep(key, "constant", (), op.attr("value"), op.result.type.name))
+            keys[id(op.result)] = key
+            return
+        arg_keys = [keys.get(id(v)) for v in op.operands]
+        if any(k is None for k in arg_keys) or op.result.type.is_float:
+            return  # not needed by the host unless a grid extent reads it (checked later)
+        key = len(steps)
+        steps.append(HostStep(key, op.attr("fn"), tuple(arg_keys), None,  # type: ignore[arg-type]
+                              op.result.type.name))
+        keys[id(op.result)] = key
+
+    def _bind_params(self) -> tuple[list[ParamInfo], list[str]]:
+        fn = self.fn
+        pro = IndentedBuffer(depth=1)
+        self._prologue = pro
+        symbols = fn.shape_symbols
+        n_user = len(fn.args) - len(symbols)
+        if n_user < 0:
+            raise self.unsupported(None, f"@{fn.name} declares {len(symbols)} shape symbols but "
+                                         f"has only {len(fn.args)} parameters")
+        written = _written_roots(fn)
+        params: list[ParamInfo] = []
+        head: list[str] = []
+        for k, name in enumerate(symbols):
+            a = fn.args[n_user + k]
+            if a.type is not ir.index:
+                raise self.unsupported(None, f"shape symbol {name} must be an index parameter")
+            self.sym_vars[name] = self.name_of(a)
+            self.bind(a, Scalar(self.name_of(a), ir.index))
+        extra: list[tuple[str, ParamInfo]] = []
+        for i, a in enumerate(fn.args[:n_user]):
+            t = a.type
+            hint = a.name_hint or f"arg{i}"
+            if isinstance(t, ir.MemoryType):
+                if t.space != "global":
+                    raise self.unsupported(None, f"parameter {hint} is {t.space} memory; kernel "
+                                                 "parameters are global")
+                ptr = self.name_of(a)
+                w = id(a) in written
+                mt = self.mtype(t.dtype)
+                head.append(f"{'' if w else 'const '}{mt} *__restrict__ {ptr}")
+                extents: list[str] = []
+                for axis, dim in enumerate(t.shape):
+                    if dim.is_static:
+                        extents.append(str(int(dim)))
+                    elif str(dim.value) in self.sym_vars:
+                        extents.append(self.sym_vars[str(dim.value)])
+                    else:
+                        var = self.fresh(f"{ptr}_e")
+                        extra.append((f"int64_t {var}", ParamInfo("dim", ir.index, (), False,
+                                                                  f"{hint}.shape[{axis}]",
+                                                                  (i, axis))))
+                        extents.append(var)
+                strides, sdivs = [], []
+                for axis in range(t.rank):
+                    rest = extents[axis + 1:]
+                    static = prod(int(e) for e in rest if e.isdigit())
+                    sym = [e for e in rest if not e.isdigit()]
+                    if not sym:
+                        strides.append(str(static))
+                    else:
+                        var = self.fresh(f"{ptr}_s")
+                        pro.line(f"const int64_t {var} = {' * '.join(rest)};")
+                        strides.append(var)
+                    sdivs.append(static)
+                flag = f"tc_al_{ptr}"
+                pro.line(f"const bool {flag} = tc_aligned16({ptr});")
+                self.bind(a, MemRef(ptr, t.dtype, "global", tuple(extents),
+                                    ir.IndexMap.identity(t.rank), (), (), tuple(strides),
+                                    tuple(sdivs), (), flag, a))
+                params.append(ParamInfo("mem", t.dtype, t.shape, w, hint))
+            elif isinstance(t, ir.ScalarType):
+                var = self.name_of(a)
+                head.append(f"{self.ctype(t)} {var}")
+                self.bind(a, Scalar(var, t))
+                params.append(ParamInfo("scalar", t, (), False, hint))
+            else:
+                raise self.unsupported(None, f"parameter {hint} of @{fn.name} has type {t}; the "
+                                             "CUDA backend takes memories and scalars")
+        for name in symbols:
+            head.append(f"int64_t {self.sym_vars[name]}")
+            params.append(ParamInfo("symbol", ir.index, (), False, name))
+        for decl, info in extra:
+            head.append(decl)
+            params.append(info)
+        return params, head
+
+    def dim_expr(self, dim: ir.Dim, op: ir.Operation) -> str:
+        """A C expression for an extent."""
+        if dim.is_static:
+            return str(int(dim))
+        var = self.sym_vars.get(str(dim.value))
+        if var is None:
+            raise self.unsupported(op, f"extent {dim} is not a shape symbol of @{self.fn.name}")
+        return var
+
+    def emit_block(self, block: ir.Block) -> ir.Operation | None:
+        """Emit a block's operations; returns its terminator (not emitted) if any."""
+        for op in block.operations:
+            if op.name in ("yield", "br"):
+                return op
+            self.emit_op(op)
+        return None
+
+    def emit_op(self, op: ir.Operation) -> None:
+        """Emit one operation (dispatch on ``emit_<opcode>``)."""
+        self.ops[op.id] = (op.name, op.loc)
+        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        if method is None:
+            raise self.unsupported(op, "no CUDA emission for this operation")
+        with self.buf.origin(op):
+            method(op)
+
+    # -- grid and lanes ---------------------------------------------------------------------
+    def _emit_grid(self, op: ir.Operation) -> None:
+        rank = op.attr("rank")
+        if op.num_operands != rank:
+            raise self.unsupported(op, "a grid parallel with inits (ancestor updates) has no "
+                                       "CUDA form; the lowering writes memory instead")
+        threads = op.attr("threads")
+        if not isinstance(threads, int) or not 1 <= threads <= 1024:
+            raise self.unsupported(op, f"grid parallel needs threads = 1..1024, got {threads!r}")
+        self.threads = threads
+        body = op.regions[0].entry
+        coords = [self.name_of(a) for a in body.args[:rank]]
+        b = self.buf
+        if rank <= 3:
+            for k, c in enumerate(coords):
+                b.line(f"const int64_t {c} = (int64_t)blockIdx.{'xyz'[rank - 1 - k]};")
+        else:
+            exts = [self.scalar(v, op) for v in op.operands[:rank]]
+            lin = self.fresh("lin")
+            b.line(f"int64_t {lin} = (int64_t)blockIdx.x;")
+            for k in reversed(range(rank)):
+                b.line(f"const int64_t {coords[k]} = {lin} % {exts[k]};")
+                if k:
+                    b.line(f"{lin} /= {exts[k]};")
+        for a, c in zip(body.args[:rank], coords):
+            self.bind(a, Scalar(c, ir.index))
+        lanes = None
+        for inner in body.operations:
+            if inner.name == "yield":
+                break
+            if inner.name == "parallel":
+                if lanes is not None or inner.attr("level") != "lane":
+                    raise self.unsupported(inner, "the grid body holds exactly one parallel, "
+                                                  "with level = \"lane\"")
+                lanes = inner
+                self.ops[inner.id] = (inner.name, inner.loc)
+                with b.origin(inner):
+                    self._emit_lanes(inner)
+            elif inner.name == "memory":
+                self.ops[inner.id] = (inner.name, inner.loc)
+                with b.origin(inner):
+                    self._emit_shared(inner)
+            elif inner.name in ("constant", "arith", "tuple", "tuple_get", "view"):
+                self.emit_op(inner)
+            else:
+                raise self.unsupported(inner, "the grid body (one CTA) holds shared memory, "
+                                              "uniform scalars and the lane parallel; per-lane "
+                                              "code belongs in the lane parallel")
+        if lanes is None:
+            raise self.unsupported(op, "the grid body has no lane parallel")
+
+    def _emit_shared(self, op: ir.Operation) -> None:
+        t = op.result.type
+        if t.space != "shared":
+            raise self.unsupported(op, f"a per-group memory must be shared, not {t.space}")
+        shape = tuple(int(e) for e in t.shape)
+        nbytes = prod(shape) * max(1, t.dtype.bits // 8)
+        off = -(-self.shared_bytes // SMEM_ALIGN) * SMEM_ALIGN
+        self.shared_bytes = off + nbytes
+        name = self.name_of(op.result)
+        mt = self.mtype(t.dtype)
+        self.buf.line(f"{mt} *const {name} = reinterpret_cast<{mt} *>(tc_smem + {off});"
+                      f"  /* {nbytes} bytes */")
+        self._bind_local(op, name, shape, "shared")
+
+    def _bind_local(self, op: ir.Operation, name: str, shape: tuple[int, ...], space: str
+                    ) -> None:
+        t = op.result.type
+        strides = tuple(prod(shape[j + 1:]) for j in range(len(shape)))
+        self.bind(op.result, MemRef(name, t.dtype, space, tuple(str(e) for e in shape),
+                                    ir.IndexMap.identity(len(shape)), (), (),
+                                    tuple(str(s) for s in strides), strides, (), "true",
+                                    op.result))
+
+    def _emit_lanes(self, op: ir.Operation) -> None:
+        if op.attr("rank") != 1 or op.num_operands != 1:
+            raise self.unsupported(op, "the lane parallel has one extent and no inits")
+        ext = op.operand(0).defining_op
+        if ext is None or ext.name != "constant" or ext.attr("value") != self.threads:
+            raise self.unsupported(op, f"the lane parallel's extent must be the constant "
+                                       f"{self.threads} (the grid's threads)")
+        body = op.regions[0].entry
+        tid = self.name_of(body.args[0])
+        self.buf.line(f"const int64_t {tid} = (int64_t)threadIdx.x;")
+        self.bind(body.args[0], Scalar(tid, ir.index))
+        self.in_lanes = True
+        term = self.emit_block(body)
+        self.in_lanes = False
+        if term is None or term.num_operands:
+            raise self.unsupported(op, "the lane parallel's body ends with an empty yield")
+        if self.warp_atoms and self.threads % 32:
+            raise self.unsupported(op, f"warp atoms need whole warps; threads = {self.threads}")
+
+    def emit_parallel(self, op: ir.Operation) -> None:
+        """A parallel inside the SIMT region has no CUDA form."""
+        raise self.unsupported(op, "parallel inside the lane body; the lowering realizes "
+                                   "nested instances as per-lane loops")
+
+    # -- control ----------------------------------------------------------------------------
+    def emit_if(self, op: ir.Operation) -> None:
+        """``if (c) {then} else {else}`` with results assigned at the yields."""
+        cond = self.scalar(op.operand(0), op)
+        dsts = [self._mutable(r, op) for r in op.results]
+        for k, header in enumerate((f"if ({cond})", "else")):
+            with self.buf.block(header):
+                term = self.emit_block(op.regions[k].entry)
+                if term is not None:
+                    self.assign(dsts, term.operands, term)
+        for r, d in zip(op.results, dsts):
+            self.bind(r, d)
+
+    def _mutable(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None) -> object:
+        """Mutable storage for a structured op's result, initialized from ``init``."""
+        t = v.type
+        if isinstance(t, ir.ScalarType):
+            var = self.fresh("m")
+            val = f" = {self.scalar(init, op)}" if init is not None else ""
+            self.buf.line(f"{self.ctype(t)} {var}{val};")
+            return Scalar(var, t)
+        if isinstance(t, ir.TileType):
+            dst = self.new_regs(v, op)
+            if init is not None:
+                self.copy_into(dst, init, op)
+            return dst
+        if isinstance(t, ir.TokenType):
+            return TokenVal()
+        raise self.unsupported(op, f"values of type {t} cannot cross a region boundary")
+
+    def assign(self, dsts: Sequence[object], srcs: Sequence[ir.Value], op: ir.Operation
+               ) -> None:
+        """Parallel assignment of yielded values into mutable storage (swaps are safe)."""
+        names = {d.name for d in dsts if isinstance(d, Regs)}
+        staged: list[object] = []
+        for d, s in zip(dsts, srcs):
+            r = self.get(s, op)
+            if isinstance(d, Scalar):
+                tmp = self.fresh("y")
+                self.buf.line(f"const {self.ctype(d.type)} {tmp} = {self.scalar(s, op)};")
+                staged.append(tmp)
+            elif isinstance(r, Regs) and isinstance(d, Regs) and r.name in names \
+                    and r.name != d.name:
+                tmp = self.declare(r.shape, r.dtype, self.fresh("swap"))
+                self.fill(tmp, f"{r.name}[e]" if r.n > 1 else f"{r.name}[0]")
+                staged.append(tmp)
+            else:
+                staged.append(None)
+        for d, s, tmp in zip(dsts, srcs, staged):
+            if isinstance(d, Scalar):
+                self.buf.line(f"{d.expr} = {tmp};")
+            elif isinstance(d, Regs):
+                if isinstance(tmp, Regs):
+                    self.fill(d, f"{tmp.name}[e]" if d.n > 1 else f"{tmp.name}[0]")
+                else:
+                    self.copy_into(d, s, op)
+
+    def emit_serial(self, op: ir.Operation) -> None:
+        """A counted loop; carried values live in mutable storage."""
+        self._loop(op, [op.regions[0].entry])
+
+    def emit_pipeline(self, op: ir.Operation) -> None:
+        """Stages run in order within an iteration; overlap is explicit in Machine IR (cp.async)."""
+        self._loop(op, [r.entry for r in op.regions])
+
+    def _loop(self, op: ir.Operation, stages: list[ir.Block]) -> None:
+        lb, ub, step = (self.scalar(v, op) for v in op.operands[:3])
+        carries = [self._mutable(r, op, init) for r, init in zip(op.results, op.operands[3:])]
+        iv = self.name_of(stages[0].args[0])
+        unroll = op.attr("unroll")
+        if isinstance(unroll, int) and unroll > 0:
+            self.buf.line(f"#pragma unroll {unroll}")
+        with self.buf.block(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step})"):
+            args: list[object] = list(carries)
+            for k, block in enumerate(stages):
+                self.bind(block.args[0], Scalar(iv, ir.index))
+                self.divs[id(block.args[0])] = 1
+                for a, r in zip(block.args[1:], args):
+                    self.bind(a, r)
+                term = self.emit_block(block)
+                if term is None or term.name != "yield":
+                    raise self.unsupported(op, f"stage {k} does not end with yield")
+                if k + 1 < len(stages):
+                    args = [self.get(v, term) for v in term.operands]
+                else:
+                    self.assign(carries, term.operands, term)
+        for r, c in zip(op.results, carries):
+            self.bind(r, c)
+
+    # -- pure values ---------------------------------------------------------------------
+    def emit_constant(self, op: ir.Operation) -> None:
+        """A literal; a tile constant is a splat until something needs registers."""
+        t = op.result.type
+        value = op.attr("value")
+        if isinstance(t, ir.ScalarType):
+            self.bind(op.result, Scalar(self.literal(value, t), t))
+            if t is ir.index or t.is_int:
+                self.divs[id(op.result)] = abs(int(value))
+        elif isinstance(t, ir.TileType):
+            self.bind(op.result, Splat(self.literal(value, t.dtype), _static_shape(t, op, self),
+                                       t.dtype))
+        else:
+            raise self.unsupported(op, f"constant of type {t}")
+
+    def emit_arith(self, op: ir.Operation) -> None:
+        """One scalar function as a ``const`` local (index divisibility is tracked)."""
+        args = [self.scalar(v, op) for v in op.operands]
+        t = op.result.type
+        if not isinstance(t, ir.ScalarType):
+            raise self.unsupported(op, f"arith producing {t}")
+        fn = op.attr("fn")
+        var = self.name_of(op.result)
+        c = _const_int(op.operands[1]) if len(op.operands) == 2 else None
+        if t is ir.index and fn in ("floordiv", "rem") and c is not None and c > 0:
+            expr = f"tc_{'fdiv' if fn == 'floordiv' else 'fmod'}({args[0]}, {c})"
+        else:
+            expr = self.arith_expr(op, args)
+        self.buf.line(f"const {self.ctype(t)} {var} = {expr};")
+        self.bind(op.result, Scalar(var, t))
+        if t is ir.index:
+            self.divs[id(op.result)] = _divisibility(fn, [self.div_of(v) for v in op.operands])
+
+    def emit_tuple(self, op: ir.Operation) -> None:
+        """Tuples exist at compile time only."""
+        self.bind(op.result, TupleVal([self.get(v, op) for v in op.operands]))
+
+    def emit_tuple_get(self, op: ir.Operation) -> None:
+        """Project a tuple element."""
+        r = self.get(op.operand(0), op)
+        if not isinstance(r, TupleVal):
+            raise self.unsupported(op, "tuple_get of a non-tuple")
+        self.bind(op.result, r.items[op.attr("index")])
+
+    def emit_sync(self, op: ir.Operation) -> None:
+        """``group`` -> ``__syncthreads()``, ``subgroup`` -> ``__syncwarp()``."""
+        scope = op.attr("scope")
+        if scope == "group":
+            self.buf.line("__syncthreads();")
+        elif scope == "subgroup":
+            self.buf.line("__syncwarp();")
+        else:
+            raise self.unsupported(op, f"sync at scope {scope!r} inside a kernel")
+        for r in op.results:
+            self.bind(r, TokenVal())
+
+    def emit_map(self, op: ir.Operation) -> None:
+        """The scalar region once per register, in a ``#pragma unroll`` loop."""
+        shape = tuple(int(e) for e in op.attr("shape").extents)
+        n = prod(shape)
+        block = op.regions[0].entry
+        forms = [self.get(v, op) for v in op.operands]
+        outs = [self.new_regs(r, op) for r in op.results]
+        e = "e" if n > 1 else "0"
+        if n > 1:
+            self.buf.line("#pragma unroll")
+        with self.buf.block(f"for (int e = 0; e < {n}; ++e)" if n > 1 else ""):
+            for a, f in zip(block.args, forms):
+                if isinstance(f, Scalar):
+                    self.bind(a, f)
+                    continue
+                if isinstance(f, Regs):
+                    src = self.to_compute(f"{f.name}[{e}]", f.dtype)
+                elif isinstance(f, Splat):
+                    src = f.expr
+                else:
+                    raise self.unsupported(op, f"map operand of type {a.type}")
+                var = self.name_of(a)
+                self.buf.line(f"const {self.ctype(a.type)} {var} = {src};")
+                self.bind(a, Scalar(var, a.type))
+            term = self.emit_block(block)
+            if term is None:
+                raise self.unsupported(op, "map region does not end with yield")
+            for out, v in zip(outs, term.operands):
+                self.buf.line(f"{out.name}[{e}] = {self.to_reg(self.scalar(v, term), out.dtype)};")
+        for r, out in zip(op.results, outs):
+            self.bind(r, out)
+
+    def emit_reindex(self, op: ir.Operation) -> None:
+        """A static map copies registers (unrolled); a symbolic one indexes at run time."""
+        m: ir.IndexMap = op.attr("map")
+        rt = op.result.type
+        shape = _static_shape(rt, op, self)
+        src_form = self.get(op.operand(0), op)
+        src_shape = _static_shape(op.operand(0).type, op, self)
+        fill = op.attr("fill")
+        if isinstance(src_form, Splat) and not m.n_symbols and _in_range(m, shape, src_shape):
+            self.bind(op.result, Splat(src_form.expr, shape, src_form.dtype))
+            return
+        src = self.regs(op.operand(0), op)
+        out = self.new_regs(op.result, op)
+        miss = self.reg_literal(fill, rt.dtype) if fill is not None else self.poison(rt.dtype)
+        if not m.n_symbols:
+            for i in range(prod(shape)):
+                c = m.apply(unravel(i, shape))
+                ok = all(0 <= x < e for x, e in zip(c, src_shape))
+                j = _flat(c, src_shape) if ok else None
+                self.buf.line(f"{out.name}[{i}] = {src.name}[{j}];" if ok else
+                              f"{out.name}[{i}] = {miss};")
+        else:
+            syms = [self.scalar(v, op) for v in op.operands[1:]]
+            for i in range(prod(shape)):
+                dims = [ir.AffineExpr((), x) for x in unravel(i, shape)]
+                cs = [affine_c(r.substitute(dims), syms) for r in m.results]
+                ok = " && ".join(f"{c} >= 0 && {c} < {e}" for c, e in zip(cs, src_shape))
+                flat = " + ".join(f"{c} * {prod(src_shape[k + 1:])}" for k, c in enumerate(cs))
+                self.buf.line(f"{out.name}[{i}] = ({ok or 'true'}) ? {src.name}[{flat or 0}] "
+                              f": {miss};")
+        self.bind(op.result, out)
+
+    # -- aggregation ----------------------------------------------------------------------
+    def emit_reduce(self, op: ir.Operation) -> None:
+        """Fold a thread's own registers: a pairwise tree for a recognized merge, else in order."""
+        n_in = op.attr("n_inputs")
+        axes = tuple(sorted(op.attr("axes")))
+        inputs = [self.regs(v, op) for v in op.operands[:n_in]]
+        seeds = [self.scalar(v, op) for v in op.operands[n_in:]]
+        shape = inputs[0].shape
+        kept = [j for j in range(len(shape)) if j not in axes]
+        keep_shape = [shape[j] for j in kept]
+        red_shape = [shape[j] for j in axes]
+        outs = [self.new_regs(r, op) for r in op.results]
+        block = op.regions[0].entry
+        merge = _direct_merge(op)
+        for o in range(prod(keep_shape)):
+            ko = unravel(o, keep_shape)
+            flats = []
+            for q in range(prod(red_shape)):
+                idx = [0] * len(shape)
+                for j, v in zip(kept, ko):
+                    idx[j] = v
+                for j, v in zip(axes, unravel(q, red_shape)):
+                    idx[j] = v
+                flats.append(_flat(idx, shape))
+            if merge is not None and flats:
+                t = outs[0].dtype
+                parts = [self.to_compute(f"{inputs[0].name}[{f}]", t) for f in flats]
+                while len(parts) > 1:
+                    nxt = []
+                    for k in range(0, len(parts) - 1, 2):
+                        var = self.fresh("p")
+                        self.buf.line(f"const {self.ctype(t)} {var} = "
+                                      f"{self.merge_expr(merge, parts[k], parts[k + 1], t)};")
+                        nxt.append(var)
+                    if len(parts) % 2:
+                        nxt.append(parts[-1])
+                    parts = nxt
+                total = self.merge_expr(merge, seeds[0], parts[0], t)
+                self.buf.line(f"{outs[0].name}[{o}] = {self.to_reg(total, t)};")
+                continue
+            states = []
+            for out, seed in zip(outs, seeds):
+                s = self.fresh("s")
+                self.buf.line(f"{self.ctype(out.dtype)} {s} = {seed};")
+                states.append(s)
+            for f in flats:
+                with self.buf.block(""):
+                    self._fold_step(block, states, [self.to_compute(f"{x.name}[{f}]", x.dtype)
+                                                    for x in inputs], op)
+            for out, s in zip(outs, states):
+                self.buf.line(f"{out.name}[{o}] = {self.to_reg(s, out.dtype)};")
+        for r, out in zip(op.results, outs):
+            self.bind(r, out)
+
+    def _fold_step(self, block: ir.Block, states: list[str], elems: list[str],
+                   op: ir.Operation) -> None:
+        n = len(states)
+        for a, s in zip(block.args[:n], states):
+            self.bind(a, Scalar(s, a.type))
+        for a, x in zip(block.args[n:], elems):
+            var = self.name_of(a)
+            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
+            self.bind(a, Scalar(var, a.type))
+        term = self.emit_block(block)
+        if term is None:
+            raise self.unsupported(op, "reduce region does not end with yield")
+        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:n])],
+                    term.operands, term)
+
+    def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
+        """``fn(a, b)`` on compute values of type ``t`` (rounded for narrow floats)."""
+        if t is ir.i1:
+            return self.BOOL_FNS[fn].format(a, b)
+        table = self.FLOAT_FNS if t.is_float else self.INT_FNS
+        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0)
+        rnd = self.NARROW_ROUND.get(t.name)
+        return rnd.format(expr) if rnd else expr
+
+    def emit_mma(self, op: ir.Operation) -> None:
+        """A lane-level register micro-tile ``c + a @ b``: exact FP32 FFMA, or strict order."""
+        av, bv, cv = op.operands
+        policy: ir.ArithPolicy = op.attr("policy")
+        m, k = _static_shape(av.type, op, self)
+        n = _static_shape(bv.type, op, self)[1]
+        a, b_, c = (self.regs(v, op) for v in (av, bv, cv))
+        out = self.new_regs(op.result, op)
+        at, ct = a.dtype, c.dtype
+        if at.is_float != ct.is_float:
+            raise self.unsupported(op, f"mma of {at} operands into a {ct} accumulator")
+        cc = self.ctype(ct)
+        buf = self.buf
+        tf32 = policy.precision == "tf32" and at is ir.f32
+
+        def operand(x: Regs, idx: str) -> str:
+            v = self.to_compute(f"{x.name}[{idx}]", x.dtype)
+            return f"tc_round_tf32({v})" if tf32 else f"({cc}){v}" if ct is ir.f64 else v
+
+        fused = policy.order == "unordered_tree"
+        if not ct.is_float:
+            step = f"acc = ({cc})(acc + ({cc})({operand(a, 'i * K + kk')}) * " \
+                   f"({cc})({operand(b_, 'kk * N + j')}));"
+        else:
+            wide = ct is ir.f64
+            x, y = operand(a, "i * K + kk"), operand(b_, "kk * N + j")
+            if fused:
+                core = f"{'__fma_rn' if wide else '__fmaf_rn'}({x}, {y}, acc)"
+            else:
+                mul, add = ("__dmul_rn", "__dadd_rn") if wide else ("__fmul_rn", "__fadd_rn")
+                core = f"{add}(acc, {mul}({x}, {y}))"
+            rnd = self.NARROW_ROUND.get(ct.name)
+            step = f"acc = {rnd.format(core) if rnd else core};"
+        buf.line(f"/* mma {m}x{n}x{k} {policy}: one thread's register micro-tile */")
+        with buf.block(""):
+            buf.line(f"constexpr int K = {k}, N = {n};")
+            buf.line("#pragma unroll")
+            with buf.block(f"for (int i = 0; i < {m}; ++i)"):
+                buf.line("#pragma unroll")
+                with buf.block("for (int j = 0; j < N; ++j)"):
+                    buf.line(f"{cc} acc = {self.to_compute(c.name + '[i * N + j]', ct)};")
+                    buf.line("#pragma unroll")
+                    buf.line(f"for (int kk = 0; kk < K; ++kk) {step}")
+                    buf.line(f"{out.name}[i * N + j] = {self.to_reg('acc', ct)};")
+        self.bind(op.result, out)
+
+    # -- addressable effects ----------------------------------------------------------------
+    def emit_memory(self, op: ir.Operation) -> None:
+        """Per-thread storage in the SIMT region (``local``/``fragment``): a local array."""
+        t = op.result.type
+        if t.space == "shared":
+            raise self.unsupported(op, "shared memory is allocated in the grid body, once per "
+                                       "group, not per lane")
+        shape = tuple(int(e) for e in t.shape)
+        name = self.name_of(op.result)
+        self.buf.line(f"{self.mtype(t.dtype)} {name}[{max(1, prod(shape))}];")
+        self._bind_local(op, name, shape, "local")
+
+    def emit_view(self, op: ir.Operation) -> None:
+        """Compose the map; a bounded view adds a validity level (no code)."""
+        base = self.memref(op.operand(0), op)
+        syms = [self.scalar(v, op) for v in op.operands[1:]]
+        sdivs = [self.div_of(v) for v in op.operands[1:]]
+        extents = [self.dim_expr(d, op) for d in op.result.type.shape]
+        bounded = op.attr("bounds", "total") == "bounded"
+        self.bind(op.result, base.sub(op.attr("map"), syms, sdivs, extents, bounded))
+
+    def emit_load(self, op: ir.Operation) -> None:
+        """Registers from a view; invalid elements get ``fill`` (NaN/0 when there is none)."""
+        ref = self.memref(op.operand(0), op)
+        rt = op.result.type
+        shape = _static_shape(rt, op, self)
+        out = self.new_regs(op.result, op)
+        fill = op.attr("fill")
+        miss = self.reg_literal(fill, rt.dtype) if fill is not None else self.poison(rt.dtype)
+        mt = self.mtype(rt.dtype)
+        cq = "const " if ref.space == "global" else ""
+
+        def vec(p: str, i0: int, w: int) -> list[str]:
+            v = self.fresh("v")
+            return [f"const tc_vec16<{mt}> {v} = *reinterpret_cast<{cq}tc_vec16<{mt}> *>({p});"] \
+                + [f"{out.name}[{i0 + j}] = {v}.e[{j}];" for j in range(w)]
+
+        self.access.access(ref, shape, lambda lv, i: f"{out.name}[{i}] = {lv};",
+                           lambda i: f"{out.name}[{i}] = {miss};", vec)
+        self.bind(op.result, out)
+
+    def emit_store(self, op: ir.Operation) -> None:
+        """Write the valid elements of a view (16-byte stores where provable)."""
+        ref = self.memref(op.operand(0), op)
+        tv = op.operand(1)
+        shape = _static_shape(tv.type, op, self)
+        r = self.get(tv, op)
+        if isinstance(r, Splat):
+            val = self.to_reg(r.expr, r.dtype)
+            elem = lambda i: val  # noqa: E731
+        else:
+            src = self.regs(tv, op)
+            elem = lambda i: f"{src.name}[{i}]"  # noqa: E731
+        mt = self.mtype(tv.type.dtype)
+
+        def vec(p: str, i0: int, w: int) -> list[str]:
+            v = self.fresh("v")
+            return ([f"tc_vec16<{mt}> {v};"]
+                    + [f"{v}.e[{j}] = {elem(i0 + j)};" for j in range(w)]
+                    + [f"*reinterpret_cast<tc_vec16<{mt}> *>({p}) = {v};"])
+
+        self.access.access(ref, shape, lambda lv, i: f"{lv} = {elem(i)};", None, vec)
+
+    def emit_atomic(self, op: ir.Operation) -> None:
+        """Per-element atomic read-modify-write of the valid elements."""
+        ref = self.memref(op.operand(0), op)
+        tv = op.operand(1)
+        t = tv.type.dtype
+        kind = op.attr("kind")
+        src = self.regs(tv, op)
+        shape = _static_shape(tv.type, op, self)
+        if t.name in ("f16", "bf16", "i1", "i8", "i16"):
+            raise self.unsupported(op, f"atomic {kind} on {t} memory")
+        if t.is_float and kind != "add":
+            fn = f"tc_atomic_{kind}_{t.name}"
+            stmt = lambda lv, i: f"{fn}(&{lv}, {src.name}[{i}]);"  # noqa: E731
+        else:
+            cast = {"i64": "(unsigned long long *)", "index": "(unsigned long long *)"}
+            fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[kind]
+            if kind != "add" and t.name in ("i64", "index"):
+                cast = {"i64": "(long long *)", "index": "(long long *)"}
+            pc = cast.get(t.name, "")
+            vc = "(unsigned long long)" if pc == "(unsigned long long *)" else \
+                "(long long)" if pc else ""
+            stmt = lambda lv, i: f"{fn}({pc}&{lv}, {vc}{src.name}[{i}]);"  # noqa: E731
+        self.access.access(ref, shape, stmt, None, None)
+
+    # -- atoms ------------------------------------------------------------------------------
+    def emit_atom_call(self, op: ir.Operation) -> None:
+        """One catalog atom as inline PTX (``tilec.lower.atoms``)."""
+        cid = op.attr("catalog_id")
+        if cid not in CATALOG:
+            raise self.unsupported(op, f"unknown atom {cid!r}; the CUDA catalog has "
+                                       f"{', '.join(sorted(CATALOG))}")
+        b = self.buf
+        if cid == "barrier.group":
+            b.line("__syncthreads();")
+        elif cid == "shfl.xor":
+            self.warp_atoms = True
+            self._shfl(op)
+            return
+        elif cid in MMA_ATOMS:
+            self.warp_atoms = True
+            atom = MMA_ATOMS[cid]
+            a, bb, c = (self.regs(v, op) for v in op.operands[:3])
+            for x, lay, what in ((a, atom.a, "a"), (bb, atom.b, "b"), (c, atom.c, "c")):
+                if x.n != lay.regs:
+                    raise self.unsupported(op, f"{cid} operand {what} has {x.n} registers per "
+                                               f"lane; the atom takes {lay.regs}")
+            if a.dtype is not atom.in_dtype or bb.dtype is not atom.in_dtype \
+                    or c.dtype is not atom.acc_dtype:
+                raise self.unsupported(op, f"{cid} takes {atom.in_dtype} operands and a "
+                                           f"{atom.acc_dtype} accumulator")
+            d = self.new_regs(op.results[0], op)
+            b.lines_of(ptx.mma_lines(atom, d.name, a.name, bb.name, c.name))
+            self.bind(op.results[0], d)
+            return
+        elif cid == "ldmatrix.x4":
+            self.warp_atoms = True
+            ref = self.memref(op.operand(0), op)
+            if ref.space != "shared":
+                raise self.unsupported(op, "ldmatrix reads shared memory")
+            out = self.new_regs(op.results[0], op)
+            if out.n != 8 or out.dtype.bits != 16:
+                raise self.unsupported(op, "ldmatrix.x4 yields tile<8 x 16-bit>")
+            addr = f"{ref.ptr} + {self.access.address_of_first(ref)}"
+            with b.block(""):
+                b.lines_of(ptx.ldmatrix_x4_lines(out.name, addr))
+            self.bind(op.results[0], out)
+            return
+        elif cid == "cp.async.16":
+            dst = self.memref(op.operand(0), op)
+            src = self.memref(op.operand(1), op)
+            if dst.space != "shared" or src.space != "global":
+                raise self.unsupported(op, "cp.async.16 copies global -> shared")
+            valid = self.scalar(op.operand(2), op)
+            with b.block(""):
+                b.lines_of(ptx.cp_async_lines(
+                    f"{dst.ptr} + {self.access.address_of_first(dst)}",
+                    f"{src.ptr} + {self.access.address_of_first(src)}", src.ptr, valid))
+        elif cid == "cp.async.commit":
+            b.lines_of(ptx.commit_lines())
+        elif cid == "cp.async.wait":
+            pending = op.attr("pending", 0)
+            if not isinstance(pending, int) or pending < 0:
+                raise self.unsupported(op, f"cp.async.wait needs pending >= 0, got {pending!r}")
+            b.lines_of(ptx.wait_lines(pending))
+        else:
+            raise self.unsupported(op, f"no CUDA emission for atom {cid!r}")
+        for r in op.results:
+            if not isinstance(r.type, ir.TokenType):
+                raise self.unsupported(op, f"{cid} produces a token, not {r.type}")
+            self.bind(r, TokenVal())
+
+    def _shfl(self, op: ir.Operation) -> None:
+        v, mask = op.operand(0), op.operand(1)
+        m = self.scalar(mask, op)
+        f = self.get(v, op)
+        res = op.results[0]
+        if isinstance(f, Scalar):
+            var = self.name_of(res)
+            self.buf.line(f"const {self.ctype(f.type)} {var} = "
+                          f"{ptx.shfl_xor_expr(f.expr, self.ctype(f.type), m)};")
+            self.bind(res, Scalar(var, f.type))
+            return
+        src = self.regs(v, op)
+        out = self.new_regs(res, op)
+        rt = self.rtype(src.dtype)
+        e = "e" if src.n > 1 else "0"
+        line = f"{out.name}[{e}] = {ptx.shfl_xor_expr(f'{src.name}[{e}]', rt, m)};"
+        if src.n > 1:
+            self.buf.line("#pragma unroll")
+            line = f"for (int e = 0; e < {src.n}; ++e) " + line
+        self.buf.line(line)
+        self.bind(res, out)
+
+
+def emit_cuda(module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> CUDASource:
+    """The CUDA kernel for Machine function ``@fn_name``."""
+    return CUDAEmitter(module, fn_name, target).emit()
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def _static_shape(t: ir.Type, op: ir.Operation | None, em: CUDAEmitter) -> tuple[int, ...]:
+    shape = getattr(t, "shape", None)
+    if shape is None:
+        raise em.unsupported(op, f"expected a tile, got {t}")
+    if not all(d.is_static for d in shape):
+        raise em.unsupported(op, f"{t} has a symbolic extent; per-thread tiles are static")
+    return tuple(int(d) for d in shape)
+
+
+def _flat(idx: Sequence[int], shape: Sequence[int]) -> int:
+    f = 0
+    for i, e in zip(idx, shape):
+        f = f * int(e) + int(i)
+    return f
+
+
+def _in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
+    for i in range(prod(shape)):
+        c = m.apply(unravel(i, shape))
+        if not all(0 <= x < e for x, e in zip(c, src)):
+            return False
+    return True
+
+
+def _const_int(v: ir.Value) -> int | None:
+    d = v.defining_op
+    if d is not None and d.name == "constant" and isinstance(d.attr("value"), int):
+        return int(d.attr("value"))
+    return None
+
+
+def _divisibility(fn: str, divs: list[int]) -> int:
+    """A known divisor of an index ``arith`` result from its operands' (0: exactly zero)."""
+    if fn == "mul":
+        return divs[0] * divs[1]
+    if fn in ("add", "sub", "max", "min"):
+        return math.gcd(divs[0], divs[1])
+    if fn in ("neg", "abs"):
+        return divs[0]
+    if fn == "select":
+        return math.gcd(divs[1], divs[2])
+    return 1
+
+
+def _written_roots(fn: ir.Function) -> set[int]:
+    """Ids of the memories a function writes (through stores, atomics, async copies)."""
+    out: set[int] = set()
+    for op in fn.walk():
+        if op.name in ("store", "atomic") or (op.name == "atom.call"
+                                              and op.attr("catalog_id") == "cp.async.16"):
+            v = op.operand(0)
+            while v.defining_op is not None and v.defining_op.name == "view":
+                v = v.defining_op.operand(0)
+            out.add(id(v))
+    return out
+
+
+def _direct_merge(op: ir.Operation) -> str | None:
+    """The merge of a single-state ``unordered_tree`` reduce whose update is ``merge(s, x)``.
+
+    Only then is a pairwise tree of the plain elements a permitted regrouping
+    (each contribution is ``merge(identity, x) = x``).
+    """
+    if op.attr("policy").kind != "unordered_tree" or len(op.results) != 1 \
+            or op.attr("n_inputs") != 1:
+        return None
+    block = op.regions[0].entry
+    ops = list(block.operations)
+    if len(ops) != 2 or ops[0].name != "arith" or ops[1].name != "yield":
+        return None
+    fn = ops[0].attr("fn")
+    if fn not in ("add", "mul", "max", "min"):
+        return None
+    declared = op.attr("combiner")
+    if declared is not None and tuple(declared) != (fn,):
+        return None
+    st, x = block.args
+    if set(map(id, ops[0].operands)) != {id(st), id(x)} or ops[1].operand(0) is not ops[0].result:
+        return None
+    return fn
