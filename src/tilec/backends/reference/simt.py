@@ -39,7 +39,7 @@ from . import numerics as nx
 from .backend import bind_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, recognize_combiners
-from .simt_atoms import run_atom
+from .simt_atoms import ATOM_IMPLS, run_atom
 from .simt_memory import (
     AsyncCopies,
     GroupClock,
@@ -615,8 +615,6 @@ def _sync(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     if op.attr("scope") != "group":
         raise _unsupported(op, f"sync at scope {op.attr('scope')!r}: Machine TileIR uses "
                                "catalog atoms; only a group-scope sync is read as barrier.group")
-    from .simt_atoms import ATOM_IMPLS
-
     ATOM_IMPLS["barrier.group"](g, op, [], active)
     return [None] * len(op.results)
 

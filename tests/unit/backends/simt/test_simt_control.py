@@ -240,3 +240,31 @@ def test_max_groups_stops_early() -> None:
     simulate_module(MACHINE_SAMPLES["add"](), "add", [a, b, c], max_groups=1)
     np.testing.assert_array_equal(c[:512], a[:512] + b[:512])
     assert np.isnan(c[512:]).all()
+
+
+def test_pipeline_stages_run_in_order_and_per_thread_mma() -> None:
+    m = machine("""
+        %f = arith(%tid, %c1) {fn = "cast"} : f32
+        %a = map(%f) {shape = #domain<[2, 2]>} ({
+        ^bb3(%x: f32):
+          yield(%x)
+        }) : tile<2x2xf32>
+        %eye = constant() {value = 1.0} : tile<2x2xf32>
+        %zero = constant() {value = 0.0} : tile<2x2xf32>
+        %r = pipeline(%c0, %c2, %c1, %zero) {stages = ["mul", "acc"]} ({
+        ^bb4(%i: index, %acc: tile<2x2xf32>):
+          %prod = mma(%a, %eye, %acc) {policy = #arith<exact, strict_fold>} : tile<2x2xf32>
+          yield(%prod)
+        }, {
+        ^bb5(%j: index, %q: tile<2x2xf32>):
+          yield(%q)
+        }) : tile<2x2xf32>
+        %v = view(%out, %tid) {bounds = "total",
+            map = #map<(d0, d1)[s0] -> (s0, d0, d1)>} : mem<2x2xf32, global>
+        store(%v, %r)
+    """, "%out: mem<128x2x2xf32, global>")
+    out = np.full((128, 2, 2), np.nan, np.float32)
+    simulate_module(m, "k", [out])
+    # each step adds a @ ones = 2 * tid everywhere; two steps
+    np.testing.assert_array_equal(out, np.broadcast_to((4.0 * np.arange(128))[:, None, None],
+                                                       (128, 2, 2)))
