@@ -27,7 +27,7 @@ import tilec.ir as ir
 
 __all__ = ["Sample", "SAMPLES", "sample", "add_f32", "add_bf16", "softmax_rows",
            "gemm_mma_bf16", "gemm_mma_tf32", "gemm_smem_bf16", "gemm_ffma_f32",
-           "gemm_ffma_strict_f32"]
+           "gemm_ffma_strict_f32", "smem_big"]
 
 BF16 = ml_dtypes.bfloat16
 
@@ -504,9 +504,55 @@ gemm_ffma_strict_f32 = Sample("gemm_ffma_strict_f32",
 """Strict-order FP32 GEMM: separate round-to-nearest multiply and add, bit-identical to numpy."""
 
 
+# ----------------------------------------------------------------------- > 48 KB of shared memory
+
+
+def _smem_big_text() -> str:
+    """64 KB of shared memory: each thread parks 64 f32, a barrier, then reads a mirrored slot."""
+    return _fn("smem_big", "%x: mem<nx16384xf32, global>, %y: mem<nx16384xf32, global>, %n: index",
+               ["n"], """
+    parallel(%n) {level = "grid", rank = 1, threads = 256} ({
+    ^bb1(%p: index):
+      %S = memory() : mem<16384xf32, shared>
+      %c256 = constant() {value = 256} : index
+      parallel(%c256) {level = "lane", rank = 1} ({
+      ^bb2(%tid: index):
+        %c64 = constant() {value = 64} : index
+        %c255 = constant() {value = 255} : index
+        %o = arith(%tid, %c64) {fn = "mul"} : index
+        %vx = view(%x, %p, %o) {bounds = "bounded", map = #map<(d0)[s0, s1] -> (s0, d0 + s1)>} : mem<64xf32, global>
+        %t = load(%vx) : tile<64xf32>
+        %vs = view(%S, %o) {bounds = "total", map = #map<(d0)[s0] -> (d0 + s0)>} : mem<64xf32, shared>
+        store(%vs, %t)
+        atom.call() {catalog_id = "barrier.group"}
+        %mt = arith(%c255, %tid) {fn = "sub"} : index
+        %mo = arith(%mt, %c64) {fn = "mul"} : index
+        %vr = view(%S, %mo) {bounds = "total", map = #map<(d0)[s0] -> (d0 + s0)>} : mem<64xf32, shared>
+        %r = load(%vr) : tile<64xf32>
+        %vy = view(%y, %p, %o) {bounds = "bounded", map = #map<(d0)[s0, s1] -> (s0, d0 + s1)>} : mem<64xf32, global>
+        store(%vy, %r)
+        yield()
+      })
+      yield()
+    })""")
+
+
+def _smem_big_args(rng: np.random.Generator) -> list[np.ndarray]:
+    x = rng.standard_normal((3, 16384)).astype(np.float32)
+    return [x, np.zeros_like(x)]
+
+
+def _smem_big_ref(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return x.reshape(3, 256, 64)[:, ::-1, :].reshape(3, 16384)
+
+
+smem_big = Sample("smem_big", _smem_big_text(), _smem_big_args, _smem_big_ref)
+"""64 KB of dynamic shared memory (above the 48 KB default), a barrier, 16-byte LDS/STS."""
+
+
 SAMPLES: dict[str, Sample] = {s.name: s for s in (
     add_f32, add_bf16, softmax_rows, gemm_mma_bf16, gemm_mma_tf32, gemm_smem_bf16,
-    gemm_ffma_f32, gemm_ffma_strict_f32)}
+    gemm_ffma_f32, gemm_ffma_strict_f32, smem_big)}
 """Every sample by name."""
 
 

@@ -1,0 +1,195 @@
+"""The ``cuda`` target: ``make_backend``, ``probe`` and ``CUDAExecutable``.
+
+Names: ``cuda`` (the device's architecture, profile ``cuda:sm_90`` for
+compute capability 9.x and above, ``cuda:sm_80`` for 8.x), ``cuda:sm_90``,
+``cuda:sm_80``. ``compile(module, fn_name)`` lowers a Candidate module to
+Machine TileIR with ``tilec.lower.lower_to_machine`` (a module already in
+Machine form is used as it is), emits CUDA C++, and compiles it with NVRTC
+for the device's architecture (for the named architecture when no device is
+present: compile-only, as in CI). The executable has ``source`` (the CUDA
+C++), ``resources`` (ptxas' registers / shared memory / spills), ``cubin``,
+and is called with the user arguments (tileir.md's convention: user
+parameters; shape symbols come from the arrays through ``shape_bindings``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import tilec.ir as ir
+from tilec.backends.cuda.compiler import (
+    Cubin,
+    Resources,
+    arch_for,
+    compile_cubin,
+    nvrtc_available,
+)
+from tilec.backends.cuda.emitter import CUDASource, emit_cuda
+from tilec.backends.cuda.runtime import Launcher, bind_arguments, shape_bindings
+
+__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_sm_80",
+           "probe_sm_90", "device_capability", "TARGET_SM"]
+
+TARGET_SM = {"cuda:sm_90": 90, "cuda:sm_80": 80}
+"""Compute capability (x10) each named profile needs."""
+
+
+@functools.cache
+def _device_facts(ordinal: int = 0) -> tuple[tuple[int, int] | None, str | None]:
+    """``((major, minor), None)`` for device ``ordinal``, or ``(None, reason)``."""
+    try:
+        import cuda.core  # noqa: F401
+        from cuda.bindings import driver
+    except ImportError as e:
+        return None, f"cuda-core is not installed ({e}); pip install 'tilec[cuda]'"
+    try:
+        (err,) = driver.cuInit(0)
+        if int(err) != 0:
+            return None, f"the CUDA driver does not initialize: {err}"
+        err, n = driver.cuDeviceGetCount()
+        if int(err) != 0 or n <= ordinal:
+            return None, f"no CUDA device {ordinal} (the driver sees {n if int(err) == 0 else 0})"
+        attr = driver.CUdevice_attribute
+        err1, major = driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ordinal)
+        err2, minor = driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ordinal)
+        if int(err1) != 0 or int(err2) != 0:
+            return None, f"cannot read device {ordinal}'s compute capability: {err1} {err2}"
+        return (int(major), int(minor)), None
+    except Exception as e:  # no driver library, driver too old ...
+        return None, f"no usable CUDA driver: {type(e).__name__}: {e}"
+
+
+def device_capability(ordinal: int = 0) -> tuple[int, int] | None:
+    """The compute capability of device ``ordinal`` (None without a device)."""
+    return _device_facts(ordinal)[0]
+
+
+def probe() -> str | None:
+    """None when a CUDA device, cuda-core and NVRTC exist here; else the reason."""
+    cc, why = _device_facts(0)
+    if cc is None:
+        return why
+    if cc < (8, 0):
+        return f"the device has compute capability {cc[0]}.{cc[1]}; tilec needs 8.0 or newer"
+    return nvrtc_available()
+
+
+def _probe_for(sm: int) -> str | None:
+    why = probe()
+    if why is not None:
+        return why
+    cc = device_capability(0)
+    assert cc is not None
+    if cc[0] * 10 + cc[1] < sm:
+        return f"the device is sm_{cc[0]}{cc[1]}; this target needs sm_{sm} or newer"
+    return None
+
+
+def probe_sm_90() -> str | None:
+    """``probe`` for ``cuda:sm_90``."""
+    return _probe_for(90)
+
+
+def probe_sm_80() -> str | None:
+    """``probe`` for ``cuda:sm_80``."""
+    return _probe_for(80)
+
+
+def make_backend(target_name: str = "cuda") -> CUDABackend:
+    """The backend for ``cuda``, ``cuda:sm_90`` or ``cuda:sm_80``."""
+    return CUDABackend(target_name)
+
+
+class CUDABackend:
+    """Compiles Machine TileIR functions to cubins for one CUDA profile."""
+
+    def __init__(self, name: str = "cuda") -> None:
+        if name != "cuda" and name not in TARGET_SM:
+            raise ValueError(f"unknown CUDA target {name!r}; known: cuda, "
+                             f"{', '.join(TARGET_SM)}")
+        self.name = name
+        """The target name."""
+        cc = device_capability(0)
+        self.device_cc = cc
+        """The device's compute capability (None: compile-only)."""
+        if name == "cuda":
+            sm = 90 if cc is None or cc >= (9, 0) else 80
+            self.profile = f"cuda:sm_{sm}"
+            """The hardware profile the lowering plans for."""
+        else:
+            self.profile = name
+        sm = TARGET_SM[self.profile]
+        if cc is not None and cc[0] * 10 + cc[1] < sm:
+            raise ValueError(f"target {name} needs sm_{sm}; the device is sm_{cc[0]}{cc[1]}")
+        self.arch = arch_for(cc) if cc is not None else f"sm_{sm}"
+        """The architecture cubins are built for (the device's, else the profile's)."""
+
+    def machine(self, module: ir.Module, fn_name: str) -> ir.Module:
+        """``module`` in Machine form (lowered for this profile unless it already is)."""
+        fn = module.lookup(fn_name)
+        if fn is None:
+            raise KeyError(f"module has no function @{fn_name}")
+        if fn.attributes.get("form") == "machine":
+            return module
+        import tilec.lower as lower
+
+        lower_fn = getattr(lower, "lower_to_machine", None)
+        if lower_fn is None:
+            raise NotImplementedError(
+                "the CUDA target needs Machine TileIR and tilec.lower.lower_to_machine is not "
+                "available in this build yet; pass a Machine module (form = \"machine\")")
+        lowered = lower_fn(module, self.profile)
+        return module if lowered is None else lowered
+
+    def emit(self, module: ir.Module, fn_name: str) -> CUDASource:
+        """The CUDA kernel for ``fn_name`` (no compilation)."""
+        return emit_cuda(self.machine(module, fn_name), fn_name, self.profile)
+
+    def compile(self, module: ir.Module, fn_name: str, arch: str | None = None
+                ) -> CUDAExecutable:
+        """Emit and compile (or reuse the cached cubin); ``arch`` overrides the architecture."""
+        machine = self.machine(module, fn_name)
+        src = emit_cuda(machine, fn_name, self.profile)
+        cub = compile_cubin(src.text, arch or self.arch, src.kernel, src.shared_bytes,
+                            src.buffer.origin_of_line)
+        fn = machine.lookup(fn_name)
+        assert fn is not None
+        return CUDAExecutable(fn, src, cub, self.device_cc is not None)
+
+
+class CUDAExecutable:
+    """A compiled kernel; call it with the user-level arguments (device arrays, scalars)."""
+
+    def __init__(self, fn: ir.Function, src: CUDASource, cubin: Cubin, runnable: bool) -> None:
+        self.name = fn.name
+        """The kernel function's name."""
+        self.source = src.text
+        """The generated CUDA C++."""
+        self.kernel = src
+        """The emitted kernel (parameters, launch geometry, line origins)."""
+        self.cubin = cubin
+        """The compiled image."""
+        self.resources: Resources = cubin.resources
+        """Registers, shared memory and spills reported by ptxas."""
+        self._bindings = shape_bindings(fn)
+        self._runnable = runnable
+        self._launchers: dict[int, Launcher] = {}
+
+    def __call__(self, *args: Any, stream: Any = None, sync: bool | None = None) -> None:
+        """Validate ``args``, launch on the arguments' stream, check the launch."""
+        if not self._runnable:
+            raise RuntimeError(f"@{self.name} was compiled for {self.cubin.arch} without a CUDA "
+                               "device here; it can be inspected (source, resources), not run")
+        bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings)
+        dev = max(bound.device, 0)
+        launcher = self._launchers.get(dev)
+        if launcher is None:
+            launcher = Launcher(self.kernel, self.cubin.data, dev)
+            self._launchers[dev] = launcher
+        launcher.launch(bound, stream, sync)
+
+    def __repr__(self) -> str:
+        return f"<CUDAExecutable @{self.name} {self.cubin.arch}: {self.resources}>"

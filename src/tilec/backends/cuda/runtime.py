@@ -1,0 +1,394 @@
+"""Device arrays, pre-launch validation and the launch itself (through ``cuda.core``).
+
+Arrays: a torch CUDA tensor (read directly: ``data_ptr``, ``stride``, dtype,
+device; this covers ``bfloat16``, which ``__cuda_array_interface__`` cannot
+express), anything with ``__cuda_array_interface__`` (cupy, numba), or
+anything with ``__dlpack__`` on a CUDA device (through
+``cuda.core.utils.StridedMemoryView``). Host arrays are refused: a kernel
+writes its outputs in place, so a silent copy would lose them.
+
+Every check runs before the launch and names the argument: count, rank,
+dtype, static extents, agreement of symbolic extents, C-contiguity, device,
+writability of outputs, alignment to the element size, and aliasing (an
+output's byte range overlapping any other array argument).
+
+The launch runs on the caller's stream: ``stream=`` when given, else the
+current torch (or cupy) stream of the arguments, else the legacy default
+stream; so it is ordered after the framework's work on the inputs. Every
+driver call is checked; after the launch the stream is queried so that an
+earlier asynchronous fault surfaces here, and with ``sync=True`` (or
+``TILEC_CUDA_SYNC=1``) the launch is waited for and checked completely.
+Dynamic shared memory above the 48 KB default is requested from the driver
+once per kernel (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import tilec.ir as ir
+from tilec.backends.clike import round_float
+from tilec.backends.cuda.emitter import CUDASource, ParamInfo
+
+__all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
+           "BoundLaunch", "bind_arguments", "Launcher", "ELEM_BYTES"]
+
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
+              "i64": 8, "index": 8}
+"""Bytes per element of each TileIR scalar type in memory."""
+
+_TORCH_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+                "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
+_NP_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+             "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
+_SCALAR_NP = {"f16": np.float32, "bf16": np.float32, "f32": np.float32, "f64": np.float64,
+              "i1": np.uint8, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+              "index": np.int64}
+_SMEM_DEFAULT = 48 * 1024
+
+
+class InteropError(TypeError):
+    """An argument the kernel cannot take; raised before launch."""
+
+
+class LaunchError(RuntimeError):
+    """The driver reported an error for a launch (the message names the kernel)."""
+
+
+@dataclass(frozen=True)
+class DeviceArray:
+    """A device array's facts, however it was passed."""
+
+    ptr: int
+    """Address of element 0."""
+    shape: tuple[int, ...]
+    """Extents."""
+    strides: tuple[int, ...] | None
+    """Strides in elements (None: C-contiguous)."""
+    dtype: str
+    """TileIR scalar type name, or the foreign dtype's name when it has none."""
+    device: int
+    """CUDA device ordinal (-1 when unknown)."""
+    readonly: bool
+    """True when the exporter marks it read-only."""
+    kind: str
+    """``torch``, ``cupy``/``cai`` or ``dlpack``."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes spanned (contiguous arrays)."""
+        return math.prod(self.shape) * ELEM_BYTES.get(self.dtype, 1)
+
+    @property
+    def contiguous(self) -> bool:
+        """True when the strides are row-major contiguous (size-1 axes ignored)."""
+        if self.strides is None:
+            return True
+        want = 1
+        for e, s in zip(reversed(self.shape), reversed(self.strides)):
+            if e != 1 and s != want:
+                return False
+            want *= e
+        return True
+
+
+def as_device_array(x: Any, what: str) -> DeviceArray:
+    """``x``'s device-array facts (``InteropError`` for host arrays and unknown objects)."""
+    mod = type(x).__module__
+    if mod.startswith("torch") and hasattr(x, "data_ptr"):
+        dev = x.device
+        if dev.type != "cuda":
+            raise InteropError(f"{what} is a torch tensor on {dev}; target 'cuda' needs a CUDA "
+                               "tensor (tensor.cuda())")
+        name = str(x.dtype).replace("torch.", "")
+        return DeviceArray(int(x.data_ptr()), tuple(int(e) for e in x.shape),
+                           tuple(int(s) for s in x.stride()), _TORCH_NAMES.get(name, name),
+                           int(dev.index if dev.index is not None else 0), False, "torch")
+    if isinstance(x, np.ndarray):
+        raise InteropError(f"{what} is a numpy array in host memory; target 'cuda' needs device "
+                           "arrays (torch CUDA tensors or cupy arrays)")
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        ptr, ro = cai["data"]
+        dt = np.dtype(cai["typestr"])
+        shape = tuple(int(e) for e in cai["shape"])
+        strides = cai.get("strides")
+        if strides is not None:
+            strides = tuple(int(s) // dt.itemsize for s in strides)
+        dev = getattr(getattr(x, "device", None), "id", -1)
+        return DeviceArray(int(ptr or 0), shape, strides, _NP_NAMES.get(dt.name, dt.name),
+                           int(dev), bool(ro), "cai")
+    if hasattr(x, "__dlpack__"):
+        try:
+            from cuda.core.utils import StridedMemoryView
+
+            v = StridedMemoryView.from_dlpack(x, stream_ptr=-1)
+        except Exception as e:
+            raise InteropError(f"{what} cannot be viewed through DLPack: {e}") from None
+        if not v.is_device_accessible or v.device_id < 0:
+            raise InteropError(f"{what} lives in host memory; target 'cuda' needs device arrays")
+        dt = np.dtype(v.dtype)
+        return DeviceArray(int(v.ptr), tuple(v.shape), tuple(v.strides) if v.strides else None,
+                           _NP_NAMES.get(dt.name, dt.name), int(v.device_id), bool(v.readonly),
+                           "dlpack")
+    raise InteropError(f"{what} must be a device array (torch CUDA tensor, cupy array, or an "
+                       f"object with __cuda_array_interface__ / __dlpack__), got "
+                       f"{type(x).__name__}")
+
+
+def shape_bindings(fn: ir.Function) -> list[tuple[int, int]]:
+    """``(param, axis)`` giving each shape symbol's value: ``shape_bindings`` or inferred."""
+    symbols = fn.shape_symbols
+    given = fn.attributes.get("shape_bindings")
+    if given is not None:
+        pairs = [(int(p), int(a)) for p, a in given]
+        if len(pairs) != len(symbols):
+            raise InteropError(f"@{fn.name}: {len(symbols)} shape symbols but {len(pairs)} "
+                               "shape_bindings")
+        return pairs
+    out = []
+    n_user = len(fn.args) - len(symbols)
+    for name in symbols:
+        for i, a in enumerate(fn.args[:n_user]):
+            t = a.type
+            if isinstance(t, ir.MemoryType) and ir.Dim(name) in t.shape:
+                out.append((i, list(t.shape).index(ir.Dim(name))))
+                break
+        else:
+            raise InteropError(f"@{fn.name}: shape symbol {name} appears in no parameter's "
+                               "type and has no shape_bindings entry")
+    return out
+
+
+def _scalar(x: Any, t: ir.ScalarType, what: str) -> Any:
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if hasattr(x, "item") and not isinstance(x, numbers.Number):
+        x = x.item()  # 0-d torch tensors
+    if isinstance(x, (bool, np.bool_)):
+        x = int(x)
+    np_t = _SCALAR_NP[t.name]
+    if t.is_float:
+        if not isinstance(x, numbers.Real):
+            raise InteropError(f"{what} must be a real number for a {t} parameter, "
+                               f"got {type(x).__name__}")
+        return np_t(round_float(int(x) if isinstance(x, numbers.Integral) else float(x), t.name))
+    if isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral):
+        if not float(x).is_integer():
+            raise InteropError(f"{what} = {x!r} is not an integer ({t} parameter)")
+        x = int(x)
+    if not isinstance(x, numbers.Integral):
+        raise InteropError(f"{what} must be an integer for a {t} parameter, "
+                           f"got {type(x).__name__}")
+    v = int(x)
+    bits = 64 if t is ir.index else t.bits
+    lo, hi = (0, 1) if t is ir.i1 else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    if not lo <= v <= hi:
+        raise InteropError(f"{what} = {v} does not fit in {t}")
+    return np_t(v)
+
+
+@dataclass
+class BoundLaunch:
+    """Validated launch arguments."""
+
+    values: list[Any]
+    """Kernel arguments in parameter order (pointers as ``np.uint64``, scalars typed)."""
+    arrays: list[DeviceArray | None]
+    """Per user parameter: its array facts (None for scalars)."""
+    ints: list[int]
+    """Per kernel parameter: its integer value where it has one (for the grid's host steps)."""
+    device: int
+    """The device every array lives on (-1: none known)."""
+    objects: list[Any]
+    """The user's array objects (kept alive over the launch; stream discovery)."""
+
+
+def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence[Any],
+                   bindings: Sequence[tuple[int, int]]) -> BoundLaunch:
+    """Validate ``user_args`` against the kernel's parameters; build the launch values."""
+    user = [p for p in params if p.kind in ("mem", "scalar")]
+    if len(user_args) != len(user):
+        names = ", ".join(p.name for p in user)
+        raise InteropError(f"{kernel} takes {len(user)} arguments ({names}), got "
+                           f"{len(user_args)}")
+    arrays: list[DeviceArray | None] = []
+    values: list[Any] = []
+    ints: list[int] = []
+    objects: list[Any] = []
+    device = -1
+    for i, (p, x) in enumerate(zip(user, user_args)):
+        what = f"argument {i} ('{p.name}') of {kernel}"
+        if p.kind == "scalar":
+            v = _scalar(x, p.dtype, what)
+            arrays.append(None)
+            values.append(v)
+            ints.append(int(v) if not p.dtype.is_float else 0)
+            continue
+        a = as_device_array(x, what)
+        _check_array(a, p, what)
+        if a.device >= 0:
+            if device >= 0 and a.device != device:
+                raise InteropError(f"{what} is on device {a.device} but another argument is on "
+                                   f"device {device}; pass arrays of one device")
+            device = a.device
+        arrays.append(a)
+        objects.append(x)
+        values.append(np.uint64(a.ptr))
+        ints.append(0)
+    by_name: dict[str, int] = {}
+    for p, (pi, axis) in zip([q for q in params if q.kind == "symbol"], bindings):
+        a = arrays[pi]
+        if a is None:
+            raise InteropError(f"{kernel}: shape symbol {p.name} is bound to scalar argument {pi}")
+        by_name[p.name] = a.shape[axis]
+    for i, (p, a) in enumerate(zip(user, arrays)):
+        if a is None:
+            continue
+        for axis, dim in enumerate(p.shape):
+            if not dim.is_static and str(dim.value) in by_name and \
+                    a.shape[axis] != by_name[str(dim.value)]:
+                raise InteropError(
+                    f"argument {i} ('{p.name}') of {kernel}: axis {axis} has extent "
+                    f"{a.shape[axis]} but {dim} = {by_name[str(dim.value)]} (from another "
+                    "argument)")
+    _check_aliasing(kernel, user, arrays)
+    for p in params[len(user):]:
+        if p.kind == "symbol":
+            v = by_name[p.name]
+        else:
+            a = arrays[p.source[0]]
+            assert a is not None
+            v = a.shape[p.source[1]]
+        values.append(np.int64(v))
+        ints.append(int(v))
+    return BoundLaunch(values, arrays, ints, device, objects)
+
+
+def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:
+    if len(a.shape) != len(p.shape):
+        raise InteropError(f"{what} has rank {len(a.shape)} (shape {a.shape}); expected rank "
+                           f"{len(p.shape)} ({'x'.join(map(str, p.shape))}x{p.dtype})")
+    if a.dtype != p.dtype.name:
+        raise InteropError(f"{what} has dtype {a.dtype}; expected {p.dtype} (convert it first: "
+                           "outputs are written in place, so nothing is converted implicitly)")
+    for axis, dim in enumerate(p.shape):
+        if dim.is_static and a.shape[axis] != int(dim):
+            raise InteropError(f"{what} has shape {a.shape}; axis {axis} must be {int(dim)}")
+    if not a.contiguous:
+        raise InteropError(f"{what} is not C-contiguous (strides {a.strides} elements); the "
+                           "kernel takes row-major contiguous arrays (.contiguous() makes one)")
+    if a.ptr % ELEM_BYTES[p.dtype.name]:
+        raise InteropError(f"{what} is not aligned to its element size (address {a.ptr:#x})")
+    if p.written and a.readonly:
+        raise InteropError(f"{what} is read-only but the kernel writes it")
+    if math.prod(a.shape) and a.ptr == 0:
+        raise InteropError(f"{what} has no data pointer")
+
+
+def _check_aliasing(kernel: str, user: Sequence[ParamInfo],
+                    arrays: Sequence[DeviceArray | None]) -> None:
+    for i, (p, a) in enumerate(zip(user, arrays)):
+        if a is None or not p.written or not a.nbytes:
+            continue
+        for j, b in enumerate(arrays):
+            if j == i or b is None or not b.nbytes:
+                continue
+            if a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes:
+                raise InteropError(
+                    f"argument {i} ('{p.name}') of {kernel} is written by the kernel and "
+                    f"overlaps argument {j} ('{user[j].name}'); pass separate arrays "
+                    "(outputs may not alias other arguments)")
+
+
+def _check(result: Any, what: str) -> Any:
+    """Unpack a ``cuda.bindings`` return tuple, raising ``LaunchError`` on an error code."""
+    err, *rest = result if isinstance(result, tuple) else (result,)
+    if int(err) != 0:
+        raise LaunchError(f"{what} failed: {err}")
+    return rest[0] if len(rest) == 1 else rest
+
+
+def _stream_handle(objects: Sequence[Any], device: int) -> int:
+    """The current stream of the arguments' framework (0: the legacy default stream)."""
+    for x in objects:
+        mod = type(x).__module__
+        if mod.startswith("torch"):
+            import torch
+
+            return int(torch.cuda.current_stream(x.device).cuda_stream)
+        if mod.startswith("cupy"):
+            import cupy
+
+            return int(cupy.cuda.get_current_stream().ptr)
+    return 0
+
+
+class Launcher:
+    """A loaded kernel on one device; launches it with validated arguments."""
+
+    def __init__(self, source: CUDASource, cubin: bytes, device: int) -> None:
+        from cuda.core import Device, ObjectCode
+
+        self.source = source
+        """The emitted kernel."""
+        self.device = Device(device)
+        """The cuda.core device."""
+        self.device.set_current()
+        self.kernel = ObjectCode.from_cubin(cubin, name=source.kernel).get_kernel(source.kernel)
+        """The cuda.core kernel."""
+        if source.shared_bytes > _SMEM_DEFAULT:
+            from cuda.bindings import driver
+
+            attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            handle = self.kernel.handle
+            what = (f"raising {source.kernel}'s dynamic shared memory to "
+                    f"{source.shared_bytes} bytes")
+            if isinstance(handle, driver.CUkernel):  # library-loaded: set it per device
+                _check(driver.cuKernelSetAttribute(attr, source.shared_bytes, handle,
+                                                   driver.CUdevice(self.device.device_id)), what)
+            else:
+                _check(driver.cuFuncSetAttribute(handle, attr, source.shared_bytes), what)
+
+    def launch(self, bound: BoundLaunch, stream: Any = None, sync: bool | None = None) -> None:
+        """Launch on ``stream`` (default: the arguments' current stream) and check errors."""
+        from cuda.bindings import driver
+        from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, Stream, launch
+
+        src = self.source
+        extents = src.grid(bound.ints)
+        if any(e < 0 for e in extents):
+            raise LaunchError(f"{src.kernel}: negative grid extent {extents}")
+        if any(e == 0 for e in extents):
+            return  # no instance to run
+        grid = src.launch_grid(extents)
+        if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
+            raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
+                              "y, z <= 65535); the lowering should linearize this grid")
+        self.device.set_current()
+        if stream is None:
+            handle = _stream_handle(bound.objects, bound.device)
+            stream = LEGACY_DEFAULT_STREAM if handle == 0 else Stream.from_handle(handle)
+        elif isinstance(stream, int):
+            stream = LEGACY_DEFAULT_STREAM if stream == 0 else Stream.from_handle(stream)
+        config = LaunchConfig(grid=grid, block=(src.threads, 1, 1),
+                              shmem_size=src.shared_bytes)
+        try:
+            launch(stream, config, self.kernel, *bound.values)
+        except Exception as e:
+            raise LaunchError(f"launching {src.kernel} (grid {grid}, block {src.threads}, "
+                              f"{src.shared_bytes} B dynamic shared memory) failed: {e}") from None
+        handle = stream.handle
+        if sync if sync is not None else os.environ.get("TILEC_CUDA_SYNC") == "1":
+            _check(driver.cuStreamSynchronize(handle), f"{src.kernel} (synchronized)")
+        else:
+            (err,) = driver.cuStreamQuery(handle)
+            if int(err) not in (0, int(driver.CUresult.CUDA_ERROR_NOT_READY)):
+                raise LaunchError(f"{src.kernel}: the stream reports {err} after the launch")

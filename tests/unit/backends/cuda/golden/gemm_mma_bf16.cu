@@ -1,0 +1,316 @@
+/* tilec CUDA backend: @gemm_mma_bf16 for cuda:sm_90 */
+
+#ifdef __CUDACC_RTC__
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long uintptr_t;
+#else
+#include <stdint.h>
+#endif
+#ifndef INT64_C
+#define INT64_C(c) c##LL
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fc00000)
+#endif
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
+#define TC_DEV static __device__ __forceinline__
+
+/* 16-byte vector of any element type: one LDG.128 / STG.128 / LDS.128 */
+template <typename T> struct __align__(16) tc_vec16 { T e[16 / sizeof(T)]; };
+
+/* ---- narrow floats (bit patterns in registers) ---- */
+TC_DEV float tc_bf16_to_f32(uint16_t b) { return __uint_as_float(((uint32_t)b) << 16); }
+TC_DEV uint16_t tc_f32_to_bf16(float x) {
+  uint16_t r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(x));
+  return r;
+}
+TC_DEV float tc_round_bf16(float x) { return tc_bf16_to_f32(tc_f32_to_bf16(x)); }
+TC_DEV float tc_f16_to_f32(uint16_t h) {
+  float r;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
+  return r;
+}
+TC_DEV uint16_t tc_f32_to_f16(float x) {
+  uint16_t r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(x));
+  return r;
+}
+TC_DEV float tc_round_f16(float x) { return tc_f16_to_f32(tc_f32_to_f16(x)); }
+TC_DEV uint32_t tc_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+TC_DEV float tc_round_tf32(float x) { return __uint_as_float(tc_tf32(x)); }
+TC_DEV uint32_t tc_pack16(uint16_t lo, uint16_t hi) {
+  return (uint32_t)lo | ((uint32_t)hi << 16);
+}
+
+/* f64 -> f32 rounded to odd (the last bit records inexactness): one later rounding to a
+   narrow type is then a correct rounding of the f64 value */
+TC_DEV float tc_f64_to_f32_odd(double x) {
+  float t = __double2float_rz(x);
+  uint32_t u = __float_as_uint(t);
+  u |= (uint32_t)(((double)t != x) && (x - x == 0.0));
+  return __uint_as_float(u);
+}
+TC_DEV double tc_i64_to_f64_odd(int64_t x) {
+  double t = __ll2double_rz(x);
+  uint64_t u = (uint64_t)__double_as_longlong(t);
+  u |= (uint64_t)(__double2ll_rz(t) != x);
+  return __longlong_as_double((long long)u);
+}
+
+/* float -> integer: truncate toward zero, saturate, NaN -> 0 */
+#define TC_F2I(name, T, LO, HI, LIM)                                                  \
+  TC_DEV T name(double x) {                                                             \
+    return x != x ? (T)0 : x >= (LIM) ? (T)(HI) : x < -(LIM) ? (T)(LO) : (T)x;          \
+  }
+TC_F2I(tc_f2i_i8, int8_t, -128, 127, 128.0)
+TC_F2I(tc_f2i_i16, int16_t, -32768, 32767, 32768.0)
+TC_F2I(tc_f2i_i32, int32_t, (-2147483647 - 1), 2147483647, 2147483648.0)
+TC_F2I(tc_f2i_i64, int64_t, (-INT64_C(9223372036854775807) - 1), INT64_C(9223372036854775807),
+       9223372036854775808.0)
+
+/* ---- integers: Python division; a zero divisor gives 0 ---- */
+TC_DEV int64_t tc_floordiv_i64(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b;
+  return q - (int64_t)((a % b != 0) && ((a < 0) != (b < 0)));
+}
+TC_DEV int64_t tc_rem_i64(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+/* index arithmetic: floor division / modulo by a positive constant */
+TC_DEV int64_t tc_fdiv(int64_t a, int64_t c) {
+  int64_t q = a / c;
+  return q - (int64_t)((a % c) < 0);
+}
+TC_DEV int64_t tc_fmod(int64_t a, int64_t c) { int64_t r = a % c; return r < 0 ? r + c : r; }
+
+/* ---- floats ---- */
+TC_DEV bool tc_neg_f32(float x) { return (__float_as_uint(x) >> 31) != 0u; }
+TC_DEV bool tc_neg_f64(double x) { return __double_as_longlong(x) < 0; }
+#define TC_FLOAT_BASICS(S, T, ABS, FLOOR, CEIL, SQRT, FMOD, COPYSIGN, FMA)           \
+  TC_DEV T tc_max_##S(T a, T b) {                                                      \
+    T r = a > b ? a : b;                                                                 \
+    r = (a == b && tc_neg_##S(b)) ? a : r;                                               \
+    return (a != a || b != b) ? a + b : r;                                               \
+  }                                                                                      \
+  TC_DEV T tc_min_##S(T a, T b) {                                                      \
+    T r = a < b ? a : b;                                                                 \
+    r = (a == b && tc_neg_##S(a)) ? a : r;                                               \
+    return (a != a || b != b) ? a + b : r;                                               \
+  }                                                                                      \
+  TC_DEV T tc_abs_##S(T x) { return ABS(x); }                                          \
+  TC_DEV T tc_floor_##S(T x) { return FLOOR(x); }                                      \
+  TC_DEV T tc_ceil_##S(T x) { return CEIL(x); }                                        \
+  TC_DEV T tc_sqrt_##S(T x) { return SQRT(x); }                                        \
+  TC_DEV T tc_rsqrt_##S(T x) { return (T)1 / SQRT(x); }                                \
+  TC_DEV T tc_fma_##S(T a, T b, T c) { return FMA(a, b, c); }                          \
+  TC_DEV T tc_rem_##S(T a, T b) {                                                      \
+    T m = FMOD(a, b);                                                                    \
+    if (b == 0) return m;                                                                \
+    if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else { m = COPYSIGN((T)0, b); }     \
+    return m;                                                                            \
+  }
+TC_FLOAT_BASICS(f32, float, fabsf, floorf, ceilf, sqrtf, fmodf, copysignf, __fmaf_rn)
+TC_FLOAT_BASICS(f64, double, fabs, floor, ceil, sqrt, fmod, copysign, __fma_rn)
+
+TC_DEV float tc_exp_f32(float x) { return expf(x); }
+TC_DEV float tc_exp2_f32(float x) { return exp2f(x); }
+TC_DEV float tc_log_f32(float x) { return logf(x); }
+TC_DEV float tc_log2_f32(float x) { return log2f(x); }
+TC_DEV float tc_tanh_f32(float x) { return tanhf(x); }
+TC_DEV float tc_erf_f32(float x) { return erff(x); }
+TC_DEV float tc_sin_f32(float x) { return sinf(x); }
+TC_DEV float tc_cos_f32(float x) { return cosf(x); }
+TC_DEV float tc_pow_f32(float a, float b) { return powf(a, b); }
+TC_DEV float tc_sigmoid_f32(float x) { return 1.0f / (1.0f + expf(-x)); }
+TC_DEV double tc_exp_f64(double x) { return exp(x); }
+TC_DEV double tc_exp2_f64(double x) { return exp2(x); }
+TC_DEV double tc_log_f64(double x) { return log(x); }
+TC_DEV double tc_log2_f64(double x) { return log2(x); }
+TC_DEV double tc_tanh_f64(double x) { return tanh(x); }
+TC_DEV double tc_erf_f64(double x) { return erf(x); }
+TC_DEV double tc_sin_f64(double x) { return sin(x); }
+TC_DEV double tc_cos_f64(double x) { return cos(x); }
+TC_DEV double tc_pow_f64(double a, double b) { return pow(a, b); }
+TC_DEV double tc_sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* ---- atomics on floats: compare-and-swap loops on the bit patterns ---- */
+TC_DEV void tc_atomic_max_f32(float *p, float v) {
+  unsigned int *q = (unsigned int *)p, old = *q, seen;
+  do { seen = old; old = atomicCAS(q, seen, __float_as_uint(tc_max_f32(__uint_as_float(seen), v)));
+  } while (old != seen);
+}
+TC_DEV void tc_atomic_min_f32(float *p, float v) {
+  unsigned int *q = (unsigned int *)p, old = *q, seen;
+  do { seen = old; old = atomicCAS(q, seen, __float_as_uint(tc_min_f32(__uint_as_float(seen), v)));
+  } while (old != seen);
+}
+TC_DEV void tc_atomic_max_f64(double *p, double v) {
+  unsigned long long *q = (unsigned long long *)p, old = *q, seen;
+  do { seen = old; old = atomicCAS(q, seen, (unsigned long long)__double_as_longlong(
+           tc_max_f64(__longlong_as_double((long long)seen), v)));
+  } while (old != seen);
+}
+TC_DEV void tc_atomic_min_f64(double *p, double v) {
+  unsigned long long *q = (unsigned long long *)p, old = *q, seen;
+  do { seen = old; old = atomicCAS(q, seen, (unsigned long long)__double_as_longlong(
+           tc_min_f64(__longlong_as_double((long long)seen), v)));
+  } while (old != seen);
+}
+
+/* ---- shared-memory addresses for PTX ---- */
+TC_DEV uint32_t tc_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+TC_DEV bool tc_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0u; }
+
+extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint16_t *__restrict__ v4_A, const uint16_t *__restrict__ v6_B, float *__restrict__ v8_C, int64_t v1_M, int64_t v2_N, int64_t v3_K)
+{
+  const int64_t v4_A_s5 = v3_K;
+  const bool tc_al_v4_A = tc_aligned16(v4_A);
+  const int64_t v6_B_s7 = v2_N;
+  const bool tc_al_v6_B = tc_aligned16(v6_B);
+  const int64_t v8_C_s9 = v2_N;
+  const bool tc_al_v8_C = tc_aligned16(v8_C);
+  /* tilec: constant#1 */
+  /* tilec: constant#2 */
+  /* tilec: constant#3 */
+  /* tilec: constant#4 */
+  /* tilec: arith#5 */
+  const int64_t v10_gm = ((int64_t)(-(int64_t)tc_floordiv_i64((int64_t)(-v1_M), INT64_C(16))));
+  /* tilec: arith#6 */
+  const int64_t v11_gn = ((int64_t)(-(int64_t)tc_floordiv_i64((int64_t)(-v2_N), INT64_C(8))));
+  /* tilec: parallel#7 */
+  const int64_t v12_pm = (int64_t)blockIdx.y;
+  const int64_t v13_pn = (int64_t)blockIdx.x;
+  /* tilec: constant#8 */
+  /* tilec: parallel#9 */
+  const int64_t v14_l = (int64_t)threadIdx.x;
+  /* tilec: constant#10 */
+  /* tilec: arith#11 */
+  const int64_t v15_g = tc_fdiv(v14_l, 4);
+  /* tilec: arith#12 */
+  const int64_t v16_q = tc_fmod(v14_l, 4);
+  /* tilec: arith#13 */
+  const int64_t v17_om = ((int64_t)(v12_pm * INT64_C(16)));
+  /* tilec: arith#14 */
+  const int64_t v18_on = ((int64_t)(v13_pn * INT64_C(8)));
+  /* tilec: constant#15 */
+  /* tilec: serial#16 */
+  float v19_acc[4];
+  #pragma unroll
+  for (int e = 0; e < 4; ++e) v19_acc[e] = 0x0.0p+0f;
+  for (int64_t v20_k = INT64_C(0); v20_k < v3_K; v20_k += INT64_C(16)) {
+    /* tilec: view#17 */
+    /* tilec: load#18 */
+    uint16_t v21_a[8];
+    {
+      const int64_t c22 = (v17_om + v15_g);
+      const int64_t c23 = (v20_k + v16_q * 2);
+      if (c22 >= 0 && c22 < v1_M && c23 >= 0 && c23 < v3_K) v21_a[0] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[0] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c24 = (v17_om + v15_g);
+      const int64_t c25 = (v20_k + v16_q * 2 + 1);
+      if (c24 >= 0 && c24 < v1_M && c25 >= 0 && c25 < v3_K) v21_a[1] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[1] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c26 = (v17_om + v15_g + 8);
+      const int64_t c27 = (v20_k + v16_q * 2);
+      if (c26 >= 0 && c26 < v1_M && c27 >= 0 && c27 < v3_K) v21_a[2] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[2] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c28 = (v17_om + v15_g + 8);
+      const int64_t c29 = (v20_k + v16_q * 2 + 1);
+      if (c28 >= 0 && c28 < v1_M && c29 >= 0 && c29 < v3_K) v21_a[3] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[3] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c30 = (v17_om + v15_g);
+      const int64_t c31 = (v20_k + v16_q * 2 + 8);
+      if (c30 >= 0 && c30 < v1_M && c31 >= 0 && c31 < v3_K) v21_a[4] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[4] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c32 = (v17_om + v15_g);
+      const int64_t c33 = (v20_k + v16_q * 2 + 9);
+      if (c32 >= 0 && c32 < v1_M && c33 >= 0 && c33 < v3_K) v21_a[5] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[5] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c34 = (v17_om + v15_g + 8);
+      const int64_t c35 = (v20_k + v16_q * 2 + 8);
+      if (c34 >= 0 && c34 < v1_M && c35 >= 0 && c35 < v3_K) v21_a[6] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[6] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c36 = (v17_om + v15_g + 8);
+      const int64_t c37 = (v20_k + v16_q * 2 + 9);
+      if (c36 >= 0 && c36 < v1_M && c37 >= 0 && c37 < v3_K) v21_a[7] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[7] = (uint16_t)0x0000;
+    }
+    /* tilec: view#19 */
+    /* tilec: load#20 */
+    uint16_t v38_b[4];
+    {
+      const int64_t c39 = (v20_k + v16_q * 2);
+      const int64_t c40 = (v18_on + v15_g);
+      if (c39 >= 0 && c39 < v3_K && c40 >= 0 && c40 < v2_N) v38_b[0] = v6_B[(v20_k + v16_q * 2) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[0] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c41 = (v20_k + v16_q * 2 + 1);
+      const int64_t c42 = (v18_on + v15_g);
+      if (c41 >= 0 && c41 < v3_K && c42 >= 0 && c42 < v2_N) v38_b[1] = v6_B[(v20_k + v16_q * 2 + 1) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[1] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c43 = (v20_k + v16_q * 2 + 8);
+      const int64_t c44 = (v18_on + v15_g);
+      if (c43 >= 0 && c43 < v3_K && c44 >= 0 && c44 < v2_N) v38_b[2] = v6_B[(v20_k + v16_q * 2 + 8) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[2] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c45 = (v20_k + v16_q * 2 + 9);
+      const int64_t c46 = (v18_on + v15_g);
+      if (c45 >= 0 && c45 < v3_K && c46 >= 0 && c46 < v2_N) v38_b[3] = v6_B[(v20_k + v16_q * 2 + 9) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[3] = (uint16_t)0x0000;
+    }
+    /* tilec: atom.call#21 */
+    float v47_d[4];
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+        : "=f"(v47_d[0]), "=f"(v47_d[1]), "=f"(v47_d[2]), "=f"(v47_d[3])
+        : "r"(tc_pack16(v21_a[0], v21_a[1])), "r"(tc_pack16(v21_a[2], v21_a[3])), "r"(tc_pack16(v21_a[4], v21_a[5])), "r"(tc_pack16(v21_a[6], v21_a[7])), "r"(tc_pack16(v38_b[0], v38_b[1])), "r"(tc_pack16(v38_b[2], v38_b[3])), "f"(v19_acc[0]), "f"(v19_acc[1]), "f"(v19_acc[2]), "f"(v19_acc[3]));
+    #pragma unroll
+    for (int e = 0; e < 4; ++e) v19_acc[e] = v47_d[e];
+  }
+  /* tilec: view#22 */
+  /* tilec: store#23 */
+  {
+    const int64_t c48 = (v17_om + v15_g);
+    const int64_t c49 = (v18_on + v16_q * 2);
+    if (c48 >= 0 && c48 < v1_M && c49 >= 0 && c49 < v2_N) v8_C[(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[0];
+  }
+  {
+    const int64_t c50 = (v17_om + v15_g);
+    const int64_t c51 = (v18_on + v16_q * 2 + 1);
+    if (c50 >= 0 && c50 < v1_M && c51 >= 0 && c51 < v2_N) v8_C[(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[1];
+  }
+  {
+    const int64_t c52 = (v17_om + v15_g + 8);
+    const int64_t c53 = (v18_on + v16_q * 2);
+    if (c52 >= 0 && c52 < v1_M && c53 >= 0 && c53 < v2_N) v8_C[(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[2];
+  }
+  {
+    const int64_t c54 = (v17_om + v15_g + 8);
+    const int64_t c55 = (v18_on + v16_q * 2 + 1);
+    if (c54 >= 0 && c54 < v1_M && c55 >= 0 && c55 < v2_N) v8_C[(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[3];
+  }
+}
