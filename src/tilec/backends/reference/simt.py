@@ -149,6 +149,9 @@ class _Host(Interpreter):
                                            op.attr("bounds", "total") == "total", op)
             elif name == "parallel" and op.attr("level") == "lane":
                 lane_parallels += 1
+                if lane_parallels > 1:
+                    raise _unsupported(op, "a second lane-level parallel in one group body "
+                                           "(lowering.md: exactly one)")
                 self._run_lanes(grid, op, env, clock)
             elif op.opdef.effect == "pure" and not op.regions:
                 super()._execute(op, env)
@@ -309,11 +312,13 @@ class LaneRunner:
         return lo
 
     # -- scalar regions of map and reduce -------------------------------------------
-    def run_elementwise(self, region: ir.Region, args: Sequence[Any], rank: int) -> list[Any]:
+    def run_elementwise(self, region: ir.Region, args: Sequence[Any], rank: int,
+                        active: np.ndarray) -> list[Any]:
         """Run a scalar region once over arrays ``(T, *shape)`` (``rank`` trailing axes).
 
         Values from outside the region are per-thread scalars, reshaped to
-        broadcast against the arrays.
+        broadcast against the arrays; ``active`` only keeps inactive threads
+        from faulting (their results are never observed).
         """
         block = region.entry
         local: dict[ir.Value, Any] = dict(zip(block.args, args))
@@ -333,9 +338,9 @@ class LaneRunner:
                         raise _unsupported(op, "a tile constant inside a scalar region")
                     out = [nx.from_python(op.attr("value"), _dtype(op.result.type))]
                 elif name == "arith":
-                    out = [_arith(op, vals)]
+                    out = [_arith(op, vals, active)]
                 elif name == "if":
-                    out = self._select_if(op, vals[0], rank)
+                    out = self._select_if(op, vals[0], rank, active)
                 elif name == "tuple":
                     out = [tuple(vals)]
                 elif name == "tuple_get":
@@ -350,14 +355,15 @@ class LaneRunner:
                 local[r] = v
         raise InterpretError(None, "a scalar region ends without yield")
 
-    def _select_if(self, op: ir.Operation, cond: Any, rank: int) -> list[Any]:
+    def _select_if(self, op: ir.Operation, cond: Any, rank: int, active: np.ndarray
+                   ) -> list[Any]:
         for region in op.regions:
             for inner in region.walk():
                 if inner.opdef.effect not in ("pure", "control") or inner.name == "call":
                     raise _unsupported(op, f"'{inner.name}' inside an 'if' evaluated per "
                                            "element: only pure scalar code can be selected")
-        then = self.run_elementwise(op.regions[0], [], rank)
-        other = self.run_elementwise(op.regions[1], [], rank)
+        then = self.run_elementwise(op.regions[0], [], rank, active)
+        other = self.run_elementwise(op.regions[1], [], rank, active)
         return [nx.evaluate("select", (cond, a, b), _dtype(r.type), _dtype(r.type))
                 for a, b, r in zip(then, other, op.results)]
 
@@ -423,7 +429,7 @@ def _map(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     rank = len(shape)
     ew = [x if isinstance(v.type, ir.TileType) else lane_broadcast(x, rank)
           for v, x in zip(op.operands, args)]
-    outs = g.run_elementwise(op.regions[0], ew, rank)
+    outs = g.run_elementwise(op.regions[0], ew, rank, active)
     return [_full(v, (g.lanes,) + shape, _dtype(r.type)) for v, r in zip(outs, op.results)]
 
 
@@ -457,11 +463,11 @@ def _reduce(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     if combiners is None:
         states = seed_tiles
         for r in range(count):
-            outs = g.run_elementwise(region, states + [m[..., r] for m in moved], rank)
+            outs = g.run_elementwise(region, states + [m[..., r] for m in moved], rank, active)
             states = [_full(s, out_shape, dt) for s, dt in zip(outs, dts)]
         return states
     identities = [nx.combiner_identity(c, dt) for c, dt in zip(combiners, dts)]
-    partials = g.run_elementwise(region, identities + moved, rank + 1)
+    partials = g.run_elementwise(region, identities + moved, rank + 1, active)
     results = []
     for c, dt, seed, part in zip(combiners, dts, seed_tiles, partials):
         part = _full(part, out_shape + (count,), dt)
