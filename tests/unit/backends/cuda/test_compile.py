@@ -100,3 +100,31 @@ def test_nvcc_accepts_the_same_source(tmp_path, name: str) -> None:
                         str(tmp_path / "k.cubin"), str(cu)], capture_output=True, text=True,
                        timeout=300)
     assert p.returncode == 0, p.stderr
+
+
+def _lowered_cases() -> list:
+    from tilec.lib import DEMOS
+
+    return list(DEMOS)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("profile", ["cuda:sm_80", "cuda:sm_90"])
+@pytest.mark.parametrize("case", _lowered_cases(), ids=lambda c: c.name)
+def test_library_kernel_compiles(case, profile: str) -> None:
+    """Every library kernel, lowered for the profile, compiles for its architecture."""
+    import numpy as np
+
+    import tilec
+    import tilec.lower as lower
+    from tilec.backends.cuda.backend import CUDABackend
+
+    if getattr(lower, "lower_to_machine", None) is None:
+        pytest.skip("tilec.lower.lower_to_machine is not available yet")
+    args = list(case.make_inputs(np.random.default_rng(0)))
+    compiled = tilec.compile(case.kernel, *args, target="reference", **case.constexprs)
+    be = CUDABackend(profile)
+    src = be.emit(compiled.module, compiled.fn_name)
+    arch = profile.split(":")[1]
+    cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes, src.buffer.origin_of_line)
+    assert cub.resources.registers > 0
