@@ -1,0 +1,148 @@
+"""Shared helpers of the CUDA benchmarks: timing, records, and tilec kernels on torch tensors.
+
+Run the benchmarks from the repository root with ``PYTHONPATH=src`` on a
+machine with torch, triton and cuda-core (tilec itself need not be
+installed). Timings are ``triton.testing.do_bench`` medians (warm-up
+excluded) on fresh random inputs, after a correctness check against torch.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES_DIR = ROOT / "tests" / "unit" / "backends" / "cuda"
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def bench_ms(fn: Callable[[], Any]) -> float:
+    """Median milliseconds of ``fn`` (triton's do_bench when present, else CUDA events)."""
+    try:
+        from triton.testing import do_bench
+
+        return float(do_bench(fn, warmup=25, rep=100, return_mode="median"))
+    except ImportError:
+        import torch
+
+        for _ in range(10):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(50):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e))
+        return float(np.median(times))
+
+
+def device_name() -> str:
+    """The GPU's name, as a file-name-safe token."""
+    import torch
+
+    return re.sub(r"[^A-Za-z0-9]+", "-", torch.cuda.get_device_name()).strip("-")
+
+
+def commit() -> str:
+    """The repository's short commit (``unknown`` outside git)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=10).stdout.strip() \
+            or "unknown"
+    except OSError:
+        return "unknown"
+
+
+class Recorder:
+    """Collects records and writes ``results/<benchmark>-<device>-<date>.json``."""
+
+    def __init__(self, benchmark: str) -> None:
+        self.benchmark = benchmark
+        """The benchmark's name."""
+        self.records: list[dict[str, Any]] = []
+        """Everything recorded so far."""
+        self.device = device_name()
+        """The GPU."""
+        self.date = datetime.date.today().isoformat()
+        """Today (UTC of the machine)."""
+        self.commit = commit()
+        """The code measured."""
+
+    def add(self, kernel: str, shape: Sequence[int], dtype: str, tilec_ms: float | None,
+            peer: str, peer_ms: float | None, **extra: Any) -> None:
+        """One comparison (``ratio`` = tilec / peer time; above 1 means tilec is slower)."""
+        ratio = tilec_ms / peer_ms if tilec_ms and peer_ms else None
+        rec = {"benchmark": self.benchmark, "kernel": kernel, "shape": list(shape),
+               "dtype": dtype, "target": "cuda", "device": self.device, "date": self.date,
+               "commit": self.commit, "tilec_ms": tilec_ms, "peer": peer, "peer_ms": peer_ms,
+               "ratio": ratio, **extra}
+        self.records.append(rec)
+        t = f"{tilec_ms:8.3f}" if tilec_ms else "     n/a"
+        p = f"{peer_ms:8.3f}" if peer_ms else "     n/a"
+        r = f"{ratio:6.2f}" if ratio else "   n/a"
+        print(f"{kernel:28s} {dtype:6s} {'x'.join(map(str, shape)):16s} tilec {t} ms  "
+              f"{peer:8s} {p} ms  ratio {r}  {extra.get('note', '')}", flush=True)
+
+    def write(self) -> Path:
+        """Write the records; returns the path."""
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        path = RESULTS / f"{self.benchmark}-{self.device}-{self.date}.json"
+        path.write_text(json.dumps(self.records, indent=1) + "\n")
+        print(f"wrote {path}")
+        return path
+
+
+def host_like(t: Any) -> np.ndarray:
+    """An empty numpy array with a tensor's shape and dtype (for capture only)."""
+    import ml_dtypes
+    import torch
+
+    dt = {torch.float32: np.float32, torch.bfloat16: ml_dtypes.bfloat16,
+          torch.float16: np.float16}[t.dtype]
+    return np.empty(tuple(t.shape), dt)
+
+
+def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any],
+                 fallback: str | None = None) -> tuple[Any, str]:
+    """A CUDA executable for a library kernel (lowered), else for a hand-written sample.
+
+    Returns ``(executable or None, note)``; the note says which path was taken and why.
+    """
+    import tilec
+    from tilec.backends.cuda.backend import CUDABackend
+
+    be = CUDABackend("cuda")
+    args = [host_like(t) if hasattr(t, "shape") else t for t in tensors]
+    try:
+        compiled = tilec.compile(kernel, *args, target="reference", **constexprs)
+        machine = be.machine(compiled.module, compiled.fn_name)
+        exe = be.compile(machine, compiled.fn_name)
+        return exe, f"lowered; {exe.resources}"
+    except Exception as e:
+        why = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+    if fallback is None:
+        return None, f"tilec unavailable ({why})"
+    if str(SAMPLES_DIR) not in sys.path:
+        sys.path.insert(0, str(SAMPLES_DIR))
+    from cuda_machine_ir import SAMPLES
+
+    s = SAMPLES[fallback]
+    exe = be.compile(s.module(), s.name)
+    return exe, f"hand-written Machine sample {fallback} (lowering: {why}); {exe.resources}"
+
+
+def rel_error(got: Any, want: Any) -> float:
+    """``max |got - want| / max |want|`` in float64."""
+    g, w = got.double(), want.double()
+    return float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
