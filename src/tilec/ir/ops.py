@@ -307,7 +307,9 @@ register_op(OpDef("parallel", "structured",
                   attrs={"rank": AttrDef(_is_int, True, "number of coordinates"),
                          "constraint": AttrDef(lambda x: isinstance(x, ExecConstraint), False,
                                                "explicit execution request"),
-                         "level": AttrDef(_is_str, False, "bound execution level")}))
+                         "level": AttrDef(_is_str, False, "bound execution level"),
+                         "threads": AttrDef(_is_int, False,
+                                            "threads per group (Machine grid level)")}))
 register_op(OpDef("serial", "structured", "the counted loop; carries values in order",
                   operands=(3, None), results=(0, None), regions=(1, 1), effect="control",
                   verify=_verify_loop,

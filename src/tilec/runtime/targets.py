@@ -129,3 +129,5 @@ register_target(TargetInfo("reference", "tilec.backends.reference.backend", "mak
                            None, "numpy interpreter of Candidate TileIR (the oracle)"))
 register_target(TargetInfo("cpu", "tilec.backends.c.backend", "make_backend", "probe",
                            "C compiled by the system compiler, OpenMP across programs"))
+register_target(TargetInfo("simt", "tilec.backends.reference.simt", "make_backend", None,
+                           "SIMT simulator of Machine TileIR (numpy, lanes in lock-step)"))
