@@ -153,7 +153,12 @@ class CUDABackend:
         """Emit and compile (or reuse the cached cubin); ``arch`` overrides the architecture."""
         machine = self.machine(module, fn_name)
         src = emit_cuda(machine, fn_name, self.profile)
-        cub = compile_cubin(src.text, arch or self.arch, src.kernel, src.shared_bytes,
+        arch = arch or self.arch
+        if src.min_sm > int(arch[3:5]):
+            raise ValueError(f"@{fn_name} needs sm_{src.min_sm}; cannot build it for {arch}")
+        if src.arch_suffix and not arch.endswith(src.arch_suffix):
+            arch += src.arch_suffix  # e.g. sm_90 -> sm_90a for wgmma
+        cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes,
                             src.buffer.origin_of_line)
         fn = machine.lookup(fn_name)
         assert fn is not None

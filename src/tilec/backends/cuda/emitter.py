@@ -167,6 +167,9 @@ class CUDASource:
     """Dynamic shared memory per block."""
     min_sm: int = 80
     """Lowest compute capability (x10) the kernel needs."""
+    arch_suffix: str = ""
+    """``a`` when the kernel uses arch-specific instructions (sm_90a's wgmma): compile for
+    ``sm_90a`` rather than ``sm_90`` (such a cubin runs on that architecture only)."""
     ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
     """Operation id -> (opcode, location)."""
     stats: dict[str, int] = field(default_factory=dict)
@@ -409,7 +412,7 @@ class CUDAEmitter(CLikeEmitter):
         stats = {"vector_chunks": self.access.vector_chunks,
                  "scalar_elements": self.access.scalar_elems}
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
-                          grid_op.attr("rank"), steps, grid_keys, self.shared_bytes, 80,
+                          grid_op.attr("rank"), steps, grid_keys, self.shared_bytes, 80, "",
                           self.ops, stats)
 
     def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]

@@ -111,3 +111,20 @@ def test_backend_names_and_lowering_requirement() -> None:
     if getattr(lower, "lower_to_machine", None) is None:
         with pytest.raises(NotImplementedError, match="lower_to_machine"):
             CUDABackend("cuda:sm_90").machine(candidate, "k")
+
+
+def test_default_target_falls_back_without_a_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the registration lines of the report, ``cuda`` is the default only where it runs."""
+    from tilec.runtime import targets
+
+    info = targets.TargetInfo("cuda", "tilec.backends.cuda.backend", "make_backend", "probe",
+                              "CUDA C++ through NVRTC (cuda-core)")
+    monkeypatch.setitem(targets._REGISTRY, "cuda", info)
+    monkeypatch.delenv("TILEC_TARGET", raising=False)
+    if probe() is None:
+        assert targets.default_target() == "cuda"
+    else:
+        assert targets.default_target() != "cuda"
+        assert targets.why_unavailable("cuda:sm_90") == probe()
+    monkeypatch.setenv("TILEC_TARGET", "cuda:sm_80")
+    assert targets.default_target() == "cuda:sm_80"
