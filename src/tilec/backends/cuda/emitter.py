@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 import tilec.ir as ir
@@ -299,6 +298,8 @@ class CUDAEmitter(CLikeEmitter):
     def reg_literal(self, value: Any, t: ir.ScalarType) -> str:
         """``value`` as a register element of ``t`` (16-bit floats as their bits)."""
         if t.name in ("bf16", "f16"):
+            import ml_dtypes
+
             x = round_float(value, t.name)
             dt = ml_dtypes.bfloat16 if t.name == "bf16" else np.float16
             bits = int(np.array(x, dtype=dt).view(np.uint16))
