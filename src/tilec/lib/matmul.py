@@ -14,7 +14,7 @@ import numpy as np
 import tilec as tc
 from tilec.demo import DemoCase
 
-__all__ = ["matmul", "batched_matmul", "gemm_bias_act", "DEMOS"]
+__all__ = ["matmul", "pipelined_matmul", "batched_matmul", "gemm_bias_act", "DEMOS"]
 
 
 @tc.kernel
@@ -29,6 +29,22 @@ def matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64, BK: tc.constex
             a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
             b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
             acc = tc.mma(a, b, acc, precision=PRECISION)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
+
+
+@tc.kernel
+def pipelined_matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
+                     BK: tc.constexpr = 32, WINDOW: tc.constexpr = 2):
+    """``C = A @ B`` with the K loop cut into a load stage and a compute stage."""
+    M, K = A.shape
+    N = B.shape[1]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.pipeline(tc.cdiv(K, BK), stages=2, window=WINDOW):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0).load()
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0).load()
+            tc.stage("compute")
+            acc = tc.mma(a, b, acc)
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
 
 
@@ -105,6 +121,8 @@ def _gemm_inputs(rng: np.random.Generator) -> tuple:
 
 DEMOS = [
     DemoCase("lib.matmul", matmul, _mm_inputs,
+             lambda a, b, c: {2: a.astype(np.float64) @ b}, {"BM": 32, "BN": 32, "BK": 16}),
+    DemoCase("lib.pipelined_matmul", pipelined_matmul, _mm_inputs,
              lambda a, b, c: {2: a.astype(np.float64) @ b}, {"BM": 32, "BN": 32, "BK": 16}),
     DemoCase("lib.batched_matmul", batched_matmul, _bmm_inputs,
              lambda a, b, c: {2: np.matmul(a.astype(np.float64), b)},
