@@ -1,13 +1,30 @@
 """tilec: a tile-level kernel compiler for Python.
 
 The public API lives here and nowhere else: ``@tilec.kernel``, ``tilec.compile``,
-``tilec.interpret``, the dtypes and the DSL builtins (see ``docs/guide/dsl.md``).
+``tilec.interpret``, ``tilec.simulate``, the dtypes and the DSL builtins (see
+``docs/guide/dsl.md``).
 """
 
+from typing import Any
+
+from .backends.reference.errors import SimulationError
 from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
 from .runtime import available_targets, default_target
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "available_targets", "default_target", *_frontend_all]
+
+def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any) -> None:
+    """Lower ``fn`` to Machine TileIR for ``target`` and run it in the SIMT simulator, in place.
+
+    Raises ``SimulationError`` on a shared-memory race, an out-of-range access
+    or divergent synchronization, naming the operations involved.
+    """
+    from .backends.reference.simt import simulate_kernel
+
+    simulate_kernel(fn, args, target, constexprs)
+
+
+__all__ = ["__version__", "available_targets", "default_target", "simulate", "SimulationError",
+           *_frontend_all]
