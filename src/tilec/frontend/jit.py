@@ -465,6 +465,11 @@ class Compiled:
         return self.executable().source
 
     @property
+    def resources(self) -> Any:
+        """Registers, shared memory and spills the target's compiler reported (None if none)."""
+        return getattr(self.executable(), "resources", None)
+
+    @property
     def plan(self) -> Any:
         """The planner's report for this module and target (``tilec.plan.report``)."""
         if self._plan is None:

@@ -131,3 +131,9 @@ register_target(TargetInfo("cpu", "tilec.backends.c.backend", "make_backend", "p
                            "C compiled by the system compiler, OpenMP across programs"))
 register_target(TargetInfo("simt", "tilec.backends.reference.simt", "make_backend", None,
                            "SIMT simulator of Machine TileIR (numpy, lanes in lock-step)"))
+register_target(TargetInfo("cuda", "tilec.backends.cuda.backend", "make_backend", "probe",
+                           "CUDA C++ through NVRTC (cuda-core), for the device's architecture"))
+register_target(TargetInfo("cuda:sm_90", "tilec.backends.cuda.backend", "make_backend",
+                           "probe_sm_90", "CUDA, Hopper profile (mma.sync, exact FP32 FFMA)"))
+register_target(TargetInfo("cuda:sm_80", "tilec.backends.cuda.backend", "make_backend",
+                           "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)"))
