@@ -24,15 +24,7 @@ class Interned:
     _cache: ClassVar[dict[tuple[type, tuple], Interned]] = {}
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Interned:
-        key = cls._key(*args, **kwargs)
-        full = (cls, key)
-        obj = Interned._cache.get(full)
-        if obj is None:
-            obj = object.__new__(cls)
-            object.__setattr__(obj, "_ikey", key)
-            obj._init(key)
-            Interned._cache[full] = obj
-        return obj
+        return _reintern(cls, cls._key(*args, **kwargs))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Construction happens in ``__new__``; nothing to do here."""
@@ -68,6 +60,7 @@ class Interned:
 
 
 def _reintern(cls: type[Interned], key: tuple) -> Interned:
+    """The one object of ``cls`` with normalized key ``key`` (made on first request)."""
     full = (cls, key)
     obj = Interned._cache.get(full)
     if obj is None:
