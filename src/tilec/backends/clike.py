@@ -195,7 +195,7 @@ class CLikeEmitter:
         "not": "(({t})(~{0}))", "fma": "(({t})({0} * {1} + {2}))",
         "floordiv": "(({t})tc_floordiv_i64({0}, {1}, tc_st, {op}))",
         "rem": "(({t})tc_rem_i64({0}, {1}, tc_st, {op}))",
-        "cdiv": "(({t})(-({t})tc_floordiv_i64(({t})(-{0}), {1}, tc_st, {op})))",
+        "cdiv": "(({t})tc_cdiv_i64({0}, {1}, {tmin}, tc_st, {op}))",
         "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
         "gt": "({0} > {1})", "ge": "({0} >= {1})",
     }
@@ -302,7 +302,8 @@ class CLikeEmitter:
         tmpl = table.get(fn)
         if tmpl is None:
             raise self.unsupported(op, f"arith {fn} is not defined on {ot}")
-        expr = tmpl.format(*args, t=self.ctype(ot), s=self.suffix(ot), op=op.id)
+        expr = tmpl.format(*args, t=self.ctype(ot), s=self.suffix(ot), op=op.id,
+                           tmin=self.literal(_int_min(ot), ot) if ot.is_int else "0")
         if fn in self.COMPARISONS:
             return f"(uint8_t){expr}"
         round_ = self.NARROW_ROUND.get(rt.name) if isinstance(rt, ir.ScalarType) else None
@@ -336,6 +337,11 @@ class CLikeEmitter:
             odd = f"tc_i64_to_f64_odd({x})" if wide else f"((double){x})"
             return self.NARROW_ROUND[d].format(f"tc_f64_to_f32_odd({odd})")
         return f"(({self.ctype(dst)}){x})"
+
+
+def _int_min(t: ir.ScalarType) -> int:
+    bits = 64 if t is ir.index else t.bits
+    return -(1 << (bits - 1))
 
 
 def round_float(value: Any, name: str) -> float:

@@ -54,7 +54,14 @@ class CBackend:
         return CEmitter(module, fn_name).emit()
 
     def compile(self, module: ir.Module, fn_name: str) -> CExecutable:
-        """Emit, compile (or reuse the cached object) and wrap ``fn_name``."""
+        """Verify, emit, compile (or reuse the cached object) and wrap ``fn_name``."""
+        if module.lookup(fn_name) is None:
+            known = ", ".join(f"@{f.name}" for f in module)
+            raise KeyError(f"no function @{fn_name} in the module (it has {known})")
+        try:
+            ir.verify(module)
+        except NotImplementedError:  # no module verifier yet: the emitter's own checks apply
+            pass
         src = self.emit(module, fn_name)
         lib = compile_cached(src.text, src.buffer.origin_of_line)
         fn = module.lookup(fn_name)

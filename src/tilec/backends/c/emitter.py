@@ -809,7 +809,7 @@ class CEmitter(CLikeEmitter):
         if t is ir.i1:
             return self.BOOL_FNS[fn].format(a, b)
         table = self.FLOAT_FNS if t.is_float else self.INT_FNS
-        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0)
+        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0, tmin="0")
         rnd = self.NARROW_ROUND.get(t.name)
         return rnd.format(expr) if rnd else expr
 

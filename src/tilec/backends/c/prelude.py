@@ -129,18 +129,34 @@ TC_F2I(tc_f2i_i16, int16_t, INT16_MIN, INT16_MAX, 32768.0)
 TC_F2I(tc_f2i_i32, int32_t, INT32_MIN, INT32_MAX, 2147483648.0)
 TC_F2I(tc_f2i_i64, int64_t, INT64_MIN, INT64_MAX, 9223372036854775808.0)
 
-/* ---- integers: Python division; a zero divisor is an error ---- */
+/* ---- integers: Python division; a zero divisor is an error ----
+   The empty asm hides the numerator's origin from the optimizer: GCC 12 -O2 with -fwrapv
+   rewrites (-a) / b as -(a / b) when a / b is also computed, which is wrong for the minimum
+   integer (where -a wraps to a). */
+#define TC_OPAQUE(x) __asm__("" : "+r"(x))
 TC_INLINE int64_t tc_floordiv_i64(int64_t a, int64_t b, int32_t *st, int32_t op) {
+  TC_OPAQUE(a);
   if (b == 0) { tc_fail(st, TC_ERR_ZERODIV, op); return 0; }
   if (b == -1) return (int64_t)(0 - (uint64_t)a);
   int64_t q = a / b;
   return q - (int64_t)((a % b != 0) && ((a < 0) != (b < 0)));
 }
 TC_INLINE int64_t tc_rem_i64(int64_t a, int64_t b, int32_t *st, int32_t op) {
+  TC_OPAQUE(a);
   if (b == 0) { tc_fail(st, TC_ERR_ZERODIV, op); return 0; }
   if (b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+/* cdiv(a, b) = -floordiv(-a, b) with the negations wrapping at the type's width (tmin is the
+   type's minimum, where -a wraps to a), written without negating a */
+TC_INLINE int64_t tc_cdiv_i64(int64_t a, int64_t b, int64_t tmin, int32_t *st, int32_t op) {
+  TC_OPAQUE(a);
+  if (b == 0) { tc_fail(st, TC_ERR_ZERODIV, op); return 0; }
+  if (a == tmin) return (int64_t)(0 - (uint64_t)tc_floordiv_i64(a, b, st, op));
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b;
+  return q + (int64_t)((a % b != 0) && ((a < 0) == (b < 0)));
 }
 /* index arithmetic of views: floor division / modulo by a positive constant */
 TC_INLINE int64_t tc_fdiv(int64_t a, int64_t c) {

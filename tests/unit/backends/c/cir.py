@@ -233,11 +233,11 @@ def run_both(kb: KB, *args: Any) -> tuple[list[Any], list[Any], Any, Any]:
     return ca, ra, rc, rr
 
 
-def assert_bitwise(a: Any, b: Any) -> None:
+def assert_bitwise(a: Any, b: Any, what: str = "") -> None:
     """Equal bit for bit (NaNs equal to each other, signed zeros distinguished)."""
     a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
+    assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype, a.shape, b.shape)
     ba, bb = bits(a), bits(b)
     bad = np.argwhere(ba != bb)
-    assert bad.size == 0, (f"{len(bad)} of {a.size} elements differ; first at {bad[0].tolist()}: "
-                           f"{a[tuple(bad[0])]!r} vs {b[tuple(bad[0])]!r}")
+    assert bad.size == 0, (f"{what}: {len(bad)} of {a.size} elements differ; first at "
+                           f"{bad[0].tolist()}: {a[tuple(bad[0])]!r} vs {b[tuple(bad[0])]!r}")
