@@ -540,7 +540,8 @@ def test_ancestor_updates_of_a_nested_parallel() -> None:
             org = kb.arith("mul", i, c4)
             patch = kb.reindex(acc_in, ir.IndexMap(2, [ir.d(0) + ir.s(0), ir.d(1)], 1), (4, 64),
                                [org])
-            (up,) = kb.map((4, 64), [patch, kb.const(1.0)], lambda v, one: [kb.arith("add", v, one)])
+            (up,) = kb.map((4, 64), [patch, kb.const(1.0)],
+                           lambda v, one: [kb.arith("add", v, one)])
             (rs,) = kb.reduce([up], [kb.const(0.0)], (1,),
                               lambda s, e: [kb.arith("add", s, e)], policy="unordered_tree")
             return [up, org, c0, rs, org]
