@@ -544,7 +544,8 @@ class _Parser:
         tok = self.next()
         kind = tok.text[1:]
         readers = {"map": self.map_body, "domain": self.domain_body, "dim": self.dim,
-                   "policy": self.policy_body, "arith": self.arith_body, "exec": self.exec_body}
+                   "policy": self.policy_body, "arith": self.arith_body, "exec": self.exec_body,
+                   "dist": self.dist_body}
         if kind not in readers:
             self.error(f"unknown attribute kind '{tok.text}'; known: "
                        + ", ".join("#" + k for k in readers), tok)
@@ -584,6 +585,37 @@ class _Parser:
             self.expect("=", "after 'threads'")
             threads = self.integer("a thread count")
         return ExecConstraint(threads, level)
+
+    def dist_body(self) -> Any:
+        """``kind, [shape], threads = T, regs = [..], map = (d0, d1) -> (..)[, flags][, k = v]``."""
+        from tilec.lower.layouts import DistLayout  # the attribute lives with lowering
+
+        kind = self.ident("a distribution family")
+        self.expect(",", "after the distribution family")
+        self.expect("[", "to open the tile shape")
+        shape = self.comma_list("]", lambda: self.integer("a static extent"))
+        fields: dict[str, Any] = {"replicated": False, "masked": False}
+        params: list[tuple[str, int]] = []
+        while self.accept(","):
+            key = self.ident("a distribution field")
+            if key in ("replicated", "masked"):
+                fields[key] = True
+                continue
+            self.expect("=", f"after '{key}'")
+            if key == "map":
+                fields["map"] = self.map_body()
+            elif key in ("regs", "parts"):
+                self.expect("[", f"to open '{key}'")
+                fields[key] = self.comma_list("]", lambda: self.integer("an extent"))
+            elif key == "threads":
+                fields[key] = self.integer("a thread count")
+            else:
+                params.append((key, self.integer(f"an integer value for '{key}'")))
+        for need in ("threads", "regs", "map"):
+            if need not in fields:
+                self.error(f"#dist needs '{need} = ...'")
+        return DistLayout(kind, shape, fields["threads"], fields["regs"], fields["map"],
+                          fields["replicated"], fields["masked"], params, fields.get("parts"))
 
     def dim(self) -> Dim:
         """An extent: an integer, a symbol name or ``?``."""

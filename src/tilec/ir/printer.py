@@ -13,7 +13,8 @@ Values print as ``%name`` (the name hint when free, else a number); block
 labels as ``^bb<N>``; both are numbered per function. Attribute values are
 ``1``, ``2.0``, ``inf``, ``nan``, ``true``, ``none``, ``"text"``, ``[a, b]``,
 a type in ``type(...)``, and interned records ``#map<...>``, ``#domain<...>``,
-``#policy<...>``, ``#arith<...>``, ``#exec<...>``, ``#dim<...>``.
+``#policy<...>``, ``#arith<...>``, ``#exec<...>``, ``#dim<...>`` and the Scheduled form's
+``#dist<...>`` (``tilec.lower.layouts.DistLayout``).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def format_attr(v: Any) -> str:
     if isinstance(v, Dim):
         return f"#dim<{v}>"
     if isinstance(v, (ReductionPolicy, ArithPolicy, ExecConstraint)):
+        return str(v)
+    if type(v).__name__ == "DistLayout":  # tilec.lower.layouts; ir does not import lower
         return str(v)
     raise TypeError(f"cannot print attribute value {v!r}")
 

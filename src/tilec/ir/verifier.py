@@ -1010,12 +1010,10 @@ _CANDIDATE: tuple[Check, ...] = (
 
 FORM_CHECKS: dict[str, tuple[Check, ...]] = {
     "candidate": _STRUCTURAL + _CORE + _CANDIDATE,
-    # Later work appends the scheduled invariants (2, 3, 5, 7, 8, 11, 13, 15, 17) here ...
     "scheduled": _STRUCTURAL + _CORE + _CANDIDATE,
-    # ... and the machine ones (6, 12, 16) here.
     "machine": _STRUCTURAL + _CORE + _CANDIDATE,
 }
-"""The ordered checks of each form."""
+"""The ordered checks of each form (the scheduled and machine tables: ``verifier_forms``)."""
 
 
 # ---------------------------------------------------------------------------- driver
@@ -1060,3 +1058,8 @@ def verify(ir: Module | Function, form: str = "candidate", *,
     if errors and not collect:
         raise errors[0] from None
     return errors
+
+
+from .verifier_forms import form_checks as _form_checks  # noqa: E402  (needs everything above)
+
+FORM_CHECKS.update(_form_checks(_STRUCTURAL, _CORE, _CANDIDATE))

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from tilec.ir import IndexMap, ScalarType, bf16, d, f16, f32
 
-__all__ = ["FragmentLayout", "MmaAtom", "AtomDef", "CATALOG", "MMA_ATOMS", "atom",
-           "mma_atom_for"]
+__all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
+           "LANE_ATOMS", "atom", "mma_atom_for"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,45 @@ def mma_atom_for(dtype: ScalarType, precision: str) -> MmaAtom | None:
     if dtype is f32 and precision == "tf32":
         return MMA_ATOMS["mma.m16n8k8.tf32"]
     return None
+
+
+@dataclass(frozen=True)
+class LaneAtom:
+    """A matrix atom realized by the lanes' own exact FP32 fused multiply-adds.
+
+    Each of the 32 lanes owns the accumulator elements ``c(lane, i)`` of an
+    ``am x an`` output atom, all in one row, so one K step is: read the lane's
+    A value of that row and its B values of those columns, then one FMA per
+    register. No ``atom.call`` is needed: the realization is ordinary ``map``
+    arithmetic over per-lane registers.
+    """
+
+    catalog_id: str
+    """The planner's atom id this realizes."""
+    am: int
+    """Atom rows."""
+    an: int
+    """Atom columns."""
+    c: FragmentLayout
+    """The accumulator layout ``(lane, i) -> (row, col)``; the row depends on the lane only."""
+    source: str
+    """Where the layout comes from."""
+
+
+LANE_ATOMS: dict[str, LaneAtom] = {
+    a.catalog_id: a for a in (
+        LaneAtom("ffma", 4, 8, FragmentLayout(4, 8, 1, IndexMap(2, [_LANE.floordiv(8),
+                                                                     _LANE.mod(8)])),
+                 "tilec (the cuda profiles' lane_ffma atom): lane l owns row l // 8, column "
+                 "l % 8 of a 4x8 atom"),
+        LaneAtom("simdgroup.8x8.f32", 8, 8,
+                 FragmentLayout(8, 8, 2, IndexMap(2, [_LANE.floordiv(4), _Q * 2 + _REG])),
+                 "tilec: a lane-FFMA realization of the metal:m1 8x8 atom grid (lane l owns row "
+                 "l // 4, columns 2*(l % 4) + i); Apple documents no simdgroup_matrix element "
+                 "layout, so no simdgroup_matrix instruction is emitted"),
+    )
+}
+"""Matrix atoms realized by per-lane FMAs, by planner atom id."""
 
 
 @dataclass(frozen=True)

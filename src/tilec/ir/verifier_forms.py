@@ -1,0 +1,508 @@
+"""The Scheduled and Machine verifier forms: their attribute vocabulary and invariants.
+
+``verifier.py`` owns the structural checks and the Candidate invariants; this
+module supplies what the two later forms add (seed 001, "Forms and
+invariants"; docs/design/lowering.md):
+
+* the attributes the lowering commits (``SCHEDULED_ATTRS``,
+  ``MACHINE_ATTRS``), accepted on top of each opcode's own and checked for
+  their kinds;
+* Scheduled invariants 2, 3, 5, 6, 7, 8, 11, 12, 13: bindings, nesting,
+  distributions covering their tiles, memory plans;
+* Machine invariants 15, 16, 17 plus the Machine structure (grid and lane
+  levels, atoms from the catalog with their operand layouts, guards).
+
+A function *claims* a form with its ``form`` attribute (the lowering sets it).
+The form's vocabulary and invariants apply to functions that claim it; any
+other function is held to the candidate checks (with the form's op families
+admitted), so ``verify(candidate_module, "machine")`` still means "nothing
+in it is illegal in Machine form".
+
+Distribution attributes are ``tilec.lower.layouts.DistLayout`` objects and
+atoms come from ``tilec.lower.atoms``; both are imported lazily because the
+IR package does not depend on lowering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .core import Operation
+from .ops import OPS, AttrDef, OpVerifyError, check_signature
+from .types import MemoryType, TileType
+from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
+
+__all__ = ["SCHEDULED_ATTRS", "MACHINE_ATTRS", "SCHEDULED_INVARIANTS", "MACHINE_INVARIANTS",
+           "form_checks"]
+
+
+def _is_dist(x: Any) -> bool:
+    return type(x).__name__ == "DistLayout"
+
+
+def _dist_or_tuple(x: Any) -> bool:
+    return _is_dist(x) or (isinstance(x, tuple) and all(e is None or _is_dist(e) for e in x))
+
+
+def _mem_plan(x: Any) -> bool:
+    ok = ("regs", "shared", "global")
+    return x in ok or (isinstance(x, tuple) and all(e is None or e in ok for e in x))
+
+
+def _pos_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x > 0
+
+
+def _nat(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _str(x: Any) -> bool:
+    return isinstance(x, str)
+
+
+EXEC_BINDINGS = ("grid", "group", "uniform")
+"""``exec`` values: the grid nest, work of one group (distributed or replicated), or
+function-level code computed before the launch."""
+
+SCHEDULED_ATTRS: dict[str, AttrDef] = {
+    "exec": AttrDef(lambda x: x in EXEC_BINDINGS, False, "execution binding"),
+    "threads": AttrDef(_pos_int, False, "threads per group (grid parallel)"),
+    "layout": AttrDef(_dist_or_tuple, False, "distribution of each tile result"),
+    "mem": AttrDef(_mem_plan, False, "memory plan of each tile result"),
+    "use_layouts": AttrDef(lambda x: isinstance(x, tuple) and all(e is None or _is_dist(e)
+                                                                  for e in x),
+                           False, "repartition: the layout each operand is consumed in"),
+    "realization": AttrDef(_str, False, "mma: atom catalog id, ffma or reference"),
+    "atom": AttrDef(_str, False, "mma: the planner's atom id"),
+    "distribution": AttrDef(lambda x: x in ("rectangle", "one_atom", "scalar"), False,
+                            "mma: atom-grid distribution family"),
+    "gm": AttrDef(_pos_int, False, "mma: subgroup rows"),
+    "gn": AttrDef(_pos_int, False, "mma: subgroup columns"),
+    "rm": AttrDef(_pos_int, False, "mma: atom rows per subgroup"),
+    "rn": AttrDef(_pos_int, False, "mma: atom columns per subgroup"),
+    "accumulator": AttrDef(lambda x: x in ("resident", "direct", "nonresident"), False,
+                           "mma: accumulator residency"),
+    "strategy": AttrDef(lambda x: x in ("lane", "warp_shuffle", "shared", "serial"), False,
+                        "reduce: realization strategy"),
+    "stage_layouts": AttrDef(lambda x: isinstance(x, tuple), False,
+                             "pipeline: distribution of each stage argument"),
+    "schedule": AttrDef(_str, False, "pipeline: the committed schedule"),
+}
+"""Attributes the Scheduled form adds, with their checks."""
+
+MACHINE_ATTRS: dict[str, AttrDef] = {
+    "threads": AttrDef(_pos_int, False, "threads per group (grid parallel)"),
+    "shared_bytes": AttrDef(_nat, False, "shared memory of the group (grid parallel)"),
+    "role": AttrDef(_str, False, "memory: what a shared allocation holds"),
+    "versions": AttrDef(_pos_int, False, "memory: ring-buffer versions (leading axis)"),
+    "guard": AttrDef(_str, False, "if: a specialization guard (what it establishes)"),
+}
+"""Attributes the Machine form adds, with their checks."""
+
+SCHEDULED_INVARIANTS: dict[str, str] = {
+    "2": "every group binds the grid with a thread count; its distributions are total maps "
+         "(static tiles, layouts over exactly the group's threads)",
+    "3": "execution bindings nest grid > group: group work only inside a grid binding",
+    "5": "execution remaps preserve the active domain: the grid nest keeps its extents",
+    "6": "matrix realizations satisfy the atom's participant contract (whole subgroups)",
+    "7": "every distributed value covers its tile exactly unless replication/masking is "
+         "declared",
+    "8": "ancestor updates keep their typed update record (checked by the op hooks)",
+    "11": "manual memory resolves to a resource class its space allows",
+    "12": "accesses resolve to one resource: a parameter or a group allocation",
+    "13": "repartitions are explicit (use_layouts) where a consumer needs another layout",
+}
+"""Invariant ids a Scheduled-form error can carry (beyond the candidate ones)."""
+
+MACHINE_INVARIANTS: dict[str, str] = {
+    "machine": "one grid nest with threads and one lane nest of that many threads per group; "
+               "shared allocations at group level",
+    "15": "ring-buffer versions of a staged buffer are addressed by distinct version indices",
+    "16": "atom calls name catalog atoms, with the catalog's operand layouts and types",
+    "17": "asynchronous and vectorized accesses sit under a specialization guard",
+}
+"""Invariant ids a Machine-form error can carry."""
+
+
+# ------------------------------------------------------------ vocabulary-aware core
+
+
+class _SignatureView:
+    """An operation seen without the form's own attributes (for ``check_signature``)."""
+
+    def __init__(self, op: Operation, attributes: dict[str, Any]) -> None:
+        self._op = op
+        self.attributes = attributes
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._op, name)
+
+
+def _vocabulary(form: str) -> dict[str, AttrDef]:
+    return SCHEDULED_ATTRS if form == "scheduled" else {**SCHEDULED_ATTRS, **MACHINE_ATTRS}
+
+
+def _claims(ctx: _Context, op: Operation) -> bool:
+    """True when ``op``'s function declares the form being verified."""
+    fn = ctx.fn_of.get(op)
+    return fn is not None and fn.attributes.get("form") == ctx.form
+
+
+def _family_form(ctx: _Context, op: Operation) -> _Issue | None:
+    """Invariant 18 as the candidate check has it: a registered opcode legal in the form."""
+    d = op.opdef
+    if OPS.get(op.name) is not d:
+        return _Issue(f"'{op.name}' is not a registered operation", "18", op)
+    forms = _FAMILY_FORMS.get(d.family)
+    if forms is None:
+        return _Issue(f"'{op.name}' belongs to family '{d.family}', which no verifier form "
+                      "admits yet", "18", op)
+    if ctx.form not in forms:
+        return _Issue(f"'{op.name}' is a {d.family}-form operation; it is not legal in "
+                      f"{ctx.form} form (only in {', '.join(forms)})", "18", op)
+    return None
+
+
+def _signature_check(ctx: _Context) -> Iterator[_Issue]:
+    """Family, op signature and verify hook, accepting (and checking) the form's attributes."""
+    vocab = _vocabulary(ctx.form)
+    for op in ctx.ops:
+        if op in ctx.bad:
+            continue
+        ctx.cursor = op
+        family = _family_form(ctx, op)
+        if family is not None:
+            yield family
+            continue
+        own = op.opdef.attrs
+        claimed = _claims(ctx, op) and not op.opdef.open_attrs
+        extra = {k: v for k, v in op.attributes.items() if k in vocab and k not in own} \
+            if claimed else {}
+        bad = [k for k, v in extra.items() if not vocab[k].check(v)]
+        if bad:
+            yield _Issue(f"{op.name} attribute '{bad[0]}' has a bad value "
+                         f"{op.attributes[bad[0]]!r} ({vocab[bad[0]].doc})", "18", op)
+            continue
+        rest = {k: v for k, v in op.attributes.items() if k not in extra}
+        try:
+            check_signature(_SignatureView(op, rest))  # type: ignore[arg-type]
+            if op.opdef.verify is not None:
+                op.opdef.verify(op)
+        except OpVerifyError as e:
+            yield _Issue(str(e), e.invariant, op)
+        except Exception as e:
+            yield _internal(ctx, op, "op-signature", e)
+
+
+# ------------------------------------------------------------------ scheduled checks
+
+
+def _group_of(op: Operation) -> Operation | None:
+    p = op.parent_op
+    while p is not None:
+        if p.name == "parallel" and p.attr("exec") == "grid":
+            return p
+        p = p.parent_op
+    return None
+
+
+@_per_op("2")
+def _check_bindings(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariants 2/3/5: grid nests carry threads; group work sits inside one."""
+    if not _claims(ctx, op):
+        return
+    binding = op.attr("exec")
+    if op.name == "parallel" and binding == "grid":
+        if not _pos_int(op.attr("threads")):
+            yield _Issue("a grid-bound parallel needs its threads per group", "2", op)
+        if op.attr("level") != "grid":
+            yield _Issue("a grid-bound parallel must bind level 'grid'", "5", op)
+        return
+    inside_scalar = any(p.name in ("map", "reduce") for p in _ancestors(op))
+    if inside_scalar:
+        return
+    group = _group_of(op)
+    if binding is None:
+        yield _Issue(f"'{op.name}' has no execution binding (exec)", "2", op)
+    elif binding == "group" and group is None:
+        yield _Issue(f"'{op.name}' is bound to a group but sits outside every grid nest", "3",
+                     op)
+    elif binding == "uniform" and group is not None:
+        yield _Issue(f"'{op.name}' inside a group is bound 'uniform' (function level)", "3", op)
+
+
+def _ancestors(op: Operation) -> Iterator[Operation]:
+    p = op.parent_op
+    while p is not None:
+        yield p
+        p = p.parent_op
+
+
+def _result_layouts(op: Operation) -> list[Any]:
+    lay = op.attr("layout")
+    if lay is None:
+        return [None] * len(op.results)
+    return list(lay) if isinstance(lay, tuple) else [lay]
+
+
+@_per_op("7")
+def _check_layouts(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 7 (and 2): each tile result has a distribution covering it exactly."""
+    if not _claims(ctx, op):
+        return
+    if op.attr("exec") != "group":
+        return
+    group = _group_of(op)
+    threads = group.attr("threads") if group is not None else None
+    lays = _result_layouts(op)
+    if len(lays) != len(op.results):
+        yield _Issue(f"{op.name} lists {len(lays)} layouts for {len(op.results)} results", "7",
+                     op)
+        return
+    for k, (r, lay) in enumerate(zip(op.results, lays)):
+        if not isinstance(r.type, TileType):
+            continue
+        if lay is None:
+            yield _Issue(f"tile result {k} of {op.name} has no distribution", "7", op)
+            return
+        shape = tuple(int(e) for e in r.type.shape) if all(e.is_static for e in r.type.shape) \
+            else None
+        if shape != lay.shape:
+            yield _Issue(f"result {k}: distribution of a {list(lay.shape)} tile for {r.type}",
+                         "7", op)
+            return
+        if threads is not None and lay.threads != threads:
+            yield _Issue(f"result {k}: distribution over {lay.threads} threads in a group of "
+                         f"{threads}", "2", op)
+            return
+        problems = lay.coverage().problems(lay)
+        if problems:
+            yield _Issue(f"result {k} distribution: " + "; ".join(problems), "7", op)
+            return
+    uses = op.attr("use_layouts")
+    if uses is not None:
+        if len(uses) != op.num_operands:
+            yield _Issue(f"use_layouts lists {len(uses)} entries for {op.num_operands} "
+                         "operands", "13", op)
+            return
+        for k, (v, lay) in enumerate(zip(op.operands, uses)):
+            if lay is None:
+                continue
+            if not isinstance(v.type, TileType) or tuple(int(e) for e in v.type.shape) \
+                    != lay.shape:
+                yield _Issue(f"use_layouts[{k}] does not describe operand {k} ({v.type})",
+                             "13", op)
+                return
+            problems = lay.coverage().problems(lay)
+            if problems:
+                yield _Issue(f"use_layouts[{k}]: " + "; ".join(problems), "7", op)
+                return
+
+
+@_per_op("6")
+def _check_matrix(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 6: a matrix realization's subgroups are whole and match the group."""
+    if not _claims(ctx, op):
+        return
+    if op.name != "mma" or op.attr("realization") in (None, "reference"):
+        return
+    group = _group_of(op)
+    threads = group.attr("threads") if group is not None else None
+    if threads is None or threads % 32:
+        yield _Issue(f"matrix atoms need whole 32-lane subgroups; the group has {threads} "
+                     "threads", "6", op)
+        return
+    if op.attr("distribution") == "rectangle" and op.attr("gm") * op.attr("gn") * 32 != threads:
+        yield _Issue(f"the {op.attr('gm')}x{op.attr('gn')} subgroup grid does not use the "
+                     f"group's {threads} threads", "6", op)
+
+
+@_per_op("11")
+def _check_memory_plans(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariants 11/12: manual memory has a legal class; accesses have one root resource."""
+    if not _claims(ctx, op):
+        return
+    if op.name == "memory" and ctx.form == "scheduled":
+        space = op.result.type.space
+        plan = op.attr("mem")
+        allowed = {"local": ("shared", "regs"), "shared": ("shared",), "global": ("global",),
+                   "fragment": ("regs",)}[space]
+        if plan not in allowed:
+            yield _Issue(f"manual {space} memory planned as {plan!r}; allowed: "
+                         f"{', '.join(allowed)}", "11", op)
+    if op.name in ("load", "store", "atomic"):
+        root = op.operand(0)
+        seen = 0
+        while root.defining_op is not None and root.defining_op.name == "view" and seen < 64:
+            root = root.defining_op.operand(0)
+            seen += 1
+        d = root.defining_op
+        if d is not None and d.name != "memory":
+            yield _Issue(f"{op.name} reaches memory through '{d.name}', not a view chain of a "
+                         "parameter or an allocation", "12", op)
+        elif not isinstance(root.type, MemoryType):
+            yield _Issue(f"{op.name} does not reach a memory", "12", op)
+
+
+# -------------------------------------------------------------------- machine checks
+
+
+@_per_op("machine")
+def _check_machine_structure(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Grid nests hold allocations and one lane nest of exactly their thread count."""
+    if not _claims(ctx, op):
+        return
+    if op.name != "parallel":
+        if op.name == "memory" and op.result.type.space == "shared":
+            p = op.parent_op
+            if p is None or p.name != "parallel" or p.attr("level") != "grid":
+                yield _Issue("a shared allocation belongs to a group: directly in the grid "
+                             "nest's body", "machine", op)
+        if op.name == "atom.call":
+            lane = next((p for p in _ancestors(op) if p.name == "parallel"
+                         and p.attr("level") == "lane"), None)
+            if lane is None:
+                yield _Issue("atom.call outside the lane nest", "machine", op)
+        return
+    level = op.attr("level")
+    if level == "grid":
+        threads = op.attr("threads")
+        if threads is not None and not _pos_int(threads):
+            yield _Issue(f"grid nest threads = {threads!r} is not a positive count", "machine",
+                         op)
+            return
+        body = op.regions[0].entry
+        lanes = [o for o in body.operations if o.name == "parallel"]
+        if len(lanes) != 1 or lanes[0].attr("level") != "lane":
+            yield _Issue("a grid nest holds exactly one lane nest", "machine", op)
+            return
+        ext = lanes[0].operand(0).defining_op
+        if ext is None or ext.name != "constant":
+            yield _Issue("the lane nest runs a constant number of threads", "machine",
+                         lanes[0])
+        elif threads is not None and ext.attr("value") != threads:
+            yield _Issue(f"the lane nest must run exactly threads = {threads} lanes",
+                         "machine", lanes[0])
+    elif level == "lane":
+        p = op.parent_op
+        if p is None or p.name != "parallel" or p.attr("level") != "grid":
+            yield _Issue("a lane nest sits directly in a grid nest", "machine", op)
+    else:
+        yield _Issue(f"Machine form nests are grid or lane level, not {level!r}", "machine", op)
+
+
+@_per_op("16")
+def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 16: catalog atoms with the catalog's operand layouts, types and roles."""
+    if not _claims(ctx, op):
+        return
+    if op.name != "atom.call":
+        return
+    from tilec.lower.atoms import CATALOG, MMA_ATOMS  # the catalog lives with lowering
+
+    cid = op.attr("catalog_id")
+    entry = CATALOG.get(cid)
+    if entry is None:
+        yield _Issue(f"atom.call names {cid!r}, which is not in the atom catalog", "16", op)
+        return
+    if op.num_operands != len(entry.operands) or len(op.results) != len(entry.results):
+        yield _Issue(f"{cid} takes ({', '.join(entry.operands)}) -> "
+                     f"({', '.join(entry.results)}); got {op.num_operands} operand(s) and "
+                     f"{len(op.results)} result(s)", "16", op)
+        return
+    mma = MMA_ATOMS.get(cid)
+    if mma is not None:
+        want = {"a_layout": mma.a.map, "b_layout": mma.b.map, "c_layout": mma.c.map}
+        for k, m in want.items():
+            # absent: the catalog's layout is implied; present: it must be the catalog's
+            if op.attr(k) is not None and op.attr(k) is not m:
+                yield _Issue(f"{cid}: {k} {op.attr(k)} is not the catalog's {m} (a different "
+                             "operand layout needs an explicit repartition)", "16", op)
+                return
+        types = [(mma.a.regs, mma.in_dtype), (mma.b.regs, mma.in_dtype),
+                 (mma.c.regs, mma.acc_dtype)]
+        for k, (regs, dt) in enumerate(types):
+            t = op.operand(k).type
+            if not isinstance(t, TileType) or t.shape != TileType((regs,), dt).shape \
+                    or t.dtype is not dt:
+                yield _Issue(f"{cid} operand {entry.operands[k]} must be tile<{regs}x{dt}>, "
+                             f"got {t}", "16", op)
+                return
+        if op.result.type is not op.operand(2).type:
+            yield _Issue(f"{cid} result must have the accumulator's type", "16", op)
+            return
+        if op.attr("participants", "subgroup") != "subgroup":
+            yield _Issue(f"{cid} is issued by a whole subgroup (participants = "
+                         "\"subgroup\")", "6", op)
+            return
+    if cid == "shfl.xor":
+        v, m = op.operands
+        if op.results[0].type is not v.type:
+            yield _Issue("shfl.xor returns the type of its value", "16", op)
+        elif m.defining_op is None or m.defining_op.name != "constant":
+            yield _Issue("shfl.xor takes a constant lane mask", "16", op)
+        elif not 0 < m.defining_op.attr("value") < 32:
+            yield _Issue("shfl.xor lane mask must stay inside the 32-lane subgroup", "16", op)
+
+
+@_per_op("15")
+def _check_versions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 15: a versioned buffer is only viewed with its version axis fixed."""
+    if not _claims(ctx, op):
+        return
+    if op.name != "view":
+        return
+    base = op.operand(0)
+    d = base.defining_op
+    if d is None or d.name != "memory" or not _pos_int(d.attr("versions")):
+        return
+    if d.attr("versions") == 1:
+        return
+    first = op.attr("map").results[0]
+    if any(atom[0] == "d" for atom, _ in first.terms) or first.max_dim():
+        yield _Issue("a view of a ring buffer must select one version (its first result may "
+                     "not depend on the view's coordinates)", "15", op)
+
+
+@_per_op("17")
+def _check_guards(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 17: asynchronous copies run under a specialization guard."""
+    if not _claims(ctx, op):
+        return
+    if op.name != "atom.call" or not str(op.attr("catalog_id")).startswith("cp.async."):
+        return
+    if op.attr("catalog_id") in ("cp.async.commit", "cp.async.wait"):
+        return
+    if not any(p.name == "if" and isinstance(p.attr("guard"), str) for p in _ancestors(op)):
+        yield _Issue(f"{op.attr('catalog_id')} assumes aligned addresses; it must sit under a "
+                     "specialization guard (an 'if' with a guard attribute)", "17", op)
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+def form_checks(structural: tuple[Check, ...], core: tuple[Check, ...],
+                candidate: tuple[Check, ...]) -> dict[str, tuple[Check, ...]]:
+    """The scheduled and machine check tables, built from ``verifier.py``'s pieces."""
+    new_core = tuple(Check("form-signature", "op-signature", _signature_check)
+                     if c.name == "op-signature" else c for c in core
+                     if c.name != "family-form")
+    scheduled = (
+        Check("bindings", "2", _check_bindings),
+        Check("layouts", "7", _check_layouts),
+        Check("matrix-participants", "6", _check_matrix),
+        Check("memory-plans", "11", _check_memory_plans),
+    )
+    machine = (
+        Check("machine-structure", "machine", _check_machine_structure),
+        Check("atoms", "16", _check_atoms),
+        Check("ring-versions", "15", _check_versions),
+        Check("guards", "17", _check_guards),
+        Check("memory-roots", "12", _check_memory_plans),
+    )
+    return {
+        "scheduled": structural + new_core + candidate + scheduled,
+        "machine": structural + new_core + candidate + machine,
+    }

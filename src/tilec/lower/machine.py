@@ -1,0 +1,638 @@
+"""Scheduled -> Machine TileIR: explicit per-lane code for one target (lowering.md).
+
+Each kernel function keeps its parameters. Its top-level scalar code stays
+(it computes the launch grid); every group becomes
+
+    parallel(grid extents) {level = "grid", threads = T}
+      memory ... : mem<..., shared>          (the group's shared allocations)
+      parallel(T) {level = "lane"}           (the SIMT region; %tid is its coordinate)
+        ... per-lane code ...
+
+Inside the SIMT region a Candidate tile value in distribution ``D`` becomes a
+``Lowered`` value: the thread's registers of ``D``, as one or more register
+arrays ``tile<P x dt>`` (the *parts*). Uniform scalars (shape symbols, grid
+coordinates, loop counters and what is computed from them) are recomputed
+by every thread. ``GroupLowering`` holds what one group's lowering shares:
+the value environment, register conversions (a register renaming when each
+thread already holds what it needs, else a repartition through shared
+memory), per-thread views of memory, the shared-memory allocator and the
+barrier tracker. The per-family rules live in ``machine_elementwise``,
+``machine_memory``, ``machine_reduce`` and ``machine_matrix`` and register
+themselves in ``RULES``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import tilec.ir as ir
+
+from . import layouts as L
+from .options import LoweringError, LowerOptions
+from .schedule import layout_of, use_layout
+
+__all__ = ["Lowered", "GroupLowering", "RULES", "rule", "lower_scheduled_module"]
+
+
+@dataclass
+class Lowered:
+    """One thread's registers of a distributed tile: ``parts`` concatenate to ``layout.local``."""
+
+    layout: L.DistLayout
+    """The distribution."""
+    parts: list[ir.Value]
+    """Machine register arrays ``tile<P x dt>``, in register order."""
+
+    @property
+    def sizes(self) -> list[int]:
+        """Registers per part."""
+        return [int(p.type.shape[0]) for p in self.parts]
+
+    @property
+    def offsets(self) -> list[int]:
+        """First register of each part."""
+        out, acc = [], 0
+        for s in self.sizes:
+            out.append(acc)
+            acc += s
+        return out
+
+    @property
+    def dtype(self) -> ir.ScalarType:
+        """Element type."""
+        return self.parts[0].type.dtype
+
+
+Rule = Callable[["GroupLowering", ir.Operation], None]
+RULES: dict[str, Rule] = {}
+"""Opcode -> how it is lowered inside a group."""
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Register the decorated function as the lowering of ``names``."""
+
+    def deco(fn: Rule) -> Rule:
+        for n in names:
+            RULES[n] = fn
+        return fn
+
+    return deco
+
+
+def _root(v: ir.Value) -> ir.Value:
+    """The memory a chain of views starts from."""
+    while True:
+        d = v.defining_op
+        if d is None or d.name != "view":
+            return v
+        v = d.operand(0)
+
+
+# ------------------------------------------------------------------------ shared memory
+
+
+@dataclass
+class _Alloc:
+    placeholder: ir.Operation
+    shape: tuple[int, ...]
+    dtype: ir.ScalarType
+    role: str
+    size: int = 0
+    versions: int = 1
+
+
+class SharedAllocator:
+    """The group's shared memory: dedicated buffers and one reusable scratch pool per type.
+
+    Allocations are created as placeholders in the grid body while the SIMT region is
+    lowered, then sized (the pool grows to its largest use) by ``finish``.
+    """
+
+    def __init__(self, at: ir.Builder) -> None:
+        self.at = at
+        """Builder positioned in the grid body, before the SIMT region."""
+        self.allocs: list[_Alloc] = []
+        self.pools: dict[str, _Alloc] = {}
+
+    def buffer(self, shape: Sequence[int], dtype: ir.ScalarType, role: str,
+               versions: int = 1) -> ir.Value:
+        """A dedicated buffer of ``shape`` (with a leading version axis when ``versions > 1``)."""
+        full = ((versions,) if versions > 1 else ()) + tuple(int(e) for e in shape)
+        op = self.at.create("memory", [], [ir.MemoryType(full, dtype, "shared")],
+                            result_names=[role.replace(" ", "_")])
+        a = _Alloc(op, full, dtype, role, math.prod(full), versions)
+        self.allocs.append(a)
+        return op.result
+
+    def pool(self, dtype: ir.ScalarType, elements: int) -> ir.Value:
+        """The flat scratch pool of ``dtype``, grown to at least ``elements``."""
+        a = self.pools.get(dtype.name)
+        if a is None:
+            op = self.at.create("memory", [], [ir.MemoryType((1,), dtype, "shared")],
+                                result_names=[f"scratch_{dtype.name}"])
+            a = _Alloc(op, (1,), dtype, "scratch")
+            self.pools[dtype.name] = a
+            self.allocs.append(a)
+        a.size = max(a.size, elements)
+        return a.placeholder.result
+
+    @property
+    def bytes(self) -> int:
+        """Total shared bytes of the group."""
+        return sum(a.size * max(1, a.dtype.bits // 8) for a in self.allocs)
+
+    def finish(self) -> None:
+        """Give the pools their final sizes (their users keep working: only the type grows)."""
+        for a in self.pools.values():
+            old = a.placeholder
+            new = ir.Operation("memory", [], [ir.MemoryType((max(1, a.size),), a.dtype,
+                                                            "shared")],
+                               {"role": "scratch"}, loc=old.loc,
+                               result_names=[old.result.name_hint])
+            old.parent.insert_op(new, old)
+            for use in list(old.result.uses):
+                use.owner.set_operand(use.index, new.result)
+            old.erase()
+            a.placeholder = new
+        for a in self.allocs:
+            a.placeholder.attributes.setdefault("role", a.role)
+            if a.versions > 1:
+                a.placeholder.attributes["versions"] = a.versions
+
+
+# ----------------------------------------------------------------------- barriers
+
+
+class BarrierTracker:
+    """Places group barriers between conflicting accesses of different threads.
+
+    It tracks, per memory root, whether the group wrote or read it since the last barrier
+    in the current straight-line code; a read after a write, or a write after any access,
+    first emits ``barrier.group``. Loop bodies end with a barrier when anything is pending
+    (the next iteration is a new segment); branches merge conservatively.
+    """
+
+    def __init__(self, g: GroupLowering) -> None:
+        self.g = g
+        self.writes: set[ir.Value] = set()
+        self.reads: set[ir.Value] = set()
+
+    def barrier(self) -> None:
+        """Emit a group barrier; nothing is pending afterwards."""
+        self.g.atom("barrier.group", [], [])
+        self.writes.clear()
+        self.reads.clear()
+
+    def read(self, mem: ir.Value) -> None:
+        """Before reading through ``mem`` (any view of a tracked root)."""
+        root = _root(mem)
+        if root in self.writes:
+            self.barrier()
+        self.reads.add(root)
+
+    def write(self, mem: ir.Value) -> None:
+        """Before writing through ``mem``."""
+        root = _root(mem)
+        if root in self.writes or root in self.reads:
+            self.barrier()
+        self.writes.add(root)
+
+    def state(self) -> tuple[set[ir.Value], set[ir.Value]]:
+        """A copy of what is pending."""
+        return set(self.writes), set(self.reads)
+
+    def restore(self, st: tuple[set[ir.Value], set[ir.Value]]) -> None:
+        """Make ``st`` pending."""
+        self.writes, self.reads = set(st[0]), set(st[1])
+
+    def merge(self, *states: tuple[set[ir.Value], set[ir.Value]]) -> None:
+        """Pending = the union of ``states`` (after a branch)."""
+        self.writes = set().union(*(s[0] for s in states))
+        self.reads = set().union(*(s[1] for s in states))
+
+    @property
+    def pending(self) -> bool:
+        """True when an access since the last barrier is recorded."""
+        return bool(self.writes or self.reads)
+
+
+# -------------------------------------------------------------------- group lowering
+
+
+class GroupLowering:
+    """Lowers one Scheduled group into its SIMT region; see the module docstring."""
+
+    def __init__(self, fn_lowering: _FunctionLowering, group: ir.Operation, builder: ir.Builder,
+                 tid: ir.Value, threads: int, smem: SharedAllocator) -> None:
+        self.fl = fn_lowering
+        self.group = group
+        """The Scheduled group ``parallel``."""
+        self.b = builder
+        """Where machine operations go."""
+        self.tid = tid
+        """The lane parallel's coordinate."""
+        self.threads = threads
+        """Threads of the group."""
+        self.smem = smem
+        """The group's shared memory."""
+        self.sync = BarrierTracker(self)
+        """Barrier placement."""
+        self.scopes: list[dict[Any, Any]] = [{}]
+        """Value environments, innermost last (candidate value -> machine value/Lowered)."""
+        self.target = fn_lowering.target
+        """The target profile name."""
+
+    # -- environment ------------------------------------------------------------------
+    def bind(self, v: ir.Value, x: Any) -> None:
+        """Record the machine form of candidate value ``v`` in the current scope."""
+        self.scopes[-1][v] = x
+
+    def lookup(self, v: ir.Value) -> Any:
+        """The machine form of ``v`` (rematerializing function-level scalars)."""
+        for s in reversed(self.scopes):
+            if v in s:
+                return s[v]
+        got = self.fl.outer_value(self, v)
+        if got is None:
+            raise LoweringError(f"internal: {v!r} has no machine value (not lowered yet)")
+        return got
+
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """A value cached in the innermost scope that has it, else made here."""
+        for s in reversed(self.scopes):
+            if key in s:
+                return s[key]
+        x = make()
+        self.scopes[-1][key] = x
+        return x
+
+    @contextmanager
+    def scope(self, builder: ir.Builder) -> Iterator[None]:
+        """Lower into another block (a nested region) with a fresh environment level."""
+        saved = self.b
+        self.b = builder
+        self.scopes.append({})
+        try:
+            yield
+        finally:
+            self.scopes.pop()
+            self.b = saved
+
+    def scalar(self, v: ir.Value) -> ir.Value:
+        """A uniform scalar's machine value."""
+        x = self.lookup(v)
+        if isinstance(x, Lowered):
+            raise LoweringError(f"internal: {v.type} value used as a scalar")
+        return x
+
+    def tile(self, v: ir.Value, want: L.DistLayout | None = None) -> Lowered:
+        """A tile's registers, repartitioned into ``want`` when given and different."""
+        x = self.lookup(v)
+        if not isinstance(x, Lowered):
+            raise LoweringError(f"internal: {v.type} value has no registers")
+        if want is None or want is x.layout:
+            return x
+        return self.memo(("convert", v, want), lambda: self.convert(x, want))
+
+    def operand(self, op: ir.Operation, k: int) -> Lowered:
+        """Operand ``k`` of a Scheduled op in the layout the op consumes it in."""
+        return self.tile(op.operand(k), use_layout(op, k))
+
+    # -- machine op helpers --------------------------------------------------------------
+    def op(self, name: str, operands: Sequence[ir.Value], types: Sequence[ir.Type],
+           attrs: dict[str, Any] | None = None, regions: Sequence[ir.Region] = (),
+           names: Sequence[str | None] | None = None) -> ir.Operation:
+        """Create ``name`` at the insertion point."""
+        return self.b.create(name, list(operands), list(types), attrs or {}, regions,
+                             result_names=names)
+
+    def index(self, n: int) -> ir.Value:
+        """An index constant (one per scope)."""
+        return self.memo(("index", n), lambda: self.op("constant", [], [ir.index],
+                                                         {"value": int(n)}).result)
+
+    def arith(self, fn: str, *xs: ir.Value, type: ir.Type | None = None) -> ir.Value:
+        """One scalar ``arith``."""
+        t = type or (ir.i1 if fn in ("eq", "ne", "lt", "le", "gt", "ge") else xs[0].type)
+        return self.op("arith", xs, [t], {"fn": fn}).result
+
+    def atom(self, catalog_id: str, operands: Sequence[ir.Value], types: Sequence[ir.Type],
+             **attrs: Any) -> ir.Operation:
+        """One ``atom.call``."""
+        return self.op("atom.call", operands, types, {"catalog_id": catalog_id, **attrs})
+
+    def lane(self) -> ir.Value:
+        """``tid mod 32``."""
+        return self.memo("lane", lambda: self.arith("rem", self.tid, self.index(32)))
+
+    def warp(self) -> ir.Value:
+        """``tid floordiv 32``."""
+        return self.memo("warp", lambda: self.arith("floordiv", self.tid, self.index(32)))
+
+    def splat(self, value: Any, n: int, dtype: ir.ScalarType) -> ir.Value:
+        """A register array of ``n`` copies of a constant."""
+        return self.op("constant", [], [ir.TileType((n,), dtype)], {"value": value}).result
+
+    def slice(self, x: ir.Value, start: int, length: int) -> ir.Value:
+        """Registers ``[start, start + length)`` of a register array."""
+        if start == 0 and length == int(x.type.shape[0]):
+            return x
+        return self.op("reindex", [x], [ir.TileType((length,), x.type.dtype)],
+                       {"map": ir.IndexMap(1, [ir.d(0) + start])}).result
+
+    # -- views -------------------------------------------------------------------------
+    def view(self, base: ir.Value, syms: Sequence[ir.Value], m: ir.IndexMap,
+             shape: Sequence[int], bounded: bool) -> ir.Value:
+        """A view of ``base`` of extents ``shape`` through ``m``."""
+        bt = base.type
+        return self.op("view", [base, *syms], [ir.MemoryType(tuple(shape), bt.dtype, bt.space)],
+                       {"map": m, "bounds": "bounded" if bounded else "total"}).result
+
+    def thread_view(self, base: ir.Value, layout: L.DistLayout, start: int, length: int,
+                    pre: ir.IndexMap | None = None, pre_syms: Sequence[ir.Value] = (),
+                    bounded: bool = False) -> ir.Value:
+        """Thread ``tid``'s registers ``[start, start+length)`` of ``layout`` as a view of
+        ``base`` (whose shape is the tile's, or ``pre``'s codomain: ``pre`` sends tile
+        coordinates to ``base`` coordinates and reads ``pre_syms``)."""
+        tm = layout.thread_map()
+        if start:
+            tm = ir.IndexMap(1, [e.substitute([ir.d(0) + start]) for e in tm.results], 1)
+        m = pre.compose(tm) if pre is not None else tm
+        syms = [*pre_syms, self.tid] if pre is not None else [self.tid]
+        return self.view(base, syms, m, (length,), bounded or layout.masked)
+
+    def typed(self, flat: ir.Value, shape: Sequence[int], row_pad: int = 0) -> ir.Value:
+        """A row-major view of ``shape`` over a flat (or padded) buffer."""
+        shape = tuple(int(e) for e in shape)
+        if flat.type.rank == len(shape) and tuple(int(e) for e in flat.type.shape) == shape:
+            return flat
+        lin = ir.const(0)
+        for k, e in enumerate(shape):
+            step = e + row_pad if k == len(shape) - 1 else e
+            lin = lin * step + ir.d(k) if k else ir.d(0)
+        return self.view(flat, [], ir.IndexMap(len(shape), [lin]), shape, False)
+
+    def scratch(self, shape: Sequence[int], dtype: ir.ScalarType) -> ir.Value:
+        """The scratch pool seen as a tile-shaped buffer (transient; barriers guard reuse)."""
+        n = max(1, math.prod(int(e) for e in shape))
+        return self.typed(self.smem.pool(dtype, n), shape)
+
+    # -- register arrays ---------------------------------------------------------------
+    def split(self, x: Lowered, bounds: Sequence[int]) -> Lowered:
+        """``x`` with parts cut at every boundary in ``bounds`` (a refinement)."""
+        cuts = sorted(set(bounds) | set(x.offsets) | {x.layout.local})
+        parts = []
+        for off, size, part in zip(x.offsets, x.sizes, x.parts):
+            inner = [c for c in cuts if off <= c <= off + size]
+            for a, b_ in zip(inner, inner[1:]):
+                parts.append(self.slice(part, a - off, b_ - a))
+        return Lowered(x.layout, parts)
+
+    def canonical(self, x: Lowered) -> Lowered:
+        """``x`` in its layout's canonical parts (loops and branches carry those)."""
+        want = x.layout.part_offsets
+        if x.sizes == list(x.layout.parts):
+            return x
+        if set(x.offsets) <= set(want):
+            return self.split(x, want)
+        return self.convert(x, x.layout, force_shared=True)
+
+    def build(self, layout: L.DistLayout, dtype: ir.ScalarType,
+              make: Callable[[int, int], ir.Value]) -> Lowered:
+        """A value made part by part (``make(start, length)``) in canonical parts."""
+        return Lowered(layout, [make(o, n) for o, n in zip(layout.part_offsets, layout.parts)])
+
+    # -- conversions ---------------------------------------------------------------------
+    def convert(self, x: Lowered, dst: L.DistLayout, rmap: ir.IndexMap | None = None,
+                syms: Sequence[ir.Value] = (), fill: Any = None,
+                force_shared: bool = False) -> Lowered:
+        """``x`` seen in ``dst`` (through reindex map ``rmap``): a register renaming when
+        every thread holds what it needs, else a repartition through shared memory."""
+        if not syms and not force_shared:
+            pieces = L.register_map(x.layout, dst, rmap, x.sizes)
+            if pieces is not None:
+                parts = []
+                for p in pieces:
+                    src = x.parts[p.part]
+                    ident = p.map.results[0] is ir.d(0) and p.length == int(src.type.shape[0])
+                    parts.append(src if ident else self.op(
+                        "reindex", [src], [ir.TileType((p.length,), x.dtype)],
+                        {"map": p.map}).result)
+                return Lowered(dst, parts)
+        return self.repartition(x, dst, rmap, syms, fill)
+
+    def repartition(self, x: Lowered, dst: L.DistLayout, rmap: ir.IndexMap | None,
+                    syms: Sequence[ir.Value], fill: Any) -> Lowered:
+        """Every thread stores its elements to scratch, barrier, every thread loads ``dst``."""
+        buf = self.scratch(x.layout.shape, x.dtype)
+        self.store_registers(buf, x)
+        self.sync.read(buf)
+        bounded = fill is not None or dst.masked
+
+        def load(start: int, length: int) -> ir.Value:
+            tv = self.thread_view(buf, dst, start, length, rmap, syms, bounded)
+            attrs = {} if fill is None else {"fill": fill}
+            return self.op("load", [tv], [ir.TileType((length,), x.dtype)], attrs).result
+
+        return self.build(dst, x.dtype, load)
+
+    def store_registers(self, mem: ir.Value, x: Lowered, atomic: str | None = None) -> None:
+        """Write ``x``'s elements through ``mem`` (a view with the tile's shape); replicated
+        layouts write from one owner thread per element."""
+        self.sync.write(mem)
+        owner = None
+        if x.layout.replicated:
+            owner = L.owner_predicate(x.layout)
+            if owner is None:
+                raise LoweringError(f"internal: no owner threads for the replicated {x.layout}")
+
+        def emit() -> None:
+            for off, size, part in zip(x.offsets, x.sizes, x.parts):
+                tv = self.thread_view(mem, x.layout, off, size)
+                if atomic is None:
+                    self.op("store", [tv, part], [])
+                else:
+                    self.op("atomic", [tv, part], [], {"kind": atomic})
+
+        if owner is None or owner == (1, self.threads):
+            emit()
+            return
+        self.guarded(self.owner_condition(*owner), emit)
+
+    def owner_condition(self, m: int, n: int) -> ir.Value:
+        """``tid mod m == 0 and tid < n`` (parts that are vacuous are left out)."""
+        conds = []
+        if m > 1:
+            conds.append(self.arith("eq", self.arith("rem", self.tid, self.index(m)),
+                                    self.index(0)))
+        if n < self.threads:
+            conds.append(self.arith("lt", self.tid, self.index(n)))
+        c = conds[0]
+        for extra in conds[1:]:
+            c = self.arith("and", c, extra)
+        return c
+
+    def guarded(self, cond: ir.Value, body: Callable[[], None],
+                attrs: dict[str, Any] | None = None) -> None:
+        """``if cond { body }`` with no results (lanes where ``cond`` fails skip it)."""
+        then, other = ir.Block(), ir.Block()
+        op = self.op("if", [cond], [], attrs or {}, [ir.Region([then]), ir.Region([other])])
+        with self.scope(ir.Builder(ir.InsertionPoint.at_end(then))):
+            body()
+            self.op("yield", [], [])
+        ir.Builder(ir.InsertionPoint.at_end(other)).create("yield")
+        del op
+
+    # -- driving -------------------------------------------------------------------------
+    def lower_block(self, block: ir.Block) -> None:
+        """Lower every operation of a Scheduled block except its terminator."""
+        for op in block.operations:
+            if op.opdef.terminator:
+                continue
+            self.lower_op(op)
+
+    def lower_op(self, op: ir.Operation) -> None:
+        """Lower one Scheduled operation."""
+        fn = RULES.get(op.name)
+        if fn is None:
+            raise LoweringError(ir.format_located(f"'{op.name}' has no Machine lowering",
+                                                  op.loc))
+        try:
+            fn(self, op)
+        except LoweringError:
+            raise
+        except L.LayoutError as e:
+            raise LoweringError(ir.format_located(f"'{op.name}': {e}", op.loc)) from e
+
+
+# --------------------------------------------------------------------- functions
+
+
+class _FunctionLowering:
+    """Lowers one Scheduled function into a Machine function."""
+
+    def __init__(self, fn: ir.Function, options: LowerOptions) -> None:
+        self.src = fn
+        self.options = options
+        self.target = fn.attributes.get("target", "")
+        attrs = {k: v for k, v in fn.attributes.items() if k != "form"}
+        attrs["form"] = "machine"
+        self.out = ir.Function(fn.name, [a.type for a in fn.args], fn.result_types,
+                               [a.name_hint for a in fn.args], attrs, fn.loc)
+        self.top: dict[ir.Value, ir.Value] = dict(zip(fn.args, self.out.args))
+        """Function-level candidate values -> their machine copies at function level."""
+        self.groups: list[dict[str, Any]] = []
+        """Per group: thread count and shared bytes (reported)."""
+
+    def outer_value(self, g: GroupLowering, v: ir.Value) -> ir.Value | None:
+        """A function-level scalar inside a group: parameters directly, pure top-level
+        operations recomputed in the SIMT region (so it only reads parameters and ids)."""
+        if isinstance(v, ir.BlockArgument) and v.owner is self.src.entry:
+            return self.top[v]
+        d = v.defining_op
+        if d is None or d.parent is not self.src.entry or d.opdef.effect != "pure" or d.regions:
+            return None
+        copies = g.scopes[0]
+        if v in copies:
+            return copies[v]
+        ops = [g.lookup(x) for x in d.operands]
+        new = ir.Operation(d.name, ops, [r.type for r in d.results],
+                           {k: a for k, a in d.attributes.items() if k != "exec"}, loc=d.loc,
+                           result_names=[r.name_hint for r in d.results])
+        g.sim_entry.insert_op(new, g.sim_anchor)
+        for r, nr in zip(d.results, new.results):
+            copies[r] = nr
+        return copies[v]
+
+    def run(self) -> ir.Function:
+        """Lower the whole function."""
+        b = ir.Builder(ir.InsertionPoint.at_end(self.out.entry))
+        for op in self.src.entry.operations:
+            if op.name == "parallel" and op.attr("exec") == "grid":
+                self.lower_group(op, b)
+            elif op.name == "return":
+                b.create("return", [self.top[v] for v in op.operands], loc=op.loc)
+            else:
+                new = _copy_scalar_op(op, self.top)
+                b.insert(new)
+        return self.out
+
+    def lower_group(self, par: ir.Operation, b: ir.Builder) -> None:
+        """One group: the grid parallel, its shared memory and the SIMT region."""
+        rank = par.attr("rank")
+        threads = par.attr("threads")
+        extents = [self.top[v] for v in par.operands[:rank]]
+        grid_block = ir.Block([ir.index] * rank, [a.name_hint for a in par.regions[0].entry.args])
+        grid = b.create("parallel", extents, [], {"rank": rank, "level": "grid",
+                                                  "threads": threads},
+                        [ir.Region([grid_block])], loc=par.loc)
+        gb = ir.Builder(ir.InsertionPoint.at_end(grid_block), par.loc)
+        count = gb.create("constant", [], [ir.index], {"value": threads},
+                          result_names=["nthreads"]).result
+        smem = SharedAllocator(ir.Builder(ir.InsertionPoint.at_end(grid_block), par.loc))
+        lane_block = ir.Block([ir.index], ["tid"])
+        gb.create("parallel", [count], [], {"rank": 1, "level": "lane"},
+                  [ir.Region([lane_block])])
+        gb.create("yield")
+        lb = ir.Builder(ir.InsertionPoint.at_end(lane_block), par.loc)
+        anchor = lb.create("constant", [], [ir.index], {"value": 0}, result_names=["c0"])
+        g = GroupLowering(self, par, lb, lane_block.args[0], threads, smem)
+        g.sim_entry = lane_block  # type: ignore[attr-defined]
+        g.sim_anchor = anchor  # type: ignore[attr-defined]
+        g.scopes[0][("index", 0)] = anchor.result
+        for a, na in zip(par.regions[0].entry.args, grid_block.args):
+            g.bind(a, na)
+        g.lower_block(par.regions[0].entry)
+        lb.create("yield")
+        smem.finish()
+        # Move the allocations before the lane parallel (they were created at the block end).
+        lane_par = lane_block.parent_op
+        for a in smem.allocs:
+            op = a.placeholder
+            op.remove_self()
+            grid_block.insert_op(op, lane_par)
+        grid.attributes["shared_bytes"] = smem.bytes
+        self.groups.append({"threads": threads, "shared_bytes": smem.bytes})
+
+
+def _copy_scalar_op(op: ir.Operation, vmap: dict[ir.Value, ir.Value]) -> ir.Operation:
+    """A function-level scalar operation, copied without its scheduling attributes."""
+    if op.regions:
+        raise LoweringError(ir.format_located(f"function-level '{op.name}' with regions is not "
+                                              "lowered", op.loc))
+    new = ir.Operation(op.name, [vmap[v] for v in op.operands], [r.type for r in op.results],
+                       {k: a for k, a in op.attributes.items() if k != "exec"}, loc=op.loc,
+                       result_names=[r.name_hint for r in op.results])
+    vmap.update(zip(op.results, new.results))
+    return new
+
+
+def lower_scheduled_module(module: ir.Module, options: LowerOptions | None = None
+                           ) -> tuple[ir.Module, list[dict[str, Any]]]:
+    """The Machine form of a Scheduled module, and per group its threads and shared bytes."""
+    # The rule modules register themselves on import.
+    from . import (  # noqa: F401
+        machine_control,
+        machine_elementwise,
+        machine_matrix,
+        machine_memory,
+        machine_reduce,
+    )
+
+    options = options or LowerOptions()
+    out = ir.Module()
+    report: list[dict[str, Any]] = []
+    for fn in module:
+        fl = _FunctionLowering(fn, options)
+        out.add_function(fl.run())
+        report.extend(fl.groups)
+    return out, report
+
+
+def layout_or_none(v: ir.Value) -> L.DistLayout | None:
+    """``layout_of`` for tiles, None for scalars."""
+    return layout_of(v) if isinstance(v.type, ir.TileType) else None

@@ -1,0 +1,118 @@
+"""Machine lowering of structured control inside a group: ``serial``, ``pipeline``, ``if``.
+
+Loop bounds and branch conditions are uniform scalars, so every thread runs
+the same iterations and branches (barriers inside them are legal). A carried
+tile travels as its distribution's canonical register parts. Barrier state
+follows control flow: a loop body starts from what is pending before the loop
+and ends with a barrier when anything is pending (the next iteration is a new
+segment); a branch merges both sides' pending accesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tilec.ir as ir
+
+from .machine import GroupLowering, Lowered, rule
+from .schedule import block_arg_layout, layout_of
+
+__all__ = ["flatten", "unflatten"]
+
+
+def flatten(g: GroupLowering, values: Sequence[Lowered | ir.Value]) -> list[ir.Value]:
+    """Machine values carried for ``values``: a tile's canonical parts, a scalar itself."""
+    out: list[ir.Value] = []
+    for x in values:
+        if isinstance(x, Lowered):
+            out.extend(g.canonical(x).parts)
+        else:
+            out.append(x)
+    return out
+
+
+def unflatten(layouts: Sequence[object], flat: Sequence[ir.Value]) -> list[Lowered | ir.Value]:
+    """The inverse of ``flatten`` given each value's layout (None for scalars)."""
+    out: list[Lowered | ir.Value] = []
+    pos = 0
+    for lay in layouts:
+        if lay is None:
+            out.append(flat[pos])
+            pos += 1
+        else:
+            n = len(lay.parts)  # type: ignore[attr-defined]
+            out.append(Lowered(lay, list(flat[pos:pos + n])))  # type: ignore[arg-type]
+            pos += n
+    return out
+
+
+def _value(g: GroupLowering, op: ir.Operation, k: int) -> Lowered | ir.Value:
+    v = op.operand(k)
+    return g.operand(op, k) if isinstance(v.type, ir.TileType) else g.scalar(v)
+
+
+def _layouts(values: Sequence[ir.Value]) -> list[object]:
+    return [layout_of(v) if isinstance(v.type, ir.TileType) else None for v in values]
+
+
+@rule("serial", "pipeline")
+def _loop(g: GroupLowering, op: ir.Operation) -> None:
+    lb, ub, step = (g.scalar(v) for v in op.operands[:3])
+    carried = _layouts(op.results)
+    inits = flatten(g, [_value(g, op, 3 + k) for k in range(len(op.results))])
+    body = ir.Block([ir.index, *(v.type for v in inits)])
+    attrs = {"unroll": op.attr("unroll")} if op.attr("unroll") is not None else {}
+    loop = g.op("serial", [lb, ub, step, *inits], [v.type for v in inits], attrs,
+                [ir.Region([body])])
+    before = g.sync.state()
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
+        iv = body.args[0]
+        args: list[Lowered | ir.Value] = unflatten(carried, body.args[1:])
+        for s, region in enumerate(op.regions):
+            block = region.entry
+            g.bind(block.args[0], iv)
+            for a, x in zip(block.args[1:], args):
+                g.bind(a, x)
+            g.lower_block(block)
+            term = block.terminator
+            assert term is not None
+            if s + 1 < len(op.regions):
+                nxt = op.regions[s + 1].entry.args[1:]
+                args = [g.tile(v, block_arg_layout(a)) if isinstance(v.type, ir.TileType)
+                        else g.scalar(v) for v, a in zip(term.operands, nxt)]
+            else:
+                args = [_value(g, term, k) for k in range(term.num_operands)]
+        yields = flatten(g, args)
+        if g.sync.pending:
+            g.sync.barrier()
+        g.op("yield", yields, [])
+    g.sync.merge(before, g.sync.state())
+    for r, x in zip(op.results, unflatten(carried, loop.results)):
+        g.bind(r, x)
+
+
+@rule("if")
+def _if(g: GroupLowering, op: ir.Operation) -> None:
+    cond = g.scalar(op.operand(0))
+    results = _layouts(op.results)
+    blocks = [ir.Block(), ir.Block()]
+    before = g.sync.state()
+    ends = []
+    types: list[ir.Type] | None = None
+    flat_yields = []
+    for region, blk in zip(op.regions, blocks):
+        g.sync.restore(before)
+        with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
+            g.lower_block(region.entry)
+            term = region.entry.terminator
+            assert term is not None
+            flat = flatten(g, [_value(g, term, k) for k in range(term.num_operands)])
+            flat_yields.append(flat)
+            types = [v.type for v in flat]
+        ends.append(g.sync.state())
+    new = g.op("if", [cond], types or [], {}, [ir.Region([blocks[0]]), ir.Region([blocks[1]])])
+    for blk, flat in zip(blocks, flat_yields):
+        ir.Builder(ir.InsertionPoint.at_end(blk)).create("yield", flat)
+    g.sync.merge(*ends)
+    for r, x in zip(op.results, unflatten(results, new.results)):
+        g.bind(r, x)

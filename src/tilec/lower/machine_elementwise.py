@@ -1,0 +1,117 @@
+"""Machine lowering of pure values: constants, scalar arithmetic, ``map`` and ``reindex``.
+
+A ``map`` runs its scalar region over each thread's registers: its tile
+operands are first brought into the result's distribution (the Scheduled
+form's repartition records), then cut into common parts, and one ``map`` of
+``tile<P>`` per part carries the region over unchanged. A ``reindex`` is a
+register renaming when every thread holds the elements it needs (broadcasts
+of row statistics, of a row vector, transposes of a loaded tile ...), else a
+repartition through shared memory.
+"""
+
+from __future__ import annotations
+
+import tilec.ir as ir
+
+from .cloning import clone_region
+from .machine import GroupLowering, Lowered, rule
+from .schedule import SCHEDULE_ATTRS, layout_of
+
+__all__ = ["lower_map_parts", "scalar_region"]
+
+
+@rule("constant")
+def _constant(g: GroupLowering, op: ir.Operation) -> None:
+    t = op.result.type
+    value = op.attr("value")
+    if isinstance(t, ir.TileType):
+        lay = layout_of(op.result)
+        g.bind(op.result, g.build(lay, t.dtype, lambda o, n: g.splat(value, n, t.dtype)))
+    else:
+        g.bind(op.result, g.op("constant", [], [t], {"value": value},
+                               [], [op.result.name_hint]).result)
+
+
+@rule("arith", "tuple", "tuple_get")
+def _scalar(g: GroupLowering, op: ir.Operation) -> None:
+    operands = [g.scalar(v) for v in op.operands]
+    attrs = {k: v for k, v in op.attributes.items() if k not in SCHEDULE_ATTRS}
+    new = g.op(op.name, operands, [r.type for r in op.results], attrs,
+               names=[r.name_hint for r in op.results])
+    for r, nr in zip(op.results, new.results):
+        g.bind(r, nr)
+
+
+def scalar_region(g: GroupLowering, region: ir.Region) -> ir.Region:
+    """A copy of a scalar ``map``/``reduce`` body; values it reads from outside are looked up
+    (uniform scalars), scheduling attributes are dropped."""
+    inside: set[ir.Value] = set()
+    for op in region.walk():
+        inside.update(op.results)
+        for r in op.regions:
+            for b in r.blocks:
+                inside.update(b.args)
+    for b in region.blocks:
+        inside.update(b.args)
+    vmap: dict[ir.Value, ir.Value] = {}
+    for op in region.walk():
+        for v in op.operands:
+            if v not in inside and v not in vmap:
+                vmap[v] = g.scalar(v)
+    new = clone_region(region, vmap)
+    for op in new.walk():
+        for k in SCHEDULE_ATTRS:
+            op.attributes.pop(k, None)
+    return new
+
+
+def lower_map_parts(g: GroupLowering, region: ir.Region, operands: list[Lowered | ir.Value],
+                    layouts: list, result_types: list[ir.ScalarType]) -> list[Lowered]:
+    """Run a scalar region over registers: tile operands (all in ``layouts[0]``'s register
+    order) are cut into common parts; one machine ``map`` per part."""
+    lay = layouts[0]
+    tiles = [x for x in operands if isinstance(x, Lowered)]
+    cuts = set(lay.part_offsets)
+    for x in tiles:
+        cuts.update(x.offsets)
+    cuts = sorted(c for c in cuts if c < lay.local)
+    bounds = cuts + [lay.local]
+    split = {id(x): g.split(x, cuts) for x in tiles}
+    outs: list[list[ir.Value]] = [[] for _ in result_types]
+    for a, b in zip(bounds, bounds[1:]):
+        n = b - a
+        args = []
+        for x in operands:
+            if isinstance(x, Lowered):
+                s = split[id(x)]
+                args.append(s.parts[s.offsets.index(a)])
+            else:
+                args.append(x)
+        new = g.op("map", args, [ir.TileType((n,), t) for t in result_types],
+                   {"shape": ir.IndexSet([n])}, [scalar_region(g, region)])
+        for k, r in enumerate(new.results):
+            outs[k].append(r)
+    return [Lowered(lay_k, parts) for lay_k, parts in zip(layouts, outs)]
+
+
+@rule("map")
+def _map(g: GroupLowering, op: ir.Operation) -> None:
+    layouts = [layout_of(r) for r in op.results]
+    operands: list[Lowered | ir.Value] = []
+    for k, v in enumerate(op.operands):
+        operands.append(g.operand(op, k) if isinstance(v.type, ir.TileType) else g.scalar(v))
+    for x in operands:
+        if isinstance(x, Lowered) and x.layout is not layouts[0]:
+            raise AssertionError(f"map operand in {x.layout}, result in {layouts[0]}")
+    outs = lower_map_parts(g, op.regions[0], operands, layouts,
+                           [r.type.dtype for r in op.results])
+    for r, x in zip(op.results, outs):
+        g.bind(r, x)
+
+
+@rule("reindex")
+def _reindex(g: GroupLowering, op: ir.Operation) -> None:
+    src = g.tile(op.operand(0))
+    syms = [g.scalar(v) for v in op.operands[1:]]
+    g.bind(op.result, g.convert(src, layout_of(op.result), op.attr("map"), syms,
+                                op.attr("fill")))

@@ -1,0 +1,317 @@
+"""Machine lowering of ``mma``: matrix atoms, lane FMAs and the checked scalar reference.
+
+Every realization stages A (``M x K``) and B (``K x N``) in shared memory
+(rows padded by 16 bytes so fragment reads of consecutive rows fall in
+different banks), then walks K:
+
+* atom realizations (``mma.m16n8k16.bf16`` ...): per K step each subgroup
+  loads the A fragments of its ``rm`` atom rows and the B fragments of its
+  ``rn`` atom columns from shared memory through the catalog's fragment
+  layouts and issues ``rm * rn`` ``atom.call``s, each updating one
+  accumulator array in place; the one-atom reference issues one atom per job
+  (jobs past the atom grid are skipped by a subgroup-uniform guard);
+* ``ffma``: each lane owns an ``rm x rn`` micro-tile of its subgroup's atoms
+  (rows ``am`` apart, columns ``an`` apart); per K step it reads its ``rm`` A
+  values and ``rn`` B values and updates every accumulator with one FMA
+  (two roundings, in K order, under ``strict_fold``);
+* ``reference``: one thread per output element in the blocked layout, a
+  serial K loop with separately rounded products and sums (bit-identical to
+  the reference interpreter's strict order).
+
+The accumulator arrives in the realization's layout (the Scheduled form's
+repartition records convert it where the plan keeps it non-resident) and
+leaves in it; direct output is the store of these registers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import tilec.ir as ir
+
+from .atoms import LANE_ATOMS, MMA_ATOMS
+from .machine import GroupLowering, Lowered, rule
+from .schedule import layout_of
+
+__all__ = ["mac_region"]
+
+
+def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool) -> ir.Region:
+    """``^(acc, a, b): yield(acc + a * b)`` in the accumulator's arithmetic.
+
+    Narrow floats compute in f32 (bf16/f16 products are exact there) and a narrow
+    accumulator is rounded after every step; integers wrap in the accumulator type.
+    ``fused`` uses one ``fma`` (allowed by ``unordered_tree``)."""
+    blk = ir.Block([acc_t, in_t, in_t])
+    b = ir.Builder(ir.InsertionPoint.at_end(blk))
+    acc, x, y = blk.args
+    if acc_t.is_float:
+        wide = ir.f64 if ir.f64 in (acc_t, in_t) else ir.f32
+    else:
+        wide = acc_t
+
+    def to(v: ir.Value, t: ir.ScalarType) -> ir.Value:
+        return v if v.type is t else b.value("arith", [v], t, {"fn": "cast"})
+
+    xa, ya, acc_w = to(x, wide), to(y, wide), to(acc, wide)
+    if fused and wide.is_float:
+        s = b.value("arith", [xa, ya, acc_w], wide, {"fn": "fma"})
+    else:
+        p = b.value("arith", [xa, ya], wide, {"fn": "mul"})
+        s = b.value("arith", [acc_w, p], wide, {"fn": "add"})
+    b.create("yield", [to(s, acc_t)])
+    return ir.Region([blk])
+
+
+@rule("mma")
+def _mma(g: GroupLowering, op: ir.Operation) -> None:
+    real = op.attr("realization")
+    c = g.canonical(g.operand(op, 2))
+    a_t, b_t = op.operand(0).type, op.operand(1).type
+    m, k = (int(e) for e in a_t.shape)
+    n = int(b_t.shape[1])
+    a_view = _stage(g, op, 0, m, k, real != "reference")
+    b_view = _stage(g, op, 1, k, n, real != "reference")
+    g.sync.read(a_view)
+    g.sync.read(b_view)
+    if real == "reference":
+        out = _reference(g, op, c, a_view, b_view, k)
+    elif real == "ffma":
+        out = _lane(g, op, c, a_view, b_view, k)
+    else:
+        out = _atoms(g, op, c, a_view, b_view, k)
+    assert out.layout is layout_of(op.result)
+    g.bind(op.result, out)
+
+
+def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
+           dedicated: bool) -> ir.Value:
+    """Operand ``k`` written to shared memory; returns its ``rows x cols`` view."""
+    x = g.tile(op.operand(k))
+    dt = x.dtype
+    if dedicated:
+        pad = max(1, 16 // max(1, dt.bits // 8))
+        buf = g.smem.buffer((rows, cols + pad), dt, f"{'AB'[k]} staging")
+        view = g.view(buf, [], ir.IndexMap.identity(2), (rows, cols), False)
+    else:
+        from .machine_reduce import _slot_nd
+
+        view = _slot_nd(g, (rows, cols), dt, k)
+    g.store_registers(view, x)
+    return view
+
+
+def _k_loop(g: GroupLowering, trips: int, carried: list[ir.Value],
+            body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+    """``serial(0, trips)`` carrying ``carried``; ``body(iv, values) -> next values``."""
+    blk = ir.Block([ir.index, *(v.type for v in carried)])
+    loop = g.op("serial", [g.index(0), g.index(trips), g.index(1), *carried],
+                [v.type for v in carried], {"unroll": trips}, [ir.Region([blk])])
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
+        nxt = body(blk.args[0], list(blk.args[1:]))
+        g.op("yield", nxt, [])
+    return list(loop.results)
+
+
+def _load(g: GroupLowering, mem: ir.Value, syms: list[ir.Value], m: ir.IndexMap, n: int
+          ) -> ir.Value:
+    v = g.view(mem, syms, m, (n,), False)
+    return g.op("load", [v], [ir.TileType((n,), mem.type.dtype)]).result
+
+
+# --------------------------------------------------------------------- reference
+
+
+def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
+               k: int) -> Lowered:
+    lay = c.layout
+    in_t = a.type.dtype
+    pre_a = ir.IndexMap(2, [ir.d(0), ir.s(0)], 1)
+    pre_b = ir.IndexMap(2, [ir.s(0), ir.d(1)], 1)
+    fused = False  # separately rounded: the strict order, one permitted tree order too
+
+    def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
+        out = []
+        for off, size, acc in zip(c.offsets, c.sizes, accs):
+            av = g.op("load", [g.thread_view(a, lay, off, size, pre_a, [iv])],
+                      [ir.TileType((size,), in_t)]).result
+            bv = g.op("load", [g.thread_view(b, lay, off, size, pre_b, [iv])],
+                      [ir.TileType((size,), in_t)]).result
+            out.append(g.op("map", [acc, av, bv], [acc.type], {"shape": ir.IndexSet([size])},
+                            [mac_region(acc.type.dtype, in_t, fused)]).result)
+        return out
+
+    return Lowered(lay, _k_loop_plain(g, k, c.parts, body))
+
+
+def _k_loop_plain(g: GroupLowering, trips: int, carried: list[ir.Value],
+                  body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+    """A K loop the emitter keeps rolled (the reference is not unrolled)."""
+    blk = ir.Block([ir.index, *(v.type for v in carried)])
+    loop = g.op("serial", [g.index(0), g.index(trips), g.index(1), *carried],
+                [v.type for v in carried], {}, [ir.Region([blk])])
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
+        g.op("yield", body(blk.args[0], list(blk.args[1:])), [])
+    return list(loop.results)
+
+
+# ------------------------------------------------------------------ shared helpers
+
+
+def _ids() -> tuple[ir.AffineExpr, ir.AffineExpr]:
+    """(lane, subgroup) of the thread id symbol ``s1`` (``s0`` is the K counter)."""
+    tid = ir.s(1)
+    return tid.mod(32), tid.floordiv(32)
+
+
+def _origin(op: ir.Operation, warp: ir.AffineExpr, am: int, an: int
+            ) -> tuple[ir.AffineExpr, ir.AffineExpr]:
+    """Row and column where the subgroup's rectangle starts."""
+    gn, rm, rn = op.attr("gn"), op.attr("rm"), op.attr("rn")
+    gm = op.attr("gm")
+    wm = ir.const(0) if gm == 1 else warp.floordiv(gn) if gn > 1 else warp
+    wn = ir.const(0) if gn == 1 else warp.mod(gn)
+    return wm * (rm * am), wn * (rn * an)
+
+
+def _job(r: int, subgroups: int, v: int, am: int, an: int, warp: ir.AffineExpr
+         ) -> tuple[ir.AffineExpr, ir.AffineExpr]:
+    """Row and column where one-atom job ``r`` of the subgroup starts."""
+    atom = warp + r * subgroups
+    return atom.floordiv(v) * am if v > 1 else atom * am, atom.mod(v) * an
+
+
+def _job_guard(g: GroupLowering, r: int, subgroups: int, atoms: int) -> ir.Value | None:
+    """``r*G + warp < atoms`` when some subgroup has no job ``r`` (subgroup-uniform)."""
+    if (r + 1) * subgroups <= atoms:
+        return None
+    base = g.arith("add", g.warp(), g.index(r * subgroups))
+    return g.arith("lt", base, g.index(atoms))
+
+
+def _branch(g: GroupLowering, cond: ir.Value | None, then: Callable[[], list[ir.Value]],
+            keep: list[ir.Value]) -> list[ir.Value]:
+    """``then()`` under ``cond`` (else ``keep``), or unconditionally when ``cond`` is None."""
+    if cond is None:
+        return then()
+    t_blk, e_blk = ir.Block(), ir.Block()
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(t_blk))):
+        vals = then()
+        g.op("yield", vals, [])
+    ir.Builder(ir.InsertionPoint.at_end(e_blk)).create("yield", keep)
+    op = g.op("if", [cond], [v.type for v in keep], {}, [ir.Region([t_blk]),
+                                                          ir.Region([e_blk])])
+    return list(op.results)
+
+
+# ----------------------------------------------------------------------- atoms
+
+
+def _atom_attrs(atom: object) -> dict[str, object]:
+    a = atom  # MmaAtom
+    return {"a_layout": a.a.map, "b_layout": a.b.map, "c_layout": a.c.map,  # type: ignore
+            "shape": (a.am, a.an, a.ak), "participants": "subgroup"}  # type: ignore
+
+
+def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
+           k: int) -> Lowered:
+    atom = MMA_ATOMS[op.attr("realization")]
+    am, an, ak = atom.am, atom.an, atom.ak
+    lane, warp = _ids()
+    attrs = _atom_attrs(atom)
+
+    def frag_a(row0: ir.AffineExpr) -> ir.IndexMap:
+        r, cc = (e.substitute([lane, ir.d(0)]) for e in atom.a.map.results)
+        return ir.IndexMap(1, [row0 + r, ir.s(0) * ak + cc], 2)
+
+    def frag_b(col0: ir.AffineExpr) -> ir.IndexMap:
+        r, cc = (e.substitute([lane, ir.d(0)]) for e in atom.b.map.results)
+        return ir.IndexMap(1, [ir.s(0) * ak + r, col0 + cc], 2)
+
+    def issue(fa: ir.Value, fb: ir.Value, acc: ir.Value) -> ir.Value:
+        return g.atom(atom.catalog_id, [fa, fb, acc], [acc.type], **attrs).result
+
+    steps = k // ak
+    if op.attr("distribution") == "rectangle":
+        rm, rn = op.attr("rm"), op.attr("rn")
+        row0, col0 = _origin(op, warp, am, an)
+
+        def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
+            syms = [iv, g.tid]
+            fa = [_load(g, a, syms, frag_a(row0 + fm * am), atom.a.regs) for fm in range(rm)]
+            fb = [_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs) for fn in range(rn)]
+            return [issue(fa[f // rn], fb[f % rn], acc) for f, acc in enumerate(accs)]
+
+        return Lowered(c.layout, _k_loop(g, steps, list(c.parts), body))
+    # one-atom reference: job r of subgroup w is atom r*G + w
+    subgroups = g.threads // 32
+    u, v = int(c.layout.shape[0]) // am, int(c.layout.shape[1]) // an
+    parts = []
+    for r, acc in enumerate(c.parts):
+        row0, col0 = _job(r, subgroups, v, am, an, warp)
+
+        def job(row0: ir.AffineExpr = row0, col0: ir.AffineExpr = col0,
+                acc: ir.Value = acc) -> list[ir.Value]:
+            def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
+                syms = [iv, g.tid]
+                fa = _load(g, a, syms, frag_a(row0), atom.a.regs)
+                fb = _load(g, b, syms, frag_b(col0), atom.b.regs)
+                return [issue(fa, fb, accs[0])]
+
+            return _k_loop(g, steps, [acc], body)
+
+        parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v), job, [acc]))
+    return Lowered(c.layout, parts)
+
+
+# ------------------------------------------------------------------------ lanes
+
+
+def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
+          k: int) -> Lowered:
+    atom = LANE_ATOMS[op.attr("atom")]
+    am, an, cr = atom.am, atom.an, atom.c.regs
+    lane, warp = _ids()
+    lrow = atom.c.map.results[0].substitute([lane, ir.const(0)])
+    fused = op.attr("policy").order != "strict_fold"
+    in_t = a.type.dtype
+
+    def col(e: ir.AffineExpr) -> ir.AffineExpr:
+        return atom.c.map.results[1].substitute([lane, e])
+
+    def micro(row0: ir.AffineExpr, col0: ir.AffineExpr, rm: int, rn: int, acc: ir.Value,
+              iv: ir.Value) -> ir.Value:
+        syms = [iv, g.tid]
+        av = _load(g, a, syms, ir.IndexMap(1, [row0 + ir.d(0) * am + lrow, ir.s(0)], 2), rm)
+        e = ir.d(0).mod(cr) if cr > 1 else ir.const(0)
+        f = ir.d(0).floordiv(cr) if cr > 1 else ir.d(0)
+        bv = _load(g, b, syms, ir.IndexMap(1, [ir.s(0), col0 + f * an + col(e)], 2), rn * cr)
+        size = rm * rn * cr
+        ab = av if rn * cr == 1 else g.op(
+            "reindex", [av], [ir.TileType((size,), in_t)],
+            {"map": ir.IndexMap(1, [ir.d(0).floordiv(rn * cr)])}).result
+        bb = bv if rm == 1 else g.op(
+            "reindex", [bv], [ir.TileType((size,), in_t)],
+            {"map": ir.IndexMap(1, [ir.d(0).mod(rn * cr)])}).result
+        return g.op("map", [acc, ab, bb], [acc.type], {"shape": ir.IndexSet([size])},
+                    [mac_region(acc.type.dtype, in_t, fused)]).result
+
+    if op.attr("distribution") == "rectangle":
+        rm, rn = op.attr("rm"), op.attr("rn")
+        row0, col0 = _origin(op, warp, am, an)
+        assert len(c.parts) == 1
+        out = _k_loop(g, k, list(c.parts),
+                      lambda iv, accs: [micro(row0, col0, rm, rn, accs[0], iv)])
+        return Lowered(c.layout, out)
+    subgroups = g.threads // 32
+    u, v = int(c.layout.shape[0]) // am, int(c.layout.shape[1]) // an
+    parts = []
+    for r, acc in enumerate(c.parts):
+        row0, col0 = _job(r, subgroups, v, am, an, warp)
+
+        def job(row0: ir.AffineExpr = row0, col0: ir.AffineExpr = col0,
+                acc: ir.Value = acc) -> list[ir.Value]:
+            return _k_loop(g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)])
+
+        parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v), job, [acc]))
+    return Lowered(c.layout, parts)

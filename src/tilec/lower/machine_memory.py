@@ -1,0 +1,76 @@
+"""Machine lowering of addressable effects: views, manual memory, loads, stores, atomics.
+
+Candidate views become the same uniform views in the SIMT region; every
+access then goes through a *per-thread view* on top of them: its map sends
+register ``i`` of the thread's part to the tile coordinate the distribution
+assigns (``(d0)[s.., tid] -> map(tid, start + d0)``), so the element guards of
+a ``bounded`` window apply per element, and a masked distribution's
+registers outside the tile are guarded too. Manual memory (spaces ``local``
+and ``shared``) is realized as a group shared buffer. Stores of a replicated
+distribution are issued by one owner thread per element.
+"""
+
+from __future__ import annotations
+
+import tilec.ir as ir
+
+from .machine import GroupLowering, rule
+from .options import LoweringError
+from .schedule import layout_of
+
+__all__: list[str] = []
+
+
+@rule("view")
+def _view(g: GroupLowering, op: ir.Operation) -> None:
+    base = g.scalar(op.operand(0))
+    syms = [g.scalar(v) for v in op.operands[1:]]
+    t = op.result.type
+    if base.type.space != t.space:
+        t = ir.MemoryType(t.shape, t.dtype, base.type.space)
+    attrs = {"map": op.attr("map"), "bounds": op.attr("bounds", "total")}
+    g.bind(op.result, g.op("view", [base, *syms], [t], attrs, names=[op.result.name_hint]).result)
+
+
+@rule("memory")
+def _memory(g: GroupLowering, op: ir.Operation) -> None:
+    t = op.result.type
+    if t.space not in ("local", "shared"):
+        raise LoweringError(ir.format_located(f"manual memory in space {t.space!r} is not "
+                                              "realized (local and shared are)", op.loc))
+    shape = tuple(int(e) for e in t.shape)
+    g.bind(op.result, g.smem.buffer(shape, t.dtype, f"memory {op.result.name_hint or ''}"
+                                    .strip()))
+
+
+@rule("load")
+def _load(g: GroupLowering, op: ir.Operation) -> None:
+    mem = g.scalar(op.operand(0))
+    lay = layout_of(op.result)
+    dt = op.result.type.dtype
+    g.sync.read(mem)
+    fill = op.attr("fill")
+    attrs = {} if fill is None else {"fill": fill}
+
+    def make(start: int, length: int) -> ir.Value:
+        tv = g.thread_view(mem, lay, start, length)
+        return g.op("load", [tv], [ir.TileType((length,), dt)], attrs).result
+
+    g.bind(op.result, g.build(lay, dt, make))
+
+
+@rule("store")
+def _store(g: GroupLowering, op: ir.Operation) -> None:
+    g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1))
+
+
+@rule("atomic")
+def _atomic(g: GroupLowering, op: ir.Operation) -> None:
+    g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1), atomic=op.attr("kind"))
+
+
+@rule("sync")
+def _sync(g: GroupLowering, op: ir.Operation) -> None:
+    g.sync.barrier()
+    for r in op.results:
+        g.bind(r, None)

@@ -1,0 +1,238 @@
+"""Machine lowering of ``reduce``: lane-local folds, subgroup shuffle trees, shared memory.
+
+Strategies (chosen by the Scheduled form, ``strategy`` attribute):
+
+* ``lane``: a row's elements are all in one thread's registers (the ``rows``
+  layout with a team of one); the thread folds them with the reduce's own
+  update region, in column order. This is also the ``strict_fold`` path:
+  serial per row, contributions in source order, bit-identical.
+* ``warp_shuffle``: a row is spread over a team of up to 32 lanes of one
+  subgroup; each lane folds its registers starting from the merge's exact
+  identity, then ``shfl.xor`` over the team's lane bits combines partials
+  (every team lane ends with the same value), then the seed is merged in.
+* ``shared``: teams larger than a subgroup: after the subgroup tree, lane 0
+  of every subgroup writes its partial to shared memory; after a barrier
+  every thread folds its row's partials in subgroup order.
+* ``serial``: the checked reference for anything else (other axes, several
+  axes, large strict folds): the input goes to shared memory and each thread
+  folds the contributions of its output elements in source order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import tilec.ir as ir
+
+from .machine import GroupLowering, Lowered, rule
+from .machine_elementwise import scalar_region
+from .reductions import identity, merge_laws
+from .schedule import SCHEDULE_ATTRS, layout_of
+
+__all__ = ["merge_region"]
+
+
+def merge_region(fn: str, dtype: ir.ScalarType) -> ir.Region:
+    """``^(state, x): yield(arith fn(state, x))``: the update of a recognized merge."""
+    blk = ir.Block([dtype, dtype])
+    b = ir.Builder(ir.InsertionPoint.at_end(blk))
+    r = b.value("arith", list(blk.args), dtype, {"fn": fn})
+    b.create("yield", [r])
+    return ir.Region([blk])
+
+
+def _reduce_attrs(op: ir.Operation, **over: Any) -> dict[str, Any]:
+    attrs = {k: v for k, v in op.attributes.items() if k not in SCHEDULE_ATTRS}
+    attrs.update(over)
+    return attrs
+
+
+@rule("reduce")
+def _reduce(g: GroupLowering, op: ir.Operation) -> None:
+    strategy = op.attr("strategy")
+    if strategy == "serial":
+        _serial(g, op)
+    else:
+        _rows(g, op, strategy)
+
+
+# -------------------------------------------------------------------------- rows
+
+
+def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
+    n_in = op.attr("n_inputs")
+    inputs = [g.canonical(g.operand(op, k)) for k in range(n_in)]
+    lay_in = inputs[0].layout
+    nrs, ncs, v = lay_in.regs
+    team = lay_in.param("team", 1) or 1
+    teams = lay_in.param("teams", g.threads // team) or 1
+    width = ncs * v
+    states_t = [r.type.dtype for r in op.results]
+    out_layouts = [layout_of(r) for r in op.results]
+    seeds = [g.scalar(s) for s in op.operands[n_in:]]
+    laws = merge_laws(op)
+    direct = team == 1
+    if not direct and laws is None:
+        raise AssertionError("a team reduction needs recognized merges")
+    # 1. lane-local fold of each row's registers (in column order)
+    shaped = []
+    for x in inputs:
+        assert len(x.parts) == 1
+        shaped.append(g.op("reindex", [x.parts[0]], [ir.TileType((nrs, width), x.dtype)],
+                           {"map": ir.IndexMap(2, [ir.d(0) * width + ir.d(1)])}).result)
+    init = seeds if direct else [g.op("constant", [], [t], {"value": identity(law, t)}).result
+                                 for law, t in zip(laws, states_t)]  # type: ignore[arg-type]
+    local = g.op("reduce", [*shaped, *init], [ir.TileType((nrs,), t) for t in states_t],
+                 _reduce_attrs(op, axes=(1,)), [scalar_region(g, op.regions[0])])
+    partial = list(local.results)
+    if not direct:
+        assert laws is not None
+        # 2. shuffle tree over the team's lanes (xor keeps a team inside its subgroup)
+        mask = 1
+        while mask < min(team, 32):
+            m = g.index(mask)
+            partial = [_merge(g, law, p, g.atom("shfl.xor", [p, m], [p.type], width=32).result)
+                       for law, p in zip(laws, partial)]
+            mask *= 2
+        # 3. across the team's subgroups through shared memory
+        if team > 32:
+            partial = [_across_warps(g, law, p, nrs, team, teams, k)
+                       for k, (law, p) in enumerate(zip(laws, partial))]
+        # 4. the seed joins once
+        partial = [_merge_seed(g, law, p, s) for law, p, s in zip(laws, partial, seeds)]
+    for r, lay, p in zip(op.results, out_layouts, partial):
+        assert lay.local == nrs, (lay, nrs)
+        g.bind(r, Lowered(lay, [p]))
+
+
+def _merge(g: GroupLowering, law: str, a: ir.Value, b: ir.Value) -> ir.Value:
+    """``a law b`` elementwise over register arrays."""
+    t = a.type
+    return g.op("map", [a, b], [t], {"shape": ir.IndexSet([int(t.shape[0])])},
+                [merge_region(law, t.dtype)]).result
+
+
+def _merge_seed(g: GroupLowering, law: str, p: ir.Value, seed: ir.Value) -> ir.Value:
+    """``seed law p`` per register (the reference merges the seed last, on the left)."""
+    t = p.type
+    return g.op("map", [seed, p], [t], {"shape": ir.IndexSet([int(t.shape[0])])},
+                [merge_region(law, t.dtype)]).result
+
+
+def _across_warps(g: GroupLowering, law: str, p: ir.Value, nrs: int, team: int, teams: int,
+                  slot: int) -> ir.Value:
+    """Subgroup partials of a team to every team thread, via shared memory."""
+    dt = p.type.dtype
+    per = team // 32
+    rows = nrs * teams
+    buf = _slot_nd(g, (rows, per), dt, slot)
+    s0 = ir.s(0)
+    row_of = ir.d(0) * teams + (s0.floordiv(team) if team > 1 else s0)
+    sub = s0.mod(team).floordiv(32)
+    wmap = ir.IndexMap(1, [row_of, sub], 1)
+    g.sync.write(buf)
+
+    def write() -> None:
+        tv = g.view(buf, [g.tid], wmap, (nrs,), False)
+        g.op("store", [tv, p], [])
+
+    g.guarded(g.arith("eq", g.lane(), g.index(0)), write)
+    g.sync.read(buf)
+    rmap = ir.IndexMap(1, [ir.d(0).floordiv(per) * teams + (s0.floordiv(team) if team > 1
+                                                             else s0),
+                           ir.d(0).mod(per)], 1)
+    tv = g.view(buf, [g.tid], rmap, (nrs * per,), False)
+    vals = g.op("load", [tv], [ir.TileType((nrs * per,), dt)]).result
+    shaped = g.op("reindex", [vals], [ir.TileType((nrs, per), dt)],
+                  {"map": ir.IndexMap(2, [ir.d(0) * per + ir.d(1)])}).result
+    ident = g.op("constant", [], [dt], {"value": identity(law, dt)}).result
+    red = g.op("reduce", [shaped, ident], [ir.TileType((nrs,), dt)],
+               {"n_inputs": 1, "axes": (1,), "policy": ir.ReductionPolicy("strict_fold", True),
+                "combiner": (law,)}, [merge_region(law, dt)])
+    return red.result
+
+
+# ------------------------------------------------------------------------ serial
+
+
+def _serial(g: GroupLowering, op: ir.Operation) -> None:
+    n_in = op.attr("n_inputs")
+    axes = sorted(op.attr("axes"))
+    in_t = op.operand(0).type
+    shape = tuple(int(e) for e in in_t.shape)
+    kept = [a for a in range(len(shape)) if a not in axes]
+    red_shape = [shape[a] for a in axes]
+    count = math.prod(red_shape)
+    out_layouts = [layout_of(r) for r in op.results]
+    lay = out_layouts[0]
+    xs = [g.tile(op.operand(k)) for k in range(n_in)]
+    bufs = []
+    for k, x in enumerate(xs):
+        buf = _slot_nd(g, shape, x.dtype, k)
+        g.store_registers(buf, x)
+        bufs.append(buf)
+    for buf in bufs:
+        g.sync.read(buf)
+    seeds = [g.scalar(s) for s in op.operands[n_in:]]
+    states_t = [r.type.dtype for r in op.results]
+    # Input coordinate of (output coordinate, contribution number s0), row-major over axes.
+    red_coords = _unravel(ir.s(0), red_shape)
+    results = []
+    for a in range(len(shape)):
+        results.append(ir.d(kept.index(a)) if a in kept else red_coords[axes.index(a)])
+    pre = ir.IndexMap(len(kept), results, 1)
+    init = []
+    for n in lay.parts:
+        for s, t in zip(seeds, states_t):
+            init.append(_broadcast(g, s, n, t))
+    body = ir.Block([ir.index, *(v.type for v in init)])
+    c0, cn, c1 = g.index(0), g.index(count), g.index(1)
+    loop = g.op("serial", [c0, cn, c1, *init], [v.type for v in init], {}, [ir.Region([body])])
+    n_states = len(states_t)
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
+        iv = body.args[0]
+        outs: list[ir.Value] = []
+        for j, (off, n) in enumerate(zip(lay.part_offsets, lay.parts)):
+            states = list(body.args[1 + j * n_states:1 + (j + 1) * n_states])
+            elems = []
+            for buf, x_t in zip(bufs, [op.operand(k).type for k in range(n_in)]):
+                tv = g.thread_view(buf, lay, off, n, pre, [iv])
+                elems.append(g.op("load", [tv], [ir.TileType((n,), x_t.dtype)]).result)
+            new = g.op("map", [*states, *elems], [ir.TileType((n,), t) for t in states_t],
+                       {"shape": ir.IndexSet([n])}, [scalar_region(g, op.regions[0])])
+            outs.extend(new.results)
+        g.op("yield", outs, [])
+    for k, (r, lay_k) in enumerate(zip(op.results, out_layouts)):
+        parts = [loop.results[j * n_states + k] for j in range(len(lay.parts))]
+        g.bind(r, Lowered(lay_k, parts))
+
+
+def _slot_nd(g: GroupLowering, shape: tuple[int, ...], dt: ir.ScalarType, slot: int
+             ) -> ir.Value:
+    n = math.prod(shape)
+    flat = g.smem.pool(dt, n * (slot + 1))
+    lin = ir.const(n * slot)
+    stride = 1
+    for k in reversed(range(len(shape))):
+        lin = lin + ir.d(k) * stride
+        stride *= shape[k]
+    return g.view(flat, [], ir.IndexMap(len(shape), [lin]), shape, False)
+
+
+def _unravel(x: ir.AffineExpr, shape: list[int]) -> list[ir.AffineExpr]:
+    out = []
+    stride = math.prod(shape)
+    for k, e in enumerate(shape):
+        stride //= e
+        y = x.floordiv(stride) if stride > 1 else x
+        out.append(y if k == 0 else y.mod(e))
+    return out
+
+
+def _broadcast(g: GroupLowering, s: ir.Value, n: int, t: ir.ScalarType) -> ir.Value:
+    """A register array holding the uniform scalar ``s`` ``n`` times."""
+    blk = ir.Block([t])
+    ir.Builder(ir.InsertionPoint.at_end(blk)).create("yield", [blk.args[0]])
+    return g.op("map", [s], [ir.TileType((n,), t)], {"shape": ir.IndexSet([n])},
+                [ir.Region([blk])]).result

@@ -1,0 +1,47 @@
+"""Options of the lowering passes and the error they raise."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilec.plan import MatrixCandidate, PlannerOptions
+
+__all__ = ["LowerOptions", "LoweringError"]
+
+
+class LoweringError(Exception):
+    """A construct the lowering cannot realize (named, with the operation's location)."""
+
+
+def _default_planner() -> PlannerOptions:
+    # The direct accumulator output stores fragments through bounded per-lane views, so the
+    # bounded-store capability the planner asks about is present in this realization.
+    return PlannerOptions(bounded_store=True)
+
+
+@dataclass(frozen=True)
+class LowerOptions:
+    """What the Scheduled and Machine lowering may choose (frozen; use ``dataclasses.replace``)."""
+
+    planner: PlannerOptions = field(default_factory=_default_planner)
+    """Options of the matrix planner (its ``threads`` also fixes non-matrix groups)."""
+    threads: int | None = None
+    """Threads per group for groups without a matrix plan; None picks from the tile sizes."""
+    max_threads: int = 256
+    """Largest thread count the heuristic for non-matrix groups picks."""
+    force_matrix: Mapping[str, MatrixCandidate] | None = None
+    """Realize these planner candidates (by operation label, ``mma#0`` ...) instead of the
+    planner's selection; used to run every legal candidate of a matrix family."""
+    shapes: Mapping[str, Any] | None = None
+    """Shape-symbol values for the planner's folding (see ``tilec.plan.shapes_from_arrays``)."""
+    row_reductions: bool = True
+    """Realize last-axis reductions lane-locally, by shuffles and across subgroups; False keeps
+    the checked serial reference for every reduction."""
+    matrix_realizations: bool = True
+    """Realize matrix operations with the planner's atoms; False uses the scalar reference."""
+    async_copies: bool = True
+    """Stage matrix operands of ``pipeline`` loops with asynchronous copies (window 2)."""
+    verify: bool = True
+    """Verify each produced form."""

@@ -1,0 +1,626 @@
+"""Candidate -> Scheduled TileIR: commit the planner's choices as attributes (lowering.md).
+
+``schedule_module`` copies the Candidate module and, for every group (an
+outermost ``parallel``), decides:
+
+* the thread count (the matrix plan's, a forced candidate's, or a heuristic
+  from the tile sizes for groups without matrix operations);
+* each ``mma``'s realization (atom, distribution, accumulator mode), taken
+  from the planner's selection, or the checked scalar reference;
+* each ``reduce``'s strategy (``lane``, ``warp_shuffle``, ``shared``,
+  ``serial``) and the row layouts it reads and produces;
+* a distribution (``DistLayout``) for every tile value and a memory plan
+  (``regs`` / ``shared``), and where an operand is consumed in another
+  distribution than it is produced in, an explicit repartition record
+  (``use_layouts``).
+
+Layouts are assigned by classes: values that must share a distribution
+(elementwise operands and results, loop-carried values, a resident
+accumulator) form one class; anchors (matrix accumulators, row reductions)
+fix a class's layout; the remaining classes take what their consumers demand
+(the source of a broadcast takes the layout that makes the broadcast a
+register renaming), and otherwise the coalesced ``blocked`` layout.
+Operations are not changed, only annotated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import tilec.ir as ir
+from tilec.exec import TargetProfile, get_profile
+from tilec.plan import GroupPlan, MatrixCandidate, extract_groups, plan_group
+
+from . import layouts as L
+from .atoms import LANE_ATOMS, MMA_ATOMS
+from .cloning import clone_module
+from .options import LoweringError, LowerOptions
+from .reductions import merge_laws
+
+__all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
+           "block_arg_layout", "SCHEDULE_ATTRS"]
+
+SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
+                  "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
+                  "stage_layouts", "schedule")
+"""Attributes this pass adds (the Scheduled verifier's vocabulary)."""
+
+_ANCHOR_MMA = 3
+_ANCHOR_ROWS = 2
+
+
+@dataclass(frozen=True)
+class MmaChoice:
+    """How one ``mma`` is realized."""
+
+    realization: str
+    """``mma.m16n8k16.bf16`` ... (an ``atom.call`` atom), ``ffma`` (lane FMAs) or ``reference``."""
+    atom: str | None
+    """The planner's atom id (None for the reference)."""
+    distribution: str
+    """``rectangle``, ``one_atom`` or ``scalar``."""
+    gm: int
+    """Subgroup rows."""
+    gn: int
+    """Subgroup columns."""
+    rm: int
+    """Atom rows per subgroup."""
+    rn: int
+    """Atom columns per subgroup."""
+    accumulator: str
+    """``resident``, ``direct`` or ``nonresident``."""
+    layout: L.DistLayout
+    """The accumulator's distribution."""
+
+
+@dataclass
+class GroupSchedule:
+    """Every decision for one group, before it is written as attributes."""
+
+    op: ir.Operation
+    """The group's ``parallel``."""
+    threads: int
+    """Threads per group."""
+    plan: GroupPlan | None
+    """The planner's report (None when the group has no matrix operation)."""
+    mma: dict[ir.Operation, MmaChoice] = field(default_factory=dict)
+    """Realization per ``mma``."""
+    reduce: dict[ir.Operation, tuple[str, L.DistLayout | None, L.DistLayout]] = \
+        field(default_factory=dict)
+    """Per ``reduce``: strategy, required input layout (None: any) and result layout."""
+    layouts: dict[ir.Value, L.DistLayout] = field(default_factory=dict)
+    """The distribution of every tile value of the group."""
+    uses: dict[tuple[ir.Operation, int], L.DistLayout] = field(default_factory=dict)
+    """Operands consumed in another distribution than produced (repartitions)."""
+    notes: list[str] = field(default_factory=list)
+    """What was decided and why (kept in the report)."""
+
+
+# ---------------------------------------------------------------------- entry point
+
+
+def schedule_module(module: ir.Module, target: str, options: LowerOptions | None = None
+                    ) -> tuple[ir.Module, list[GroupSchedule]]:
+    """A Scheduled copy of ``module`` for ``target`` and the decisions per group."""
+    options = options or LowerOptions()
+    profile = get_profile(target)
+    out, _ = clone_module(module)
+    shapes = dict(options.shapes) if options.shapes else None
+    sites = {s.op: s for s in extract_groups(out, options.planner, shapes)}
+    groups: list[GroupSchedule] = []
+    for fn in out:
+        for op in fn.walk():
+            if op.name != "parallel" or _enclosing_parallel(op) is not None:
+                continue
+            site = sites.get(op)
+            plan = None
+            if site is not None and site.workload is not None:
+                plan = plan_group(site.workload, profile, options.planner)
+            g = _schedule_group(op, profile, options, plan)
+            _annotate(g, op)
+            groups.append(g)
+        fn.attributes["form"] = "scheduled"
+        fn.attributes["target"] = profile.name
+        for block in fn.body.blocks:
+            for op in block.operations:
+                op.attributes.setdefault("exec", "uniform")
+    return out, groups
+
+
+def _enclosing_parallel(op: ir.Operation) -> ir.Operation | None:
+    p = op.parent_op
+    while p is not None and p.name != "parallel":
+        p = p.parent_op
+    return p
+
+
+# ------------------------------------------------------------------------- helpers
+
+
+def _static(t: ir.TileType) -> tuple[int, ...]:
+    try:
+        return tuple(int(e) for e in t.shape)
+    except ValueError:
+        raise LoweringError(f"tile {t} has a symbolic extent; tiles must be static") from None
+
+
+def _tile_values(group: ir.Operation) -> list[ir.Value]:
+    """Every tile-typed value defined inside the group, in program order."""
+    out: list[ir.Value] = []
+    for op in group.walk(include_self=False):
+        for r in op.regions:
+            for b in r.blocks:
+                out.extend(a for a in b.args if isinstance(a.type, ir.TileType))
+        out.extend(r for r in op.results if isinstance(r.type, ir.TileType))
+    return out
+
+
+def _pow2_floor(n: int) -> int:
+    return 1 << (max(1, n).bit_length() - 1)
+
+
+def _heuristic_threads(group: ir.Operation, options: LowerOptions) -> int:
+    """Threads for a group without a matrix plan: enough for 16-byte chunks of its largest
+    tile, a whole number of 32-lane subgroups, at most ``max_threads``."""
+    if options.threads is not None:
+        return options.threads
+    if options.planner.threads is not None:
+        return options.planner.threads
+    best = 32
+    for v in _tile_values(group):
+        t = v.type
+        n = math.prod(_static(t))
+        chunk = L.vector_width(t.dtype, int(t.shape[-1]) if t.shape else 1)
+        best = max(best, -(-n // chunk))
+    threads = 1 << (best - 1).bit_length()
+    return max(32, min(options.max_threads, threads))
+
+
+# ----------------------------------------------------------------- matrix choices
+
+
+def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
+                notes: list[str]) -> MmaChoice:
+    a_t, _, c_t = (v.type for v in op.operands)
+    m, n = _static(c_t)
+    ref = MmaChoice("reference", None, "scalar", 1, 1, 1, 1, "nonresident",
+                    L.blocked((m, n), threads, c_t.dtype))
+    if cand is None or cand.realization == "scalar" or cand.atom is None:
+        return ref
+    atom_id = cand.atom.id
+    strict = op.attr("policy").order == "strict_fold"
+    if atom_id in MMA_ATOMS and strict:
+        notes.append(f"{atom_id} sums in hardware order; a strict_fold mma keeps the scalar "
+                     "reference")
+        return ref
+    if atom_id in MMA_ATOMS:
+        mma = MMA_ATOMS[atom_id]
+        realization, am, an, frag = atom_id, mma.am, mma.an, mma.c
+    elif atom_id in LANE_ATOMS:
+        lane = LANE_ATOMS[atom_id]
+        realization, am, an, frag = "ffma", lane.am, lane.an, lane.c
+    else:
+        notes.append(f"{atom_id} has no Machine realization here; the scalar reference is used")
+        return ref
+    d = cand.distribution
+    assert d is not None
+    if cand.realization == "one_atom":
+        layout = L.one_atom((m, n), threads, am, an, frag.map, frag.regs)
+        return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
+                         layout)
+    layout = L.fragment_acc((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
+                            frag.regs, one_array=realization == "ffma")
+    return MmaChoice(realization, atom_id, "rectangle", d.gm, d.gn, d.rm, d.rn,
+                     cand.accumulator, layout)
+
+
+def _matrix_candidates(mmas: list[ir.Operation], plan: GroupPlan | None,
+                       options: LowerOptions) -> dict[ir.Operation, MatrixCandidate | None]:
+    out: dict[ir.Operation, MatrixCandidate | None] = {}
+    chosen = {}
+    if plan is not None and plan.selected is not None:
+        chosen = {p.candidate.op: p.candidate for p in plan.selected.choices}
+    for i, op in enumerate(mmas):
+        label = f"mma#{i}"
+        if options.force_matrix is not None and label in options.force_matrix:
+            out[op] = options.force_matrix[label]
+        elif options.matrix_realizations:
+            out[op] = chosen.get(label)
+        else:
+            out[op] = None
+    return out
+
+
+# -------------------------------------------------------------------- reductions
+
+
+def _team(rows: int, cols: int, threads: int, v: int) -> int:
+    """Threads per row: spread the rows over all threads, within the row's chunks."""
+    per_row = max(1, threads // max(1, rows))
+    limit = min(per_row, cols // v)
+    team = _pow2_floor(limit)
+    while team > 1 and (cols % (team * v) or threads % team):
+        team //= 2
+    return team
+
+
+def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions
+                 ) -> tuple[str, L.DistLayout | None, L.DistLayout]:
+    n_in = op.attr("n_inputs")
+    shape = _static(op.operand(0).type)
+    axes = tuple(op.attr("axes"))
+    kept = tuple(e for i, e in enumerate(shape) if i not in axes)
+    state_t = op.results[0].type
+    serial = ("serial", None, L.blocked(kept, threads, state_t.dtype))
+    if not options.row_reductions or not shape or axes != (len(shape) - 1,):
+        return serial
+    cols = shape[-1]
+    rows = math.prod(shape[:-1])
+    v = min(L.vector_width(op.operand(k).type.dtype, cols) for k in range(n_in))
+    tree = op.attr("policy").allows_tree and merge_laws(op) is not None
+    if not tree:
+        if cols > 64:
+            return serial
+        team = 1
+    else:
+        team = _team(rows, cols, threads, v)
+    try:
+        lay_in = L.rows(shape, threads, team, v)
+        lay_out = L.row_reduced(kept, threads, team)
+    except L.LayoutError:
+        return serial
+    strategy = "lane" if team == 1 else "warp_shuffle" if team <= 32 else "shared"
+    return strategy, lay_in, lay_out
+
+
+# ---------------------------------------------------------------------- classes
+
+
+class _Classes:
+    """Union-find over tile values that must share one distribution."""
+
+    def __init__(self) -> None:
+        self.parent: dict[ir.Value, ir.Value] = {}
+        self.anchor: dict[ir.Value, tuple[int, L.DistLayout]] = {}
+        self.layout: dict[ir.Value, L.DistLayout] = {}
+
+    def find(self, v: ir.Value) -> ir.Value:
+        p = self.parent.setdefault(v, v)
+        if p is v:
+            return v
+        root = self.find(p)
+        self.parent[v] = root
+        return root
+
+    def union(self, a: ir.Value, b: ir.Value) -> None:
+        if a.type is not b.type:
+            return
+        ra, rb = self.find(a), self.find(b)
+        if ra is not rb:
+            self.parent[rb] = ra
+            if rb in self.anchor:
+                self.set_anchor(ra, *self.anchor.pop(rb))
+
+    def set_anchor(self, v: ir.Value, priority: int, layout: L.DistLayout) -> None:
+        r = self.find(v)
+        old = self.anchor.get(r)
+        if old is None or priority > old[0]:
+            self.anchor[r] = (priority, layout)
+
+    def assigned(self, v: ir.Value) -> L.DistLayout | None:
+        return self.layout.get(self.find(v))
+
+    def assign(self, v: ir.Value, layout: L.DistLayout) -> bool:
+        r = self.find(v)
+        if r in self.layout:
+            return False
+        self.layout[r] = layout
+        return True
+
+
+def _carried_edges(op: ir.Operation) -> Iterable[tuple[ir.Value, ir.Value]]:
+    """Pairs of values a structured op requires to share a layout."""
+    if op.name in ("serial", "pipeline"):
+        inits = op.operands[3:]
+        first = op.regions[0].entry
+        last_yield = op.regions[-1].entry.terminator
+        for k, (init, res) in enumerate(zip(inits, op.results)):
+            yield res, first.args[k + 1]
+            yield res, init
+            if last_yield is not None:
+                yield res, last_yield.operand(k)
+        for s in range(1, len(op.regions)):
+            prev = op.regions[s - 1].entry.terminator
+            blk = op.regions[s].entry
+            if prev is not None:
+                for k, a in enumerate(blk.args[1:]):
+                    yield a, prev.operand(k)
+    elif op.name == "if":
+        for r in op.regions:
+            y = r.entry.terminator
+            if y is not None:
+                for res, v in zip(op.results, y.operands):
+                    yield res, v
+    elif op.name == "map":
+        for v in op.operands:
+            if isinstance(v.type, ir.TileType):
+                for res in op.results:
+                    yield res, v
+        for a, b in zip(op.results, op.results[1:]):
+            yield a, b
+    elif op.name == "reduce":
+        n_in = op.attr("n_inputs")
+        for a, b in zip(op.operands[:n_in], op.operands[1:n_in]):
+            yield a, b
+        for a, b in zip(op.results, op.results[1:]):
+            yield a, b
+
+
+def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOptions,
+                    plan: GroupPlan | None) -> GroupSchedule:
+    inner = list(par.walk(include_self=False))
+    for op in inner:
+        if op.name == "parallel":
+            raise LoweringError(ir.format_located(
+                "a nested parallel nest is not lowered yet (only the outermost nest is a "
+                "group)", op.loc))
+        if op.name == "call":
+            raise LoweringError(ir.format_located("calls are not lowered; inline helpers",
+                                                  op.loc))
+    if len(par.operands) > par.attr("rank"):
+        raise LoweringError(ir.format_located("a group with ancestor updates (parallel inits) "
+                                              "is not lowered yet", par.loc))
+    mmas = [o for o in inner if o.name == "mma"]
+    cands = _matrix_candidates(mmas, plan, options)
+    counts = {c.threads for c in cands.values() if c is not None}
+    if len(counts) > 1:
+        raise LoweringError(f"forced matrix candidates disagree on the thread count: {counts}")
+    threads = counts.pop() if counts else _heuristic_threads(par, options)
+    if threads > profile.max_threads_per_group:
+        raise LoweringError(f"{threads} threads exceed the {profile.name} limit")
+    g = GroupSchedule(par, threads, plan)
+    if plan is not None and plan.selected is None and not options.force_matrix:
+        g.notes.append("matrix planner found no plan (" + "; ".join(plan.diagnostics)
+                       + "): the checked scalar reference realizes every mma")
+    for op in mmas:
+        g.mma[op] = _mma_choice(op, cands[op], threads, g.notes)
+    for op in inner:
+        if op.name == "reduce":
+            g.reduce[op] = _reduce_plan(op, threads, options)
+    _assign_layouts(g, inner)
+    return g
+
+
+def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
+    cl = _Classes()
+    values = _tile_values(g.op)
+    for v in values:
+        cl.find(v)
+    for op in inner:
+        for a, b in _carried_edges(op):
+            cl.union(a, b)
+    forced: dict[tuple[ir.Operation, int], L.DistLayout] = {}
+    for op, ch in g.mma.items():
+        acc_in, res = op.operand(2), op.result
+        mode = ch.accumulator
+        loop = _recurrence_loop(op)
+        if mode in ("resident", "direct") and loop is not None:
+            cl.union(res, acc_in)
+            cl.set_anchor(res, _ANCHOR_MMA, ch.layout)
+            if mode == "resident":
+                # C is initialized and D leaves through shared staging (not directly).
+                pos = acc_in.index - 1  # type: ignore[attr-defined]
+                init = loop.operand(3 + pos)
+                blocked = L.blocked(ch.layout.shape, g.threads, res.type.dtype)
+                forced[(loop, 3 + pos)] = ch.layout
+                cl.set_anchor(init, _ANCHOR_MMA, blocked)
+                for use in loop.results[pos].uses:
+                    if use.owner.name in ("store", "atomic"):
+                        forced[(use.owner, use.index)] = blocked
+        else:
+            cl.set_anchor(res, _ANCHOR_MMA, ch.layout)
+            if loop is not None or ch.distribution == "scalar":
+                cl.set_anchor(acc_in, _ANCHOR_MMA if loop is not None else 1,
+                              L.blocked(ch.layout.shape, g.threads, res.type.dtype))
+            forced[(op, 2)] = ch.layout
+    for op, (_strategy, lay_in, lay_out) in g.reduce.items():
+        if lay_in is not None:
+            for k in range(op.attr("n_inputs")):
+                cl.set_anchor(op.operand(k), _ANCHOR_ROWS, lay_in)
+                forced[(op, k)] = lay_in
+        for r in op.results:
+            cl.set_anchor(r, _ANCHOR_ROWS, lay_out)
+    for root, (_, lay) in cl.anchor.items():
+        cl.layout[root] = lay
+    _propagate(g, inner, cl, forced)
+    for v in values:
+        g.layouts[v] = cl.assigned(v)  # type: ignore[assignment]
+    _record_uses(g, inner, forced)
+
+
+def _recurrence_loop(op: ir.Operation) -> ir.Operation | None:
+    """The serial loop whose carried value the mma's accumulator is, if any."""
+    c = op.operand(2)
+    loop = op.parent_op
+    if loop is None or loop.name != "serial" or not isinstance(c, ir.BlockArgument):
+        return None
+    if c.owner is not op.parent or c.index == 0:
+        return None
+    y = op.parent.terminator
+    if y is None or op.result.num_uses != 1 or next(iter(op.result.uses)).owner is not y:
+        return None
+    return loop
+
+
+def _propagate(g: GroupSchedule, inner: list[ir.Operation], cl: _Classes,
+               forced: dict[tuple[ir.Operation, int], L.DistLayout]) -> None:
+    """Give unanchored classes what their consumers demand, else the blocked layout."""
+    order = list(reversed(inner))
+    while True:
+        changed = True
+        while changed:
+            changed = False
+            for op in order:
+                changed |= _demand(g, op, cl, forced)
+        left = [v for v in _tile_values(g.op) if cl.assigned(v) is None]
+        if not left:
+            return
+        v = left[-1]
+        cl.assign(v, L.blocked(_static(v.type), g.threads, v.type.dtype))
+
+
+def _demand(g: GroupSchedule, op: ir.Operation, cl: _Classes,
+            forced: dict[tuple[ir.Operation, int], L.DistLayout]) -> bool:
+    """Assign operand classes from what ``op`` needs of them; True when something changed."""
+    changed = False
+    for k, v in enumerate(op.operands):
+        if not isinstance(v.type, ir.TileType) or cl.assigned(v) is not None:
+            continue
+        want = forced.get((op, k))
+        if want is None and op.name == "reindex" and k == 0:
+            res = cl.assigned(op.result)
+            if res is not None and op.num_operands == 1:
+                want = L.image(res, op.attr("map"), _static(v.type))
+        if want is None and op.name in ("store", "atomic"):
+            want = L.blocked(_static(v.type), g.threads, v.type.dtype)
+        if want is not None:
+            changed |= cl.assign(v, want)
+    return changed
+
+
+def _required(g: GroupSchedule, op: ir.Operation, k: int,
+              forced: dict[tuple[ir.Operation, int], L.DistLayout]) -> L.DistLayout | None:
+    """The layout ``op`` consumes operand ``k`` in (None: whatever it is produced in)."""
+    if (op, k) in forced:
+        return forced[(op, k)]
+    v = op.operand(k)
+    if op.name == "map":
+        return g.layouts[op.results[0]]
+    if op.name in ("serial", "pipeline") and k >= 3:
+        return g.layouts[op.results[k - 3]]
+    if op.name == "yield":
+        parent = op.parent_op
+        if parent is None:
+            return None
+        if parent.name == "if":
+            return g.layouts[parent.results[k]]
+        if parent.name in ("serial", "pipeline"):
+            stage = next(i for i, r in enumerate(parent.regions) if r is op.parent_region)
+            if stage == len(parent.regions) - 1:
+                return g.layouts[parent.results[k]]
+            nxt = parent.regions[stage + 1].entry.args[k + 1]
+            return g.layouts[nxt]
+    if op.name in ("store", "atomic") and k == 1:
+        lay = g.layouts[v]
+        if lay.replicated and L.owner_predicate(lay) is None:
+            return L.blocked(lay.shape, g.threads, v.type.dtype)
+    return None
+
+
+def _record_uses(g: GroupSchedule, inner: list[ir.Operation],
+                 forced: dict[tuple[ir.Operation, int], L.DistLayout]) -> None:
+    for op in inner:
+        for k, v in enumerate(op.operands):
+            if not isinstance(v.type, ir.TileType):
+                continue
+            want = _required(g, op, k, forced)
+            if want is not None and want is not g.layouts[v]:
+                g.uses[(op, k)] = want
+
+
+# -------------------------------------------------------------------- annotation
+
+
+def _layout_attr(values: Iterable[ir.Value], g: GroupSchedule) -> Any:
+    items = [g.layouts.get(v) if isinstance(v.type, ir.TileType) else None for v in values]
+    return items[0] if len(items) == 1 else tuple(items)
+
+
+def _mem_plan(v: ir.Value) -> str:
+    """``shared`` when every use stages it as a matrix operand, else ``regs``."""
+    uses = list(v.uses)
+    if uses and all(u.owner.name == "mma" and u.index < 2 for u in uses):
+        return "shared"
+    return "regs"
+
+
+def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
+    par.attributes["level"] = "grid"
+    par.attributes["threads"] = g.threads
+    par.attributes["exec"] = "grid"
+    for op in par.walk(include_self=False):
+        if _in_scalar_region(op, par):
+            continue
+        op.attributes["exec"] = "group"
+        tiles = [r for r in op.results if isinstance(r.type, ir.TileType)]
+        if tiles:
+            op.attributes["layout"] = _layout_attr(op.results, g)
+            mems = [(_mem_plan(r) if isinstance(r.type, ir.TileType) else None)
+                    for r in op.results]
+            op.attributes["mem"] = mems[0] if len(mems) == 1 else tuple(mems)
+        if op.name == "memory":
+            op.attributes["mem"] = "shared"
+        uses = [g.uses.get((op, k)) for k in range(op.num_operands)]
+        if any(u is not None for u in uses):
+            op.attributes["use_layouts"] = tuple(uses)
+        if op.name == "mma":
+            ch = g.mma[op]
+            op.attributes.update(realization=ch.realization, distribution=ch.distribution,
+                                 accumulator=ch.accumulator, gm=ch.gm, gn=ch.gn, rm=ch.rm,
+                                 rn=ch.rn)
+            if ch.atom is not None:
+                op.attributes["atom"] = ch.atom
+        if op.name == "reduce":
+            op.attributes["strategy"] = g.reduce[op][0]
+        if op.name == "pipeline":
+            op.attributes["stage_layouts"] = tuple(
+                tuple(g.layouts.get(a) if isinstance(a.type, ir.TileType) else None
+                      for a in r.entry.args) for r in op.regions)
+
+
+def _in_scalar_region(op: ir.Operation, group: ir.Operation) -> bool:
+    """True inside a ``map``/``reduce`` body (scalar code, bound with its enclosing op)."""
+    p = op.parent_op
+    while p is not None and p is not group:
+        if p.name in ("map", "reduce"):
+            return True
+        p = p.parent_op
+    return False
+
+
+# ---------------------------------------------------------------- reading back
+
+
+def layout_of(v: ir.Value) -> L.DistLayout:
+    """The distribution a Scheduled value was given (results and block arguments)."""
+    if isinstance(v, ir.OpResult):
+        attr = v.owner.attr("layout")
+        lay = attr[v.index] if isinstance(attr, tuple) else attr
+    else:
+        lay = block_arg_layout(v)  # type: ignore[arg-type]
+    if not isinstance(lay, L.DistLayout):
+        raise LoweringError(f"value {v!r} has no distribution in the Scheduled form")
+    return lay
+
+
+def block_arg_layout(a: ir.BlockArgument) -> L.DistLayout | None:
+    """A block argument's layout: a loop's carried result, a pipeline stage's record."""
+    owner = a.owner.parent_op
+    if owner is None:
+        return None
+    if owner.name == "serial":
+        lay = owner.attr("layout")
+        return (lay[a.index - 1] if isinstance(lay, tuple) else lay) if a.index else None
+    if owner.name == "pipeline":
+        stage = next(i for i, r in enumerate(owner.regions) if r is a.owner.parent)
+        return owner.attr("stage_layouts")[stage][a.index]
+    return None
+
+
+def use_layout(op: ir.Operation, k: int) -> L.DistLayout | None:
+    """The layout ``op`` consumes operand ``k`` in, when it differs from the producer's."""
+    uses = op.attr("use_layouts")
+    return uses[k] if uses is not None else None
