@@ -355,18 +355,19 @@ def round_float(value: Any, name: str) -> float:
     # An integer is first rounded to f64 *to odd* (exact when it fits), so the one rounding
     # below is a correct rounding of the integer itself.
     x = _int_to_f64_odd(value) if isinstance(value, int) else float(value)
-    if name == "f32":
-        return float(np.float32(x))
-    # double -> narrow in one rounding: round to odd in f32 first (two spare bits suffice)
-    f = np.float32(x)
-    if math.isfinite(x) and float(f) != x:
-        bits = np.array(f).view(np.uint32)
-        if abs(float(f)) > abs(x):
-            bits = bits - np.uint32(1)
-        bits = bits | np.uint32(1)
-        f = bits.view(np.float32)
-    dt = ml_dtypes.bfloat16 if name == "bf16" else np.float16
-    return float(np.asarray(f).astype(dt))
+    with np.errstate(over="ignore"):
+        if name == "f32":
+            return float(np.float32(x))
+        # double -> narrow in one rounding: round to odd in f32 first (two spare bits suffice)
+        f = np.float32(x)
+        if math.isfinite(x) and float(f) != x:
+            bits = np.array(f).view(np.uint32)
+            if abs(float(f)) > abs(x):
+                bits = bits - np.uint32(1)
+            bits = bits | np.uint32(1)
+            f = bits.view(np.float32)
+        dt = ml_dtypes.bfloat16 if name == "bf16" else np.float16
+        return float(np.asarray(f).astype(dt))
 
 
 def _int_to_f64_odd(v: int) -> float:
