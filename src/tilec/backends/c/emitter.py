@@ -26,8 +26,10 @@ How values become C (decisions, see docs in the package ``__init__``):
   is folded into the map's indexing;
 * a ``mem`` value is a ``ViewRef`` (see ``access.py``); loads/stores are copy
   loops with a contiguous innermost axis;
-* the outermost ``parallel`` is an ``omp parallel for collapse(rank)
-  schedule(static)``; nested ones are plain loops.
+* the outermost ``parallel`` is an ``omp parallel for collapse(rank)``
+  with dynamic chunks of about an eighth of a thread's share (programs
+  differ in cost at ragged edges, and a shared machine makes a static split
+  wait for its slowest thread); nested ones are plain loops.
 """
 
 from __future__ import annotations
@@ -555,9 +557,13 @@ class CEmitter(CLikeEmitter):
             self.buf.line(f"const int64_t {n} = {e};")
         coords = [self.name_of(a) for a in body.args[:rank]]
         if use_omp:
+            # Dynamic chunks, about eight per thread: programs differ in cost (ragged edge
+            # tiles) and the machine may be shared, so a static split waits for the slowest.
             total = " * ".join(ev)
-            self.buf.line(f"#pragma omp parallel for collapse({rank}) schedule(static) "
-                          f"if({total} > 1)")
+            chunk = self.fresh("chunk")
+            self.buf.line(f"const int64_t {chunk} = tc_max_i(1, ({total}) / (8 * TC_THREADS()));")
+            self.buf.line(f"#pragma omp parallel for collapse({rank}) "
+                          f"schedule(dynamic, {chunk}) if({total} > 1)")
         for c, n in zip(coords[:-1], ev[:-1]):
             self.buf.line(f"for (int64_t {c} = 0; {c} < {n}; ++{c})")
         with self.buf.block(f"for (int64_t {coords[-1]} = 0; {coords[-1]} < {ev[-1]}; "

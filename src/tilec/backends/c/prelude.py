@@ -39,6 +39,13 @@ PRELUDE = r"""
 #error "the tilec C backend needs a GCC- or Clang-compatible C compiler"
 #endif
 
+#ifdef _OPENMP
+#include <omp.h>
+#define TC_THREADS() ((int64_t)omp_get_max_threads())
+#else
+#define TC_THREADS() ((int64_t)1)
+#endif
+
 #define TC_INLINE static inline __attribute__((always_inline, unused))
 #define TC_ALIGN __attribute__((aligned(64)))
 #ifdef __FMA__
