@@ -132,6 +132,40 @@ def _probe(cc: str) -> Toolchain:
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CompilerNotFound(f"C compiler {cc} does not run: {e}") from None
     identity = (ver.stdout or ver.stderr).strip()
+    memo = _probe_memo_path(cc, identity)
+    tc = _read_probe_memo(memo, cc, identity)
+    if tc is None:
+        tc = _probe_flags(cc, identity)
+        try:
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            _publish(memo, json.dumps({"cc": cc, "identity": identity, "flags": tc.flags,
+                                       "openmp": tc.openmp, "native": tc.native,
+                                       "notes": tc.notes}).encode())
+        except OSError:
+            pass  # a read-only cache directory only costs a probe per process
+    return tc
+
+
+def _probe_memo_path(cc: str, identity: str) -> Path:
+    st = os.stat(cc)
+    h = hashlib.sha256(f"{cc}\0{st.st_mtime_ns}\0{st.st_size}\0{identity}\0"
+                       f"{' '.join(BASE_FLAGS)}\0{_cpu_identity()}".encode()).hexdigest()
+    return cache_dir() / "probe" / f"{h}.json"
+
+
+def _read_probe_memo(path: Path, cc: str, identity: str) -> Toolchain | None:
+    """A previous probe of the same compiler binary; None when absent or unreadable."""
+    try:
+        d = json.loads(path.read_text())
+        if d["cc"] != cc or d["identity"] != identity or not isinstance(d["flags"], list):
+            return None
+        return Toolchain(cc, identity, tuple(str(f) for f in d["flags"]), bool(d["openmp"]),
+                         bool(d["native"]), tuple(str(n) for n in d["notes"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _probe_flags(cc: str, identity: str) -> Toolchain:
     flags = list(BASE_FLAGS)
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tilec-probe-") as tmp:

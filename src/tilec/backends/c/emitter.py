@@ -298,7 +298,9 @@ class CEmitter(CLikeEmitter):
         out.line("{")
         out.splice(self._param_lines)
         out.splice(body)
-        out.line("  return tc_st[0];")
+        last = fn.entry.operations.last
+        if last is None or last.name != "return":
+            out.line("  return tc_st[0];")
         out.line("}")
         params = [ParamInfo(p.kind, p.dtype, p.shape, id(a) in self.written, p.name)
                   for p, a in zip(params, fn.args)]
