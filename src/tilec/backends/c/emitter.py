@@ -207,8 +207,13 @@ class CEmitter(CLikeEmitter):
         name = hint if exact else self.fresh(hint)
         ct = self.mtype(dtype) if mem else self.ctype(dtype)
         n = max(1, prod(shape))
-        storage = "static _Thread_local " if self.tls else ""
-        self.buf.line(f"{storage}{ct} {name}[{n}] TC_ALIGN;")
+        if self.tls:
+            # A thread-local array, addressed through a pointer taken once here: every
+            # direct use of a thread-local in a shared object is a __tls_get_addr call.
+            self.buf.line(f"static _Thread_local {ct} {name}_tls[{n}] TC_ALIGN;")
+            self.buf.line(f"{ct} *const restrict {name} = {name}_tls;")
+        else:
+            self.buf.line(f"{ct} {name}[{n}] TC_ALIGN;")
         return name
 
     def new_tile(self, v: ir.Value, hint: str = "t") -> Tile:

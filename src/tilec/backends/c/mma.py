@@ -99,7 +99,7 @@ class MicroKernels:
         # named locals in registers far more reliably than small arrays. Not inlined, so
         # the allocation is not disturbed by the (large) kernel function around the call.
         b.line(f"static __attribute__((noinline, unused)) void {name}(int64_t K, "
-               f"const {t} *restrict a, int64_t lda, const {t} *restrict b, int64_t ldb, "
+               f"const {t} *restrict a, const {t} *restrict b, int64_t ldb, "
                f"const {t} *cin, int64_t ldci, {t} *cout, int64_t ldco)")
         acc = [[f"c{i}_{j}" for j in range(nv)] for i in range(mr)]
         with b.block(""):
@@ -110,7 +110,7 @@ class MicroKernels:
                 for j in range(nv):
                     b.line(f"const {vt} b{j} = tc_load_{v.suffix}(b + k * ldb + {j * w});")
                 for i in range(mr):
-                    b.line(f"const {t} s{i} = a[{i} * lda + k];")
+                    b.line(f"const {t} s{i} = a[k * {mr} + {i}];")
                     b.line(f"const {vt} a{i} = {{{', '.join([f's{i}'] * w)}}};")
                     for j in range(nv):
                         c = acc[i][j]
@@ -129,10 +129,11 @@ class MicroKernels:
                     declare: Callable[[int], str]) -> None:
         """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels.
 
-        ``b``'s full column blocks are first packed panel by panel (``k x NV*lanes``
-        contiguous), so a block's k loop streams one contiguous panel that stays in
-        L1 while the row blocks (the inner loop, as in BLIS) run over it. ``declare(n)``
-        declares a scratch array of ``n`` elements and returns its name.
+        ``a`` is first packed into row panels (per k, a block's rows side by side) and
+        ``b``'s full column blocks panel by panel (``k x NV*lanes`` contiguous), so a
+        block's k loop streams two contiguous panels; the B panel stays in L1 while the
+        row blocks (the inner loop, as in BLIS) run over it. ``declare(n)`` declares a
+        scratch array of ``n`` elements and returns its name.
         """
         v = _VECS[flavour]
         w = v.lanes
@@ -145,6 +146,13 @@ class MicroKernels:
             row_groups.append((MR, f"for (int64_t i0 = 0; i0 < {full_rows}; i0 += {MR})"))
         if m % MR:
             row_groups.append((m % MR, f"for (int64_t i0 = {full_rows}; i0 < {m}; i0 += {MR})"))
+        if wide or one > wide:
+            # A in row panels: for each k, the block's mr values side by side
+            ap = declare(m * k)
+            for mr, header in row_groups:
+                out.line(f"{header} for (int64_t kk = 0; kk < {k}; ++kk) "
+                         f"for (int ii = 0; ii < {mr}; ++ii) "
+                         f"{ap}[i0 * {k} + kk * {mr} + ii] = {a}[(i0 + ii) * {k} + kk];")
         if wide:
             bp = declare(k * wide)
             out.line(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr}) "
@@ -153,12 +161,12 @@ class MicroKernels:
             with out.block(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr})"):
                 for mr, header in row_groups:
                     kn = self.kernel(flavour, mr, NV, fused)
-                    out.line(f"{header} {kn}({k}, {a} + i0 * {k}, {k}, {bp} + j0 * {k}, {nr}, "
+                    out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {bp} + j0 * {k}, {nr}, "
                              f"{c} + i0 * {n} + j0, {n}, {o} + i0 * {n} + j0, {n});")
         for mr, header in row_groups:
             if one > wide:
                 kn = self.kernel(flavour, mr, 1, fused)
-                out.line(f"{header} {kn}({k}, {a} + i0 * {k}, {k}, {b} + {wide}, {n}, "
+                out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {b} + {wide}, {n}, "
                          f"{c} + i0 * {n} + {wide}, {n}, {o} + i0 * {n} + {wide}, {n});")
             if n > one:
                 # the last columns, narrower than a vector: a separate multiply and add
