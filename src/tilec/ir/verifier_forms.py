@@ -88,7 +88,9 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                         "reduce: realization strategy"),
     "stage_layouts": AttrDef(lambda x: isinstance(x, tuple), False,
                              "pipeline: distribution of each stage argument"),
-    "schedule": AttrDef(_str, False, "pipeline: the committed schedule"),
+    "schedule": AttrDef(lambda x: x in ("double_buffer",), False,
+                        "loop: the committed schedule of its staged matrix operands"),
+    "versions": AttrDef(_pos_int, False, "loop: ring-buffer versions of its staged operands"),
 }
 """Attributes the Scheduled form adds, with their checks."""
 

@@ -35,7 +35,7 @@ from . import layouts as L
 from .options import LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
-__all__ = ["Lowered", "GroupLowering", "RULES", "rule", "lower_scheduled_module"]
+__all__ = ["Lowered", "Staged", "GroupLowering", "RULES", "rule", "lower_scheduled_module"]
 
 
 @dataclass
@@ -65,6 +65,14 @@ class Lowered:
     def dtype(self) -> ir.ScalarType:
         """Element type."""
         return self.parts[0].type.dtype
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A matrix operand that lives only in shared memory (a double-buffered stage version)."""
+
+    view: ir.Value
+    """The ``rows x cols`` view of the ring-buffer version holding this iteration's tile."""
 
 
 Rule = Callable[["GroupLowering", ir.Operation], None]
@@ -245,6 +253,10 @@ class GroupLowering:
         """Value environments, innermost last (candidate value -> machine value/Lowered)."""
         self.target = fn_lowering.target
         """The target profile name."""
+        self.skip: set[ir.Operation] = set()
+        """Scheduled operations realized elsewhere (staged loads and their views)."""
+        self.async_copies = fn_lowering.options.async_copies and self.target.startswith("cuda")
+        """Whether staged operands may use ``cp.async`` (an sm_80+ CUDA instruction)."""
 
     # -- environment ------------------------------------------------------------------
     def bind(self, v: ir.Value, x: Any) -> None:
@@ -317,7 +329,8 @@ class GroupLowering:
 
     def arith(self, fn: str, *xs: ir.Value, type: ir.Type | None = None) -> ir.Value:
         """One scalar ``arith``."""
-        t = type or (ir.i1 if fn in ("eq", "ne", "lt", "le", "gt", "ge") else xs[0].type)
+        t = type or (ir.i1 if fn in ("eq", "ne", "lt", "le", "gt", "ge")
+                     else xs[1].type if fn == "select" else xs[0].type)
         return self.op("arith", xs, [t], {"fn": fn}).result
 
     def atom(self, catalog_id: str, operands: Sequence[ir.Value], types: Sequence[ir.Type],
@@ -477,21 +490,45 @@ class GroupLowering:
         return c
 
     def guarded(self, cond: ir.Value, body: Callable[[], None],
-                attrs: dict[str, Any] | None = None) -> None:
-        """``if cond { body }`` with no results (lanes where ``cond`` fails skip it)."""
+                attrs: dict[str, Any] | None = None,
+                otherwise: Callable[[], None] | None = None) -> None:
+        """``if cond { body } else { otherwise }`` with no results."""
         then, other = ir.Block(), ir.Block()
-        op = self.op("if", [cond], [], attrs or {}, [ir.Region([then]), ir.Region([other])])
+        self.op("if", [cond], [], attrs or {}, [ir.Region([then]), ir.Region([other])])
         with self.scope(ir.Builder(ir.InsertionPoint.at_end(then))):
             body()
             self.op("yield", [], [])
-        ir.Builder(ir.InsertionPoint.at_end(other)).create("yield")
-        del op
+        with self.scope(ir.Builder(ir.InsertionPoint.at_end(other))):
+            if otherwise is not None:
+                otherwise()
+            self.op("yield", [], [])
+
+    def affine(self, e: ir.AffineExpr, dims: Sequence[ir.Value] = (),
+               syms: Sequence[ir.Value] = ()) -> ir.Value:
+        """An index value computing ``e`` with ``d<i> = dims[i]`` and ``s<i> = syms[i]``."""
+        acc: ir.Value | None = None
+        for atom, c in e.terms:
+            if atom[0] == "d":
+                x = dims[atom[1]]
+            elif atom[0] == "s":
+                x = syms[atom[1]]
+            else:
+                inner = self.affine(atom[1], dims, syms)
+                x = self.arith("floordiv" if atom[0] == "floordiv" else "rem", inner,
+                               self.index(atom[2]))
+            if c != 1:
+                x = self.arith("mul", x, self.index(c))
+            acc = x if acc is None else self.arith("add", acc, x)
+        if acc is None:
+            return self.index(e.constant)
+        return acc if e.constant == 0 else self.arith("add", acc, self.index(e.constant))
 
     # -- driving -------------------------------------------------------------------------
     def lower_block(self, block: ir.Block) -> None:
-        """Lower every operation of a Scheduled block except its terminator."""
+        """Lower every operation of a Scheduled block except its terminator (and the staged
+        loads a double-buffered loop has already issued, with their address views)."""
         for op in block.operations:
-            if op.opdef.terminator:
+            if op.opdef.terminator or op in self.skip:
                 continue
             self.lower_op(op)
 

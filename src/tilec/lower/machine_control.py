@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import tilec.ir as ir
 
-from .machine import GroupLowering, Lowered, rule
+from .machine import GroupLowering, Lowered, Staged, rule
 from .schedule import block_arg_layout, layout_of
 
 __all__ = ["flatten", "unflatten"]
@@ -55,11 +55,24 @@ def _layouts(values: Sequence[ir.Value]) -> list[object]:
     return [layout_of(v) if isinstance(v.type, ir.TileType) else None for v in values]
 
 
+def _forward(g: GroupLowering, v: ir.Value, lay: object) -> Lowered | ir.Value | Staged:
+    """A value handed from one pipeline stage to the next, in the next stage's layout."""
+    x = g.lookup(v)
+    if isinstance(x, Staged) or not isinstance(v.type, ir.TileType):
+        return x
+    return g.tile(v, lay)  # type: ignore[arg-type]
+
+
 @rule("serial", "pipeline")
 def _loop(g: GroupLowering, op: ir.Operation) -> None:
+    from .machine_pipeline import Staging
+
     lb, ub, step = (g.scalar(v) for v in op.operands[:3])
     carried = _layouts(op.results)
     inits = flatten(g, [_value(g, op, 3 + k) for k in range(len(op.results))])
+    staging = Staging(g, op) if op.attr("schedule") == "double_buffer" else None
+    if staging is not None:
+        staging.prologue(lb, ub, step)
     body = ir.Block([ir.index, *(v.type for v in inits)])
     attrs = {"unroll": op.attr("unroll")} if op.attr("unroll") is not None else {}
     loop = g.op("serial", [lb, ub, step, *inits], [v.type for v in inits], attrs,
@@ -67,7 +80,9 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
     before = g.sync.state()
     with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
         iv = body.args[0]
-        args: list[Lowered | ir.Value] = unflatten(carried, body.args[1:])
+        args: list[Lowered | ir.Value | Staged] = unflatten(carried, body.args[1:])
+        if staging is not None:
+            staging.begin_iteration(iv, lb, ub, step)
         for s, region in enumerate(op.regions):
             block = region.entry
             g.bind(block.args[0], iv)
@@ -78,8 +93,7 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
             assert term is not None
             if s + 1 < len(op.regions):
                 nxt = op.regions[s + 1].entry.args[1:]
-                args = [g.tile(v, block_arg_layout(a)) if isinstance(v.type, ir.TileType)
-                        else g.scalar(v) for v, a in zip(term.operands, nxt)]
+                args = [_forward(g, v, block_arg_layout(a)) for v, a in zip(term.operands, nxt)]
             else:
                 args = [_value(g, term, k) for k in range(term.num_operands)]
         yields = flatten(g, args)
@@ -87,6 +101,8 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
             g.sync.barrier()
         g.op("yield", yields, [])
     g.sync.merge(before, g.sync.state())
+    if staging is not None:
+        staging.finish()
     for r, x in zip(op.results, unflatten(carried, loop.results)):
         g.bind(r, x)
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 import tilec.ir as ir
 
 from .atoms import LANE_ATOMS, MMA_ATOMS
-from .machine import GroupLowering, Lowered, rule
+from .machine import GroupLowering, Lowered, Staged, rule
 from .schedule import layout_of
 
 __all__ = ["mac_region"]
@@ -87,6 +87,9 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
 def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
            dedicated: bool) -> ir.Value:
     """Operand ``k`` written to shared memory; returns its ``rows x cols`` view."""
+    staged = g.lookup(op.operand(k))
+    if isinstance(staged, Staged):
+        return staged.view  # a double-buffered loop already put this iteration's tile there
     x = g.tile(op.operand(k))
     dt = x.dtype
     if dedicated:

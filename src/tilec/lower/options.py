@@ -41,7 +41,11 @@ class LowerOptions:
     the checked serial reference for every reduction."""
     matrix_realizations: bool = True
     """Realize matrix operations with the planner's atoms; False uses the scalar reference."""
+    double_buffer: bool = True
+    """Also double-buffer the matrix operands of ``serial`` loops (``pipeline`` loops follow
+    their ``window``)."""
     async_copies: bool = True
-    """Stage matrix operands of ``pipeline`` loops with asynchronous copies (window 2)."""
+    """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
+    the alignment (else, and when False, with ordinary loads and shared stores)."""
     verify: bool = True
     """Verify each produced form."""

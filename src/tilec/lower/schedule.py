@@ -41,11 +41,11 @@ from .options import LoweringError, LowerOptions
 from .reductions import merge_laws
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
-           "block_arg_layout", "SCHEDULE_ATTRS"]
+           "block_arg_layout", "staged_loads", "SCHEDULE_ATTRS"]
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
-                  "stage_layouts", "schedule")
+                  "stage_layouts", "schedule", "versions")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -97,6 +97,8 @@ class GroupSchedule:
     """Operands consumed in another distribution than produced (repartitions)."""
     notes: list[str] = field(default_factory=list)
     """What was decided and why (kept in the report)."""
+    staging: dict[ir.Operation, int] = field(default_factory=dict)
+    """Loops whose matrix operands are double-buffered, with the ring-buffer versions."""
 
 
 # ---------------------------------------------------------------------- entry point
@@ -391,7 +393,27 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         if op.name == "reduce":
             g.reduce[op] = _reduce_plan(op, threads, options)
     _assign_layouts(g, inner)
+    for op in inner:
+        if op.name in ("serial", "pipeline"):
+            _plan_staging(g, op, options)
     return g
+
+
+def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
+    """Double-buffer a loop's matrix operand loads: ``pipeline`` with ``window >= 2``, and
+    ``serial`` loops too (automatic software pipelining) unless disabled."""
+    window = loop.attr("window") if loop.name == "pipeline" else None
+    if loop.name == "pipeline" and (window is None or window < 2):
+        return
+    if loop.name == "serial" and not options.double_buffer:
+        return
+    staged = staged_loads(loop)
+    if not staged:
+        return
+    if any(g.mma[m].realization == "reference" for uses in staged.values() for m, _ in uses):
+        g.notes.append(f"{loop.name} at {loop.loc}: the scalar reference does not stage ahead")
+        return
+    g.staging[loop] = window or 2
 
 
 def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
@@ -539,12 +561,75 @@ def _layout_attr(values: Iterable[ir.Value], g: GroupSchedule) -> Any:
     return items[0] if len(items) == 1 else tuple(items)
 
 
+def _matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
+    """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs; None when it
+    has another use."""
+    out: list[tuple[ir.Operation, int]] = []
+    for u in v.uses:
+        op = u.owner
+        if op.name == "mma" and u.index < 2:
+            out.append((op, u.index))
+            continue
+        loop = op.parent_op
+        if op.name == "yield" and loop is not None and loop.name == "pipeline":
+            stage = next(i for i, r in enumerate(loop.regions) if r is op.parent_region)
+            if stage + 1 < len(loop.regions):
+                more = _matrix_uses(loop.regions[stage + 1].entry.args[u.index + 1])
+                if more is None:
+                    return None
+                out.extend(more)
+                continue
+        return None
+    return out or None
+
+
 def _mem_plan(v: ir.Value) -> str:
     """``shared`` when every use stages it as a matrix operand, else ``regs``."""
-    uses = list(v.uses)
-    if uses and all(u.owner.name == "mma" and u.index < 2 for u in uses):
-        return "shared"
-    return "regs"
+    return "shared" if _matrix_uses(v) is not None else "regs"
+
+
+def _address_is_iteration_local(load: ir.Operation, loop: ir.Operation,
+                                stage: ir.Block) -> bool:
+    """True when the load's address reads only its stage's counter and loop invariants."""
+    stack, seen = [load.operand(0)], set()
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if isinstance(v, ir.BlockArgument):
+            if v.owner is stage:
+                if v.index != 0:
+                    return False
+                continue
+            owner = v.owner.parent_op
+            if owner is not None and (owner is loop or loop.is_ancestor_of(owner)):
+                return False
+            continue
+        d = v.defining_op
+        if d is None or not (loop.is_ancestor_of(d)):
+            continue
+        if d.parent is not stage or d.name not in ("view", "arith", "constant"):
+            return False
+        stack.extend(d.operands)
+    return True
+
+
+def staged_loads(loop: ir.Operation) -> dict[ir.Operation, list[tuple[ir.Operation, int]]]:
+    """Loads of a loop whose values only feed matrix operands in the same iteration and whose
+    addresses depend on the iteration counter alone: they can be staged ahead."""
+    out: dict[ir.Operation, list[tuple[ir.Operation, int]]] = {}
+    for region in loop.regions:
+        stage = region.entry
+        for op in stage.operations:
+            if op.name != "load" or not isinstance(op.result.type, ir.TileType):
+                continue
+            if op.result.type.rank != 2:
+                continue
+            uses = _matrix_uses(op.result)
+            if uses and _address_is_iteration_local(op, loop, stage):
+                out[op] = uses
+    return out
 
 
 def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
@@ -575,6 +660,9 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["atom"] = ch.atom
         if op.name == "reduce":
             op.attributes["strategy"] = g.reduce[op][0]
+        if op in g.staging:
+            op.attributes["schedule"] = "double_buffer"
+            op.attributes["versions"] = g.staging[op]
         if op.name == "pipeline":
             op.attributes["stage_layouts"] = tuple(
                 tuple(g.layouts.get(a) if isinstance(a.type, ir.TileType) else None

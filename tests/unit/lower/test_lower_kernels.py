@@ -105,3 +105,34 @@ def test_serial_reference_paths_agree():
         g = res.groups[0]
         assert all(c.realization == "reference" for c in g.mma.values())
         assert all(s == "serial" for s, _, _ in g.reduce.values())
+
+
+STAGING = [
+    ("bf16_async", ml_dtypes.bfloat16, "cuda:sm_90", {}),
+    ("f32_async", np.float32, "cuda:sm_80", {}),
+    ("f32_metal", np.float32, "metal:m1", {}),
+    ("bf16_sync", ml_dtypes.bfloat16, "cuda:sm_90", {"async_copies": False}),
+    ("f32_no_double_buffer", np.float32, "cuda:sm_90", {"double_buffer": False}),
+]
+
+
+@pytest.mark.parametrize("name,dt,target,opts", STAGING, ids=[s[0] for s in STAGING])
+def test_double_buffered_staging(name, dt, target, opts):
+    """Rows and K a multiple of 16 bytes (the cp.async guard holds), M and the last K tile
+    ragged; serial and pipeline (window 2 and 3) loops."""
+    r = np.random.default_rng(8)
+    args = [r.standard_normal((45, 48)).astype(dt), r.standard_normal((48, 40)).astype(dt),
+            np.zeros((45, 40), np.float32)]
+    options = LowerOptions(**opts)
+    res = differential(lib.matmul, args, [2], target, {"BM": 32, "BN": 32, "BK": 32},
+                       options=options, rtol=1e-3)
+    text = str(res.machine)
+    double = opts.get("double_buffer", True)
+    assert ("versions = 2" in text) == double
+    assert ("cp.async.16" in text) == (double and target.startswith("cuda")
+                                       and opts.get("async_copies", True))
+    for window in (2, 3):
+        res = differential(lib.pipelined_matmul, args, [2], target,
+                           {"BM": 32, "BN": 32, "BK": 16, "WINDOW": window}, options=options,
+                           rtol=1e-3)
+        assert f"versions = {window}" in str(res.machine)

@@ -1,0 +1,243 @@
+"""Double-buffered staging of matrix operands: ring buffers filled one iteration ahead.
+
+A loop the Scheduled form marks ``schedule = "double_buffer"`` (a ``pipeline``
+with ``window >= 2``, or a ``serial`` loop) has *staged loads*: loads whose
+values only feed ``mma`` operands of the same iteration and whose addresses
+read only the iteration counter. Each gets a ring buffer of ``W`` versions in
+shared memory (``versions = W``, a leading version axis). The protocol, with
+``j`` the iteration number and one copy group committed per iteration:
+
+    prologue:   for p < W-1: issue iteration p into version p; commit
+    iteration j: if j+W-1 < n: issue iteration j+W-1 into version (j+W-1) mod W
+                commit; wait until at most W-1 groups are pending; barrier
+                compute from version j mod W (the matrix fragments read it)
+                barrier (the next iteration overwrites the version read here)
+
+An issue is ``cp.async.16`` per 16-byte chunk, zero-filling what lies outside
+the array (``valid_bytes``), under a specialization guard proving the 16-byte
+alignment of every chunk (row length and column origin multiples of the
+vector width); otherwise, and for a nonzero fill, ordinary loads and shared
+stores into the same version. The copies of iteration ``j`` thus overlap the
+compute of iteration ``j - W + 1``. Targets without asynchronous copies (Metal)
+keep the ring buffers and issue order with ordinary loads and stores, and no
+commit/wait atoms.
+"""
+
+from __future__ import annotations
+
+import tilec.ir as ir
+
+from .machine import GroupLowering, Staged
+from .schedule import layout_of, staged_loads
+
+__all__ = ["Staging"]
+
+
+class Staging:
+    """The ring buffers and issue logic of one double-buffered loop."""
+
+    def __init__(self, g: GroupLowering, loop: ir.Operation) -> None:
+        self.g = g
+        self.loop = loop
+        self.versions = int(loop.attr("versions"))
+        """Ring-buffer versions ``W``."""
+        self.loads = list(staged_loads(loop))
+        """The staged loads, in program order."""
+        self.rings: dict[ir.Operation, ir.Value] = {}
+        for k, ld in enumerate(self.loads):
+            rows, cols = (int(e) for e in ld.result.type.shape)
+            dt = ld.result.type.dtype
+            pad = max(1, 16 // max(1, dt.bits // 8))
+            self.rings[ld] = g.smem.buffer((rows, cols + pad), dt, f"stage {k} ring",
+                                           self.versions)
+        self.skip = self._address_only_views()
+        g.skip.update(self.loads)
+        g.skip.update(self.skip)
+
+    def _address_only_views(self) -> set[ir.Operation]:
+        """Views whose every use is a staged load (or such a view): not lowered in the body."""
+        out: set[ir.Operation] = set()
+        changed = True
+        staged = set(self.loads)
+        while changed:
+            changed = False
+            for region in self.loop.regions:
+                for op in region.entry.operations:
+                    if op.name != "view" or op in out:
+                        continue
+                    users = [u.owner for u in op.result.uses]
+                    if users and all(u in staged or u in out for u in users):
+                        out.add(op)
+                        changed = True
+        return out
+
+    # -- protocol ------------------------------------------------------------------
+    def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
+        """Issue the first ``W - 1`` iterations (each guarded by the trip count)."""
+        g = self.g
+        for p in range(self.versions - 1):
+            iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
+            g.guarded(g.arith("lt", iv, ub), lambda iv=iv, p=p: self.issue(iv, g.index(p)))
+            if g.async_copies:
+                g.atom("cp.async.commit", [], [ir.token])
+
+    def begin_iteration(self, iv: ir.Value, lb: ir.Value, ub: ir.Value, step: ir.Value
+                        ) -> None:
+        """Issue ahead, wait for this iteration's copies, and bind the staged values."""
+        g = self.g
+        w = self.versions
+        j = g.arith("floordiv", g.arith("sub", iv, lb), step)
+        ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
+        ver_ahead = g.arith("rem", g.arith("add", j, g.index(w - 1)), g.index(w))
+        g.guarded(g.arith("lt", ahead, ub), lambda: self.issue(ahead, ver_ahead))
+        if g.async_copies:
+            g.atom("cp.async.commit", [], [ir.token])
+            g.atom("cp.async.wait", [], [], pending=w - 1)
+        g.sync.barrier()
+        ver = g.arith("rem", j, g.index(w))
+        for ld in self.loads:
+            g.bind(ld.result, Staged(self._version(ld, ver)))
+
+    def finish(self) -> None:
+        """No copy group outlives the loop."""
+        if self.g.async_copies:
+            self.g.atom("cp.async.wait", [], [], pending=0)
+
+    # -- one issue -------------------------------------------------------------------
+    def _version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
+        rows, cols = (int(e) for e in ld.result.type.shape)
+        m = ir.IndexMap(2, [ir.s(0), ir.d(0), ir.d(1)], 1)
+        return self.g.view(self.rings[ld], [ver], m, (rows, cols), False)
+
+    def issue(self, iv: ir.Value, ver: ir.Value) -> None:
+        """Copy every staged load of iteration ``iv`` into version ``ver``."""
+        g = self.g
+        before = g.sync.state()
+        for ld in self.loads:
+            stage = ld.parent
+            with g.scope(g.b):
+                g.bind(stage.args[0], iv)
+                for op in _address_cone(ld, stage):
+                    g.lower_op(op)
+                window = g.lookup(ld.operand(0))
+                dst = self._version(ld, ver)
+                plan = _async_plan(g, ld) if g.async_copies else None
+                if plan is None:
+                    self._copy_sync(ld, window, dst)
+                else:
+                    guard, chunks = plan
+                    g.guarded(guard, lambda ld=ld, w=window, d=dst, c=chunks:
+                              self._copy_async(ld, w, d, c),
+                              {"guard": "16-byte aligned rows and column origin (cp.async)"},
+                              lambda ld=ld, w=window, d=dst: self._copy_sync(ld, w, d))
+        g.sync.restore(before)
+        for ld in self.loads:
+            g.sync.writes.add(self.rings[ld])
+
+    def _copy_sync(self, ld: ir.Operation, window: ir.Value, dst: ir.Value) -> None:
+        g = self.g
+        lay = layout_of(ld.result)
+        dt = ld.result.type.dtype
+        attrs = {} if ld.attr("fill") is None else {"fill": ld.attr("fill")}
+
+        def load(start: int, length: int) -> ir.Value:
+            tv = g.thread_view(window, lay, start, length)
+            return g.op("load", [tv], [ir.TileType((length,), dt)], attrs).result
+
+        x = g.build(lay, dt, load)
+        g.sync.restore((set(), set()))  # the protocol's barriers order these accesses
+        g.store_registers(dst, x)
+
+    def _copy_async(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,
+                    chunks: list[tuple[int, int | None, ir.Value]]) -> None:
+        g = self.g
+        lay = layout_of(ld.result)
+        v = lay.param("v") or 1
+        for start, limit, valid in chunks:
+            def copy(start: int = start, valid: ir.Value = valid) -> None:
+                d = g.thread_view(dst, lay, start, v)
+                s = g.thread_view(window, lay, start, v, bounded=True)
+                g.atom("cp.async.16", [d, s, valid], [ir.token])
+
+            if limit is None:
+                copy()
+            else:
+                g.guarded(g.arith("lt", g.tid, g.index(limit)), copy)
+
+
+def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
+    """The operations of ``stage`` the load's address depends on, in block order."""
+    need: set[ir.Operation] = set()
+    stack = [ld.operand(0)]
+    while stack:
+        v = stack.pop()
+        d = v.defining_op
+        if d is None or d.parent is not stage or d in need:
+            continue
+        need.add(d)
+        stack.extend(d.operands)
+    return [op for op in stage.operations if op in need]
+
+
+def _async_plan(g: GroupLowering, ld: ir.Operation
+                ) -> tuple[ir.Value, list[tuple[int, int | None, ir.Value]]] | None:
+    """The alignment guard and, per 16-byte chunk of a thread, (first register, thread
+    limit or None, valid bytes); None when the load cannot use ``cp.async.16``."""
+    fill = ld.attr("fill")
+    if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
+        return None
+    lay = layout_of(ld.result)
+    dt = ld.result.type.dtype
+    esize = max(1, dt.bits // 8)
+    v = lay.param("v") or 1
+    if lay.kind != "blocked" or v * esize != 16:
+        return None
+    view = ld.operand(0).defining_op
+    if view is None or view.name != "view":
+        return None
+    base = view.operand(0)
+    if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
+            or base.type.space != "global" or base.type.rank != 2:
+        return None
+    m: ir.IndexMap = view.attr("map")
+    offsets = []
+    for k, e in enumerate(m.results):
+        if e.coefficient("d", k) != 1 or any(a[0] == "d" and a != ("d", k) for a, _ in e.terms) \
+                or any(a[0] in ("floordiv", "mod") and a[1].max_dim() for a, _ in e.terms):
+            return None
+        offsets.append(e - ir.d(k))
+    syms = [g.scalar(x) for x in view.operands[1:]]
+    extents = [_extent(g, d) for d in base.type.shape]
+    off = [g.affine(o, [], syms) for o in offsets]
+    c0 = g.index(0)
+    vv = g.index(v)
+    guard = g.arith("and", g.arith("eq", g.arith("rem", extents[1], vv), c0),
+                    g.arith("and", g.arith("eq", g.arith("rem", off[1], vv), c0),
+                            g.arith("ge", off[1], c0)))
+    steps = lay.regs[0]
+    chunks_total = lay.size // v
+    out = []
+    for s in range(steps):
+        first = s * g.threads
+        if first >= chunks_total:
+            break
+        limit = None if first + g.threads <= chunks_total else chunks_total - first
+        coords = [e.substitute([ir.d(0), ir.const(s * v)]) for e in lay.map.results]
+        c = [g.affine(e, [g.tid]) for e in coords]
+        glob = [g.arith("add", ci, oi) for ci, oi in zip(c, off)]
+        left = g.arith("sub", extents[1], glob[1])
+        count = g.arith("max", g.arith("min", left, vv), c0)
+        row_ok = g.arith("and", g.arith("ge", glob[0], c0), g.arith("lt", glob[0], extents[0]))
+        count = g.arith("select", row_ok, count, c0)
+        out.append((s * v, limit, g.arith("mul", count, g.index(esize))))
+    return guard, out
+
+
+def _extent(g: GroupLowering, d: ir.Dim) -> ir.Value:
+    """An array extent as an index value (a shape-symbol parameter or a constant)."""
+    if d.is_static:
+        return g.index(int(d))
+    fn = g.fl.src
+    names = fn.shape_symbols
+    k = names.index(str(d.value))
+    return g.lookup(fn.args[len(fn.args) - len(names) + k])
