@@ -81,8 +81,8 @@ class Recorder:
 
     def add(self, kernel: str, shape: Sequence[int], dtype: str, tilec_ms: float | None,
             peer: str, peer_ms: float | None, **extra: Any) -> None:
-        """One comparison (``ratio`` = tilec / peer time; above 1 means tilec is slower)."""
-        ratio = tilec_ms / peer_ms if tilec_ms and peer_ms else None
+        """One comparison (``ratio`` = peer time / tilec time; above 1 means tilec is faster)."""
+        ratio = peer_ms / tilec_ms if tilec_ms and peer_ms else None
         rec = {"benchmark": self.benchmark, "kernel": kernel, "shape": list(shape),
                "dtype": dtype, "target": "cuda", "device": self.device, "date": self.date,
                "commit": self.commit, "tilec_ms": tilec_ms, "peer": peer, "peer_ms": peer_ms,
