@@ -51,6 +51,10 @@ ENTRY_SYMBOL = "tilec_entry"
 STACK_BUDGET = 256 * 1024
 """Bytes of tile arrays one function may keep on the stack before switching to thread-locals."""
 
+PARALLEL_WORK = 1 << 18
+"""Estimated element operations below which a parallel nest runs on the calling thread alone:
+about 0.1 ms of work, several times what waking the OpenMP workers costs on an idle machine."""
+
 
 # --------------------------------------------------------------------- value forms
 
@@ -566,11 +570,15 @@ class CEmitter(CLikeEmitter):
         if use_omp:
             # Dynamic chunks, about eight per thread: programs differ in cost (ragged edge
             # tiles) and the machine may be shared, so a static split waits for the slowest.
+            # Threads are woken only when the programs together hold enough work to pay for
+            # it (an estimate from the static tile sizes of one program; loops count once).
             total = " * ".join(ev)
             chunk = self.fresh("chunk")
+            work = _program_work(body)
             self.buf.line(f"const int64_t {chunk} = tc_max_i(1, ({total}) / (8 * TC_THREADS()));")
             self.buf.line(f"#pragma omp parallel for collapse({rank}) "
-                          f"schedule(dynamic, {chunk}) if({total} > 1)")
+                          f"schedule(dynamic, {chunk}) "
+                          f"if({total} > 1 && ({total}) * {work} >= {PARALLEL_WORK})")
         for c, n in zip(coords[:-1], ev[:-1]):
             self.buf.line(f"for (int64_t {c} = 0; {c} < {n}; ++{c})")
         with self.buf.block(f"for (int64_t {coords[-1]} = 0; {coords[-1]} < {ev[-1]}; "
@@ -1117,6 +1125,22 @@ def _state_dependence(block: ir.Block, states: Sequence[ir.Value]) -> set[int]:
         if any(id(v) in dep for v in op.operands):
             dep.update(id(r) for r in op.results)
     return dep
+
+
+def _program_work(block: ir.Block) -> int:
+    """Element operations of one program, estimated from static tile sizes (loops count once)."""
+    work = 1
+    for op in block.walk():
+        if op.name == "mma":
+            a, b = (v.type for v in op.operands[:2])
+            if all(d.is_static for d in (*a.shape, *b.shape)):
+                work += int(a.shape[0]) * int(a.shape[1]) * int(b.shape[1])
+            continue
+        for r in op.results:
+            t = r.type
+            if isinstance(t, ir.TileType) and all(d.is_static for d in t.shape):
+                work += prod(int(d) for d in t.shape)
+    return work
 
 
 def _tile_bytes(fn: ir.Function, em: CEmitter) -> int:

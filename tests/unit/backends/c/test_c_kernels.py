@@ -722,3 +722,24 @@ def test_bf16_memory_round_trip_is_exact() -> None:
     y = np.zeros(40, ml_dtypes.bfloat16)
     ca, ra, _, _ = run_both(kb, x, y, np.zeros(40, ml_dtypes.bfloat16))
     assert_bitwise(ca[2], ra[2])
+
+
+def test_atomics_from_openmp_threads() -> None:
+    """Enough work that the programs run on OpenMP threads; integer atomics stay exact."""
+    kb = KB("hist", [("X", mem(("N",), ir.i32)), ("H", mem((4096,), ir.i32))], ("N",))
+    x_, h_, n = kb.args
+    c = kb.idx(4096)
+
+    def prog(p):
+        t = kb.load(kb.view(x_, [kb.arith("mul", p, c)], (4096,)), fill=0)
+        kb.atomic(h_, t, "add")
+        return []
+
+    kb.parallel([kb.arith("cdiv", n, c)], prog)
+    kb.ret()
+    exe = kb.c()
+    assert "#pragma omp parallel for" in exe.source
+    x = np.ones(4096 * 200, np.int32)
+    h = np.zeros(4096, np.int32)
+    exe(x, h)
+    assert (h == 200).all()
