@@ -7,11 +7,16 @@ Two pieces live here:
   diagnostic or a profile line maps back to the TileIR operation and the
   Python line it came from. Operation boundaries are also visible in the text
   as ``/* tilec: <op>#<id> at file:line */`` comments.
-* ``CLikeEmitter``: naming, the dtype -> C type table, literal formatting, and
-  the scalar expression tables behind ``arith``. Subclasses change a target by
-  overriding class attributes (``SCALAR_CTYPES``, ``FLOAT_FNS``, ``INT_FNS``,
-  ``BOOL_FNS``, ``NARROW_ROUND``...), not by branching; per-op emission is a
-  method ``emit_<opcode>`` found by name (``atom.call`` -> ``emit_atom_call``).
+* ``CLikeEmitter``: naming, the value table (``id(value)`` -> its form at
+  emission time: ``Scalar``, ``TupleVal``, ``TokenVal`` or a target's own),
+  per-op dispatch to a method ``emit_<opcode>`` found by name (``atom.call`` ->
+  ``emit_atom_call``; a missing method is a located "unsupported" error), the
+  operations every C-like target emits alike (scalar ``constant``, ``arith``,
+  ``tuple``/``tuple_get``; ``br`` and ``call`` rejected), the dtype -> C type
+  tables, literal formatting, and the scalar expression tables behind
+  ``arith``. Subclasses change a target by overriding class attributes
+  (``SCALAR_CTYPES``, ``FLOAT_FNS``, ``INT_FNS``, ``BOOL_FNS``,
+  ``NARROW_ROUND``...) and adding ``emit_*`` methods, not by branching.
 
 Scalar semantics follow docs/design/tileir.md and the reference interpreter's
 ``numerics`` module: f16/bf16 are computed in f32 and rounded once to the
@@ -33,7 +38,8 @@ import numpy as np
 
 import tilec.ir as ir
 
-__all__ = ["IndentedBuffer", "LineOrigin", "CLikeEmitter", "UnsupportedError", "round_float"]
+__all__ = ["IndentedBuffer", "LineOrigin", "CLikeEmitter", "UnsupportedError", "Scalar",
+           "TupleVal", "TokenVal", "round_float"]
 
 
 class UnsupportedError(ir.TileIRError):
@@ -135,6 +141,29 @@ class IndentedBuffer:
         return "\n".join(self.lines) + "\n"
 
 
+@dataclass
+class Scalar:
+    """A scalar value at emission time: a C expression (usually a local's name)."""
+
+    expr: str
+    """The C expression."""
+    type: ir.ScalarType
+    """Its TileIR type."""
+
+
+@dataclass
+class TupleVal:
+    """A tuple: exists at compile time only, as the forms of its elements."""
+
+    items: list
+    """Element forms."""
+
+
+@dataclass
+class TokenVal:
+    """A token (no runtime form on targets that order effects by program order)."""
+
+
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -216,6 +245,10 @@ class CLikeEmitter:
     def __init__(self) -> None:
         self.buf = IndentedBuffer()
         """Where the function bodies go."""
+        self.vals: dict[int, object] = {}
+        """``id(value)`` -> the value's form (``Scalar``, ``TupleVal`` or a target's own)."""
+        self.ops: dict[int, tuple[str, ir.Location]] = {}
+        """Operation id -> (opcode, location) of every emitted operation."""
         self._names: dict[int, str] = {}
         self._counter = 0
 
@@ -279,6 +312,88 @@ class CLikeEmitter:
         if bits == 64:
             return f"(-INT64_C({-(v + 1)}) - 1)" if v < 0 else f"INT64_C({v})"
         return f"(({self.ctype(t)}){v})" if v < 0 else str(v)
+
+
+    # -- value table and dispatch ------------------------------------------------------
+    def bind(self, v: ir.Value, r: object) -> None:
+        """Record the C form of ``v``."""
+        self.vals[id(v)] = r
+
+    def get(self, v: ir.Value, user: ir.Operation | None = None) -> object:
+        """The C form of ``v`` (a located error if it was never emitted)."""
+        try:
+            return self.vals[id(v)]
+        except KeyError:
+            raise self.unsupported(user, f"operand {v!r} is used before it is defined "
+                                         "(or defined in an unsupported form)") from None
+
+    def scalar(self, v: ir.Value, user: ir.Operation | None = None) -> str:
+        """The C expression of a scalar value."""
+        r = self.get(v, user)
+        if not isinstance(r, Scalar):
+            raise self.unsupported(user, f"expected a scalar operand, got {v.type}")
+        return r.expr
+
+    def emit_block(self, block: ir.Block) -> ir.Operation | None:
+        """Emit a block's operations; returns its terminator (not emitted) if any."""
+        term = None
+        for op in block.operations:
+            if op.name in ("yield", "br"):
+                term = op
+                break
+            self.emit_op(op)
+        return term
+
+    def emit_op(self, op: ir.Operation) -> None:
+        """Emit one operation (dispatch on ``emit_<opcode>``)."""
+        self.ops[op.id] = (op.name, op.loc)
+        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        if method is None:
+            raise self.unsupported(op, f"no {self.TARGET} emission for this operation yet")
+        with self.buf.origin(op):
+            method(op)
+
+    def alias(self, form: object) -> object:
+        """The form of a second name for ``form`` (targets mark borrowed storage here)."""
+        return form
+
+    # -- operations every C-like target emits alike ----------------------------------------
+    def emit_constant(self, op: ir.Operation) -> None:
+        """A scalar literal (targets extend this to tiles)."""
+        t = op.result.type
+        if not isinstance(t, ir.ScalarType):
+            raise self.unsupported(op, f"constant of type {t}")
+        self.bind(op.result, Scalar(self.literal(op.attr("value"), t), t))
+
+    def emit_arith(self, op: ir.Operation) -> None:
+        """One scalar function as a ``const`` local."""
+        args = [self.scalar(v, op) for v in op.operands]
+        t = op.result.type
+        if not isinstance(t, ir.ScalarType):
+            raise self.unsupported(op, f"arith producing {t}")
+        var = self.name_of(op.result)
+        self.buf.line(f"const {self.ctype(t)} {var} = {self.arith_expr(op, args)};")
+        self.bind(op.result, Scalar(var, t))
+
+    def emit_tuple(self, op: ir.Operation) -> None:
+        """Tuples exist at compile time only."""
+        self.bind(op.result, TupleVal([self.get(v, op) for v in op.operands]))
+
+    def emit_tuple_get(self, op: ir.Operation) -> None:
+        """Project a tuple element (an alias of it)."""
+        r = self.get(op.operand(0), op)
+        if not isinstance(r, TupleVal):
+            raise self.unsupported(op, "tuple_get of a non-tuple")
+        self.bind(op.result, self.alias(r.items[op.attr("index")]))
+
+    def emit_br(self, op: ir.Operation) -> None:
+        """Unstructured control flow is rejected."""
+        raise self.unsupported(op, "unstructured control flow (br) is not supported")
+
+    def emit_call(self, op: ir.Operation) -> None:
+        """Calls are inlined by capture; a remaining call is rejected."""
+        raise self.unsupported(op, f"calls (to @{op.attr('callee')}) are not supported; "
+                                   "inline the callee")
 
     # -- scalar arithmetic ------------------------------------------------------------
     def arith_expr(self, op: ir.Operation, args: Sequence[str]) -> str:

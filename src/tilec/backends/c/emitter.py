@@ -41,7 +41,9 @@ import tilec.ir as ir
 from tilec.backends.c.access import CopyLoops, Level, ViewRef, prod
 from tilec.backends.c.mma import MicroKernels
 from tilec.backends.c.prelude import PRELUDE
-from tilec.backends.clike import CLikeEmitter, IndentedBuffer
+from tilec.backends.c.reductions import ReductionEmission
+from tilec.backends.c.values import Lazy, Splat, Tile, static_shape
+from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
 
 __all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
 
@@ -54,64 +56,6 @@ STACK_BUDGET = 256 * 1024
 PARALLEL_WORK = 1 << 18
 """Estimated element operations below which a parallel nest runs on the calling thread alone:
 about 0.1 ms of work, several times what waking the OpenMP workers costs on an idle machine."""
-
-
-# --------------------------------------------------------------------- value forms
-
-
-@dataclass
-class Scalar:
-    """A scalar: a C expression (usually a local's name)."""
-
-    expr: str
-    type: ir.ScalarType
-
-
-@dataclass
-class Tile:
-    """A materialized tile: a row-major C array."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: ir.ScalarType
-    owned: bool
-    """True when an operation may overwrite it once it is dead."""
-
-    @property
-    def size(self) -> int:
-        """Number of elements."""
-        return prod(self.shape)
-
-
-@dataclass
-class Splat:
-    """A tile holding one value everywhere (not materialized)."""
-
-    expr: str
-    shape: tuple[int, ...]
-    dtype: ir.ScalarType
-
-
-@dataclass
-class Lazy:
-    """``src`` read through a static in-range map (broadcast / transpose), folded into uses."""
-
-    src: Tile
-    map: ir.IndexMap
-    shape: tuple[int, ...]
-    dtype: ir.ScalarType
-
-
-@dataclass
-class TupleVal:
-    """A tuple of values."""
-
-    items: list
-
-
-@dataclass
-class TokenVal:
-    """A token (no runtime form on the CPU)."""
 
 
 # --------------------------------------------------------------------- results
@@ -154,7 +98,7 @@ class CSource:
 # --------------------------------------------------------------------- emitter
 
 
-class CEmitter(CLikeEmitter):
+class CEmitter(ReductionEmission, CLikeEmitter):
     """Emits one TileIR function as a C translation unit for the CPU."""
 
     TARGET = "C"
@@ -168,34 +112,12 @@ class CEmitter(CLikeEmitter):
         """The module being emitted."""
         self.fn: ir.Function = fn
         """The entry function."""
-        self.vals: dict[int, object] = {}
         self.copies = CopyLoops(self.buf, self.fresh)
         self.mk = MicroKernels()
         self.tls = False
         self.parallel_depth = 0
         self.written: set[int] = set()
         self.sym_vars: dict[str, str] = {}
-        self.ops: dict[int, tuple[str, ir.Location]] = {}
-
-    # -- value table --------------------------------------------------------------------
-    def bind(self, v: ir.Value, r: object) -> None:
-        """Record the C form of ``v``."""
-        self.vals[id(v)] = r
-
-    def get(self, v: ir.Value, user: ir.Operation | None = None) -> object:
-        """The C form of ``v`` (a located error if it was never emitted)."""
-        try:
-            return self.vals[id(v)]
-        except KeyError:
-            raise self.unsupported(user, f"operand {v!r} is used before it is defined "
-                                         "(or defined in an unsupported form)") from None
-
-    def scalar(self, v: ir.Value, user: ir.Operation | None = None) -> str:
-        """The C expression of a scalar value."""
-        r = self.get(v, user)
-        if not isinstance(r, Scalar):
-            raise self.unsupported(user, f"expected a scalar operand, got {v.type}")
-        return r.expr
 
     def view(self, v: ir.Value, user: ir.Operation) -> ViewRef:
         """The ``ViewRef`` of a memory value."""
@@ -224,7 +146,7 @@ class CEmitter(CLikeEmitter):
         """A fresh owned array for tile value ``v``."""
         t = v.type
         assert isinstance(t, ir.TileType)
-        shape = _static_shape(t, None, self)
+        shape = static_shape(t, None, self)
         name = self.declare_tile(shape, t.dtype, self.name_of(v), exact=True)
         return Tile(name, shape, t.dtype, True)
 
@@ -372,7 +294,7 @@ class CEmitter(CLikeEmitter):
                 params.append(ParamInfo("scalar", t, (), False, hint))
             elif isinstance(t, ir.TileType):
                 # a tile is a value: the launcher passes a contiguous copy; keep a register copy
-                shape = _static_shape(t, None, self)
+                shape = static_shape(t, None, self)
                 name = self.name_of(a)
                 ct, mt = self.ctype(t.dtype), self.mtype(t.dtype)
                 conv = self.LOAD_CONVERT.get(t.dtype.name, "{}")
@@ -397,25 +319,6 @@ class CEmitter(CLikeEmitter):
             raise self.unsupported(op, f"extent {dim} is not a shape symbol of @{self.fn.name}")
         return var
 
-    def emit_block(self, block: ir.Block) -> ir.Operation | None:
-        """Emit a block's operations; returns its terminator (not emitted) if any."""
-        term = None
-        for op in block.operations:
-            if op.name in ("yield", "br"):
-                term = op
-                break
-            self.emit_op(op)
-        return term
-
-    def emit_op(self, op: ir.Operation) -> None:
-        """Emit one operation (dispatch on ``emit_<opcode>``)."""
-        self.ops[op.id] = (op.name, op.loc)
-        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
-        if method is None:
-            raise self.unsupported(op, "no C emission for this operation yet")
-        with self.buf.origin(op):
-            method(op)
-
     # -- control ----------------------------------------------------------------------
     def emit_return(self, op: ir.Operation) -> None:
         """Write the results into ``tc_rets`` and leave."""
@@ -436,15 +339,6 @@ class CEmitter(CLikeEmitter):
             else:
                 raise self.unsupported(op, f"cannot return a {t}")
         self.buf.line("return tc_st[0];")
-
-    def emit_br(self, op: ir.Operation) -> None:
-        """Unstructured control flow is rejected."""
-        raise self.unsupported(op, "unstructured control flow (br) is not supported")
-
-    def emit_call(self, op: ir.Operation) -> None:
-        """Calls are inlined by capture; a remaining call is rejected."""
-        raise self.unsupported(op, f"calls (to @{op.attr('callee')}) are not supported; "
-                                   "inline the callee")
 
     def emit_if(self, op: ir.Operation) -> None:
         """``if (c) {then} else {else}`` with results assigned at the yields."""
@@ -625,36 +519,18 @@ class CEmitter(CLikeEmitter):
         t = op.result.type
         value = op.attr("value")
         if isinstance(t, ir.ScalarType):
-            self.bind(op.result, Scalar(self.literal(value, t), t))
+            super().emit_constant(op)
         elif isinstance(t, ir.TileType):
-            shape = _static_shape(t, op, self)
+            shape = static_shape(t, op, self)
             self.bind(op.result, Splat(self.literal(value, t.dtype), shape, t.dtype))
         else:
             raise self.unsupported(op, f"constant of type {t}")
 
-    def emit_arith(self, op: ir.Operation) -> None:
-        """One scalar function as a ``const`` local."""
-        args = [self.scalar(v, op) for v in op.operands]
-        t = op.result.type
-        if not isinstance(t, ir.ScalarType):
-            raise self.unsupported(op, f"arith producing {t}")
-        var = self.name_of(op.result)
-        self.buf.line(f"const {self.ctype(t)} {var} = {self.arith_expr(op, args)};")
-        self.bind(op.result, Scalar(var, t))
-
-    def emit_tuple(self, op: ir.Operation) -> None:
-        """Tuples exist at compile time only."""
-        self.bind(op.result, TupleVal([self.get(v, op) for v in op.operands]))
-
-    def emit_tuple_get(self, op: ir.Operation) -> None:
-        """Project a tuple element (an alias of it)."""
-        r = self.get(op.operand(0), op)
-        if not isinstance(r, TupleVal):
-            raise self.unsupported(op, "tuple_get of a non-tuple")
-        item = r.items[op.attr("index")]
-        if isinstance(item, Tile):
-            item = Tile(item.name, item.shape, item.dtype, False)
-        self.bind(op.result, item)
+    def alias(self, form: object) -> object:
+        """A borrowed tile must not be overwritten in place through its alias."""
+        if isinstance(form, Tile):
+            return Tile(form.name, form.shape, form.dtype, False)
+        return form
 
     def emit_sync(self, op: ir.Operation) -> None:
         """Within one CPU instance everything is ordered; a grid-wide barrier is not expressible."""
@@ -723,7 +599,7 @@ class CEmitter(CLikeEmitter):
         """Fold static broadcasts/transposes into map uses; otherwise copy with bounds."""
         m: ir.IndexMap = op.attr("map")
         rt = op.result.type
-        shape = _static_shape(rt, op, self)
+        shape = static_shape(rt, op, self)
         src_form = self.get(op.operand(0), op)
         if isinstance(src_form, Splat) and self._static_in_range(m, shape, src_form.shape):
             self.bind(op.result, Splat(src_form.expr, shape, src_form.dtype))
@@ -768,193 +644,13 @@ class CEmitter(CLikeEmitter):
         """The value the reference gives unspecified elements (NaN for floats, 0 otherwise)."""
         return self.literal(float("nan"), t) if t.is_float else "0"
 
-    # -- aggregation ----------------------------------------------------------------------
-    def emit_reduce(self, op: ir.Operation) -> None:
-        """Fold along axes: lanes for recognized tree merges, else in source order."""
-        n_in = op.attr("n_inputs")
-        axes = tuple(sorted(op.attr("axes")))
-        inputs = [self.materialize(v, op) for v in op.operands[:n_in]]
-        seeds = [self.scalar(v, op) for v in op.operands[n_in:]]
-        shape = inputs[0].shape
-        rank = len(shape)
-        kept = [j for j in range(rank) if j not in axes]
-        n_keep = prod(shape[j] for j in kept)
-        n_red = prod(shape[j] for j in axes)
-        outs = [self.new_tile(r) for r in op.results]
-        block = op.regions[0].entry
-        suffix = axes == tuple(range(rank - len(axes), rank))
-        tree = self._tree_merges(op) if op.attr("policy").kind == "unordered_tree" else None
-        if suffix and tree is not None:
-            self._reduce_lanes(op, block, inputs, seeds, outs, tree, n_keep, n_red)
-        elif suffix:
-            self._reduce_rows(op, block, inputs, seeds, outs, n_keep, n_red)
-        else:
-            self._reduce_general(op, block, inputs, seeds, outs, shape, kept)
-        for r, o in zip(op.results, outs):
-            self.bind(r, o)
-
-    def _tree_merges(self, op: ir.Operation) -> list[str] | None:
-        """The merge of each state for ``unordered_tree`` (None: fold in strict order).
-
-        As in the reference: the ``combiner`` attribute when present, else the
-        update recognized as ``state op x`` / ``x op state`` (through ``cast``
-        chains) with ``x`` independent of the states.
-        """
-        declared = op.attr("combiner")
-        if declared is not None:
-            ok = all(c in ("add", "mul", "max", "min") for c in declared)
-            return list(declared) if ok else None
-        block = op.regions[0].entry
-        n_states = len(op.results)
-        states = block.args[:n_states]
-        term = block.operations.last
-        if term is None or term.name != "yield":
-            return None
-        dep = _state_dependence(block, states)
-        merges = []
-        for st, y in zip(states, term.operands):
-            d = _strip_casts(y)
-            op_ = d.defining_op if d is not None else None
-            if op_ is None or op_.name != "arith" or op_.attr("fn") not in ("add", "mul", "max",
-                                                                               "min"):
-                return None
-            a, b = (_strip_casts(v) for v in op_.operands)
-            x = op_.operand(1) if a is st else op_.operand(0) if b is st else None
-            if x is None or id(x) in dep:
-                return None
-            merges.append(op_.attr("fn"))
-        return merges
-
-    def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
-        """``fn(a, b)`` on values of type ``t`` (rounded for narrow floats)."""
-        if t is ir.i1:
-            return self.BOOL_FNS[fn].format(a, b)
-        table = self.FLOAT_FNS if t.is_float else self.INT_FNS
-        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0, tmin="0")
-        rnd = self.NARROW_ROUND.get(t.name)
-        return rnd.format(expr) if rnd else expr
-
-    def identity(self, fn: str, t: ir.ScalarType) -> str:
-        """The exact identity of a merge (``-0.0`` for float add, so ``-0.0`` survives)."""
-        if t is ir.i1:
-            return "1" if fn in ("mul", "min") else "0"
-        if t.is_float:
-            return self.literal({"add": -0.0, "mul": 1.0, "max": float("-inf"),
-                                 "min": float("inf")}[fn], t)
-        bits = 64 if t is ir.index else t.bits
-        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-        return self.literal({"add": 0, "mul": 1, "max": lo, "min": hi}[fn], t)
-
-    def _reduce_lanes(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
-                      seeds: list[str], outs: list[Tile], merges: list[str], n_keep: int,
-                      n_red: int) -> None:
-        """Tree order: each contribution (the update applied to the identity) joins one of W
-        lane partials; lanes merge pairwise at the end, then ``merge(seed, partial)``."""
-        b = self.buf
-        o, q = self.fresh("o"), self.fresh("q")
-        w = 8 if any(x.dtype.bits > 32 for x in outs) else 16
-        idents = [self.identity(fn, out.dtype) for fn, out in zip(merges, outs)]
-        with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
-            accs = []
-            for out, ident in zip(outs, idents):
-                acc = self.fresh("acc")
-                accs.append(acc)
-                b.line(f"{self.ctype(out.dtype)} {acc}[{w}];")
-                b.line(f"for (int l = 0; l < {w}; ++l) {acc}[l] = {ident};")
-            b.line(f"int64_t {q} = 0;")
-            for header, lane in ((f"for (; {q} + {w} <= {n_red}; {q} += {w}) "
-                                  f"for (int l = 0; l < {w}; ++l)", "l"),
-                                 (f"for (; {q} < {n_red}; ++{q})", "0")):
-                with b.block(header):
-                    at = f"{o} * {n_red} + {q}" + (" + l" if lane == "l" else "")
-                    ys = self._inline_update(block, idents, outs,
-                                             [f"{x.name}[{at}]" for x in inputs], op)
-                    for acc, y, fn, out in zip(accs, ys, merges, outs):
-                        b.line(f"{acc}[{lane}] = "
-                               f"{self.merge_expr(fn, f'{acc}[{lane}]', y, out.dtype)};")
-            for acc, fn, out in zip(accs, merges, outs):
-                pair = self.merge_expr(fn, f"{acc}[l]", f"{acc}[l + w]", out.dtype)
-                b.line(f"for (int w = {w // 2}; w >= 1; w >>= 1) for (int l = 0; l < w; ++l) "
-                       f"{acc}[l] = {pair};")
-            for out, seed, acc, fn in zip(outs, seeds, accs, merges):
-                b.line(f"{out.name}[{o}] = {self.merge_expr(fn, seed, f'{acc}[0]', out.dtype)};")
-
-    def _inline_update(self, block: ir.Block, states: list[str], outs: list[Tile],
-                       elems: list[str], op: ir.Operation) -> list[str]:
-        """Emit the update region with fixed state expressions; returns the yielded values."""
-        n = len(states)
-        for a, s_ in zip(block.args[:n], states):
-            self.bind(a, Scalar(s_, a.type))
-        for a, x in zip(block.args[n:], elems):
-            var = self.name_of(a)
-            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
-            self.bind(a, Scalar(var, a.type))
-        term = self.emit_block(block)
-        if term is None:
-            raise self.unsupported(op, "reduce region does not end with yield")
-        return [self.scalar(v, term) for v in term.operands]
-
-    def _bind_region(self, block: ir.Block, states: list[str], elems: list[str],
-                     op: ir.Operation) -> None:
-        n = len(states)
-        for a, s in zip(block.args[:n], states):
-            self.bind(a, Scalar(s, a.type))
-        for a, x in zip(block.args[n:], elems):
-            var = self.name_of(a)
-            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
-            self.bind(a, Scalar(var, a.type))
-        term = self.emit_block(block)
-        if term is None:
-            raise self.unsupported(op, "reduce region does not end with yield")
-        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:n])],
-                    term.operands, term)
-
-    def _reduce_rows(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
-                     seeds: list[str], outs: list[Tile], n_keep: int, n_red: int) -> None:
-        b = self.buf
-        o, q = self.fresh("o"), self.fresh("q")
-        with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
-            states = []
-            for out, seed in zip(outs, seeds):
-                s = self.fresh("s")
-                b.line(f"{self.ctype(out.dtype)} {s} = {seed};")
-                states.append(s)
-            with b.block(f"for (int64_t {q} = 0; {q} < {n_red}; ++{q})"):
-                self._bind_region(block, states, [f"{x.name}[{o} * {n_red} + {q}]"
-                                                  for x in inputs], op)
-            for out, s in zip(outs, states):
-                b.line(f"{out.name}[{o}] = {s};")
-
-    def _reduce_general(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
-                        seeds: list[str], outs: list[Tile], shape: tuple[int, ...],
-                        kept: list[int]) -> None:
-        b = self.buf
-        for out, seed in zip(outs, seeds):
-            b.line(f"for (int64_t e = 0; e < {out.size}; ++e) {out.name}[e] = {seed};")
-        idx = [self.fresh("i") for _ in shape]
-        for j, ext in enumerate(shape):
-            b.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {ext}; ++{idx[j]})")
-        with b.block(""):
-            ko = self.fresh("k")
-            b.line(f"const int64_t {ko} = "
-                   f"{CopyLoops.flat([idx[j] for j in kept], [shape[j] for j in kept])};")
-            f = CopyLoops.flat(idx, shape)
-            states = []
-            for out in outs:
-                s = self.fresh("s")
-                b.line(f"{self.ctype(out.dtype)} {s} = {out.name}[{ko}];")
-                states.append(s)
-            self._bind_region(block, states, [f"{x.name}[{f}]" for x in inputs], op)
-            for out, s in zip(outs, states):
-                b.line(f"{out.name}[{ko}] = {s};")
-
     def emit_mma(self, op: ir.Operation) -> None:
         """``c + a @ b`` with register-blocked micro-kernels (see ``mma.py``)."""
         av, bv, cv = op.operands
         policy: ir.ArithPolicy = op.attr("policy")
         at, ct = av.type.dtype, cv.type.dtype
-        m, k = _static_shape(av.type, op, self)
-        n = _static_shape(bv.type, op, self)[1]
+        m, k = static_shape(av.type, op, self)
+        n = static_shape(bv.type, op, self)[1]
         a = self.materialize(av, op)
         bt = self.materialize(bv, op)
         if policy.precision == "tf32" and at is ir.f32:
@@ -1050,7 +746,7 @@ class CEmitter(CLikeEmitter):
         """Copy the valid elements of a view into a fresh tile; invalid ones get ``fill``."""
         view = self.view(op.operand(0), op)
         rt = op.result.type
-        shape = _static_shape(rt, op, self)
+        shape = static_shape(rt, op, self)
         dst = self.new_tile(op.result)
         fill = op.attr("fill")
         fill_c = self.literal(fill, rt.dtype) if fill is not None else self._poison(rt.dtype)
@@ -1063,7 +759,7 @@ class CEmitter(CLikeEmitter):
         view = self.view(op.operand(0), op)
         self.written.add(id(view.root))
         tv = op.operand(1)
-        shape = _static_shape(tv.type, op, self)
+        shape = static_shape(tv.type, op, self)
         conv = self.STORE_CONVERT.get(tv.type.dtype.name, "{}")
         r = self.get(tv, op)
         if isinstance(r, Splat):
@@ -1082,7 +778,7 @@ class CEmitter(CLikeEmitter):
         kind = op.attr("kind")
         if t.name in ("f16", "bf16", "i1"):
             raise self.unsupported(op, f"atomic {kind} on {t} memory")
-        shape = _static_shape(tv.type, op, self)
+        shape = static_shape(tv.type, op, self)
         src = self.materialize(tv, op)
         if t.is_float:
             fn = f"tc_atomic_{kind}_{t.name}"
@@ -1097,34 +793,6 @@ class CEmitter(CLikeEmitter):
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def _static_shape(t: ir.Type, op: ir.Operation | None, em: CEmitter) -> tuple[int, ...]:
-    """The static shape of a tile type (a located error when an extent is symbolic)."""
-    shape = getattr(t, "shape", None)
-    if shape is None:
-        raise em.unsupported(op, f"expected a tile, got {t}")
-    if not all(d.is_static for d in shape):
-        raise em.unsupported(op, f"tile {t} has a symbolic extent; tile shapes must be static")
-    return tuple(int(d) for d in shape)
-
-
-def _strip_casts(v: ir.Value) -> ir.Value:
-    """``v`` with any chain of ``cast`` operations peeled off."""
-    while True:
-        d = v.defining_op
-        if d is None or d.name != "arith" or d.attr("fn") != "cast":
-            return v
-        v = d.operand(0)
-
-
-def _state_dependence(block: ir.Block, states: Sequence[ir.Value]) -> set[int]:
-    """Ids of the values of ``block`` that depend on any of ``states``."""
-    dep = {id(s) for s in states}
-    for op in block.walk():
-        if any(id(v) in dep for v in op.operands):
-            dep.update(id(r) for r in op.results)
-    return dep
 
 
 def _program_work(block: ir.Block) -> int:

@@ -1,0 +1,226 @@
+"""``reduce`` on the CPU: the emission methods of ``CEmitter`` for aggregation.
+
+* ``unordered_tree`` with a recognized merge (the ``combiner`` attribute, or
+  an update ``state op x`` through ``cast`` chains with ``x`` independent of
+  the states, as the reference recognizes it) over a suffix of the axes: each
+  contribution (the update applied to the merge's exact identity) joins one of
+  8 or 16 lane partials (a vectorizable loop), the lanes merge pairwise, then
+  ``merge(seed, partial)``. The regrouping differs from the reference's tree,
+  so sums agree within their rounding error, max/min exactly;
+* otherwise, in source order (``strict_fold``): a row loop with the state in
+  a register when the reduced axes are a suffix, else state arrays over the
+  kept coordinates updated in row-major order of the whole tile, which keeps
+  every state's contributions in order and vectorizes over a kept innermost axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tilec.ir as ir
+from tilec.backends.c.access import CopyLoops, prod
+from tilec.backends.c.values import Tile
+from tilec.backends.clike import Scalar
+
+__all__ = ["ReductionEmission"]
+
+
+class ReductionEmission:
+    """Mixin of ``CEmitter``: the ``reduce`` operation."""
+
+    def emit_reduce(self, op: ir.Operation) -> None:
+        """Fold along axes: lanes for recognized tree merges, else in source order."""
+        n_in = op.attr("n_inputs")
+        axes = tuple(sorted(op.attr("axes")))
+        inputs = [self.materialize(v, op) for v in op.operands[:n_in]]
+        seeds = [self.scalar(v, op) for v in op.operands[n_in:]]
+        shape = inputs[0].shape
+        rank = len(shape)
+        kept = [j for j in range(rank) if j not in axes]
+        n_keep = prod(shape[j] for j in kept)
+        n_red = prod(shape[j] for j in axes)
+        outs = [self.new_tile(r) for r in op.results]
+        block = op.regions[0].entry
+        suffix = axes == tuple(range(rank - len(axes), rank))
+        tree = self._tree_merges(op) if op.attr("policy").kind == "unordered_tree" else None
+        if suffix and tree is not None:
+            self._reduce_lanes(op, block, inputs, seeds, outs, tree, n_keep, n_red)
+        elif suffix:
+            self._reduce_rows(op, block, inputs, seeds, outs, n_keep, n_red)
+        else:
+            self._reduce_general(op, block, inputs, seeds, outs, shape, kept)
+        for r, o in zip(op.results, outs):
+            self.bind(r, o)
+
+    def _tree_merges(self, op: ir.Operation) -> list[str] | None:
+        """The merge of each state for ``unordered_tree`` (None: fold in strict order).
+
+        As in the reference: the ``combiner`` attribute when present, else the
+        update recognized as ``state op x`` / ``x op state`` (through ``cast``
+        chains) with ``x`` independent of the states.
+        """
+        declared = op.attr("combiner")
+        if declared is not None:
+            ok = all(c in ("add", "mul", "max", "min") for c in declared)
+            return list(declared) if ok else None
+        block = op.regions[0].entry
+        n_states = len(op.results)
+        states = block.args[:n_states]
+        term = block.operations.last
+        if term is None or term.name != "yield":
+            return None
+        dep = _state_dependence(block, states)
+        merges = []
+        for st, y in zip(states, term.operands):
+            d = _strip_casts(y)
+            op_ = d.defining_op if d is not None else None
+            if op_ is None or op_.name != "arith" or op_.attr("fn") not in ("add", "mul", "max",
+                                                                               "min"):
+                return None
+            a, b = (_strip_casts(v) for v in op_.operands)
+            x = op_.operand(1) if a is st else op_.operand(0) if b is st else None
+            if x is None or id(x) in dep:
+                return None
+            merges.append(op_.attr("fn"))
+        return merges
+
+    def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
+        """``fn(a, b)`` on values of type ``t`` (rounded for narrow floats)."""
+        if t is ir.i1:
+            return self.BOOL_FNS[fn].format(a, b)
+        table = self.FLOAT_FNS if t.is_float else self.INT_FNS
+        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0, tmin="0")
+        rnd = self.NARROW_ROUND.get(t.name)
+        return rnd.format(expr) if rnd else expr
+
+    def identity(self, fn: str, t: ir.ScalarType) -> str:
+        """The exact identity of a merge (``-0.0`` for float add, so ``-0.0`` survives)."""
+        if t is ir.i1:
+            return "1" if fn in ("mul", "min") else "0"
+        if t.is_float:
+            return self.literal({"add": -0.0, "mul": 1.0, "max": float("-inf"),
+                                 "min": float("inf")}[fn], t)
+        bits = 64 if t is ir.index else t.bits
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return self.literal({"add": 0, "mul": 1, "max": lo, "min": hi}[fn], t)
+
+    def _reduce_lanes(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
+                      seeds: list[str], outs: list[Tile], merges: list[str], n_keep: int,
+                      n_red: int) -> None:
+        """Tree order: each contribution (the update applied to the identity) joins one of W
+        lane partials; lanes merge pairwise at the end, then ``merge(seed, partial)``."""
+        b = self.buf
+        o, q = self.fresh("o"), self.fresh("q")
+        w = 8 if any(x.dtype.bits > 32 for x in outs) else 16
+        idents = [self.identity(fn, out.dtype) for fn, out in zip(merges, outs)]
+        with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
+            accs = []
+            for out, ident in zip(outs, idents):
+                acc = self.fresh("acc")
+                accs.append(acc)
+                b.line(f"{self.ctype(out.dtype)} {acc}[{w}];")
+                b.line(f"for (int l = 0; l < {w}; ++l) {acc}[l] = {ident};")
+            b.line(f"int64_t {q} = 0;")
+            for header, lane in ((f"for (; {q} + {w} <= {n_red}; {q} += {w}) "
+                                  f"for (int l = 0; l < {w}; ++l)", "l"),
+                                 (f"for (; {q} < {n_red}; ++{q})", "0")):
+                with b.block(header):
+                    at = f"{o} * {n_red} + {q}" + (" + l" if lane == "l" else "")
+                    ys = self._inline_update(block, idents, outs,
+                                             [f"{x.name}[{at}]" for x in inputs], op)
+                    for acc, y, fn, out in zip(accs, ys, merges, outs):
+                        b.line(f"{acc}[{lane}] = "
+                               f"{self.merge_expr(fn, f'{acc}[{lane}]', y, out.dtype)};")
+            for acc, fn, out in zip(accs, merges, outs):
+                pair = self.merge_expr(fn, f"{acc}[l]", f"{acc}[l + w]", out.dtype)
+                b.line(f"for (int w = {w // 2}; w >= 1; w >>= 1) for (int l = 0; l < w; ++l) "
+                       f"{acc}[l] = {pair};")
+            for out, seed, acc, fn in zip(outs, seeds, accs, merges):
+                b.line(f"{out.name}[{o}] = {self.merge_expr(fn, seed, f'{acc}[0]', out.dtype)};")
+
+    def _inline_update(self, block: ir.Block, states: list[str], outs: list[Tile],
+                       elems: list[str], op: ir.Operation) -> list[str]:
+        """Emit the update region with fixed state expressions; returns the yielded values."""
+        n = len(states)
+        for a, s_ in zip(block.args[:n], states):
+            self.bind(a, Scalar(s_, a.type))
+        for a, x in zip(block.args[n:], elems):
+            var = self.name_of(a)
+            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
+            self.bind(a, Scalar(var, a.type))
+        term = self.emit_block(block)
+        if term is None:
+            raise self.unsupported(op, "reduce region does not end with yield")
+        return [self.scalar(v, term) for v in term.operands]
+
+    def _bind_region(self, block: ir.Block, states: list[str], elems: list[str],
+                     op: ir.Operation) -> None:
+        n = len(states)
+        for a, s in zip(block.args[:n], states):
+            self.bind(a, Scalar(s, a.type))
+        for a, x in zip(block.args[n:], elems):
+            var = self.name_of(a)
+            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
+            self.bind(a, Scalar(var, a.type))
+        term = self.emit_block(block)
+        if term is None:
+            raise self.unsupported(op, "reduce region does not end with yield")
+        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:n])],
+                    term.operands, term)
+
+    def _reduce_rows(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
+                     seeds: list[str], outs: list[Tile], n_keep: int, n_red: int) -> None:
+        b = self.buf
+        o, q = self.fresh("o"), self.fresh("q")
+        with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
+            states = []
+            for out, seed in zip(outs, seeds):
+                s = self.fresh("s")
+                b.line(f"{self.ctype(out.dtype)} {s} = {seed};")
+                states.append(s)
+            with b.block(f"for (int64_t {q} = 0; {q} < {n_red}; ++{q})"):
+                self._bind_region(block, states, [f"{x.name}[{o} * {n_red} + {q}]"
+                                                  for x in inputs], op)
+            for out, s in zip(outs, states):
+                b.line(f"{out.name}[{o}] = {s};")
+
+    def _reduce_general(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
+                        seeds: list[str], outs: list[Tile], shape: tuple[int, ...],
+                        kept: list[int]) -> None:
+        b = self.buf
+        for out, seed in zip(outs, seeds):
+            b.line(f"for (int64_t e = 0; e < {out.size}; ++e) {out.name}[e] = {seed};")
+        idx = [self.fresh("i") for _ in shape]
+        for j, ext in enumerate(shape):
+            b.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {ext}; ++{idx[j]})")
+        with b.block(""):
+            ko = self.fresh("k")
+            b.line(f"const int64_t {ko} = "
+                   f"{CopyLoops.flat([idx[j] for j in kept], [shape[j] for j in kept])};")
+            f = CopyLoops.flat(idx, shape)
+            states = []
+            for out in outs:
+                s = self.fresh("s")
+                b.line(f"{self.ctype(out.dtype)} {s} = {out.name}[{ko}];")
+                states.append(s)
+            self._bind_region(block, states, [f"{x.name}[{f}]" for x in inputs], op)
+            for out, s in zip(outs, states):
+                b.line(f"{out.name}[{ko}] = {s};")
+
+
+def _strip_casts(v: ir.Value) -> ir.Value:
+    """``v`` with any chain of ``cast`` operations peeled off."""
+    while True:
+        d = v.defining_op
+        if d is None or d.name != "arith" or d.attr("fn") != "cast":
+            return v
+        v = d.operand(0)
+
+
+def _state_dependence(block: ir.Block, states: Sequence[ir.Value]) -> set[int]:
+    """Ids of the values of ``block`` that depend on any of ``states``."""
+    dep = {id(s) for s in states}
+    for op in block.walk():
+        if any(id(v) in dep for v in op.operands):
+            dep.update(id(r) for r in op.results)
+    return dep
