@@ -812,9 +812,12 @@ def _program_work(block: ir.Block) -> int:
 
 
 def _tile_bytes(fn: ir.Function, em: CEmitter) -> int:
-    """An upper bound of the bytes of tile arrays one call of ``fn`` declares."""
+    """An estimate of the bytes of tile arrays one call of ``fn`` declares (packs included)."""
     total = 0
     for op in fn.walk():
+        if op.name == "mma":  # the packed copies of a and b (see mma.py), plus tf32 roundings
+            total += sum(2 * prod(int(d) for d in v.type.shape) * 8 for v in op.operands[:2]
+                         if all(d.is_static for d in v.type.shape))
         for r in op.results:
             t = r.type
             if isinstance(t, ir.TileType) and all(d.is_static for d in t.shape):
