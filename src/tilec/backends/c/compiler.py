@@ -40,6 +40,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -246,7 +247,15 @@ def compile_cached(source: str, origin_of_line: Callable[[int], object] | None =
         if lib is not None:
             return lib
         d = cache_dir() / key[:2]
-        d.mkdir(parents=True, exist_ok=True)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            probe_file = tempfile.NamedTemporaryFile(dir=d, prefix=".w-", delete=True)
+            probe_file.close()
+        except OSError as e:
+            # An unwritable cache directory costs a build per process, never a failure.
+            d = _private_dir()
+            warnings.warn(f"tilec: cache directory {cache_dir()} is not writable ({e}); "
+                          f"building in {d} for this process only", stacklevel=2)
         so, meta = d / f"{key}.so", d / f"{key}.json"
         data = _verified(so, meta, key)
         if data is None:
@@ -254,6 +263,11 @@ def compile_cached(source: str, origin_of_line: Callable[[int], object] | None =
         lib = _load_private_copy(data, d)
         _loaded[key] = lib
         return lib
+
+
+@functools.cache
+def _private_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="tilec-c-"))
 
 
 def _verified(so: Path, meta: Path, key: str) -> bytes | None:

@@ -149,3 +149,14 @@ def test_unsupported_flags_fall_back(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert not tc.openmp and "-fopenmp" not in tc.flags
     assert any("programs run sequentially" in n for n in tc.notes)
     assert _call(cc.compile_cached(SRC % 2, tc=tc), 1) == 5
+
+
+def test_unusable_cache_directory_falls_back(monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(blocker))
+    monkeypatch.setattr(cc, "_loaded", {})
+    with pytest.warns(UserWarning, match="not writable"):
+        lib = cc.compile_cached(SRC % 6)
+    assert _call(lib, 1) == 9
