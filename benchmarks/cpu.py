@@ -115,6 +115,7 @@ def measure(tilec_fn: Callable[[], Any], peer_fn: Callable[[], Any], rounds: int
     p_times: list[float] = []
 
     def once(fn: Callable[[], Any], out: list[float]) -> None:
+        """Time one call of ``fn`` into ``out``."""
         t0 = time.perf_counter()
         fn()
         out.append((time.perf_counter() - t0) * 1e3)
