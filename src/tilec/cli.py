@@ -77,7 +77,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 1
     table = Table(title=f"tilec demo — target {target}")
     for col in ("kernel", "target", "shape", "max error", "tolerance", "time (ms)", "result"):
-        table.add_column(col, justify="right" if col in ("max error", "time (ms)") else "left")
+        table.add_column(col, justify="right" if col in ("max error", "time (ms)") else "left",
+                         no_wrap=col in ("kernel", "target", "result"))
     failed = 0
     with Progress(console=con, transient=True) as prog:
         task = prog.add_task("running kernels", total=len(cases))

@@ -119,7 +119,7 @@ def run_case(case: DemoCase, target: str, seed: int = 0) -> DemoResult:
 
     rng = np.random.default_rng(seed)
     inputs = list(case.make_inputs(rng))
-    shape = " ".join("x".join(map(str, a.shape)) for a in inputs if isinstance(a, np.ndarray))
+    shape = ", ".join("x".join(map(str, a.shape)) for a in inputs if isinstance(a, np.ndarray))
     expected = case.expected(*[a.copy() if isinstance(a, np.ndarray) else a for a in inputs])
     outs = sorted(expected)
     try:
