@@ -12,8 +12,9 @@ Each case first checks tilec's result against numpy, then times both in
 interleaved, counterbalanced rounds (tilec, numpy, numpy, tilec, ...) after
 warm-up and reports medians (``perf_counter``, milliseconds per call).
 ``ratio = peer_ms / tilec_ms``: above 1 means tilec is faster. Every record
-carries the machine, the load average around the measurement (this machine
-may be shared), the BLAS numpy uses, the OpenMP and OpenBLAS environment
+carries the machine, the time and the load average around the measurement
+(this machine may be shared; every run of a day is kept in the day's file),
+the BLAS numpy uses, the OpenMP and OpenBLAS environment
 (``OPENBLAS_CORETYPE`` / ``OPENBLAS_L2_SIZE`` can slow numpy; run with them
 unset to give numpy its best chance) and the C compiler flags. Records go to
 ``benchmarks/results/cpu-<device>-<date>.json``::
@@ -220,13 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     device = re.sub(r"[^A-Za-z0-9]+", "-", info["cpu"]).strip("-")
     date = datetime.date.today().isoformat()
     base = {"benchmark": "cpu", "target": "cpu", "device": info["cpu"], "date": date,
-            "commit": commit()}
+            "time": datetime.datetime.now().strftime("%H:%M:%S"), "commit": commit()}
     records = [{**base, **rec, "machine": info} for rec in cases(args.rounds)]
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
         path = RESULTS / f"cpu-{device}-{date}.json"
-        path.write_text(json.dumps(records, indent=1) + "\n")
-        print(f"wrote {path}")
+        earlier = json.loads(path.read_text()) if path.exists() else []
+        path.write_text(json.dumps(earlier + records, indent=1) + "\n")  # every run of the day
+        print(f"wrote {path} ({len(earlier)} earlier records kept)")
     return 0
 
 
