@@ -36,8 +36,8 @@ from tilec.ir import AffineExpr, IndexMap, ScalarType, const, d
 from tilec.ir.interning import Interned
 
 __all__ = ["DistLayout", "Coverage", "LayoutError", "blocked", "rows", "row_reduced",
-           "fragment_acc", "one_atom", "replicated", "image", "register_map", "vector_width",
-           "unravel", "RegisterPiece", "owner_predicate"]
+           "fragment_acc", "lane_tile", "one_atom", "replicated", "image", "register_map",
+           "vector_width", "unravel", "RegisterPiece", "owner_predicate"]
 
 
 class LayoutError(ValueError):
@@ -351,6 +351,32 @@ def fragment_acc(shape: Sequence[int], threads: int, gm: int, gn: int, rm: int, 
     return _finish("fragment", (m, n), threads, (rm, rn, frag_regs), (row, col),
                    (("gm", gm), ("gn", gn), ("rm", rm), ("rn", rn), ("am", am), ("an", an)),
                    parts=None if one_array else (frag_regs,) * (rm * rn), replicated=False)
+
+
+def lane_tile(shape: Sequence[int], threads: int, gm: int, gn: int, rm: int, rn: int,
+              am: int, an: int, frag: IndexMap, frag_regs: int) -> DistLayout:
+    """The lane-FMA micro-tile: a ``gm x gn`` grid of subgroups, each owning ``rm x rn``
+    atoms of ``am x an`` as in ``fragment_acc``, but inside a subgroup's rectangle lane
+    ``l`` holds rows ``fm*am + row(l)`` and the ``frag_regs * rn`` *consecutive* columns
+    starting at ``col(l, 0) * rn`` (``frag`` is the atom's lane layout, whose columns for
+    one lane are consecutive). Registers are ``(fm, c, fn)``; consecutive columns make the
+    shared-memory reads of B and the global stores of C 16-byte vectors."""
+    m, n = (int(e) for e in shape)
+    if gm * gn * 32 != threads or gm * rm * am != m or gn * rn * an != n:
+        raise LayoutError(f"lane tile {gm}x{gn}/{rm}x{rn} of {am}x{an} atoms does not tile "
+                          f"{m}x{n} with {threads} threads")
+    lane = d(0).mod(32)
+    warp = d(0).floordiv(32)
+    fm, c, fn = _digits((rm, frag_regs, rn))
+    fr = frag.results[0].substitute([lane, const(0)])
+    fc0 = frag.results[1].substitute([lane, const(0)])
+    wm = const(0) if gm == 1 else warp.floordiv(gn) if gn > 1 else warp
+    wn = const(0) if gn == 1 else warp.mod(gn)
+    row = wm * (rm * am) + fm * am + fr
+    col = wn * (rn * an) + fc0 * rn + c * rn + fn
+    return _finish("lane_tile", (m, n), threads, (rm, frag_regs, rn), (row, col),
+                   (("gm", gm), ("gn", gn), ("rm", rm), ("rn", rn), ("am", am), ("an", an)),
+                   replicated=False)
 
 
 def one_atom(shape: Sequence[int], threads: int, am: int, an: int, frag: IndexMap,

@@ -234,6 +234,20 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     def issue(fa: ir.Value, fb: ir.Value, acc: ir.Value) -> ir.Value:
         return g.atom(atom.catalog_id, [fa, fb, acc], [acc.type], **attrs).result
 
+    in_t = a.type.dtype
+    ldmatrix = in_t.bits == 16 and atom.am == 16 and atom.ak == 16
+
+    def load_a(syms: list[ir.Value], row0: ir.AffineExpr) -> ir.Value:
+        """An A fragment: ``ldmatrix.x4`` for 16-bit operands (lane 8j + r supplies row r
+        of 8x8 matrix j; matrix j is rows 8*(j%2), columns 8*(j//2) of the 16x16 tile,
+        which is exactly the atom's A layout), else element loads through the layout."""
+        if not ldmatrix:
+            return _load(g, a, syms, frag_a(row0), atom.a.regs)
+        row = row0 + lane.floordiv(8).mod(2) * 8 + lane.mod(8)
+        col = ir.s(0) * ak + lane.floordiv(16) * 8 + ir.d(0)
+        v = g.view(a, syms, ir.IndexMap(1, [row, col], 2), (8,), False)
+        return g.atom("ldmatrix.x4", [v], [ir.TileType((8,), in_t)]).result
+
     steps = k // ak
     if op.attr("distribution") == "rectangle":
         rm, rn = op.attr("rm"), op.attr("rn")
@@ -241,7 +255,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
 
         def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
             syms = [iv, g.tid]
-            fa = [_load(g, a, syms, frag_a(row0 + fm * am), atom.a.regs) for fm in range(rm)]
+            fa = [load_a(syms, row0 + fm * am) for fm in range(rm)]
             fb = [_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs) for fn in range(rn)]
             return [issue(fa[f // rn], fb[f % rn], acc) for f, acc in enumerate(accs)]
 
@@ -257,7 +271,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
                 acc: ir.Value = acc) -> list[ir.Value]:
             def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
                 syms = [iv, g.tid]
-                fa = _load(g, a, syms, frag_a(row0), atom.a.regs)
+                fa = load_a(syms, row0)
                 fb = _load(g, b, syms, frag_b(col0), atom.b.regs)
                 return [issue(fa, fb, accs[0])]
 
@@ -303,8 +317,10 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
         rm, rn = op.attr("rm"), op.attr("rn")
         row0, col0 = _origin(op, warp, am, an)
         assert len(c.parts) == 1
-        out = _k_loop(g, k, list(c.parts),
-                      lambda iv, accs: [micro(row0, col0, rm, rn, accs[0], iv)])
+        unroll = next(x for x in (4, 2, 1) if k % x == 0)
+        out = _k_loop(g, k // unroll, list(c.parts),
+                      lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,
+                                                        unroll, accs[0], iv, fused)])
         return Lowered(c.layout, out)
     subgroups = g.threads // 32
     u, v = int(c.layout.shape[0]) // am, int(c.layout.shape[1]) // an
@@ -318,3 +334,36 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
 
         parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v), job, [acc]))
     return Lowered(c.layout, parts)
+
+
+def _lane_tile_step(g: GroupLowering, a: ir.Value, b: ir.Value, atom: object,
+                    row0: ir.AffineExpr, col0: ir.AffineExpr, rm: int, rn: int, unroll: int,
+                    acc: ir.Value, step: ir.Value, fused: bool) -> ir.Value:
+    """``unroll`` K steps of the lane micro-tile (``layouts.lane_tile``): the lane's A values
+    (``unroll`` consecutive K per row: one vector per row) and B values (its consecutive
+    columns for each K), then one FMA per accumulator per K step, in K order."""
+    lay = atom.c  # type: ignore[attr-defined]
+    am, cr = atom.am, lay.regs  # type: ignore[attr-defined]
+    lane = ir.s(1).mod(32)
+    fr = lay.map.results[0].substitute([lane, ir.const(0)])
+    fc0 = lay.map.results[1].substitute([lane, ir.const(0)])
+    in_t = a.type.dtype
+    syms = [step, g.tid]
+    kk = ir.d(0).mod(unroll) if unroll > 1 else ir.const(0)
+    fm = ir.d(0).floordiv(unroll) if unroll > 1 else ir.d(0)
+    av = _load(g, a, syms, ir.IndexMap(1, [row0 + fm * am + fr, ir.s(0) * unroll + kk], 2),
+               rm * unroll)
+    width = cr * rn
+    j = ir.d(0).mod(width) if width > 1 else ir.const(0)
+    kb = ir.d(0).floordiv(width) if width > 1 else ir.d(0)
+    bv = _load(g, b, syms, ir.IndexMap(1, [ir.s(0) * unroll + kb, col0 + fc0 * rn + j], 2),
+               unroll * width)
+    size = rm * width
+    for x in range(unroll):
+        ab = g.op("reindex", [av], [ir.TileType((size,), in_t)],
+                  {"map": ir.IndexMap(1, [ir.d(0).floordiv(width) * unroll + x])}).result
+        bb = g.op("reindex", [bv], [ir.TileType((size,), in_t)],
+                  {"map": ir.IndexMap(1, [ir.d(0).mod(width) + x * width])}).result
+        acc = g.op("map", [acc, ab, bb], [acc.type], {"shape": ir.IndexSet([size])},
+                   [mac_region(acc.type.dtype, in_t, fused)]).result
+    return acc

@@ -213,8 +213,12 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         layout = L.one_atom((m, n), threads, am, an, frag.map, frag.regs)
         return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
                          layout)
-    layout = L.fragment_acc((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
-                            frag.regs, one_array=realization == "ffma")
+    if realization == "ffma":
+        layout = L.lane_tile((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
+                             frag.regs)
+    else:
+        layout = L.fragment_acc((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
+                                frag.regs)
     return MmaChoice(realization, atom_id, "rectangle", d.gm, d.gn, d.rm, d.rn,
                      cand.accumulator, layout)
 
