@@ -303,6 +303,37 @@ def _check_layouts(ctx: _Context, op: Operation) -> Iterator[_Issue]:
                 return
 
 
+def _operand_layout(op: Operation, k: int) -> Any:
+    """The layout ``op`` consumes operand ``k`` in: its repartition record, else the
+    producer's result layout (None when unknown, e.g. a block argument)."""
+    uses = op.attr("use_layouts")
+    if uses is not None and k < len(uses) and uses[k] is not None:
+        return uses[k]
+    v = op.operand(k)
+    d = v.defining_op
+    if d is None:
+        return None
+    lays = _result_layouts(d)
+    return lays[v.index] if v.index < len(lays) else None  # type: ignore[attr-defined]
+
+
+@_per_op("13")
+def _check_repartitions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 13: an elementwise op reads its tiles in its own distribution, so any
+    other distribution of a producer is an explicit repartition (``use_layouts``)."""
+    if not _claims(ctx, op) or op.name != "map" or op.attr("exec") != "group":
+        return
+    want = _result_layouts(op)[0]
+    for k, v in enumerate(op.operands):
+        if not isinstance(v.type, TileType):
+            continue
+        got = _operand_layout(op, k)
+        if got is not None and got is not want:
+            yield _Issue(f"map operand {k} is produced in another distribution than the map "
+                         "computes in, with no repartition record (use_layouts)", "13", op)
+            return
+
+
 @_per_op("6")
 def _check_matrix(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     """Invariant 6: a matrix realization's subgroups are whole and match the group."""
@@ -496,6 +527,7 @@ def form_checks(structural: tuple[Check, ...], core: tuple[Check, ...],
         Check("layouts", "7", _check_layouts),
         Check("matrix-participants", "6", _check_matrix),
         Check("memory-plans", "11", _check_memory_plans),
+        Check("repartitions", "13", _check_repartitions),
     )
     machine = (
         Check("machine-structure", "machine", _check_machine_structure),

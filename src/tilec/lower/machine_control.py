@@ -132,3 +132,81 @@ def _if(g: GroupLowering, op: ir.Operation) -> None:
     g.sync.merge(*ends)
     for r, x in zip(op.results, unflatten(results, new.results)):
         g.bind(r, x)
+
+
+@rule("parallel")
+def _nested_parallel(g: GroupLowering, op: ir.Operation) -> None:
+    """A parallel nest inside a group: its instances run one after another, each with the
+    whole group. Every instance starts from the same entry snapshot (the inits); each tile
+    update is joined in a shared buffer that first holds the init (untouched coordinates
+    keep it) and receives every instance's payload at its origin (parts outside are
+    dropped); a scalar init ends as the last instance's value (row-major order)."""
+    rank = op.attr("rank")
+    extents = [g.scalar(v) for v in op.operands[:rank]]
+    inits = [_value(g, op, rank + k) for k in range(len(op.results))]
+    joins: list[ir.Value | None] = []
+    for k, (init, res) in enumerate(zip(inits, op.results)):
+        if isinstance(init, Lowered):
+            shape = tuple(int(e) for e in res.type.shape)
+            buf = g.smem.buffer(shape, res.type.dtype, f"join {k}")
+            g.store_registers(buf, init)
+            joins.append(buf)
+        else:
+            joins.append(None)
+    total = extents[0]
+    for e in extents[1:]:
+        total = g.arith("mul", total, e)
+    scalars = [x for x in inits if not isinstance(x, Lowered)]
+    body = ir.Block([ir.index, *(v.type for v in scalars)])
+    loop = g.op("serial", [g.index(0), total, g.index(1), *scalars],
+                [v.type for v in scalars], {}, [ir.Region([body])])
+    before = g.sync.state()
+    block = op.regions[0].entry
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
+        rest = body.args[0]
+        coords = []
+        for e in reversed(extents[1:]):
+            coords.append(g.arith("rem", rest, e))
+            rest = g.arith("floordiv", rest, e)
+        coords.append(rest)
+        for a, c in zip(block.args[:rank], reversed(coords)):
+            g.bind(a, c)
+        for a, x in zip(block.args[rank:], inits):
+            g.bind(a, x)
+        g.lower_block(block)
+        term = block.terminator
+        assert term is not None
+        pos = 0
+        carried = []
+        for k, buf in enumerate(joins):
+            payload_v = term.operand(pos)
+            pos += 1
+            if buf is None:
+                carried.append(g.scalar(payload_v))
+                continue
+            r = op.results[k].type.rank
+            origin = [g.scalar(v) for v in term.operands[pos:pos + r]]
+            pos += r
+            payload = g.tile(payload_v)
+            shape = tuple(int(e) for e in payload_v.type.shape)
+            window = g.view(buf, origin, ir.IndexMap.tile_at_symbols(r), shape, True)
+            g.store_registers(window, payload)
+        if g.sync.pending:
+            g.sync.barrier()
+        g.op("yield", carried, [])
+    g.sync.merge(before, g.sync.state())
+    it = iter(loop.results)
+    for res, buf in zip(op.results, joins):
+        if buf is None:
+            g.bind(res, next(it))
+            continue
+        lay = layout_of(res)
+        dt = res.type.dtype
+        g.sync.read(buf)
+
+        def load(start: int, length: int, buf: ir.Value = buf, lay: object = lay,
+                 dt: ir.ScalarType = dt) -> ir.Value:
+            tv = g.thread_view(buf, lay, start, length)  # type: ignore[arg-type]
+            return g.op("load", [tv], [ir.TileType((length,), dt)]).result
+
+        g.bind(res, g.build(lay, dt, load))

@@ -344,6 +344,10 @@ def _carried_edges(op: ir.Operation) -> Iterable[tuple[ir.Value, ir.Value]]:
             if prev is not None:
                 for k, a in enumerate(blk.args[1:]):
                     yield a, prev.operand(k)
+    elif op.name == "parallel":
+        rank = op.attr("rank")
+        for init, a in zip(op.operands[rank:], op.regions[0].entry.args[rank:]):
+            yield init, a
     elif op.name == "if":
         for r in op.regions:
             y = r.entry.terminator
@@ -369,10 +373,10 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
                     plan: GroupPlan | None) -> GroupSchedule:
     inner = list(par.walk(include_self=False))
     for op in inner:
-        if op.name == "parallel":
+        if op.name == "memory" and op.result.type.space not in ("local", "shared"):
             raise LoweringError(ir.format_located(
-                "a nested parallel nest is not lowered yet (only the outermost nest is a "
-                "group)", op.loc))
+                f"manual memory in space {op.result.type.space!r} is not realized (local and "
+                "shared are, as group shared memory)", op.loc))
         if op.name == "call":
             raise LoweringError(ir.format_located("calls are not lowered; inline helpers",
                                                   op.loc))
@@ -709,6 +713,12 @@ def block_arg_layout(a: ir.BlockArgument) -> L.DistLayout | None:
     if owner.name == "pipeline":
         stage = next(i for i, r in enumerate(owner.regions) if r is a.owner.parent)
         return owner.attr("stage_layouts")[stage][a.index]
+    if owner.name == "parallel" and owner.attr("exec") == "group":
+        rank = owner.attr("rank")
+        if a.index < rank:
+            return None
+        k = a.index
+        return use_layout(owner, k) or layout_of(owner.operand(k))
     return None
 
 

@@ -116,14 +116,13 @@ def test_machine_structure_needs_the_lane_nest_size():
 
 def test_unsupported_constructs_are_named():
     @tc.kernel
-    def nested(X, Y):
+    def scratch_in_global(X, Y):
         for p in tc.parallel(2):
-            acc = tc.zeros((8,))
-            for q in tc.parallel(2, level="group"):
-                acc[q * 4:(q + 1) * 4] = X.tile((p * 8 + q * 4,), (4,)).load()
-            Y.tile((p * 8,), (8,)).store(acc)
+            m = tc.memory((8,), tc.float32, space="global")
+            m.store(X.tile((p * 8,), (8,)).load())
+            Y.tile((p * 8,), (8,)).store(m.load())
 
     x = np.zeros(16, np.float32)
-    m = tc.compile(nested, x, x, target="reference").module
-    with pytest.raises(LoweringError, match="nested parallel"):
+    m = tc.compile(scratch_in_global, x, x, target="reference").module
+    with pytest.raises(LoweringError, match="space 'global'"):
         lower_to_machine(m, "cuda:sm_90")

@@ -20,6 +20,7 @@ from lowering_cases import (
     outputs_of,
 )
 
+import tilec as tc
 import tilec.lib as lib
 from tilec.lower import LowerOptions
 
@@ -136,3 +137,20 @@ def test_double_buffered_staging(name, dt, target, opts):
                            {"BM": 32, "BN": 32, "BK": 16, "WINDOW": window}, options=options,
                            rtol=1e-3)
         assert f"versions = {window}" in str(res.machine)
+
+
+@tc.kernel
+def _nested_updates(X, Y):
+    """An ancestor tile patched by a nested parallel (two halves), then a scalar-free join."""
+    for p in tc.parallel(tc.cdiv(X.shape[0], 16)):
+        acc = tc.full((16,), -1.0)
+        for q in tc.parallel(3, level="group"):
+            acc[q * 4:(q + 1) * 4] = X.tile((p * 16 + q * 4,), (4,), fill=0.0).load() * 2.0
+        Y.tile((p * 16,), (16,)).store(acc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_nested_parallel_ancestor_updates(target):
+    r = np.random.default_rng(9)
+    args = [r.standard_normal(37).astype(np.float32), np.zeros(37, np.float32)]
+    differential(_nested_updates, args, [1], target)
