@@ -335,11 +335,44 @@ def _check_repartitions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
 
 
 @_per_op("6")
+def _check_reduction_layouts(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """Invariant 6: a row-reduction strategy reads the rows layout and produces its result
+    layout, with a team size that fits the strategy."""
+    if not _claims(ctx, op) or op.name != "reduce":
+        return
+    strategy = op.attr("strategy")
+    if strategy not in ("lane", "warp_shuffle", "shared"):
+        return
+    src = _operand_layout(op, 0)
+    out = _result_layouts(op)[0]
+    if src is None or src.kind != "rows":
+        yield _Issue(f"a '{strategy}' reduction reads a rows layout, not {src}", "6", op)
+        return
+    team = src.param("team")
+    want = "lane" if team == 1 else "warp_shuffle" if team <= 32 else "shared"
+    if want != strategy:
+        yield _Issue(f"a team of {team} threads per row is a '{want}' reduction, not "
+                     f"'{strategy}'", "6", op)
+        return
+    if out.kind not in ("row_reduced", "replicated") or (out.kind == "row_reduced"
+                                                          and out.param("team") != team):
+        yield _Issue(f"the result of a team-{team} row reduction is its row_reduced layout, "
+                     f"not {out}", "6", op)
+
+
+@_per_op("6")
 def _check_matrix(ctx: _Context, op: Operation) -> Iterator[_Issue]:
-    """Invariant 6: a matrix realization's subgroups are whole and match the group."""
+    """Invariant 6: a matrix realization's subgroups are whole and match the group, and its
+    accumulator layout is the realization's."""
     if not _claims(ctx, op):
         return
     if op.name != "mma" or op.attr("realization") in (None, "reference"):
+        return
+    lay = _result_layouts(op)[0]
+    if op.attr("distribution") == "rectangle" and lay is not None and any(
+            lay.param(k) != op.attr(k) for k in ("gm", "gn", "rm", "rn")):
+        yield _Issue(f"the accumulator layout {lay} is not the {op.attr('gm')}x{op.attr('gn')}"
+                     f"/{op.attr('rm')}x{op.attr('rn')} rectangle the realization uses", "6", op)
         return
     group = _group_of(op)
     threads = group.attr("threads") if group is not None else None
@@ -526,6 +559,7 @@ def form_checks(structural: tuple[Check, ...], core: tuple[Check, ...],
         Check("bindings", "2", _check_bindings),
         Check("layouts", "7", _check_layouts),
         Check("matrix-participants", "6", _check_matrix),
+        Check("reduction-layouts", "6", _check_reduction_layouts),
         Check("memory-plans", "11", _check_memory_plans),
         Check("repartitions", "13", _check_repartitions),
     )

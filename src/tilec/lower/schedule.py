@@ -468,6 +468,13 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
     _propagate(g, inner, cl, forced)
     for v in values:
         g.layouts[v] = cl.assigned(v)  # type: ignore[assignment]
+    # Some producers fix their result's layout whatever the class got (another anchor of the
+    # class may have won): the consumers then record a repartition.
+    for op, ch in g.mma.items():
+        g.layouts[op.result] = ch.layout
+    for op, (_strategy, _lay_in, lay_out) in g.reduce.items():
+        for r in op.results:
+            g.layouts[r] = lay_out
     _record_uses(g, inner, forced)
 
 

@@ -126,3 +126,13 @@ def test_unsupported_constructs_are_named():
     m = tc.compile(scratch_in_global, x, x, target="reference").module
     with pytest.raises(LoweringError, match="space 'global'"):
         lower_to_machine(m, "cuda:sm_90")
+
+
+def test_a_row_reduction_produces_its_own_layout():
+    s = lower_to_scheduled(_softmax(), "cuda:sm_90")
+    red = _first(s, "reduce")
+    lay = red.attr("layout")
+    red.attributes["layout"] = L.row_reduced(lay.shape, lay.threads, lay.param("team") // 2)
+    with pytest.raises(ir.VerificationError) as e:
+        ir.verify(s, "scheduled")
+    assert e.value.invariant == "6"
