@@ -633,7 +633,21 @@ class _FunctionLowering:
             op.remove_self()
             grid_block.insert_op(op, lane_par)
         grid.attributes["shared_bytes"] = smem.bytes
+        limit = self.shared_limit()
+        if limit is not None and smem.bytes > limit:
+            raise LoweringError(ir.format_located(
+                f"the group needs {smem.bytes} bytes of shared memory; {self.target} allows "
+                f"{limit} per group (smaller tiles, or fewer staged operands)", par.loc))
         self.groups.append({"threads": threads, "shared_bytes": smem.bytes})
+
+    def shared_limit(self) -> int | None:
+        """The target's shared memory per group (None when unknown)."""
+        from tilec.exec import get_profile
+
+        try:
+            return get_profile(self.target).shared_bytes_per_group
+        except ValueError:
+            return None
 
 
 def _copy_scalar_op(op: ir.Operation, vmap: dict[ir.Value, ir.Value]) -> ir.Operation:

@@ -136,3 +136,12 @@ def test_a_row_reduction_produces_its_own_layout():
     with pytest.raises(ir.VerificationError) as e:
         ir.verify(s, "scheduled")
     assert e.value.invariant == "6"
+
+
+def test_shared_memory_beyond_the_target_is_rejected():
+    from tilec.lib import matmul
+
+    a = np.zeros((256, 256), np.float32)
+    m = tc.compile(matmul, a, a, a, target="reference", BM=128, BN=128, BK=64).module
+    with pytest.raises(LoweringError, match="bytes of shared memory"):
+        lower_to_machine(m, "metal:m1")

@@ -154,3 +154,26 @@ def test_nested_parallel_ancestor_updates(target):
     r = np.random.default_rng(9)
     args = [r.standard_normal(37).astype(np.float32), np.zeros(37, np.float32)]
     differential(_nested_updates, args, [1], target)
+
+
+TILES = [(1, 32), (3, 16), (4, 128), (8, 64), (1, 1024), (2, 512), (16, 8)]
+
+
+@pytest.mark.parametrize("bm,bn", TILES, ids=[f"{m}x{n}" for m, n in TILES])
+def test_row_programs_over_tile_shapes(bm, bn):
+    """Softmax, layer norm and row max with one tile per row block: lane-local, shuffle and
+    cross-subgroup strategies (a 1024-wide row needs several subgroups), masked teams."""
+    r = np.random.default_rng(bm * 1000 + bn)
+    m, n = 2 * bm + 1, bn - (bn // 5)
+    x = (r.standard_normal((m, n)) * 3).astype(np.float32)
+    strategies = set()
+    for kernel, args, outs, cx in (
+            (lib.softmax, [x, np.zeros_like(x)], [1], {"BM": bm, "BN": bn}),
+            (lib.layernorm, [x, r.standard_normal(n).astype(np.float32),
+                             r.standard_normal(n).astype(np.float32), np.zeros_like(x), 1e-5],
+             [3], {"BM": bm, "BN": bn})):
+        for target in ("cuda:sm_90", "metal:m1"):
+            res = differential(kernel, args, outs, target, cx)
+            strategies |= {s for s, _, _ in res.groups[0].reduce.values()}
+    if bn >= 1024:
+        assert "shared" in strategies
