@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tilec.backends.c.prelude import ABI_VERSION
+from tilec.backends.compile_cache import cache_root, publish, unlink_quietly, verified_entry
 
 __all__ = ["Toolchain", "CompilerNotFound", "CCompileError", "toolchain", "find_compiler",
            "cache_dir", "compile_cached", "cache_key", "BASE_FLAGS"]
@@ -139,9 +140,9 @@ def _probe(cc: str) -> Toolchain:
         tc = _probe_flags(cc, identity)
         try:
             memo.parent.mkdir(parents=True, exist_ok=True)
-            _publish(memo, json.dumps({"cc": cc, "identity": identity, "flags": tc.flags,
-                                       "openmp": tc.openmp, "native": tc.native,
-                                       "notes": tc.notes}).encode())
+            publish(memo, json.dumps({"cc": cc, "identity": identity, "flags": tc.flags,
+                                      "openmp": tc.openmp, "native": tc.native,
+                                      "notes": tc.notes}).encode())
         except OSError:
             pass  # a read-only cache directory only costs a probe per process
     return tc
@@ -199,9 +200,7 @@ def toolchain() -> Toolchain:
 
 def cache_dir() -> Path:
     """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, with the C backend's ``c/`` subdirectory."""
-    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                               "tilec")
-    return Path(root) / "c"
+    return cache_root() / "c"
 
 
 @functools.lru_cache(maxsize=1)
@@ -272,35 +271,8 @@ def _private_dir() -> Path:
 
 def _verified(so: Path, meta: Path, key: str) -> bytes | None:
     """The object's bytes when the entry is complete and intact; else None (entry removed)."""
-    if not meta.exists() and not so.exists():
-        return None
-    try:
-        info = json.loads(meta.read_text())
-        data = so.read_bytes()
-        if info.get("key") == key and info.get("sha256") == hashlib.sha256(data).hexdigest():
-            return data
-    except (OSError, ValueError, AttributeError):
-        pass
-    for p in (meta, so):  # corrupt or half-written: never trusted, rebuilt below
-        try:
-            p.unlink()
-        except OSError:
-            pass
-    return None
-
-
-def _publish(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    entry = verified_entry(so, meta, key)
+    return None if entry is None else entry[0]
 
 
 def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
@@ -318,13 +290,13 @@ def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
         if p.returncode != 0:
             raise CCompileError(_explain(p.stderr or p.stdout, cmd, origin_of_line))
         data = (Path(tmp) / "kernel.so").read_bytes()
-    _publish(so, data)
-    _publish(meta, json.dumps({
+    publish(so, data)
+    publish(meta, json.dumps({
         "key": key, "sha256": hashlib.sha256(data).hexdigest(), "cc": tc.cc,
         "flags": list(tc.flags), "compile_s": round(time.perf_counter() - t0, 3),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }, indent=1).encode())
-    _publish(so.with_suffix(".c"), source.encode())
+    publish(so.with_suffix(".c"), source.encode())
     return data
 
 
@@ -348,7 +320,4 @@ def _load_private_copy(data: bytes, d: Path) -> ctypes.CDLL:
             f.write(data)
         return ctypes.CDLL(tmp)
     finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        unlink_quietly(tmp)

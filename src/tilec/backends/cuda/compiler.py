@@ -33,9 +33,7 @@ import functools
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from tilec.backends.compile_cache import cache_root, publish, verified_entry
 from tilec.backends.cuda.prelude import ABI_VERSION
 
 __all__ = ["Resources", "Cubin", "CUDACompileError", "NVRTCUnavailable", "OPTIONS",
@@ -159,9 +158,7 @@ def driver_version() -> int | None:
 
 def cache_dir() -> Path:
     """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, with the CUDA backend's ``cuda/``."""
-    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                               "tilec")
-    return Path(root) / "cuda"
+    return cache_root() / "cuda"
 
 
 def cache_key(source: str, arch: str) -> str:
@@ -321,45 +318,24 @@ def compile_cubin(source: str, arch: str, kernel: str, dynamic_shared: int = 0,
 
 
 def _verified(cub: Path, meta: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
-    if not meta.exists() and not cub.exists():
-        return None
-    try:
-        info = json.loads(meta.read_text())
-        data = cub.read_bytes()
-        if info.get("key") == key and info.get("sha256") == hashlib.sha256(data).hexdigest() \
-                and isinstance(info.get("resources"), dict):
-            Resources(**info["resources"])
-            return data, info
-    except (OSError, ValueError, TypeError, AttributeError):
-        pass
-    for p in (meta, cub):  # corrupt or half-written: never trusted, rebuilt
-        try:
-            p.unlink()
-        except OSError:
-            pass
-    return None
+    return verified_entry(cub, meta, key, _resources_ok, (OSError, ValueError, TypeError,
+                                                          AttributeError))
 
 
-def _publish(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def _resources_ok(info: dict[str, Any]) -> bool:
+    """Whether a record's resources rebuild a ``Resources`` (a bad field raises TypeError)."""
+    if not isinstance(info.get("resources"), dict):
+        return False
+    Resources(**info["resources"])
+    return True
 
 
 def _store(d: Path, cub: Path, meta: Path, c: Cubin, source: str, seconds: float) -> None:
     try:
         d.mkdir(parents=True, exist_ok=True)
-        _publish(cub, c.data)
-        _publish(cub.with_suffix(".cu"), source.encode())
-        _publish(meta, json.dumps({
+        publish(cub, c.data)
+        publish(cub.with_suffix(".cu"), source.encode())
+        publish(meta, json.dumps({
             "key": c.key, "sha256": hashlib.sha256(c.data).hexdigest(), "arch": c.arch,
             "kernel": c.kernel, "options": list(OPTIONS), "nvrtc": nvrtc_version(),
             "driver": driver_version(), "log": c.log,
