@@ -176,6 +176,13 @@ CATALOG: dict[str, AtomDef] = {
                 "are in flight"),
         AtomDef("ldmatrix.x4", ("row_view",), ("fragment",), "warp",
                 "four 8x8 16-bit matrices from shared memory into A-operand fragments"),
+        AtomDef("ldmatrix.x4.trans", ("row_view",), ("fragment",), "warp",
+                "four 8x8 16-bit matrices, transposed: lane 8j + r supplies row r of matrix j "
+                "(8 elements), lane l receives elements (row 2*(l%4) + c, column l//4) of "
+                "matrix j in registers 2j + c; on a row-major K x N tile with matrices (k 0-7, "
+                "n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15) these are the "
+                "m16n8k16 B fragments of two 8-column blocks (registers 0-3 and 4-7). PTX: "
+                "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
         *(AtomDef(a.catalog_id, ("a", "b", "c"), ("d",), "warp",
                   f"{a.am}x{a.an}x{a.ak} warp-wide matrix multiply-accumulate")
           for a in MMA_ATOMS.values()),

@@ -255,6 +255,8 @@ class GroupLowering:
         """The target profile name."""
         self.skip: set[ir.Operation] = set()
         """Scheduled operations realized elsewhere (staged loads and their views)."""
+        self.ldmatrix_trans = fn_lowering.options.ldmatrix_trans
+        """Whether 16-bit B fragments may use ``ldmatrix.x4.trans``."""
         self.async_copies = fn_lowering.options.async_copies and self.target.startswith("cuda")
         """Whether staged operands may use ``cp.async`` (an sm_80+ CUDA instruction)."""
 

@@ -253,10 +253,28 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
         rm, rn = op.attr("rm"), op.attr("rn")
         row0, col0 = _origin(op, warp, am, an)
 
+        def load_b(syms: list[ir.Value]) -> list[ir.Value]:
+            """The subgroup's ``rn`` B fragments: pairs of 8-column blocks by
+            ``ldmatrix.x4.trans`` when enabled (16-bit), element loads otherwise."""
+            out: list[ir.Value] = []
+            fn = 0
+            while fn < rn:
+                if ldmatrix and g.ldmatrix_trans and fn + 1 < rn:
+                    k = ir.s(0) * ak + lane.floordiv(8).mod(2) * 8 + lane.mod(8)
+                    n = col0 + fn * an + lane.floordiv(16) * 8 + ir.d(0)
+                    v = g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)
+                    pair = g.atom("ldmatrix.x4.trans", [v], [ir.TileType((8,), in_t)]).result
+                    out += [g.slice(pair, 0, 4), g.slice(pair, 4, 4)]
+                    fn += 2
+                else:
+                    out.append(_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs))
+                    fn += 1
+            return out
+
         def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
             syms = [iv, g.tid]
             fa = [load_a(syms, row0 + fm * am) for fm in range(rm)]
-            fb = [_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs) for fn in range(rn)]
+            fb = load_b(syms)
             return [issue(fa[f // rn], fb[f % rn], acc) for f, acc in enumerate(accs)]
 
         return Lowered(c.layout, _k_loop(g, steps, list(c.parts), body))

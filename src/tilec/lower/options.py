@@ -44,8 +44,18 @@ class LowerOptions:
     double_buffer: bool = True
     """Also double-buffer the matrix operands of ``serial`` loops (``pipeline`` loops follow
     their ``window``)."""
+    stages: int = 2
+    """Ring-buffer versions of a double-buffered ``serial`` loop (a ``pipeline`` uses its
+    ``window``)."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
+    ldmatrix_trans: bool = False
+    """Load 16-bit B fragments with ``ldmatrix.x4.trans`` (two fragments per instruction);
+    off until the simulator and the CUDA emitter implement that atom."""
     verify: bool = True
     """Verify each produced form."""
+
+    def __post_init__(self) -> None:
+        if self.stages < 2:
+            raise ValueError(f"stages must be at least 2, got {self.stages}")

@@ -421,7 +421,7 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -
     if any(g.mma[m].realization == "reference" for uses in staged.values() for m, _ in uses):
         g.notes.append(f"{loop.name} at {loop.loc}: the scalar reference does not stage ahead")
         return
-    g.staging[loop] = window or 2
+    g.staging[loop] = window or options.stages
 
 
 def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:

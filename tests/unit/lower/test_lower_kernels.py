@@ -177,3 +177,43 @@ def test_row_programs_over_tile_shapes(bm, bn):
             strategies |= {s for s, _, _ in res.groups[0].reduce.values()}
     if bn >= 1024:
         assert "shared" in strategies
+
+
+def _ldmatrix_trans_for_the_simulator() -> None:
+    """Until the simulator implements ``ldmatrix.x4.trans``, give it the catalog's semantics
+    (registered at run time; a simulator implementation, once present, is used instead)."""
+    from tilec.backends.reference import simt_atoms as sa
+
+    if "ldmatrix.x4.trans" in sa.ATOM_IMPLS:
+        return
+
+    def impl(ctx, op, args, active):
+        view = args[0]
+        dt = view.storage.array.dtype
+        rows = sa.gather(view, active, op, np.zeros((), dt)[()], dt, ctx.copies)
+        out = np.zeros((ctx.lanes, 8), dt)
+        lane = np.arange(32)[:, None]
+        reg = np.arange(8)[None, :]
+        src_lane = 8 * (reg // 2) + 2 * (lane % 4) + reg % 2
+        src_col = np.broadcast_to(lane // 4, src_lane.shape)
+        for w in range(ctx.lanes // 32):
+            if active[32 * w:32 * w + 32].any():
+                out[32 * w:32 * w + 32] = rows[32 * w + src_lane, src_col]
+        return [out]
+
+    sa.ATOM_IMPLS["ldmatrix.x4.trans"] = impl
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_90", "cuda:sm_80"])
+def test_b_fragments_by_ldmatrix_trans(target):
+    _ldmatrix_trans_for_the_simulator()
+    r = np.random.default_rng(12)
+    args = [r.standard_normal((45, 48)).astype(ml_dtypes.bfloat16),
+            r.standard_normal((48, 70)).astype(ml_dtypes.bfloat16), np.zeros((45, 70), np.float32)]
+    from tilec.plan import PlannerOptions
+
+    opts = LowerOptions(ldmatrix_trans=True,
+                        planner=PlannerOptions(bounded_store=True, threads=64))
+    res = differential(lib.matmul, args, [2], target, {"BM": 32, "BN": 64, "BK": 32},
+                       options=opts, rtol=1e-3)
+    assert "ldmatrix.x4.trans" in str(res.machine)
