@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -39,7 +39,15 @@ import numpy as np
 import tilec.ir as ir
 
 __all__ = ["IndentedBuffer", "LineOrigin", "CLikeEmitter", "UnsupportedError", "Scalar",
-           "TupleVal", "TokenVal", "round_float"]
+           "TupleVal", "TokenVal", "round_float", "prod"]
+
+
+def prod(xs: Iterable[int]) -> int:
+    """Product of integers (1 for none)."""
+    n = 1
+    for x in xs:
+        n *= int(x)
+    return n
 
 
 class UnsupportedError(ir.TileIRError):
@@ -242,6 +250,12 @@ class CLikeEmitter:
     COMPARISONS: ClassVar[frozenset[str]] = frozenset(("eq", "ne", "lt", "le", "gt", "ge"))
     """Functions that produce ``i1``."""
 
+    NO_EMISSION: ClassVar[str] = "no {target} emission for this operation yet"
+    """Message of the error for an operation the target has no ``emit_*`` method for."""
+
+    fn: ir.Function
+    """The function being emitted (set by each target's constructor)."""
+
     def __init__(self) -> None:
         self.buf = IndentedBuffer()
         """Where the function bodies go."""
@@ -249,6 +263,8 @@ class CLikeEmitter:
         """``id(value)`` -> the value's form (``Scalar``, ``TupleVal`` or a target's own)."""
         self.ops: dict[int, tuple[str, ir.Location]] = {}
         """Operation id -> (opcode, location) of every emitted operation."""
+        self.sym_vars: dict[str, str] = {}
+        """Shape symbol -> the C name holding its value."""
         self._names: dict[int, str] = {}
         self._counter = 0
 
@@ -349,13 +365,67 @@ class CLikeEmitter:
         self.ops[op.id] = (op.name, op.loc)
         method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
         if method is None:
-            raise self.unsupported(op, f"no {self.TARGET} emission for this operation yet")
+            raise self.unsupported(op, self.NO_EMISSION.format(target=self.TARGET))
         with self.buf.origin(op):
             method(op)
 
     def alias(self, form: object) -> object:
         """The form of a second name for ``form`` (targets mark borrowed storage here)."""
         return form
+
+    def dim_expr(self, dim: ir.Dim, op: ir.Operation) -> str:
+        """A C expression for an extent."""
+        if dim.is_static:
+            return str(int(dim))
+        var = self.sym_vars.get(str(dim.value))
+        if var is None:
+            raise self.unsupported(op, f"extent {dim} is not a shape symbol of @{self.fn.name}")
+        return var
+
+    # -- structured control and regions (storage comes from the target) ------------------
+    def mutable_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
+                       ) -> object:
+        """Mutable storage for a structured op's result, initialized from ``init``."""
+        raise NotImplementedError(f"{type(self).__name__} declares no result storage")
+
+    def assign(self, dsts: Sequence[object], srcs: Sequence[ir.Value], op: ir.Operation
+               ) -> None:
+        """Copy the forms of ``srcs`` into the storage ``dsts``."""
+        raise NotImplementedError(f"{type(self).__name__} defines no assignment")
+
+    def emit_if(self, op: ir.Operation) -> None:
+        """``if (c) {then} else {else}`` with results assigned at the yields."""
+        cond = self.scalar(op.operand(0), op)
+        dsts = [self.mutable_result(r, op) for r in op.results]
+        for k, header in enumerate((f"if ({cond})", "else")):
+            with self.buf.block(header):
+                term = self.emit_block(op.regions[k].entry)
+                if term is not None:
+                    self.assign(dsts, term.operands, term)
+        for r, d in zip(op.results, dsts):
+            self.bind(r, d)
+
+    def emit_update(self, block: ir.Block, states: Sequence[str], elems: Sequence[str],
+                    op: ir.Operation) -> ir.Operation:
+        """Emit a reduce region on state and element expressions; returns its ``yield``."""
+        n = len(states)
+        for a, s in zip(block.args[:n], states):
+            self.bind(a, Scalar(s, a.type))
+        for a, x in zip(block.args[n:], elems):
+            var = self.name_of(a)
+            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
+            self.bind(a, Scalar(var, a.type))
+        term = self.emit_block(block)
+        if term is None:
+            raise self.unsupported(op, "reduce region does not end with yield")
+        return term
+
+    def fold_update(self, block: ir.Block, states: Sequence[str], elems: Sequence[str],
+                    op: ir.Operation) -> None:
+        """Emit a reduce region and assign what it yields back to the state variables."""
+        term = self.emit_update(block, states, elems, op)
+        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:len(states)])],
+                    term.operands, term)
 
     # -- operations every C-like target emits alike ----------------------------------------
     def emit_constant(self, op: ir.Operation) -> None:

@@ -117,7 +117,6 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         self.tls = False
         self.parallel_depth = 0
         self.written: set[int] = set()
-        self.sym_vars: dict[str, str] = {}
 
     def view(self, v: ir.Value, user: ir.Operation) -> ViewRef:
         """The ``ViewRef`` of a memory value."""
@@ -310,15 +309,6 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             params.append(ParamInfo("symbol", ir.index, (), False, name))
         return params, dim_slots
 
-    def dim_expr(self, dim: ir.Dim, op: ir.Operation) -> str:
-        """A C expression for an extent."""
-        if dim.is_static:
-            return str(int(dim))
-        var = self.sym_vars.get(str(dim.value))
-        if var is None:
-            raise self.unsupported(op, f"extent {dim} is not a shape symbol of @{self.fn.name}")
-        return var
-
     # -- control ----------------------------------------------------------------------
     def emit_return(self, op: ir.Operation) -> None:
         """Write the results into ``tc_rets`` and leave."""
@@ -340,20 +330,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                 raise self.unsupported(op, f"cannot return a {t}")
         self.buf.line("return tc_st[0];")
 
-    def emit_if(self, op: ir.Operation) -> None:
-        """``if (c) {then} else {else}`` with results assigned at the yields."""
-        cond = self.scalar(op.operand(0), op)
-        dsts = [self._declare_result(r, op) for r in op.results]
-        for k, header in enumerate((f"if ({cond})", "else")):
-            with self.buf.block(header):
-                term = self.emit_block(op.regions[k].entry)
-                if term is not None:
-                    self.assign(dsts, term.operands, term)
-        for r, d in zip(op.results, dsts):
-            self.bind(r, d)
-
-    def _declare_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
-                        ) -> object:
+    def mutable_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
+                       ) -> object:
         """Mutable storage for a structured op's result (initialized from ``init``)."""
         t = v.type
         if isinstance(t, ir.ScalarType):
@@ -413,7 +391,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
 
     def _loop(self, op: ir.Operation, stages: list[ir.Block]) -> None:
         lb, ub, step = (self.scalar(v, op) for v in op.operands[:3])
-        carries = [self._declare_result(r, op, init)
+        carries = [self.mutable_result(r, op, init)
                    for r, init in zip(op.results, op.operands[3:])]
         iv = self.fresh("iv")
         with self.buf.block(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step})"):
@@ -454,7 +432,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                 self.copy_tile(tile, init, op)
                 results.append(tile)
             else:
-                results.append(self._declare_result(res, op, init))
+                results.append(self.mutable_result(res, op, init))
         use_omp = (self.parallel_depth == 0
                    and all(isinstance(v.type, ir.TileType) for v in inits))
         ev = [self.fresh("n") for _ in exts]

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import tilec.ir as ir
-from tilec.backends.c.access import CopyLoops, prod
+from tilec.backends.c.access import CopyLoops
 from tilec.backends.c.values import Tile
-from tilec.backends.clike import Scalar
+from tilec.backends.clike import prod
 
 __all__ = ["ReductionEmission"]
 
@@ -141,32 +141,8 @@ class ReductionEmission:
     def _inline_update(self, block: ir.Block, states: list[str], outs: list[Tile],
                        elems: list[str], op: ir.Operation) -> list[str]:
         """Emit the update region with fixed state expressions; returns the yielded values."""
-        n = len(states)
-        for a, s_ in zip(block.args[:n], states):
-            self.bind(a, Scalar(s_, a.type))
-        for a, x in zip(block.args[n:], elems):
-            var = self.name_of(a)
-            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
-            self.bind(a, Scalar(var, a.type))
-        term = self.emit_block(block)
-        if term is None:
-            raise self.unsupported(op, "reduce region does not end with yield")
+        term = self.emit_update(block, states, elems, op)
         return [self.scalar(v, term) for v in term.operands]
-
-    def _bind_region(self, block: ir.Block, states: list[str], elems: list[str],
-                     op: ir.Operation) -> None:
-        n = len(states)
-        for a, s in zip(block.args[:n], states):
-            self.bind(a, Scalar(s, a.type))
-        for a, x in zip(block.args[n:], elems):
-            var = self.name_of(a)
-            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
-            self.bind(a, Scalar(var, a.type))
-        term = self.emit_block(block)
-        if term is None:
-            raise self.unsupported(op, "reduce region does not end with yield")
-        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:n])],
-                    term.operands, term)
 
     def _reduce_rows(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
                      seeds: list[str], outs: list[Tile], n_keep: int, n_red: int) -> None:
@@ -179,8 +155,8 @@ class ReductionEmission:
                 b.line(f"{self.ctype(out.dtype)} {s} = {seed};")
                 states.append(s)
             with b.block(f"for (int64_t {q} = 0; {q} < {n_red}; ++{q})"):
-                self._bind_region(block, states, [f"{x.name}[{o} * {n_red} + {q}]"
-                                                  for x in inputs], op)
+                self.fold_update(block, states, [f"{x.name}[{o} * {n_red} + {q}]"
+                                                 for x in inputs], op)
             for out, s in zip(outs, states):
                 b.line(f"{out.name}[{o}] = {s};")
 
@@ -203,7 +179,7 @@ class ReductionEmission:
                 s = self.fresh("s")
                 b.line(f"{self.ctype(out.dtype)} {s} = {out.name}[{ko}];")
                 states.append(s)
-            self._bind_region(block, states, [f"{x.name}[{f}]" for x in inputs], op)
+            self.fold_update(block, states, [f"{x.name}[{f}]" for x in inputs], op)
             for out, s in zip(outs, states):
                 b.line(f"{out.name}[{ko}] = {s};")
 

@@ -39,17 +39,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import tilec.ir as ir
-from tilec.backends.clike import IndentedBuffer
+from tilec.backends.clike import IndentedBuffer, prod
 
 __all__ = ["Level", "MemRef", "affine_c", "divisor", "linear_in", "AccessWriter", "prod"]
-
-
-def prod(xs: Sequence[int]) -> int:
-    """Product of integers (1 for none)."""
-    n = 1
-    for x in xs:
-        n *= int(x)
-    return n
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.clike import CLikeEmitter, IndentedBuffer, round_float
+from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal, prod, round_float
 from tilec.backends.cuda import ptx
-from tilec.backends.cuda.access import AccessWriter, MemRef, affine_c, prod, unravel
+from tilec.backends.cuda.access import AccessWriter, MemRef, affine_c, unravel
 from tilec.backends.cuda.prelude import PRELUDE
 from tilec.lower.atoms import CATALOG, MMA_ATOMS
 
@@ -60,14 +60,6 @@ def kernel_name(fn_name: str) -> str:
 
 
 # --------------------------------------------------------------------- value forms
-
-
-@dataclass
-class Scalar:
-    """A scalar: a C expression (usually a local's name)."""
-
-    expr: str
-    type: ir.ScalarType
 
 
 @dataclass
@@ -91,18 +83,6 @@ class Splat:
     expr: str
     shape: tuple[int, ...]
     dtype: ir.ScalarType
-
-
-@dataclass
-class TupleVal:
-    """A tuple of values (compile time only)."""
-
-    items: list
-
-
-@dataclass
-class TokenVal:
-    """A token: ordering is carried by the emitted instructions themselves."""
 
 
 # --------------------------------------------------------------------- results
@@ -227,6 +207,8 @@ class CUDAEmitter(CLikeEmitter):
     }
     """Integer ``arith``: Python division without the C backend's status word."""
 
+    NO_EMISSION = "no {target} emission for this operation"
+
     REG_CTYPES = {**CLikeEmitter.SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t"}
     """Element type of a per-thread register array (16-bit floats as bit patterns)."""
 
@@ -241,35 +223,12 @@ class CUDAEmitter(CLikeEmitter):
         """The kernel function."""
         self.target = target
         """The target name (``cuda:sm_90`` ...)."""
-        self.vals: dict[int, object] = {}
         self.divs: dict[int, int] = {}
-        self.sym_vars: dict[str, str] = {}
-        self.ops: dict[int, tuple[str, ir.Location]] = {}
         self.access = AccessWriter(self.buf, self.fresh)
         self.threads = 0
         self.shared_bytes = 0
         self.in_lanes = False
         self.warp_atoms = False
-
-    # -- value table --------------------------------------------------------------------
-    def bind(self, v: ir.Value, r: object) -> None:
-        """Record the C form of ``v``."""
-        self.vals[id(v)] = r
-
-    def get(self, v: ir.Value, user: ir.Operation | None = None) -> object:
-        """The C form of ``v`` (a located error if it was never emitted)."""
-        try:
-            return self.vals[id(v)]
-        except KeyError:
-            raise self.unsupported(user, f"operand {v!r} is used before it is defined "
-                                         "(or defined in an unsupported form)") from None
-
-    def scalar(self, v: ir.Value, user: ir.Operation | None = None) -> str:
-        """The C expression of a scalar value."""
-        r = self.get(v, user)
-        if not isinstance(r, Scalar):
-            raise self.unsupported(user, f"expected a scalar operand, got {v.type}")
-        return r.expr
 
     def memref(self, v: ir.Value, user: ir.Operation) -> MemRef:
         """The ``MemRef`` of a memory value."""
@@ -507,32 +466,6 @@ class CUDAEmitter(CLikeEmitter):
             params.append(info)
         return params, head
 
-    def dim_expr(self, dim: ir.Dim, op: ir.Operation) -> str:
-        """A C expression for an extent."""
-        if dim.is_static:
-            return str(int(dim))
-        var = self.sym_vars.get(str(dim.value))
-        if var is None:
-            raise self.unsupported(op, f"extent {dim} is not a shape symbol of @{self.fn.name}")
-        return var
-
-    def emit_block(self, block: ir.Block) -> ir.Operation | None:
-        """Emit a block's operations; returns its terminator (not emitted) if any."""
-        for op in block.operations:
-            if op.name in ("yield", "br"):
-                return op
-            self.emit_op(op)
-        return None
-
-    def emit_op(self, op: ir.Operation) -> None:
-        """Emit one operation (dispatch on ``emit_<opcode>``)."""
-        self.ops[op.id] = (op.name, op.loc)
-        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
-        if method is None:
-            raise self.unsupported(op, "no CUDA emission for this operation")
-        with self.buf.origin(op):
-            method(op)
-
     # -- grid and lanes ---------------------------------------------------------------------
     def _emit_grid(self, op: ir.Operation) -> None:
         rank = op.attr("rank")
@@ -632,19 +565,8 @@ class CUDAEmitter(CLikeEmitter):
                                    "nested instances as per-lane loops")
 
     # -- control ----------------------------------------------------------------------------
-    def emit_if(self, op: ir.Operation) -> None:
-        """``if (c) {then} else {else}`` with results assigned at the yields."""
-        cond = self.scalar(op.operand(0), op)
-        dsts = [self._mutable(r, op) for r in op.results]
-        for k, header in enumerate((f"if ({cond})", "else")):
-            with self.buf.block(header):
-                term = self.emit_block(op.regions[k].entry)
-                if term is not None:
-                    self.assign(dsts, term.operands, term)
-        for r, d in zip(op.results, dsts):
-            self.bind(r, d)
-
-    def _mutable(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None) -> object:
+    def mutable_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
+                       ) -> object:
         """Mutable storage for a structured op's result, initialized from ``init``."""
         t = v.type
         if isinstance(t, ir.ScalarType):
@@ -698,7 +620,8 @@ class CUDAEmitter(CLikeEmitter):
 
     def _loop(self, op: ir.Operation, stages: list[ir.Block]) -> None:
         lb, ub, step = (self.scalar(v, op) for v in op.operands[:3])
-        carries = [self._mutable(r, op, init) for r, init in zip(op.results, op.operands[3:])]
+        carries = [self.mutable_result(r, op, init)
+                   for r, init in zip(op.results, op.operands[3:])]
         iv = self.name_of(stages[0].args[0])
         unroll = op.attr("unroll")
         if isinstance(unroll, int) and unroll > 0:
@@ -752,17 +675,6 @@ class CUDAEmitter(CLikeEmitter):
         self.bind(op.result, Scalar(var, t))
         if t is ir.index:
             self.divs[id(op.result)] = _divisibility(fn, [self.div_of(v) for v in op.operands])
-
-    def emit_tuple(self, op: ir.Operation) -> None:
-        """Tuples exist at compile time only."""
-        self.bind(op.result, TupleVal([self.get(v, op) for v in op.operands]))
-
-    def emit_tuple_get(self, op: ir.Operation) -> None:
-        """Project a tuple element."""
-        r = self.get(op.operand(0), op)
-        if not isinstance(r, TupleVal):
-            raise self.unsupported(op, "tuple_get of a non-tuple")
-        self.bind(op.result, r.items[op.attr("index")])
 
     def emit_sync(self, op: ir.Operation) -> None:
         """``group`` -> ``__syncthreads()``, ``subgroup`` -> ``__syncwarp()``."""
@@ -887,27 +799,12 @@ class CUDAEmitter(CLikeEmitter):
                 states.append(s)
             for f in flats:
                 with self.buf.block(""):
-                    self._fold_step(block, states, [self.to_compute(f"{x.name}[{f}]", x.dtype)
-                                                    for x in inputs], op)
+                    self.fold_update(block, states, [self.to_compute(f"{x.name}[{f}]", x.dtype)
+                                                     for x in inputs], op)
             for out, s in zip(outs, states):
                 self.buf.line(f"{out.name}[{o}] = {self.to_reg(s, out.dtype)};")
         for r, out in zip(op.results, outs):
             self.bind(r, out)
-
-    def _fold_step(self, block: ir.Block, states: list[str], elems: list[str],
-                   op: ir.Operation) -> None:
-        n = len(states)
-        for a, s in zip(block.args[:n], states):
-            self.bind(a, Scalar(s, a.type))
-        for a, x in zip(block.args[n:], elems):
-            var = self.name_of(a)
-            self.buf.line(f"const {self.ctype(a.type)} {var} = {x};")
-            self.bind(a, Scalar(var, a.type))
-        term = self.emit_block(block)
-        if term is None:
-            raise self.unsupported(op, "reduce region does not end with yield")
-        self.assign([Scalar(s, a.type) for s, a in zip(states, block.args[:n])],
-                    term.operands, term)
 
     def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
         """``fn(a, b)`` on compute values of type ``t`` (rounded for narrow floats)."""
