@@ -16,8 +16,6 @@ aliasing (an output overlapping any other array argument, ``np.shares_memory``).
 from __future__ import annotations
 
 import ctypes
-import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,14 +25,19 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.backends.c.emitter import ParamInfo
-from tilec.backends.clike import round_float
+from tilec.backends.interop_checks import (
+    InteropError,
+    check_count,
+    check_rank,
+    check_static_extents,
+    check_symbol_extents,
+    check_writable,
+    number_value,
+    shape_bindings,
+)
 
 __all__ = ["InteropError", "NP_DTYPES", "CTYPES", "as_host_array", "scalar_value", "Binding",
            "bind_arguments", "shape_bindings"]
-
-
-class InteropError(TypeError):
-    """An argument the kernel cannot take; raised before launch."""
 
 
 NP_DTYPES: dict[str, np.dtype] = {
@@ -83,24 +86,9 @@ def as_host_array(x: Any, what: str) -> np.ndarray:
 
 def scalar_value(x: Any, t: ir.ScalarType, what: str) -> Any:
     """A Python/numpy number as the ctypes value of a scalar parameter of type ``t``."""
-    if isinstance(x, np.ndarray) and x.ndim == 0:
-        x = x[()]
-    if isinstance(x, (bool, np.bool_)):
-        x = int(x)
+    v = number_value(x, t, what)
     if t.is_float:
-        if not isinstance(x, numbers.Real):
-            raise InteropError(f"{what} must be a real number for a {t} parameter, "
-                               f"got {type(x).__name__}")
-        v = round_float(int(x) if isinstance(x, numbers.Integral) else float(x), t.name)
         return CTYPES[t.name](v)
-    if isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral):
-        if not float(x).is_integer():
-            raise InteropError(f"{what} = {x!r} is not an integer ({t} parameter)")
-        x = int(x)
-    if not isinstance(x, numbers.Integral):
-        raise InteropError(f"{what} must be an integer for a {t} parameter, "
-                           f"got {type(x).__name__}")
-    v = int(x)
     if t is ir.i1:
         if v not in (0, 1):
             raise InteropError(f"{what} = {v} is not a boolean (i1 parameter)")
@@ -109,31 +97,6 @@ def scalar_value(x: Any, t: ir.ScalarType, what: str) -> Any:
         if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
             raise InteropError(f"{what} = {v} does not fit in {t}")
     return CTYPES[t.name](v)
-
-
-def shape_bindings(fn: ir.Function) -> list[tuple[int, int]]:
-    """``(param, axis)`` giving each shape symbol's value: ``shape_bindings`` or inferred."""
-    symbols = fn.shape_symbols
-    given = fn.attributes.get("shape_bindings")
-    if given is not None:
-        pairs = [(int(p), int(a)) for p, a in given]
-        if len(pairs) != len(symbols):
-            raise InteropError(f"@{fn.name}: {len(symbols)} shape symbols but "
-                               f"{len(pairs)} shape_bindings")
-        return pairs
-    out = []
-    for name in symbols:
-        for i, a in enumerate(fn.args[:len(fn.args) - len(symbols)]):
-            t = a.type
-            if isinstance(t, ir.MemoryType):
-                axes = [k for k, dim in enumerate(t.shape) if dim == ir.Dim(name)]
-                if axes:
-                    out.append((i, axes[0]))
-                    break
-        else:
-            raise InteropError(f"@{fn.name}: shape symbol {name} appears in no parameter's "
-                               "type and has no shape_bindings entry")
-    return out
 
 
 @dataclass
@@ -155,10 +118,7 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
                    ) -> Binding:
     """Validate ``user_args`` against the entry parameters and build the C argument arrays."""
     user = [p for p in params if p.kind != "symbol"]
-    if len(user_args) != len(user):
-        names = ", ".join(p.name for p in user)
-        raise InteropError(f"@{fn_name} takes {len(user)} arguments ({names}), "
-                           f"got {len(user_args)}")
+    check_count(f"@{fn_name}", user, user_args)
     arrays: list[np.ndarray | None] = []
     keep: list[Any] = []
     for i, (p, x) in enumerate(zip(user, user_args)):
@@ -182,16 +142,8 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
         sym_values.append(int(a.shape[axis]))
     sym_names = [p.name for p in params[len(user):]]
     by_name = dict(zip(sym_names, sym_values))
-    for i, (p, a) in enumerate(zip(user, arrays)):
-        if a is None:
-            continue
-        for axis, dim in enumerate(p.shape):
-            if not dim.is_static and str(dim.value) in by_name:
-                want = by_name[str(dim.value)]
-                if a.shape[axis] != want:
-                    raise InteropError(
-                        f"argument {i} ('{p.name}') of @{fn_name}: axis {axis} has extent "
-                        f"{a.shape[axis]} but {dim} = {want} (from another argument)")
+    check_symbol_extents(f"@{fn_name}", user, [None if a is None else a.shape for a in arrays],
+                         by_name)
     _check_aliasing(fn_name, user, arrays)
     n = len(params)
     args = (ctypes.c_void_p * max(n, 1))()
@@ -214,24 +166,17 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
 
 def _check_array(a: np.ndarray, p: ParamInfo, what: str) -> None:
     want = NP_DTYPES[p.dtype.name]
-    if a.ndim != len(p.shape):
-        raise InteropError(f"{what} has rank {a.ndim} (shape {a.shape}); expected rank "
-                           f"{len(p.shape)} ({'x'.join(map(str, p.shape))}x{p.dtype})")
+    check_rank(what, a.shape, p)
     if a.dtype != want:
         raise InteropError(f"{what} has dtype {a.dtype}; expected {want} ({p.dtype}); "
                            "convert it first (no implicit copies: outputs are written in place)")
-    for axis, dim in enumerate(p.shape):
-        if dim.is_static and a.shape[axis] != int(dim):
-            raise InteropError(f"{what} has shape {a.shape}; axis {axis} must be {int(dim)}")
+    check_static_extents(what, a.shape, p)
     if not a.flags.c_contiguous:
         raise InteropError(f"{what} is not C-contiguous (strides {a.strides}); the kernel "
                            "takes row-major contiguous arrays (np.ascontiguousarray makes one)")
     if not a.flags.aligned:
         raise InteropError(f"{what} is not aligned to its element size")
-    if p.written and not a.flags.writeable:
-        raise InteropError(f"{what} is read-only but the kernel writes it")
-    if math.prod(a.shape) and a.ctypes.data == 0:
-        raise InteropError(f"{what} has no data pointer")
+    check_writable(what, a.shape, p, not a.flags.writeable, a.ctypes.data != 0)
 
 
 def _check_aliasing(fn_name: str, user: Sequence[ParamInfo],

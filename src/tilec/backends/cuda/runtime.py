@@ -34,8 +34,17 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.clike import round_float
 from tilec.backends.cuda.emitter import CUDASource, ParamInfo
+from tilec.backends.interop_checks import (
+    InteropError,
+    check_count,
+    check_rank,
+    check_static_extents,
+    check_symbol_extents,
+    check_writable,
+    number_value,
+    shape_bindings,
+)
 
 __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
            "BoundLaunch", "bind_arguments", "Launcher", "ELEM_BYTES"]
@@ -52,10 +61,6 @@ _SCALAR_NP = {"f16": np.float32, "bf16": np.float32, "f32": np.float32, "f64": n
               "i1": np.uint8, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
               "index": np.int64}
 _SMEM_DEFAULT = 48 * 1024
-
-
-class InteropError(TypeError):
-    """An argument the kernel cannot take; raised before launch."""
 
 
 class LaunchError(RuntimeError):
@@ -143,51 +148,15 @@ def as_device_array(x: Any, what: str) -> DeviceArray:
                        f"{type(x).__name__}")
 
 
-def shape_bindings(fn: ir.Function) -> list[tuple[int, int]]:
-    """``(param, axis)`` giving each shape symbol's value: ``shape_bindings`` or inferred."""
-    symbols = fn.shape_symbols
-    given = fn.attributes.get("shape_bindings")
-    if given is not None:
-        pairs = [(int(p), int(a)) for p, a in given]
-        if len(pairs) != len(symbols):
-            raise InteropError(f"@{fn.name}: {len(symbols)} shape symbols but {len(pairs)} "
-                               "shape_bindings")
-        return pairs
-    out = []
-    n_user = len(fn.args) - len(symbols)
-    for name in symbols:
-        for i, a in enumerate(fn.args[:n_user]):
-            t = a.type
-            if isinstance(t, ir.MemoryType) and ir.Dim(name) in t.shape:
-                out.append((i, list(t.shape).index(ir.Dim(name))))
-                break
-        else:
-            raise InteropError(f"@{fn.name}: shape symbol {name} appears in no parameter's "
-                               "type and has no shape_bindings entry")
-    return out
-
-
 def _scalar(x: Any, t: ir.ScalarType, what: str) -> Any:
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]
     if hasattr(x, "item") and not isinstance(x, numbers.Number):
         x = x.item()  # 0-d torch tensors
-    if isinstance(x, (bool, np.bool_)):
-        x = int(x)
+    v = number_value(x, t, what)
     np_t = _SCALAR_NP[t.name]
     if t.is_float:
-        if not isinstance(x, numbers.Real):
-            raise InteropError(f"{what} must be a real number for a {t} parameter, "
-                               f"got {type(x).__name__}")
-        return np_t(round_float(int(x) if isinstance(x, numbers.Integral) else float(x), t.name))
-    if isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral):
-        if not float(x).is_integer():
-            raise InteropError(f"{what} = {x!r} is not an integer ({t} parameter)")
-        x = int(x)
-    if not isinstance(x, numbers.Integral):
-        raise InteropError(f"{what} must be an integer for a {t} parameter, "
-                           f"got {type(x).__name__}")
-    v = int(x)
+        return np_t(v)
     bits = 64 if t is ir.index else t.bits
     lo, hi = (0, 1) if t is ir.i1 else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
     if not lo <= v <= hi:
@@ -215,10 +184,7 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
                    bindings: Sequence[tuple[int, int]]) -> BoundLaunch:
     """Validate ``user_args`` against the kernel's parameters; build the launch values."""
     user = [p for p in params if p.kind in ("mem", "scalar")]
-    if len(user_args) != len(user):
-        names = ", ".join(p.name for p in user)
-        raise InteropError(f"{kernel} takes {len(user)} arguments ({names}), got "
-                           f"{len(user_args)}")
+    check_count(kernel, user, user_args)
     arrays: list[DeviceArray | None] = []
     values: list[Any] = []
     ints: list[int] = []
@@ -249,16 +215,7 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
         if a is None:
             raise InteropError(f"{kernel}: shape symbol {p.name} is bound to scalar argument {pi}")
         by_name[p.name] = a.shape[axis]
-    for i, (p, a) in enumerate(zip(user, arrays)):
-        if a is None:
-            continue
-        for axis, dim in enumerate(p.shape):
-            if not dim.is_static and str(dim.value) in by_name and \
-                    a.shape[axis] != by_name[str(dim.value)]:
-                raise InteropError(
-                    f"argument {i} ('{p.name}') of {kernel}: axis {axis} has extent "
-                    f"{a.shape[axis]} but {dim} = {by_name[str(dim.value)]} (from another "
-                    "argument)")
+    check_symbol_extents(kernel, user, [None if a is None else a.shape for a in arrays], by_name)
     _check_aliasing(kernel, user, arrays)
     for p in params[len(user):]:
         if p.kind == "symbol":
@@ -273,24 +230,17 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
 
 
 def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:
-    if len(a.shape) != len(p.shape):
-        raise InteropError(f"{what} has rank {len(a.shape)} (shape {a.shape}); expected rank "
-                           f"{len(p.shape)} ({'x'.join(map(str, p.shape))}x{p.dtype})")
+    check_rank(what, a.shape, p)
     if a.dtype != p.dtype.name:
         raise InteropError(f"{what} has dtype {a.dtype}; expected {p.dtype} (convert it first: "
                            "outputs are written in place, so nothing is converted implicitly)")
-    for axis, dim in enumerate(p.shape):
-        if dim.is_static and a.shape[axis] != int(dim):
-            raise InteropError(f"{what} has shape {a.shape}; axis {axis} must be {int(dim)}")
+    check_static_extents(what, a.shape, p)
     if not a.contiguous:
         raise InteropError(f"{what} is not C-contiguous (strides {a.strides} elements); the "
                            "kernel takes row-major contiguous arrays (.contiguous() makes one)")
     if a.ptr % ELEM_BYTES[p.dtype.name]:
         raise InteropError(f"{what} is not aligned to its element size (address {a.ptr:#x})")
-    if p.written and a.readonly:
-        raise InteropError(f"{what} is read-only but the kernel writes it")
-    if math.prod(a.shape) and a.ptr == 0:
-        raise InteropError(f"{what} has no data pointer")
+    check_writable(what, a.shape, p, a.readonly, a.ptr != 0)
 
 
 def _check_aliasing(kernel: str, user: Sequence[ParamInfo],

@@ -1,0 +1,137 @@
+"""Argument checks shared by the CPU and CUDA launchers.
+
+Both targets take arrays without copying them (a kernel writes its outputs in
+place), so each argument is validated before the launch with a message that
+names it. What the two targets check alike lives here: the argument count, the
+shape-symbol bindings, rank, static extents, agreement of symbolic extents,
+writability, the data pointer and the conversion of a Python number; dtype,
+layout, alignment and device facts stay with each target's array wrapper.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+import tilec.ir as ir
+from tilec.backends.clike import round_float
+
+__all__ = ["InteropError", "ArrayParam", "check_count", "shape_bindings", "check_rank",
+           "check_static_extents", "check_writable", "check_symbol_extents", "number_value"]
+
+
+class InteropError(TypeError):
+    """An argument the kernel cannot take; raised before launch."""
+
+
+class ArrayParam(Protocol):
+    """What the checks read of a target's parameter record."""
+
+    name: str
+    """The parameter's name."""
+    dtype: ir.ScalarType
+    """Its element (or scalar) type."""
+    shape: tuple[ir.Dim, ...]
+    """Its extents (static or symbolic)."""
+    written: bool
+    """Whether the kernel writes it."""
+
+
+def check_count(label: str, user: Sequence[ArrayParam], user_args: Sequence[Any]) -> None:
+    """Raise unless one argument is given per user parameter of ``label`` (the kernel)."""
+    if len(user_args) != len(user):
+        names = ", ".join(p.name for p in user)
+        raise InteropError(f"{label} takes {len(user)} arguments ({names}), "
+                           f"got {len(user_args)}")
+
+
+def shape_bindings(fn: ir.Function) -> list[tuple[int, int]]:
+    """``(param, axis)`` giving each shape symbol's value: ``shape_bindings`` or inferred."""
+    symbols = fn.shape_symbols
+    given = fn.attributes.get("shape_bindings")
+    if given is not None:
+        pairs = [(int(p), int(a)) for p, a in given]
+        if len(pairs) != len(symbols):
+            raise InteropError(f"@{fn.name}: {len(symbols)} shape symbols but "
+                               f"{len(pairs)} shape_bindings")
+        return pairs
+    out = []
+    for name in symbols:
+        for i, a in enumerate(fn.args[:len(fn.args) - len(symbols)]):
+            t = a.type
+            if isinstance(t, ir.MemoryType):
+                axes = [k for k, dim in enumerate(t.shape) if dim == ir.Dim(name)]
+                if axes:
+                    out.append((i, axes[0]))
+                    break
+        else:
+            raise InteropError(f"@{fn.name}: shape symbol {name} appears in no parameter's "
+                               "type and has no shape_bindings entry")
+    return out
+
+
+def check_rank(what: str, shape: Sequence[int], p: ArrayParam) -> None:
+    """Raise unless an array of ``shape`` has the parameter's rank."""
+    if len(shape) != len(p.shape):
+        raise InteropError(f"{what} has rank {len(shape)} (shape {shape}); expected rank "
+                           f"{len(p.shape)} ({'x'.join(map(str, p.shape))}x{p.dtype})")
+
+
+def check_static_extents(what: str, shape: Sequence[int], p: ArrayParam) -> None:
+    """Raise unless ``shape`` matches each static extent of the parameter."""
+    for axis, dim in enumerate(p.shape):
+        if dim.is_static and shape[axis] != int(dim):
+            raise InteropError(f"{what} has shape {shape}; axis {axis} must be {int(dim)}")
+
+
+def check_writable(what: str, shape: Sequence[int], p: ArrayParam, readonly: bool,
+                   has_data: bool) -> None:
+    """Raise for a read-only output, or a non-empty array without a data pointer."""
+    if p.written and readonly:
+        raise InteropError(f"{what} is read-only but the kernel writes it")
+    if math.prod(shape) and not has_data:
+        raise InteropError(f"{what} has no data pointer")
+
+
+def check_symbol_extents(label: str, user: Sequence[ArrayParam],
+                         shapes: Sequence[Sequence[int] | None], by_name: Mapping[str, int]
+                         ) -> None:
+    """Raise where an array's symbolic extent differs from the symbol's bound value."""
+    for i, (p, shape) in enumerate(zip(user, shapes)):
+        if shape is None:
+            continue
+        for axis, dim in enumerate(p.shape):
+            if not dim.is_static and str(dim.value) in by_name:
+                want = by_name[str(dim.value)]
+                if shape[axis] != want:
+                    raise InteropError(
+                        f"argument {i} ('{p.name}') of {label}: axis {axis} has extent "
+                        f"{shape[axis]} but {dim} = {want} (from another argument)")
+
+
+def number_value(x: Any, t: ir.ScalarType, what: str) -> int | float:
+    """A Python/numpy number checked for a ``t`` parameter: the rounded float, or the int.
+
+    The integer's range is left to the caller (the targets word the ``i1`` case apart).
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, (bool, np.bool_)):
+        x = int(x)
+    if t.is_float:
+        if not isinstance(x, numbers.Real):
+            raise InteropError(f"{what} must be a real number for a {t} parameter, "
+                               f"got {type(x).__name__}")
+        return round_float(int(x) if isinstance(x, numbers.Integral) else float(x), t.name)
+    if isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral):
+        if not float(x).is_integer():
+            raise InteropError(f"{what} = {x!r} is not an integer ({t} parameter)")
+        x = int(x)
+    if not isinstance(x, numbers.Integral):
+        raise InteropError(f"{what} must be an integer for a {t} parameter, "
+                           f"got {type(x).__name__}")
+    return int(x)
