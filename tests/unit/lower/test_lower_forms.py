@@ -145,3 +145,55 @@ def test_shared_memory_beyond_the_target_is_rejected():
     m = tc.compile(matmul, a, a, a, target="reference", BM=128, BN=128, BK=64).module
     with pytest.raises(LoweringError, match="bytes of shared memory"):
         lower_to_machine(m, "metal:m1")
+
+
+def test_a_total_thread_view_must_stay_in_range():
+    m = lower_to_machine(_softmax(), "cuda:sm_90")
+    lane = next(op for op in m.walk() if op.name == "parallel" and op.attr("level") == "lane")
+    tid = lane.regions[0].entry.args[0]
+    view = next(op for op in m.walk() if op.name == "view" and op.num_operands == 2
+                and op.operand(1) is tid and op.attr("bounds") == "total")
+    old = view.attr("map")
+    view.attributes["map"] = ir.IndexMap(1, [r + 1 for r in old.results], 1)
+    with pytest.raises(ir.VerificationError) as e:
+        ir.verify(m, "machine")
+    assert e.value.invariant == "12"
+
+
+def test_a_producer_in_another_layout_needs_a_repartition_record():
+    s = lower_to_scheduled(_module(next(c for c in CASES if c.name == "lib.einsum_outer")),
+                           "cuda:sm_90")
+    rx = _first(s, "reindex")
+    lay = rx.attr("layout")
+    rx.attributes["layout"] = L.rows(lay.shape, lay.threads, 8, 4)
+    with pytest.raises(ir.VerificationError) as e:
+        ir.verify(s, "scheduled")
+    assert e.value.invariant == "13"
+
+
+def test_ring_buffer_views_select_one_version():
+    m = _bf16_machine()
+    ring = next(op for op in m.walk() if op.name == "memory" and op.attr("versions") == 2)
+    view = next(u.owner for u in ring.result.uses)
+    old = view.attr("map")
+    view.attributes["map"] = ir.IndexMap(2, [ir.d(0).floordiv(16), ir.d(0), ir.d(1)],
+                                         old.n_symbols)
+    with pytest.raises(ir.VerificationError) as e:
+        ir.verify(m, "machine")
+    assert e.value.invariant == "15"
+
+
+def test_async_copies_need_a_specialization_guard():
+    import ml_dtypes
+
+    from tilec.lib import matmul
+
+    a = np.zeros((64, 64), ml_dtypes.bfloat16)
+    c = np.zeros((64, 64), np.float32)
+    mod = tc.compile(matmul, a, a, c, target="reference", BM=32, BN=32, BK=32).module
+    m = lower_to_machine(mod, "cuda:sm_90")
+    guard = next(op for op in m.walk() if op.name == "if" and op.attr("guard"))
+    del guard.attributes["guard"]
+    with pytest.raises(ir.VerificationError) as e:
+        ir.verify(m, "machine")
+    assert e.value.invariant == "17"
