@@ -459,47 +459,6 @@ def _check_machine_structure(ctx: _Context, op: Operation) -> Iterator[_Issue]:
         yield _Issue(f"Machine form nests are grid or lane level, not {level!r}", "machine", op)
 
 
-def _lane_coordinate(op: Operation) -> Any:
-    """The enclosing lane nest's thread coordinate (None outside one)."""
-    for p in _ancestors(op):
-        if p.name == "parallel" and p.attr("level") == "lane":
-            return p.regions[0].entry.args[0], int(p.operand(0).defining_op.attr("value"))
-    return None
-
-
-@_per_op("12")
-def _check_thread_views(ctx: _Context, op: Operation) -> Iterator[_Issue]:
-    """Invariant 12: a ``total`` per-thread view (its only symbol is the thread id) stays
-    inside its base for every thread of the group, checked point by point."""
-    if not _claims(ctx, op) or op.name != "view" or op.attr("bounds", "total") != "total":
-        return
-    syms = op.operands[1:]
-    lane = _lane_coordinate(op)
-    if lane is None or len(syms) != 1 or syms[0] is not lane[0]:
-        return
-    base_t, view_t = op.operand(0).type, op.result.type
-    if not all(e.is_static for e in (*base_t.shape, *view_t.shape)):
-        return
-    import numpy as np
-
-    threads = lane[1]
-    shape = tuple(int(e) for e in view_t.shape)
-    if threads * max(1, int(np.prod(shape))) > (1 << 20):
-        return
-    grids = np.meshgrid(np.arange(threads), *[np.arange(e) for e in shape], indexing="ij")
-    m = op.attr("map")
-    for axis, expr in enumerate(m.results):
-        vals = np.broadcast_to(np.asarray(expr.evaluate(grids[1:], [grids[0]])), grids[0].shape)
-        ext = int(base_t.shape[axis])
-        bad = (vals < 0) | (vals >= ext)
-        if bad.any():
-            t = int(np.argwhere(bad)[0][0])
-            yield _Issue(f"thread {t} reaches coordinate {int(vals[bad].flat[0])} of axis "
-                         f"{axis} (extent {ext}) through a view declared bounds = \"total\"",
-                         "12", op)
-            return
-
-
 @_per_op("16")
 def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     """Invariant 16: catalog atoms with the catalog's operand layouts, types and roles."""
@@ -610,7 +569,6 @@ def form_checks(structural: tuple[Check, ...], core: tuple[Check, ...],
         Check("ring-versions", "15", _check_versions),
         Check("guards", "17", _check_guards),
         Check("memory-roots", "12", _check_memory_plans),
-        Check("thread-views", "12", _check_thread_views),
     )
     return {
         "scheduled": structural + new_core + candidate + scheduled,
