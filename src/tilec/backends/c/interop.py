@@ -24,17 +24,9 @@ import ml_dtypes
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends import interop_checks as checks
 from tilec.backends.c.emitter import ParamInfo
-from tilec.backends.interop_checks import (
-    InteropError,
-    check_count,
-    check_rank,
-    check_static_extents,
-    check_symbol_extents,
-    check_writable,
-    number_value,
-    shape_bindings,
-)
+from tilec.backends.interop_checks import InteropError, shape_bindings
 
 __all__ = ["InteropError", "NP_DTYPES", "CTYPES", "as_host_array", "scalar_value", "Binding",
            "bind_arguments", "shape_bindings"]
@@ -86,7 +78,7 @@ def as_host_array(x: Any, what: str) -> np.ndarray:
 
 def scalar_value(x: Any, t: ir.ScalarType, what: str) -> Any:
     """A Python/numpy number as the ctypes value of a scalar parameter of type ``t``."""
-    v = number_value(x, t, what)
+    v = checks.number_value(x, t, what)
     if t.is_float:
         return CTYPES[t.name](v)
     if t is ir.i1:
@@ -118,7 +110,7 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
                    ) -> Binding:
     """Validate ``user_args`` against the entry parameters and build the C argument arrays."""
     user = [p for p in params if p.kind != "symbol"]
-    check_count(f"@{fn_name}", user, user_args)
+    checks.check_count(f"@{fn_name}", user, user_args)
     arrays: list[np.ndarray | None] = []
     keep: list[Any] = []
     for i, (p, x) in enumerate(zip(user, user_args)):
@@ -142,8 +134,8 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
         sym_values.append(int(a.shape[axis]))
     sym_names = [p.name for p in params[len(user):]]
     by_name = dict(zip(sym_names, sym_values))
-    check_symbol_extents(f"@{fn_name}", user, [None if a is None else a.shape for a in arrays],
-                         by_name)
+    shapes = [None if a is None else a.shape for a in arrays]
+    checks.check_symbol_extents(f"@{fn_name}", user, shapes, by_name)
     _check_aliasing(fn_name, user, arrays)
     n = len(params)
     args = (ctypes.c_void_p * max(n, 1))()
@@ -166,17 +158,17 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
 
 def _check_array(a: np.ndarray, p: ParamInfo, what: str) -> None:
     want = NP_DTYPES[p.dtype.name]
-    check_rank(what, a.shape, p)
+    checks.check_rank(what, a.shape, p)
     if a.dtype != want:
         raise InteropError(f"{what} has dtype {a.dtype}; expected {want} ({p.dtype}); "
                            "convert it first (no implicit copies: outputs are written in place)")
-    check_static_extents(what, a.shape, p)
+    checks.check_static_extents(what, a.shape, p)
     if not a.flags.c_contiguous:
         raise InteropError(f"{what} is not C-contiguous (strides {a.strides}); the kernel "
                            "takes row-major contiguous arrays (np.ascontiguousarray makes one)")
     if not a.flags.aligned:
         raise InteropError(f"{what} is not aligned to its element size")
-    check_writable(what, a.shape, p, not a.flags.writeable, a.ctypes.data != 0)
+    checks.check_writable(what, a.shape, p, not a.flags.writeable, a.ctypes.data != 0)
 
 
 def _check_aliasing(fn_name: str, user: Sequence[ParamInfo],

@@ -34,17 +34,9 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends import interop_checks as checks
 from tilec.backends.cuda.emitter import CUDASource, ParamInfo
-from tilec.backends.interop_checks import (
-    InteropError,
-    check_count,
-    check_rank,
-    check_static_extents,
-    check_symbol_extents,
-    check_writable,
-    number_value,
-    shape_bindings,
-)
+from tilec.backends.interop_checks import InteropError, shape_bindings
 
 __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
            "BoundLaunch", "bind_arguments", "Launcher", "ELEM_BYTES"]
@@ -153,7 +145,7 @@ def _scalar(x: Any, t: ir.ScalarType, what: str) -> Any:
         x = x[()]
     if hasattr(x, "item") and not isinstance(x, numbers.Number):
         x = x.item()  # 0-d torch tensors
-    v = number_value(x, t, what)
+    v = checks.number_value(x, t, what)
     np_t = _SCALAR_NP[t.name]
     if t.is_float:
         return np_t(v)
@@ -184,7 +176,7 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
                    bindings: Sequence[tuple[int, int]]) -> BoundLaunch:
     """Validate ``user_args`` against the kernel's parameters; build the launch values."""
     user = [p for p in params if p.kind in ("mem", "scalar")]
-    check_count(kernel, user, user_args)
+    checks.check_count(kernel, user, user_args)
     arrays: list[DeviceArray | None] = []
     values: list[Any] = []
     ints: list[int] = []
@@ -215,7 +207,8 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
         if a is None:
             raise InteropError(f"{kernel}: shape symbol {p.name} is bound to scalar argument {pi}")
         by_name[p.name] = a.shape[axis]
-    check_symbol_extents(kernel, user, [None if a is None else a.shape for a in arrays], by_name)
+    shapes = [None if a is None else a.shape for a in arrays]
+    checks.check_symbol_extents(kernel, user, shapes, by_name)
     _check_aliasing(kernel, user, arrays)
     for p in params[len(user):]:
         if p.kind == "symbol":
@@ -230,17 +223,17 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
 
 
 def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:
-    check_rank(what, a.shape, p)
+    checks.check_rank(what, a.shape, p)
     if a.dtype != p.dtype.name:
         raise InteropError(f"{what} has dtype {a.dtype}; expected {p.dtype} (convert it first: "
                            "outputs are written in place, so nothing is converted implicitly)")
-    check_static_extents(what, a.shape, p)
+    checks.check_static_extents(what, a.shape, p)
     if not a.contiguous:
         raise InteropError(f"{what} is not C-contiguous (strides {a.strides} elements); the "
                            "kernel takes row-major contiguous arrays (.contiguous() makes one)")
     if a.ptr % ELEM_BYTES[p.dtype.name]:
         raise InteropError(f"{what} is not aligned to its element size (address {a.ptr:#x})")
-    check_writable(what, a.shape, p, a.readonly, a.ptr != 0)
+    checks.check_writable(what, a.shape, p, a.readonly, a.ptr != 0)
 
 
 def _check_aliasing(kernel: str, user: Sequence[ParamInfo],
