@@ -39,7 +39,7 @@ import numpy as np
 import tilec.ir as ir
 
 __all__ = ["IndentedBuffer", "LineOrigin", "CLikeEmitter", "UnsupportedError", "Scalar",
-           "TupleVal", "TokenVal", "round_float", "prod"]
+           "TupleVal", "TokenVal", "Splat", "round_float", "prod"]
 
 
 def prod(xs: Iterable[int]) -> int:
@@ -165,6 +165,18 @@ class TupleVal:
 
     items: list
     """Element forms."""
+
+
+@dataclass
+class Splat:
+    """A tile holding one value everywhere (not materialized)."""
+
+    expr: str
+    """The C expression of the value (in the compute type)."""
+    shape: tuple[int, ...]
+    """Static extents."""
+    dtype: ir.ScalarType
+    """Element type."""
 
 
 @dataclass

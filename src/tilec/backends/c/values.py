@@ -1,4 +1,4 @@
-"""The forms a TileIR value takes while C is emitted (scalars and tuples live in ``clike``).
+"""The forms a TileIR value takes while C is emitted (scalars, tuples, splats: ``clike``).
 
 A tile is a ``Tile`` (a row-major C array), a ``Splat`` (one value everywhere,
 not materialized) or a ``Lazy`` reindex (a static broadcast/transpose folded
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
-from tilec.backends.c.access import prod
+from tilec.backends.clike import Splat, prod
 
 __all__ = ["Tile", "Splat", "Lazy", "static_shape"]
 
@@ -33,18 +33,6 @@ class Tile:
     def size(self) -> int:
         """Number of elements."""
         return prod(self.shape)
-
-
-@dataclass
-class Splat:
-    """A tile holding one value everywhere (not materialized)."""
-
-    expr: str
-    """The C expression of the value."""
-    shape: tuple[int, ...]
-    """Static extents."""
-    dtype: ir.ScalarType
-    """Element type."""
 
 
 @dataclass

@@ -39,7 +39,15 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal, prod, round_float
+from tilec.backends.clike import (
+    CLikeEmitter,
+    IndentedBuffer,
+    Scalar,
+    Splat,
+    TokenVal,
+    prod,
+    round_float,
+)
 from tilec.backends.cuda import ptx
 from tilec.backends.cuda.access import AccessWriter, MemRef, affine_c, unravel
 from tilec.backends.cuda.prelude import PRELUDE
@@ -74,15 +82,6 @@ class Regs:
     def n(self) -> int:
         """Number of elements."""
         return prod(self.shape)
-
-
-@dataclass
-class Splat:
-    """A tile holding one value (a compute-type expression) everywhere; not materialized."""
-
-    expr: str
-    shape: tuple[int, ...]
-    dtype: ir.ScalarType
 
 
 # --------------------------------------------------------------------- results
