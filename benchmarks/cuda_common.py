@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 import subprocess
 import sys
@@ -55,7 +56,10 @@ def device_name() -> str:
 
 
 def commit() -> str:
-    """The repository's short commit (``unknown`` outside git)."""
+    """The repository's short commit: ``TILEC_COMMIT`` when set (a copy without git
+    metadata), else ``git rev-parse``, else ``unknown``."""
+    if os.environ.get("TILEC_COMMIT"):
+        return os.environ["TILEC_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                               capture_output=True, text=True, timeout=10).stdout.strip() \
