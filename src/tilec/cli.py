@@ -133,13 +133,18 @@ def _rng(seed: int) -> Any:
 
 def cmd_ir(args: argparse.Namespace) -> int:
     """Print the Candidate TileIR of every kernel in FILE."""
+    from tilec.lower import lower_to_machine, lower_to_scheduled
+
     con = _console()
-    for case, compiled, _ in _compiled_cases(args):
-        con.rule(f"{case.name} ({args.form})")
-        if args.form != "candidate":
-            con.print(f"[red]form {args.form!r} is not available yet; use --form candidate[/red]")
-            return 2
-        con.print(compiled.ir, markup=False)
+    lowerings = {"scheduled": lower_to_scheduled, "machine": lower_to_machine}
+    cases = _compiled_cases(argparse.Namespace(**{**vars(args), "target": "reference"}))
+    for case, compiled, _ in cases:
+        where = "" if args.form == "candidate" else f" for {args.target}"
+        con.rule(f"{case.name} ({args.form}{where})")
+        if args.form == "candidate":
+            con.print(compiled.ir, markup=False)
+        else:
+            con.print(str(lowerings[args.form](compiled.module, args.target)), markup=False)
     return 0
 
 
@@ -206,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("file")
     i.add_argument("--form", default="candidate", choices=["candidate", "scheduled", "machine"])
     i.add_argument("--kernel", default=None, help="only this kernel")
+    i.add_argument("--target", default="cuda:sm_90",
+                   help="target profile for --form scheduled/machine")
     i.set_defaults(func=cmd_ir)
 
     pl = sub.add_parser("plan", help="print the planner's report for the kernels in a file")
