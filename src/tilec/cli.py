@@ -7,12 +7,10 @@ user programs print as located diagnostics, not tracebacks.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import runpy
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rich.console import Console
@@ -39,27 +37,6 @@ def _examples_dir() -> Path | None:
         if cand.is_dir() and (parent / "pyproject.toml").exists():
             return cand
     return None
-
-
-def _load_file(path: Path) -> ModuleType:
-    """Import a Python file as a module (its ``__main__`` block does not run)."""
-    if not path.exists():
-        raise SystemExit(f"tilec: no such file: {path}")
-    name = f"tilec_user_{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"tilec: cannot import {path}")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _demo_cases(mod: ModuleType) -> list[Any]:
-    """The demo cases a module declares (``tilec.demo.DemoCase`` objects)."""
-    from tilec.demo import cases_of
-
-    return cases_of(mod)
 
 
 # ------------------------------------------------------------------- subcommands
@@ -109,8 +86,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any, list[Any]]]:
     """(case, compiled, inputs) for every demo case of FILE, optionally filtered by ``--kernel``."""
-    mod = _load_file(Path(args.file))
-    cases = _demo_cases(mod)
+    from tilec.demo import cases_of, load_file
+
+    path = Path(args.file)
+    if not path.exists():
+        raise SystemExit(f"tilec: no such file: {path}")
+    cases = cases_of(load_file(path))
     if args.kernel:
         cases = [c for c in cases if c.name == args.kernel or c.kernel_name == args.kernel]
     if not cases:

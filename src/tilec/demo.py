@@ -10,6 +10,8 @@ elements a kernel fails to write are caught.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DemoCase", "DemoResult", "cases_of", "all_cases", "run_case", "max_error"]
+__all__ = ["DemoCase", "DemoResult", "load_file", "cases_of", "all_cases", "run_case", "max_error"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,20 @@ class DemoResult:
     """Why it failed."""
 
 
+def load_file(path: Path) -> ModuleType:
+    """Import a Python file as a module (its ``__main__`` block does not run)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    name = f"tilec_user_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def cases_of(mod: ModuleType) -> list[DemoCase]:
     """The ``DEMOS`` a module declares."""
     return list(getattr(mod, "DEMOS", []))
@@ -75,12 +91,11 @@ def cases_of(mod: ModuleType) -> list[DemoCase]:
 def all_cases(examples_dir: Path | None) -> list[DemoCase]:
     """Every demo case of the bundled library and, when given, of ``examples_dir``."""
     from tilec import lib
-    from tilec.cli import _load_file
 
     cases = list(getattr(lib, "DEMOS", []))
     if examples_dir is not None:
         for path in sorted(examples_dir.glob("*.py")):
-            cases.extend(cases_of(_load_file(path)))
+            cases.extend(cases_of(load_file(path)))
     return cases
 
 
