@@ -82,6 +82,8 @@ class Recorder:
         """Today (UTC of the machine)."""
         self.commit = commit()
         """The code measured."""
+        self.time = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M:%SZ")
+        """When the run started (UTC); runs of one day share a file."""
 
     def add(self, kernel: str, shape: Sequence[int], dtype: str, tilec_ms: float | None,
             peer: str, peer_ms: float | None, **extra: Any) -> None:
@@ -89,8 +91,8 @@ class Recorder:
         ratio = peer_ms / tilec_ms if tilec_ms and peer_ms else None
         rec = {"benchmark": self.benchmark, "kernel": kernel, "shape": list(shape),
                "dtype": dtype, "target": "cuda", "device": self.device, "date": self.date,
-               "commit": self.commit, "tilec_ms": tilec_ms, "peer": peer, "peer_ms": peer_ms,
-               "ratio": ratio, **extra}
+               "time": self.time, "commit": self.commit, "tilec_ms": tilec_ms, "peer": peer,
+               "peer_ms": peer_ms, "ratio": ratio, **extra}
         self.records.append(rec)
         t = f"{tilec_ms:8.3f}" if tilec_ms else "     n/a"
         p = f"{peer_ms:8.3f}" if peer_ms else "     n/a"
@@ -102,7 +104,14 @@ class Recorder:
         """Write the records; returns the path."""
         RESULTS.mkdir(parents=True, exist_ok=True)
         path = RESULTS / f"{self.benchmark}-{self.device}-{self.date}.json"
-        path.write_text(json.dumps(self.records, indent=1) + "\n")
+        earlier: list[dict[str, Any]] = []
+        if path.exists():  # keep every run of the day; each record names its commit and time
+            try:
+                loaded = json.loads(path.read_text())
+                earlier = loaded if isinstance(loaded, list) else []
+            except ValueError:
+                earlier = []
+        path.write_text(json.dumps(earlier + self.records, indent=1) + "\n")
         print(f"wrote {path}")
         return path
 
