@@ -48,6 +48,26 @@ def bench_ms(fn: Callable[[], Any]) -> float:
         return float(np.median(times))
 
 
+def host_us_per_call(fn: Callable[[], Any], calls: int = 200) -> float:
+    """Host microseconds per call of ``fn`` when enqueued back to back (launch overhead).
+
+    Measured without synchronizing between calls; the GPU queue is deeper than ``calls``,
+    so this is the host's cost of one call, not the kernel's time.
+    """
+    import time
+
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / calls * 1e6
+
+
 def device_name() -> str:
     """The GPU's name, as a file-name-safe token."""
     import torch

@@ -18,7 +18,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms, rel_error, tilec_kernel  # noqa: E402
+from cuda_common import (  # noqa: E402
+    Recorder,
+    bench_ms,
+    host_us_per_call,
+    rel_error,
+    tilec_kernel,
+)
 
 CASES = (("bf16", 4096, 4096, 4096), ("f32", 4096, 4096, 4096), ("bf16", 1000, 1000, 1000))
 TOL = {"bf16": 1e-2, "f32": 1e-4}
@@ -104,8 +110,10 @@ def best_tilec(matmul: Any, a: Any, b: Any, c: Any, want: Any, tol: float
                         "resources": str(exe.resources)}
             continue
         ms = bench_ms(lambda e=exe: e(a, b, c))
-        per[key] = {"ms": ms, "rel_error": err, "resources": str(exe.resources)}
-        print(f"  tilec {key}: {ms:.4f} ms, rel. error {err:.2g}, {exe.resources}", flush=True)
+        per[key] = {"ms": ms, "rel_error": err, "resources": str(exe.resources),
+                    "host_us_per_call": host_us_per_call(lambda e=exe: e(a, b, c))}
+        print(f"  tilec {key}: {ms:.4f} ms (host {per[key]['host_us_per_call']:.1f} us/call), "
+              f"rel. error {err:.2g}, {exe.resources}", flush=True)
         if best[0] is None or ms < best[0]:
             best = (ms, key)
     if best[0] is None:
@@ -134,7 +142,9 @@ def main() -> int:
         tilec_ms, note, per = best_tilec(matmul, a, b, c, want, TOL[dt])
         shape = (m, n, k)
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
+        torch_host = host_us_per_call(lambda x=a, y=b: torch.matmul(x, y))
         rec.add("matmul", shape, dt, tilec_ms, "torch", torch_ms, note=note, configs=per,
+                torch_host_us_per_call=torch_host,
                 tflops_tilec=2 * m * n * k / tilec_ms / 1e9 if tilec_ms else None)
         if tri is not None:
             run, best, _ = tri

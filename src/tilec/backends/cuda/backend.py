@@ -15,6 +15,7 @@ parameters; shape symbols come from the arrays through ``shape_bindings``).
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Any
 
 import tilec.ir as ir
@@ -26,7 +27,7 @@ from tilec.backends.cuda.compiler import (
     nvrtc_available,
 )
 from tilec.backends.cuda.emitter import CUDASource, emit_cuda
-from tilec.backends.cuda.runtime import Launcher, bind_arguments, shape_bindings
+from tilec.backends.cuda.runtime import Launcher, argument_key, bind_arguments, shape_bindings
 
 __all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_sm_80",
            "probe_sm_90", "device_capability", "TARGET_SM"]
@@ -182,13 +183,21 @@ class CUDAExecutable:
         self._bindings = shape_bindings(fn)
         self._runnable = runnable
         self._launchers: dict[int, Launcher] = {}
+        self._last_key: tuple[Any, ...] | None = None
+        self._last_bound: Any = None
 
     def __call__(self, *args: Any, stream: Any = None, sync: bool | None = None) -> None:
         """Validate ``args``, launch on the arguments' stream, check the launch."""
         if not self._runnable:
             raise RuntimeError(f"@{self.name} was compiled for {self.cubin.arch} without a CUDA "
                                "device here; it can be inspected (source, resources), not run")
-        bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings)
+        key = argument_key(args)
+        if key is not None and key == self._last_key:
+            bound = replace(self._last_bound, objects=list(args))
+        else:
+            bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings)
+            # Keep the checked values, not the arrays (no reference to the caller's tensors).
+            self._last_key, self._last_bound = key, replace(bound, objects=[])
         dev = max(bound.device, 0)
         launcher = self._launchers.get(dev)
         if launcher is None:
