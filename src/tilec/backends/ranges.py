@@ -1,0 +1,298 @@
+"""Value ranges of integer scalars in Machine TileIR, for narrow index arithmetic.
+
+Emitters compute every ``index`` in 64 bits because that is its type; most
+index values in a kernel are small (thread ids, loop counters over tiles,
+shared-memory offsets), and 64-bit signed floor division, comparison and
+multiplication cost several instructions each on a GPU. This module bounds
+every integer scalar by an interval so that an emitter can prove a value
+fits in 32 bits, that a floor division or modulo has a non-negative operand
+(a shift, a mask, an unsigned division), or that a guard is always true.
+
+The intervals are exact mathematical bounds of the IR's value, which wraps
+at its type's width: when an operation's exact result could leave the type,
+the result gets the type's full range (never a wrong, wrapped bound). Sources:
+
+* constants: the value itself;
+* shape symbols (the function's trailing ``index`` parameters): ``[0, 2**63 - 1]``,
+  user sizes are non-negative and otherwise unbounded;
+* coordinates of a ``parallel``: ``[0, extent - 1]``, and for the grid also
+  below the target's bound on a grid coordinate (``grid_bound``);
+* loop counters (``serial``/``pipeline`` with a positive constant step):
+  ``[lb.lo, ub.hi - 1]``;
+* any other value (parameters, loop-carried values, ``if`` results): its type's range.
+
+Cost: one pass over the function, O(operations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import tilec.ir as ir
+
+__all__ = ["Range", "I32", "I64", "type_range", "arith_range", "affine_range",
+           "analyze_ranges", "is_pow2"]
+
+
+@dataclass(frozen=True)
+class Range:
+    """The closed interval ``[lo, hi]`` of Python integers."""
+
+    lo: int
+    """Smallest possible value."""
+    hi: int
+    """Largest possible value."""
+
+    def __post_init__(self) -> None:
+        if self.lo > self.hi:
+            raise ValueError(f"empty range [{self.lo}, {self.hi}]")
+
+    @staticmethod
+    def point(v: int) -> Range:
+        """The range of one value."""
+        return Range(int(v), int(v))
+
+    @property
+    def is_point(self) -> bool:
+        """True when only one value is possible."""
+        return self.lo == self.hi
+
+    @property
+    def nonneg(self) -> bool:
+        """True when every value is ``>= 0``."""
+        return self.lo >= 0
+
+    def within(self, other: Range) -> bool:
+        """True when this range is a subset of ``other``."""
+        return other.lo <= self.lo and self.hi <= other.hi
+
+    def union(self, other: Range) -> Range:
+        """The smallest range containing both."""
+        return Range(min(self.lo, other.lo), max(self.hi, other.hi))
+
+    def __add__(self, o: Range) -> Range:
+        return Range(self.lo + o.lo, self.hi + o.hi)
+
+    def __sub__(self, o: Range) -> Range:
+        return Range(self.lo - o.hi, self.hi - o.lo)
+
+    def __mul__(self, o: Range) -> Range:
+        c = (self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi)
+        return Range(min(c), max(c))
+
+    def __neg__(self) -> Range:
+        return Range(-self.hi, -self.lo)
+
+    def __str__(self) -> str:
+        return f"[{self.lo}, {self.hi}]"
+
+
+I32 = Range(-(1 << 31), (1 << 31) - 1)
+"""Values of a 32-bit signed integer."""
+I64 = Range(-(1 << 63), (1 << 63) - 1)
+"""Values of a 64-bit signed integer (and of ``index``)."""
+BOOL = Range(0, 1)
+
+
+def type_range(t: ir.Type) -> Range | None:
+    """All values of an integer type (None for other types)."""
+    if not isinstance(t, ir.ScalarType) or t.is_float:
+        return None
+    if t is ir.i1:
+        return BOOL
+    bits = 64 if t is ir.index else t.bits
+    return Range(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def is_pow2(c: int) -> bool:
+    """True for 1, 2, 4, 8, ..."""
+    return c > 0 and c & (c - 1) == 0
+
+
+def floordiv_range(a: Range, c: int) -> Range:
+    """``floor(a / c)`` for a positive constant ``c``."""
+    return Range(a.lo // c, a.hi // c)
+
+
+def mod_range(a: Range, c: int) -> Range:
+    """``a mod c`` (floor semantics, in ``[0, c)``) for a positive constant ``c``."""
+    if a.lo // c == a.hi // c:  # one period: the operand minus a constant
+        return Range(a.lo % c, a.hi % c)
+    return Range(0, c - 1)
+
+
+def _div_corners(a: Range, b: Range, f: Callable[[int, int], int]) -> Range:
+    """``f(x, y)`` over a box, for ``f`` monotone in each argument when ``y > 0``."""
+    c = [f(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    return Range(min(c), max(c))
+
+
+def _bits_range(a: Range, b: Range, fn: str) -> Range | None:
+    if not (a.nonneg and b.nonneg):
+        return None
+    if fn == "and":
+        return Range(0, min(a.hi, b.hi))
+    return Range(0, (1 << max(a.hi, b.hi).bit_length()) - 1)
+
+
+def compare_range(fn: str, a: Range, b: Range) -> Range:
+    """The ``i1`` result of comparing integers of ranges ``a`` and ``b``: a point when decided."""
+    if fn in ("gt", "ge"):
+        return compare_range("lt" if fn == "gt" else "le", b, a)
+    if fn == "lt":
+        true, false = a.hi < b.lo, a.lo >= b.hi
+    elif fn == "le":
+        true, false = a.hi <= b.lo, a.lo > b.hi
+    else:
+        same = a.is_point and a == b
+        apart = a.hi < b.lo or b.hi < a.lo
+        true, false = (same, apart) if fn == "eq" else (apart, same)
+    return Range.point(1) if true else Range.point(0) if false else BOOL
+
+
+def _bool_range(fn: str, args: Sequence[Range]) -> Range:
+    """``i1`` arithmetic (modulo 2): and/or are monotone, the rest decided on points only."""
+    fn = {"mul": "and", "min": "and", "max": "or", "add": "xor", "sub": "xor"}.get(fn, fn)
+    if fn == "and":
+        return Range(args[0].lo & args[1].lo, args[0].hi & args[1].hi)
+    if fn == "or":
+        return Range(args[0].lo | args[1].lo, args[0].hi | args[1].hi)
+    if fn == "not":
+        return Range(1 - args[0].hi, 1 - args[0].lo)
+    if fn == "select":
+        return args[1].union(args[2])
+    if fn == "xor" and args[0].is_point and args[1].is_point:
+        return Range.point(args[0].lo ^ args[1].lo)
+    return BOOL
+
+
+def arith_range(fn: str, args: Sequence[Range], t: ir.Type) -> Range | None:
+    """The range of ``arith fn`` with operand ranges ``args`` and result type ``t``.
+
+    ``args`` are integer operands (a comparison of floats is not asked here).
+    None for a non-integer result. An exact result outside ``t`` wraps, so it
+    gets ``t``'s full range; a function this table does not know likewise.
+    """
+    full = type_range(t)
+    if full is None:
+        return None
+    if fn in ("eq", "ne", "lt", "le", "gt", "ge"):
+        return compare_range(fn, args[0], args[1])
+    r: Range | None = None
+    a = args[0] if args else full
+    b = args[1] if len(args) > 1 else full
+    if t is ir.i1:
+        return _bool_range(fn, args) if fn != "cast" else \
+            (Range.point(int(a.lo != 0)) if a.is_point else
+             Range.point(1) if a.lo > 0 or a.hi < 0 else BOOL)
+    if fn == "add":
+        r = a + b
+    elif fn == "sub":
+        r = a - b
+    elif fn == "mul":
+        r = a * b
+    elif fn == "fma":
+        r = a * b + args[2]
+    elif fn == "neg":
+        r = -a
+    elif fn == "abs":
+        r = a if a.nonneg else Range(0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
+                                     max(abs(a.lo), abs(a.hi)))
+    elif fn == "max":
+        r = Range(max(a.lo, b.lo), max(a.hi, b.hi))
+    elif fn == "min":
+        r = Range(min(a.lo, b.lo), min(a.hi, b.hi))
+    elif fn == "select":
+        r = args[1].union(args[2])
+    elif fn in ("floordiv", "cdiv") and b.lo > 0:
+        f = (lambda x, y: x // y) if fn == "floordiv" else (lambda x, y: -((-x) // y))
+        r = _div_corners(a, b, f)
+    elif fn == "rem" and b.lo > 0:
+        r = mod_range(a, b.lo) if b.is_point else \
+            (a if a.nonneg and a.hi < b.lo else Range(0, b.hi - 1))
+    elif fn in ("and", "or", "xor"):
+        r = _bits_range(a, b, fn)
+    elif fn == "cast":
+        r = a
+    if r is None or not r.within(full):
+        return full
+    return r
+
+
+def affine_range(e: ir.AffineExpr, syms: Sequence[Range], dims: Sequence[Range] = ()
+                 ) -> Range:
+    """The range of a quasi-affine expression given its symbols' and dimensions' ranges."""
+    r = Range.point(e.constant)
+    for atom, c in e.terms:
+        r = r + atom_range(atom, syms, dims) * Range.point(c)
+    return r
+
+
+def atom_range(atom: tuple, syms: Sequence[Range], dims: Sequence[Range] = ()) -> Range:
+    """The range of one atom of an ``AffineExpr``."""
+    if atom[0] == "d":
+        return dims[atom[1]]
+    if atom[0] == "s":
+        return syms[atom[1]]
+    inner = affine_range(atom[1], syms, dims)
+    return floordiv_range(inner, atom[2]) if atom[0] == "floordiv" else mod_range(inner, atom[2])
+
+
+# ----------------------------------------------------------------- the analysis
+
+
+def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None = None
+                   ) -> dict[int, Range]:
+    """``id(value)`` -> range for every integer scalar of ``fn`` with something known.
+
+    ``grid_bound(rank, k)``: an exclusive upper bound of grid coordinate ``k``
+    of a rank-``rank`` grid on the target (None: only the extent bounds it).
+    Values missing from the result have their type's full range.
+    """
+    out: dict[int, Range] = {}
+    n_sym = len(fn.shape_symbols)
+    for a in fn.args[len(fn.args) - n_sym:] if n_sym else ():
+        out[id(a)] = Range(0, I64.hi)
+
+    def get(v: ir.Value) -> Range:
+        r = out.get(id(v))
+        if r is not None:
+            return r
+        return type_range(v.type) or I64
+
+    def block(b: ir.Block) -> None:
+        for op in b.operations:
+            visit(op)
+
+    def visit(op: ir.Operation) -> None:
+        name = op.name
+        if name == "constant":
+            v = op.attr("value")
+            if type_range(op.result.type) is not None and isinstance(v, (int, bool)):
+                out[id(op.result)] = Range.point(int(v))
+        elif name == "arith":
+            if all(type_range(v.type) is not None for v in op.operands):
+                r = arith_range(op.attr("fn"), [get(v) for v in op.operands], op.result.type)
+                if r is not None:
+                    out[id(op.result)] = r
+        elif name == "parallel":
+            rank = op.attr("rank")
+            args = op.regions[0].entry.args
+            for k in range(rank):
+                hi = get(op.operand(k)).hi
+                if op.attr("level") == "grid" and grid_bound is not None:
+                    hi = min(hi, grid_bound(rank, k))
+                out[id(args[k])] = Range(0, max(0, hi - 1))
+        elif name in ("serial", "pipeline"):
+            lb, ub, step = (get(v) for v in op.operands[:3])
+            if step.is_point and step.lo > 0:
+                r = Range(lb.lo, max(lb.lo, ub.hi - 1))
+                for reg in op.regions:
+                    out[id(reg.entry.args[0])] = r
+        for reg in op.regions:
+            for b in reg.blocks:
+                block(b)
+
+    block(fn.entry)
+    return out
