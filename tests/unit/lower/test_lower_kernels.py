@@ -179,41 +179,42 @@ def test_row_programs_over_tile_shapes(bm, bn):
         assert "shared" in strategies
 
 
-def _ldmatrix_trans_for_the_simulator() -> None:
-    """Until the simulator implements ``ldmatrix.x4.trans``, give it the catalog's semantics
-    (registered at run time; a simulator implementation, once present, is used instead)."""
-    from tilec.backends.reference import simt_atoms as sa
+def _trans_gemm(target, trans=True):
+    """A ragged bf16 GEMM whose subgroups own 4 B column blocks (two trans pairs per K step)."""
+    from tilec.plan import PlannerOptions
 
-    if "ldmatrix.x4.trans" in sa.ATOM_IMPLS:
-        return
-
-    def impl(ctx, op, args, active):
-        view = args[0]
-        dt = view.storage.array.dtype
-        rows = sa.gather(view, active, op, np.zeros((), dt)[()], dt, ctx.copies)
-        out = np.zeros((ctx.lanes, 8), dt)
-        lane = np.arange(32)[:, None]
-        reg = np.arange(8)[None, :]
-        src_lane = 8 * (reg // 2) + 2 * (lane % 4) + reg % 2
-        src_col = np.broadcast_to(lane // 4, src_lane.shape)
-        for w in range(ctx.lanes // 32):
-            if active[32 * w:32 * w + 32].any():
-                out[32 * w:32 * w + 32] = rows[32 * w + src_lane, src_col]
-        return [out]
-
-    sa.ATOM_IMPLS["ldmatrix.x4.trans"] = impl
+    r = np.random.default_rng(12)
+    args = [r.standard_normal((45, 48)).astype(ml_dtypes.bfloat16),
+            r.standard_normal((48, 70)).astype(ml_dtypes.bfloat16), np.zeros((45, 70), np.float32)]
+    opts = LowerOptions(ldmatrix_trans=trans,
+                        planner=PlannerOptions(bounded_store=True, threads=64))
+    return differential(lib.matmul, args, [2], target, {"BM": 32, "BN": 64, "BK": 32},
+                        options=opts, rtol=1e-3)
 
 
 @pytest.mark.parametrize("target", ["cuda:sm_90", "cuda:sm_80"])
 def test_b_fragments_by_ldmatrix_trans(target):
-    _ldmatrix_trans_for_the_simulator()
-    r = np.random.default_rng(12)
-    args = [r.standard_normal((45, 48)).astype(ml_dtypes.bfloat16),
-            r.standard_normal((48, 70)).astype(ml_dtypes.bfloat16), np.zeros((45, 70), np.float32)]
-    from tilec.plan import PlannerOptions
+    """Pairs of B fragments by one ``ldmatrix.x4.trans`` each; element loads without it."""
+    assert "ldmatrix.x4.trans" in str(_trans_gemm(target).machine)
+    assert "ldmatrix.x4.trans" not in str(_trans_gemm(target, trans=False).machine)
 
-    opts = LowerOptions(ldmatrix_trans=True,
-                        planner=PlannerOptions(bounded_store=True, threads=64))
-    res = differential(lib.matmul, args, [2], target, {"BM": 32, "BN": 64, "BK": 32},
-                       options=opts, rtol=1e-3)
-    assert "ldmatrix.x4.trans" in str(res.machine)
+
+@pytest.mark.parametrize("permutation", ["untransposed", "k_halves_swapped"])
+def test_permuted_trans_layout_is_a_mismatch(monkeypatch, permutation):
+    """The simulator's ``ldmatrix.x4.trans`` is checked by the ragged GEMM: a wrong lane
+    layout for it (delivered untransposed, or the two K halves of each fragment swapped)
+    gives a wrong product, which the differential comparison reports."""
+    from tilec.backends.reference import simt_atoms as sa
+
+    orig = sa._ldmatrix_sources
+    swap = [2, 3, 0, 1, 6, 7, 4, 5]  # registers of matrices 0 <-> 1 and 2 <-> 3
+
+    def wrong(trans: bool):
+        if not trans or permutation == "untransposed":
+            return orig(False)
+        src_lane, src_col = orig(True)
+        return src_lane[:, swap], src_col[:, swap]
+
+    monkeypatch.setattr(sa, "_ldmatrix_sources", wrong)
+    with pytest.raises(AssertionError, match="elements differ"):
+        _trans_gemm("cuda:sm_90")

@@ -11,7 +11,8 @@ wrong answer, as on hardware.
 Participation rules (what a GPU leaves undefined, the simulator reports):
 
 * ``barrier.group``: every thread of the group, at uniform control flow;
-* warp atoms (``mma.*``, ``ldmatrix.x4``): all 32 lanes of a warp or none;
+* warp atoms (``mma.*``, ``ldmatrix.x4``, ``ldmatrix.x4.trans``): all 32 lanes of a
+  warp or none; an ``ldmatrix`` row is 16 contiguous, 16-byte aligned bytes;
 * ``shfl.xor``: an active lane may only read an active lane of its warp.
 """
 
@@ -211,23 +212,52 @@ def _mma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
     return [out]
 
 
-@atom_impl("ldmatrix.x4")
-def _ldmatrix_x4(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
-                 ) -> Sequence[Any]:
-    # Lane 8*j + r supplies row r of matrix j; lane l receives, per matrix j, the pair
-    # (row l // 4, columns 2*(l % 4) + 0..1) in registers 2*j, 2*j + 1.
-    view: LaneView = args[0]
-    if view.shape != (8,):
-        raise SimulationError(f"ldmatrix.x4 takes one 8-element row per lane, got a view of "
-                              f"{view.shape}", "unsupported", [op])
-    warps = _warps(ctx, op, active)
-    dt = view.storage.array.dtype
-    rows = gather(view, active, op, nx.from_python(0, dt), dt, ctx.copies)
-    out = np.zeros((ctx.lanes, 8), dt)
+def _ldmatrix_sources(trans: bool) -> tuple[np.ndarray, np.ndarray]:
+    """For ``ldmatrix.x4`` (``.trans``): the lane and row element that lane ``l``'s register
+    ``i`` comes from, arrays ``(32, 8)``.
+
+    Lane ``8*j + r`` supplies row ``r`` of matrix ``j`` (8 elements); register ``2*j + c``
+    of lane ``l`` holds element ``(l // 4, 2*(l % 4) + c)`` of matrix ``j``, or with
+    ``.trans`` element ``(2*(l % 4) + c, l // 4)``: the matrix is delivered transposed.
+    """
     lane = np.arange(WARP)[:, None]
     reg = np.arange(8)[None, :]
-    src_lane = 8 * (reg // 2) + lane // 4
-    src_col = 2 * (lane % 4) + reg % 2
+    j, c = reg // 2, reg % 2
+    if trans:
+        return np.broadcast_to(8 * j + 2 * (lane % 4) + c, (WARP, 8)), \
+            np.broadcast_to(lane // 4, (WARP, 8))
+    return np.broadcast_to(8 * j + lane // 4, (WARP, 8)), \
+        np.broadcast_to(2 * (lane % 4) + c, (WARP, 8))
+
+
+@atom_impl("ldmatrix.x4", "ldmatrix.x4.trans")
+def _ldmatrix_x4(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                 ) -> Sequence[Any]:
+    cid = op.attr("catalog_id")
+    view: LaneView = args[0]
+    if not isinstance(view, LaneView) or view.shape != (8,) \
+            or view.storage.space != "shared":
+        shape = view.shape if isinstance(view, LaneView) else type(view).__name__
+        raise SimulationError(f"{cid} takes one 8-element row of shared memory per lane, got "
+                              f"{shape}", "unsupported", [op])
+    warps = _warps(ctx, op, active)
+    dt = view.storage.array.dtype
+    if dt.itemsize != 2:
+        raise SimulationError(f"{cid} moves 16-bit elements; the shared buffer holds {dt}",
+                              "unsupported", [op])
+    rows = gather(view, active, op, nx.from_python(0, dt), dt, ctx.copies)
+    lanes = np.flatnonzero(active)
+    if lanes.size:
+        coords, mask = view.locate(active, op)
+        if not mask[lanes].all():
+            k = int(lanes[np.argmax(~mask[lanes].all(axis=1))])
+            raise SimulationError(f"{cid}: the row of thread {k} lies partly outside its view; "
+                                  f"each lane supplies a whole 16-byte row", "out_of_range",
+                                  [op])
+        _check_vector(op, "row", _flat(view, coords)[lanes], dt.itemsize,
+                      np.ones(lanes.size, bool))
+    src_lane, src_col = _ldmatrix_sources(cid.endswith(".trans"))
+    out = np.zeros((ctx.lanes, 8), dt)
     for w in warps:
         base = w * WARP
         out[base:base + WARP] = rows[base + src_lane, src_col]
@@ -289,7 +319,7 @@ def _flat(view: LaneView, coords: tuple[np.ndarray, ...]) -> np.ndarray:
 
 def _check_vector(op: ir.Operation, role: str, flat: np.ndarray, itemsize: int,
                   rows: np.ndarray) -> None:
-    """A 16-byte copy needs 16 contiguous, 16-byte aligned bytes."""
+    """A 16-byte copy (and an ``ldmatrix`` row) needs 16 contiguous, 16-byte aligned bytes."""
     f = flat[rows]
     if f.size == 0:
         return
@@ -298,8 +328,9 @@ def _check_vector(op: ir.Operation, role: str, flat: np.ndarray, itemsize: int,
     bad = ~(contiguous & aligned)
     if bad.any():
         k = int(np.argmax(bad))
-        raise SimulationError(f"cp.async.16: the {role} of one thread is not 16 contiguous, "
-                              f"16-byte aligned bytes (flat elements {f[k].tolist()})",
+        raise SimulationError(f"{op.attr('catalog_id')}: the {role} of one thread is not 16 "
+                              f"contiguous, 16-byte aligned bytes (flat elements "
+                              f"{f[k].tolist()})",
                               "unsupported", [op])
 
 

@@ -182,6 +182,59 @@ def test_ldmatrix_x4_gives_the_a_fragment_layout() -> None:
     np.testing.assert_array_equal(out, to_registers(atom.a, a[None]))
 
 
+TRANS = """
+    %stage = view(%sh, %tid) {bounds = "total",
+        map = #map<(d0)[s0] -> ((s0 floordiv 2), (s0 mod 2) * 8 + d0)>} : mem<8xbf16, shared>
+    %src = view(%b, %tid) {bounds = "total",
+        map = #map<(d0)[s0] -> ((s0 floordiv 2), (s0 mod 2) * 8 + d0)>} : mem<8xbf16, global>
+    %t = load(%src) : tile<8xbf16>
+    store(%stage, %t)
+    atom.call() {catalog_id = "barrier.group"}
+    %row = view(%sh, %lane) {bounds = "total", map = ROWMAP} : mem<8xbf16, shared>
+    %frag = atom.call(%row) {catalog_id = "ldmatrix.x4.trans"} : tile<8xbf16>
+    %dst = view(%out, %tid) {bounds = "total",
+        map = #map<(d0)[s0] -> (s0, d0)>} : mem<8xbf16, global>
+    store(%dst, %frag)
+"""
+TRANS_ROWS = ("#map<(d0)[s0] -> ((s0 mod 8) + ((s0 floordiv 8) mod 2) * 8, "
+              "(s0 floordiv 16) * 8 + d0)>")
+"""Lane l supplies row k = (l % 8) + 8 * ((l // 8) % 2), columns 8 * (l // 16) + 0..7 of a
+row-major 16 x 16 (K x N) B tile."""
+
+
+def _trans(rows: str, b: np.ndarray) -> np.ndarray:
+    out = np.zeros((32, 8), ml_dtypes.bfloat16)
+    m = machine(TRANS.replace("ROWMAP", rows),
+                "%b: mem<16x16xbf16, global>, %out: mem<32x8xbf16, global>", threads=32,
+                shared="%sh = memory() : mem<16x16xbf16, shared>")
+    simulate_module(m, "k", [b, out])
+    return out
+
+
+def test_ldmatrix_x4_trans_gives_two_b_fragments() -> None:
+    atom = MMA_ATOMS["mma.m16n8k16.bf16"]
+    b = np.arange(256, dtype=np.float32).reshape(16, 16).astype(ml_dtypes.bfloat16)
+    out = _trans(TRANS_ROWS, b)
+    np.testing.assert_array_equal(out[:, :4], to_registers(atom.b, b[None, :, :8]))
+    np.testing.assert_array_equal(out[:, 4:], to_registers(atom.b, b[None, :, 8:]))
+    # lane l, register 2j + c: element (2 * (l % 4) + c, l // 4) of matrix j, transposed
+    for lane in (0, 5, 31):
+        for i in range(8):
+            j, c = divmod(i, 2)
+            k = 2 * (lane % 4) + c + 8 * (j % 2)
+            n = lane // 4 + 8 * (j // 2)
+            assert out[lane, i] == b[k, n]
+
+
+def test_ldmatrix_rows_must_be_aligned_16_bytes() -> None:
+    shifted = TRANS_ROWS.replace("(s0 floordiv 16) * 8 + d0", "(s0 floordiv 16) * 4 + d0")
+    b = np.zeros((16, 16), ml_dtypes.bfloat16)
+    with pytest.raises(SimulationError) as info:
+        _trans(shifted, b)
+    assert info.value.kind == "unsupported"
+    assert "ldmatrix.x4.trans: the row of one thread is not 16 contiguous" in str(info.value)
+
+
 def test_unknown_atoms_are_unsupported() -> None:
     m = machine('atom.call() {catalog_id = "wgmma.m64n8k16"}')
     with pytest.raises(SimulationError) as info:
