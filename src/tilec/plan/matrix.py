@@ -353,16 +353,19 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
     realization = "mpp" if atom.realization == "memory_operands" else "rectangle"
     examined = 0
 
-    def legal_state(kind: str, scalars: int, params: tuple[tuple[str, Any], ...]) -> bool:
+    def legal_state(kind: str, scalars: int, params: tuple[tuple[str, Any], ...],
+                    rm: int = 1, rn: int = 1) -> bool:
+        acc = rm * rn * atom.fragments.c
+        split = f"({acc} accumulator + {scalars - acc} A/B fragment)"
         if scalars > budget:
             rej.append(Rejection(w.op, threads, kind, atom.id, params,
-                                 f"fragment budget: {scalars} explicit scalars per lane exceed "
-                                 f"the budget of {budget}"))
+                                 f"fragment budget: {scalars} explicit scalars per lane {split} "
+                                 f"exceed the budget of {budget}"))
             return False
         if reg_limit is not None and scalars > reg_limit:
             rej.append(Rejection(w.op, threads, kind, atom.id, params,
-                                 f"register file: {scalars} fragment registers per lane exceed "
-                                 f"the {reg_limit} available to each of {threads} threads"))
+                                 f"register file: {scalars} fragment registers per lane {split} "
+                                 f"exceed the {reg_limit} available to each of {threads} threads"))
             return False
         return True
 
@@ -389,7 +392,7 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                 rej.append(Rejection(w.op, threads, realization, atom.id, params, why))
                 continue
         scalars = fragment_scalars(atom, realization, rm, rn)
-        if not legal_state(realization, scalars, params):
+        if not legal_state(realization, scalars, params, rm, rn):
             continue
         dist = matrix_distribution(gm, gn, rm, rn)
         for mode in modes:

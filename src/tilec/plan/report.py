@@ -16,6 +16,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import tilec.ir as ir
@@ -125,6 +126,8 @@ class GroupPlan:
     """The path used instead when nothing is selected (the checked scalar reference)."""
     replaced: GroupPlan | None = None
     """A plan in another basis that found nothing and was replaced by this one."""
+    summary: tuple[str, ...] = ()
+    """Feature names the basis asks the text report to show per candidate."""
     options: PlannerOptions = field(default_factory=PlannerOptions)
     """The options used."""
 
@@ -202,25 +205,50 @@ class GroupPlan:
         c = self.counters
         if c:
             lines.append("  search: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+        scale = {o.threads: o.terms.scale for o in self.outcomes if o.terms is not None}
         for op in w.ops:
             mine = sorted((p for p in self.candidates if p.candidate.op == op.op),
-                          key=lambda p: p.score)
+                          key=lambda p: (p.score * scale.get(p.candidate.threads, 1.0),
+                                         p.candidate.threads))
             if not mine:
                 continue
-            lines.append(f"  best {min(top, len(mine))} of {len(mine)} candidates for {op.op}:")
-            lines.append(f"    {'threads':>7} {'realization':<34} {'atom':<26} {'frag':>4} "
-                         f"{'shared B':>9} {'score':>12}")
+            lines.append(f"  best {min(top, len(mine))} of {len(mine)} candidates for {op.op} "
+                         f"(ordered by score x group scale):")
+            extra = [f for f in self.summary if any(f == k for k, _ in mine[0].features)]
+            lines.append(f"    {'threads':>7} {'realization':<34} {'warp':>7} {'atom':<18} "
+                         f"{'frag':>4} {'shared B':>9} {'score':>10} {'x group':>7}"
+                         + "".join(f" {_short(f):>9}" for f in extra))
             for p in mine[:top]:
                 cand = p.candidate
+                feats = dict(p.features)
                 lines.append(f"    {cand.threads:>7} {cand.label.rsplit(' @', 1)[0]:<34} "
-                             f"{cand.atom.id if cand.atom else '-':<26} "
-                             f"{cand.fragment_scalars:>4} {cand.shared_bytes:>9} {p.score:>12.6g}")
+                             f"{_warp_tile(cand):>7} {cand.atom.id if cand.atom else '-':<18} "
+                             f"{cand.fragment_scalars:>4} {cand.shared_bytes:>9} {p.score:>10.6g} "
+                             f"{scale.get(cand.threads, 1.0):>7.3g}"
+                             + "".join(f" {feats.get(f, float('nan')):>9.4g}" for f in extra))
         if self.rejected:
             reasons = Counter(_reason_kind(r.reason) for r in self.rejected)
             lines.append(f"  rejected {len(self.rejected)}:")
             for reason, count in sorted(reasons.items(), key=lambda t: (-t[1], t[0])):
                 lines.append(f"    {count:>5} x {reason}")
         return "\n".join(lines)
+
+
+_SHORT = MappingProxyType({"fragment_loads": "frag lds", "warp_steps": "warp stp",
+                           "resident_subgroups": "resident", "registers": "regs est"})
+
+
+def _warp_tile(c: Any) -> str:
+    """``rows x columns`` of one subgroup's rectangle ('-' for the reference realizations)."""
+    if c.atom is None or c.distribution is None or c.realization == "one_atom":
+        return "-"
+    am, an, _ = c.atom.shape
+    return f"{c.distribution.rm * am}x{c.distribution.rn * an}"
+
+
+def _short(feature: str) -> str:
+    """A column heading of at most 9 characters for a feature name."""
+    return _SHORT.get(feature, feature[:9])
 
 
 def _reason_kind(reason: str) -> str:
@@ -291,7 +319,8 @@ def plan_group(work: GroupWorkload, target: str | TargetProfile,
         raise ValueError(f"basis {basis.name} was built for {basis.profile.name}, "
                          f"not {profile.name}")
     plan = GroupPlan(work.group, profile.name, work, None if basis is None else basis.name,
-                     {} if basis is None else basis.coefficients_json(), options=options)
+                     {} if basis is None else basis.coefficients_json(), options=options,
+                     summary=tuple(getattr(basis, "summary", ())))
     if not options.enabled:
         plan.fallback = "reference path (planner disabled)"
         plan.diagnostics.append("PlannerOptions.enabled is False")

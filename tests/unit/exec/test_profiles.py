@@ -76,3 +76,19 @@ def test_runtime_target_aliases() -> None:
     assert ex.get_profile("cuda").name == "cuda:sm_90"
     assert ex.get_profile("reference").name == "cpu"
     assert ex.resolve_profile_name("metal:m1") == "metal:m1"
+
+
+def test_cuda_occupancy_limits_and_fragment_budget() -> None:
+    for name in ("cuda:sm_90", "cuda:sm_80"):
+        p = ex.get_profile(name)
+        assert p.default_cost_basis == "cuda_mma_v2"
+        assert p.max_resident_subgroups_per_unit == 64 and p.max_resident_groups_per_unit == 32
+        assert p.register_allocation_unit == 8
+        for field in ("max_resident_subgroups_per_unit", "max_resident_groups_per_unit",
+                      "register_allocation_unit"):
+            assert p.fact(field).kind == "spec"
+        # 64x64 bf16 warp tiles: 128 accumulator + 16 A + 16 B scalars per lane fit the budget
+        bf = p.atom("mma.m16n8k16.bf16")
+        assert p.default_fragment_budget == 192 >= bf.fragments.rectangle(4, 8) == 160
+    assert ex.get_profile("cuda:sm_90").fact("default_fragment_budget").kind == "measured"
+    assert ex.get_profile("cuda:sm_80").fact("default_fragment_budget").kind == "prior"

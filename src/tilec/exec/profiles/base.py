@@ -199,6 +199,12 @@ class TargetProfile:
     """Cohort scopes collectives may address (e.g. Hopper warpgroups)."""
     compute_units: int | None = None
     """Compute units (SMs) of the reference device, when known."""
+    max_resident_subgroups_per_unit: int | None = None
+    """Subgroups (warps) one compute unit keeps resident at most, when known."""
+    max_resident_groups_per_unit: int | None = None
+    """Groups (blocks) one compute unit keeps resident at most, when known."""
+    register_allocation_unit: int | None = None
+    """Granularity of a lane's register allocation (a count is rounded up to a multiple)."""
     facts: tuple[Fact, ...] = ()
     """Provenance of every number above."""
 
@@ -243,6 +249,11 @@ class TargetProfile:
             "shared_bytes_per_group": self.shared_bytes_per_group,
             "default_fragment_budget": self.default_fragment_budget,
             "concurrent_subgroup_prior": self.concurrent_subgroup_prior,
+            "registers_per_unit": self.registers_per_unit,
+            "max_registers_per_lane": self.max_registers_per_lane,
+            "max_resident_subgroups_per_unit": self.max_resident_subgroups_per_unit,
+            "max_resident_groups_per_unit": self.max_resident_groups_per_unit,
+            "register_allocation_unit": self.register_allocation_unit,
             "default_cost_basis": self.default_cost_basis,
             "atoms": [a.to_json() for a in self.atoms],
             "facts": [{"name": f.name, "value": f.value, "kind": f.kind, "source": f.source}

@@ -62,11 +62,22 @@ def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source
         Fact("concurrent_subgroup_prior", units * 64, "prior",
              f"{units} SMs x 64 resident warps; an upper bound used as a smooth wave prior, "
              "not measured occupancy"),
-        Fact("default_fragment_budget", 128, "prior",
-             "half of the 255-register cap for explicit fragments, leaving room for addresses; "
-             "a compiler-state budget, not an allocation"),
+        Fact("max_resident_groups_per_unit", 32, "spec", _GUIDE + ": 32 resident blocks per SM"),
+        Fact("register_allocation_unit", 8, "spec",
+             "CUDA occupancy calculator: registers are allocated per warp in units of 256, "
+             "i.e. a lane's count is rounded up to a multiple of 8"),
         Fact("reference_threads", 256, "prior", "the reference launch width (not a cap)"),
     )
+
+
+_BUDGET_SM90 = Fact(
+    "default_fragment_budget", 192, "measured",
+    "H200 plan sweep of lib.matmul 4096^3 (benchmarks/gemm_plans.py, 2026-11-30): 64x64 bf16 "
+    "warp tiles (160 fragment scalars per lane) built with 210 registers and no spills and "
+    "were the fastest plan (0.638 ms); 192 leaves about 60 registers for addresses")
+_BUDGET_SM80 = Fact(
+    "default_fragment_budget", 192, "prior",
+    "the sm_90 measured budget; sm_80 has the same 255-register lane cap and 64K register file")
 
 
 def sm_90() -> TargetProfile:
@@ -77,10 +88,11 @@ def sm_90() -> TargetProfile:
         level_names=("grid", "CTA", "warp", "thread"), subgroup_width=32,
         max_threads_per_group=1024, shared_bytes_per_group=227 * 1024,
         shared_bytes_per_unit=228 * 1024, registers_per_unit=65536, max_registers_per_lane=255,
-        default_fragment_budget=128, concurrent_subgroup_prior=132 * 64, reference_threads=256,
-        atoms=cuda_atoms(), default_cost_basis="cuda_mma_v1", cohorts=(WARPGROUP,),
-        compute_units=132,
-        facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs")
+        default_fragment_budget=192, concurrent_subgroup_prior=132 * 64, reference_threads=256,
+        atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", cohorts=(WARPGROUP,),
+        compute_units=132, max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
+        register_allocation_unit=8,
+        facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs") + (_BUDGET_SM90,)
         + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
     )
 
@@ -93,7 +105,10 @@ def sm_80() -> TargetProfile:
         level_names=("grid", "CTA", "warp", "thread"), subgroup_width=32,
         max_threads_per_group=1024, shared_bytes_per_group=163 * 1024,
         shared_bytes_per_unit=164 * 1024, registers_per_unit=65536, max_registers_per_lane=255,
-        default_fragment_budget=128, concurrent_subgroup_prior=108 * 64, reference_threads=256,
-        atoms=cuda_atoms(), default_cost_basis="cuda_mma_v1", compute_units=108,
-        facts=_common_facts(164, 163, 108, "A100 spec: 108 SMs (a prior for other sm_80 parts)"),
+        default_fragment_budget=192, concurrent_subgroup_prior=108 * 64, reference_threads=256,
+        atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", compute_units=108,
+        max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
+        register_allocation_unit=8,
+        facts=_common_facts(164, 163, 108, "A100 spec: 108 SMs (a prior for other sm_80 parts)")
+        + (_BUDGET_SM80,),
     )

@@ -5,8 +5,11 @@
 | ``metal_simdgroup_reference_v1`` | metal       | simdgroup (8x8 FP32) |
 | ``metal_mpp_memory_v3``          | metal       | mpp                  |
 | ``cuda_mma_v1``                  | cuda        | mma_sync, lane_ffma  |
+| ``cuda_mma_v2``                  | cuda        | mma_sync, lane_ffma  |
 
-Every coefficient record carries its provenance; all current ones are priors.
+Every coefficient record carries its provenance. ``cuda_mma_v2`` (the CUDA
+default) tags each coefficient as a ``Fact``; the others are priors throughout.
+``cuda_mma_v1`` stays selectable by name for comparisons and reports.
 """
 
 from __future__ import annotations
@@ -16,18 +19,21 @@ from types import MappingProxyType
 from tilec.exec import TargetProfile
 from tilec.plan.cost.base import CostBasis, GroupTerms, Priced, coefficients_json
 from tilec.plan.cost.cuda_mma_v1 import SM80_PRIORS, SM90_PRIORS, CudaCoefficients, CudaMmaV1Basis
+from tilec.plan.cost.cuda_mma_v2 import SM80_V2, SM90_V2, CudaMmaV2Basis, CudaV2Coefficients
 from tilec.plan.cost.mpp_memory_v3 import MppCoefficients, MppMemoryV3Basis
 from tilec.plan.cost.simdgroup_reference import ReferenceCoefficients, SimdgroupReferenceBasis
 from tilec.plan.options import PlannerOptions
 
 __all__ = ["CostBasis", "GroupTerms", "Priced", "coefficients_json", "CudaCoefficients",
-           "CudaMmaV1Basis", "MppCoefficients", "MppMemoryV3Basis", "ReferenceCoefficients",
-           "SimdgroupReferenceBasis", "BASIS_TARGET_FAMILY", "basis_named", "select_basis"]
+           "CudaMmaV1Basis", "CudaV2Coefficients", "CudaMmaV2Basis", "MppCoefficients",
+           "MppMemoryV3Basis", "ReferenceCoefficients", "SimdgroupReferenceBasis",
+           "BASIS_TARGET_FAMILY", "basis_named", "select_basis"]
 
 BASIS_TARGET_FAMILY = MappingProxyType({
     "metal_simdgroup_reference_v1": "metal",
     "metal_mpp_memory_v3": "metal",
     "cuda_mma_v1": "cuda",
+    "cuda_mma_v2": "cuda",
 })
 """The target family each basis is written for."""
 
@@ -44,8 +50,10 @@ def basis_named(name: str, profile: TargetProfile) -> CostBasis:
         return SimdgroupReferenceBasis(profile)
     if name == "metal_mpp_memory_v3":
         return MppMemoryV3Basis(profile)
-    coeffs = SM80_PRIORS if profile.name == "cuda:sm_80" else SM90_PRIORS
-    return CudaMmaV1Basis(profile, coeffs)
+    sm80 = profile.name == "cuda:sm_80"
+    if name == "cuda_mma_v2":
+        return CudaMmaV2Basis(profile, SM80_V2 if sm80 else SM90_V2)
+    return CudaMmaV1Basis(profile, SM80_PRIORS if sm80 else SM90_PRIORS)
 
 
 def select_basis(profile: TargetProfile, options: PlannerOptions) -> CostBasis | None:

@@ -1,0 +1,360 @@
+"""Cost basis ``cuda_mma_v2``: issue slots per group, register footprint and occupancy.
+
+``cuda_mma_v1`` divides a group's work by its warp count, so its score falls
+with every added warp and it picks 1024 threads; on an H200 that plan is the
+slowest one we measured for ``lib.matmul``. This basis instead counts the
+issue slots a group spends on one operation, summed over its warps (the SM's
+schedulers are shared by every resident warp, so the sum is what costs time
+once enough warps are resident), and prices what limits large warp tiles and
+few threads: registers and resident warps.
+
+Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak)::
+
+    math            U * V * Q * E * issue[atom]
+    fragment loads  (G*rm*Q*E) * a_load[atom] + (G*rn*Q*E) * b_load[atom]
+                    (one-atom reference: U*V*Q*E of each)
+    accumulator     accumulator transfers * accumulator_transfer
+                    + direct global stores * direct_global_store
+    warp steps      G * E * warp_step          (loop, barrier and per-thread staging address
+                                                work: paid by every warp, every execution)
+    staging         ceil((A + B bytes) / 16) * E * staging_chunk
+    elements        remaining independent elements * element
+    issue = the sum of the above
+
+    registers  = fragment scalars + base_registers + registers_per_chunk * chunks per thread
+    cap        = min(255, registers per unit // threads)           (spec)
+    spill      = 1 + spill_weight * max(0, registers - cap) / cap
+    resident   = G * min(registers per unit // (round_up(min(registers, cap), 8) * threads),
+                         shared per unit // staged shared bytes, 64 // G, 32)     (warps/SM)
+    latency    = max(1, target_resident_subgroups / resident)
+    score      = issue * spill * latency
+
+Per thread count (``group_terms``)::
+
+    offset = common elements * element
+    small  = max(1, min_group_subgroups / G)
+    fill   = max(1, target_resident_subgroups / (G * max(1, P / units)))   (P known only)
+    scale  = max(small, fill) * max(1, P / units)
+
+Units are warp issue slots (one warp FFMA = 1). Every coefficient is a
+``Fact`` tagged ``spec``, ``measured`` or ``prior`` with its source; the
+measured ones are fitted to the H200 plan sweep that docs/design/planner.md
+tabulates, not to a general benchmark set.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+from tilec.exec import Fact, TargetProfile
+from tilec.plan.cost.base import GroupTerms, Priced
+from tilec.plan.matrix import MatrixCandidate, work_counts
+from tilec.plan.work import GroupWorkload, MatrixWorkload
+
+__all__ = ["NAME", "AtomPrices", "CudaV2Coefficients", "SM90_V2", "SM80_V2", "CudaMmaV2Basis",
+           "register_estimate"]
+
+NAME = "cuda_mma_v2"
+"""This basis's name and version."""
+
+STAGING_CHUNK_BYTES = 16
+"""Bytes one lane stages per copy (a 16-byte vector or asynchronous copy)."""
+
+_SWEEP = "H200 plan sweep of lib.matmul 4096^3, 2026-11-30 (benchmarks/gemm_plans.py)"
+
+
+@dataclass(frozen=True)
+class AtomPrices:
+    """Issue slots of one atom instruction and of loading its A and B fragments."""
+
+    atom: str
+    """The catalog atom id."""
+    issue: float
+    """Issue slots one atom instruction occupies (math pipe time in warp-FFMA units)."""
+    a_load: float
+    """Warp instructions that bring one A fragment from shared memory into registers."""
+    b_load: float
+    """Warp instructions that bring one B fragment from shared memory into registers."""
+
+
+@dataclass(frozen=True)
+class CudaV2Coefficients:
+    """Replaceable coefficients of ``cuda_mma_v2``; ``facts`` tags every number."""
+
+    atoms: tuple[AtomPrices, ...]
+    """Per-atom math and fragment-load prices."""
+    accumulator_transfer: float
+    """Warp instructions per accumulator fragment moved between shared memory and registers."""
+    direct_global_store: float
+    """Warp instructions per accumulator fragment stored straight to global memory."""
+    warp_step: float
+    """Issue slots every warp spends per execution outside math and fragment loads."""
+    staging_chunk: float
+    """Issue slots per 16-byte chunk of A/B staged into shared memory."""
+    element: float
+    """Issue slots per scalar element of independent (non-matrix) work."""
+    scalar_fma: float
+    """Issue slots per scalar multiply-add of the checked scalar reference."""
+    base_registers: float
+    """Registers per lane beside fragments and staging (indices, loop state)."""
+    registers_per_chunk: float
+    """Registers per lane for each 16-byte chunk a lane stages per execution."""
+    spill_weight: float
+    """Score growth per register over the cap, as a fraction of the cap."""
+    target_resident_subgroups: int
+    """Resident warps per SM below which latency is not hidden."""
+    min_group_subgroups: int
+    """Warps per group below which a group is penalized (few warps per barrier domain)."""
+    staging_versions: int
+    """Shared-memory versions of A/B staging (double buffering) for the occupancy estimate."""
+    facts: tuple[Fact, ...]
+    """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
+    provenance: str
+    """Summary of where the numbers come from."""
+
+    def __post_init__(self) -> None:
+        names = {f.name for f in self.facts}
+        wanted = {f.name for f in fields(self) if f.name not in ("atoms", "facts", "provenance")}
+        wanted |= {f"{k}[{a.atom}]" for a in self.atoms for k in ("issue", "a_load", "b_load")}
+        missing = sorted(wanted - names)
+        if missing:
+            raise ValueError(f"cuda_mma_v2 coefficients without a fact: {', '.join(missing)}")
+        for f in self.facts:
+            if f.name in wanted and "[" not in f.name and getattr(self, f.name) != f.value:
+                raise ValueError(f"fact {f.name}={f.value} disagrees with the coefficient "
+                                 f"{getattr(self, f.name)}")
+
+    def prices(self, atom_id: str) -> AtomPrices:
+        """The prices of ``atom_id`` (``KeyError`` when the record has none)."""
+        for a in self.atoms:
+            if a.atom == atom_id:
+                return a
+        raise KeyError(f"no prices for atom {atom_id!r}")
+
+
+def _atom_facts(p: AtomPrices, kinds: tuple[str, str, str], sources: tuple[str, str, str]
+                ) -> tuple[Fact, ...]:
+    return tuple(Fact(f"{k}[{p.atom}]", getattr(p, k), kind, src)
+                 for k, kind, src in zip(("issue", "a_load", "b_load"), kinds, sources))
+
+
+_MMA16 = ("least-squares fit of the " + _SWEEP + ": bf16 128x128x32 at 128, 256 and 512 "
+          "threads over 8 warp grids (0.641 to 0.968 ms) gives, per group K step, mma : A "
+          "fragment : B fragment : warp step = 7 : 1 : 5 : 55 (residuals within 6%; B "
+          "fragments of a row-major B are packed from 16-bit loads, A uses ldmatrix)")
+_FFMA = ("fit of the " + _SWEEP + ": for exact f32 warp grids at equal thread counts the "
+         "times follow shared loads per FFMA (1/rm + 1/rn), 0.5 to 0.9 issue slots per loaded "
+         "value (e.g. 64x16 vs 32x32 warp tiles at 128 threads: 4.23 vs 3.85 ms); warp tiles "
+         "with 16 B atoms per lane (4.95 and 8.93 ms) are slower than this predicts")
+_ATOMS = (
+    AtomPrices("mma.m16n8k16.bf16", 7.0, 1.0, 5.0),
+    AtomPrices("mma.m16n8k16.f16", 7.0, 1.0, 5.0),
+    AtomPrices("mma.m16n8k8.tf32", 7.0, 2.0, 2.0),
+    AtomPrices("ffma", 1.0, 0.75, 0.75),
+)
+_ATOM_FACTS = (
+    _atom_facts(_ATOMS[0], ("prior", "measured", "measured"),
+                ("cuda_mma_v1's prior (2048 MACs at about 9x the FP32 rate); the unit the "
+                 "fit below is scaled to", _MMA16, _MMA16))
+    + _atom_facts(_ATOMS[1], ("prior",) * 3,
+                  ("the bf16 numbers: same fragment layouts and loads",) * 3)
+    + _atom_facts(_ATOMS[2], ("prior",) * 3,
+                  ("half the MACs of m16n8k16 at half the 16-bit rate: the same time",
+                   "four 32-bit shared loads per A fragment, no packing",
+                   "two 32-bit shared loads per B fragment, no packing"))
+    + _atom_facts(_ATOMS[3], ("prior", "measured", "measured"),
+                  ("the unit of this basis: one warp FFMA issue", _FFMA, _FFMA))
+)
+
+
+def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
+    facts = _ATOM_FACTS + (
+        Fact("accumulator_transfer", 2.0, "prior",
+             "two 32-bit shared accesses per accumulator fragment register pair"),
+        Fact("direct_global_store", 2.0, "prior", "cuda_mma_v1's price, not measured"),
+        Fact("warp_step", 55.0, fit_kind, _MMA16 if fit_kind == "measured"
+             else "the sm_90 measurement (same code shape)"),
+        Fact("staging_chunk", 0.3, "prior",
+             "about 10 lane instructions (address, guard, 16-byte copy) per chunk, over 32 lanes"),
+        Fact("element", 1.0 / 8.0, "prior", "about 4 lane instructions per element, over 32 lanes"),
+        Fact("scalar_fma", 3.0 / 32.0, "prior",
+             "one FMA and two shared reads per scalar multiply-add, over 32 lanes"),
+        Fact("base_registers", 15.3, fit_kind,
+             "least-squares fit of ptxas register counts of the 20 plans of the " + _SWEEP
+             + ": registers - fragment scalars = 15.3 + 7.5 * chunks per thread "
+             "(residuals up to 40 registers)"),
+        Fact("registers_per_chunk", 7.5, fit_kind, "the same fit"),
+        Fact("spill_weight", 1.0, "prior",
+             "a plan estimated over the cap is built at the cap with no room left; the exact "
+             "f32 128-thread plans (estimated 287-299 registers, built with 255) measured "
+             "3.73-4.95 ms against 3.78-3.82 for 256 threads (" + _SWEEP + "); weights "
+             "above 0.4 prefer 256 threads"),
+        Fact("target_resident_subgroups", 8, "prior",
+             "latency hiding needs 8-16 resident warps per SM (2-4 per scheduler); "
+             "the lower end"),
+        Fact("min_group_subgroups", 4, "prior",
+             "CUDA C++ Best Practices Guide: blocks of 128-256 threads are a good start; "
+             "measured against it: bf16 64x64x32 tiles ran 14% faster with 1-2 warps "
+             "(0.856 ms) than with 4 (0.999 ms) in the " + _SWEEP + "; kept because the "
+             "program count is often unknown when a group is planned"),
+        Fact("staging_versions", 2, "prior",
+             "the lowering double-buffers matrix operands by default"),
+    )
+    return CudaV2Coefficients(
+        atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
+        staging_chunk=0.3, element=1.0 / 8.0, scalar_fma=3.0 / 32.0, base_registers=15.3,
+        registers_per_chunk=7.5, spill_weight=1.0, target_resident_subgroups=8,
+        min_group_subgroups=4, staging_versions=2, facts=facts, provenance=units_note)
+
+
+SM90_V2 = _coefficients(f"measured and prior: fitted to the {_SWEEP}; see facts", "measured")
+"""Default coefficients for ``cuda:sm_90``."""
+
+SM80_V2 = _coefficients("prior: the sm_90 fit carried over (not measured on sm_80); see facts",
+                        "prior")
+"""Default coefficients for ``cuda:sm_80``."""
+
+
+def _cap(profile: TargetProfile, threads: int) -> int | None:
+    caps = []
+    if profile.max_registers_per_lane is not None:
+        caps.append(profile.max_registers_per_lane)
+    if profile.registers_per_unit is not None:
+        caps.append(profile.registers_per_unit // threads)
+    return min(caps) if caps else None
+
+
+def register_estimate(fragment_scalars: int, staged_bytes: int, threads: int,
+                      k: CudaV2Coefficients) -> float:
+    """Estimated registers per lane: fragments plus a fitted overhead per staged chunk."""
+    chunks = math.ceil(math.ceil(staged_bytes / STAGING_CHUNK_BYTES) / threads)
+    return fragment_scalars + k.base_registers + k.registers_per_chunk * chunks
+
+
+@dataclass(frozen=True)
+class CudaMmaV2Basis:
+    """Issue slots per group with register and occupancy factors (see the module docstring)."""
+
+    profile: TargetProfile
+    """The target whose limits and priors are used."""
+    coefficients: CudaV2Coefficients = SM90_V2
+    """The coefficient record."""
+    name: str = NAME
+    """Name and version."""
+    families: tuple[str, ...] = ("mma_sync", "lane_ffma")
+    """Atom families it prices."""
+    summary: tuple[str, ...] = ("math", "fragment_loads", "warp_steps", "registers",
+                                "resident_subgroups", "spill", "latency")
+    """Features the text report shows per candidate."""
+
+    def price(self, candidate: MatrixCandidate, work: MatrixWorkload) -> Priced:
+        """Features and additive score of one candidate."""
+        k = self.coefficients
+        wc = work_counts(candidate, work)
+        e = work.executions
+        if candidate.realization == "scalar":
+            score = wc.scalar_fmas * k.scalar_fma + candidate.remaining_elements * k.element
+            feats = (("scalar_fmas", float(wc.scalar_fmas)),
+                     ("independent_elements", float(candidate.remaining_elements)),
+                     ("elided_independent_elements", float(candidate.elided_elements)),
+                     ("score", score))
+            return Priced(candidate, wc, feats, score)
+        assert candidate.atom is not None and candidate.distribution is not None
+        d = candidate.distribution
+        ap = k.prices(candidate.atom.id)
+        g, t = d.subgroups, candidate.threads
+        loads = float(wc.physical_input_transfers)
+        if candidate.realization == "one_atom":
+            a_loads = b_loads = loads / 2
+        else:
+            a_loads, b_loads = loads * d.rm / (d.rm + d.rn), loads * d.rn / (d.rm + d.rn)
+        st = work.staging_bytes()
+        staged = st["A"] + st["B"]
+        chunks = math.ceil(staged / STAGING_CHUNK_BYTES) * e
+        math_issue = float(wc.physical_matrix_issues) * ap.issue
+        frag = a_loads * ap.a_load + b_loads * ap.b_load
+        acc = (float(wc.accumulator_transfers) * k.accumulator_transfer
+               + float(wc.direct_global_stores) * k.direct_global_store)
+        steps = g * e * k.warp_step
+        staging = chunks * k.staging_chunk
+        elements = candidate.remaining_elements * k.element
+        issue = math_issue + frag + acc + steps + staging + elements
+        regs = register_estimate(candidate.fragment_scalars, staged, t, k)
+        cap = _cap(self.profile, t)
+        spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
+        shared = candidate.shared_bytes + (k.staging_versions - 1) * staged
+        resident = self._resident(g, t, regs, cap, shared)
+        latency = max(1.0, k.target_resident_subgroups / resident)
+        score = issue * spill * latency
+        matrix = float(wc.physical_matrix_issues)
+        feats = (("matrix_issues", matrix), ("issue_cost", ap.issue), ("math", math_issue),
+                 ("a_fragment_loads", a_loads), ("b_fragment_loads", b_loads),
+                 ("fragment_loads", frag),
+                 ("fragment_loads_per_mma", (a_loads + b_loads) / matrix),
+                 ("accumulator_transfers", float(wc.accumulator_transfers)),
+                 ("direct_global_stores", float(wc.direct_global_stores)),
+                 ("accumulator", acc), ("warp_steps", steps),
+                 ("warp_steps_per_mma", steps / matrix),
+                 ("staged_chunks", float(chunks)),
+                 ("staged_chunks_per_thread", math.ceil(staged / STAGING_CHUNK_BYTES) / t),
+                 ("staging", staging),
+                 ("independent_elements", float(candidate.remaining_elements)),
+                 ("elided_independent_elements", float(candidate.elided_elements)),
+                 ("issue", issue),
+                 ("fragment_registers_per_lane", float(candidate.fragment_scalars)),
+                 ("registers", regs), ("register_cap", float(cap or 0)),
+                 ("spill", spill), ("group_shared_bytes", float(shared)),
+                 ("resident_subgroups", float(resident)), ("latency", latency),
+                 ("score", score))
+        return Priced(candidate, wc, feats, score)
+
+    def _resident(self, g: int, threads: int, regs: float, cap: int | None, shared: int
+                  ) -> int:
+        """Warps per SM when every SM is filled with groups of this candidate (at least G)."""
+        p = self.profile
+        limits = []
+        if p.registers_per_unit is not None:
+            unit = p.register_allocation_unit or 1
+            alloc = math.ceil(regs / unit) * unit
+            if cap is not None:
+                alloc = min(alloc, cap)
+            limits.append(p.registers_per_unit // (alloc * threads))
+        if p.shared_bytes_per_unit is not None and shared > 0:
+            limits.append(p.shared_bytes_per_unit // shared)
+        if p.max_resident_subgroups_per_unit is not None:
+            limits.append(p.max_resident_subgroups_per_unit // g)
+        if p.max_resident_groups_per_unit is not None:
+            limits.append(p.max_resident_groups_per_unit)
+        return g * max(1, min(limits, default=1))
+
+    def group_terms(self, threads: int, group: GroupWorkload) -> GroupTerms:
+        """Common elements (offset); few-warp and underfilled-device factors times waves."""
+        k, p = self.coefficients, self.profile
+        g = max(1, -(-threads // p.subgroup_width))
+        small = max(1.0, k.min_group_subgroups / g)
+        units = p.compute_units or 1
+        if group.programs is not None:
+            per_unit = max(1.0, group.programs / units)
+            fill = max(1.0, k.target_resident_subgroups / (g * per_unit))
+            waves = per_unit
+        else:
+            fill, waves = 1.0, 1.0
+        offset = group.common_elements * k.element
+        feats = (("common_independent_elements", float(group.common_elements)),
+                 ("subgroups", float(g)), ("small_group", small),
+                 ("programs", float(group.programs) if group.programs is not None else -1.0),
+                 ("compute_units", float(units)), ("underfill", fill), ("waves", waves))
+        return GroupTerms(offset, max(small, fill) * waves, feats)
+
+    def coefficients_json(self) -> dict[str, Any]:
+        """Coefficient values, each fact's kind and source, and the provenance summary."""
+        k = self.coefficients
+        out: dict[str, Any] = {f.name: getattr(k, f.name) for f in fields(k)
+                               if f.name not in ("atoms", "facts")}
+        out["atoms"] = {a.atom: {"issue": a.issue, "a_load": a.a_load, "b_load": a.b_load}
+                        for a in k.atoms}
+        out["facts"] = [{"name": f.name, "value": f.value, "kind": f.kind, "source": f.source}
+                        for f in k.facts]
+        return out
