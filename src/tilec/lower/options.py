@@ -50,9 +50,10 @@ class LowerOptions:
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
-    ldmatrix_trans: bool = False
-    """Load 16-bit B fragments with ``ldmatrix.x4.trans`` (two fragments per instruction);
-    off until the simulator and the CUDA emitter implement that atom."""
+    ldmatrix_trans: bool = True
+    """Load pairs of 16-bit B fragments (``rn >= 2`` 8-column blocks of a row-major K x N
+    staged tile) with one ``ldmatrix.x4.trans`` each; False loads every B fragment element
+    by element through the atom's layout."""
     verify: bool = True
     """Verify each produced form."""
 

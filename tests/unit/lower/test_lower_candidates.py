@@ -3,7 +3,10 @@
 For a few small, ragged GEMM shapes per target, each candidate the planner
 enumerates (thread count, subgroup factorization, one-atom or rectangle,
 accumulator residency) is forced through ``LowerOptions.force_matrix``,
-lowered, simulated and compared with the reference interpreter.
+lowered, simulated and compared with the reference interpreter. For 16-bit
+operands the rectangles with two or more 8-column B blocks per subgroup load
+their B fragments with ``ldmatrix.x4.trans`` (on by default), so the
+simulator's transposed delivery is checked on ragged shapes too.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def test_every_legal_candidate(name, target, dt, precision, shape, tile):
     cands = [c["candidate"] for c in matrix_candidates(module, target)]
     assert len(cands) >= 4
     seen = set()
+    trans = 0
     for i, cand in enumerate(cands):
         opts = LowerOptions(force_matrix={"mma#0": cand})
         # tf32 permission: exact lane-FMA candidates and the reference's rounded operands
@@ -56,5 +60,7 @@ def test_every_legal_candidate(name, target, dt, precision, shape, tile):
         (choice,) = res.groups[0].mma.values()
         assert res.groups[0].threads == cand.threads
         seen.add((choice.realization, choice.distribution, choice.accumulator))
+        trans += "ldmatrix.x4.trans" in str(res.machine)
     kinds = {d for _, d, _ in seen}
     assert {"rectangle", "one_atom"} <= kinds, seen
+    assert (trans > 0) == (np.dtype(dt).itemsize == 2), trans

@@ -30,6 +30,18 @@ access when, with ``e`` the offset inside the chunk:
 
 Otherwise the chunk falls back to guarded scalar accesses, so a misaligned or
 partial chunk is never wrong, only slower.
+
+**Narrow arithmetic.** Every symbol carries a value range
+(``tilec.backends.ranges``). ``IndexWriter`` turns an affine expression into C
+whose every operation is exact: a node whose range fits in 32 bits is
+computed in whatever type its operands have (``int`` for narrowed values),
+one that may not is forced to ``int64_t``; floor division and modulo by a
+power of two are an arithmetic shift and a mask (exact floor semantics in
+two's complement, whatever the sign), by another constant an unsigned
+division when the operand is non-negative, and ``tc_fdiv``/``tc_fmod``
+otherwise. Guards that the ranges decide are left out, and a comparison of
+a 32-bit value with a size parameter reads a 32-bit saturated copy of the
+size (``narrow_extent``).
 """
 
 from __future__ import annotations
@@ -40,8 +52,21 @@ from dataclasses import dataclass
 
 import tilec.ir as ir
 from tilec.backends.clike import IndentedBuffer, prod
+from tilec.backends.ranges import (
+    I32,
+    I64,
+    Range,
+    affine_range,
+    floordiv_range,
+    is_pow2,
+    mod_range,
+)
 
-__all__ = ["Level", "MemRef", "affine_c", "divisor", "linear_in", "AccessWriter", "prod"]
+__all__ = ["Level", "MemRef", "affine_c", "divisor", "linear_in", "AccessWriter", "prod",
+           "IndexWriter", "SIZE"]
+
+SIZE = Range(0, I64.hi)
+"""The range of a user size (an extent or a stride of a global array)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +81,8 @@ class Level:
     """A known divisor of each symbol (0: the symbol is 0)."""
     extents: tuple[str, ...]
     """C expressions of that level's extents."""
+    sym_ranges: tuple[Range, ...] = ()
+    """The range of each symbol (missing: any ``int64_t``)."""
 
 
 @dataclass(frozen=True)
@@ -86,39 +113,174 @@ class MemRef:
     """C condition that the base pointer is 16-byte aligned (``true`` for shared memory)."""
     root: ir.Value
     """The base memory value (a function parameter or a ``memory`` result)."""
+    sym_ranges: tuple[Range, ...] = ()
+    """The range of each symbol of ``map`` (missing: any ``int64_t``)."""
 
     def sub(self, m: ir.IndexMap, syms: Sequence[str], sym_divs: Sequence[int],
-            extents: Sequence[str], bounded: bool) -> MemRef:
+            extents: Sequence[str], bounded: bool, sym_ranges: Sequence[Range] = ()
+            ) -> MemRef:
         """The view ``self[m(i, syms)]`` with ``extents``; ``bounded`` adds a validity level."""
         syms, sym_divs = tuple(syms), tuple(sym_divs)
-        levels = tuple(Level(c.map.compose(m), c.syms + syms, c.sym_divs + sym_divs, c.extents)
+        rs = _pad(sym_ranges, len(syms))
+        levels = tuple(Level(c.map.compose(m), c.syms + syms, c.sym_divs + sym_divs, c.extents,
+                             _pad(c.sym_ranges, len(c.syms)) + rs)
                        for c in self.levels)
         if bounded:
-            levels += (Level(m, syms, sym_divs, self.extents),)
+            levels += (Level(m, syms, sym_divs, self.extents, rs),)
         return MemRef(self.ptr, self.dtype, self.space, tuple(extents), self.map.compose(m),
                       self.syms + syms, self.sym_divs + sym_divs, self.strides,
-                      self.stride_divs, levels, self.aligned, self.root)
+                      self.stride_divs, levels, self.aligned, self.root,
+                      _pad(self.sym_ranges, len(self.syms)) + rs)
+
+
+def _pad(ranges: Sequence[Range], n: int) -> tuple[Range, ...]:
+    """``ranges`` extended to ``n`` entries with the full ``int64_t`` range."""
+    return tuple(ranges[:n]) + (I64,) * (n - len(ranges))
 
 
 # ----------------------------------------------------------------- affine helpers
 
 
-def affine_c(e: ir.AffineExpr, syms: Sequence[str], dims: Sequence[str] = ()) -> str:
-    """``e`` as a C ``int64_t`` expression (floordiv/mod with floor semantics)."""
-    parts: list[str] = []
-    for atom, c in e.terms:
+def affine_c(e: ir.AffineExpr, syms: Sequence[str], dims: Sequence[str] = (),
+             sym_ranges: Sequence[Range] = (), dim_ranges: Sequence[Range] = ()) -> str:
+    """``e`` as an exact C expression (floor semantics; narrow where the ranges allow).
+
+    A symbol or dimension without a range may be any ``int64_t``.
+    """
+    return IndexWriter(_pad(sym_ranges, len(syms)), _pad(dim_ranges, len(dims))).expr(
+        e, syms, dims)[0]
+
+
+def _lit(v: int) -> str:
+    return f"({v})" if v < 0 else str(v)
+
+
+def _paren(t: str) -> str:
+    """``t`` safe as the operand of a cast or a multiplication."""
+    if t.isidentifier() or t.lstrip("-").isdigit():
+        return t if not t.startswith("-") else f"({t})"
+    if t.startswith("(") and _closes_at_end(t):
+        return t
+    return f"({t})"
+
+
+def _closes_at_end(t: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(t):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(t) - 1:
+            return False
+    return depth == 0
+
+
+def ctype_of(r: Range) -> str:
+    """The C type of an index local with range ``r``: ``int`` when it fits, else ``int64_t``."""
+    return "int" if r.within(I32) else "int64_t"
+
+
+def plus(v: str, r: Range, k: int) -> str:
+    """``v + k`` exactly, for ``v`` of range ``r`` (widened when the sum may leave 32 bits)."""
+    if k == 0:
+        return v
+    widen = r.within(I32) and not (r + Range.point(k)).within(I32)
+    return f"{'(int64_t)' if widen else ''}{v} + {k}" if k > 0 else \
+        f"{'(int64_t)' if widen else ''}{v} - {-k}"
+
+
+def sum_c(parts: Sequence[tuple[str, Range]], constant: int = 0) -> tuple[str, Range]:
+    """The sum of terms ``(text, range)`` and a constant, 64-bit from the first term on
+    when a term or a partial sum may leave 32 bits."""
+    items = [(t, r) for t, r in parts if not (r.is_point and r.lo == 0)]
+    if constant:
+        items.append((_lit(constant), Range.point(constant)))
+    if not items:
+        return "0", Range.point(0)
+    total = Range.point(0)
+    wide = False
+    for _, r in items:
+        total = total + r
+        wide = wide or not (r.within(I32) and total.within(I32))
+    texts = [t for t, _ in items]
+    if wide and items[0][1].within(I32) and len(items) > 1:
+        texts[0] = f"(int64_t){_paren(texts[0])}"
+    if len(texts) == 1:
+        return texts[0], total
+    return "(" + " + ".join(texts) + ")", total
+
+
+def scale_c(t: str, r: Range, c: int | str, cr: Range | None = None) -> tuple[str, Range]:
+    """``t * c`` exactly, for ``t`` of range ``r`` and ``c`` a constant or a C expression of
+    range ``cr``; 64-bit when the product may leave 32 bits."""
+    if isinstance(c, int):
+        cr, cs = Range.point(c), _lit(c)
+    else:
+        assert cr is not None
+        cs = c
+    if cs == "1":
+        return t, r
+    pr = r * cr
+    if pr.within(I32):
+        return f"{_paren(t)} * {cs}", pr
+    return f"(int64_t){_paren(t)} * {cs}", pr
+
+
+class IndexWriter:
+    """C text of quasi-affine index expressions, exact under 32-bit arithmetic where the
+    ranges of the symbols prove it (the module docstring has the rules)."""
+
+    def __init__(self, sym_ranges: Sequence[Range], dim_ranges: Sequence[Range] = ()) -> None:
+        self.sym_ranges = tuple(sym_ranges)
+        """The range of each symbol."""
+        self.dim_ranges = tuple(dim_ranges)
+        """The range of each dimension."""
+
+    def expr(self, e: ir.AffineExpr, syms: Sequence[str], dims: Sequence[str] = ()
+             ) -> tuple[str, Range]:
+        """``(text, range)`` of ``e``."""
+        parts: list[tuple[str, Range]] = []
+        const = e.constant
+        for atom, c in e.terms:
+            at, ar = self.atom(atom, syms, dims)
+            if ar.is_point:
+                const += ar.lo * c
+                continue
+            parts.append(scale_c(at, ar, c))
+        return sum_c(parts, const)
+
+    def atom(self, atom: tuple, syms: Sequence[str], dims: Sequence[str]) -> tuple[str, Range]:
+        """``(text, range)`` of one atom."""
         if atom[0] == "d":
-            a = dims[atom[1]]
-        elif atom[0] == "s":
-            a = syms[atom[1]]
-        elif atom[0] == "floordiv":
-            a = f"tc_fdiv({affine_c(atom[1], syms, dims)}, {atom[2]})"
-        else:
-            a = f"tc_fmod({affine_c(atom[1], syms, dims)}, {atom[2]})"
-        parts.append(a if c == 1 else f"{a} * {c}" if c > 0 else f"{a} * ({c})")
-    if e.constant or not parts:
-        parts.append(f"({e.constant})" if e.constant < 0 else str(e.constant))
-    return parts[0] if len(parts) == 1 else "(" + " + ".join(parts) + ")"
+            return dims[atom[1]], self.dim_ranges[atom[1]]
+        if atom[0] == "s":
+            return syms[atom[1]], self.sym_ranges[atom[1]]
+        it, ir_ = self.expr(atom[1], syms, dims)
+        return div_c(atom[0], it, ir_, atom[2])
+
+
+def div_c(kind: str, t: str, r: Range, k: int) -> tuple[str, Range]:
+    """``floordiv``/``mod`` (``kind``) of ``t`` (range ``r``) by a positive constant ``k``.
+
+    A power of two is a shift or a mask: floor semantics for either sign (an
+    arithmetic shift and two's complement). Otherwise a non-negative operand
+    is divided unsigned (no sign fix-up), and anything else calls the
+    64-bit floor helpers.
+    """
+    out = floordiv_range(r, k) if kind == "floordiv" else mod_range(r, k)
+    if out.is_point:
+        return _lit(out.lo), out
+    if kind == "mod" and r.lo // k == r.hi // k:  # one period: t minus a constant
+        q = (r.lo // k) * k
+        return (t if q == 0 else f"({plus(t, r, -q)})"), out
+    if is_pow2(k):
+        op = f">> {k.bit_length() - 1}" if kind == "floordiv" else f"& {k - 1}"
+        return f"({t} {op})", out
+    c_op = "/" if kind == "floordiv" else "%"
+    if r.nonneg:
+        if r.within(I32):
+            return f"(int)((unsigned){_paren(t)} {c_op} {k}u)", out
+        return f"(int64_t)((uint64_t){_paren(t)} {c_op} {k}u)", out
+    return f"tc_{'fdiv' if kind == 'floordiv' else 'fmod'}({t}, {k})", out
 
 
 def divisor(e: ir.AffineExpr, sym_divs: Sequence[int]) -> int:
@@ -203,11 +365,14 @@ def unravel(i: int, shape: Sequence[int]) -> list[int]:
 class AccessWriter:
     """Emits unrolled, guarded, vectorized per-thread accesses through a ``MemRef``."""
 
-    def __init__(self, buf: IndentedBuffer, fresh: Callable[[str], str]) -> None:
+    def __init__(self, buf: IndentedBuffer, fresh: Callable[[str], str],
+                 narrow_extent: Callable[[str], str | None] | None = None) -> None:
         self.buf = buf
         """Output."""
         self.fresh = fresh
         """Fresh C identifiers."""
+        self.narrow_extent = narrow_extent
+        """A size parameter's name -> a 32-bit copy saturated at ``INT32_MAX`` (None: none)."""
         self.vector_chunks = 0
         """Statistics: chunks emitted with a 16-byte path."""
         self.scalar_elems = 0
@@ -249,33 +414,89 @@ class AccessWriter:
             ok = ok and (divisor(b, ref.sym_divs) * sd) % w == 0
         return coords, levels, ok
 
-    def _address(self, ref: MemRef, coords: Sequence[ir.AffineExpr]) -> str:
+    def _address(self, ref: MemRef, coords: Sequence[ir.AffineExpr]) -> tuple[str, Range]:
+        """The element offset of base coordinates ``coords``, and its range."""
+        iw = IndexWriter(_pad(ref.sym_ranges, len(ref.syms)))
         terms = []
         for c, st in zip(coords, ref.strides):
-            cs = affine_c(c, ref.syms)
+            cs, cr = iw.expr(c, ref.syms)
             if cs == "0":
                 continue
-            terms.append(cs if st == "1" else f"{cs} * {st}")
-        return " + ".join(terms) or "0"
+            terms.append(scale_c(cs, cr, int(st)) if st.isdigit() else
+                         scale_c(cs, cr, st, SIZE))
+        text, r = sum_c(terms)
+        return (text[1:-1] if text.startswith("(") and _closes_at_end(text) and
+                len(terms) > 1 else text), r
+
+    def bound_conds(self, v: str, r: Range, k_lo: int, k_hi: int, ext: str,
+                    ext_nonneg: bool = True) -> list[str] | None:
+        """``v + k_lo >= 0 && v + k_hi < ext`` for ``v`` of range ``r``, leaving out what the
+        range decides (None: the conjunction is false for every value). ``ext`` is an
+        extent (never negative) unless ``ext_nonneg`` is False."""
+        lo, hi = r + Range.point(k_lo), r + Range.point(k_hi)
+        conds = []
+        if lo.hi < 0:
+            return None
+        if lo.lo < 0:
+            conds.append(f"{plus(v, r, k_lo)} >= 0")
+        if ext.isdigit():
+            n = int(ext)
+            if hi.lo >= n:
+                return None
+            if hi.hi >= n:
+                conds.append(f"{plus(v, r, k_hi)} < {ext}")
+        elif hi.hi >= 0 or not ext_nonneg:
+            e = ext
+            if self.narrow_extent is not None and ext_nonneg and \
+                    hi.within(Range(I32.lo, I32.hi - 1)):
+                e = self.narrow_extent(ext) or ext
+            conds.append(f"{plus(v, r, k_hi)} < {e}")
+        return conds
+
+    @staticmethod
+    def _split(e: ir.AffineExpr, iw: IndexWriter, syms: Sequence[str], k_lo: int, k_hi: int
+               ) -> tuple[tuple[str, Range], str] | None:
+        """``e = wide + narrow`` with ``wide`` the terms that may leave 32 bits (non-negative)
+        and ``narrow + k`` inside ``[INT32_MIN, INT32_MAX - 1]`` for ``k`` in ``[k_lo, k_hi]``:
+        ``((narrow text, range), wide text)``, or None when ``e`` does not split so.
+
+        Then ``e + k < ext`` is ``narrow + k < tc_sat32(ext - wide)`` (``ext - wide`` cannot
+        overflow: both are non-negative), one 32-bit comparison per element instead of a
+        64-bit one, and the limit is shared by the elements of a chunk.
+        """
+        wide, narrow = [], []
+        for atom, c in e.terms:
+            r = affine_range(ir.AffineExpr(((atom, c),), 0), iw.sym_ranges)
+            (narrow if r.within(I32) else wide).append((atom, c))
+        if not wide:
+            return None
+        w = ir.AffineExpr(wide, 0)
+        n = ir.AffineExpr(narrow, e.constant)
+        nr = affine_range(n, iw.sym_ranges)
+        if not affine_range(w, iw.sym_ranges).nonneg or \
+                not Range(nr.lo + k_lo, nr.hi + k_hi).within(Range(I32.lo, I32.hi - 1)):
+            return None
+        return iw.expr(n, syms), iw.expr(w, syms)[0]
 
     def _valid(self, ref: MemRef, dims: Sequence[ir.AffineExpr]) -> str:
         conds = []
         for lv in ref.levels:
+            iw = IndexWriter(_pad(lv.sym_ranges, len(lv.syms)))
             for r, ext in zip(lv.map.results, lv.extents):
                 c = r.substitute(dims)
-                if c.is_constant:
-                    if c.constant < 0:
-                        return "false"
-                    if ext.isdigit():
-                        if c.constant >= int(ext):
-                            return "false"
-                        continue
-                    conds.append(f"{c.constant} < {ext}")
-                    continue
-                cs = affine_c(c, lv.syms)
-                v = self.fresh("c")
-                self.buf.line(f"const int64_t {v} = {cs};")
-                conds.append(f"{v} >= 0 && {v} < {ext}")
+                cs, cr = iw.expr(c, lv.syms)
+                if cr.is_point:
+                    cs = _lit(cr.lo)
+                    got = self.bound_conds(cs, cr, 0, 0, ext)
+                else:
+                    got = self.bound_conds("x", cr, 0, 0, ext)
+                    if got:
+                        v = self.fresh("c")
+                        self.buf.line(f"const {ctype_of(cr)} {v} = {cs};")
+                        got = self.bound_conds(v, cr, 0, 0, ext)
+                if got is None:
+                    return "false"
+                conds.extend(got)
         return " && ".join(conds) or "true"
 
     # -- emission ------------------------------------------------------------------
@@ -309,18 +530,36 @@ class AccessWriter:
             self.vector_chunks += 1
             with b.block(""):
                 a = self.fresh("a")
-                b.line(f"const int64_t {a} = {self._address(ref, [c for c, _ in coords])};")
+                at, ar = self._address(ref, [c for c, _ in coords])
+                b.line(f"const {ctype_of(ar)} {a} = {at};")
                 conds: list[str] = []
-                elem_conds: list[tuple[str, int, str]] = []
+                elem_conds: list[tuple[str, Range, int, str, bool]] = []
+                never = False
                 for lv, forms in zip(ref.levels, levels):
+                    iw = IndexWriter(_pad(lv.sym_ranges, len(lv.syms)))
                     for (base, k), ext in zip(forms, lv.extents):
+                        cs, cr = iw.expr(base, lv.syms)
+                        span = k * (w - 1)
+                        whole = self.bound_conds("x", cr, min(0, span), max(0, span), ext)
+                        never = never or whole is None
+                        if whole == [] or all(self.bound_conds("x", cr, k * e, k * e, ext)
+                                              is None for e in range(w)):
+                            # always valid, or never: no variable is read
+                            elem_conds.append((_lit(cr.lo), cr, k, ext, True))
+                            continue
+                        # x + narrow < ext with x wide and non-negative: narrow < sat(ext - x)
+                        split = self._split(base, iw, lv.syms, min(0, span), max(0, span))
+                        lim_nonneg = split is None
+                        if split is not None:
+                            (cs, cr), wide = split
+                            lim = self.fresh("lim")
+                            b.line(f"const int {lim} = tc_sat32({ext} - {_paren(wide)});")
+                            ext = lim
                         v = self.fresh("c")
-                        b.line(f"const int64_t {v} = {affine_c(base, lv.syms)};")
-                        lo, hi = (v, f"{v} + {k * (w - 1)}") if k >= 0 else \
-                            (f"{v} + ({k * (w - 1)})", v)
-                        conds.append(f"{lo} >= 0 && {hi} < {ext}" if k else
-                                     f"{v} >= 0 && {v} < {ext}")
-                        elem_conds.append((v, k, ext))
+                        b.line(f"const {ctype_of(cr)} {v} = {cs};")
+                        conds.extend(self.bound_conds(v, cr, min(0, span), max(0, span), ext,
+                                                      lim_nonneg) or [])
+                        elem_conds.append((v, cr, k, ext, lim_nonneg))
                 ptr = f"{ref.ptr} + {a}"
                 if static_ok:
                     if ref.aligned != "true":
@@ -328,23 +567,35 @@ class AccessWriter:
                 else:
                     conds.append(f"tc_aligned16({ptr})")
                 vec = on_vector(ptr, i, w)
-                if not conds:
+                if not conds and not never:
                     b.lines_of(vec)
                 else:
-                    with b.block(f"if ({' && '.join(conds)})"):
-                        b.lines_of(vec)
-                    with b.block("else"):
+                    if not never:
+                        with b.block(f"if ({' && '.join(conds)})"):
+                            b.lines_of(vec)
+                    with b.block("else" if not never else ""):
                         for e in range(w):
-                            cs = [f"{v} + {k * e} >= 0 && {v} + {k * e} < {ext}" if k else
-                                  f"{v} >= 0 && {v} < {ext}" for v, k, ext in elem_conds]
-                            stmt = on_elem(f"{ref.ptr}[{a} + {e}]", i + e)
-                            if not cs:
-                                b.line(stmt)
-                                continue
-                            miss = on_invalid(i + e) if on_invalid is not None else ""
-                            b.line(f"if ({' && '.join(cs)}) {stmt}"
-                                   + (f" else {miss}" if miss else ""))
+                            self._element(ref, a, ar, e, i + e, elem_conds, on_elem, on_invalid)
             i += w
+
+    def _element(self, ref: MemRef, a: str, ar: Range, e: int, i: int,
+                 elem_conds: Sequence[tuple[str, Range, int, str, bool]],
+                 on_elem: Callable[[str, int], str], on_invalid: Callable[[int], str] | None
+                 ) -> None:
+        """Element ``e`` of a chunk at offset ``a``, guarded by its own coordinates."""
+        conds: list[str] | None = []
+        for v, cr, k, ext, nonneg in elem_conds:
+            got = self.bound_conds(v, cr, k * e, k * e, ext, nonneg)
+            conds = None if got is None or conds is None else conds + got
+        stmt = on_elem(f"{ref.ptr}[{plus(a, ar, e)}]", i)
+        miss = on_invalid(i) if on_invalid is not None else ""
+        if conds is None:
+            if miss:
+                self.buf.line(miss)
+        elif not conds:
+            self.buf.line(stmt)
+        else:
+            self.buf.line(f"if ({' && '.join(conds)}) {stmt}" + (f" else {miss}" if miss else ""))
 
     def _scalar(self, ref: MemRef, shape: Sequence[int], i: int,
                 on_elem: Callable[[str, int], str], on_invalid: Callable[[int], str] | None
@@ -352,7 +603,7 @@ class AccessWriter:
         dims = self._dims(shape, i, False)
         valid = self._valid(ref, dims)
         coords = [r.substitute(dims) for r in ref.map.results]
-        stmt = on_elem(f"{ref.ptr}[{self._address(ref, coords)}]", i)
+        stmt = on_elem(f"{ref.ptr}[{self._address(ref, coords)[0]}]", i)
         miss = on_invalid(i) if on_invalid is not None else ""
         if valid == "true":
             self.buf.line(stmt)
@@ -365,4 +616,4 @@ class AccessWriter:
     def address_of_first(self, ref: MemRef) -> str:
         """The C expression of the element offset of view element 0 (no guard)."""
         dims = [ir.AffineExpr((), 0)] * ref.map.n_dims
-        return self._address(ref, [r.substitute(dims) for r in ref.map.results])
+        return self._address(ref, [r.substitute(dims) for r in ref.map.results])[0]

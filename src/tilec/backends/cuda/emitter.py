@@ -20,9 +20,11 @@ One Machine function becomes one ``extern "C" __global__`` kernel:
 In the SIMT region a ``tile<L x dt>`` is a per-thread register array,
 indexed with constants only (every loop over registers is ``#pragma unroll``
 or unrolled here), so ptxas keeps it in registers; 16-bit floats are held
-as their bit patterns (``uint16_t``) so that loads, ``ldmatrix`` and the MMA
-operand packing move bits without conversions; arithmetic converts to
-``float`` and rounds each narrow result once. Accesses are emitted by
+as their bit patterns (``uint16_t``) so that loads move bits without
+conversions; a 16-bit tile that an ``ldmatrix`` produces or an MMA atom
+consumes is packed two per 32-bit word instead (``ptx.B16_ARRAYS``), so an
+``ldmatrix`` result is an ``mma.sync`` operand as it is. Arithmetic converts
+to ``float`` and rounds each narrow result once. Accesses are emitted by
 ``access.AccessWriter`` (guarded, vectorized where provable), atoms by
 ``ptx``. Each operation's lines open with ``/* tilec: <op>#<id> at
 <file:line> */`` and the buffer maps every line back to its operation.
@@ -49,8 +51,17 @@ from tilec.backends.clike import (
     round_float,
 )
 from tilec.backends.cuda import ptx
-from tilec.backends.cuda.access import AccessWriter, MemRef, affine_c, unravel
+from tilec.backends.cuda.access import (
+    AccessWriter,
+    IndexWriter,
+    MemRef,
+    ctype_of,
+    div_c,
+    plus,
+    unravel,
+)
 from tilec.backends.cuda.prelude import PRELUDE
+from tilec.backends.ranges import I32, I64, Range, analyze_ranges, type_range
 from tilec.lower.atoms import CATALOG, MMA_ATOMS
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
@@ -77,6 +88,9 @@ class Regs:
     name: str
     shape: tuple[int, ...]
     dtype: ir.ScalarType
+    packed: bool = False
+    """16-bit elements two per 32-bit word (a ``tc_b16x``): ``name.w[j]`` is a word and
+    ``name[i]`` an element, so element-wise code reads the same either way."""
 
     @property
     def n(self) -> int:
@@ -223,11 +237,18 @@ class CUDAEmitter(CLikeEmitter):
         self.target = target
         """The target name (``cuda:sm_90`` ...)."""
         self.divs: dict[int, int] = {}
-        self.access = AccessWriter(self.buf, self.fresh)
+        self.ranges: dict[int, Range] = analyze_ranges(fn, _grid_bound)
+        """``id(value)`` -> the value's range (``tilec.backends.ranges``)."""
+        self.sizes: set[str] = set()
+        """C names of the size parameters (shape symbols and other extents; never negative)."""
+        self._narrow_sizes: dict[str, str] = {}
+        self.access = AccessWriter(self.buf, self.fresh, self.narrow_size)
         self.threads = 0
         self.shared_bytes = 0
         self.in_lanes = False
         self.warp_atoms = False
+        self.b16_arrays = False
+        """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
 
     def memref(self, v: ir.Value, user: ir.Operation) -> MemRef:
         """The ``MemRef`` of a memory value."""
@@ -239,6 +260,34 @@ class CUDAEmitter(CLikeEmitter):
     def div_of(self, v: ir.Value) -> int:
         """A known divisor of an index value (1 when nothing is known)."""
         return self.divs.get(id(v), 1)
+
+    def range_of(self, v: ir.Value) -> Range:
+        """The range of an integer value (its type's range when nothing is known)."""
+        return self.ranges.get(id(v)) or type_range(v.type) or I64
+
+    def index_ctype(self, t: ir.ScalarType, r: Range | None) -> str:
+        """The C type of a local of type ``t`` and range ``r``: 64-bit integers that provably
+        fit are ``int`` (32-bit arithmetic, one instruction where 64 bits take two or more)."""
+        if r is not None and t in (ir.index, ir.i64):
+            return ctype_of(r)
+        return self.ctype(t)
+
+    def narrow_size(self, name: str) -> str | None:
+        """A 32-bit copy of size parameter ``name`` saturated at ``INT32_MAX`` (declared once,
+        at the top of the kernel), or None when ``name`` is not a size parameter.
+
+        For ``x`` in ``[INT32_MIN, INT32_MAX - 1]`` and a size ``s >= 0``, comparing ``x``
+        with ``s`` or with ``min(s, INT32_MAX)`` gives the same answer.
+        """
+        if name not in self.sizes:
+            return None
+        n = self._narrow_sizes.get(name)
+        if n is None:
+            n = f"{name}_i32"
+            self._prologue.line(f"const int {n} = (int)({name} < INT64_C(2147483647) ? {name} "
+                                f": INT64_C(2147483647));")
+            self._narrow_sizes[name] = n
+        return n
 
     # -- types --------------------------------------------------------------------------
     def rtype(self, t: ir.ScalarType) -> str:
@@ -269,17 +318,31 @@ class CUDAEmitter(CLikeEmitter):
         return self.reg_literal(float("nan"), t) if t.is_float else "0"
 
     # -- register arrays ------------------------------------------------------------------
-    def declare(self, shape: Sequence[int], dtype: ir.ScalarType, name: str) -> Regs:
-        """Declare a register array."""
+    def declare(self, shape: Sequence[int], dtype: ir.ScalarType, name: str,
+                packed: bool = False) -> Regs:
+        """Declare a register array (``packed``: 16-bit floats two per word)."""
+        if packed and _b16(dtype):
+            self.b16_arrays = True
+            self.buf.line(ptx.b16_array_decl(name, prod(shape)))
+            return Regs(name, tuple(shape), dtype, True)
         self.buf.line(f"{self.rtype(dtype)} {name}[{max(1, prod(shape))}];")
         return Regs(name, tuple(shape), dtype)
 
     def new_regs(self, v: ir.Value, op: ir.Operation) -> Regs:
-        """A fresh register array for tile value ``v``."""
+        """A fresh register array for tile value ``v`` (packed where it meets a word atom)."""
         t = v.type
         if not isinstance(t, ir.TileType):
             raise self.unsupported(op, f"expected a tile result, got {t}")
-        return self.declare(_static_shape(t, op, self), t.dtype, self.name_of(v))
+        return self.declare(_static_shape(t, op, self), t.dtype, self.name_of(v),
+                            _meets_word_atom(v))
+
+    def packed_regs(self, x: Regs) -> Regs:
+        """``x`` as a packed array (a copy when it is not one)."""
+        if x.packed:
+            return x
+        out = self.declare(x.shape, x.dtype, self.fresh("w"), True)
+        self.copy_regs(out, x)
+        return out
 
     def regs(self, v: ir.Value, op: ir.Operation) -> Regs:
         """A register array holding tile ``v`` (materializing a splat)."""
@@ -307,9 +370,22 @@ class CUDAEmitter(CLikeEmitter):
             self.fill(dst, self.to_reg(r.expr, r.dtype))
         elif isinstance(r, Regs):
             if r.name != dst.name:
-                self.fill(dst, f"{r.name}[e]" if dst.n > 1 else f"{r.name}[0]")
+                self.copy_regs(dst, r)
         else:
             raise self.unsupported(op, f"cannot copy {v.type} into registers")
+
+    def copy_regs(self, dst: Regs, src: Regs) -> None:
+        """``dst = src`` for arrays of one shape: word by word when both are packed."""
+        if dst.packed and src.packed and dst.n == src.n:
+            words = (dst.n + 1) // 2
+            if words == 1:
+                self.buf.line(f"{dst.name}.w[0] = {src.name}.w[0];")
+            else:
+                self.buf.line("#pragma unroll")
+                self.buf.line(f"for (int e = 0; e < {words}; ++e) {dst.name}.w[e] = "
+                              f"{src.name}.w[e];")
+            return
+        self.fill(dst, f"{src.name}[e]" if dst.n > 1 else f"{src.name}[0]")
 
     # -- driver ---------------------------------------------------------------------------
     def emit(self) -> CUDASource:
@@ -359,6 +435,8 @@ class CUDAEmitter(CLikeEmitter):
         out = IndentedBuffer()
         out.line(f"/* tilec CUDA backend: @{fn.name} for {self.target} */")
         out.line(PRELUDE)
+        if self.b16_arrays:
+            out.line(ptx.B16_ARRAYS)
         sig = ", ".join(head)
         out.line(f'extern "C" __global__ void __launch_bounds__({self.threads}) '
                  f"{kernel_name(fn.name)}({sig})")
@@ -406,6 +484,7 @@ class CUDAEmitter(CLikeEmitter):
             if a.type is not ir.index:
                 raise self.unsupported(None, f"shape symbol {name} must be an index parameter")
             self.sym_vars[name] = self.name_of(a)
+            self.sizes.add(self.name_of(a))
             self.bind(a, Scalar(self.name_of(a), ir.index))
         extra: list[tuple[str, ParamInfo]] = []
         for i, a in enumerate(fn.args[:n_user]):
@@ -427,6 +506,7 @@ class CUDAEmitter(CLikeEmitter):
                         extents.append(self.sym_vars[str(dim.value)])
                     else:
                         var = self.fresh(f"{ptr}_e")
+                        self.sizes.add(var)
                         extra.append((f"int64_t {var}", ParamInfo("dim", ir.index, (), False,
                                                                   f"{hint}.shape[{axis}]",
                                                                   (i, axis))))
@@ -479,8 +559,9 @@ class CUDAEmitter(CLikeEmitter):
         coords = [self.name_of(a) for a in body.args[:rank]]
         b = self.buf
         if rank <= 3:
-            for k, c in enumerate(coords):
-                b.line(f"const int64_t {c} = (int64_t)blockIdx.{'xyz'[rank - 1 - k]};")
+            for k, (a, c) in enumerate(zip(body.args, coords)):
+                ct = ctype_of(self.range_of(a))
+                b.line(f"const {ct} {c} = ({ct})blockIdx.{'xyz'[rank - 1 - k]};")
         else:
             exts = [self.scalar(v, op) for v in op.operands[:rank]]
             lin = self.fresh("lin")
@@ -548,7 +629,8 @@ class CUDAEmitter(CLikeEmitter):
                                        f"{self.threads} (the grid's threads)")
         body = op.regions[0].entry
         tid = self.name_of(body.args[0])
-        self.buf.line(f"const int64_t {tid} = (int64_t)threadIdx.x;")
+        ct = ctype_of(self.range_of(body.args[0]))
+        self.buf.line(f"const {ct} {tid} = ({ct})threadIdx.x;")
         self.bind(body.args[0], Scalar(tid, ir.index))
         self.in_lanes = True
         term = self.emit_block(body)
@@ -595,8 +677,8 @@ class CUDAEmitter(CLikeEmitter):
                 staged.append(tmp)
             elif isinstance(r, Regs) and isinstance(d, Regs) and r.name in names \
                     and r.name != d.name:
-                tmp = self.declare(r.shape, r.dtype, self.fresh("swap"))
-                self.fill(tmp, f"{r.name}[e]" if r.n > 1 else f"{r.name}[0]")
+                tmp = self.declare(r.shape, r.dtype, self.fresh("swap"), r.packed)
+                self.copy_regs(tmp, r)
                 staged.append(tmp)
             else:
                 staged.append(None)
@@ -605,7 +687,7 @@ class CUDAEmitter(CLikeEmitter):
                 self.buf.line(f"{d.expr} = {tmp};")
             elif isinstance(d, Regs):
                 if isinstance(tmp, Regs):
-                    self.fill(d, f"{tmp.name}[e]" if d.n > 1 else f"{tmp.name}[0]")
+                    self.copy_regs(d, tmp)
                 else:
                     self.copy_into(d, s, op)
 
@@ -625,7 +707,13 @@ class CUDAEmitter(CLikeEmitter):
         unroll = op.attr("unroll")
         if isinstance(unroll, int) and unroll > 0:
             self.buf.line(f"#pragma unroll {unroll}")
-        with self.buf.block(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step})"):
+        # a 32-bit counter when the bounds fit and the last increment cannot overflow
+        rl, ru, rs = (self.range_of(v) for v in op.operands[:3])
+        ct = "int64_t"
+        if rl.within(I32) and ru.within(I32) and rs.lo > 0 and ru.hi + rs.hi <= I32.hi:
+            ct = "int"
+            lb, ub, step = (self.int_text(v, op) for v in op.operands[:3])
+        with self.buf.block(f"for ({ct} {iv} = {lb}; {iv} < {ub}; {iv} += {step})"):
             args: list[object] = list(carries)
             for k, block in enumerate(stages):
                 self.bind(block.args[0], Scalar(iv, ir.index))
@@ -657,23 +745,79 @@ class CUDAEmitter(CLikeEmitter):
         else:
             raise self.unsupported(op, f"constant of type {t}")
 
+    def int_text(self, v: ir.Value, op: ir.Operation) -> str:
+        """The C expression of an integer value; a known value that fits 32 bits is a plain
+        literal (so that it does not widen 32-bit arithmetic to 64 bits)."""
+        r = self.ranges.get(id(v))
+        if r is not None and r.is_point and r.within(I32) and v.type is not ir.i1:
+            return f"({r.lo})" if r.lo < 0 else str(r.lo)
+        return self.scalar(v, op)
+
     def emit_arith(self, op: ir.Operation) -> None:
-        """One scalar function as a ``const`` local (index divisibility is tracked)."""
-        args = [self.scalar(v, op) for v in op.operands]
+        """One scalar function as a ``const`` local (index divisibility and ranges are used).
+
+        A result whose range is one value is that literal; integer results go
+        through ``int_arith`` (32-bit where the range allows).
+        """
         t = op.result.type
         if not isinstance(t, ir.ScalarType):
             raise self.unsupported(op, f"arith producing {t}")
         fn = op.attr("fn")
-        var = self.name_of(op.result)
-        c = _const_int(op.operands[1]) if len(op.operands) == 2 else None
-        if t is ir.index and fn in ("floordiv", "rem") and c is not None and c > 0:
-            expr = f"tc_{'fdiv' if fn == 'floordiv' else 'fmod'}({args[0]}, {c})"
-        else:
-            expr = self.arith_expr(op, args)
-        self.buf.line(f"const {self.ctype(t)} {var} = {expr};")
-        self.bind(op.result, Scalar(var, t))
+        r = self.ranges.get(id(op.result))
         if t is ir.index:
             self.divs[id(op.result)] = _divisibility(fn, [self.div_of(v) for v in op.operands])
+        if r is not None and r.is_point:
+            lit = self.int_text(op.result, op) if r.within(I32) and t is not ir.i1 else \
+                self.literal(r.lo, t)
+            self.bind(op.result, Scalar(lit, t))
+            return
+        var = self.name_of(op.result)
+        if r is not None and all(type_range(v.type) is not None for v in op.operands):
+            expr = self.int_arith(op, r)
+        else:
+            expr = self.arith_expr(op, [self.scalar(v, op) for v in op.operands])
+        self.buf.line(f"const {self.index_ctype(t, r)} {var} = {expr};")
+        self.bind(op.result, Scalar(var, t))
+
+    _WIDENS = frozenset(("add", "sub", "mul", "fma", "neg", "abs"))
+
+    def int_arith(self, op: ir.Operation, r: Range) -> str:
+        """The C expression of an integer ``arith`` whose result has range ``r``.
+
+        * floordiv/rem/cdiv by a positive constant: ``access.div_c`` (a shift or a mask for
+          a power of two, an unsigned division for a non-negative operand);
+        * a comparison of a 32-bit value with a size parameter reads its 32-bit copy;
+        * a 64-bit result that fits is computed as ``int``; one that may not has its 32-bit
+          operands widened first, so no 32-bit operation can overflow.
+        """
+        fn = op.attr("fn")
+        t = op.result.type
+        args = [self.int_text(v, op) for v in op.operands]
+        rs = [self.range_of(v) for v in op.operands]
+        k = rs[1].lo if len(rs) == 2 and rs[1].is_point else 0
+        wide_t = t in (ir.index, ir.i64)
+        if fn in ("floordiv", "rem") and k > 0:
+            kind = "floordiv" if fn == "floordiv" else "mod"
+            text = div_c(kind, args[0], rs[0], k)[0]
+            return text if wide_t or text.startswith("tc_") else f"(({self.ctype(t)}){text})"
+        if fn == "cdiv" and k > 0 and rs[0].nonneg and wide_t and rs[0].hi + k - 1 <= I64.hi:
+            return div_c("floordiv", f"({plus(args[0], rs[0], k - 1)})",
+                         rs[0] + Range.point(k - 1), k)[0]
+        if fn in self.COMPARISONS:
+            for i in (0, 1):
+                if rs[1 - i].within(Range(I32.lo, I32.hi - 1)):
+                    args[i] = self.narrow_size(args[i]) or args[i]
+            return self.arith_expr(op, args)
+        if not wide_t:
+            return self.arith_expr(op, args)
+        if r.within(I32) and (fn != "fma" or (rs[0] * rs[1]).within(I32)):
+            tmpl = self.INT_FNS.get(fn)
+            if tmpl is not None and fn not in ("floordiv", "rem", "cdiv"):
+                return tmpl.format(*args, t="int")
+        if fn in self._WIDENS:
+            args = [f"(int64_t){a}" if not a.startswith("INT64_C") and rv.within(I32) else a
+                    for a, rv in zip(args, rs)]
+        return self.arith_expr(op, args)
 
     def emit_sync(self, op: ir.Operation) -> None:
         """``group`` -> ``__syncthreads()``, ``subgroup`` -> ``__syncwarp()``."""
@@ -734,20 +878,34 @@ class CUDAEmitter(CLikeEmitter):
         out = self.new_regs(op.result, op)
         miss = self.reg_literal(fill, rt.dtype) if fill is not None else self.poison(rt.dtype)
         if not m.n_symbols:
+            srcs: list[int | None] = []
             for i in range(prod(shape)):
                 c = m.apply(unravel(i, shape))
                 ok = all(0 <= x < e for x, e in zip(c, src_shape))
-                j = _flat(c, src_shape) if ok else None
-                self.buf.line(f"{out.name}[{i}] = {src.name}[{j}];" if ok else
-                              f"{out.name}[{i}] = {miss};")
+                srcs.append(_flat(c, src_shape) if ok else None)
+            words = _word_moves(srcs, prod(src_shape)) if src.packed and out.packed else {}
+            for i, j in enumerate(srcs):
+                if i in words:
+                    self.buf.line(f"{out.name}.w[{i // 2}] = {src.name}.w[{words[i]}];")
+                elif i - 1 in words:
+                    continue
+                else:
+                    self.buf.line(f"{out.name}[{i}] = {src.name}[{j}];" if j is not None else
+                                  f"{out.name}[{i}] = {miss};")
         else:
-            syms = [self.scalar(v, op) for v in op.operands[1:]]
+            syms = [self.int_text(v, op) for v in op.operands[1:]]
+            iw = IndexWriter([self.range_of(v) for v in op.operands[1:]])
             for i in range(prod(shape)):
                 dims = [ir.AffineExpr((), x) for x in unravel(i, shape)]
-                cs = [affine_c(r.substitute(dims), syms) for r in m.results]
-                ok = " && ".join(f"{c} >= 0 && {c} < {e}" for c, e in zip(cs, src_shape))
-                flat = " + ".join(f"{c} * {prod(src_shape[k + 1:])}" for k, c in enumerate(cs))
-                self.buf.line(f"{out.name}[{i}] = ({ok or 'true'}) ? {src.name}[{flat or 0}] "
+                conds: list[str] | None = []
+                flat = []
+                for k, r in enumerate(m.results):
+                    c, cr = iw.expr(r.substitute(dims), syms)
+                    got = self.access.bound_conds(c, cr, 0, 0, str(src_shape[k]))
+                    conds = None if got is None or conds is None else conds + got
+                    flat.append(f"{c} * {prod(src_shape[k + 1:])}")
+                ok = "false" if conds is None else " && ".join(conds) or "true"
+                self.buf.line(f"{out.name}[{i}] = ({ok}) ? {src.name}[{' + '.join(flat) or 0}] "
                               f": {miss};")
         self.bind(op.result, out)
 
@@ -875,11 +1033,12 @@ class CUDAEmitter(CLikeEmitter):
     def emit_view(self, op: ir.Operation) -> None:
         """Compose the map; a bounded view adds a validity level (no code)."""
         base = self.memref(op.operand(0), op)
-        syms = [self.scalar(v, op) for v in op.operands[1:]]
+        syms = [self.int_text(v, op) for v in op.operands[1:]]
         sdivs = [self.div_of(v) for v in op.operands[1:]]
+        sranges = [self.range_of(v) for v in op.operands[1:]]
         extents = [self.dim_expr(d, op) for d in op.result.type.shape]
         bounded = op.attr("bounds", "total") == "bounded"
-        self.bind(op.result, base.sub(op.attr("map"), syms, sdivs, extents, bounded))
+        self.bind(op.result, base.sub(op.attr("map"), syms, sdivs, extents, bounded, sranges))
 
     def emit_load(self, op: ir.Operation) -> None:
         """Registers from a view; invalid elements get ``fill`` (NaN/0 when there is none)."""
@@ -894,6 +1053,10 @@ class CUDAEmitter(CLikeEmitter):
 
         def vec(p: str, i0: int, w: int) -> list[str]:
             v = self.fresh("v")
+            if out.packed and i0 % 2 == 0 and w % 2 == 0:  # whole words
+                return [f"const tc_vec16<uint32_t> {v} = "
+                        f"*reinterpret_cast<{cq}tc_vec16<uint32_t> *>({p});"] \
+                    + [f"{out.name}.w[{i0 // 2 + j}] = {v}.e[{j}];" for j in range(w // 2)]
             return [f"const tc_vec16<{mt}> {v} = *reinterpret_cast<{cq}tc_vec16<{mt}> *>({p});"] \
                 + [f"{out.name}[{i0 + j}] = {v}.e[{j}];" for j in range(w)]
 
@@ -907,16 +1070,22 @@ class CUDAEmitter(CLikeEmitter):
         tv = op.operand(1)
         shape = _static_shape(tv.type, op, self)
         r = self.get(tv, op)
+        words = None
         if isinstance(r, Splat):
             val = self.to_reg(r.expr, r.dtype)
             elem = lambda i: val  # noqa: E731
         else:
             src = self.regs(tv, op)
             elem = lambda i: f"{src.name}[{i}]"  # noqa: E731
+            words = src.name if src.packed else None
         mt = self.mtype(tv.type.dtype)
 
         def vec(p: str, i0: int, w: int) -> list[str]:
             v = self.fresh("v")
+            if words is not None and i0 % 2 == 0 and w % 2 == 0:  # whole words
+                return ([f"tc_vec16<uint32_t> {v};"]
+                        + [f"{v}.e[{j}] = {words}.w[{i0 // 2 + j}];" for j in range(w // 2)]
+                        + [f"*reinterpret_cast<tc_vec16<uint32_t> *>({p}) = {v};"])
             return ([f"tc_vec16<{mt}> {v};"]
                     + [f"{v}.e[{j}] = {elem(i0 + j)};" for j in range(w)]
                     + [f"*reinterpret_cast<tc_vec16<{mt}> *>({p}) = {v};"])
@@ -973,21 +1142,22 @@ class CUDAEmitter(CLikeEmitter):
                     or c.dtype is not atom.acc_dtype:
                 raise self.unsupported(op, f"{cid} takes {atom.in_dtype} operands and a "
                                            f"{atom.acc_dtype} accumulator")
+            if atom.in_dtype.bits == 16:
+                a, bb = self.packed_regs(a), self.packed_regs(bb)
             d = self.new_regs(op.results[0], op)
             b.lines_of(ptx.mma_lines(atom, d.name, a.name, bb.name, c.name))
             self.bind(op.results[0], d)
             return
-        elif cid == "ldmatrix.x4":
+        elif cid in ("ldmatrix.x4", "ldmatrix.x4.trans"):
             self.warp_atoms = True
             ref = self.memref(op.operand(0), op)
             if ref.space != "shared":
-                raise self.unsupported(op, "ldmatrix reads shared memory")
+                raise self.unsupported(op, f"{cid} reads shared memory")
             out = self.new_regs(op.results[0], op)
-            if out.n != 8 or out.dtype.bits != 16:
-                raise self.unsupported(op, "ldmatrix.x4 yields tile<8 x 16-bit>")
+            if out.n != 8 or not out.packed:
+                raise self.unsupported(op, f"{cid} yields tile<8 x f16> or tile<8 x bf16>")
             addr = f"{ref.ptr} + {self.access.address_of_first(ref)}"
-            with b.block(""):
-                b.lines_of(ptx.ldmatrix_x4_lines(out.name, addr))
+            b.lines_of(ptx.ldmatrix_x4_lines(out.name, addr, cid.endswith(".trans")))
             self.bind(op.results[0], out)
             return
         elif cid == "cp.async.16":
@@ -1045,6 +1215,38 @@ def emit_cuda(module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> CU
 # --------------------------------------------------------------------- helpers
 
 
+def _b16(t: ir.ScalarType) -> bool:
+    """16-bit floats, the element types a register array may pack (``ptx.B16_ARRAYS``)."""
+    return t.name in ("f16", "bf16")
+
+
+def _meets_word_atom(v: ir.Value) -> bool:
+    """A 16-bit tile produced by ``ldmatrix`` or consumed as an MMA atom operand: kept packed
+    so that its words are the atoms' 32-bit registers. Other 16-bit tiles stay one element
+    per register (a staged copy or an element-wise map gains nothing from packing and would
+    pay a shift or permute per element); an MMA operand that is not packed is copied once."""
+    t = v.type
+    if not (isinstance(t, ir.TileType) and _b16(t.dtype)):
+        return False
+    d = v.defining_op
+    if d is not None and d.name == "atom.call" \
+            and str(d.attr("catalog_id", "")).startswith("ldmatrix."):
+        return True
+    return any(u.owner.name == "atom.call" and u.owner.attr("catalog_id") in MMA_ATOMS
+               and u.index < 2 for u in v.uses)
+
+
+def _word_moves(srcs: Sequence[int | None], n_src: int) -> dict[int, int]:
+    """Even output elements ``i`` whose pair ``(i, i + 1)`` is source pair ``(2w, 2w + 1)``,
+    mapped to ``w``: a packed reindex copies those as whole words."""
+    out = {}
+    for i in range(0, len(srcs) - 1, 2):
+        j, k = srcs[i], srcs[i + 1]
+        if j is not None and k == j + 1 and j % 2 == 0 and k < n_src:
+            out[i] = j // 2
+    return out
+
+
 def _static_shape(t: ir.Type, op: ir.Operation | None, em: CUDAEmitter) -> tuple[int, ...]:
     shape = getattr(t, "shape", None)
     if shape is None:
@@ -1067,6 +1269,12 @@ def _in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
         if not all(0 <= x < e for x, e in zip(c, src)):
             return False
     return True
+
+
+def _grid_bound(rank: int, k: int) -> int:
+    """An exclusive bound of grid coordinate ``k``: ``gridDim.x`` is below ``2**31``,
+    ``y`` and ``z`` at most 65535; a grid of rank above 3 is linearized onto ``x``."""
+    return (1 << 31) - 1 if rank > 3 or k == rank - 1 else 65535
 
 
 def _const_int(v: ir.Value) -> int | None:

@@ -137,6 +137,11 @@ TC_DEV int64_t tc_fdiv(int64_t a, int64_t c) {
   return q - (int64_t)((a % c) < 0);
 }
 TC_DEV int64_t tc_fmod(int64_t a, int64_t c) { int64_t r = a % c; return r < 0 ? r + c : r; }
+/* x saturated to 32 bits: for int x in [INT32_MIN, INT32_MAX - 1], x < y iff x < tc_sat32(y) */
+TC_DEV int tc_sat32(int64_t x) {
+  return x < -INT64_C(2147483648) ? (int)(-2147483647 - 1) : x > INT64_C(2147483647) ? 2147483647
+                                                                                       : (int)x;
+}
 
 /* ---- floats ---- */
 TC_DEV bool tc_neg_f32(float x) { return (__float_as_uint(x) >> 31) != 0u; }

@@ -3,9 +3,12 @@
 Each function returns the C++ lines of one ``atom.call``; the emitter has
 already turned the operands into register-array names and addresses.
 
-Register packing: a 16-bit operand element lives in a thread's register
-array as its bit pattern (``uint16_t``); PTX takes two of them per 32-bit
-register, the lower half holding the even element (``tc_pack16``). TF32
+Register packing: a 16-bit tile that an ``ldmatrix`` produces or an MMA atom
+consumes is a ``tc_b16x<N>`` (``B16_ARRAYS``): ``N`` bit patterns packed two
+per 32-bit word, element ``2j`` in the low half of word ``w[j]``. That is how
+``ldmatrix`` delivers fragments and how ``mma.sync`` takes its 16-bit
+operands, so both name the words directly and a fragment goes from one to
+the other with no unpacking or repacking. TF32
 operands are rounded with ``cvt.rna.tf32.f32`` (to nearest, ties away from
 zero, the rounding docs/design/tileir.md specifies) before the multiply.
 """
@@ -14,23 +17,60 @@ from __future__ import annotations
 
 from tilec.lower.atoms import MmaAtom
 
-__all__ = ["mma_lines", "ldmatrix_x4_lines", "cp_async_lines", "commit_lines", "wait_lines",
-           "shfl_xor_expr"]
+__all__ = ["B16_ARRAYS", "b16_array_decl", "mma_lines", "ldmatrix_x4_lines", "cp_async_lines",
+           "commit_lines", "wait_lines", "shfl_xor_expr"]
 
 FULL_MASK = "0xffffffffu"
 """All 32 lanes of a warp participate (the catalog's warp atoms need a converged warp)."""
 
+B16_ARRAYS = r"""
+/* ---- 16-bit register arrays: two bit patterns per 32-bit word ---- */
+/* Element 2j is the low half of w[j], element 2j+1 the high half: the packing of ldmatrix
+   results and of the 16-bit operands of the mma atoms, which use w[] directly. Every other
+   use goes element by element through operator[]; indices are constants after unrolling,
+   so an element access is one shift, mask or byte permute on a register. */
+struct tc_b16_ref {
+  uint32_t &w;
+  const unsigned s;
+  __device__ __forceinline__ tc_b16_ref(uint32_t &word, unsigned shift) : w(word), s(shift) {}
+  __device__ __forceinline__ operator uint16_t() const { return (uint16_t)(w >> s); }
+  __device__ __forceinline__ tc_b16_ref &operator=(uint16_t x) {
+    w = (w & ~(0xffffu << s)) | ((uint32_t)x << s);
+    return *this;
+  }
+  __device__ __forceinline__ tc_b16_ref &operator=(const tc_b16_ref &o) {
+    return *this = (uint16_t)o;
+  }
+};
+template <int N> struct tc_b16x {
+  uint32_t w[(N + 1) / 2];
+  __device__ __forceinline__ tc_b16_ref operator[](int i) {
+    return tc_b16_ref(w[i >> 1], (unsigned)(i & 1) * 16u);
+  }
+  __device__ __forceinline__ uint16_t operator[](int i) const {
+    return (uint16_t)(w[i >> 1] >> ((i & 1) * 16));
+  }
+};
+"""
+"""C++ of the packed 16-bit register arrays; emitted once into kernels that declare one."""
+
+
+def b16_array_decl(name: str, n: int) -> str:
+    """The declaration of a packed register array of ``n`` 16-bit elements."""
+    return f"tc_b16x<{max(1, n)}> {name};"
+
 
 def _operand_regs(names: str, n: int, packed: bool, tf32: bool) -> list[str]:
     if packed:
-        return [f'"r"(tc_pack16({names}[{2 * j}], {names}[{2 * j + 1}]))' for j in range(n // 2)]
+        return [f'"r"({names}.w[{j}])' for j in range(n // 2)]
     if tf32:
         return [f'"r"(tc_tf32({names}[{j}]))' for j in range(n)]
     return [f'"f"({names}[{j}])' for j in range(n)]
 
 
 def mma_lines(atom: MmaAtom, d: str, a: str, b: str, c: str) -> list[str]:
-    """``d = a @ b + c`` for one warp-wide matrix atom (register arrays by name)."""
+    """``d = a @ b + c`` for one warp-wide matrix atom (register arrays by name; 16-bit
+    operands are ``tc_b16x`` arrays whose words are the PTX operand registers)."""
     packed = atom.in_dtype.bits == 16
     tf32 = atom.precision == "tf32"
     outs = [f'"=f"({d}[{j}])' for j in range(atom.c.regs)]
@@ -48,16 +88,14 @@ def mma_lines(atom: MmaAtom, d: str, a: str, b: str, c: str) -> list[str]:
             f"    : {', '.join(a_ops + b_ops + c_ops)});"]
 
 
-def ldmatrix_x4_lines(out: str, addr: str) -> list[str]:
-    """Four 8x8 b16 matrices; register ``j`` (matrix ``j``) fills ``out[2j]``, ``out[2j+1]``."""
-    lines = ["uint32_t q0, q1, q2, q3;",
-             'asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"',
-             '    : "=r"(q0), "=r"(q1), "=r"(q2), "=r"(q3)',
-             f'    : "r"(tc_smem_addr({addr})) : "memory");']
-    for j in range(4):
-        lines.append(f"{out}[{2 * j}] = (uint16_t)(q{j} & 0xffffu); "
-                     f"{out}[{2 * j + 1}] = (uint16_t)(q{j} >> 16);")
-    return lines
+def ldmatrix_x4_lines(out: str, addr: str, trans: bool = False) -> list[str]:
+    """Four 8x8 b16 matrices into the words of ``tc_b16x<8>`` ``out``: matrix ``j`` in
+    ``out.w[j]`` (elements ``2j``, ``2j+1``); ``trans`` delivers each matrix transposed."""
+    qual = ".trans" if trans else ""
+    return [f'asm volatile("ldmatrix.sync.aligned.m8n8.x4{qual}.shared.b16 '
+            '{%0, %1, %2, %3}, [%4];"',
+            f'    : "=r"({out}.w[0]), "=r"({out}.w[1]), "=r"({out}.w[2]), "=r"({out}.w[3])',
+            f'    : "r"(tc_smem_addr({addr})) : "memory");']
 
 
 def cp_async_lines(dst: str, src: str, src_base: str, valid: str) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -48,7 +49,8 @@ def test_sample_compiles_without_spills(name: str, make, arch: str) -> None:
 @needs_nvrtc
 def test_compile_error_shows_source_and_op() -> None:
     src = emit_cuda(SAMPLES["gemm_mma_bf16"].module(), "gemm_mma_bf16")
-    broken = src.text.replace('"r"(tc_pack16(', '"r"(tc_pack17(', 1)
+    broken = re.sub(r'"r"\((\w+)\.w\[0\]\)', r'"r"(tc_pack17(\1.w[0]))', src.text, count=1)
+    assert broken != src.text
     with pytest.raises(CUDACompileError) as info:
         compile_cubin(broken, "sm_90", src.kernel, 0, src.buffer.origin_of_line)
     msg = str(info.value)

@@ -61,7 +61,9 @@ def test_atoms_become_inline_ptx() -> None:
     assert gemm.count("cp.async.cg.shared.global") == 8
     assert "cp.async.commit_group" in gemm and "cp.async.wait_group 1" in gemm
     assert gemm.count("__syncthreads();") == 2
-    assert '"r"(tc_pack16(' in gemm
+    # 16-bit operands: the words of packed register arrays, as ldmatrix wrote them
+    assert re.search(r'"r"\(\w+\.w\[3\]\)', gemm) and '"r"(tc_pack16(' not in gemm
+    assert re.search(r'"=r"\(\w+\.w\[0\]\), "=r"\(\w+\.w\[1\]\)', gemm)
     tf32 = _emit("gemm_mma_tf32").text
     assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in tf32
     assert '"r"(tc_tf32(' in tf32
@@ -164,3 +166,58 @@ def test_emitter_is_a_clike_emitter() -> None:
     em = CUDAEmitter(SAMPLES["add_bf16"].module(), "add_bf16")
     assert em.reg_literal(1.0, ir.bf16) == "(uint16_t)0x3f80"
     assert em.rtype(ir.bf16) == "uint16_t" and em.ctype(ir.bf16) == "float"
+
+
+def _lowered_matmul_bf16(**options):
+    import ml_dtypes
+    import numpy as np
+
+    import tilec
+    from tilec.lib import matmul
+    from tilec.lower import LowerOptions, lower_to_machine
+    from tilec.plan import PlannerOptions
+
+    args = [np.zeros((45, 48), ml_dtypes.bfloat16), np.zeros((48, 70), ml_dtypes.bfloat16),
+            np.zeros((45, 70), np.float32)]
+    comp = tilec.compile(matmul, *args, target="reference", BM=32, BN=64, BK=32)
+    opts = LowerOptions(planner=PlannerOptions(bounded_store=True, threads=64), **options)
+    return emit_cuda(lower_to_machine(comp.module, "cuda:sm_90", opts), comp.fn_name)
+
+
+def test_fragments_stay_packed_from_ldmatrix_to_mma() -> None:
+    """B fragments by ldmatrix.x4.trans: each pair's words go to two mma operands as they are
+    (slices copy words); staged 16-bit tiles that meet no atom stay one element a register."""
+    src = _lowered_matmul_bf16().text
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in src
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in src
+    pair = re.search(r'x4\.trans\.shared\.b16 \{%0, %1, %2, %3\}, \[%4\];"\n'
+                     r'\s*: "=r"\((\w+)\.w\[0\]\)', src)
+    assert pair, "the trans ldmatrix writes the words of a packed array"
+    p = pair.group(1)
+    assert re.search(rf"(\w+)\.w\[0\] = {p}\.w\[2\];\n\s*\1\.w\[1\] = {p}\.w\[3\];", src)
+    assert '"r"(tc_pack16(' not in src and "& 0xffffu" not in src
+    mma_operands = re.findall(r'"r"\((\w+)\.w\[\d\]\)', src)
+    assert mma_operands and f"tc_b16x<8> {p};" in src
+    assert re.search(r"uint16_t \w+\[\d+\];", src)  # the staging fallback's plain arrays
+    off = _lowered_matmul_bf16(ldmatrix_trans=False).text
+    assert ".trans" not in off and "x4.shared.b16" in off
+
+
+def test_packed_and_plain_arrays_convert_element_by_element() -> None:
+    from tilec.backends.cuda.emitter import Regs, _word_moves
+
+    em = CUDAEmitter(SAMPLES["add_bf16"].module(), "add_bf16")
+    plain = Regs("x", (4,), ir.bf16)
+    packed = em.packed_regs(plain)
+    assert packed.packed and em.packed_regs(packed) is packed
+    other = em.declare((4,), ir.bf16, "y", packed=True)
+    em.copy_regs(other, packed)
+    em.copy_regs(plain, other)
+    text = em.buf.getvalue()
+    assert f"tc_b16x<4> {packed.name};" in text
+    assert f"{packed.name}[e] = x[e];" in text  # plain -> packed: elements
+    assert f"y.w[e] = {packed.name}.w[e];" in text  # packed -> packed: words
+    assert "x[e] = y[e];" in text
+    assert em.declare((4,), ir.f32, "z", packed=True) == Regs("z", (4,), ir.f32)  # 32-bit
+    # (0, 1) <- source words; (2, 3) not aligned; (4, 5) <- (6, 7); a missing element
+    assert _word_moves([0, 1, 3, 4, 6, 7, None, 2], 8) == {0: 0, 4: 3}

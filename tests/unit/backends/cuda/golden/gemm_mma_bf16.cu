@@ -101,6 +101,11 @@ TC_DEV int64_t tc_fdiv(int64_t a, int64_t c) {
   return q - (int64_t)((a % c) < 0);
 }
 TC_DEV int64_t tc_fmod(int64_t a, int64_t c) { int64_t r = a % c; return r < 0 ? r + c : r; }
+/* x saturated to 32 bits: for int x in [INT32_MIN, INT32_MAX - 1], x < y iff x < tc_sat32(y) */
+TC_DEV int tc_sat32(int64_t x) {
+  return x < -INT64_C(2147483648) ? (int)(-2147483647 - 1) : x > INT64_C(2147483647) ? 2147483647
+                                                                                       : (int)x;
+}
 
 /* ---- floats ---- */
 TC_DEV bool tc_neg_f32(float x) { return (__float_as_uint(x) >> 31) != 0u; }
@@ -180,6 +185,35 @@ TC_DEV void tc_atomic_min_f64(double *p, double v) {
 TC_DEV uint32_t tc_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 TC_DEV bool tc_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0u; }
 
+
+/* ---- 16-bit register arrays: two bit patterns per 32-bit word ---- */
+/* Element 2j is the low half of w[j], element 2j+1 the high half: the packing of ldmatrix
+   results and of the 16-bit operands of the mma atoms, which use w[] directly. Every other
+   use goes element by element through operator[]; indices are constants after unrolling,
+   so an element access is one shift, mask or byte permute on a register. */
+struct tc_b16_ref {
+  uint32_t &w;
+  const unsigned s;
+  __device__ __forceinline__ tc_b16_ref(uint32_t &word, unsigned shift) : w(word), s(shift) {}
+  __device__ __forceinline__ operator uint16_t() const { return (uint16_t)(w >> s); }
+  __device__ __forceinline__ tc_b16_ref &operator=(uint16_t x) {
+    w = (w & ~(0xffffu << s)) | ((uint32_t)x << s);
+    return *this;
+  }
+  __device__ __forceinline__ tc_b16_ref &operator=(const tc_b16_ref &o) {
+    return *this = (uint16_t)o;
+  }
+};
+template <int N> struct tc_b16x {
+  uint32_t w[(N + 1) / 2];
+  __device__ __forceinline__ tc_b16_ref operator[](int i) {
+    return tc_b16_ref(w[i >> 1], (unsigned)(i & 1) * 16u);
+  }
+  __device__ __forceinline__ uint16_t operator[](int i) const {
+    return (uint16_t)(w[i >> 1] >> ((i & 1) * 16));
+  }
+};
+
 extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint16_t *__restrict__ v4_A, const uint16_t *__restrict__ v6_B, float *__restrict__ v8_C, int64_t v1_M, int64_t v2_N, int64_t v3_K)
 {
   const int64_t v4_A_s5 = v3_K;
@@ -188,29 +222,30 @@ extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint1
   const bool tc_al_v6_B = tc_aligned16(v6_B);
   const int64_t v8_C_s9 = v2_N;
   const bool tc_al_v8_C = tc_aligned16(v8_C);
+  const int v1_M_i32 = (int)(v1_M < INT64_C(2147483647) ? v1_M : INT64_C(2147483647));
   /* tilec: constant#1 */
   /* tilec: constant#2 */
   /* tilec: constant#3 */
   /* tilec: constant#4 */
   /* tilec: arith#5 */
-  const int64_t v10_gm = ((int64_t)(-(int64_t)tc_floordiv_i64((int64_t)(-v1_M), INT64_C(16))));
+  const int64_t v10_gm = ((int64_t)(-(int64_t)tc_floordiv_i64((int64_t)(-v1_M), 16)));
   /* tilec: arith#6 */
-  const int64_t v11_gn = ((int64_t)(-(int64_t)tc_floordiv_i64((int64_t)(-v2_N), INT64_C(8))));
+  const int64_t v11_gn = ((int64_t)(-(int64_t)tc_floordiv_i64((int64_t)(-v2_N), 8)));
   /* tilec: parallel#7 */
-  const int64_t v12_pm = (int64_t)blockIdx.y;
-  const int64_t v13_pn = (int64_t)blockIdx.x;
+  const int v12_pm = (int)blockIdx.y;
+  const int v13_pn = (int)blockIdx.x;
   /* tilec: constant#8 */
   /* tilec: parallel#9 */
-  const int64_t v14_l = (int64_t)threadIdx.x;
+  const int v14_l = (int)threadIdx.x;
   /* tilec: constant#10 */
   /* tilec: arith#11 */
-  const int64_t v15_g = tc_fdiv(v14_l, 4);
+  const int v15_g = (v14_l >> 2);
   /* tilec: arith#12 */
-  const int64_t v16_q = tc_fmod(v14_l, 4);
+  const int v16_q = (v14_l & 3);
   /* tilec: arith#13 */
-  const int64_t v17_om = ((int64_t)(v12_pm * INT64_C(16)));
+  const int v17_om = ((int)(v12_pm * 16));
   /* tilec: arith#14 */
-  const int64_t v18_on = ((int64_t)(v13_pn * INT64_C(8)));
+  const int64_t v18_on = ((int64_t)((int64_t)v13_pn * (int64_t)8));
   /* tilec: constant#15 */
   /* tilec: serial#16 */
   float v19_acc[4];
@@ -219,98 +254,98 @@ extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint1
   for (int64_t v20_k = INT64_C(0); v20_k < v3_K; v20_k += INT64_C(16)) {
     /* tilec: view#17 */
     /* tilec: load#18 */
-    uint16_t v21_a[8];
+    tc_b16x<8> v21_a;
     {
-      const int64_t c22 = (v17_om + v15_g);
+      const int c22 = (v17_om + v15_g);
       const int64_t c23 = (v20_k + v16_q * 2);
-      if (c22 >= 0 && c22 < v1_M && c23 >= 0 && c23 < v3_K) v21_a[0] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[0] = (uint16_t)0x0000;
+      if (c22 < v1_M_i32 && c23 < v3_K) v21_a[0] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[0] = (uint16_t)0x0000;
     }
     {
-      const int64_t c24 = (v17_om + v15_g);
+      const int c24 = (v17_om + v15_g);
       const int64_t c25 = (v20_k + v16_q * 2 + 1);
-      if (c24 >= 0 && c24 < v1_M && c25 >= 0 && c25 < v3_K) v21_a[1] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[1] = (uint16_t)0x0000;
+      if (c24 < v1_M_i32 && c25 < v3_K) v21_a[1] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[1] = (uint16_t)0x0000;
     }
     {
-      const int64_t c26 = (v17_om + v15_g + 8);
+      const int c26 = (v17_om + v15_g + 8);
       const int64_t c27 = (v20_k + v16_q * 2);
-      if (c26 >= 0 && c26 < v1_M && c27 >= 0 && c27 < v3_K) v21_a[2] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[2] = (uint16_t)0x0000;
+      if (c26 < v1_M_i32 && c27 < v3_K) v21_a[2] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[2] = (uint16_t)0x0000;
     }
     {
-      const int64_t c28 = (v17_om + v15_g + 8);
+      const int c28 = (v17_om + v15_g + 8);
       const int64_t c29 = (v20_k + v16_q * 2 + 1);
-      if (c28 >= 0 && c28 < v1_M && c29 >= 0 && c29 < v3_K) v21_a[3] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[3] = (uint16_t)0x0000;
+      if (c28 < v1_M_i32 && c29 < v3_K) v21_a[3] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[3] = (uint16_t)0x0000;
     }
     {
-      const int64_t c30 = (v17_om + v15_g);
+      const int c30 = (v17_om + v15_g);
       const int64_t c31 = (v20_k + v16_q * 2 + 8);
-      if (c30 >= 0 && c30 < v1_M && c31 >= 0 && c31 < v3_K) v21_a[4] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[4] = (uint16_t)0x0000;
+      if (c30 < v1_M_i32 && c31 < v3_K) v21_a[4] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[4] = (uint16_t)0x0000;
     }
     {
-      const int64_t c32 = (v17_om + v15_g);
+      const int c32 = (v17_om + v15_g);
       const int64_t c33 = (v20_k + v16_q * 2 + 9);
-      if (c32 >= 0 && c32 < v1_M && c33 >= 0 && c33 < v3_K) v21_a[5] = v4_A[(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[5] = (uint16_t)0x0000;
+      if (c32 < v1_M_i32 && c33 < v3_K) v21_a[5] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[5] = (uint16_t)0x0000;
     }
     {
-      const int64_t c34 = (v17_om + v15_g + 8);
+      const int c34 = (v17_om + v15_g + 8);
       const int64_t c35 = (v20_k + v16_q * 2 + 8);
-      if (c34 >= 0 && c34 < v1_M && c35 >= 0 && c35 < v3_K) v21_a[6] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[6] = (uint16_t)0x0000;
+      if (c34 < v1_M_i32 && c35 < v3_K) v21_a[6] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[6] = (uint16_t)0x0000;
     }
     {
-      const int64_t c36 = (v17_om + v15_g + 8);
+      const int c36 = (v17_om + v15_g + 8);
       const int64_t c37 = (v20_k + v16_q * 2 + 9);
-      if (c36 >= 0 && c36 < v1_M && c37 >= 0 && c37 < v3_K) v21_a[7] = v4_A[(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[7] = (uint16_t)0x0000;
+      if (c36 < v1_M_i32 && c37 < v3_K) v21_a[7] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[7] = (uint16_t)0x0000;
     }
     /* tilec: view#19 */
     /* tilec: load#20 */
-    uint16_t v38_b[4];
+    tc_b16x<4> v38_b;
     {
       const int64_t c39 = (v20_k + v16_q * 2);
       const int64_t c40 = (v18_on + v15_g);
-      if (c39 >= 0 && c39 < v3_K && c40 >= 0 && c40 < v2_N) v38_b[0] = v6_B[(v20_k + v16_q * 2) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[0] = (uint16_t)0x0000;
+      if (c39 < v3_K && c40 < v2_N) v38_b[0] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[0] = (uint16_t)0x0000;
     }
     {
       const int64_t c41 = (v20_k + v16_q * 2 + 1);
       const int64_t c42 = (v18_on + v15_g);
-      if (c41 >= 0 && c41 < v3_K && c42 >= 0 && c42 < v2_N) v38_b[1] = v6_B[(v20_k + v16_q * 2 + 1) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[1] = (uint16_t)0x0000;
+      if (c41 < v3_K && c42 < v2_N) v38_b[1] = v6_B[(int64_t)(v20_k + v16_q * 2 + 1) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[1] = (uint16_t)0x0000;
     }
     {
       const int64_t c43 = (v20_k + v16_q * 2 + 8);
       const int64_t c44 = (v18_on + v15_g);
-      if (c43 >= 0 && c43 < v3_K && c44 >= 0 && c44 < v2_N) v38_b[2] = v6_B[(v20_k + v16_q * 2 + 8) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[2] = (uint16_t)0x0000;
+      if (c43 < v3_K && c44 < v2_N) v38_b[2] = v6_B[(int64_t)(v20_k + v16_q * 2 + 8) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[2] = (uint16_t)0x0000;
     }
     {
       const int64_t c45 = (v20_k + v16_q * 2 + 9);
       const int64_t c46 = (v18_on + v15_g);
-      if (c45 >= 0 && c45 < v3_K && c46 >= 0 && c46 < v2_N) v38_b[3] = v6_B[(v20_k + v16_q * 2 + 9) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[3] = (uint16_t)0x0000;
+      if (c45 < v3_K && c46 < v2_N) v38_b[3] = v6_B[(int64_t)(v20_k + v16_q * 2 + 9) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[3] = (uint16_t)0x0000;
     }
     /* tilec: atom.call#21 */
     float v47_d[4];
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
         : "=f"(v47_d[0]), "=f"(v47_d[1]), "=f"(v47_d[2]), "=f"(v47_d[3])
-        : "r"(tc_pack16(v21_a[0], v21_a[1])), "r"(tc_pack16(v21_a[2], v21_a[3])), "r"(tc_pack16(v21_a[4], v21_a[5])), "r"(tc_pack16(v21_a[6], v21_a[7])), "r"(tc_pack16(v38_b[0], v38_b[1])), "r"(tc_pack16(v38_b[2], v38_b[3])), "f"(v19_acc[0]), "f"(v19_acc[1]), "f"(v19_acc[2]), "f"(v19_acc[3]));
+        : "r"(v21_a.w[0]), "r"(v21_a.w[1]), "r"(v21_a.w[2]), "r"(v21_a.w[3]), "r"(v38_b.w[0]), "r"(v38_b.w[1]), "f"(v19_acc[0]), "f"(v19_acc[1]), "f"(v19_acc[2]), "f"(v19_acc[3]));
     #pragma unroll
     for (int e = 0; e < 4; ++e) v19_acc[e] = v47_d[e];
   }
   /* tilec: view#22 */
   /* tilec: store#23 */
   {
-    const int64_t c48 = (v17_om + v15_g);
+    const int c48 = (v17_om + v15_g);
     const int64_t c49 = (v18_on + v16_q * 2);
-    if (c48 >= 0 && c48 < v1_M && c49 >= 0 && c49 < v2_N) v8_C[(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[0];
+    if (c48 < v1_M_i32 && c49 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[0];
   }
   {
-    const int64_t c50 = (v17_om + v15_g);
+    const int c50 = (v17_om + v15_g);
     const int64_t c51 = (v18_on + v16_q * 2 + 1);
-    if (c50 >= 0 && c50 < v1_M && c51 >= 0 && c51 < v2_N) v8_C[(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[1];
+    if (c50 < v1_M_i32 && c51 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[1];
   }
   {
-    const int64_t c52 = (v17_om + v15_g + 8);
+    const int c52 = (v17_om + v15_g + 8);
     const int64_t c53 = (v18_on + v16_q * 2);
-    if (c52 >= 0 && c52 < v1_M && c53 >= 0 && c53 < v2_N) v8_C[(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[2];
+    if (c52 < v1_M_i32 && c53 < v2_N) v8_C[(int64_t)(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[2];
   }
   {
-    const int64_t c54 = (v17_om + v15_g + 8);
+    const int c54 = (v17_om + v15_g + 8);
     const int64_t c55 = (v18_on + v16_q * 2 + 1);
-    if (c54 >= 0 && c54 < v1_M && c55 >= 0 && c55 < v2_N) v8_C[(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[3];
+    if (c54 < v1_M_i32 && c55 < v2_N) v8_C[(int64_t)(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[3];
   }
 }
