@@ -136,7 +136,11 @@ class AffineExpr(Interned):
             return self
         if self.is_constant:
             return AffineExpr((), self.constant // c)
-        return AffineExpr(((("floordiv", self, c), 1),), 0)
+        whole, rest = self._split_multiples(c)
+        if rest.is_constant:
+            return whole + rest.constant // c
+        # floor((c*q + r) / c) = q + floor(r / c) for integer q: multiples of c move out.
+        return whole + AffineExpr(((("floordiv", rest, c), 1),), 0)
 
     def mod(self, c: int) -> AffineExpr:
         """``self mod c`` (result in ``[0, c)``) for a positive constant ``c``."""
@@ -146,7 +150,20 @@ class AffineExpr(Interned):
             return AffineExpr((), 0)
         if self.is_constant:
             return AffineExpr((), self.constant % c)
-        return AffineExpr(((("mod", self, c), 1),), 0)
+        _, rest = self._split_multiples(c)
+        if rest.is_constant:
+            return AffineExpr((), rest.constant % c)
+        # (c*q + r) mod c = r mod c for integer q: multiples of c drop out.
+        return AffineExpr(((("mod", rest, c), 1),), 0)
+
+    def _split_multiples(self, c: int) -> tuple[AffineExpr, AffineExpr]:
+        """``(q, r)`` with ``self = c*q + r``: ``q`` collects the terms whose coefficient is a
+        multiple of ``c`` (divided by ``c``) and the constant's whole multiples of ``c``
+        (rounded toward zero); ``r`` keeps the rest."""
+        moved = [(a, k // c) for a, k in self.terms if k % c == 0]
+        kept = [(a, k) for a, k in self.terms if k % c != 0]
+        q = abs(self.constant) // c * (1 if self.constant >= 0 else -1)  # keeps d - 1 as is
+        return AffineExpr(moved, q), AffineExpr(kept, self.constant - q * c)
 
     def __floordiv__(self, c: int) -> AffineExpr:
         return self.floordiv(c)

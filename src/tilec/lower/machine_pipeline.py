@@ -25,6 +25,9 @@ commit/wait atoms.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import tilec.ir as ir
 
 from .machine import GroupLowering, Staged
@@ -125,11 +128,21 @@ class Staging:
                 if plan is None:
                     self._copy_sync(ld, window, dst)
                 else:
-                    guard, chunks = plan
-                    g.guarded(guard, lambda ld=ld, w=window, d=dst, c=chunks:
-                              self._copy_async(ld, w, d, c),
-                              {"guard": "16-byte aligned rows and column origin (cp.async)"},
-                              lambda ld=ld, w=window, d=dst: self._copy_sync(ld, w, d))
+                    guard, interior, chunks = plan
+
+                    def edge(ld: ir.Operation = ld, w: ir.Value = window, d: ir.Value = dst,
+                             guard: ir.Value = guard, chunks: Any = chunks) -> None:
+                        g.guarded(guard, lambda: self._copy_async(ld, w, d, chunks()),
+                                  {"guard": "16-byte aligned rows and column origin (cp.async)"},
+                                  lambda: self._copy_sync(ld, w, d))
+
+                    # Interior windows (the common case) copy whole chunks with no per-chunk
+                    # bounds arithmetic; windows on an edge keep the guarded copies.
+                    g.guarded(g.arith("and", guard, interior),
+                              lambda ld=ld, w=window, d=dst: self._copy_async(
+                                  ld, w, d, _whole_chunks(g, ld)),
+                              {"guard": "aligned window inside the array (whole cp.async chunks)"},
+                              edge)
         g.sync.restore(before)
         for ld in self.loads:
             g.sync.writes.add(self.rings[ld])
@@ -179,10 +192,28 @@ def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
     return [op for op in stage.operations if op in need]
 
 
+def _whole_chunks(g: GroupLowering, ld: ir.Operation) -> list[tuple[int, int | None, ir.Value]]:
+    """Per 16-byte chunk of a thread: (first register, thread limit or None, 16 bytes)."""
+    lay = layout_of(ld.result)
+    v = lay.param("v") or 1
+    chunks_total = lay.size // v
+    full = g.index(16)
+    out: list[tuple[int, int | None, ir.Value]] = []
+    for s in range(lay.regs[0]):
+        first = s * g.threads
+        if first >= chunks_total:
+            break
+        limit = None if first + g.threads <= chunks_total else chunks_total - first
+        out.append((s * v, limit, full))
+    return out
+
+
 def _async_plan(g: GroupLowering, ld: ir.Operation
-                ) -> tuple[ir.Value, list[tuple[int, int | None, ir.Value]]] | None:
-    """The alignment guard and, per 16-byte chunk of a thread, (first register, thread
-    limit or None, valid bytes); None when the load cannot use ``cp.async.16``."""
+                ) -> tuple[ir.Value, ir.Value,
+                           Callable[[], list[tuple[int, int | None, ir.Value]]]] | None:
+    """The alignment guard, the interior predicate (the whole window lies inside the
+    array), and a builder of, per 16-byte chunk of a thread, (first register, thread limit
+    or None, valid bytes); None when the load cannot use ``cp.async.16``."""
     fill = ld.attr("fill")
     if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
         return None
@@ -214,6 +245,20 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
     guard = g.arith("and", g.arith("eq", g.arith("rem", extents[1], vv), c0),
                     g.arith("and", g.arith("eq", g.arith("rem", off[1], vv), c0),
                             g.arith("ge", off[1], c0)))
+    rows, cols = (int(e) for e in ld.result.type.shape)
+    interior = g.arith("and", g.arith("and", g.arith("ge", off[0], c0),
+                                      g.arith("le", g.arith("add", off[0], g.index(rows)),
+                                              extents[0])),
+                       g.arith("le", g.arith("add", off[1], g.index(cols)), extents[1]))
+    return guard, interior, lambda: _edge_chunks(g, lay, v, esize, off, extents)
+
+
+def _edge_chunks(g: GroupLowering, lay: Any, v: int, esize: int, off: list[ir.Value],
+                 extents: list[ir.Value]) -> list[tuple[int, int | None, ir.Value]]:
+    """Per 16-byte chunk of a thread: (first register, thread limit or None, the valid
+    bytes of a window that may cross the array's edge)."""
+    c0 = g.index(0)
+    vv = g.index(v)
     steps = lay.regs[0]
     chunks_total = lay.size // v
     out = []
@@ -230,7 +275,7 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
         row_ok = g.arith("and", g.arith("ge", glob[0], c0), g.arith("lt", glob[0], extents[0]))
         count = g.arith("select", row_ok, count, c0)
         out.append((s * v, limit, g.arith("mul", count, g.index(esize))))
-    return guard, out
+    return out
 
 
 def _extent(g: GroupLowering, d: ir.Dim) -> ir.Value:
