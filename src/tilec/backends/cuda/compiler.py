@@ -80,6 +80,10 @@ class Resources:
     """Named barriers used."""
     arch: str
     """The architecture compiled for."""
+    reported: bool = True
+    """False when the compiler's log had no register report for this kernel (the counts
+    above are then unknown, not zero; NVRTC can omit ptxas' report for an image it has
+    already built in this process)."""
 
     @property
     def shared(self) -> int:
@@ -87,6 +91,9 @@ class Resources:
         return self.static_shared + self.dynamic_shared
 
     def __str__(self) -> str:
+        if not self.reported:
+            return (f"{self.arch}: registers and spills not reported by the compiler, "
+                    f"{self.dynamic_shared} B dynamic shared")
         return (f"{self.arch}: {self.registers} registers, {self.shared} B shared "
                 f"({self.dynamic_shared} dynamic), {self.stack_frame} B stack, "
                 f"spills {self.spill_stores} B stored / {self.spill_loads} B loaded")
@@ -181,6 +188,7 @@ _RE_ENTRY = re.compile(r"(?:Compiling entry function|Function properties for) '?
 def parse_resources(log: str, kernel: str, arch: str, dynamic_shared: int = 0) -> Resources:
     """The ptxas ``-v`` report of ``kernel`` (zeros for what the log does not say)."""
     regs = barriers = smem = stack = st = ld = 0
+    found = False
     current = None
     for line in log.splitlines():
         m = _RE_ENTRY.search(line)
@@ -194,11 +202,12 @@ def parse_resources(log: str, kernel: str, arch: str, dynamic_shared: int = 0) -
             stack, st, ld = (int(x) for x in m.groups())
         m = _RE_USED.search(line)
         if m:
+            found = True
             regs = int(m.group(1))
             barriers = int(m.group(2) or 0)
             s = _RE_SMEM.search(line)
             smem = int(s.group(1)) if s else 0
-    return Resources(regs, st, ld, stack, smem, dynamic_shared, barriers, arch)
+    return Resources(regs, st, ld, stack, smem, dynamic_shared, barriers, arch, found)
 
 
 # ------------------------------------------------------------------------- compile

@@ -88,6 +88,14 @@ ptxas info    : Used 40 registers, used 1 barriers, 1024 bytes smem, 368 bytes c
     r = parse_resources(log, "k", "sm_90", 4096)
     assert (r.registers, r.stack_frame, r.spill_stores, r.spill_loads) == (40, 16, 8, 4)
     assert (r.static_shared, r.dynamic_shared, r.shared, r.barriers) == (1024, 4096, 5120, 1)
+    assert r.reported and "40 registers" in str(r)
+
+
+def test_missing_register_report_is_unknown_not_zero() -> None:
+    log = "ptxas info    : 0 bytes gmem\n"  # no report for the kernel (an image built before)
+    r = parse_resources(log, "k", "sm_90", 2048)
+    assert not r.reported
+    assert "not reported" in str(r) and "0 registers" not in str(r)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")
