@@ -203,6 +203,13 @@ class CUDAExecutable:
         if launcher is None:
             launcher = Launcher(self.kernel, self.cubin.data, dev)
             self._launchers[dev] = launcher
+            if not self.resources.reported:  # the compiler's log said nothing: ask the driver
+                r = self.resources
+                self.resources = replace(
+                    r, registers=launcher.attribute("NUM_REGS"),
+                    stack_frame=launcher.attribute("LOCAL_SIZE_BYTES"),
+                    static_shared=launcher.attribute("SHARED_SIZE_BYTES"), reported=True,
+                    origin="driver")
         launcher.launch(bound, stream, sync)
 
     def __repr__(self) -> str:

@@ -81,9 +81,12 @@ class Resources:
     arch: str
     """The architecture compiled for."""
     reported: bool = True
-    """False when the compiler's log had no register report for this kernel (the counts
-    above are then unknown, not zero; NVRTC can omit ptxas' report for an image it has
-    already built in this process)."""
+    """False when the compiler's log had no register report for this kernel: the counts
+    above are then unknown, not zero (NVRTC 13.0 was seen to give ptxas' report for the
+    first compilation of a process only)."""
+    origin: str = "ptxas"
+    """Where the counts come from: ``ptxas`` (its ``-v`` report: registers, spills, stack)
+    or ``driver`` (the loaded kernel's attributes: registers and local memory only)."""
 
     @property
     def shared(self) -> int:
@@ -94,6 +97,10 @@ class Resources:
         if not self.reported:
             return (f"{self.arch}: registers and spills not reported by the compiler, "
                     f"{self.dynamic_shared} B dynamic shared")
+        if self.origin == "driver":
+            return (f"{self.arch}: {self.registers} registers, {self.shared} B shared "
+                    f"({self.dynamic_shared} dynamic), {self.stack_frame} B local memory "
+                    "(from the driver; spills not reported)")
         return (f"{self.arch}: {self.registers} registers, {self.shared} B shared "
                 f"({self.dynamic_shared} dynamic), {self.stack_frame} B stack, "
                 f"spills {self.spill_stores} B stored / {self.spill_loads} B loaded")

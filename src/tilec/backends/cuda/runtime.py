@@ -322,6 +322,19 @@ class Launcher:
             else:
                 _check(driver.cuFuncSetAttribute(handle, attr, source.shared_bytes), what)
 
+    def attribute(self, name: str) -> int:
+        """An integer attribute of the loaded kernel (``NUM_REGS``, ``LOCAL_SIZE_BYTES``,
+        ``SHARED_SIZE_BYTES`` ...; the ``CU_FUNC_ATTRIBUTE_`` suffix) from the driver."""
+        from cuda.bindings import driver
+
+        attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+        handle = self.kernel.handle
+        what = f"reading {self.source.kernel}'s {name}"
+        if isinstance(handle, driver.CUkernel):
+            return int(_check(driver.cuKernelGetAttribute(
+                attr, handle, driver.CUdevice(self.device.device_id)), what))
+        return int(_check(driver.cuFuncGetAttribute(attr, handle), what))
+
     def _stream(self, handle: int, stream_type: Any) -> Any:
         """The ``cuda.core`` stream wrapping ``handle`` (made once per handle)."""
         st = self._streams.get(handle)

@@ -1,0 +1,77 @@
+"""Time ``lib.matmul`` (default plan) with 2, 3 and 4 cp.async pipeline stages.
+
+For each dtype and tile, the lowering's ``stages`` option (ring-buffer versions of the
+double-buffered K loop) is varied; every variant is checked against torch (output poisoned
+with NaN first) and timed with ``do_bench`` medians, next to ``torch.matmul`` in the same
+run. Records go to ``benchmarks/results/gemm_stages-<device>-<date>.json``; this is the
+measurement behind the lowering's default stage count.
+
+    PYTHONPATH=src python benchmarks/gemm_stages.py [--size 4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cuda_common import Recorder, bench_ms, host_like, rel_error  # noqa: E402
+
+CASES = (("bf16", (128, 128, 32)), ("bf16", (128, 256, 32)), ("bf16", (256, 128, 32)),
+         ("f32", (128, 128, 32)), ("f32", (128, 256, 32)))
+STAGES = (2, 3, 4)
+
+
+def main() -> int:
+    """Run every variant; write the records."""
+    import torch
+
+    import tilec
+    import tilec.lower as lower
+    from tilec.backends.cuda.backend import CUDABackend
+    from tilec.lib.matmul import matmul
+    from tilec.lower.options import LowerOptions
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--size", type=int, default=4096)
+    args = p.parse_args()
+    n = args.size
+    torch.backends.cuda.matmul.allow_tf32 = False
+    rec = Recorder("gemm_stages")
+    be = CUDABackend("cuda")
+    for dt, (bm, bn, bk) in CASES:
+        tdt = torch.bfloat16 if dt == "bf16" else torch.float32
+        gen = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
+        b = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
+        c = torch.empty(n, n, device="cuda", dtype=torch.float32)
+        want = a.float() @ b.float()
+        torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
+        comp = tilec.compile(matmul, host_like(a), host_like(b), host_like(c),
+                             target="reference", BM=bm, BN=bn, BK=bk)
+        for st in STAGES:
+            opts = dataclasses.replace(LowerOptions(), stages=st)
+            try:
+                m = lower.lower_to_machine(comp.module, be.profile, opts)
+                exe = be.compile(m, comp.fn_name)
+            except Exception as e:  # a variant that does not fit is recorded, not fatal
+                rec.add("matmul", (n, n, n), dt, None, "torch", torch_ms,
+                        tile=f"{bm}x{bn}x{bk}", stages=st, note=f"{type(e).__name__}: {e}")
+                continue
+            c.fill_(float("nan"))
+            exe(a, b, c, sync=True)
+            err = rel_error(c, want)
+            ok = err <= (1e-2 if dt == "bf16" else 1e-4)
+            ms = bench_ms(lambda e=exe, x=a, y=b, z=c: e(x, y, z)) if ok else None
+            rec.add("matmul", (n, n, n), dt, ms, "torch", torch_ms, tile=f"{bm}x{bn}x{bk}",
+                    stages=st, rel_error=err, resources=str(exe.resources),
+                    note=f"{bm}x{bn}x{bk} stages={st} {exe.resources}")
+    rec.write()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
