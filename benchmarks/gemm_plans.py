@@ -7,7 +7,7 @@ it with ``do_bench`` medians. This is the measurement the ``cuda_mma_v2``
 coefficients are fitted to; records go to
 ``benchmarks/results/gemm_plans-<device>-<date>.json``.
 
-    PYTHONPATH=src python benchmarks/gemm_plans.py [--size 4096]
+    PYTHONPATH=src python benchmarks/gemm_plans.py [--size 4096] [--dtype bf16] [--tile 128x128x32]
 """
 
 from __future__ import annotations
@@ -64,11 +64,16 @@ def main() -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=4096)
-    size = p.parse_args().size
+    p.add_argument("--dtype", default=None, help="only this dtype (bf16 or f32)")
+    p.add_argument("--tile", default=None, help="only this tile, e.g. 128x128x32")
+    args = p.parse_args()
+    size = args.size
     torch.backends.cuda.matmul.allow_tf32 = False
     rec = Recorder("gemm_plans")
     be = CUDABackend("cuda")
     for dt, (bm, bn, bk), configs in CASES:
+        if (args.dtype and dt != args.dtype) or (args.tile and args.tile != f"{bm}x{bn}x{bk}"):
+            continue
         tdt = torch.bfloat16 if dt == "bf16" else torch.float32
         gen = torch.Generator(device="cuda").manual_seed(1)
         a = torch.randn(size, size, device="cuda", dtype=tdt, generator=gen)
