@@ -293,7 +293,9 @@ def _footprint(w: MatrixWorkload, realization: str, accumulator: str,
     return sum(st.values()) - released, released
 
 
-def _register_limit(profile: TargetProfile, threads: int) -> int | None:
+def register_limit(profile: TargetProfile, threads: int) -> int | None:
+    """Registers one lane may use at ``threads`` per group (per-lane cap and register
+    file share), or None when the profile states neither."""
     caps = []
     if profile.max_registers_per_lane is not None:
         caps.append(profile.max_registers_per_lane)
@@ -349,7 +351,7 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
     am, an, _ = atom.shape
     u, v = w.m // am, w.n // an
     g = threads // profile.subgroup_width
-    reg_limit = _register_limit(profile, threads)
+    reg_limit = register_limit(profile, threads)
     realization = "mpp" if atom.realization == "memory_operands" else "rectangle"
     examined = 0
 

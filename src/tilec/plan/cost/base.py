@@ -90,3 +90,12 @@ class CostBasis(Protocol):
 def coefficients_json(coeffs: Any) -> dict[str, Any]:
     """Every field of a frozen coefficient record (values plus ``provenance``)."""
     return {f.name: getattr(coeffs, f.name) for f in fields(coeffs)}
+
+
+def scalar_priced(candidate: Any, wc: Any, score: float) -> Priced:
+    """The priced scalar (reference) realization: its work features and ``score``."""
+    feats = (("scalar_fmas", float(wc.scalar_fmas)),
+             ("independent_elements", float(candidate.remaining_elements)),
+             ("elided_independent_elements", float(candidate.elided_elements)),
+             ("score", score))
+    return Priced(candidate, wc, feats, score)

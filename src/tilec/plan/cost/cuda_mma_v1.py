@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilec.exec import TargetProfile
-from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json
+from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json, scalar_priced
 from tilec.plan.matrix import MatrixCandidate, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
@@ -111,11 +111,7 @@ class CudaMmaV1Basis:
         if candidate.realization == "scalar":
             g = max(1, -(-candidate.threads // self.profile.subgroup_width))
             score = (wc.scalar_fmas * k.scalar_fma + candidate.remaining_elements * k.element) / g
-            feats = (("scalar_fmas", float(wc.scalar_fmas)),
-                     ("independent_elements", float(candidate.remaining_elements)),
-                     ("elided_independent_elements", float(candidate.elided_elements)),
-                     ("score", score))
-            return Priced(candidate, wc, feats, score)
+            return scalar_priced(candidate, wc, score)
         assert candidate.atom is not None and candidate.distribution is not None
         d = candidate.distribution
         issue_cost = k.issue(candidate.atom.id)

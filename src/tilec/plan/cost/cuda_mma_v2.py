@@ -49,8 +49,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tilec.exec import Fact, TargetProfile
-from tilec.plan.cost.base import GroupTerms, Priced
-from tilec.plan.matrix import MatrixCandidate, work_counts
+from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
+from tilec.plan.matrix import MatrixCandidate, register_limit, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "AtomPrices", "CudaV2Coefficients", "SM90_V2", "SM80_V2", "CudaMmaV2Basis",
@@ -217,15 +217,6 @@ SM80_V2 = _coefficients("prior: the sm_90 fit carried over (not measured on sm_8
 """Default coefficients for ``cuda:sm_80``."""
 
 
-def _cap(profile: TargetProfile, threads: int) -> int | None:
-    caps = []
-    if profile.max_registers_per_lane is not None:
-        caps.append(profile.max_registers_per_lane)
-    if profile.registers_per_unit is not None:
-        caps.append(profile.registers_per_unit // threads)
-    return min(caps) if caps else None
-
-
 def register_estimate(fragment_scalars: int, staged_bytes: int, threads: int,
                       k: CudaV2Coefficients) -> float:
     """Estimated registers per lane: fragments plus a fitted overhead per staged chunk."""
@@ -256,11 +247,7 @@ class CudaMmaV2Basis:
         e = work.executions
         if candidate.realization == "scalar":
             score = wc.scalar_fmas * k.scalar_fma + candidate.remaining_elements * k.element
-            feats = (("scalar_fmas", float(wc.scalar_fmas)),
-                     ("independent_elements", float(candidate.remaining_elements)),
-                     ("elided_independent_elements", float(candidate.elided_elements)),
-                     ("score", score))
-            return Priced(candidate, wc, feats, score)
+            return scalar_priced(candidate, wc, score)
         assert candidate.atom is not None and candidate.distribution is not None
         d = candidate.distribution
         ap = k.prices(candidate.atom.id)
@@ -282,7 +269,7 @@ class CudaMmaV2Basis:
         elements = candidate.remaining_elements * k.element
         issue = math_issue + frag + acc + steps + staging + elements
         regs = register_estimate(candidate.fragment_scalars, staged, t, k)
-        cap = _cap(self.profile, t)
+        cap = register_limit(self.profile, t)
         spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
         shared = candidate.shared_bytes + (k.staging_versions - 1) * staged
         resident = self._resident(g, t, regs, cap, shared)

@@ -34,7 +34,7 @@ from math import log2
 from typing import Any
 
 from tilec.exec import TargetProfile
-from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json
+from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json, scalar_priced
 from tilec.plan.matrix import MatrixCandidate, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
@@ -117,11 +117,7 @@ class MppMemoryV3Basis:
             g = max(1, -(-candidate.threads // self.profile.subgroup_width))
             score = (wc.scalar_fmas * k.scalar_fma
                      + candidate.remaining_elements * k.element_weight) / g
-            feats = (("scalar_fmas", float(wc.scalar_fmas)),
-                     ("independent_elements", float(candidate.remaining_elements)),
-                     ("elided_independent_elements", float(candidate.elided_elements)),
-                     ("score", score))
-            return Priced(candidate, wc, feats, score)
+            return scalar_priced(candidate, wc, score)
         assert candidate.atom is not None and candidate.distribution is not None
         d = candidate.distribution
         am, an, ak = candidate.atom.shape

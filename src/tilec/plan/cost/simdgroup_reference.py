@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilec.exec import TargetProfile
-from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json
+from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json, scalar_priced
 from tilec.plan.matrix import MatrixCandidate, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
@@ -89,11 +89,7 @@ class SimdgroupReferenceBasis:
         elements = candidate.remaining_elements * k.independent_element
         if candidate.realization == "scalar":
             score = float(wc.scalar_fmas) * k.scalar_fma + elements
-            feats = (("scalar_fmas", float(wc.scalar_fmas)),
-                     ("independent_elements", float(candidate.remaining_elements)),
-                     ("elided_independent_elements", float(candidate.elided_elements)),
-                     ("score", score))
-            return Priced(candidate, wc, feats, score)
+            return scalar_priced(candidate, wc, score)
         assert candidate.atom is not None and candidate.distribution is not None
         d = candidate.distribution
         transfers = wc.input_transfers + wc.accumulator_transfers + wc.direct_global_stores
