@@ -97,6 +97,8 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
             else:
                 args = [_value(g, term, k) for k in range(term.num_operands)]
         yields = flatten(g, args)
+        if staging is not None:
+            staging.end_iteration()
         if g.sync.pending:
             g.sync.barrier()
         g.op("yield", yields, [])

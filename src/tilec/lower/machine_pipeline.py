@@ -8,10 +8,18 @@ shared memory (``versions = W``, a leading version axis). The protocol, with
 ``j`` the iteration number and one copy group committed per iteration:
 
     prologue:   for p < W-1: issue iteration p into version p; commit
-    iteration j: if j+W-1 < n: issue iteration j+W-1 into version (j+W-1) mod W
-                commit; wait until at most W-1 groups are pending; barrier
+    iteration j: wait until at most W-2 groups are pending (iteration j's copies
+                have landed); barrier (they are visible to every thread, and
+                every thread has finished iteration j-1's compute)
+                if j+W-1 < n: issue iteration j+W-1 into version (j+W-1) mod W,
+                the version iteration j-1 read; commit
                 compute from version j mod W (the matrix fragments read it)
-                barrier (the next iteration overwrites the version read here)
+
+One barrier per iteration: the barrier that publishes iteration ``j``'s
+copies also retires the reads of iteration ``j - 1``, so the version they read
+can be refilled right after it. The tracker of group barriers is told so:
+the ring buffers' accesses inside the loop are ordered by this protocol, not
+by a barrier at the end of the body.
 
 An issue is ``cp.async.16`` per 16-byte chunk, zero-filling what lies outside
 the array (``valid_bytes``), under a specialization guard proving the 16-byte
@@ -90,21 +98,31 @@ class Staging:
         g = self.g
         w = self.versions
         j = g.arith("floordiv", g.arith("sub", iv, lb), step)
+        if g.async_copies:
+            g.atom("cp.async.wait", [], [], pending=w - 2)
+        g.sync.barrier()
         ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
         ver_ahead = g.arith("rem", g.arith("add", j, g.index(w - 1)), g.index(w))
         g.guarded(g.arith("lt", ahead, ub), lambda: self.issue(ahead, ver_ahead))
         if g.async_copies:
             g.atom("cp.async.commit", [], [ir.token])
-            g.atom("cp.async.wait", [], [], pending=w - 1)
-        g.sync.barrier()
         ver = g.arith("rem", j, g.index(w))
         for ld in self.loads:
             g.bind(ld.result, Staged(self._version(ld, ver)))
 
+    def end_iteration(self) -> None:
+        """The ring buffers' accesses of this iteration need no barrier at the end of the
+        body: the next iteration's leading barrier orders them (see the protocol)."""
+        for ring in self.rings.values():
+            self.g.sync.reads.discard(ring)
+            self.g.sync.writes.discard(ring)
+
     def finish(self) -> None:
-        """No copy group outlives the loop."""
+        """No copy group outlives the loop; the last iteration's reads of the ring buffers
+        stay pending for the code after the loop (no trailing barrier retired them)."""
         if self.g.async_copies:
             self.g.atom("cp.async.wait", [], [], pending=0)
+        self.g.sync.reads.update(self.rings.values())
 
     # -- one issue -------------------------------------------------------------------
     def _version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
@@ -143,9 +161,7 @@ class Staging:
                                   ld, w, d, _whole_chunks(g, ld)),
                               {"guard": "aligned window inside the array (whole cp.async chunks)"},
                               edge)
-        g.sync.restore(before)
-        for ld in self.loads:
-            g.sync.writes.add(self.rings[ld])
+        g.sync.restore(before)  # the protocol's barriers order the ring buffers' copies
 
     def _copy_sync(self, ld: ir.Operation, window: ir.Value, dst: ir.Value) -> None:
         g = self.g
