@@ -85,3 +85,18 @@ def test_repeated_calls_reuse_checks_but_not_results(torch_cuda: Any) -> None:
     buf = torch.zeros(96 * 80, device="cuda", dtype=torch.float32)
     with pytest.raises(InteropError, match="overlaps"):
         exe(buf[:96 * 64].view(96, 64), db, buf.view(96, 80), sync=True)
+
+
+def test_misaligned_cp_async_source_is_refused(torch_cuda: Any) -> None:
+    torch = torch_cuda
+    a = np.zeros((64, 64), ml_dtypes.bfloat16)
+    c = np.empty((64, 64), np.float32)
+    exe = _executable(a, a, c, (64, 64, 32))
+    buf = torch.zeros(64 * 64 + 8, device="cuda", dtype=torch.bfloat16)
+    shifted = buf[1:1 + 64 * 64].view(64, 64)  # 2 bytes past a 16-byte boundary
+    db, dc = to_device(torch, a), to_device(torch, c)
+    with pytest.raises(InteropError, match="not 16-byte aligned"):
+        exe(shifted, db, dc, sync=True)
+    poison(torch, dc)
+    exe(buf[8:8 + 64 * 64].view(64, 64), db, dc, sync=True)  # 16 bytes in: accepted
+    check(to_host(torch, dc), np.zeros((64, 64)), 0, 0)

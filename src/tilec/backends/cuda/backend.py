@@ -27,7 +27,13 @@ from tilec.backends.cuda.compiler import (
     nvrtc_available,
 )
 from tilec.backends.cuda.emitter import CUDASource, emit_cuda
-from tilec.backends.cuda.runtime import Launcher, argument_key, bind_arguments, shape_bindings
+from tilec.backends.cuda.runtime import (
+    Launcher,
+    argument_key,
+    bind_arguments,
+    check_aligned16,
+    shape_bindings,
+)
 
 __all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_sm_80",
            "probe_sm_90", "device_capability", "TARGET_SM"]
@@ -196,6 +202,7 @@ class CUDAExecutable:
             bound = replace(self._last_bound, objects=list(args))
         else:
             bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings)
+            check_aligned16(self.kernel, bound)
             # Keep the checked values, not the arrays (no reference to the caller's tensors).
             self._last_key, self._last_bound = key, replace(bound, objects=[])
         dev = max(bound.device, 0)

@@ -166,6 +166,9 @@ class CUDASource:
     """Operation id -> (opcode, location)."""
     stats: dict[str, int] = field(default_factory=dict)
     """Emission statistics (vector chunks, scalar elements)."""
+    aligned16: frozenset[int] = frozenset()
+    """User parameters whose base address must be 16-byte aligned: sources of 16-byte
+    asynchronous copies (the launcher refuses other arrays, naming the argument)."""
 
     def grid(self, values: Sequence[int]) -> tuple[int, ...]:
         """The grid extents for parameter values ``values`` (in ``params`` order)."""
@@ -242,6 +245,8 @@ class CUDAEmitter(CLikeEmitter):
         self.sizes: set[str] = set()
         """C names of the size parameters (shape symbols and other extents; never negative)."""
         self._narrow_sizes: dict[str, str] = {}
+        self._param_index: dict[str, int] = {}
+        self._aligned16: set[int] = set()
         self.access = AccessWriter(self.buf, self.fresh, self.narrow_size)
         self.threads = 0
         self.shared_bytes = 0
@@ -450,7 +455,7 @@ class CUDAEmitter(CLikeEmitter):
                  "scalar_elements": self.access.scalar_elems}
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
                           grid_op.attr("rank"), steps, grid_keys, self.shared_bytes, 80, "",
-                          self.ops, stats)
+                          self.ops, stats, frozenset(self._aligned16))
 
     def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]
                    ) -> None:
@@ -495,6 +500,7 @@ class CUDAEmitter(CLikeEmitter):
                     raise self.unsupported(None, f"parameter {hint} is {t.space} memory; kernel "
                                                  "parameters are global")
                 ptr = self.name_of(a)
+                self._param_index[ptr] = i
                 w = id(a) in written
                 mt = self.mtype(t.dtype)
                 head.append(f"{'' if w else 'const '}{mt} *__restrict__ {ptr}")
@@ -1166,6 +1172,8 @@ class CUDAEmitter(CLikeEmitter):
             if dst.space != "shared" or src.space != "global":
                 raise self.unsupported(op, "cp.async.16 copies global -> shared")
             valid = self.scalar(op.operand(2), op)
+            if src.ptr in self._param_index:
+                self._aligned16.add(self._param_index[src.ptr])
             with b.block(""):
                 b.lines_of(ptx.cp_async_lines(
                     f"{dst.ptr} + {self.access.address_of_first(dst)}",

@@ -39,7 +39,8 @@ from tilec.backends.cuda.emitter import CUDASource, ParamInfo
 from tilec.backends.interop_checks import InteropError, shape_bindings
 
 __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
-           "BoundLaunch", "bind_arguments", "argument_key", "Launcher", "ELEM_BYTES"]
+           "BoundLaunch", "bind_arguments", "argument_key", "check_aligned16", "Launcher",
+           "ELEM_BYTES"]
 
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
               "i64": 8, "index": 8}
@@ -240,6 +241,20 @@ def argument_key(user_args: Sequence[Any]) -> tuple[Any, ...] | None:
         else:
             return None
     return tuple(key)
+
+
+def check_aligned16(src: CUDASource, bound: BoundLaunch) -> None:
+    """Refuse arrays the kernel copies with 16-byte ``cp.async`` unless their base address
+    is 16-byte aligned (the copies would fault or read the wrong bytes)."""
+    user = [p for p in src.params if p.kind in ("mem", "scalar")]
+    for i in sorted(src.aligned16):
+        a = bound.arrays[i] if i < len(bound.arrays) else None
+        if a is not None and a.ptr % 16:
+            raise InteropError(
+                f"argument {i} ('{user[i].name}') of {src.kernel} starts at {a.ptr:#x}, which is "
+                "not 16-byte aligned; this kernel copies it in 16-byte chunks (cp.async). "
+                "Pass an array that starts on a 16-byte boundary (e.g. a fresh allocation or "
+                ".clone())")
 
 
 def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:

@@ -128,3 +128,42 @@ def test_default_target_falls_back_without_a_device(monkeypatch: pytest.MonkeyPa
         assert targets.why_unavailable("cuda:sm_90") == probe()
     monkeypatch.setenv("TILEC_TARGET", "cuda:sm_80")
     assert targets.default_target() == "cuda:sm_80"
+
+
+def _lowered_matmul_source():
+    import ml_dtypes
+
+    import tilec
+    import tilec.lower as lower
+    from tilec.lib.matmul import matmul
+
+    a = np.empty((64, 64), ml_dtypes.bfloat16)
+    c = np.empty((64, 64), np.float32)
+    comp = tilec.compile(matmul, a, a, c, target="reference")
+    m = lower.lower_to_machine(comp.module, "cuda:sm_90")
+    fn = m.lookup(comp.fn_name)
+    return emit_cuda(m, comp.fn_name), shape_bindings(fn)
+
+
+def test_cp_async_sources_must_start_on_16_bytes() -> None:
+    src, binds = _lowered_matmul_source()
+    assert src.aligned16 == frozenset({0, 1})  # A and B are staged with cp.async; C is not
+    good = [FakeDeviceArray(0x10000, (64, 64), "<u2"), FakeDeviceArray(0x20000, (64, 64), "<u2"),
+            FakeDeviceArray(0x30004, (64, 64))]  # C only needs its element alignment
+    # __cuda_array_interface__ cannot say bf16; bind through the facts the runtime reads.
+    from dataclasses import replace
+
+    from tilec.backends.cuda.runtime import BoundLaunch, DeviceArray, check_aligned16
+
+    facts = [DeviceArray(int(x.__cuda_array_interface__["data"][0]), (64, 64), None, "bf16", 0,
+                         False, "cai") for x in good]
+    bound = BoundLaunch([], facts, [], 0, [])
+    check_aligned16(src, bound)  # 16-byte aligned A and B, C at +4: accepted
+    bad = replace(bound, arrays=[replace(facts[0], ptr=0x10002), *facts[1:]])
+    with pytest.raises(InteropError, match=r"argument 0 \('A'\).*not 16-byte aligned"):
+        check_aligned16(src, bad)
+
+
+def test_kernels_without_async_copies_ask_for_no_extra_alignment() -> None:
+    src, _ = _gemm()  # the hand-written tf32 sample stages with ordinary loads
+    assert src.aligned16 == frozenset()
