@@ -38,8 +38,9 @@ Per thread count (``group_terms``)::
 
 Units are warp issue slots (one warp FFMA = 1). Every coefficient is a
 ``Fact`` tagged ``spec``, ``measured`` or ``prior`` with its source; the
-measured ones are fitted to the H200 plan sweep that docs/design/planner.md
-tabulates, not to a general benchmark set.
+measured ones are fitted to the H200 plan sweeps that docs/design/planner.md
+tabulates (16-bit fragment loads: the sweep at commit 712eac1, with ldmatrix A and B
+loads; the rest: the earlier sweep), not to a general benchmark set.
 """
 
 from __future__ import annotations
@@ -62,7 +63,12 @@ NAME = "cuda_mma_v2"
 STAGING_CHUNK_BYTES = 16
 """Bytes one lane stages per copy (a 16-byte vector or asynchronous copy)."""
 
-_SWEEP = "H200 plan sweep of lib.matmul 4096^3, 2026-11-30 (benchmarks/gemm_plans.py)"
+_SWEEP = ("H200 plan sweep of lib.matmul 4096^3, 2026-11-30, at commit f063b2b "
+          "(benchmarks/gemm_plans.py)")
+_SWEEP_FILE = "benchmarks/results/gemm_plans-NVIDIA-H200-2026-11-30.json"
+_FRAG_SWEEP = ("H200 plan sweep of lib.matmul 4096^3 at commit 712eac1 (records with that "
+               "commit in " + _SWEEP_FILE + "; A fragments by ldmatrix.x4, B fragments in "
+               "pairs by ldmatrix.x4.trans)")
 
 
 @dataclass(frozen=True)
@@ -140,17 +146,29 @@ def _atom_facts(p: AtomPrices, kinds: tuple[str, str, str], sources: tuple[str, 
                  for k, kind, src in zip(("issue", "a_load", "b_load"), kinds, sources))
 
 
-_MMA16 = ("least-squares fit of the " + _SWEEP + ": bf16 128x128x32 at 128, 256 and 512 "
-          "threads over 8 warp grids (0.641 to 0.968 ms) gives, per group K step, mma : A "
-          "fragment : B fragment : warp step = 7 : 1 : 5 : 55 (residuals within 6%; B "
-          "fragments of a row-major B are packed from 16-bit loads, A uses ldmatrix)")
+_MMA16 = ("least-squares fit of the " + _FRAG_SWEEP + ": bf16 128x128x32 at 128 and 256 "
+          "threads over 7 warp grids (0.495 to 0.569 ms), with a_load = 2 b_load (one "
+          "ldmatrix.x4 per A fragment, one ldmatrix.x4.trans per two B fragments) and "
+          "warp_step held at 55, gives A : B fragment = 1.9 : 0.95 per mma = 7 (residuals "
+          "within 7%; fitted freely 1.99 : 0.90). 128x32 and 32x128 warp tiles at 128 threads "
+          "measured 0.5096 and 0.5097 ms: 8a + 4b = 2a + 16b, i.e. a = 2b")
+_MMA16_OLD = ("least-squares fit of the " + _SWEEP + ": bf16 128x128x32 at 128, 256 and 512 "
+              "threads over 8 warp grids (0.641 to 0.968 ms) gives, per group K step, mma : A "
+              "fragment : B fragment : warp step = 7 : 1 : 5 : 55 (residuals within 6%; B "
+              "fragments were packed from 16-bit loads then)")
+_WARP_STEP = (_MMA16_OLD + "; kept in the refit to the " + _FRAG_SWEEP + ": fitted freely "
+              "there to the 128- and 256-thread plans it comes out near 0, to all 14 plans "
+              "(with 512 and 1024 threads at 0.743 and 0.998 ms) near 80, because plans with "
+              "one resident group per SM pay exposed barriers this basis has no term for; 55 "
+              "keeps every plan ordered as measured and the exact-f32 fit, which shares it, "
+              "unchanged")
 _FFMA = ("fit of the " + _SWEEP + ": for exact f32 warp grids at equal thread counts the "
          "times follow shared loads per FFMA (1/rm + 1/rn), 0.5 to 0.9 issue slots per loaded "
          "value (e.g. 64x16 vs 32x32 warp tiles at 128 threads: 4.23 vs 3.85 ms); warp tiles "
          "with 16 B atoms per lane (4.95 and 8.93 ms) are slower than this predicts")
 _ATOMS = (
-    AtomPrices("mma.m16n8k16.bf16", 7.0, 1.0, 5.0),
-    AtomPrices("mma.m16n8k16.f16", 7.0, 1.0, 5.0),
+    AtomPrices("mma.m16n8k16.bf16", 7.0, 1.9, 0.95),
+    AtomPrices("mma.m16n8k16.f16", 7.0, 1.9, 0.95),
     AtomPrices("mma.m16n8k8.tf32", 7.0, 2.0, 2.0),
     AtomPrices("ffma", 1.0, 0.75, 0.75),
 )
@@ -159,7 +177,7 @@ _ATOM_FACTS = (
                 ("cuda_mma_v1's prior (2048 MACs at about 9x the FP32 rate); the unit the "
                  "fit below is scaled to", _MMA16, _MMA16))
     + _atom_facts(_ATOMS[1], ("prior",) * 3,
-                  ("the bf16 numbers: same fragment layouts and loads",) * 3)
+                  ("the bf16 numbers: same fragment layouts and ldmatrix loads",) * 3)
     + _atom_facts(_ATOMS[2], ("prior",) * 3,
                   ("half the MACs of m16n8k16 at half the 16-bit rate: the same time",
                    "four 32-bit shared loads per A fragment, no packing",
@@ -174,7 +192,7 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         Fact("accumulator_transfer", 2.0, "prior",
              "two 32-bit shared accesses per accumulator fragment register pair"),
         Fact("direct_global_store", 2.0, "prior", "cuda_mma_v1's price, not measured"),
-        Fact("warp_step", 55.0, fit_kind, _MMA16 if fit_kind == "measured"
+        Fact("warp_step", 55.0, fit_kind, _WARP_STEP if fit_kind == "measured"
              else "the sm_90 measurement (same code shape)"),
         Fact("staging_chunk", 0.3, "prior",
              "about 10 lane instructions (address, guard, 16-byte copy) per chunk, over 32 lanes"),
