@@ -175,11 +175,19 @@ def cache_dir() -> Path:
     return cache_root() / "cuda"
 
 
+_RE_ORIGIN = re.compile(r"^[ \t]*/\* tilec: [^\n]*\*/[ \t]*\n", re.MULTILINE)
+
+
 def cache_key(source: str, arch: str) -> str:
-    """The sha256 naming a cubin."""
+    """The sha256 naming a cubin.
+
+    The emitter's origin comments (``/* tilec: <op>#<id> at file:line */``) are left out:
+    operation ids differ between two compilations of one kernel in a process, and
+    comments do not change the cubin.
+    """
     h = hashlib.sha256()
     for part in (f"abi={ABI_VERSION}", " ".join(OPTIONS), arch, f"nvrtc={nvrtc_version()}",
-                 f"driver={driver_version()}", source):
+                 f"driver={driver_version()}", _RE_ORIGIN.sub("", source)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

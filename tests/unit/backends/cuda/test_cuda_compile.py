@@ -143,3 +143,34 @@ def test_library_kernel_compiles(case, profile: str) -> None:
     arch = profile.split(":")[1]
     cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes, src.buffer.origin_of_line)
     assert cub.resources.registers > 0
+
+
+def test_cache_key_ignores_origin_comments_only() -> None:
+    from tilec.backends.cuda.compiler import cache_key
+
+    body = "extern \"C\" __global__ void k(float *x) {\n  x[0] = 1.0f;\n}\n"
+    a = "  /* tilec: constant#58 at m.py:26:31 */\n" + body
+    b = "  /* tilec: constant#506 at m.py:26:31 */\n" + body
+    assert cache_key(a, "sm_90") == cache_key(b, "sm_90") == cache_key(body, "sm_90")
+    assert cache_key(body.replace("1.0f", "2.0f"), "sm_90") != cache_key(body, "sm_90")
+    assert cache_key(body, "sm_80") != cache_key(body, "sm_90")
+
+
+@needs_nvrtc
+def test_one_kernel_compiled_twice_in_a_process_hits_the_cache(tmp_path, monkeypatch) -> None:
+    import ml_dtypes
+    import numpy as np
+
+    import tilec
+    import tilec.lower as lower
+    from tilec.lib.matmul import matmul
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    keys = []
+    for n in (96, 80):  # different specializations of one shape-generic kernel
+        a = np.empty((n, n), ml_dtypes.bfloat16)
+        c = np.empty((n, n), np.float32)
+        comp = tilec.compile(matmul, a, a, c, target="reference")
+        src = emit_cuda(lower.lower_to_machine(comp.module, "cuda:sm_90"), comp.fn_name)
+        keys.append(compile_cubin(src.text, "sm_90", src.kernel, src.shared_bytes).key)
+    assert keys[0] == keys[1]
