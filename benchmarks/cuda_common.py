@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES_DIR = ROOT / "tests" / "unit" / "backends" / "cuda"
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -146,11 +144,11 @@ def host_like(t: Any) -> np.ndarray:
     return np.empty(tuple(t.shape), dt)
 
 
-def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any],
-                 fallback: str | None = None) -> tuple[Any, str]:
-    """A CUDA executable for a library kernel (lowered), else for a hand-written sample.
+def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
+                 ) -> tuple[Any, str]:
+    """A CUDA executable for a library kernel, lowered with the default plan.
 
-    Returns ``(executable or None, note)``; the note says which path was taken and why.
+    Returns ``(executable or None, note)``; the note gives the resources, or why it failed.
     """
     import tilec
     from tilec.backends.cuda.backend import CUDABackend
@@ -163,16 +161,7 @@ def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
         exe = be.compile(machine, compiled.fn_name)
         return exe, f"lowered; {exe.resources}"
     except Exception as e:
-        why = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
-    if fallback is None:
-        return None, f"tilec unavailable ({why})"
-    if str(SAMPLES_DIR) not in sys.path:
-        sys.path.insert(0, str(SAMPLES_DIR))
-    from cuda_machine_ir import SAMPLES
-
-    s = SAMPLES[fallback]
-    exe = be.compile(s.module(), s.name)
-    return exe, f"hand-written Machine sample {fallback} (lowering: {why}); {exe.resources}"
+        return None, f"tilec unavailable ({type(e).__name__}: {str(e).splitlines()[0][:160]})"
 
 
 def rel_error(got: Any, want: Any) -> float:

@@ -279,24 +279,16 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
 
         return Lowered(c.layout, _k_loop(g, steps, list(c.parts), body))
     # one-atom reference: job r of subgroup w is atom r*G + w
-    subgroups = g.threads // 32
-    u, v = int(c.layout.shape[0]) // am, int(c.layout.shape[1]) // an
-    parts = []
-    for r, acc in enumerate(c.parts):
-        row0, col0 = _job(r, subgroups, v, am, an, warp)
+    def job(row0: ir.AffineExpr, col0: ir.AffineExpr, acc: ir.Value) -> list[ir.Value]:
+        def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
+            syms = [iv, g.tid]
+            fa = load_a(syms, row0)
+            fb = _load(g, b, syms, frag_b(col0), atom.b.regs)
+            return [issue(fa, fb, accs[0])]
 
-        def job(row0: ir.AffineExpr = row0, col0: ir.AffineExpr = col0,
-                acc: ir.Value = acc) -> list[ir.Value]:
-            def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
-                syms = [iv, g.tid]
-                fa = load_a(syms, row0)
-                fb = _load(g, b, syms, frag_b(col0), atom.b.regs)
-                return [issue(fa, fb, accs[0])]
+        return _k_loop(g, steps, [acc], body)
 
-            return _k_loop(g, steps, [acc], body)
-
-        parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v), job, [acc]))
-    return Lowered(c.layout, parts)
+    return _atom_jobs(g, c, am, an, warp, job)
 
 
 # ------------------------------------------------------------------------ lanes
@@ -340,17 +332,23 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
                       lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,
                                                         unroll, accs[0], iv, fused)])
         return Lowered(c.layout, out)
+    return _atom_jobs(g, c, am, an, warp, lambda row0, col0, acc: _k_loop(
+        g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)]))
+
+
+def _atom_jobs(g: GroupLowering, c: Lowered, am: int, an: int, warp: ir.AffineExpr,
+               run: Callable[[ir.AffineExpr, ir.AffineExpr, ir.Value], list[ir.Value]]
+               ) -> Lowered:
+    """The one-atom reference distribution: accumulator part ``r`` of subgroup ``w`` is atom
+    ``r*G + w`` (``_job``), computed by ``run(row0, col0, acc)`` under its job guard."""
     subgroups = g.threads // 32
     u, v = int(c.layout.shape[0]) // am, int(c.layout.shape[1]) // an
     parts = []
     for r, acc in enumerate(c.parts):
         row0, col0 = _job(r, subgroups, v, am, an, warp)
-
-        def job(row0: ir.AffineExpr = row0, col0: ir.AffineExpr = col0,
-                acc: ir.Value = acc) -> list[ir.Value]:
-            return _k_loop(g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)])
-
-        parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v), job, [acc]))
+        parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v),
+                             lambda row0=row0, col0=col0, acc=acc: run(row0, col0, acc),
+                             [acc]))
     return Lowered(c.layout, parts)
 
 

@@ -208,20 +208,24 @@ def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
     return [op for op in stage.operations if op in need]
 
 
-def _whole_chunks(g: GroupLowering, ld: ir.Operation) -> list[tuple[int, int | None, ir.Value]]:
-    """Per 16-byte chunk of a thread: (first register, thread limit or None, 16 bytes)."""
-    lay = layout_of(ld.result)
+def _chunk_slots(g: GroupLowering, lay: Any) -> list[tuple[int, int | None]]:
+    """Per 16-byte chunk a thread copies: (first register, thread limit or None)."""
     v = lay.param("v") or 1
     chunks_total = lay.size // v
-    full = g.index(16)
-    out: list[tuple[int, int | None, ir.Value]] = []
+    out: list[tuple[int, int | None]] = []
     for s in range(lay.regs[0]):
         first = s * g.threads
         if first >= chunks_total:
             break
-        limit = None if first + g.threads <= chunks_total else chunks_total - first
-        out.append((s * v, limit, full))
+        out.append((s * v, None if first + g.threads <= chunks_total
+                    else chunks_total - first))
     return out
+
+
+def _whole_chunks(g: GroupLowering, ld: ir.Operation) -> list[tuple[int, int | None, ir.Value]]:
+    """Per 16-byte chunk of a thread: (first register, thread limit or None, 16 bytes)."""
+    full = g.index(16)
+    return [(reg, limit, full) for reg, limit in _chunk_slots(g, layout_of(ld.result))]
 
 
 def _async_plan(g: GroupLowering, ld: ir.Operation
@@ -275,22 +279,16 @@ def _edge_chunks(g: GroupLowering, lay: Any, v: int, esize: int, off: list[ir.Va
     bytes of a window that may cross the array's edge)."""
     c0 = g.index(0)
     vv = g.index(v)
-    steps = lay.regs[0]
-    chunks_total = lay.size // v
     out = []
-    for s in range(steps):
-        first = s * g.threads
-        if first >= chunks_total:
-            break
-        limit = None if first + g.threads <= chunks_total else chunks_total - first
-        coords = [e.substitute([ir.d(0), ir.const(s * v)]) for e in lay.map.results]
+    for reg, limit in _chunk_slots(g, lay):
+        coords = [e.substitute([ir.d(0), ir.const(reg)]) for e in lay.map.results]
         c = [g.affine(e, [g.tid]) for e in coords]
         glob = [g.arith("add", ci, oi) for ci, oi in zip(c, off)]
         left = g.arith("sub", extents[1], glob[1])
         count = g.arith("max", g.arith("min", left, vv), c0)
         row_ok = g.arith("and", g.arith("ge", glob[0], c0), g.arith("lt", glob[0], extents[0]))
         count = g.arith("select", row_ok, count, c0)
-        out.append((s * v, limit, g.arith("mul", count, g.index(esize))))
+        out.append((reg, limit, g.arith("mul", count, g.index(esize))))
     return out
 
 

@@ -348,6 +348,18 @@ _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "
           "i64": 8, "index": 8}
 
 
+def _linear_forms(m: ir.IndexMap, dims: Sequence[ir.AffineExpr], sym_divs: Sequence[int],
+                  width: int) -> list[tuple[ir.AffineExpr, int]] | None:
+    """``linear_in`` of every result of ``m`` at ``dims``; None when one is not linear."""
+    out = []
+    for r in m.results:
+        lin = linear_in(r.substitute(dims), sym_divs, width)
+        if lin is None:
+            return None
+        out.append(lin)
+    return out
+
+
 def elem_bytes(t: ir.ScalarType) -> int:
     """Bytes of one element in memory."""
     return _BYTES[t.name]
@@ -392,22 +404,14 @@ class AccessWriter:
                                list[list[tuple[ir.AffineExpr, int]]], bool] | None:
         """Linear forms of the base and level coordinates over one chunk, and static alignment."""
         dims = self._dims(shape, i0, True)
-        coords = []
-        for r in ref.map.results:
-            lin = linear_in(r.substitute(dims), ref.sym_divs, w)
-            if lin is None:
-                return None
-            coords.append(lin)
-        if any(k != 0 for _, k in coords[:-1]) or coords[-1][1] != 1:
+        coords = _linear_forms(ref.map, dims, ref.sym_divs, w)
+        if coords is None or any(k != 0 for _, k in coords[:-1]) or coords[-1][1] != 1:
             return None
         levels = []
         for lv in ref.levels:
-            forms = []
-            for r in lv.map.results:
-                lin = linear_in(r.substitute(dims), lv.sym_divs, w)
-                if lin is None:
-                    return None
-                forms.append(lin)
+            forms = _linear_forms(lv.map, dims, lv.sym_divs, w)
+            if forms is None:
+                return None
             levels.append(forms)
         ok = divisor(coords[-1][0], ref.sym_divs) % w == 0
         for (b, _), sd in zip(coords[:-1], ref.stride_divs[:-1]):

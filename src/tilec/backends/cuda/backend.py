@@ -215,8 +215,7 @@ class CUDAExecutable:
                 self.resources = replace(
                     r, registers=launcher.attribute("NUM_REGS"),
                     stack_frame=launcher.attribute("LOCAL_SIZE_BYTES"),
-                    static_shared=launcher.attribute("SHARED_SIZE_BYTES"), reported=True,
-                    origin="driver")
+                    static_shared=launcher.attribute("SHARED_SIZE_BYTES"), origin="driver")
         launcher.launch(bound, stream, sync)
 
     def __repr__(self) -> str:

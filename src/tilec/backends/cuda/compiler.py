@@ -80,13 +80,17 @@ class Resources:
     """Named barriers used."""
     arch: str
     """The architecture compiled for."""
-    reported: bool = True
-    """False when the compiler's log had no register report for this kernel: the counts
+    origin: str = "ptxas"
+    """Where the counts come from: ``ptxas`` (its ``-v`` report: registers, spills, stack),
+    ``driver`` (the loaded kernel's attributes: registers and local memory only), or
+    ``none`` when the compiler's log had no register report for this kernel: the counts
     above are then unknown, not zero (NVRTC 13.0 was seen to give ptxas' report for the
     first compilation of a process only)."""
-    origin: str = "ptxas"
-    """Where the counts come from: ``ptxas`` (its ``-v`` report: registers, spills, stack)
-    or ``driver`` (the loaded kernel's attributes: registers and local memory only)."""
+
+    @property
+    def reported(self) -> bool:
+        """Whether the counts are known (from ptxas or the driver)."""
+        return self.origin != "none"
 
     @property
     def shared(self) -> int:
@@ -222,7 +226,8 @@ def parse_resources(log: str, kernel: str, arch: str, dynamic_shared: int = 0) -
             barriers = int(m.group(2) or 0)
             s = _RE_SMEM.search(line)
             smem = int(s.group(1)) if s else 0
-    return Resources(regs, st, ld, stack, smem, dynamic_shared, barriers, arch, found)
+    return Resources(regs, st, ld, stack, smem, dynamic_shared, barriers, arch,
+                     "ptxas" if found else "none")
 
 
 # ------------------------------------------------------------------------- compile
