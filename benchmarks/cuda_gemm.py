@@ -84,7 +84,7 @@ def triton_matmul() -> Any:
 
 
 TILES = ((128, 128, 32), (128, 256, 32), (128, 64, 32), (64, 128, 32), (64, 64, 32),
-         (128, 128, 64), (256, 128, 32))
+         (128, 128, 64), (256, 128, 32), (128, 256, 64), (256, 128, 64))
 """tilec's tile configurations (BM, BN, BK); like the Triton peer, the best one is reported
 (every configuration's time is recorded too). Threads and warp tiles are the planner's."""
 

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cuda_common import Recorder, bench_ms, host_like, rel_error  # noqa: E402
 
-CASES = (("bf16", (128, 128, 32)), ("bf16", (128, 256, 32)), ("bf16", (256, 128, 32)),
+CASES = (("bf16", (128, 128, 64)), ("bf16", (128, 256, 64)), ("bf16", (256, 128, 64)),
+         ("bf16", (128, 128, 32)), ("bf16", (128, 256, 32)), ("bf16", (256, 128, 32)),
          ("f32", (128, 128, 32)), ("f32", (128, 256, 32)))
 STAGES = (2, 3, 4)
 
@@ -37,12 +38,16 @@ def main() -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=4096)
+    p.add_argument("--dtype", default=None, help="only this dtype (bf16, f32)")
+    p.add_argument("--tile", default=None, help="only this BMxBNxBK tile")
     args = p.parse_args()
     n = args.size
     torch.backends.cuda.matmul.allow_tf32 = False
     rec = Recorder("gemm_stages")
     be = CUDABackend("cuda")
     for dt, (bm, bn, bk) in CASES:
+        if (args.dtype and dt != args.dtype) or (args.tile and args.tile != f"{bm}x{bn}x{bk}"):
+            continue
         tdt = torch.bfloat16 if dt == "bf16" else torch.float32
         gen = torch.Generator(device="cuda").manual_seed(n)
         a = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
@@ -53,7 +58,7 @@ def main() -> int:
         comp = tilec.compile(matmul, host_like(a), host_like(b), host_like(c),
                              target="reference", BM=bm, BN=bn, BK=bk)
         for st in STAGES:
-            opts = dataclasses.replace(LowerOptions(), stages=st)
+            opts = dataclasses.replace(LowerOptions(), stages=st, wgmma_stages=st)
             try:
                 m = lower.lower_to_machine(comp.module, be.profile, opts)
                 exe = be.compile(m, comp.fn_name)
@@ -69,6 +74,8 @@ def main() -> int:
             rec.add("matmul", (n, n, n), dt, ms, "torch", torch_ms, tile=f"{bm}x{bn}x{bk}",
                     stages=st, rel_error=err, resources=str(exe.resources),
                     note=f"{bm}x{bn}x{bk} stages={st} {exe.resources}")
+            print(f"{dt} {bm}x{bn}x{bk} stages={st}: {ms} ms (torch {torch_ms:.4f}), rel "
+                  f"{err:.2e}, {exe.resources}", flush=True)
     rec.write()
     return 0
 

@@ -24,7 +24,9 @@ from tilec.lib.matmul import matmul
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 
 TILES = ((128, 128, 32), (128, 256, 32), (128, 64, 32), (64, 128, 32), (64, 64, 32),
-         (128, 128, 64), (256, 128, 32))
+         (128, 128, 64), (256, 128, 32), (128, 256, 64), (256, 128, 64))
+WGMMA_TILES = ((128, 128, 64), (128, 256, 64), (256, 128, 64), (64, 64, 64))
+"""Tiles whose 16-bit plans are warpgroup instructions (K and N multiples of 64)."""
 SHAPES = ((333, 517, 250), (256, 512, 128))
 
 
@@ -55,6 +57,31 @@ def test_benchmark_tiles_match_numpy(torch_cuda: Any, dtype: str, shape: tuple[i
     want = a.astype(np.float64) @ b.astype(np.float64)
     scale = float(np.abs(want).max())
     check(to_host(torch, dc), want, 0, (1e-2 if dtype == "bf16" else 1e-4) * scale)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("shape", SHAPES + ((64, 64, 64), (1000, 1000, 1000)),
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("tile", WGMMA_TILES, ids=lambda t: "x".join(map(str, t)))
+def test_wgmma_plans_match_numpy(torch_cuda: Any, dtype: str, shape: tuple[int, ...],
+                                 tile: tuple[int, int, int]) -> None:
+    """The warpgroup-instruction plans (sm_90a) on ragged and aligned shapes, bf16 and f16."""
+    torch = torch_cuda
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("wgmma needs an sm_90 device")
+    m, n, k = shape
+    rng = np.random.default_rng(m * 5 + n * 11 + k)
+    npdt = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
+    a = rng.standard_normal((m, k)).astype(npdt)
+    b = rng.standard_normal((k, n)).astype(npdt)
+    c = np.empty((m, n), np.float32)
+    exe = _executable(a, b, c, tile)
+    assert "wgmma.mma_async" in exe.source and exe.cubin.arch == "sm_90a"
+    da, db, dc = to_device(torch, a), to_device(torch, b), to_device(torch, c)
+    poison(torch, dc)
+    exe(da, db, dc, sync=True)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    check(to_host(torch, dc), want, 0, 1e-3 * float(np.abs(want).max()))
 
 
 def test_repeated_calls_reuse_checks_but_not_results(torch_cuda: Any) -> None:

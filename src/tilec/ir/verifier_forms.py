@@ -97,8 +97,12 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
 MACHINE_ATTRS: dict[str, AttrDef] = {
     "threads": AttrDef(_pos_int, False, "threads per group (grid parallel)"),
     "shared_bytes": AttrDef(_nat, False, "shared memory of the group (grid parallel)"),
+    "min_groups": AttrDef(_pos_int, False, "groups per compute unit the compiler should fit "
+                          "(grid parallel; CUDA: __launch_bounds__'s second argument)"),
     "role": AttrDef(_str, False, "memory: what a shared allocation holds"),
     "versions": AttrDef(_pos_int, False, "memory: ring-buffer versions (leading axis)"),
+    "swizzle": AttrDef(lambda x: x == 128, False,
+                       "memory: 128-byte swizzle of a shared buffer (1024-byte aligned)"),
     "guard": AttrDef(_str, False, "if: a specialization guard (what it establishes)"),
 }
 """Attributes the Machine form adds, with their checks."""
@@ -466,12 +470,16 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
         return
     if op.name != "atom.call":
         return
-    from tilec.lower.atoms import CATALOG, MMA_ATOMS  # the catalog lives with lowering
+    from tilec.lower.atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS  # catalog lives with lowering
 
     cid = op.attr("catalog_id")
     entry = CATALOG.get(cid)
     if entry is None:
         yield _Issue(f"atom.call names {cid!r}, which is not in the atom catalog", "16", op)
+        return
+    wg = WGMMA_ATOMS.get(cid)
+    if wg is not None:
+        yield from _check_wgmma(wg, op)
         return
     if op.num_operands != len(entry.operands) or len(op.results) != len(entry.results):
         yield _Issue(f"{cid} takes ({', '.join(entry.operands)}) -> "
@@ -511,6 +519,41 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
             yield _Issue("shfl.xor takes a constant lane mask", "16", op)
         elif not 0 < m.defining_op.attr("value") < 32:
             yield _Issue("shfl.xor lane mask must stay inside the 32-lane subgroup", "16", op)
+
+
+def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
+    """A warpgroup matrix instruction: two shared views (64 x 16 and 16 x n), n/8 C fragments
+    in and out, all of the catalog's types."""
+    from tilec.lower.atoms import WGMMA_K, WGMMA_ROWS
+
+    cid = op.attr("catalog_id")
+    n = op.attr("n")
+    if not _pos_int(n) or n % 8 or n > 256:
+        yield _Issue(f"{cid} needs an n attribute, a multiple of 8 up to 256; got {n!r}", "16",
+                     op)
+        return
+    frags = n // 8
+    if op.num_operands != 2 + frags or len(op.results) != frags:
+        yield _Issue(f"{cid} with n = {n} takes two shared views and {frags} accumulator "
+                     f"fragments and returns {frags}; got {op.num_operands} operand(s) and "
+                     f"{len(op.results)} result(s)", "16", op)
+        return
+    for k, shape in ((0, (WGMMA_ROWS, WGMMA_K)), (1, (WGMMA_K, n))):
+        t = op.operand(k).type
+        if not isinstance(t, MemoryType) or t.space != "shared" \
+                or tuple(int(e) for e in t.shape) != shape \
+                or t.dtype is not atom.in_dtype:  # type: ignore[attr-defined]
+            yield _Issue(f"{cid} operand {k} must be a shared {shape[0]}x{shape[1]} view of "
+                         f"{atom.in_dtype}, got {t}", "16", op)  # type: ignore[attr-defined]
+            return
+    want = TileType((4,), atom.acc_dtype)  # type: ignore[attr-defined]
+    for k in range(frags):
+        t = op.operand(2 + k).type
+        if not isinstance(t, TileType) or t.shape != want.shape or t.dtype is not want.dtype \
+                or op.results[k].type is not t:
+            yield _Issue(f"{cid} accumulator fragment {k} must be {want} in and out, got {t}",
+                         "16", op)
+            return
 
 
 @_per_op("15")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from tilec.ir import IndexMap, ScalarType, bf16, d, f16, f32
 
 __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
-           "LANE_ATOMS", "atom", "mma_atom_for"]
+           "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES",
+           "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,57 @@ def mma_atom_for(dtype: ScalarType, precision: str) -> MmaAtom | None:
     return None
 
 
+SWIZZLE_BYTES = 128
+"""The shared-memory swizzle of warpgroup operands: rows of 128 bytes, 16-byte chunk ``c`` of
+row ``r`` stored at chunk ``c ^ (r mod 8)`` (byte address bits 4-6 XOR bits 7-9)."""
+
+WGMMA_ROWS = 64
+"""Rows of the warpgroup's A operand and accumulator (``m64``)."""
+
+WGMMA_K = 16
+"""K of one warpgroup instruction for 16-bit operands (``k16``)."""
+
+
+@dataclass(frozen=True)
+class WgmmaAtom:
+    """A warpgroup matrix instruction ``D(64 x n) += A(64 x 16) @ B(16 x n)``, both operands
+    read from shared memory through matrix descriptors (PTX ``wgmma.mma_async``, sm_90a).
+
+    The 128 threads of a warpgroup (4 consecutive warps, the first a multiple of 4) issue it
+    together. Warp ``q`` of the warpgroup owns accumulator rows ``16q .. 16q+15``; its part of
+    column block ``j`` (8 columns) is the ``mma.m16n8k16`` C fragment (``c``), so the
+    accumulator of a 64 x n instruction is ``n / 8`` C fragments per thread. A is K-major and B
+    N-major (the transpose bit set), each in the 128-byte swizzled canonical layout: element
+    ``(r, c)`` of an operand whose contiguous axis is ``c`` lies at logical byte
+    ``(c div 64) * atom_stride + r * 128 + (c mod 64) * 2``, before the swizzle.
+    """
+
+    catalog_id: str
+    """The ``atom.call`` catalog id (the N extent is the call's ``n`` attribute)."""
+    in_dtype: ScalarType
+    """Operand element type."""
+    acc_dtype: ScalarType
+    """Accumulator type."""
+    c: FragmentLayout
+    """One C fragment (a 16 x 8 block of one warp)."""
+    ptx_type: str
+    """The PTX operand type (``bf16``, ``f16``)."""
+
+
+WGMMA_ATOMS: dict[str, WgmmaAtom] = {
+    a.catalog_id: a for a in (
+        WgmmaAtom("wgmma.m64k16.bf16", bf16, f32, _C_16x8, "bf16"),
+        WgmmaAtom("wgmma.m64k16.f16", f16, f32, _C_16x8, "f16"),
+    )
+}
+"""The warpgroup matrix instructions by catalog id."""
+
+
+def wgmma_for(dtype: ScalarType) -> WgmmaAtom | None:
+    """The warpgroup instruction for 16-bit operands of ``dtype`` (None: there is none)."""
+    return next((a for a in WGMMA_ATOMS.values() if a.in_dtype is dtype), None)
+
+
 @dataclass(frozen=True)
 class LaneAtom:
     """A matrix atom realized by the lanes' own exact FP32 fused multiply-adds.
@@ -186,6 +238,23 @@ CATALOG: dict[str, AtomDef] = {
         *(AtomDef(a.catalog_id, ("a", "b", "c"), ("d",), "warp",
                   f"{a.am}x{a.an}x{a.ak} warp-wide matrix multiply-accumulate")
           for a in MMA_ATOMS.values()),
+        *(AtomDef(a.catalog_id, ("a_shared_view", "b_shared_view", "c_fragments..."),
+                  ("d_fragments...",), "warpgroup",
+                  f"64 x n x 16 warpgroup multiply-accumulate of {a.ptx_type} operands in "
+                  "shared memory (128-byte swizzled canonical layouts; A K-major, B N-major); "
+                  "accumulator: n/8 C fragments per thread; asynchronous: its results may be "
+                  "read only after wgmma.wait")
+          for a in WGMMA_ATOMS.values()),
+        AtomDef("wgmma.fence", (), ("token",), "warpgroup",
+                "orders this warpgroup's register and shared-memory accesses before the "
+                "following wgmma instructions"),
+        AtomDef("wgmma.commit", (), ("token",), "warpgroup",
+                "closes the current group of issued wgmma instructions"),
+        AtomDef("wgmma.wait", (), (), "warpgroup", "waits until at most `pending` wgmma "
+                "groups are in flight; their accumulators and shared reads are then complete"),
+        AtomDef("fence.proxy.async", (), ("token",), "lane",
+                "makes this thread's completed shared-memory writes visible to the "
+                "asynchronous proxy (wgmma operand reads)"),
     )
 }
 """Every catalog entry by id."""

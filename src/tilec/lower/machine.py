@@ -111,6 +111,7 @@ class _Alloc:
     role: str
     size: int = 0
     versions: int = 1
+    swizzle: int = 0
 
 
 class SharedAllocator:
@@ -127,12 +128,17 @@ class SharedAllocator:
         self.pools: dict[str, _Alloc] = {}
 
     def buffer(self, shape: Sequence[int], dtype: ir.ScalarType, role: str,
-               versions: int = 1) -> ir.Value:
-        """A dedicated buffer of ``shape`` (with a leading version axis when ``versions > 1``)."""
+               versions: int = 1, swizzle: int = 0) -> ir.Value:
+        """A dedicated buffer of ``shape`` (with a leading version axis when ``versions > 1``).
+
+        ``swizzle = 128``: the buffer starts on a 1024-byte boundary and its logical byte
+        offset ``x`` is stored at ``x ^ (((x >> 7) & 7) << 4)`` (``tilec.lower.atoms.
+        SWIZZLE_BYTES``); every access of every backend goes through that permutation."""
         full = ((versions,) if versions > 1 else ()) + tuple(int(e) for e in shape)
-        op = self.at.create("memory", [], [ir.MemoryType(full, dtype, "shared")],
+        attrs = {"swizzle": swizzle} if swizzle else {}
+        op = self.at.create("memory", [], [ir.MemoryType(full, dtype, "shared")], attrs,
                             result_names=[role.replace(" ", "_")])
-        a = _Alloc(op, full, dtype, role, math.prod(full), versions)
+        a = _Alloc(op, full, dtype, role, math.prod(full), versions, swizzle)
         self.allocs.append(a)
         return op.result
 
@@ -151,7 +157,10 @@ class SharedAllocator:
     @property
     def bytes(self) -> int:
         """Total shared bytes of the group."""
-        return sum(a.size * max(1, a.dtype.bits // 8) for a in self.allocs)
+        total = sum(a.size * max(1, a.dtype.bits // 8) for a in self.allocs)
+        if any(a.swizzle for a in self.allocs):
+            total += 1024 + 1024 * sum(1 for a in self.allocs if a.swizzle)  # alignment slack
+        return total
 
     def finish(self) -> None:
         """Give the pools their final sizes (their users keep working: only the type grows)."""
@@ -640,6 +649,9 @@ class _FunctionLowering:
             raise LoweringError(ir.format_located(
                 f"the group needs {smem.bytes} bytes of shared memory; {self.target} allows "
                 f"{limit} per group (smaller tiles, or fewer staged operands)", par.loc))
+        groups = _warpgroup_residency(grid_block, threads, smem.bytes, self.target)
+        if groups > 1:
+            grid.attributes["min_groups"] = groups
         self.groups.append({"threads": threads, "shared_bytes": smem.bytes})
 
     def shared_limit(self) -> int | None:
@@ -650,6 +662,38 @@ class _FunctionLowering:
             return get_profile(self.target).shared_bytes_per_group
         except ValueError:
             return None
+
+
+WGMMA_OTHER_REGISTERS = 64
+"""Registers per lane a warpgroup-instruction kernel needs beside its accumulators (indices,
+descriptors, copy addresses): ptxas fits the 128x128x64 bf16 kernel (64 accumulators) in
+128 registers with no spill when asked for two groups per SM (CUDA 13, sm_90a)."""
+
+
+def _warpgroup_residency(grid_block: ir.Block, threads: int, shared_bytes: int,
+                         target: str) -> int:
+    """Groups per compute unit to ask the compiler to fit (``min_groups``) for a group that
+    issues warpgroup instructions: as many as shared memory holds, while each lane keeps its
+    accumulators plus ``WGMMA_OTHER_REGISTERS``; 1 (no request) otherwise. Warpgroup
+    instructions wait for their operands, so a second resident group is what hides that."""
+    from tilec.exec import get_profile
+
+    acc = 0
+    for op in grid_block.parent_op.walk():  # type: ignore[union-attr]
+        if op.name == "atom.call" and str(op.attr("catalog_id")).startswith("wgmma.m"):
+            acc = max(acc, int(op.attr("n")) // 2)
+    if not acc:
+        return 1
+    try:
+        p = get_profile(target)
+    except ValueError:
+        return 1
+    if p.shared_bytes_per_unit is None or p.registers_per_unit is None or not shared_bytes:
+        return 1
+    groups = p.shared_bytes_per_unit // shared_bytes
+    while groups > 1 and p.registers_per_unit // (groups * threads) < acc + WGMMA_OTHER_REGISTERS:
+        groups -= 1
+    return max(1, min(groups, p.max_resident_groups_per_unit or groups))
 
 
 def _copy_scalar_op(op: ir.Operation, vmap: dict[ir.Value, ir.Value]) -> ir.Operation:

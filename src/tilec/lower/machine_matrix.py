@@ -29,8 +29,9 @@ from collections.abc import Callable
 
 import tilec.ir as ir
 
-from .atoms import LANE_ATOMS, MMA_ATOMS
+from .atoms import LANE_ATOMS, MMA_ATOMS, SWIZZLE_BYTES, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .machine import GroupLowering, Lowered, Staged, rule
+from .machine_pipeline import swizzled_map
 from .schedule import layout_of
 
 __all__ = ["mac_region"]
@@ -70,12 +71,15 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     a_t, b_t = op.operand(0).type, op.operand(1).type
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
-    a_view = _stage(g, op, 0, m, k, real != "reference")
-    b_view = _stage(g, op, 1, k, n, real != "reference")
+    swizzle = str(real).startswith("wgmma.")
+    a_view = _stage(g, op, 0, m, k, real != "reference", swizzle)
+    b_view = _stage(g, op, 1, k, n, real != "reference", swizzle)
     g.sync.read(a_view)
     g.sync.read(b_view)
     if real == "reference":
         out = _reference(g, op, c, a_view, b_view, k)
+    elif swizzle:
+        out = _wgmma(g, op, c, a_view, b_view, k)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k)
     else:
@@ -85,14 +89,18 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
 
 
 def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
-           dedicated: bool) -> ir.Value:
-    """Operand ``k`` written to shared memory; returns its ``rows x cols`` view."""
+           dedicated: bool, swizzle: bool = False) -> ir.Value:
+    """Operand ``k`` written to shared memory; returns its ``rows x cols`` view (for a
+    warpgroup instruction: the swizzled canonical layout)."""
     staged = g.lookup(op.operand(k))
     if isinstance(staged, Staged):
         return staged.view  # a double-buffered loop already put this iteration's tile there
     x = g.tile(op.operand(k))
     dt = x.dtype
-    if dedicated:
+    if swizzle:
+        buf = g.smem.buffer((rows * cols,), dt, f"{'AB'[k]} staging", swizzle=SWIZZLE_BYTES)
+        view = g.view(buf, [], swizzled_map(rows, cols), (rows, cols), False)
+    elif dedicated:
         pad = max(1, 16 // max(1, dt.bits // 8))
         buf = g.smem.buffer((rows, cols + pad), dt, f"{'AB'[k]} staging")
         view = g.view(buf, [], ir.IndexMap.identity(2), (rows, cols), False)
@@ -289,6 +297,41 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
         return _k_loop(g, steps, [acc], body)
 
     return _atom_jobs(g, c, am, an, warp, job)
+
+
+# ------------------------------------------------------------------- warpgroups
+
+
+def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
+           k: int) -> Lowered:
+    """Warpgroup ``w`` (threads ``128w ..``) owns accumulator rows ``64w ..`` of the tile (the
+    rectangle layout with ``gn = 1``, ``rm = 1``: warp ``q`` rows ``16q ..``, its ``rn``
+    fragments the column blocks). Per 16-wide K step one instruction reads the warpgroup's
+    64 x 16 slice of A and the 16 x n slice of B straight from the staged (swizzled) shared
+    tiles; the steps form one committed group, waited for before the accumulators are used
+    (and before the next iteration's barrier lets the ring version be refilled)."""
+    atom = WGMMA_ATOMS[op.attr("realization")]
+    rn = op.attr("rn")
+    assert op.attr("gn") == 1 and op.attr("rm") == 1, "the planner proves the wgmma shape"
+    n = rn * 8
+    wg = g.arith("floordiv", g.tid, g.index(128))
+    accs = list(c.parts)
+    # descriptor strides of the swizzled canonical layouts (``swizzled_map``), in bytes: 8-row
+    # groups 1024 apart in both operands; B's 64-column blocks are k rows of 128 bytes apart
+    descriptor = {"a_sbo": 8 * SWIZZLE_BYTES, "b_sbo": 8 * SWIZZLE_BYTES,
+                  "b_lbo": k * SWIZZLE_BYTES}
+    g.atom("wgmma.fence", [], [ir.token])
+    for ks in range(k // WGMMA_K):
+        av = g.view(a, [wg], ir.IndexMap(2, [ir.s(0) * WGMMA_ROWS + ir.d(0),
+                                             ir.d(1) + ks * WGMMA_K], 1),
+                    (WGMMA_ROWS, WGMMA_K), False)
+        bv = g.view(b, [], ir.IndexMap(2, [ir.d(0) + ks * WGMMA_K, ir.d(1)]), (WGMMA_K, n),
+                    False)
+        accs = list(g.atom(atom.catalog_id, [av, bv, *accs], [x.type for x in accs],
+                           n=n, **descriptor).results)
+    g.atom("wgmma.commit", [], [ir.token])
+    g.atom("wgmma.wait", [], [], pending=0)
+    return Lowered(c.layout, accs)
 
 
 # ------------------------------------------------------------------------ lanes

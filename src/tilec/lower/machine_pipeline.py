@@ -38,10 +38,11 @@ from typing import Any
 
 import tilec.ir as ir
 
+from .atoms import SWIZZLE_BYTES
 from .machine import GroupLowering, Staged
 from .schedule import layout_of, staged_loads
 
-__all__ = ["Staging"]
+__all__ = ["Staging", "swizzled_map"]
 
 
 class Staging:
@@ -55,9 +56,16 @@ class Staging:
         self.loads = list(staged_loads(loop))
         """The staged loads, in program order."""
         self.rings: dict[ir.Operation, ir.Value] = {}
+        self.swizzled: set[ir.Operation] = {ld for ld in self.loads if _feeds_wgmma(ld)}
+        """Loads read by warpgroup matrix instructions: their rings use the swizzled
+        canonical layout (``swizzled_map``) instead of padded rows."""
         for k, ld in enumerate(self.loads):
             rows, cols = (int(e) for e in ld.result.type.shape)
             dt = ld.result.type.dtype
+            if ld in self.swizzled:
+                self.rings[ld] = g.smem.buffer((rows * cols,), dt, f"stage {k} ring",
+                                               self.versions, swizzle=SWIZZLE_BYTES)
+                continue
             pad = max(1, 16 // max(1, dt.bits // 8))
             self.rings[ld] = g.smem.buffer((rows, cols + pad), dt, f"stage {k} ring",
                                            self.versions)
@@ -100,6 +108,9 @@ class Staging:
         j = g.arith("floordiv", g.arith("sub", iv, lb), step)
         if g.async_copies:
             g.atom("cp.async.wait", [], [], pending=w - 2)
+        if self.swizzled:
+            # the copies this thread saw land are read next by wgmma (the async proxy)
+            g.atom("fence.proxy.async", [], [ir.token])
         g.sync.barrier()
         ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
         ver_ahead = g.arith("rem", g.arith("add", j, g.index(w - 1)), g.index(w))
@@ -127,7 +138,10 @@ class Staging:
     # -- one issue -------------------------------------------------------------------
     def _version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
         rows, cols = (int(e) for e in ld.result.type.shape)
-        m = ir.IndexMap(2, [ir.s(0), ir.d(0), ir.d(1)], 1)
+        if ld in self.swizzled:
+            m = ir.IndexMap(2, [ir.s(0), swizzled_map(rows, cols).results[0]], 1)
+        else:
+            m = ir.IndexMap(2, [ir.s(0), ir.d(0), ir.d(1)], 1)
         return self.g.view(self.rings[ld], [ver], m, (rows, cols), False)
 
     def issue(self, iv: ir.Value, ver: ir.Value) -> None:
@@ -192,6 +206,25 @@ class Staging:
                 copy()
             else:
                 g.guarded(g.arith("lt", g.tid, g.index(limit)), copy)
+
+
+def swizzled_map(rows: int, cols: int) -> ir.IndexMap:
+    """The canonical layout of a ``rows x cols`` 16-bit warpgroup operand whose contiguous
+    axis is ``cols`` (K for A, N for B): column blocks of 64 elements (128 bytes), each a
+    ``rows x 64`` row-major block: ``(r, c) -> (c div 64) * rows * 64 + r * 64 + c mod 64``.
+    The buffer's 128-byte swizzle then permutes the 16-byte chunks of every row."""
+    assert cols % 64 == 0, cols
+    r, c = ir.d(0), ir.d(1)
+    if cols == 64:
+        return ir.IndexMap(2, [r * 64 + c])
+    return ir.IndexMap(2, [c.floordiv(64) * (rows * 64) + r * 64 + c.mod(64)])
+
+
+def _feeds_wgmma(ld: ir.Operation) -> bool:
+    """True when a use of the load's value is an ``mma`` realized by a warpgroup instruction."""
+    return any(u.owner.name == "mma"
+               and str(u.owner.attr("realization", "")).startswith("wgmma.")
+               for u in ld.result.uses)
 
 
 def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:

@@ -35,7 +35,7 @@ from tilec.exec import TargetProfile, get_profile
 from tilec.plan import GroupPlan, MatrixCandidate, extract_groups, plan_group
 
 from . import layouts as L
-from .atoms import LANE_ATOMS, MMA_ATOMS
+from .atoms import LANE_ATOMS, MMA_ATOMS, wgmma_for
 from .cloning import clone_module
 from .options import LoweringError, LowerOptions
 from .reductions import merge_laws
@@ -213,6 +213,12 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         layout = L.one_atom((m, n), threads, am, an, frag.map, frag.regs)
         return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
                          layout)
+    if cand.realization == "wgmma":
+        wg = wgmma_for(mma.in_dtype) if atom_id in MMA_ATOMS else None
+        if wg is None:
+            notes.append(f"{atom_id} has no warpgroup instruction; the scalar reference is used")
+            return ref
+        realization = wg.catalog_id
     if realization == "ffma":
         layout = L.lane_tile((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
                              frag.regs)
@@ -421,7 +427,9 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -
     if any(g.mma[m].realization == "reference" for uses in staged.values() for m, _ in uses):
         g.notes.append(f"{loop.name} at {loop.loc}: the scalar reference does not stage ahead")
         return
-    g.staging[loop] = window or options.stages
+    wgmma = any(str(g.mma[m].realization).startswith("wgmma.")
+                for uses in staged.values() for m, _ in uses)
+    g.staging[loop] = window or (options.wgmma_stages if wgmma else options.stages)
 
 
 def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:

@@ -39,10 +39,39 @@ from .work import GroupWorkload, MatrixWorkload, elided_elements
 __all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
            "MatrixCandidate", "Rejection", "WorkCounts", "work_counts", "fragment_scalars",
            "minimum_fragment_budget", "OpEnumeration", "Enumeration", "enumerate_group",
-           "atoms_for"]
+           "atoms_for", "WGMMA_ATOM_IDS", "wgmma_rule"]
 
-REALIZATIONS = ("one_atom", "rectangle", "mpp", "scalar")
-"""Realization kinds: the one-atom reference, a fragment rectangle, an MPP rectangle, scalar."""
+REALIZATIONS = ("one_atom", "rectangle", "wgmma", "mpp", "scalar")
+"""Realization kinds: the one-atom reference, a fragment rectangle, a fragment rectangle
+issued by warpgroup instructions from shared memory, an MPP rectangle, scalar."""
+
+WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16")
+"""Atoms whose rectangles a warpgroup instruction (64 x n x 16) can realize."""
+
+
+def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm: int,
+               rn: int) -> str | None:
+    """Why the rectangle ``gm x gn / rm x rn`` of ``atom`` at ``g`` subgroups cannot be issued
+    as warpgroup instructions, or None when it can.
+
+    A warpgroup instruction covers 64 rows (4 warps of 16) and ``n = rn * an`` columns of the
+    accumulator, which is the rectangle layout exactly when every warp owns one 16-row band
+    (``gn = 1``, ``rm = 1``) and warps come in whole warpgroups; its operands live in the
+    128-byte swizzled canonical layout, whose column blocks are 64 elements wide (K for A,
+    N for B), and ``n`` is at most 256."""
+    am, an, _ = atom.shape
+    if atom.id not in WGMMA_ATOM_IDS:
+        return f"{atom.id} has no warpgroup instruction"
+    if gn != 1 or rm != 1:
+        return "every warp must own one 16-row band of the tile (gn = 1, rm = 1)"
+    if g % 4:
+        return f"{g} subgroups are not whole warpgroups of 4"
+    n = rn * an
+    if n % 64 or n > 256:
+        return f"N = {n} must be a multiple of 64 up to 256 (swizzled operand blocks)"
+    if w.k % 64:
+        return f"K = {w.k} must be a multiple of 64 (swizzled operand blocks)"
+    return None
 
 
 def divisors(n: int) -> tuple[int, ...]:
@@ -394,12 +423,23 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                 rej.append(Rejection(w.op, threads, realization, atom.id, params, why))
                 continue
         scalars = fragment_scalars(atom, realization, rm, rn)
-        if not legal_state(realization, scalars, params, rm, rn):
-            continue
         dist = matrix_distribution(gm, gn, rm, rn)
-        for mode in modes:
-            out.candidates.append(_candidate(w, threads, realization, mode, atom, dist, scalars,
-                                             options))
+        if legal_state(realization, scalars, params, rm, rn):
+            for mode in modes:
+                out.candidates.append(_candidate(w, threads, realization, mode, atom, dist,
+                                                 scalars, options))
+        if profile.warpgroup_mma and realization == "rectangle" and atom.id in WGMMA_ATOM_IDS:
+            examined += 1
+            why = wgmma_rule(w, atom, g, gm, gn, rm, rn)
+            if why is not None:
+                rej.append(Rejection(w.op, threads, "wgmma", atom.id, params, why))
+                continue
+            acc = rm * rn * atom.fragments.c  # A and B stay in shared memory
+            if not legal_state("wgmma", acc, params, rm, rn):
+                continue
+            for mode in modes:
+                out.candidates.append(_candidate(w, threads, "wgmma", mode, atom, dist, acc,
+                                                 options))
     return examined
 
 

@@ -115,6 +115,15 @@ class MemRef:
     """The base memory value (a function parameter or a ``memory`` result)."""
     sym_ranges: tuple[Range, ...] = ()
     """The range of each symbol of ``map`` (missing: any ``int64_t``)."""
+    swizzle: int = 0
+    """128 for a 128-byte swizzled shared buffer: an element offset ``x`` is stored at
+    ``tc_swz128(x)`` (the 16-byte chunks of each 128-byte row permuted)."""
+
+    def at(self, offset: str) -> str:
+        """The physical element offset of logical offset ``offset`` (a C expression)."""
+        if not self.swizzle:
+            return offset
+        return f"tc_swz128<{elem_bytes(self.dtype)}>({offset})"
 
     def sub(self, m: ir.IndexMap, syms: Sequence[str], sym_divs: Sequence[int],
             extents: Sequence[str], bounded: bool, sym_ranges: Sequence[Range] = ()
@@ -130,7 +139,7 @@ class MemRef:
         return MemRef(self.ptr, self.dtype, self.space, tuple(extents), self.map.compose(m),
                       self.syms + syms, self.sym_divs + sym_divs, self.strides,
                       self.stride_divs, levels, self.aligned, self.root,
-                      _pad(self.sym_ranges, len(self.syms)) + rs)
+                      _pad(self.sym_ranges, len(self.syms)) + rs, self.swizzle)
 
 
 def _pad(ranges: Sequence[Range], n: int) -> tuple[Range, ...]:
@@ -564,7 +573,7 @@ class AccessWriter:
                         conds.extend(self.bound_conds(v, cr, min(0, span), max(0, span), ext,
                                                       lim_nonneg) or [])
                         elem_conds.append((v, cr, k, ext, lim_nonneg))
-                ptr = f"{ref.ptr} + {a}"
+                ptr = f"{ref.ptr} + {ref.at(a)}"
                 if static_ok:
                     if ref.aligned != "true":
                         conds.append(ref.aligned)
@@ -591,7 +600,7 @@ class AccessWriter:
         for v, cr, k, ext, nonneg in elem_conds:
             got = self.bound_conds(v, cr, k * e, k * e, ext, nonneg)
             conds = None if got is None or conds is None else conds + got
-        stmt = on_elem(f"{ref.ptr}[{plus(a, ar, e)}]", i)
+        stmt = on_elem(f"{ref.ptr}[{ref.at(plus(a, ar, e))}]", i)
         miss = on_invalid(i) if on_invalid is not None else ""
         if conds is None:
             if miss:
@@ -607,7 +616,7 @@ class AccessWriter:
         dims = self._dims(shape, i, False)
         valid = self._valid(ref, dims)
         coords = [r.substitute(dims) for r in ref.map.results]
-        stmt = on_elem(f"{ref.ptr}[{self._address(ref, coords)[0]}]", i)
+        stmt = on_elem(f"{ref.ptr}[{ref.at(self._address(ref, coords)[0])}]", i)
         miss = on_invalid(i) if on_invalid is not None else ""
         if valid == "true":
             self.buf.line(stmt)
@@ -618,6 +627,11 @@ class AccessWriter:
             self.buf.line(f"if ({valid}) {stmt}" + (f" else {miss}" if miss else ""))
 
     def address_of_first(self, ref: MemRef) -> str:
-        """The C expression of the element offset of view element 0 (no guard)."""
+        """The C expression of the (physical) element offset of view element 0 (no guard)."""
+        return ref.at(self.logical_offset_of_first(ref))
+
+    def logical_offset_of_first(self, ref: MemRef) -> str:
+        """The element offset of view element 0 before any swizzle (a matrix descriptor's
+        start: the hardware applies the swizzle itself)."""
         dims = [ir.AffineExpr((), 0)] * ref.map.n_dims
         return self._address(ref, [r.substitute(dims) for r in ref.map.results])[0]

@@ -62,7 +62,7 @@ from tilec.backends.cuda.access import (
 )
 from tilec.backends.cuda.prelude import PRELUDE
 from tilec.backends.ranges import I32, I64, Range, analyze_ranges, type_range
-from tilec.lower.atoms import CATALOG, MMA_ATOMS
+from tilec.lower.atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS, WgmmaAtom
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
            "SMEM_ALIGN"]
@@ -252,6 +252,12 @@ class CUDAEmitter(CLikeEmitter):
         self.shared_bytes = 0
         self.in_lanes = False
         self.warp_atoms = False
+        self.min_groups = 1
+        """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
+        self.smem_base = "tc_smem"
+        """The (aligned) start of the kernel's dynamic shared memory."""
+        self.wgmma = False
+        """True once a warpgroup instruction is emitted (sm_90a, ``ptx.WGMMA_PRELUDE``)."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
 
@@ -442,8 +448,12 @@ class CUDAEmitter(CLikeEmitter):
         out.line(PRELUDE)
         if self.b16_arrays:
             out.line(ptx.B16_ARRAYS)
+        if self.wgmma:
+            out.line(ptx.WGMMA_PRELUDE)
         sig = ", ".join(head)
-        out.line(f'extern "C" __global__ void __launch_bounds__({self.threads}) '
+        bounds = f"{self.threads}, {self.min_groups}" if self.min_groups > 1 else \
+            f"{self.threads}"
+        out.line(f'extern "C" __global__ void __launch_bounds__({bounds}) '
                  f"{kernel_name(fn.name)}({sig})")
         out.line("{")
         if self.shared_bytes:
@@ -453,8 +463,10 @@ class CUDAEmitter(CLikeEmitter):
         out.line("}")
         stats = {"vector_chunks": self.access.vector_chunks,
                  "scalar_elements": self.access.scalar_elems}
+        slack = 1024 if self.smem_base == "tc_smem_al" else 0  # room to align the base
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
-                          grid_op.attr("rank"), steps, grid_keys, self.shared_bytes, 80, "",
+                          grid_op.attr("rank"), steps, grid_keys, self.shared_bytes + slack,
+                          90 if self.wgmma else 80, "a" if self.wgmma else "",
                           self.ops, stats, frozenset(self._aligned16))
 
     def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]
@@ -561,6 +573,7 @@ class CUDAEmitter(CLikeEmitter):
         if not isinstance(threads, int) or not 1 <= threads <= 1024:
             raise self.unsupported(op, f"grid parallel needs threads = 1..1024, got {threads!r}")
         self.threads = threads
+        self.min_groups = int(op.attr("min_groups", 1) or 1)
         body = op.regions[0].entry
         coords = [self.name_of(a) for a in body.args[:rank]]
         b = self.buf
@@ -578,6 +591,11 @@ class CUDAEmitter(CLikeEmitter):
                     b.line(f"{lin} /= {exts[k]};")
         for a, c in zip(body.args[:rank], coords):
             self.bind(a, Scalar(c, ir.index))
+        if any(o.name == "memory" and o.attr("swizzle") for o in body.operations):
+            # swizzled buffers start on 1024-byte boundaries of the shared address space
+            self.smem_base = "tc_smem_al"
+            b.line("unsigned char *const tc_smem_al = tc_smem + "
+                   "((1024u - (tc_smem_addr(tc_smem) & 1023u)) & 1023u);")
         lanes = None
         for inner in body.operations:
             if inner.name == "yield":
@@ -609,22 +627,28 @@ class CUDAEmitter(CLikeEmitter):
             raise self.unsupported(op, f"a per-group memory must be shared, not {t.space}")
         shape = tuple(int(e) for e in t.shape)
         nbytes = prod(shape) * max(1, t.dtype.bits // 8)
-        off = -(-self.shared_bytes // SMEM_ALIGN) * SMEM_ALIGN
+        swizzle = int(op.attr("swizzle", 0) or 0)
+        align = 1024 if swizzle else SMEM_ALIGN
+        if swizzle and (swizzle != 128 or self.smem_base != "tc_smem_al"
+                        or t.dtype.bits not in (8, 16, 32, 64)):
+            raise self.unsupported(op, f"swizzle {swizzle} of a {t.dtype} buffer (the CUDA "
+                                       "backend has the 128-byte swizzle of grid-level buffers)")
+        off = -(-self.shared_bytes // align) * align
         self.shared_bytes = off + nbytes
         name = self.name_of(op.result)
         mt = self.mtype(t.dtype)
-        self.buf.line(f"{mt} *const {name} = reinterpret_cast<{mt} *>(tc_smem + {off});"
-                      f"  /* {nbytes} bytes */")
-        self._bind_local(op, name, shape, "shared")
+        self.buf.line(f"{mt} *const {name} = reinterpret_cast<{mt} *>({self.smem_base} + "
+                      f"{off});  /* {nbytes} bytes{', 128-byte swizzle' if swizzle else ''} */")
+        self._bind_local(op, name, shape, "shared", swizzle)
 
-    def _bind_local(self, op: ir.Operation, name: str, shape: tuple[int, ...], space: str
-                    ) -> None:
+    def _bind_local(self, op: ir.Operation, name: str, shape: tuple[int, ...], space: str,
+                    swizzle: int = 0) -> None:
         t = op.result.type
         strides = tuple(prod(shape[j + 1:]) for j in range(len(shape)))
         self.bind(op.result, MemRef(name, t.dtype, space, tuple(str(e) for e in shape),
                                     ir.IndexMap.identity(len(shape)), (), (),
                                     tuple(str(s) for s in strides), strides, (), "true",
-                                    op.result))
+                                    op.result, swizzle=swizzle))
 
     def _emit_lanes(self, op: ir.Operation) -> None:
         if op.attr("rank") != 1 or op.num_operands != 1:
@@ -1178,6 +1202,14 @@ class CUDAEmitter(CLikeEmitter):
                 b.lines_of(ptx.cp_async_lines(
                     f"{dst.ptr} + {self.access.address_of_first(dst)}",
                     f"{src.ptr} + {self.access.address_of_first(src)}", src.ptr, valid))
+        elif cid in WGMMA_ATOMS:
+            self._wgmma(op, WGMMA_ATOMS[cid])
+            return
+        elif cid in ("wgmma.fence", "wgmma.commit", "wgmma.wait", "fence.proxy.async"):
+            pending = op.attr("pending", 0)
+            if not isinstance(pending, int) or pending < 0:
+                raise self.unsupported(op, f"{cid} needs pending >= 0, got {pending!r}")
+            b.lines_of(ptx.wgmma_sync_lines(cid, pending))
         elif cid == "cp.async.commit":
             b.lines_of(ptx.commit_lines())
         elif cid == "cp.async.wait":
@@ -1191,6 +1223,47 @@ class CUDAEmitter(CLikeEmitter):
             if not isinstance(r.type, ir.TokenType):
                 raise self.unsupported(op, f"{cid} produces a token, not {r.type}")
             self.bind(r, TokenVal())
+
+    def _wgmma(self, op: ir.Operation, atom: WgmmaAtom) -> None:
+        """One warpgroup instruction: descriptors of the two swizzled shared operands (start:
+        the view's first element before the swizzle; strides: the lowering's ``a_sbo``,
+        ``b_lbo``, ``b_sbo``), accumulators updated in place in fresh arrays."""
+        if self.target != "cuda:sm_90":
+            raise self.unsupported(op, f"{atom.catalog_id} needs sm_90a (Hopper); the target "
+                                       f"is {self.target}")
+        if self.threads % 128:
+            raise self.unsupported(op, f"{atom.catalog_id} needs whole warpgroups; the block "
+                                       f"has {self.threads} threads")
+        self.wgmma = True
+        self.warp_atoms = True
+        n = op.attr("n")
+        descs = []
+        for k, (lbo, sbo) in enumerate(((16, op.attr("a_sbo")), (op.attr("b_lbo"),
+                                                                 op.attr("b_sbo")))):
+            ref = self.memref(op.operand(k), op)
+            if ref.space != "shared" or ref.swizzle != 128:
+                raise self.unsupported(op, f"{atom.catalog_id} reads 128-byte swizzled shared "
+                                           "memory")
+            if not all(isinstance(x, int) and 0 < x < (1 << 18) and x % 16 == 0
+                       for x in (lbo, sbo)):
+                raise self.unsupported(op, f"{atom.catalog_id}: descriptor strides {lbo}, "
+                                           f"{sbo} are not 16-byte multiples below 256 KB")
+            d = self.fresh("desc")
+            first = self.access.logical_offset_of_first(ref)
+            self.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
+                          f"{first}), {lbo}u, {sbo}u);")
+            descs.append(d)
+        accs = []
+        for k, (cv, rv) in enumerate(zip(op.operands[2:], op.results)):
+            c = self.regs(cv, op)
+            if c.n != 4 or c.dtype is not atom.acc_dtype:
+                raise self.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
+                                           f"4 x {atom.acc_dtype}")
+            d = self.new_regs(rv, op)
+            self.copy_regs(d, c)
+            accs.append(d.name)
+            self.bind(rv, d)
+        self.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1]))
 
     def _shfl(self, op: ir.Operation) -> None:
         v, mask = op.operand(0), op.operand(1)

@@ -18,7 +18,8 @@ from __future__ import annotations
 from tilec.lower.atoms import MmaAtom
 
 __all__ = ["B16_ARRAYS", "b16_array_decl", "mma_lines", "ldmatrix_x4_lines", "cp_async_lines",
-           "commit_lines", "wait_lines", "shfl_xor_expr"]
+           "commit_lines", "wait_lines", "shfl_xor_expr", "WGMMA_PRELUDE", "wgmma_lines",
+           "wgmma_sync_lines"]
 
 FULL_MASK = "0xffffffffu"
 """All 32 lanes of a warp participate (the catalog's warp atoms need a converged warp)."""
@@ -127,3 +128,41 @@ def shfl_xor_expr(value: str, ctype: str, mask: str) -> str:
         cast = {"int32_t": "int", "int64_t": "long long"}.get(ctype, ctype)
         return f"({ctype})__shfl_xor_sync({FULL_MASK}, ({cast})({value}), (int)({mask}))"
     return f"({ctype})__shfl_xor_sync({FULL_MASK}, (unsigned int)({value}), (int)({mask}))"
+
+
+WGMMA_PRELUDE = r"""
+/* ---- warpgroup matrix instructions (sm_90a) ---- */
+/* A shared-memory matrix descriptor: start address, leading and stride byte offsets (all in
+   16-byte units, 14 bits each) and the 128-byte swizzle mode (1 in bits 62-63). */
+TC_DEV uint64_t tc_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return (uint64_t)((addr >> 4) & 0x3FFFu) | ((uint64_t)((lbo >> 4) & 0x3FFFu) << 16)
+       | ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+}
+"""
+"""C++ helpers of kernels that issue ``wgmma``; emitted once into such kernels."""
+
+
+def wgmma_lines(ptx_type: str, n: int, accs: list[str], a_desc: str, b_desc: str) -> list[str]:
+    """``accs += A @ B`` for one ``wgmma.mma_async`` m64nNk16 (A K-major, B N-major: the
+    transpose-B bit set), accumulating (scale-d 1); ``accs`` are the ``n / 8`` four-register
+    C fragments, updated in place."""
+    regs = [f"{a}[{j}]" for a in accs for j in range(4)]
+    count = len(regs)
+    assert count == n // 2, (count, n)
+    group = "{" + ", ".join(f"%{j}" for j in range(count)) + "}"
+    text = ("{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + str(count + 2) + ", 0;\\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx_type}.{ptx_type} "
+            f"{group}, %{count}, %{count + 1}, p, 1, 1, 0, 1;\\n}}")
+    outs = ", ".join(f'"+f"({r})' for r in regs)
+    return [f'asm volatile("{text}"', f"    : {outs}",
+            f'    : "l"({a_desc}), "l"({b_desc}), "n"(1) : "memory");']
+
+
+def wgmma_sync_lines(kind: str, pending: int = 0) -> list[str]:
+    """``wgmma.fence``, ``wgmma.commit`` and ``wgmma.wait`` (at most ``pending`` groups in
+    flight), and ``fence.proxy.async`` (shared writes made visible to wgmma's reads)."""
+    text = {"wgmma.fence": "wgmma.fence.sync.aligned;",
+            "wgmma.commit": "wgmma.commit_group.sync.aligned;",
+            "wgmma.wait": f"wgmma.wait_group.sync.aligned {int(pending)};",
+            "fence.proxy.async": "fence.proxy.async.shared::cta;"}[kind]
+    return [f'asm volatile("{text}" ::: "memory");']

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 import tilec.ir as ir
-from tilec.lower.atoms import MMA_ATOMS, FragmentLayout, MmaAtom
+from tilec.lower.atoms import MMA_ATOMS, WGMMA_ATOMS, FragmentLayout, MmaAtom, WgmmaAtom
 
 from . import numerics as nx
 from .errors import SimulationError, describe_op
@@ -264,6 +264,137 @@ def _ldmatrix_x4(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np
     return [out]
 
 
+# ------------------------------------------------------------------ warpgroups
+
+WARPGROUP = 128
+"""Threads of a warpgroup."""
+
+
+def _warpgroups(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> np.ndarray:
+    """Indices of the warpgroups that run a warpgroup atom (all 128 threads or none)."""
+    cid = op.attr("catalog_id")
+    if ctx.lanes % WARPGROUP:
+        raise SimulationError(f"{cid} is a warpgroup atom, but the group has {ctx.lanes} "
+                              "threads (not whole warpgroups of 128)", "unsupported", [op])
+    per = active.reshape(-1, WARPGROUP)
+    partial = per.any(axis=1) & ~per.all(axis=1)
+    if partial.any():
+        w = int(np.argmax(partial))
+        cause = ctx.divergence_cause()
+        raise SimulationError(f"{cid} needs all 128 threads of a warpgroup, but warpgroup {w} "
+                              f"runs it with threads {_lane_list(per[w])} only", "divergence",
+                              [op] + ([cause] if cause is not None else []))
+    return np.flatnonzero(per.all(axis=1))
+
+
+@atom_impl("wgmma.fence", "wgmma.commit", "wgmma.wait")
+def _wgmma_sync(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                ) -> Sequence[Any]:
+    # wgmma runs to completion when issued here, so ordering atoms only check participation
+    _warpgroups(ctx, op, active)
+    return _tokens(op)
+
+
+@atom_impl("fence.proxy.async")
+def _fence_proxy(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                 ) -> Sequence[Any]:
+    return _tokens(op)
+
+
+def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int,
+                     shape: tuple[int, int], mn_major: bool, lbo: int, sbo: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """What a warpgroup instruction reads for an operand: the values and physical flat indices
+    of ``shape``, addressed the way the matrix descriptor does (not through the view map): the
+    start is the view's element (0, 0); element ``(i, j)`` is at logical byte offset
+    ``(i div 8) * sbo + (i mod 8) * 128 + 2j`` (K-major, ``j`` along K inside one 128-byte row)
+    or ``(j div 64) * lbo + (i div 8) * sbo + (i mod 8) * 128 + 2 (j mod 64)`` (N-major), then
+    the 128-byte swizzle. A staged layout that differs from the descriptor reads wrong values,
+    as on hardware."""
+    cid = op.attr("catalog_id")
+    st = view.storage
+    if st.space != "shared" or st.swizzle != 128:
+        raise SimulationError(f"{cid} reads 128-byte swizzled shared memory; operand "
+                              f"{st.name} is {st.space} with swizzle {st.swizzle}",
+                              "unsupported", [op])
+    es = st.array.dtype.itemsize
+    one = np.zeros(ctx.lanes, bool)
+    one[t0:t0 + WARPGROUP] = True
+    coords, _ = view.locate(one, op)
+    first = tuple(c[t0].reshape(-1)[0] for c in coords)
+    start = int(np.ravel_multi_index(tuple(int(x) for x in first), st.array.shape)) * es
+    starts = np.ravel_multi_index(tuple(np.asarray(c[t0:t0 + WARPGROUP]).reshape(
+        WARPGROUP, -1)[:, 0] for c in coords), st.array.shape)
+    if (starts != starts[0]).any():
+        raise SimulationError(f"{cid}: the threads of warpgroup {t0 // WARPGROUP} name "
+                              "different operand addresses; a descriptor is warpgroup-uniform",
+                              "unsupported", [op])
+    if start % 16:
+        raise SimulationError(f"{cid}: operand start byte {start} is not 16-byte aligned",
+                              "unsupported", [op])
+    i = np.arange(shape[0])[:, None]
+    j = np.arange(shape[1])[None, :]
+    if mn_major:
+        off = (j // 64) * lbo + (i // 8) * sbo + (i % 8) * 128 + (j % 64) * es
+    else:
+        off = (i // 8) * sbo + (i % 8) * 128 + j * es
+    x = start + off
+    if ((start % 128) + (0 if mn_major else shape[1] * es)) > 128:
+        raise SimulationError(f"{cid}: a K-major operand row crosses its 128-byte swizzle row",
+                              "unsupported", [op])
+    phys = (x ^ (((x >> 7) & 7) << 4)) // es
+    if (phys >= st.array.size).any() or (phys < 0).any():
+        raise SimulationError(f"{cid}: the descriptor of operand {st.name} reaches past the "
+                              "buffer", "out_of_range", [op])
+    return st.array.reshape(-1)[phys], phys
+
+
+@atom_impl(*WGMMA_ATOMS)
+def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+           ) -> Sequence[Any]:
+    atom: WgmmaAtom = WGMMA_ATOMS[op.attr("catalog_id")]
+    n = int(op.attr("n"))
+    a_view, b_view = args[0], args[1]
+    accs = [np.asarray(x) for x in args[2:]]
+    if not (isinstance(a_view, LaneView) and isinstance(b_view, LaneView)) \
+            or len(accs) != n // 8:
+        raise SimulationError(f"{atom.catalog_id} takes two shared views and {n // 8} "
+                              "accumulator fragments", "unsupported", [op])
+    in_dt, acc_dt = nx.np_dtype(atom.in_dtype), nx.np_dtype(atom.acc_dtype)
+    for k, x in enumerate(accs):
+        _check_regs(op, f"c{k}", x, ctx.lanes, atom.c, acc_dt)
+    for v in (a_view, b_view):
+        if v.storage.array.dtype != in_dt:
+            raise SimulationError(f"{atom.catalog_id} takes {in_dt} operands, got "
+                                  f"{v.storage.array.dtype}", "unsupported", [op])
+    out = [x.copy() for x in accs]
+    rows, cols = _layout_index(atom.c)
+    for w in _warpgroups(ctx, op, active):
+        t0 = w * WARPGROUP
+        a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, 16), False, 16,
+                                     int(op.attr("a_sbo")))
+        b, b_flat = _descriptor_read(ctx, op, b_view, t0, (16, n), True, int(op.attr("b_lbo")),
+                                     int(op.attr("b_sbo")))
+        for view, flat in ((a_view, a_flat), (b_view, b_flat)):
+            st = view.storage
+            f = flat.reshape(-1)
+            if st.pending is not None and (st.pending[f] > 0).any():
+                ctx.copies.report_pending(st, int(f[np.argmax(st.pending[f] > 0)]), t0, op)
+            if st.races is not None:
+                st.races.access("read", f, np.full(f.size, t0), op)
+        c = np.empty((64, n), acc_dt)
+        for q in range(4):
+            warp = slice(t0 + 32 * q, t0 + 32 * q + 32)
+            for j in range(n // 8):
+                c[16 * q + rows, 8 * j + cols] = accs[j][warp]
+        d = nx.matmul(a, b, c, "exact")
+        for q in range(4):
+            warp = slice(t0 + 32 * q, t0 + 32 * q + 32)
+            for j in range(n // 8):
+                out[j][warp] = d[16 * q + rows, 8 * j + cols]
+    return out
+
+
 # ------------------------------------------------------------------ asynchronous copies
 
 
@@ -314,7 +445,8 @@ def _flat(view: LaneView, coords: tuple[np.ndarray, ...]) -> np.ndarray:
     st = view.storage
     shape = st.array.shape
     clipped = tuple(np.clip(c, 0, max(e - 1, 0)) for c, e in zip(coords, shape))
-    return np.ravel_multi_index(clipped, shape) if shape else np.zeros(coords[0].shape, np.int64)
+    flat = np.ravel_multi_index(clipped, shape) if shape else np.zeros(coords[0].shape, np.int64)
+    return st.physical(flat)
 
 
 def _check_vector(op: ir.Operation, role: str, flat: np.ndarray, itemsize: int,

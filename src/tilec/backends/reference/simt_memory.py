@@ -117,6 +117,18 @@ class Storage:
     """The race detector (shared storage only)."""
     pending: np.ndarray | None = None
     """Shared storage: per flat element, the number of cp.async writes not yet completed."""
+    swizzle: int = 0
+    """Shared storage: 128 when the buffer is 128-byte swizzled (``memory {swizzle}``): the
+    element at logical flat index ``i`` lives at ``physical(i)``."""
+
+    def physical(self, flat: np.ndarray) -> np.ndarray:
+        """Physical flat element indices of logical ones (the identity unless swizzled): byte
+        offset ``x`` moves to ``x ^ (((x >> 7) & 7) << 4)``, 16-byte chunks stay whole."""
+        if not self.swizzle:
+            return flat
+        es = self.array.dtype.itemsize
+        x = np.asarray(flat, np.int64) * es
+        return (x ^ (((x >> 7) & 7) << 4)) // es
 
     @property
     def per_lane(self) -> bool:
@@ -133,7 +145,11 @@ class Storage:
                clock: GroupClock) -> Storage:
         """Fresh per-group shared memory, poisoned (NaN for floats, 0 for integers)."""
         arr = np.full(shape, _poison(dt), dt)
-        st = Storage(arr, "shared", name, op)
+        st = Storage(arr, "shared", name, op, swizzle=int(op.attr("swizzle", 0) or 0))
+        if st.swizzle and (arr.size * dt.itemsize) % 1024:
+            raise SimulationError(f"swizzled shared memory {name} holds {arr.size * dt.itemsize}"
+                                  " bytes, not whole 1024-byte swizzle blocks", "unsupported",
+                                  [op])
         st.races = RaceTracker(st, clock)
         st.pending = np.zeros(arr.size, np.int32)
         return st
@@ -370,7 +386,7 @@ def _flat_hits(view: LaneView, coords: tuple[np.ndarray, ...], mask: np.ndarray
         picked = (lanes,) + picked
     flat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim else \
         np.zeros(lanes.size, np.int64)
-    return np.asarray(flat, np.int64), lanes
+    return st.physical(np.asarray(flat, np.int64)), lanes
 
 
 def _check_pending(view: LaneView, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,

@@ -205,6 +205,9 @@ class TargetProfile:
     """Groups (blocks) one compute unit keeps resident at most, when known."""
     register_allocation_unit: int | None = None
     """Granularity of a lane's register allocation (a count is rounded up to a multiple)."""
+    warpgroup_mma: bool = False
+    """True when 16-bit matrix rectangles may be realized by warpgroup instructions reading
+    both operands from shared memory (Hopper ``wgmma``, compiled for the ``a`` variant)."""
     facts: tuple[Fact, ...] = ()
     """Provenance of every number above."""
 

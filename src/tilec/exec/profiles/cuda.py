@@ -84,14 +84,15 @@ def sm_90() -> TargetProfile:
     """Hopper (sm_90); the device-specific numbers are the H200's."""
     return TargetProfile(
         name="cuda:sm_90", family="cuda",
-        description="NVIDIA Hopper sm_90 (H200 numbers), mma.sync + exact FP32 FFMA",
+        description="NVIDIA Hopper sm_90 (H200 numbers), wgmma (sm_90a) + mma.sync + exact "
+                    "FP32 FFMA",
         level_names=("grid", "CTA", "warp", "thread"), subgroup_width=32,
         max_threads_per_group=1024, shared_bytes_per_group=227 * 1024,
         shared_bytes_per_unit=228 * 1024, registers_per_unit=65536, max_registers_per_lane=255,
         default_fragment_budget=192, concurrent_subgroup_prior=132 * 64, reference_threads=256,
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", cohorts=(WARPGROUP,),
         compute_units=132, max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
-        register_allocation_unit=8,
+        register_allocation_unit=8, warpgroup_mma=True,
         facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs") + (_BUDGET_SM90,)
         + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
     )

@@ -140,7 +140,7 @@ def test_library_kernel_compiles(case, profile: str) -> None:
         pytest.skip(f"lowering does not handle {case.name} yet: {type(e).__name__}: "
                     f"{str(e).splitlines()[0][:200]}")
     src = emit_cuda(machine, compiled.fn_name, profile)
-    arch = profile.split(":")[1]
+    arch = profile.split(":")[1] + src.arch_suffix  # sm_90a for warpgroup instructions
     cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes, src.buffer.origin_of_line)
     assert cub.resources.registers > 0
 

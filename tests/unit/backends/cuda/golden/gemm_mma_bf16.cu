@@ -184,6 +184,12 @@ TC_DEV void tc_atomic_min_f64(double *p, double v) {
 /* ---- shared-memory addresses for PTX ---- */
 TC_DEV uint32_t tc_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 TC_DEV bool tc_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0u; }
+/* the 128-byte swizzle of an element offset (ES-byte elements): 16-byte chunk c of each
+   128-byte row r is stored at chunk c ^ (r mod 8) */
+template <int ES, typename T> TC_DEV T tc_swz128(T x) {
+  constexpr int row = ES == 1 ? 7 : ES == 2 ? 6 : ES == 4 ? 5 : 4;
+  return x ^ (((x >> row) & (T)7) << (row - 3));
+}
 
 
 /* ---- 16-bit register arrays: two bit patterns per 32-bit word ---- */

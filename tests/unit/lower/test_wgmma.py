@@ -1,0 +1,203 @@
+"""Warpgroup matrix instructions (``wgmma``): plan, lowering, simulation and CUDA emission.
+
+The planner realizes a 16-bit rectangle whose warps each own one 16-row band
+(``gn = 1``, ``rm = 1``, whole warpgroups, N and K multiples of 64) with
+``wgmma.m64nNk16`` on ``cuda:sm_90``; the lowering stages both operands in
+128-byte swizzled shared buffers and issues one instruction per 16-wide K
+step. The SIMT simulator reads the operands *through the matrix descriptor*
+(start, strides, swizzle), not through the view, so a staged layout that
+disagrees with the descriptor gives a wrong product here as on the GPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec
+import tilec.ir as ir
+import tilec.lower as lower
+from tilec.backends.clike import UnsupportedError
+from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.backends.cuda.emitter import emit_cuda
+from tilec.backends.reference.errors import SimulationError
+from tilec.backends.reference.simt import simulate_module
+from tilec.backends.reference.simt_memory import Storage
+from tilec.lib.matmul import matmul
+from tilec.lower.options import LowerOptions
+from tilec.plan.report import plan_module
+
+NPDT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}
+
+
+def _compiled(m: int, n: int, k: int, tile: tuple[int, int, int], dtype: str = "bf16",
+              seed: int = 0) -> tuple[object, list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(NPDT[dtype])
+    b = rng.standard_normal((k, n)).astype(NPDT[dtype])
+    c = np.full((m, n), np.nan, np.float32)
+    bm, bn, bk = tile
+    comp = tilec.compile(matmul, a, b, c, target="reference", BM=bm, BN=bn, BK=bk)
+    return comp, [a, b, c]
+
+
+def _machine(comp: object, target: str = "cuda:sm_90", **opts: object) -> ir.Module:
+    return lower.lower_to_machine(comp.module, target,  # type: ignore[attr-defined]
+                                  dataclasses.replace(LowerOptions(), **opts))
+
+
+def _atoms(m: ir.Module, prefix: str) -> list[ir.Operation]:
+    return [op for op in m.walk() if op.name == "atom.call"
+            and str(op.attr("catalog_id")).startswith(prefix)]
+
+
+def _want(args: list[np.ndarray]) -> np.ndarray:
+    return args[0].astype(np.float64) @ args[1].astype(np.float64)
+
+
+# ------------------------------------------------------------------------------ planner
+
+
+def _selected(tile: tuple[int, int, int], target: str = "cuda:sm_90") -> object:
+    comp, _ = _compiled(4096, 4096, 4096, tile)
+    shapes = {s: 4096 for s in ("A_0", "A_1", "B_0", "B_1", "C_0", "C_1")}
+    mp = plan_module(comp.module, target, shapes=shapes)  # type: ignore[attr-defined]
+    return mp.groups[0].selected.choices[0].candidate, mp
+
+
+def test_planner_picks_wgmma_for_a_64_deep_bf16_tile() -> None:
+    cand, _ = _selected((128, 128, 64))
+    assert cand.realization == "wgmma"
+    d = cand.distribution
+    assert (cand.threads, d.gm, d.gn, d.rm, d.rn) == (256, 8, 1, 1, 16)
+    assert cand.fragment_scalars == 64  # accumulators only: A and B stay in shared memory
+
+
+def test_planner_states_why_a_32_deep_tile_has_no_wgmma() -> None:
+    cand, mp = _selected((128, 128, 32))
+    assert cand.realization == "rectangle"
+    reasons = {r.reason for g in mp.groups for r in g.rejected if r.realization == "wgmma"}
+    assert any("K = 32 must be a multiple of 64" in r for r in reasons), reasons
+
+
+def test_sm80_has_no_wgmma() -> None:
+    cand, _ = _selected((128, 128, 64), "cuda:sm_80")
+    assert cand.realization == "rectangle"
+
+
+# ----------------------------------------------------------------------------- lowering
+
+
+def test_lowering_stages_swizzled_rings_and_waits_every_step() -> None:
+    comp, _ = _compiled(256, 256, 256, (128, 128, 64))
+    m = _machine(comp)
+    rings = [op for op in m.walk() if op.name == "memory" and op.attr("swizzle")]
+    assert len(rings) == 2 and all(op.attr("swizzle") == 128 for op in rings)
+    assert all(op.attr("versions") == LowerOptions().wgmma_stages for op in rings)
+    calls = _atoms(m, "wgmma.m64k16.bf16")
+    assert len(calls) == 4 and {c.attr("n") for c in calls} == {128}
+    assert {(c.attr("a_sbo"), c.attr("b_sbo"), c.attr("b_lbo")) for c in calls} \
+        == {(1024, 1024, 64 * 128)}
+    names = [str(op.attr("catalog_id")) for op in _atoms(m, "")]
+    first = names.index("wgmma.fence")
+    assert names[first:first + 7] == ["wgmma.fence"] + ["wgmma.m64k16.bf16"] * 4 \
+        + ["wgmma.commit", "wgmma.wait"]
+    # every thread fences its landed copies for the async proxy before the barrier
+    assert names[names.index("cp.async.wait") + 1] == "fence.proxy.async"
+    grid = next(op for op in m.walk() if op.name == "parallel" and op.attr("level") == "grid")
+    assert grid.attr("min_groups") == 2  # 99 KB of rings and 64 accumulators: two per SM
+
+
+def test_verifier_rejects_a_malformed_wgmma() -> None:
+    comp, _ = _compiled(128, 128, 64, (128, 128, 64))
+    m = _machine(comp)
+    call = _atoms(m, "wgmma.m64k16")[0]
+    call.attributes["n"] = 64  # the fragments say 128
+    with pytest.raises(ir.VerificationError, match="takes two shared views and 8"):
+        ir.verify(m, "machine")
+
+
+# ---------------------------------------------------------------------------- simulator
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("shape,tile", [((256, 256, 192), (128, 128, 64)),
+                                        ((200, 136, 200), (128, 128, 64)),
+                                        ((130, 300, 70), (128, 256, 64)),
+                                        ((64, 64, 128), (64, 64, 64))],
+                         ids=lambda x: "x".join(map(str, x)))
+def test_simulated_wgmma_plans_match_numpy(dtype: str, shape: tuple[int, int, int],
+                                           tile: tuple[int, int, int]) -> None:
+    comp, args = _compiled(*shape, tile, dtype, seed=sum(shape))
+    m = _machine(comp)
+    assert _atoms(m, "wgmma.m64k16"), "the plan realizes the mma with wgmma"
+    simulate_module(m, comp.fn_name, args, verify=True)
+    want = _want(args)
+    assert not np.isnan(args[2]).any()
+    assert np.abs(args[2] - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max()))
+
+
+def test_simulator_reads_through_the_descriptor_not_the_view() -> None:
+    """A B stride that disagrees with the staged layout reads other elements, and the
+    product is wrong; a start that leaves the buffer is an error."""
+    comp, args = _compiled(128, 256, 64, (128, 256, 64))
+    m = _machine(comp)
+    for c in _atoms(m, "wgmma.m64k16"):
+        c.attributes["b_lbo"] = 1024  # the layout has 64-row column blocks: 8192 bytes
+    simulate_module(m, comp.fn_name, args)
+    assert np.abs(args[2] - _want(args)).max() > 1.0
+    m2 = _machine(comp)
+    for c in _atoms(m2, "wgmma.m64k16"):
+        c.attributes["a_sbo"] = 1 << 17
+    with pytest.raises(SimulationError, match="reaches past the buffer"):
+        simulate_module(m2, comp.fn_name, args)
+
+
+def test_swizzle_permutes_whole_chunks_inside_1024_byte_blocks() -> None:
+    st = Storage(np.zeros(4096, ml_dtypes.bfloat16), "shared", "s", swizzle=128)
+    flat = np.arange(4096)
+    phys = st.physical(flat)
+    assert sorted(phys.tolist()) == flat.tolist()  # a bijection
+    assert (phys // 512 == flat // 512).all()  # inside each 1024-byte block
+    chunks = phys.reshape(-1, 8)
+    assert (np.diff(chunks, axis=1) == 1).all() and (chunks[:, 0] % 8 == 0).all()
+    row3 = phys[3 * 64:4 * 64].reshape(8, 8)[:, 0] // 8 % 8  # row 3: chunk c at c ^ 3
+    assert row3.tolist() == [c ^ 3 for c in range(8)]
+
+
+# --------------------------------------------------------------------------------- CUDA
+
+
+def test_cuda_source_issues_wgmma_for_sm90a() -> None:
+    comp, _ = _compiled(4096, 4096, 4096, (128, 128, 64))
+    src = emit_cuda(_machine(comp), comp.fn_name, "cuda:sm_90")  # type: ignore[attr-defined]
+    assert (src.min_sm, src.arch_suffix) == (90, "a")
+    text = src.text
+    assert "__launch_bounds__(256, 2)" in text
+    assert text.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 4
+    assert "tc_wgmma_desc(" in text and "fence.proxy.async.shared::cta" in text
+    assert "tc_swz128<2>(" in text  # copies into the rings go through the swizzle
+    assert src.shared_bytes == 3 * 2 * 128 * 64 * 2 + 1024  # rings plus alignment slack
+
+
+def test_cuda_emitter_refuses_wgmma_for_sm80() -> None:
+    comp, _ = _compiled(256, 256, 256, (128, 128, 64))
+    m = _machine(comp)
+    with pytest.raises(UnsupportedError, match="needs sm_90a"):
+        emit_cuda(m, comp.fn_name, "cuda:sm_80")  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(nvrtc_available() is not None, reason=f"NVRTC: {nvrtc_available()}")
+@pytest.mark.parametrize("tile", [(128, 128, 64), (128, 256, 64)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_wgmma_kernel_compiles_for_sm90a_without_spills(tile: tuple[int, int, int]) -> None:
+    comp, _ = _compiled(4096, 4096, 4096, tile)
+    src = emit_cuda(_machine(comp), comp.fn_name, "cuda:sm_90")  # type: ignore[attr-defined]
+    cub = compile_cubin(src.text, "sm_90" + src.arch_suffix, src.kernel, src.shared_bytes,
+                        src.buffer.origin_of_line)
+    assert cub.arch == "sm_90a"
+    if cub.resources.reported:
+        assert cub.resources.spill_stores == 0 and cub.resources.spill_loads == 0
