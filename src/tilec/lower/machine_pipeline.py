@@ -100,12 +100,15 @@ class Staging:
             if g.async_copies:
                 g.atom("cp.async.commit", [], [ir.token])
 
-    def begin_iteration(self, iv: ir.Value, lb: ir.Value, ub: ir.Value, step: ir.Value
-                        ) -> None:
-        """Issue ahead, wait for this iteration's copies, and bind the staged values."""
+    def begin_iteration(self, iv: ir.Value, lb: ir.Value, ub: ir.Value, step: ir.Value,
+                        ver: ir.Value) -> None:
+        """Issue ahead, wait for this iteration's copies, and bind the staged values.
+
+        ``ver`` is the version this iteration reads (``j mod W``), carried by the loop
+        (``next_version``) rather than computed from the counter: a 64-bit remainder by a
+        non-power-of-two costs more than the select."""
         g = self.g
         w = self.versions
-        j = g.arith("floordiv", g.arith("sub", iv, lb), step)
         if g.async_copies:
             g.atom("cp.async.wait", [], [], pending=w - 2)
         if self.swizzled:
@@ -113,13 +116,20 @@ class Staging:
             g.atom("fence.proxy.async", [], [ir.token])
         g.sync.barrier()
         ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
-        ver_ahead = g.arith("rem", g.arith("add", j, g.index(w - 1)), g.index(w))
+        # (j + W - 1) mod W: the version iteration j - 1 read
+        ver_ahead = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
+                            g.arith("sub", ver, g.index(1)))
         g.guarded(g.arith("lt", ahead, ub), lambda: self.issue(ahead, ver_ahead))
         if g.async_copies:
             g.atom("cp.async.commit", [], [ir.token])
-        ver = g.arith("rem", j, g.index(w))
         for ld in self.loads:
             g.bind(ld.result, Staged(self._version(ld, ver)))
+
+    def next_version(self, ver: ir.Value) -> ir.Value:
+        """``(ver + 1) mod W``, the version the next iteration reads."""
+        g = self.g
+        nxt = g.arith("add", ver, g.index(1))
+        return g.arith("select", g.arith("eq", nxt, g.index(self.versions)), g.index(0), nxt)
 
     def end_iteration(self) -> None:
         """The ring buffers' accesses of this iteration need no barrier at the end of the

@@ -427,17 +427,31 @@ class AccessWriter:
             ok = ok and (divisor(b, ref.sym_divs) * sd) % w == 0
         return coords, levels, ok
 
-    def _address(self, ref: MemRef, coords: Sequence[ir.AffineExpr]) -> tuple[str, Range]:
-        """The element offset of base coordinates ``coords``, and its range."""
+    def _address_parts(self, ref: MemRef, coords: Sequence[ir.AffineExpr]
+                       ) -> tuple[list[tuple[str, Range]], int]:
+        """The terms ``(text, range)`` and the constant of the element offset of base
+        coordinates ``coords``. A coordinate's constant is multiplied out on its own
+        (``x*s + 32*s``, not ``(x + 32)*s``), so accesses that differ by constant offsets,
+        like the chunks of one thread, share the product ``x*s``."""
         iw = IndexWriter(_pad(ref.sym_ranges, len(ref.syms)))
         terms = []
+        const = 0
         for c, st in zip(coords, ref.strides):
-            cs, cr = iw.expr(c, ref.syms)
-            if cs == "0":
-                continue
-            terms.append(scale_c(cs, cr, int(st)) if st.isdigit() else
-                         scale_c(cs, cr, st, SIZE))
-        text, r = sum_c(terms)
+            k = c.constant
+            cs, cr = iw.expr(ir.AffineExpr(c.terms, 0) if k else c, ref.syms)
+            if cs != "0":
+                terms.append(scale_c(cs, cr, int(st)) if st.isdigit() else
+                             scale_c(cs, cr, st, SIZE))
+            if k and st.isdigit():
+                const += k * int(st)
+            elif k:  # a symbolic stride is an int64_t size parameter
+                terms.append((st if k == 1 else f"{st} * {_lit(k)}", Range.point(k) * SIZE))
+        return terms, const
+
+    def _address(self, ref: MemRef, coords: Sequence[ir.AffineExpr]) -> tuple[str, Range]:
+        """The element offset of base coordinates ``coords``, and its range."""
+        terms, const = self._address_parts(ref, coords)
+        text, r = sum_c(terms, const)
         return (text[1:-1] if text.startswith("(") and _closes_at_end(text) and
                 len(terms) > 1 else text), r
 
@@ -627,8 +641,26 @@ class AccessWriter:
             self.buf.line(f"if ({valid}) {stmt}" + (f" else {miss}" if miss else ""))
 
     def address_of_first(self, ref: MemRef) -> str:
-        """The C expression of the (physical) element offset of view element 0 (no guard)."""
-        return ref.at(self.logical_offset_of_first(ref))
+        """The C expression of the (physical) element offset of view element 0 (no guard).
+
+        In a swizzled buffer the constant's whole 1024-byte blocks are added after the
+        swizzle (which permutes inside a block only), so copies that differ by such blocks
+        share the swizzled part."""
+        if not ref.swizzle:
+            return self.logical_offset_of_first(ref)
+        var, const = self.first_parts(ref)
+        block = 1024 // elem_bytes(ref.dtype)
+        inner = sum_c([(var, I64)] if var != "0" else [], const % block)[0]
+        outer = const - const % block
+        return f"{ref.at(inner)} + {outer}" if outer else ref.at(inner)
+
+    def first_parts(self, ref: MemRef) -> tuple[str, int]:
+        """The element offset of view element 0 before any swizzle, as (C expression of the
+        non-constant part, constant)."""
+        dims = [ir.AffineExpr((), 0)] * ref.map.n_dims
+        terms, const = self._address_parts(ref, [r.substitute(dims) for r in ref.map.results])
+        text = sum_c(terms)[0]
+        return text, const
 
     def logical_offset_of_first(self, ref: MemRef) -> str:
         """The element offset of view element 0 before any swizzle (a matrix descriptor's

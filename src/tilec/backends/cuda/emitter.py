@@ -258,6 +258,9 @@ class CUDAEmitter(CLikeEmitter):
         """The (aligned) start of the kernel's dynamic shared memory."""
         self.wgmma = False
         """True once a warpgroup instruction is emitted (sm_90a, ``ptx.WGMMA_PRELUDE``)."""
+        self._descs: dict[tuple[str, str, int, int], tuple[str, int]] = {}
+        """Descriptors emitted since the last ``wgmma.fence``: (pointer, variable part of the
+        start, LBO, SBO) -> (C name, constant part of the start)."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
 
@@ -594,8 +597,12 @@ class CUDAEmitter(CLikeEmitter):
         if any(o.name == "memory" and o.attr("swizzle") for o in body.operations):
             # swizzled buffers start on 1024-byte boundaries of the shared address space
             self.smem_base = "tc_smem_al"
-            b.line("unsigned char *const tc_smem_al = tc_smem + "
-                   "((1024u - (tc_smem_addr(tc_smem) & 1023u)) & 1023u);")
+            # the padding is computed once into a register (asm volatile): left to itself the
+            # compiler recomputes it, a handful of instructions, at every use in the K loop
+            b.line("uint32_t tc_smem_pad;")
+            b.line('asm volatile("and.b32 %0, %1, 1023;" : "=r"(tc_smem_pad) : '
+                   '"r"(1024u - tc_smem_addr(tc_smem)));')
+            b.line("unsigned char *const tc_smem_al = tc_smem + tc_smem_pad;")
         lanes = None
         for inner in body.operations:
             if inner.name == "yield":
@@ -1206,6 +1213,8 @@ class CUDAEmitter(CLikeEmitter):
             self._wgmma(op, WGMMA_ATOMS[cid])
             return
         elif cid in ("wgmma.fence", "wgmma.commit", "wgmma.wait", "fence.proxy.async"):
+            if cid == "wgmma.fence":
+                self._descs = {}  # descriptors are reused within one fenced group only
             pending = op.attr("pending", 0)
             if not isinstance(pending, int) or pending < 0:
                 raise self.unsupported(op, f"{cid} needs pending >= 0, got {pending!r}")
@@ -1248,10 +1257,22 @@ class CUDAEmitter(CLikeEmitter):
                        for x in (lbo, sbo)):
                 raise self.unsupported(op, f"{atom.catalog_id}: descriptor strides {lbo}, "
                                            f"{sbo} are not 16-byte multiples below 256 KB")
+            var, const = self.access.first_parts(ref)
+            key = (ref.ptr, var, lbo, sbo)
+            esize = max(1, atom.in_dtype.bits // 8)
+            base = self._descs.get(key)
             d = self.fresh("desc")
-            first = self.access.logical_offset_of_first(ref)
-            self.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
-                          f"{first}), {lbo}u, {sbo}u);")
+            if base is not None and ((const - base[1]) * esize) % 16 == 0:
+                # same operand, another K step: the start field moves by whole 16-byte units
+                # (no carry out of the 14-bit field: both are addresses inside the buffer)
+                step = (const - base[1]) * esize // 16
+                self.buf.line(f"const uint64_t {d} = {base[0]} + {step}ull;")
+            else:
+                first = f"{var} + {const}" if var != "0" and const else var if const == 0 \
+                    else str(const)
+                self.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
+                              f"{first}), {lbo}u, {sbo}u);")
+                self._descs[key] = (d, const)
             descs.append(d)
         accs = []
         for k, (cv, rv) in enumerate(zip(op.operands[2:], op.results)):

@@ -269,37 +269,37 @@ extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint1
     {
       const int c24 = (v17_om + v15_g);
       const int64_t c25 = (v20_k + v16_q * 2 + 1);
-      if (c24 < v1_M_i32 && c25 < v3_K) v21_a[1] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[1] = (uint16_t)0x0000;
+      if (c24 < v1_M_i32 && c25 < v3_K) v21_a[1] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 1]; else v21_a[1] = (uint16_t)0x0000;
     }
     {
       const int c26 = (v17_om + v15_g + 8);
       const int64_t c27 = (v20_k + v16_q * 2);
-      if (c26 < v1_M_i32 && c27 < v3_K) v21_a[2] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[2] = (uint16_t)0x0000;
+      if (c26 < v1_M_i32 && c27 < v3_K) v21_a[2] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2)]; else v21_a[2] = (uint16_t)0x0000;
     }
     {
       const int c28 = (v17_om + v15_g + 8);
       const int64_t c29 = (v20_k + v16_q * 2 + 1);
-      if (c28 < v1_M_i32 && c29 < v3_K) v21_a[3] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 1)]; else v21_a[3] = (uint16_t)0x0000;
+      if (c28 < v1_M_i32 && c29 < v3_K) v21_a[3] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 1]; else v21_a[3] = (uint16_t)0x0000;
     }
     {
       const int c30 = (v17_om + v15_g);
       const int64_t c31 = (v20_k + v16_q * 2 + 8);
-      if (c30 < v1_M_i32 && c31 < v3_K) v21_a[4] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[4] = (uint16_t)0x0000;
+      if (c30 < v1_M_i32 && c31 < v3_K) v21_a[4] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 8]; else v21_a[4] = (uint16_t)0x0000;
     }
     {
       const int c32 = (v17_om + v15_g);
       const int64_t c33 = (v20_k + v16_q * 2 + 9);
-      if (c32 < v1_M_i32 && c33 < v3_K) v21_a[5] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[5] = (uint16_t)0x0000;
+      if (c32 < v1_M_i32 && c33 < v3_K) v21_a[5] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 9]; else v21_a[5] = (uint16_t)0x0000;
     }
     {
       const int c34 = (v17_om + v15_g + 8);
       const int64_t c35 = (v20_k + v16_q * 2 + 8);
-      if (c34 < v1_M_i32 && c35 < v3_K) v21_a[6] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 8)]; else v21_a[6] = (uint16_t)0x0000;
+      if (c34 < v1_M_i32 && c35 < v3_K) v21_a[6] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 8]; else v21_a[6] = (uint16_t)0x0000;
     }
     {
       const int c36 = (v17_om + v15_g + 8);
       const int64_t c37 = (v20_k + v16_q * 2 + 9);
-      if (c36 < v1_M_i32 && c37 < v3_K) v21_a[7] = v4_A[(int64_t)(v17_om + v15_g + 8) * v4_A_s5 + (v20_k + v16_q * 2 + 9)]; else v21_a[7] = (uint16_t)0x0000;
+      if (c36 < v1_M_i32 && c37 < v3_K) v21_a[7] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 9]; else v21_a[7] = (uint16_t)0x0000;
     }
     /* tilec: view#19 */
     /* tilec: load#20 */
@@ -312,17 +312,17 @@ extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint1
     {
       const int64_t c41 = (v20_k + v16_q * 2 + 1);
       const int64_t c42 = (v18_on + v15_g);
-      if (c41 < v3_K && c42 < v2_N) v38_b[1] = v6_B[(int64_t)(v20_k + v16_q * 2 + 1) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[1] = (uint16_t)0x0000;
+      if (c41 < v3_K && c42 < v2_N) v38_b[1] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 + (v18_on + v15_g)]; else v38_b[1] = (uint16_t)0x0000;
     }
     {
       const int64_t c43 = (v20_k + v16_q * 2 + 8);
       const int64_t c44 = (v18_on + v15_g);
-      if (c43 < v3_K && c44 < v2_N) v38_b[2] = v6_B[(int64_t)(v20_k + v16_q * 2 + 8) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[2] = (uint16_t)0x0000;
+      if (c43 < v3_K && c44 < v2_N) v38_b[2] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 * 8 + (v18_on + v15_g)]; else v38_b[2] = (uint16_t)0x0000;
     }
     {
       const int64_t c45 = (v20_k + v16_q * 2 + 9);
       const int64_t c46 = (v18_on + v15_g);
-      if (c45 < v3_K && c46 < v2_N) v38_b[3] = v6_B[(int64_t)(v20_k + v16_q * 2 + 9) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[3] = (uint16_t)0x0000;
+      if (c45 < v3_K && c46 < v2_N) v38_b[3] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 * 9 + (v18_on + v15_g)]; else v38_b[3] = (uint16_t)0x0000;
     }
     /* tilec: atom.call#21 */
     float v47_d[4];
@@ -342,16 +342,16 @@ extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint1
   {
     const int c50 = (v17_om + v15_g);
     const int64_t c51 = (v18_on + v16_q * 2 + 1);
-    if (c50 < v1_M_i32 && c51 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[1];
+    if (c50 < v1_M_i32 && c51 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2) + 1] = v19_acc[1];
   }
   {
     const int c52 = (v17_om + v15_g + 8);
     const int64_t c53 = (v18_on + v16_q * 2);
-    if (c52 < v1_M_i32 && c53 < v2_N) v8_C[(int64_t)(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[2];
+    if (c52 < v1_M_i32 && c53 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + v8_C_s9 * 8 + (v18_on + v16_q * 2)] = v19_acc[2];
   }
   {
     const int c54 = (v17_om + v15_g + 8);
     const int64_t c55 = (v18_on + v16_q * 2 + 1);
-    if (c54 < v1_M_i32 && c55 < v2_N) v8_C[(int64_t)(v17_om + v15_g + 8) * v8_C_s9 + (v18_on + v16_q * 2 + 1)] = v19_acc[3];
+    if (c54 < v1_M_i32 && c55 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + v8_C_s9 * 8 + (v18_on + v16_q * 2) + 1] = v19_acc[3];
   }
 }
