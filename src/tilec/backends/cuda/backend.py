@@ -199,7 +199,7 @@ class CUDAExecutable:
                                "device here; it can be inspected (source, resources), not run")
         key = argument_key(args)
         if key is not None and key == self._last_key:
-            bound = replace(self._last_bound, objects=list(args))
+            bound = self._last_bound  # its values; the arrays themselves are ``args``
         else:
             bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings)
             check_aligned16(self.kernel, bound)
@@ -216,7 +216,7 @@ class CUDAExecutable:
                     r, registers=launcher.attribute("NUM_REGS"),
                     stack_frame=launcher.attribute("LOCAL_SIZE_BYTES"),
                     static_shared=launcher.attribute("SHARED_SIZE_BYTES"), origin="driver")
-        launcher.launch(bound, stream, sync)
+        launcher.launch(bound, stream, sync, args)
 
     def __repr__(self) -> str:
         return f"<CUDAExecutable @{self.name} {self.cubin.arch}: {self.resources}>"

@@ -301,6 +301,9 @@ def _stream_handle(objects: Sequence[Any], device: int) -> int:
         if mod.startswith("torch"):
             import torch
 
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None and device >= 0:  # the handle without a Stream object
+                return int(raw(device))
             return int(torch.cuda.current_stream(x.device).cuda_stream)
         if mod.startswith("cupy"):
             import cupy
@@ -324,6 +327,8 @@ class Launcher:
         """The cuda.core kernel."""
         self._streams: dict[int, Any] = {}
         self._configs: dict[tuple[int, int, int], Any] = {}
+        self._grids: dict[tuple[int, ...], tuple[int, ...]] = {}
+        """Launch grid per integer-parameter values (empty: nothing to run)."""
         if source.shared_bytes > _SMEM_DEFAULT:
             from cuda.bindings import driver
 
@@ -358,24 +363,32 @@ class Launcher:
             self._streams[handle] = st
         return st
 
-    def launch(self, bound: BoundLaunch, stream: Any = None, sync: bool | None = None) -> None:
-        """Launch on ``stream`` (default: the arguments' current stream) and check errors."""
+    def launch(self, bound: BoundLaunch, stream: Any = None, sync: bool | None = None,
+               objects: Sequence[Any] | None = None) -> None:
+        """Launch on ``stream`` (default: the current stream of the arguments, ``objects`` or
+        else ``bound.objects``) and check errors."""
         from cuda.bindings import driver
         from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, Stream, launch
 
         src = self.source
-        extents = src.grid(bound.ints)
-        if any(e < 0 for e in extents):
-            raise LaunchError(f"{src.kernel}: negative grid extent {extents}")
-        if any(e == 0 for e in extents):
+        ints = tuple(bound.ints)
+        grid = self._grids.get(ints)
+        if grid is None:  # the host steps are a function of the integer parameters
+            extents = src.grid(bound.ints)
+            if any(e < 0 for e in extents):
+                raise LaunchError(f"{src.kernel}: negative grid extent {extents}")
+            grid = src.launch_grid(extents) if all(e > 0 for e in extents) else ()
+            if grid and (grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535):
+                raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
+                                  "y, z <= 65535); the lowering should linearize this grid")
+            if len(self._grids) < 64:
+                self._grids[ints] = grid
+        if not grid:
             return  # no instance to run
-        grid = src.launch_grid(extents)
-        if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
-            raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
-                              "y, z <= 65535); the lowering should linearize this grid")
         self.device.set_current()
         if stream is None:
-            handle = _stream_handle(bound.objects, bound.device)
+            handle = _stream_handle(bound.objects if objects is None else objects,
+                                    bound.device)
             stream = LEGACY_DEFAULT_STREAM if handle == 0 else self._stream(handle, Stream)
         elif isinstance(stream, int):
             stream = LEGACY_DEFAULT_STREAM if stream == 0 else self._stream(stream, Stream)
