@@ -127,3 +127,22 @@ def test_misaligned_cp_async_source_is_refused(torch_cuda: Any) -> None:
     poison(torch, dc)
     exe(buf[8:8 + 64 * 64].view(64, 64), db, dc, sync=True)  # 16 bytes in: accepted
     check(to_host(torch, dc), np.zeros((64, 64)), 0, 0)
+
+
+def test_one_executable_follows_the_shapes_of_each_call(torch_cuda: Any) -> None:
+    """The launcher caches the grid per integer parameters: other shapes launch other grids
+    (all outputs right), and going back to the first shape reuses its grid."""
+    torch = torch_cuda
+    rng = np.random.default_rng(11)
+    shapes = ((96, 80, 64), (300, 520, 130), (96, 80, 64), (1, 700, 64))
+    a0 = rng.standard_normal((96, 64)).astype(ml_dtypes.bfloat16)
+    b0 = rng.standard_normal((64, 80)).astype(ml_dtypes.bfloat16)
+    exe = _executable(a0, b0, np.empty((96, 80), np.float32), (128, 128, 64))
+    for m, n, k in shapes:
+        a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+        b = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+        dc = to_device(torch, np.empty((m, n), np.float32))
+        poison(torch, dc)
+        exe(to_device(torch, a), to_device(torch, b), dc, sync=True)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        check(to_host(torch, dc), want, 0, 1e-3 * float(np.abs(want).max()))

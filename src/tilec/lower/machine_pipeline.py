@@ -15,6 +15,10 @@ shared memory (``versions = W``, a leading version axis). The protocol, with
                 the version iteration j-1 read; commit
                 compute from version j mod W (the matrix fragments read it)
 
+The version ``j mod W`` is carried by the loop as an extra index value (next:
+``select(v + 1 == W, 0, v + 1)``; the one ahead is ``select(v == 0, W - 1,
+v - 1)``) rather than computed from the counter in every iteration.
+
 One barrier per iteration: the barrier that publishes iteration ``j``'s
 copies also retires the reads of iteration ``j - 1``, so the version they read
 can be refilled right after it. The tracker of group barriers is told so:
