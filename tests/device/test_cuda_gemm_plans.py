@@ -38,25 +38,35 @@ def _executable(a: np.ndarray, b: np.ndarray, c: np.ndarray, tile: tuple[int, in
     return be.compile(be.machine(compiled.module, compiled.fn_name), compiled.fn_name)
 
 
+NPDT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32}
+
+
+def _check_product(torch: Any, dtype: str, shape: tuple[int, ...], tile: tuple[int, int, int],
+                   seed: int, rel: float, wgmma: bool = False) -> None:
+    """Fresh inputs, a NaN-poisoned output, one launch, compared with a float64 product."""
+    m, n, k = shape
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(NPDT[dtype])
+    b = rng.standard_normal((k, n)).astype(NPDT[dtype])
+    c = np.empty((m, n), np.float32)
+    exe = _executable(a, b, c, tile)
+    if wgmma:
+        assert "wgmma.mma_async" in exe.source and exe.cubin.arch == "sm_90a"
+    da, db, dc = to_device(torch, a), to_device(torch, b), to_device(torch, c)
+    poison(torch, dc)
+    exe(da, db, dc, sync=True)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    check(to_host(torch, dc), want, 0, rel * float(np.abs(want).max()))
+
+
 @pytest.mark.parametrize("dtype", ["bf16", "f32"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("tile", TILES, ids=lambda t: "x".join(map(str, t)))
 def test_benchmark_tiles_match_numpy(torch_cuda: Any, dtype: str, shape: tuple[int, ...],
                                      tile: tuple[int, int, int]) -> None:
-    torch = torch_cuda
     m, n, k = shape
-    rng = np.random.default_rng(m * 7 + n * 3 + k)
-    npdt = ml_dtypes.bfloat16 if dtype == "bf16" else np.float32
-    a = rng.standard_normal((m, k)).astype(npdt)
-    b = rng.standard_normal((k, n)).astype(npdt)
-    c = np.empty((m, n), np.float32)
-    exe = _executable(a, b, c, tile)
-    da, db, dc = to_device(torch, a), to_device(torch, b), to_device(torch, c)
-    poison(torch, dc)
-    exe(da, db, dc, sync=True)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    scale = float(np.abs(want).max())
-    check(to_host(torch, dc), want, 0, (1e-2 if dtype == "bf16" else 1e-4) * scale)
+    _check_product(torch_cuda, dtype, shape, tile, m * 7 + n * 3 + k,
+                   1e-2 if dtype == "bf16" else 1e-4)
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
@@ -66,22 +76,10 @@ def test_benchmark_tiles_match_numpy(torch_cuda: Any, dtype: str, shape: tuple[i
 def test_wgmma_plans_match_numpy(torch_cuda: Any, dtype: str, shape: tuple[int, ...],
                                  tile: tuple[int, int, int]) -> None:
     """The warpgroup-instruction plans (sm_90a) on ragged and aligned shapes, bf16 and f16."""
-    torch = torch_cuda
-    if torch.cuda.get_device_capability() != (9, 0):
+    if torch_cuda.cuda.get_device_capability() != (9, 0):
         pytest.skip("wgmma needs an sm_90 device")
     m, n, k = shape
-    rng = np.random.default_rng(m * 5 + n * 11 + k)
-    npdt = ml_dtypes.bfloat16 if dtype == "bf16" else np.float16
-    a = rng.standard_normal((m, k)).astype(npdt)
-    b = rng.standard_normal((k, n)).astype(npdt)
-    c = np.empty((m, n), np.float32)
-    exe = _executable(a, b, c, tile)
-    assert "wgmma.mma_async" in exe.source and exe.cubin.arch == "sm_90a"
-    da, db, dc = to_device(torch, a), to_device(torch, b), to_device(torch, c)
-    poison(torch, dc)
-    exe(da, db, dc, sync=True)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    check(to_host(torch, dc), want, 0, 1e-3 * float(np.abs(want).max()))
+    _check_product(torch_cuda, dtype, shape, tile, m * 5 + n * 11 + k, 1e-3, wgmma=True)
 
 
 def test_repeated_calls_reuse_checks_but_not_results(torch_cuda: Any) -> None:
