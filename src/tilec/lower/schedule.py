@@ -409,13 +409,16 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     _assign_layouts(g, inner)
     for op in inner:
         if op.name in ("serial", "pipeline"):
-            _plan_staging(g, op, options)
+            _plan_staging(g, op, options, profile.shared_bytes_per_group)
     return g
 
 
-def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
+def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
+                  shared_limit: int | None = None) -> None:
     """Double-buffer a loop's matrix operand loads: ``pipeline`` with ``window >= 2``, and
-    ``serial`` loops too (automatic software pipelining) unless disabled."""
+    ``serial`` loops too (automatic software pipelining) unless disabled. A loop feeding
+    warpgroup instructions gets ``wgmma_stages`` versions, fewer (down to 2) when that many
+    would not fit the group's shared memory."""
     window = loop.attr("window") if loop.name == "pipeline" else None
     if loop.name == "pipeline" and (window is None or window < 2):
         return
@@ -429,7 +432,14 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -
         return
     wgmma = any(str(g.mma[m].realization).startswith("wgmma.")
                 for uses in staged.values() for m, _ in uses)
-    g.staging[loop] = window or (options.wgmma_stages if wgmma else options.stages)
+    versions = options.wgmma_stages if wgmma else options.stages
+    if wgmma and shared_limit is not None:
+        per = sum(math.prod(_static(ld.result.type)) * max(1, ld.result.type.dtype.bits // 8)
+                  for ld in staged)
+        slack = 1024 * (1 + len(staged))  # the swizzled rings' 1024-byte alignment
+        while versions > max(2, options.stages) and versions * per + slack > shared_limit:
+            versions -= 1
+    g.staging[loop] = window or versions
 
 
 def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
