@@ -109,6 +109,8 @@ def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
 
         view = _slot_nd(g, (rows, cols), dt, k)
     g.store_registers(view, x)
+    if swizzle:  # wgmma reads shared memory through the async proxy: publish these stores
+        g.atom("fence.proxy.async", [], [ir.token])
     return view
 
 

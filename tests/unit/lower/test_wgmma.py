@@ -216,3 +216,16 @@ def test_large_tiles_get_fewer_ring_versions_to_fit_shared_memory() -> None:
     simulate_module(m, comp.fn_name, args)
     want = _want(args)
     assert np.abs(args[2] - want).max() <= 1e-5 * float(np.abs(want).max())
+
+
+def test_unpipelined_wgmma_operands_are_fenced_for_the_async_proxy() -> None:
+    """Without double buffering the operands are stored by every thread, then fenced for
+    the asynchronous proxy, then a barrier, then the instructions read them."""
+    comp, args = _compiled(128, 128, 128, (64, 64, 64), seed=4)
+    m = _machine(comp, double_buffer=False)
+    names = [str(op.attr("catalog_id")) for op in _atoms(m, "")]
+    first = names.index("wgmma.fence")
+    assert names[first - 2:first] == ["fence.proxy.async", "barrier.group"], names[:first + 1]
+    simulate_module(m, comp.fn_name, args)
+    want = _want(args)
+    assert np.abs(args[2] - want).max() <= 1e-5 * float(np.abs(want).max())

@@ -1280,8 +1280,11 @@ class CUDAEmitter(CLikeEmitter):
             if c.n != 4 or c.dtype is not atom.acc_dtype:
                 raise self.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
                                            f"4 x {atom.acc_dtype}")
-            d = self.new_regs(rv, op)
-            self.copy_regs(d, c)
+            if sum(1 for _ in cv.uses) == 1 and not c.packed:
+                d = c  # dead after this instruction: updated in place, no copy to coalesce
+            else:
+                d = self.new_regs(rv, op)
+                self.copy_regs(d, c)
             accs.append(d.name)
             self.bind(rv, d)
         self.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1]))
