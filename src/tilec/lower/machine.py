@@ -664,12 +664,6 @@ class _FunctionLowering:
             return None
 
 
-WGMMA_OTHER_REGISTERS = 64
-"""Registers per lane a warpgroup-instruction kernel needs beside its accumulators (indices,
-descriptors, copy addresses): ptxas fits the 128x128x64 bf16 kernel (64 accumulators) in
-128 registers with no spill when asked for two groups per SM (CUDA 13, sm_90a)."""
-
-
 def _warpgroup_residency(grid_block: ir.Block, threads: int, shared_bytes: int,
                          target: str) -> int:
     """Groups per compute unit to ask the compiler to fit (``min_groups``) for a group that
@@ -677,6 +671,7 @@ def _warpgroup_residency(grid_block: ir.Block, threads: int, shared_bytes: int,
     accumulators plus ``WGMMA_OTHER_REGISTERS``; 1 (no request) otherwise. Warpgroup
     instructions wait for their operands, so a second resident group is what hides that."""
     from tilec.exec import get_profile
+    from tilec.plan.matrix import WGMMA_OTHER_REGISTERS
 
     acc = 0
     for op in grid_block.parent_op.walk():  # type: ignore[union-attr]

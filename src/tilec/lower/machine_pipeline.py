@@ -57,10 +57,13 @@ class Staging:
         self.loop = loop
         self.versions = int(loop.attr("versions"))
         """Ring-buffer versions ``W``."""
-        self.loads = list(staged_loads(loop))
+        uses = staged_loads(loop)
+        self.loads = list(uses)
         """The staged loads, in program order."""
         self.rings: dict[ir.Operation, ir.Value] = {}
-        self.swizzled: set[ir.Operation] = {ld for ld in self.loads if _feeds_wgmma(ld)}
+        self.swizzled: set[ir.Operation] = {
+            ld for ld, mmas in uses.items()
+            if any(str(m.attr("realization", "")).startswith("wgmma.") for m, _ in mmas)}
         """Loads read by warpgroup matrix instructions: their rings use the swizzled
         canonical layout (``swizzled_map``) instead of padded rows."""
         for k, ld in enumerate(self.loads):
@@ -232,13 +235,6 @@ def swizzled_map(rows: int, cols: int) -> ir.IndexMap:
     if cols == 64:
         return ir.IndexMap(2, [r * 64 + c])
     return ir.IndexMap(2, [c.floordiv(64) * (rows * 64) + r * 64 + c.mod(64)])
-
-
-def _feeds_wgmma(ld: ir.Operation) -> bool:
-    """True when a use of the load's value is an ``mma`` realized by a warpgroup instruction."""
-    return any(u.owner.name == "mma"
-               and str(u.owner.attr("realization", "")).startswith("wgmma.")
-               for u in ld.result.uses)
 
 
 def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:

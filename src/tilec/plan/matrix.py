@@ -39,7 +39,7 @@ from .work import GroupWorkload, MatrixWorkload, elided_elements
 __all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
            "MatrixCandidate", "Rejection", "WorkCounts", "work_counts", "fragment_scalars",
            "minimum_fragment_budget", "OpEnumeration", "Enumeration", "enumerate_group",
-           "atoms_for", "WGMMA_ATOM_IDS", "wgmma_rule"]
+           "atoms_for", "WGMMA_ATOM_IDS", "WGMMA_OTHER_REGISTERS", "wgmma_rule"]
 
 REALIZATIONS = ("one_atom", "rectangle", "wgmma", "mpp", "scalar")
 """Realization kinds: the one-atom reference, a fragment rectangle, a fragment rectangle
@@ -47,6 +47,12 @@ issued by warpgroup instructions from shared memory, an MPP rectangle, scalar.""
 
 WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16")
 """Atoms whose rectangles a warpgroup instruction (64 x n x 16) can realize."""
+
+WGMMA_OTHER_REGISTERS = 64
+"""Registers per lane a warpgroup-instruction kernel needs beside its accumulators (indices,
+descriptors, copy addresses): ptxas fits the 128x128x64 bf16 kernel (64 accumulators) in
+128 registers with no spill when asked for two groups per SM (CUDA 13, sm_90a), and refuses
+a 256x256x64 kernel at 512 threads (128 accumulators, 128 registers per lane) outright."""
 
 
 def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm: int,
@@ -428,7 +434,8 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
             for mode in modes:
                 out.candidates.append(_candidate(w, threads, realization, mode, atom, dist,
                                                  scalars, options))
-        if profile.warpgroup_mma and realization == "rectangle" and atom.id in WGMMA_ATOM_IDS:
+        if profile.warpgroup_mma and options.warpgroup_mma and realization == "rectangle" \
+                and atom.id in WGMMA_ATOM_IDS:
             examined += 1
             why = wgmma_rule(w, atom, g, gm, gn, rm, rn)
             if why is not None:
@@ -436,6 +443,12 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                 continue
             acc = rm * rn * atom.fragments.c  # A and B stay in shared memory
             if not legal_state("wgmma", acc, params, rm, rn):
+                continue
+            if reg_limit is not None and acc + WGMMA_OTHER_REGISTERS > reg_limit:
+                rej.append(Rejection(w.op, threads, "wgmma", atom.id, params,
+                                     f"register file: {acc} accumulators + "
+                                     f"{WGMMA_OTHER_REGISTERS} other registers per lane exceed "
+                                     f"the {reg_limit} available to each of {threads} threads"))
                 continue
             for mode in modes:
                 out.candidates.append(_candidate(w, threads, "wgmma", mode, atom, dist, acc,

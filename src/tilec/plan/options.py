@@ -36,6 +36,9 @@ class PlannerOptions:
     """Allow resident-accumulator realizations of a proved closed recurrence."""
     direct_accumulator_store: bool = True
     """Allow direct accumulator output (removes C and D storage) when its proof is present."""
+    warpgroup_mma: bool = True
+    """Consider warpgroup-instruction (``wgmma``) realizations where the profile has them;
+    the CUDA backend turns this off for devices other than sm_90 (no ``wgmma`` there)."""
     metal_mpp: bool = False
     """Plan Metal groups with the MPP family and its v3 basis instead of the SIMD-group one."""
     forward_snapshots: bool = False

@@ -12,6 +12,7 @@ disagrees with the descriptor gives a wrong product here as on the GPU.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import ml_dtypes
 import numpy as np
@@ -229,3 +230,90 @@ def test_unpipelined_wgmma_operands_are_fenced_for_the_async_proxy() -> None:
     simulate_module(m, comp.fn_name, args)
     want = _want(args)
     assert np.abs(args[2] - want).max() <= 1e-5 * float(np.abs(want).max())
+
+
+def test_pipeline_loops_stage_wgmma_operands_swizzled() -> None:
+    """In a ``pipeline`` the loaded tiles reach the mma through a stage hand-off; their rings
+    are swizzled all the same, and the product is right."""
+    from tilec.lib.matmul import pipelined_matmul
+
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((130, 200)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((200, 128)).astype(ml_dtypes.bfloat16)
+    c = np.full((130, 128), np.nan, np.float32)
+    comp = tilec.compile(pipelined_matmul, a, b, c, target="reference", BM=128, BN=128, BK=64)
+    m = _machine(comp)
+    assert _atoms(m, "wgmma.m64k16")
+    assert all(op.attr("swizzle") == 128 for op in m.walk()
+               if op.name == "memory" and "ring" in str(op.attr("role")))
+    emit_cuda(m, comp.fn_name, "cuda:sm_90")  # type: ignore[attr-defined]
+    simulate_module(m, comp.fn_name, [a, b, c])
+    want = _want([a, b, c])
+    assert np.abs(c - want).max() <= 1e-5 * float(np.abs(want).max())
+
+
+def test_wgmma_needs_registers_beside_its_accumulators() -> None:
+    """256x256x64 at 512 threads would hold 128 accumulators in 128 registers per lane (ptxas
+    refuses it); the planner rejects it with the reason and plans something else."""
+    comp, _ = _compiled(4096, 4096, 4096, (256, 256, 64))
+    mp = plan_module(comp.module, "cuda:sm_90")  # type: ignore[attr-defined]
+    sel = mp.groups[0].selected
+    if sel is not None:
+        cand = sel.choices[0].candidate
+        assert not (cand.realization == "wgmma" and cand.threads == 512)
+    reasons = [r.reason for g in mp.groups for r in g.rejected
+               if r.realization == "wgmma" and r.threads == 512]
+    assert any("128 accumulators + 64 other registers" in r for r in reasons), reasons
+
+
+def test_planner_option_turns_wgmma_off() -> None:
+    from tilec.plan.options import PlannerOptions
+
+    comp, _ = _compiled(4096, 4096, 4096, (128, 128, 64))
+    shapes = {s: 4096 for s in ("A_0", "A_1", "B_0", "B_1", "C_0", "C_1")}
+    mp = plan_module(comp.module, "cuda:sm_90", PlannerOptions(warpgroup_mma=False),
+                     shapes=shapes)  # type: ignore[attr-defined]
+    assert mp.groups[0].selected.choices[0].candidate.realization != "wgmma"
+
+
+def test_an_accumulator_from_outside_the_loop_is_not_updated_in_place() -> None:
+    """``r = mma(a, b, d)`` in a loop with ``d`` loaded before it: every iteration starts from
+    ``d``, so the emitted wgmma must work on a copy of ``d``'s registers."""
+    import tilec as tc
+
+    @tc.kernel
+    def reuse(A, B, D, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64):
+        for pm in tc.parallel(tc.cdiv(A.shape[0], BM)):
+            d = D.tile((pm * BM, 0), (BM, BN), fill=0.0).load()
+            a = A.tile((pm * BM, 0), (BM, 64), fill=0.0).load()
+            for j in tc.serial(tc.cdiv(B.shape[1], BN)):
+                b = B.tile((0, j * BN), (64, BN), fill=0.0)
+                r = tc.mma(a, b, d)
+                C.tile((pm * BM, j * BN), (BM, BN)).store(r)
+
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((64, 64)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((64, 192)).astype(ml_dtypes.bfloat16)
+    d = rng.standard_normal((64, 64)).astype(np.float32)
+    c = np.full((64, 192), np.nan, np.float32)
+    comp = tilec.compile(reuse, a, b, d, c, target="reference")
+    m = _machine(comp)
+    calls = _atoms(m, "wgmma.m64k16")
+    assert calls, "planned with wgmma"
+    src = emit_cuda(m, comp.fn_name, "cuda:sm_90").text  # type: ignore[attr-defined]
+    # the first instruction of the loop body reads d's registers through a fresh copy
+    first = calls[0]
+    d_val = first.operand(2)
+    assert d_val.defining_op is None or d_val.defining_op.parent is not first.parent
+    simulate_module(m, comp.fn_name, [a, b, d, c])
+    for j in range(3):
+        want = a.astype(np.float64) @ b[:, 64 * j:64 * (j + 1)].astype(np.float64) + d
+        assert np.abs(c[:, 64 * j:64 * (j + 1)] - want).max() <= 1e-4
+    assert src.count("wgmma.mma_async") == 4
+    # the first instruction's accumulator array is declared inside the loop, not d's own
+    lines = src.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "wgmma.mma_async" in ln)
+    arr = re.search(r'"\+f"\((\w+)\[0\]\)', lines[at + 1]).group(1)
+    decl = next(i for i, ln in enumerate(lines) if re.match(rf"\s*float {arr}\[4\];", ln))
+    loop = max(i for i, ln in enumerate(lines[:at]) if ln.lstrip().startswith("for (int64_t"))
+    assert decl > loop, (arr, decl, loop)

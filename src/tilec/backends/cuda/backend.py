@@ -15,6 +15,7 @@ parameters; shape symbols come from the arrays through ``shape_bindings``).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -148,8 +149,18 @@ class CUDABackend:
             raise NotImplementedError(
                 "the CUDA target needs Machine TileIR and tilec.lower.lower_to_machine is not "
                 "available in this build yet; pass a Machine module (form = \"machine\")")
-        lowered = lower_fn(module, self.profile)
+        lowered = lower_fn(module, self.profile, self.lower_options())
         return module if lowered is None else lowered
+
+    def lower_options(self) -> Any:
+        """Lowering options for this device: warpgroup instructions (``wgmma``) only where the
+        cubin is built for sm_90 (``sm_90a``); later architectures do not have them."""
+        from tilec.lower.options import LowerOptions
+
+        opts = LowerOptions()
+        if self.device_cc is not None and self.device_cc != (9, 0):
+            opts = replace(opts, planner=replace(opts.planner, warpgroup_mma=False))
+        return opts
 
     def emit(self, module: ir.Module, fn_name: str) -> CUDASource:
         """The CUDA kernel for ``fn_name`` (no compilation)."""
@@ -161,7 +172,7 @@ class CUDABackend:
         machine = self.machine(module, fn_name)
         src = emit_cuda(machine, fn_name, self.profile)
         arch = arch or self.arch
-        if src.min_sm > int(arch[3:5]):
+        if src.min_sm > int(re.match(r"sm_(\d+)", arch).group(1)):  # type: ignore[union-attr]
             raise ValueError(f"@{fn_name} needs sm_{src.min_sm}; cannot build it for {arch}")
         if src.arch_suffix and not arch.endswith(src.arch_suffix):
             arch += src.arch_suffix  # e.g. sm_90 -> sm_90a for wgmma

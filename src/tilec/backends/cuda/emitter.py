@@ -1280,8 +1280,11 @@ class CUDAEmitter(CLikeEmitter):
             if c.n != 4 or c.dtype is not atom.acc_dtype:
                 raise self.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
                                            f"4 x {atom.acc_dtype}")
-            if sum(1 for _ in cv.uses) == 1 and not c.packed:
-                d = c  # dead after this instruction: updated in place, no copy to coalesce
+            here = cv.defining_op is not None and cv.defining_op.parent is op.parent
+            if here and sum(1 for _ in cv.uses) == 1 and not c.packed:
+                # defined in this block and dead after this instruction: updated in place (a
+                # value from outside a loop must survive the iterations, so it is copied)
+                d = c
             else:
                 d = self.new_regs(rv, op)
                 self.copy_regs(d, c)
