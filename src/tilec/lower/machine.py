@@ -685,7 +685,7 @@ def _warpgroup_residency(grid_block: ir.Block, threads: int, shared_bytes: int,
         return 1
     if p.shared_bytes_per_unit is None or p.registers_per_unit is None or not shared_bytes:
         return 1
-    groups = p.shared_bytes_per_unit // shared_bytes
+    groups = p.shared_bytes_per_unit // (shared_bytes + 1024)  # 1 KB reserved per group
     while groups > 1 and p.registers_per_unit // (groups * threads) < acc + WGMMA_OTHER_REGISTERS:
         groups -= 1
     return max(1, min(groups, p.max_resident_groups_per_unit or groups))

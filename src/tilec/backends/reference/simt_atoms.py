@@ -332,6 +332,9 @@ def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int
     if start % 16:
         raise SimulationError(f"{cid}: operand start byte {start} is not 16-byte aligned",
                               "unsupported", [op])
+    if not all(0 < x < (1 << 18) and x % 16 == 0 for x in (lbo, sbo)):
+        raise SimulationError(f"{cid}: descriptor strides {lbo}, {sbo} do not fit the 14-bit "
+                              "fields (16-byte units below 256 KB)", "unsupported", [op])
     i = np.arange(shape[0])[:, None]
     j = np.arange(shape[1])[None, :]
     if mn_major:
