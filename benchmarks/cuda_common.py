@@ -168,3 +168,35 @@ def rel_error(got: Any, want: Any) -> float:
     """``max |got - want| / max |want|`` in float64."""
     g, w = got.double(), want.double()
     return float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
+
+
+def add_case_filters(p: Any) -> None:
+    """``--dtype`` and ``--tile`` options that pick one case of a GEMM sweep."""
+    p.add_argument("--dtype", default=None, help="only this dtype (bf16, f32)")
+    p.add_argument("--tile", default=None, help="only this BMxBNxBK tile, e.g. 128x128x64")
+
+
+def selected(args: Any, dtype: str, tile: Sequence[int]) -> bool:
+    """Whether the ``--dtype``/``--tile`` filters keep this case."""
+    name = "x".join(str(t) for t in tile)
+    return not ((args.dtype and dtype != args.dtype) or (args.tile and args.tile != name))
+
+
+def square_gemm(n: int, dtype: str, tile: Sequence[int], seed: int) -> tuple[Any, ...]:
+    """Fresh ``n x n`` inputs of ``dtype`` (``bf16``/``f32``) on the GPU, an f32 output, the
+    f32 product, and ``lib.matmul`` for ``tile`` compiled to Candidate form:
+    ``(a, b, c, want, compiled)``."""
+    import torch
+
+    import tilec
+    from tilec.lib.matmul import matmul
+
+    tdt = torch.bfloat16 if dtype == "bf16" else torch.float32
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
+    b = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
+    c = torch.empty(n, n, device="cuda", dtype=torch.float32)
+    bm, bn, bk = tile
+    comp = tilec.compile(matmul, host_like(a), host_like(b), host_like(c), target="reference",
+                         BM=bm, BN=bn, BK=bk)
+    return a, b, c, a.float() @ b.float(), comp

@@ -20,7 +20,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms, host_like, rel_error  # noqa: E402
+from cuda_common import (  # noqa: E402
+    Recorder,
+    add_case_filters,
+    bench_ms,
+    rel_error,
+    selected,
+    square_gemm,
+)
 
 # (dtype, (BM, BN, BK), [(threads, gm, gn), ...])
 CASES = (
@@ -57,31 +64,21 @@ def main() -> int:
     """Run every configuration; write the records."""
     import torch
 
-    import tilec
     import tilec.lower as lower
     from tilec.backends.cuda.backend import CUDABackend
-    from tilec.lib.matmul import matmul
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=4096)
-    p.add_argument("--dtype", default=None, help="only this dtype (bf16 or f32)")
-    p.add_argument("--tile", default=None, help="only this tile, e.g. 128x128x32")
+    add_case_filters(p)
     args = p.parse_args()
     size = args.size
     torch.backends.cuda.matmul.allow_tf32 = False
     rec = Recorder("gemm_plans")
     be = CUDABackend("cuda")
     for dt, (bm, bn, bk), configs in CASES:
-        if (args.dtype and dt != args.dtype) or (args.tile and args.tile != f"{bm}x{bn}x{bk}"):
+        if not selected(args, dt, (bm, bn, bk)):
             continue
-        tdt = torch.bfloat16 if dt == "bf16" else torch.float32
-        gen = torch.Generator(device="cuda").manual_seed(1)
-        a = torch.randn(size, size, device="cuda", dtype=tdt, generator=gen)
-        b = torch.randn(size, size, device="cuda", dtype=tdt, generator=gen)
-        c = torch.empty(size, size, device="cuda", dtype=torch.float32)
-        want = a.float() @ b.float()
-        comp = tilec.compile(matmul, host_like(a), host_like(b), host_like(c),
-                             target="reference", BM=bm, BN=bn, BK=bk)
+        a, b, c, want, comp = square_gemm(size, dt, (bm, bn, bk), 1)
         for threads, gm, gn in configs:
             opts, cand = forced(comp.module, threads, gm, gn)
             if opts is None:

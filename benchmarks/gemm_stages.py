@@ -18,7 +18,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms, host_like, rel_error  # noqa: E402
+from cuda_common import (  # noqa: E402
+    Recorder,
+    add_case_filters,
+    bench_ms,
+    rel_error,
+    selected,
+    square_gemm,
+)
 
 CASES = (("bf16", (128, 128, 64)), ("bf16", (128, 256, 64)), ("bf16", (256, 128, 64)),
          ("bf16", (128, 128, 32)), ("bf16", (128, 256, 32)), ("bf16", (256, 128, 32)),
@@ -30,33 +37,23 @@ def main() -> int:
     """Run every variant; write the records."""
     import torch
 
-    import tilec
     import tilec.lower as lower
     from tilec.backends.cuda.backend import CUDABackend
-    from tilec.lib.matmul import matmul
     from tilec.lower.options import LowerOptions
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=4096)
-    p.add_argument("--dtype", default=None, help="only this dtype (bf16, f32)")
-    p.add_argument("--tile", default=None, help="only this BMxBNxBK tile")
+    add_case_filters(p)
     args = p.parse_args()
     n = args.size
     torch.backends.cuda.matmul.allow_tf32 = False
     rec = Recorder("gemm_stages")
     be = CUDABackend("cuda")
     for dt, (bm, bn, bk) in CASES:
-        if (args.dtype and dt != args.dtype) or (args.tile and args.tile != f"{bm}x{bn}x{bk}"):
+        if not selected(args, dt, (bm, bn, bk)):
             continue
-        tdt = torch.bfloat16 if dt == "bf16" else torch.float32
-        gen = torch.Generator(device="cuda").manual_seed(n)
-        a = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
-        b = torch.randn(n, n, device="cuda", dtype=tdt, generator=gen)
-        c = torch.empty(n, n, device="cuda", dtype=torch.float32)
-        want = a.float() @ b.float()
+        a, b, c, want, comp = square_gemm(n, dt, (bm, bn, bk), n)
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
-        comp = tilec.compile(matmul, host_like(a), host_like(b), host_like(c),
-                             target="reference", BM=bm, BN=bn, BK=bk)
         for st in STAGES:
             opts = dataclasses.replace(LowerOptions(), stages=st, wgmma_stages=st)
             try:

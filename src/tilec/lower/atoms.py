@@ -16,6 +16,7 @@ from tilec.ir import IndexMap, ScalarType, bf16, d, f16, f32
 
 __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
            "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES",
+           "SWIZZLE_ALIGN", "swizzle_slack",
            "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for"]
 
 
@@ -111,6 +112,16 @@ def mma_atom_for(dtype: ScalarType, precision: str) -> MmaAtom | None:
 SWIZZLE_BYTES = 128
 """The shared-memory swizzle of warpgroup operands: rows of 128 bytes, 16-byte chunk ``c`` of
 row ``r`` stored at chunk ``c ^ (r mod 8)`` (byte address bits 4-6 XOR bits 7-9)."""
+
+SWIZZLE_ALIGN = 1024
+"""Byte alignment of a swizzled buffer (8 rows of 128 bytes: the swizzle's period)."""
+
+
+def swizzle_slack(buffers: int) -> int:
+    """Shared bytes beyond their sizes that ``buffers`` swizzled buffers may need: aligning the
+    dynamic shared base, then each buffer, to ``SWIZZLE_ALIGN`` (0 for no buffer)."""
+    return SWIZZLE_ALIGN * (1 + buffers) if buffers else 0
+
 
 WGMMA_ROWS = 64
 """Rows of the warpgroup's A operand and accumulator (``m64``)."""

@@ -32,6 +32,7 @@ from typing import Any
 import tilec.ir as ir
 
 from . import layouts as L
+from .atoms import WGMMA_ATOMS, swizzle_slack
 from .options import LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
@@ -158,9 +159,7 @@ class SharedAllocator:
     def bytes(self) -> int:
         """Total shared bytes of the group."""
         total = sum(a.size * max(1, a.dtype.bits // 8) for a in self.allocs)
-        if any(a.swizzle for a in self.allocs):
-            total += 1024 + 1024 * sum(1 for a in self.allocs if a.swizzle)  # alignment slack
-        return total
+        return total + swizzle_slack(sum(1 for a in self.allocs if a.swizzle))
 
     def finish(self) -> None:
         """Give the pools their final sizes (their users keep working: only the type grows)."""
@@ -675,7 +674,7 @@ def _warpgroup_residency(grid_block: ir.Block, threads: int, shared_bytes: int,
 
     acc = 0
     for op in grid_block.parent_op.walk():  # type: ignore[union-attr]
-        if op.name == "atom.call" and str(op.attr("catalog_id")).startswith("wgmma.m"):
+        if op.name == "atom.call" and op.attr("catalog_id") in WGMMA_ATOMS:
             acc = max(acc, int(op.attr("n")) // 2)
     if not acc:
         return 1

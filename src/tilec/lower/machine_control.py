@@ -83,7 +83,7 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
         iv = body.args[0]
         args: list[Lowered | ir.Value | Staged] = unflatten(carried, body.args[1:])
         if staging is not None:
-            staging.begin_iteration(iv, lb, ub, step, body.args[-1])
+            staging.begin_iteration(iv, ub, step, body.args[-1])
         for s, region in enumerate(op.regions):
             block = region.entry
             g.bind(block.args[0], iv)

@@ -71,7 +71,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     a_t, b_t = op.operand(0).type, op.operand(1).type
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
-    swizzle = str(real).startswith("wgmma.")
+    swizzle = real in WGMMA_ATOMS
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle)
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle)
     g.sync.read(a_view)

@@ -42,7 +42,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-from .atoms import SWIZZLE_BYTES
+from .atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 from .machine import GroupLowering, Staged
 from .schedule import layout_of, staged_loads
 
@@ -63,7 +63,7 @@ class Staging:
         self.rings: dict[ir.Operation, ir.Value] = {}
         self.swizzled: set[ir.Operation] = {
             ld for ld, mmas in uses.items()
-            if any(str(m.attr("realization", "")).startswith("wgmma.") for m, _ in mmas)}
+            if any(m.attr("realization") in WGMMA_ATOMS for m, _ in mmas)}
         """Loads read by warpgroup matrix instructions: their rings use the swizzled
         canonical layout (``swizzled_map``) instead of padded rows."""
         for k, ld in enumerate(self.loads):
@@ -107,8 +107,8 @@ class Staging:
             if g.async_copies:
                 g.atom("cp.async.commit", [], [ir.token])
 
-    def begin_iteration(self, iv: ir.Value, lb: ir.Value, ub: ir.Value, step: ir.Value,
-                        ver: ir.Value) -> None:
+    def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value, ver: ir.Value
+                        ) -> None:
         """Issue ahead, wait for this iteration's copies, and bind the staged values.
 
         ``ver`` is the version this iteration reads (``j mod W``), carried by the loop

@@ -35,7 +35,7 @@ from tilec.exec import TargetProfile, get_profile
 from tilec.plan import GroupPlan, MatrixCandidate, extract_groups, plan_group
 
 from . import layouts as L
-from .atoms import LANE_ATOMS, MMA_ATOMS, wgmma_for
+from .atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
 from .cloning import clone_module
 from .options import LoweringError, LowerOptions
 from .reductions import merge_laws
@@ -430,13 +430,13 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
     if any(g.mma[m].realization == "reference" for uses in staged.values() for m, _ in uses):
         g.notes.append(f"{loop.name} at {loop.loc}: the scalar reference does not stage ahead")
         return
-    wgmma = any(str(g.mma[m].realization).startswith("wgmma.")
+    wgmma = any(g.mma[m].realization in WGMMA_ATOMS
                 for uses in staged.values() for m, _ in uses)
     versions = options.wgmma_stages if wgmma else options.stages
     if wgmma and shared_limit is not None:
         per = sum(math.prod(_static(ld.result.type)) * max(1, ld.result.type.dtype.bits // 8)
                   for ld in staged)
-        slack = 1024 * (1 + len(staged))  # the swizzled rings' 1024-byte alignment
+        slack = swizzle_slack(len(staged))
         while versions > max(2, options.stages) and versions * per + slack > shared_limit:
             versions -= 1
     g.staging[loop] = window or versions

@@ -61,6 +61,7 @@ from tilec.backends.ranges import (
     is_pow2,
     mod_range,
 )
+from tilec.lower.atoms import SWIZZLE_ALIGN
 
 __all__ = ["Level", "MemRef", "affine_c", "divisor", "linear_in", "AccessWriter", "prod",
            "IndexWriter", "SIZE"]
@@ -643,27 +644,26 @@ class AccessWriter:
     def address_of_first(self, ref: MemRef) -> str:
         """The C expression of the (physical) element offset of view element 0 (no guard).
 
-        In a swizzled buffer the constant's whole 1024-byte blocks are added after the
-        swizzle (which permutes inside a block only), so copies that differ by such blocks
-        share the swizzled part."""
+        In a swizzled buffer the constant's whole swizzle blocks are added after the swizzle
+        (which permutes inside a block only), so copies that differ by such blocks share the
+        swizzled part."""
+        coords = self._first_coords(ref)
         if not ref.swizzle:
-            return self.logical_offset_of_first(ref)
-        var, const = self.first_parts(ref)
-        block = 1024 // elem_bytes(ref.dtype)
-        inner = sum_c([(var, I64)] if var != "0" else [], const % block)[0]
+            return self._address(ref, coords)[0]
+        terms, const = self._address_parts(ref, coords)
+        block = SWIZZLE_ALIGN // elem_bytes(ref.dtype)
+        inner = sum_c(terms, const % block)[0]
         outer = const - const % block
         return f"{ref.at(inner)} + {outer}" if outer else ref.at(inner)
 
     def first_parts(self, ref: MemRef) -> tuple[str, int]:
-        """The element offset of view element 0 before any swizzle, as (C expression of the
-        non-constant part, constant)."""
-        dims = [ir.AffineExpr((), 0)] * ref.map.n_dims
-        terms, const = self._address_parts(ref, [r.substitute(dims) for r in ref.map.results])
-        text = sum_c(terms)[0]
-        return text, const
-
-    def logical_offset_of_first(self, ref: MemRef) -> str:
         """The element offset of view element 0 before any swizzle (a matrix descriptor's
-        start: the hardware applies the swizzle itself)."""
+        start: the hardware applies the swizzle itself), as (C expression of the
+        non-constant part, constant)."""
+        terms, const = self._address_parts(ref, self._first_coords(ref))
+        return sum_c(terms)[0], const
+
+    @staticmethod
+    def _first_coords(ref: MemRef) -> list[ir.AffineExpr]:
         dims = [ir.AffineExpr((), 0)] * ref.map.n_dims
-        return self._address(ref, [r.substitute(dims) for r in ref.map.results])[0]
+        return [r.substitute(dims) for r in ref.map.results]

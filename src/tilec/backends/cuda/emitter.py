@@ -62,7 +62,7 @@ from tilec.backends.cuda.access import (
 )
 from tilec.backends.cuda.prelude import PRELUDE
 from tilec.backends.ranges import I32, I64, Range, analyze_ranges, type_range
-from tilec.lower.atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS, WgmmaAtom
+from tilec.lower.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
            "SMEM_ALIGN"]
@@ -466,7 +466,7 @@ class CUDAEmitter(CLikeEmitter):
         out.line("}")
         stats = {"vector_chunks": self.access.vector_chunks,
                  "scalar_elements": self.access.scalar_elems}
-        slack = 1024 if self.smem_base == "tc_smem_al" else 0  # room to align the base
+        slack = SWIZZLE_ALIGN if self.smem_base == "tc_smem_al" else 0  # to align the base
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
                           grid_op.attr("rank"), steps, grid_keys, self.shared_bytes + slack,
                           90 if self.wgmma else 80, "a" if self.wgmma else "",
@@ -635,7 +635,7 @@ class CUDAEmitter(CLikeEmitter):
         shape = tuple(int(e) for e in t.shape)
         nbytes = prod(shape) * max(1, t.dtype.bits // 8)
         swizzle = int(op.attr("swizzle", 0) or 0)
-        align = 1024 if swizzle else SMEM_ALIGN
+        align = SWIZZLE_ALIGN if swizzle else SMEM_ALIGN
         if swizzle and (swizzle != 128 or self.smem_base != "tc_smem_al"
                         or t.dtype.bits not in (8, 16, 32, 64)):
             raise self.unsupported(op, f"swizzle {swizzle} of a {t.dtype} buffer (the CUDA "
@@ -1268,10 +1268,8 @@ class CUDAEmitter(CLikeEmitter):
                 step = (const - base[1]) * esize // 16
                 self.buf.line(f"const uint64_t {d} = {base[0]} + {step}ull;")
             else:
-                first = f"{var} + {const}" if var != "0" and const else var if const == 0 \
-                    else str(const)
                 self.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
-                              f"{first}), {lbo}u, {sbo}u);")
+                              f"{plus(var, I64, const)}), {lbo}u, {sbo}u);")
                 self._descs[key] = (d, const)
             descs.append(d)
         accs = []

@@ -326,9 +326,9 @@ class Launcher:
         self.kernel = ObjectCode.from_cubin(cubin, name=source.kernel).get_kernel(source.kernel)
         """The cuda.core kernel."""
         self._streams: dict[int, Any] = {}
-        self._configs: dict[tuple[int, int, int], Any] = {}
-        self._grids: dict[tuple[int, ...], tuple[int, ...]] = {}
-        """Launch grid per integer-parameter values (empty: nothing to run)."""
+        self._configs: dict[tuple[int, ...], Any] = {}
+        """Launch configuration per integer-parameter values (None: nothing to run); the grid
+        is a function of those values (the host steps)."""
         if source.shared_bytes > _SMEM_DEFAULT:
             from cuda.bindings import driver
 
@@ -363,6 +363,21 @@ class Launcher:
             self._streams[handle] = st
         return st
 
+    def _config(self, ints: Sequence[int], config_type: Any) -> Any:
+        """The launch configuration for integer-parameter values ``ints`` (None: an empty
+        grid); a grid CUDA cannot launch is an error."""
+        src = self.source
+        extents = src.grid(ints)
+        if any(e < 0 for e in extents):
+            raise LaunchError(f"{src.kernel}: negative grid extent {extents}")
+        if any(e == 0 for e in extents):
+            return None
+        grid = src.launch_grid(extents)
+        if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
+            raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
+                              "y, z <= 65535); the lowering should linearize this grid")
+        return config_type(grid=grid, block=(src.threads, 1, 1), shmem_size=src.shared_bytes)
+
     def launch(self, bound: BoundLaunch, stream: Any = None, sync: bool | None = None,
                objects: Sequence[Any] | None = None) -> None:
         """Launch on ``stream`` (default: the current stream of the arguments, ``objects`` or
@@ -372,18 +387,13 @@ class Launcher:
 
         src = self.source
         ints = tuple(bound.ints)
-        grid = self._grids.get(ints)
-        if grid is None:  # the host steps are a function of the integer parameters
-            extents = src.grid(bound.ints)
-            if any(e < 0 for e in extents):
-                raise LaunchError(f"{src.kernel}: negative grid extent {extents}")
-            grid = src.launch_grid(extents) if all(e > 0 for e in extents) else ()
-            if grid and (grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535):
-                raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
-                                  "y, z <= 65535); the lowering should linearize this grid")
-            if len(self._grids) < 64:
-                self._grids[ints] = grid
-        if not grid:
+        if ints in self._configs:
+            config = self._configs[ints]
+        else:
+            config = self._config(bound.ints, LaunchConfig)
+            if len(self._configs) < 64:
+                self._configs[ints] = config
+        if config is None:
             return  # no instance to run
         self.device.set_current()
         if stream is None:
@@ -392,15 +402,10 @@ class Launcher:
             stream = LEGACY_DEFAULT_STREAM if handle == 0 else self._stream(handle, Stream)
         elif isinstance(stream, int):
             stream = LEGACY_DEFAULT_STREAM if stream == 0 else self._stream(stream, Stream)
-        config = self._configs.get(grid)
-        if config is None:
-            config = LaunchConfig(grid=grid, block=(src.threads, 1, 1),
-                                  shmem_size=src.shared_bytes)
-            self._configs[grid] = config
         try:
             launch(stream, config, self.kernel, *bound.values)
         except Exception as e:
-            raise LaunchError(f"launching {src.kernel} (grid {grid}, block {src.threads}, "
+            raise LaunchError(f"launching {src.kernel} (grid {config.grid}, block {src.threads}, "
                               f"{src.shared_bytes} B dynamic shared memory) failed: {e}") from None
         handle = stream.handle
         if sync if sync is not None else os.environ.get("TILEC_CUDA_SYNC") == "1":

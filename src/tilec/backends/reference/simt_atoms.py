@@ -321,10 +321,9 @@ def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int
     one = np.zeros(ctx.lanes, bool)
     one[t0:t0 + WARPGROUP] = True
     coords, _ = view.locate(one, op)
-    first = tuple(c[t0].reshape(-1)[0] for c in coords)
-    start = int(np.ravel_multi_index(tuple(int(x) for x in first), st.array.shape)) * es
     starts = np.ravel_multi_index(tuple(np.asarray(c[t0:t0 + WARPGROUP]).reshape(
         WARPGROUP, -1)[:, 0] for c in coords), st.array.shape)
+    start = int(starts[0]) * es
     if (starts != starts[0]).any():
         raise SimulationError(f"{cid}: the threads of warpgroup {t0 // WARPGROUP} name "
                               "different operand addresses; a descriptor is warpgroup-uniform",

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.lower.atoms import SWIZZLE_ALIGN
 
 from . import numerics as nx
 from .errors import SimulationError, describe_op
@@ -146,7 +147,7 @@ class Storage:
         """Fresh per-group shared memory, poisoned (NaN for floats, 0 for integers)."""
         arr = np.full(shape, _poison(dt), dt)
         st = Storage(arr, "shared", name, op, swizzle=int(op.attr("swizzle", 0) or 0))
-        if st.swizzle and (arr.size * dt.itemsize) % 1024:
+        if st.swizzle and (arr.size * dt.itemsize) % SWIZZLE_ALIGN:
             raise SimulationError(f"swizzled shared memory {name} holds {arr.size * dt.itemsize}"
                                   " bytes, not whole 1024-byte swizzle blocks", "unsupported",
                                   [op])
