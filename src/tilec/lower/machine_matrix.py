@@ -73,7 +73,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     n = int(b_t.shape[1])
     swizzle = real in WGMMA_ATOMS
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle)
-    b_view = _stage(g, op, 1, k, n, real != "reference", swizzle)
+    b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
     g.sync.read(a_view)
     g.sync.read(b_view)
     if real == "reference":
@@ -89,9 +89,11 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
 
 
 def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
-           dedicated: bool, swizzle: bool = False) -> ir.Value:
+           dedicated: bool, swizzle: bool = False, start: int = 0) -> ir.Value:
     """Operand ``k`` written to shared memory; returns its ``rows x cols`` view (for a
-    warpgroup instruction: the swizzled canonical layout)."""
+    warpgroup instruction: the swizzled canonical layout). Without a dedicated buffer
+    the operand goes to the scratch pool from element ``start`` on: B follows the whole
+    of A there (A and B differ in size, so equal slots would overlap)."""
     staged = g.lookup(op.operand(k))
     if isinstance(staged, Staged):
         return staged.view  # a double-buffered loop already put this iteration's tile there
@@ -105,9 +107,9 @@ def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
         buf = g.smem.buffer((rows, cols + pad), dt, f"{'AB'[k]} staging")
         view = g.view(buf, [], ir.IndexMap.identity(2), (rows, cols), False)
     else:
-        from .machine_reduce import _slot_nd
+        from .machine_reduce import pool_view
 
-        view = _slot_nd(g, (rows, cols), dt, k)
+        view = pool_view(g, (rows, cols), dt, start)
     g.store_registers(view, x)
     if swizzle:  # wgmma reads shared memory through the async proxy: publish these stores
         g.atom("fence.proxy.async", [], [ir.token])

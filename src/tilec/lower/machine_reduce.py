@@ -210,9 +210,18 @@ def _serial(g: GroupLowering, op: ir.Operation) -> None:
 
 def _slot_nd(g: GroupLowering, shape: tuple[int, ...], dt: ir.ScalarType, slot: int
              ) -> ir.Value:
+    """Slot ``slot`` of the ``dt`` scratch pool cut into equal slots of ``shape``."""
+    return pool_view(g, shape, dt, math.prod(shape) * slot)
+
+
+def pool_view(g: GroupLowering, shape: tuple[int, ...], dt: ir.ScalarType, start: int
+              ) -> ir.Value:
+    """A row-major ``shape`` view of the ``dt`` scratch pool from element ``start`` on (the
+    pool grows to hold it). Callers that keep several views live at once give them
+    disjoint ``[start, start + prod(shape))`` ranges."""
     n = math.prod(shape)
-    flat = g.smem.pool(dt, n * (slot + 1))
-    lin = ir.const(n * slot)
+    flat = g.smem.pool(dt, start + n)
+    lin = ir.const(start)
     stride = 1
     for k in reversed(range(len(shape))):
         lin = lin + ir.d(k) * stride
