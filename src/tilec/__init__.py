@@ -10,7 +10,8 @@ from typing import Any
 from .backends.reference.errors import SimulationError
 from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
-from .runtime import available_targets, default_target
+from .ir import ArgumentError, UserError
+from .runtime import TargetUnavailable, available_targets, default_target
 
 __version__ = "0.1.0"
 
@@ -22,9 +23,13 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
     or divergent synchronization, naming the operations involved.
     """
     from .backends.reference.simt import simulate_kernel
+    from .ir import UserError
 
-    simulate_kernel(fn, args, target, constexprs)
+    try:
+        simulate_kernel(fn, args, target, constexprs)
+    except UserError as e:
+        raise e.with_traceback(None) from None
 
 
 __all__ = ["__version__", "available_targets", "default_target", "simulate", "SimulationError",
-           *_frontend_all]
+           "ArgumentError", "TargetUnavailable", "UserError", *_frontend_all]

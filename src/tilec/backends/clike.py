@@ -50,7 +50,7 @@ def prod(xs: Iterable[int]) -> int:
     return n
 
 
-class UnsupportedError(ir.TileIRError):
+class UnsupportedError(ir.TileIRError, ir.UserError):
     """The emitter cannot translate an operation; the message names it and its location."""
 
     def __init__(self, target: str, op: ir.Operation | None, reason: str) -> None:

@@ -24,7 +24,7 @@ __all__ = ["InteropError", "ArrayParam", "check_count", "shape_bindings", "check
            "check_static_extents", "check_writable", "check_symbol_extents", "number_value"]
 
 
-class InteropError(TypeError):
+class InteropError(ir.ArgumentError):
     """An argument the kernel cannot take; raised before launch."""
 
 

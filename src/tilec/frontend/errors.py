@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+import tilec.ir as ir
+
 __all__ = ["TileSyntaxError", "SourceInfo"]
 
 
@@ -47,7 +49,7 @@ class SourceInfo:
         return ""
 
 
-class TileSyntaxError(Exception):
+class TileSyntaxError(ir.UserError):
     """A kernel uses Python the DSL does not support, or uses the DSL wrongly.
 
     ``lineno`` / ``col_offset`` follow ``ast`` conventions (1-based line,

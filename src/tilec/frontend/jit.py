@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.ir import ArgumentError
 
 from .builtins import constexpr
 from .capture import Capture, CaptureBuilder, CaptureContext
@@ -110,8 +111,11 @@ def _params(fn: Callable[..., Any]) -> list[_Param]:
     out = []
     for p in inspect.signature(fn).parameters.values():
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            raise TileSyntaxError(f"kernel parameter {p.name}: *args, **kwargs and keyword-only "
-                                  f"parameters are not supported")
+            node, src = _parse(fn)
+            bad = next((a for a in (node.args.vararg, node.args.kwarg, *node.args.kwonlyargs)
+                        if a is not None and a.arg == p.name), node)
+            raise TileSyntaxError.at(bad, f"kernel parameter {p.name}: *args, **kwargs and "
+                                     f"keyword-only parameters are not supported", src)
         ann = _annotation(fn, p)
         out.append(_Param(p.name, ann is constexpr,
                           p.default if p.default is not p.empty else _NO_DEFAULT,
@@ -144,7 +148,7 @@ def _spec_of(p: _Param, a: Any, static: bool) -> _ArgSpec:
     if isinstance(a, ArraySpec):
         t = dtype_from_numpy(a.dtype)
         if t is None:
-            raise TypeError(f"argument {p.name}: unsupported element type {a.dtype!r}")
+            raise ArgumentError(f"argument {p.name}: unsupported element type {a.dtype!r}")
         return _ArgSpec(p.name, "array", t, tuple(a.shape))
     if isinstance(a, DType):
         return _ArgSpec(p.name, "scalar", a.ir)
@@ -154,18 +158,18 @@ def _spec_of(p: _Param, a: Any, static: bool) -> _ArgSpec:
         elif isinstance(a, np.generic):
             t = dtype_from_numpy(a.dtype)
             if t is None:
-                raise TypeError(f"argument {p.name}: unsupported scalar type {a.dtype}")
+                raise ArgumentError(f"argument {p.name}: unsupported scalar type {a.dtype}")
         else:
             t = ir.i1 if isinstance(a, bool) else ir.i32 if isinstance(a, int) else ir.f32
         return _ArgSpec(p.name, "scalar", t)
     if hasattr(a, "shape") and hasattr(a, "dtype"):
         t = dtype_from_numpy(a.dtype)
         if t is None:
-            raise TypeError(f"argument {p.name}: arrays of {a.dtype} are not supported (use "
+            raise ArgumentError(f"argument {p.name}: arrays of {a.dtype} are not supported (use "
                             f"float16/bfloat16/float32/float64, int8..int64 or bool)")
         shape = tuple(int(e) for e in a.shape)
         return _ArgSpec(p.name, "array", t, shape if static else (None,) * len(shape))
-    raise TypeError(f"argument {p.name}: expected an array or a scalar, got "
+    raise ArgumentError(f"argument {p.name}: expected an array or a scalar, got "
                     f"{type(a).__name__}")
 
 
@@ -211,11 +215,11 @@ class Kernel:
         for k in constexprs:
             if k not in cx:
                 kind = "a runtime parameter" if any(p.name == k for p in rt) else "not a parameter"
-                raise TypeError(f"{self.__name__}(): {k!r} is {kind}; only constexpr parameters "
-                                f"are passed by keyword")
+                raise ArgumentError(f"{self.__name__}(): {k!r} is {kind}; only constexpr "
+                                    f"parameters are passed by keyword")
         if len(args) != len(rt):
             names = ", ".join(p.name for p in rt)
-            raise TypeError(f"{self.__name__}() takes {len(rt)} runtime arguments ({names}), "
+            raise ArgumentError(f"{self.__name__}() takes {len(rt)} runtime arguments ({names}), "
                             f"got {len(args)}; constexpr parameters are passed by keyword")
         values = {}
         for name, p in cx.items():
@@ -224,7 +228,7 @@ class Kernel:
             elif p.default is not _NO_DEFAULT:
                 values[name] = p.default
             else:
-                raise TypeError(f"{self.__name__}(): missing constexpr {name!r}")
+                raise ArgumentError(f"{self.__name__}(): missing constexpr {name!r}")
         statics = set(p.name for p in rt) if static_shapes is True else set(static_shapes or ())
         specs = [_spec_of(p, a, p.name in statics) for p, a in zip(rt, args)]
         key = (tuple(s.key() for s in specs), tuple(sorted((k, _hashable(v))
@@ -243,9 +247,10 @@ class Kernel:
                 static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Compiled:
         """Specialize on ``args``/``constexprs`` and capture; cached per key and target."""
         key, specs, values = self.specialize(args, constexprs, static_shapes)
-        from tilec.runtime import default_target
+        from tilec.runtime import check_target_name, default_target
 
         tgt = target or default_target()
+        check_target_name(tgt)
         got = self._compiled.get((key, tgt))
         if got is None:
             got = Compiled(self, self.module_for(key, specs, values), tgt, specs, values)
@@ -256,9 +261,9 @@ class Kernel:
         """Compile for the default target (cached) and run with ``args``."""
         try:
             compiled = self.compile(*args, **constexprs)
-        except TileSyntaxError as e:
+            compiled.run(args)
+        except ir.UserError as e:
             raise e.with_traceback(None) from None
-        compiled(*args)
 
     def __repr__(self) -> str:
         return f"<tc.kernel {self.__name__}>"
@@ -483,32 +488,39 @@ class Compiled:
     def check_args(self, args: Sequence[Any]) -> None:
         """Raise ``TypeError``/``ValueError`` when ``args`` do not fit the specialization."""
         if len(args) != len(self.specs):
-            raise TypeError(f"{self.fn_name}() takes {len(self.specs)} runtime arguments "
+            raise ArgumentError(f"{self.fn_name}() takes {len(self.specs)} runtime arguments "
                             f"({', '.join(s.name for s in self.specs)}), got {len(args)}")
         for s, a in zip(self.specs, args):
             if s.kind == "array":
                 if not (hasattr(a, "shape") and hasattr(a, "dtype")):
-                    raise TypeError(f"argument {s.name}: expected an array, got "
+                    raise ArgumentError(f"argument {s.name}: expected an array, got "
                                     f"{type(a).__name__}")
                 t = dtype_from_numpy(a.dtype)
                 if t is not s.dtype:
-                    raise TypeError(f"argument {s.name}: compiled for {numpy_dtype(s.dtype)} "
+                    raise ArgumentError(f"argument {s.name}: compiled for {numpy_dtype(s.dtype)} "
                                     f"arrays, got {a.dtype}")
                 if len(a.shape) != len(s.shape):
-                    raise ValueError(f"argument {s.name}: compiled for rank {len(s.shape)}, got "
+                    raise ArgumentError(f"argument {s.name}: compiled for rank {len(s.shape)}, got "
                                      f"shape {tuple(a.shape)}")
                 for axis, (want, got) in enumerate(zip(s.shape, a.shape)):
                     if want is not None and want != got:
-                        raise ValueError(f"argument {s.name}: compiled for static shape "
+                        raise ArgumentError(f"argument {s.name}: compiled for static shape "
                                          f"{s.shape}, got {tuple(a.shape)} (axis {axis})")
             else:
                 if hasattr(a, "shape") and getattr(a, "shape", ()) != ():
-                    raise TypeError(f"argument {s.name}: expected a scalar, got an array")
+                    raise ArgumentError(f"argument {s.name}: expected a scalar, got an array")
                 if s.dtype.is_int and isinstance(a, float):
-                    raise TypeError(f"argument {s.name}: compiled for {s.dtype}, got a float")
+                    raise ArgumentError(f"argument {s.name}: compiled for {s.dtype}, got a float")
 
     def __call__(self, *args: Any) -> None:
         """Run on the target with the runtime arguments (outputs are written in place)."""
+        try:
+            self.run(args)
+        except ir.UserError as e:
+            raise e.with_traceback(None) from None
+
+    def run(self, args: Sequence[Any]) -> None:
+        """``__call__`` without the traceback trimming (for other entry points)."""
         self.check_args(args)
         self.executable()(*args)
 
@@ -520,9 +532,9 @@ def _as_kernel(fn: Any) -> Kernel:
     if isinstance(fn, Kernel):
         return fn
     if isinstance(fn, DeviceFunction):
-        raise TypeError(f"{fn.fn.__name__} is a @tc.func helper, not a kernel")
+        raise ArgumentError(f"{fn.fn.__name__} is a @tc.func helper, not a kernel")
     if not callable(fn):
-        raise TypeError(f"expected a @tc.kernel function, got {type(fn).__name__}")
+        raise ArgumentError(f"expected a @tc.kernel function, got {type(fn).__name__}")
     k = getattr(fn, "__tilec_kernel__", None)
     if k is None:
         k = Kernel(fn)
@@ -544,14 +556,13 @@ def compile(fn: Any, *args: Any, target: str | None = None,
     try:
         return _as_kernel(fn).compile(*args, target=target, static_shapes=static_shapes,
                                       **constexprs)
-    except TileSyntaxError as e:
+    except ir.UserError as e:
         raise e.with_traceback(None) from None
 
 
 def interpret(fn: Any, *args: Any, **constexprs: Any) -> None:
     """Compile for the ``reference`` interpreter and run with ``args``."""
     try:
-        compiled = _as_kernel(fn).compile(*args, target="reference", **constexprs)
-    except TileSyntaxError as e:
+        _as_kernel(fn).compile(*args, target="reference", **constexprs).run(args)
+    except ir.UserError as e:
         raise e.with_traceback(None) from None
-    compiled(*args)

@@ -18,7 +18,14 @@ from .attributes import (
 )
 from .builder import Builder, InsertionPoint
 from .core import Block, BlockArgument, IList, IRError, Operation, OpResult, Region, Use, Value
-from .diagnostics import ParseError, TileIRError, VerificationError, format_located
+from .diagnostics import (
+    ArgumentError,
+    ParseError,
+    TileIRError,
+    UserError,
+    VerificationError,
+    format_located,
+)
 from .dims import AffineExpr, Dim, IndexSet, as_dim, as_expr, const, d, s
 from .dominance import DominanceInfo
 from .effects import MemoryEffects
@@ -61,6 +68,7 @@ __all__ = [
     "UNORDERED_TREE", "ArithPolicy", "ExecConstraint", "ReductionPolicy", "Builder",
     "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",
     "Region", "Use", "Value", "ParseError", "TileIRError", "VerificationError", "format_located",
+    "UserError", "ArgumentError",
     "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
     "MemoryEffects", "structurally_equal", "explain_difference", "IndexMap", "LayoutError",
     "Liveness", "UNKNOWN",

@@ -14,7 +14,29 @@ from .location import Location, caret_snippet
 if TYPE_CHECKING:
     from .core import Operation
 
-__all__ = ["TileIRError", "VerificationError", "ParseError", "format_located"]
+__all__ = ["TileIRError", "VerificationError", "ParseError", "UserError", "ArgumentError",
+           "format_located"]
+
+
+class UserError(Exception):
+    """Marker base of errors about the user's program, arguments or machine.
+
+    Anything else escaping a public entry point (``tc.compile``, calling a kernel,
+    ``tc.interpret``, ``tc.simulate``) is a compiler bug. The entry points re-raise a
+    ``UserError`` with the compiler's own frames cut from its traceback, so the user sees
+    their call and the message, never tilec's internals.
+    """
+
+    __module__ = "tilec"  # tracebacks name the public class
+
+
+class ArgumentError(UserError, TypeError, ValueError):
+    """A call's argument does not fit the kernel (count, type, rank, extents, layout, aliasing).
+
+    A ``TypeError`` and a ``ValueError`` both, so callers written for either keep working;
+    the message names the argument."""
+
+    __module__ = "tilec"
 
 
 class TileIRError(Exception):

@@ -33,7 +33,7 @@ import tilec.ir as ir
 
 from . import layouts as L
 from .atoms import WGMMA_ATOMS, swizzle_slack
-from .options import LoweringError, LowerOptions
+from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
 __all__ = ["Lowered", "Staged", "GroupLowering", "RULES", "rule", "lower_scheduled_module"]
@@ -280,7 +280,7 @@ class GroupLowering:
                 return s[v]
         got = self.fl.outer_value(self, v)
         if got is None:
-            raise LoweringError(f"internal: {v!r} has no machine value (not lowered yet)")
+            raise LoweringBug(f"internal: {v!r} has no machine value (not lowered yet)")
         return got
 
     def memo(self, key: Any, make: Callable[[], Any]) -> Any:
@@ -308,14 +308,14 @@ class GroupLowering:
         """A uniform scalar's machine value."""
         x = self.lookup(v)
         if isinstance(x, Lowered):
-            raise LoweringError(f"internal: {v.type} value used as a scalar")
+            raise LoweringBug(f"internal: {v.type} value used as a scalar")
         return x
 
     def tile(self, v: ir.Value, want: L.DistLayout | None = None) -> Lowered:
         """A tile's registers, repartitioned into ``want`` when given and different."""
         x = self.lookup(v)
         if not isinstance(x, Lowered):
-            raise LoweringError(f"internal: {v.type} value has no registers")
+            raise LoweringBug(f"internal: {v.type} value has no registers")
         if want is None or want is x.layout:
             return x
         return self.memo(("convert", v, want), lambda: self.convert(x, want))
@@ -471,7 +471,7 @@ class GroupLowering:
         if x.layout.replicated:
             owner = L.owner_predicate(x.layout)
             if owner is None:
-                raise LoweringError(f"internal: no owner threads for the replicated {x.layout}")
+                raise LoweringBug(f"internal: no owner threads for the replicated {x.layout}")
 
         def emit() -> None:
             for off, size, part in zip(x.offsets, x.sizes, x.parts):

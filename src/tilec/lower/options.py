@@ -6,13 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import tilec.ir as ir
 from tilec.plan import MatrixCandidate, PlannerOptions
 
-__all__ = ["LowerOptions", "LoweringError"]
+__all__ = ["LowerOptions", "LoweringError", "LoweringBug"]
 
 
-class LoweringError(Exception):
-    """A construct the lowering cannot realize (named, with the operation's location)."""
+class LoweringError(ir.UserError):
+    """A construct the target's lowering cannot realize (named, with the operation's
+    location): the target rejects the program with this reason."""
+
+
+class LoweringBug(RuntimeError):
+    """An inconsistency inside the lowering (a value without its distribution ...): a
+    compiler bug, never the user's."""
 
 
 def _default_planner() -> PlannerOptions:

@@ -37,7 +37,7 @@ from tilec.plan import GroupPlan, MatrixCandidate, extract_groups, plan_group
 from . import layouts as L
 from .atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
 from .cloning import clone_module
-from .options import LoweringError, LowerOptions
+from .options import LoweringBug, LoweringError, LowerOptions
 from .reductions import merge_laws
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
@@ -171,6 +171,9 @@ def _heuristic_threads(group: ir.Operation, options: LowerOptions) -> int:
         return options.threads
     if options.planner.threads is not None:
         return options.planner.threads
+    exact = getattr(group.attr("constraint"), "threads", None)
+    if exact is not None:  # the program's own request (tc.parallel(..., threads=N))
+        return int(exact)
     best = 32
     for v in _tile_values(group):
         t = v.type
@@ -393,10 +396,16 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     cands = _matrix_candidates(mmas, plan, options)
     counts = {c.threads for c in cands.values() if c is not None}
     if len(counts) > 1:
-        raise LoweringError(f"forced matrix candidates disagree on the thread count: {counts}")
+        raise LoweringBug(f"forced matrix candidates disagree on the thread count: {counts}")
     threads = counts.pop() if counts else _heuristic_threads(par, options)
     if threads > profile.max_threads_per_group:
-        raise LoweringError(f"{threads} threads exceed the {profile.name} limit")
+        raise LoweringError(ir.format_located(
+            f"{threads} threads per group exceed the {profile.name} limit of "
+            f"{profile.max_threads_per_group}", par.loc))
+    if threads % profile.subgroup_width:
+        raise LoweringError(ir.format_located(
+            f"{threads} threads per group is not a whole number of {profile.subgroup_width}-lane "
+            f"subgroups, which {profile.name} groups are made of", par.loc))
     g = GroupSchedule(par, threads, plan)
     if plan is not None and plan.selected is None and not options.force_matrix:
         g.notes.append("matrix planner found no plan (" + "; ".join(plan.diagnostics)
@@ -723,7 +732,7 @@ def layout_of(v: ir.Value) -> L.DistLayout:
     else:
         lay = block_arg_layout(v)  # type: ignore[arg-type]
     if not isinstance(lay, L.DistLayout):
-        raise LoweringError(f"value {v!r} has no distribution in the Scheduled form")
+        raise LoweringBug(f"value {v!r} has no distribution in the Scheduled form")
     return lay
 
 

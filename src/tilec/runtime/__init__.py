@@ -6,6 +6,7 @@ from .targets import (
     TargetInfo,
     TargetUnavailable,
     available_targets,
+    check_target_name,
     default_target,
     get_backend,
     register_target,
@@ -13,4 +14,5 @@ from .targets import (
 )
 
 __all__ = ["Backend", "Executable", "TargetInfo", "TargetUnavailable", "available_targets",
-           "default_target", "get_backend", "register_target", "why_unavailable"]
+           "check_target_name", "default_target", "get_backend", "register_target",
+           "why_unavailable"]

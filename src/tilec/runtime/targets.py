@@ -15,12 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tilec.ir import UserError
+
 __all__ = ["Backend", "Executable", "TargetInfo", "register_target", "get_backend",
-           "available_targets", "default_target", "TargetUnavailable", "why_unavailable"]
+           "available_targets", "default_target", "TargetUnavailable", "why_unavailable",
+           "check_target_name"]
 
 
-class TargetUnavailable(RuntimeError):
-    """The requested target cannot run here; the message says why."""
+class TargetUnavailable(UserError, RuntimeError):
+    """The requested target is unknown or cannot run here; the message says why."""
+
+    __module__ = "tilec"
 
 
 class Executable(Protocol):
@@ -69,12 +74,40 @@ def _family(name: str) -> str:
     return name.split(":", 1)[0]
 
 
+_NOT_BUILT = {
+    "metal": "the Metal target has no source emitter yet; its lowering runs in the simulator: "
+             "tc.simulate(fn, *args, target='metal:m1')",
+    "tirx": "the TVM TIRx bridge is not built yet",
+}
+"""Target families the planner knows that cannot compile kernels yet, and why."""
+
+
+def check_target_name(name: str) -> None:
+    """Raise ``TargetUnavailable`` unless ``name`` names a target (usable here or not).
+
+    ``tc.compile`` calls this, so a misspelt target fails where it is written rather than
+    at the first call; whether the target can *run* here is checked when it is built."""
+    if not isinstance(name, str):
+        raise TargetUnavailable(f"a target is a name such as 'cpu', got {type(name).__name__}")
+    if name in _REGISTRY:
+        return
+    family, _, rest = name.partition(":")
+    if family == "simt" and rest:
+        from tilec.exec.profiles import profile_names
+
+        if rest in profile_names():
+            return
+        raise TargetUnavailable(f"unknown simulator profile {rest!r} in {name!r}; known: "
+                                f"{', '.join('simt:' + p for p in profile_names())}")
+    if family in _NOT_BUILT:
+        raise TargetUnavailable(f"target {name!r}: {_NOT_BUILT[family]}")
+    raise TargetUnavailable(f"unknown target {name!r}; known targets: "
+                            f"{', '.join(sorted(_REGISTRY))}")
+
+
 def _lookup(name: str) -> TargetInfo:
-    info = _REGISTRY.get(name) or _REGISTRY.get(_family(name))
-    if info is None:
-        known = ", ".join(sorted(_REGISTRY))
-        raise TargetUnavailable(f"unknown target {name!r}; known targets: {known}")
-    return info
+    check_target_name(name)
+    return _REGISTRY.get(name) or _REGISTRY[_family(name)]
 
 
 def _load(info: TargetInfo, attr: str) -> Callable[..., Any]:

@@ -24,7 +24,7 @@ from tilec.backends.c.interop import NP_DTYPES, bind_arguments, shape_bindings
 __all__ = ["CBackend", "CExecutable", "KernelError", "make_backend", "probe"]
 
 
-class KernelError(RuntimeError):
+class KernelError(ir.UserError, RuntimeError):
     """A runtime error the kernel reported (with the failing operation's location)."""
 
 

@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import tilec.ir as ir
 from tilec.backends.c.prelude import ABI_VERSION
 from tilec.backends.compile_cache import cache_root, publish, unlink_quietly, verified_entry
 
@@ -61,7 +62,7 @@ OPTIONAL_FLAGS = (("-march=native",), ("-fopenmp",))
 _TIMEOUT_S = 300
 
 
-class CompilerNotFound(RuntimeError):
+class CompilerNotFound(ir.UserError, RuntimeError):
     """No working C compiler: the message says where we looked."""
 
 

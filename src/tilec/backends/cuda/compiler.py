@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import tilec.ir as ir
 from tilec.backends.compile_cache import cache_root, publish, verified_entry
 from tilec.backends.cuda.prelude import ABI_VERSION
 
@@ -52,7 +53,7 @@ OPTIONS = ("--std=c++17", "--fmad=false", "--ptxas-options=-v")
 """NVRTC options of every kernel (plus ``-arch=<arch>``)."""
 
 
-class NVRTCUnavailable(RuntimeError):
+class NVRTCUnavailable(ir.UserError, RuntimeError):
     """Neither cuda-core nor cuda-bindings' NVRTC can be loaded; the message says why."""
 
 

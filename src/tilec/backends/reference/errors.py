@@ -31,7 +31,7 @@ def describe_op(op: ir.Operation) -> str:
     return f"'{op_text(op)}' at {op.loc}"
 
 
-class SimulationError(RuntimeError):
+class SimulationError(ir.UserError, RuntimeError):
     """A race, out-of-range access, divergent barrier/loop, or unsupported Machine IR.
 
     The message names every offending operation with its location and printed

@@ -673,8 +673,11 @@ def simulate_kernel(kernel: Any, args: Sequence[Any], target: str = "cuda:sm_90"
                     max_groups: int | None = None) -> None:
     """``tc.simulate``: capture ``kernel``, lower it for ``target`` and run the simulator."""
     import tilec
+    from tilec.exec.profiles import get_profile, resolve_profile_name
 
-    compiled = tilec.compile(kernel, *args, target=target, **(constexprs or {}))
+    get_profile(target)  # an unknown profile is the user's error, named before capture
+    compiled = tilec.compile(kernel, *args, target="simt:" + resolve_profile_name(target),
+                             **(constexprs or {}))
     machine = lower_for_simulation(compiled.module, target)
     simulate_module(machine, compiled.fn_name, list(args), max_groups=max_groups)
 

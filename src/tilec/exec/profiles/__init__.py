@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import MappingProxyType
 
+import tilec.ir as ir
+
 from .base import (
     ATOM_FAMILIES,
     ATOM_REALIZATIONS,
@@ -21,7 +23,7 @@ from .metal import MPP_DESCRIPTOR, m1
 
 __all__ = ["ATOM_FAMILIES", "ATOM_REALIZATIONS", "FACT_KINDS", "DescriptorRule", "Fact",
            "FragmentCounts", "MatrixAtom", "TargetProfile", "MPP_DESCRIPTOR", "get_profile",
-           "profile_names", "PROFILE_ALIASES", "resolve_profile_name"]
+           "profile_names", "PROFILE_ALIASES", "resolve_profile_name", "UnknownProfile"]
 
 _BUILDERS: MappingProxyType[str, Callable[[], TargetProfile]] = MappingProxyType({
     "cuda:sm_90": sm_90,
@@ -41,6 +43,10 @@ PROFILE_ALIASES: MappingProxyType[str, str] = MappingProxyType({
 """Runtime target names without an architecture, and the profile each plans with."""
 
 
+class UnknownProfile(ir.UserError, ValueError):
+    """No hardware profile has this name (the message lists the known ones)."""
+
+
 def resolve_profile_name(target: str) -> str:
     """The profile name for a runtime target name (itself when it already is one)."""
     return PROFILE_ALIASES.get(target, target)
@@ -56,5 +62,5 @@ def get_profile(name: str) -> TargetProfile:
     try:
         return _BUILDERS[resolve_profile_name(name)]()
     except KeyError:
-        raise ValueError(f"unknown target profile {name!r}; known: {', '.join(_BUILDERS)} "
+        raise UnknownProfile(f"unknown target profile {name!r}; known: {', '.join(_BUILDERS)} "
                          f"(aliases: {', '.join(PROFILE_ALIASES)})") from None
