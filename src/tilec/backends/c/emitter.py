@@ -280,7 +280,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                         strides.append(str(prod(int(e) for e in rest)))
                     else:
                         var = self.fresh(f"{ptr}_s")
-                        head.line(f"const int64_t {var} = {' * '.join(rest)};")
+                        # in 64 bits from the first factor: static extents alone may overflow int
+                        head.line(f"const int64_t {var} = (int64_t){' * '.join(rest)};")
                         strides.append(var)
                 self.bind(a, ViewRef(ptr, t.dtype, tuple(extents), ir.IndexMap.identity(t.rank),
                                      (), tuple(strides), (), a))
