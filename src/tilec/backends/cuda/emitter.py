@@ -549,8 +549,9 @@ class CUDAEmitter(CLikeEmitter):
                         strides.append(str(static))
                     else:
                         var = self.fresh(f"{ptr}_s")
-                        # in 64 bits from the first factor: static extents alone may overflow int
-                        pro.line(f"const int64_t {var} = (int64_t){' * '.join(rest)};")
+                        # left to right from an int64_t: static extents alone may overflow int
+                        wide = "(int64_t)" if rest[0].isdigit() else ""
+                        pro.line(f"const int64_t {var} = {wide}{' * '.join(rest)};")
                         strides.append(var)
                     sdivs.append(static)
                 flag = f"tc_al_{ptr}"
