@@ -40,13 +40,13 @@ def pattern(torch: Any, n: int, seed: int) -> Any:
         torch.int8)
 
 
-def big(torch: Any, n: int, marks: dict[int, Any], dtype: Any = None) -> Any:
+def big(torch: Any, n: int, marks: dict[int, Any]) -> Any:
     """A zero int8 device tensor of ``n`` elements with ``marks`` (start -> values) written;
     its first elements hold a pattern too, where a wrapped origin would read."""
-    x = torch.zeros(n, device="cuda", dtype=dtype or torch.int8)
-    x[:512] = pattern(torch, 512, 99).to(x.dtype)
+    x = torch.zeros(n, device="cuda", dtype=torch.int8)
+    x[:512] = pattern(torch, 512, 99)
     for start, v in marks.items():
-        x[start:start + v.numel()] = v.to(x.dtype)
+        x[start:start + v.numel()] = v
     return x
 
 
