@@ -288,6 +288,15 @@ def test_cuda_source_multiplies_the_argument_in_64_bits() -> None:
     assert re.search(r"const int64_t \w+ = .*\(int64_t\)\w+ \* \(int64_t\)65536", body)
 
 
+def test_cuda_stride_of_static_extents_is_64_bit() -> None:
+    """``65536 * 65536 * X_3`` would be an ``int`` product (0) before the ``int64_t`` factor."""
+    comp = tc.compile(copy_first_column, tc.array((2, 65536, 65536, None), tc.int8),
+                      tc.array((2, 1, 1, 1), tc.int8), target="reference")
+    text = emit_cuda(lower.lower_to_machine(comp.module, "cuda:sm_90"), comp.fn_name).text
+    strides = re.findall(r"const int64_t \w+_s\d+ = (.*);", text)
+    assert strides and all(not s.startswith("65536") for s in strides), strides
+
+
 @pytest.mark.skipif(_NVRTC is not None, reason=f"NVRTC unavailable: {_NVRTC}")
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("case", sorted(CASES))
