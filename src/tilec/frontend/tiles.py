@@ -12,7 +12,11 @@ views (transpose, broadcast, reshape, slice; see ``views.py``) are lazy
   other operand's type;
 * a scalar operand of a tile expression is converted to the tile's type;
 * two tiles of different element types are an error (convert with ``.to``);
-* ``store`` converts the stored tile to the memory's element type.
+* ``store`` converts the stored tile to the memory's element type;
+* an integer scalar that becomes an ``index`` (an index position, an operand mixed with an
+  ``index``, or ``tc.index(x)``) is recomputed in ``index`` from the sources of its
+  arithmetic (``widen_index``), so ``off * 65536`` with an ``i32`` ``off`` never wraps on
+  its way to a coordinate.
 """
 
 from __future__ import annotations
@@ -33,9 +37,10 @@ if TYPE_CHECKING:
     from .capture import Capture
 
 __all__ = ["CallSite", "TILEISH", "binary", "unary", "elementwise", "materialize", "as_tile",
-           "as_tileish", "as_index", "cast_value", "scalar_value", "promote_scalar", "weak_type",
-           "typed_number", "static_int", "static_shape", "static_shape_allow_zero", "dtype_arg",
-           "reindex", "compose_view", "tile_shape", "load_view", "dtype_of", "broadcast_shapes"]
+           "as_tileish", "as_index", "widen_index", "cast_value", "scalar_value",
+           "promote_scalar", "weak_type", "typed_number", "static_int", "static_shape",
+           "static_shape_allow_zero", "dtype_arg", "reindex", "compose_view", "tile_shape",
+           "load_view", "dtype_of", "broadcast_shapes"]
 
 
 TILEISH = (TileVal, ViewTile, Elem)
@@ -394,6 +399,9 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
         typed = list(vals)
         arg_types = [t] * len(vals)
         res_t = ir.i1 if fn in _CMP else (out_type or t)
+    # an integer operand meeting an index is widened at its sources, not after its own wrap
+    typed = [widen_index(cap, v) if at is ir.index and isinstance(v, ScalarVal) else v
+             for v, at in zip(typed, arg_types)]
     if all(is_number(v) for v in typed):
         return _fold(cap, node, fn, typed)
     if not any(isinstance(v, TILEISH) for v in typed):
@@ -446,6 +454,7 @@ def _scalar_arith(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
                   arg_types: Sequence[ir.ScalarType], res_t: ir.ScalarType) -> ScalarVal:
     ops = [scalar_value(cap, v, t) for v, t in zip(vals, arg_types)]
     v = cap.pure_arith(fn, ops, res_t, cap.loc(node))
+    recipe = (fn, node, tuple(vals)) if _is_narrow_int(res_t) else None
     aff = None
     if res_t is ir.index and fn in ("add", "sub", "mul"):
         a, b = (_affine_of(x) for x in vals)
@@ -458,7 +467,41 @@ def _scalar_arith(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
                 aff = b.scale(a.const)
             elif b.is_const:
                 aff = a.scale(b.const)
-    return ScalarVal(v, aff if aff is not None else Affine.atom(v))
+    return ScalarVal(v, aff if aff is not None else Affine.atom(v), recipe)
+
+
+def _is_narrow_int(t: ir.ScalarType) -> bool:
+    """An integer type other than ``index`` and ``i1`` (``i8`` .. ``i64``)."""
+    return t.kind == "int" and t is not ir.i1
+
+
+def widen_index(cap: Capture, x: Any) -> Any:
+    """An integer scalar as ``index``, recomputed from its sources so that nothing wraps first
+    (anything else is returned as it is).
+
+    The arithmetic capture recorded (``ScalarVal.recipe``) is replayed with ``index``
+    operands down to the values it cannot see through (arguments, loop-carried values, ``if``
+    results, explicit casts), which are cast where they are read: ``off * 65536`` becomes
+    ``cast(off) * 65536`` in 64 bits. The narrow computation stays for its other uses (or is
+    erased as dead). Replayed operations reuse identical ones (``Capture.pure_arith``).
+    """
+    memo: dict[int, ScalarVal] = {}
+
+    def go(v: Any) -> Any:
+        if not isinstance(v, ScalarVal) or not _is_narrow_int(v.dtype):
+            return v
+        got = memo.get(id(v))
+        if got is None:
+            if v.recipe is None:
+                c = cap.pure_arith("cast", [v.value], ir.index)
+                got = ScalarVal(c, Affine.atom(c))
+            else:
+                fn, node, operands = v.recipe
+                got = elementwise(cap, node, fn, [go(a) for a in operands])
+            memo[id(v)] = got
+        return got
+
+    return go(x)
 
 
 def scalar_value(cap: Capture, x: Any, t: ir.ScalarType) -> ir.Value:
@@ -468,6 +511,8 @@ def scalar_value(cap: Capture, x: Any, t: ir.ScalarType) -> ir.Value:
     v = x.value
     if v.type is t:
         return v
+    if t is ir.index and _is_narrow_int(v.type):  # type: ignore[arg-type]
+        return widen_index(cap, x).value
     return cap.pure_arith("cast", [v], t)
 
 
@@ -489,6 +534,8 @@ def cast_value(cap: Capture, node: ast.AST, x: Any, t: ir.ScalarType) -> Any:
     if isinstance(x, ScalarVal):
         if x.dtype is t:
             return x
+        if t is ir.index and _is_narrow_int(x.dtype):
+            return widen_index(cap, x)
         return ScalarVal(cap.builder.value("arith", [x.value], t, {"fn": "cast"},
                                            loc=cap.loc(node)))
     if isinstance(x, TILEISH):
@@ -510,8 +557,7 @@ def as_index(cap: Capture, node: ast.AST, x: Any, what: str = "an index") -> Sca
             return x
         if x.dtype.is_float or x.dtype is ir.i1:
             raise cap.error(node, f"{what} must be an integer, got {describe(x)}")
-        v = cap.builder.value("arith", [x.value], ir.index, {"fn": "cast"})
-        return ScalarVal(v, Affine.atom(v))
+        return widen_index(cap, x)
     raise cap.error(node, f"{what} must be an integer scalar, got {describe(x)}")
 
 

@@ -70,6 +70,10 @@ class ScalarVal:
     """The SSA value."""
     affine: Affine | None = None
     """Its affine form over index atoms, when capture can track one."""
+    recipe: tuple[str, ast.AST, tuple[Any, ...]] | None = None
+    """For an integer computed by capture's scalar arithmetic, ``(fn, node, operands)``: an
+    index position recomputes it in ``index`` from its operands (``tiles.widen_index``), since
+    casting the narrow result would keep a wrap that already happened."""
 
     @property
     def dtype(self) -> ir.ScalarType:

@@ -36,6 +36,7 @@ from .tiles import (
     tile_shape,
     typed_number,
     weak_type,
+    widen_index,
 )
 from .values import BoundMethod, Elem, MemVal, ScalarVal, TileVal, describe, is_number
 
@@ -169,6 +170,8 @@ def slice_extent(cap: Capture, node: ast.AST, sl: slice, ext: int
     if isinstance(start, int) and isinstance(stop, int):
         lo, hi, _ = slice(start, stop).indices(ext)
         return lo, max(0, -(-(hi - lo) // step)), step
+    # both bounds are index positions: widened first, so that their affine forms share atoms
+    start, stop = widen_index(cap, start), widen_index(cap, stop)
     a, b = _affine_of(as_scalarish(start)), _affine_of(as_scalarish(stop))
     if a is None or b is None or not b.add(a, -1).is_const:
         raise cap.error(node, "a tile slice with a runtime start needs a compile-time size: "

@@ -83,7 +83,15 @@ class ViewRef:
 
 
 def affine_c(e: ir.AffineExpr, dims: Sequence[str], syms: Sequence[str]) -> str:
-    """``e`` as a C ``int64_t`` expression (floordiv/mod with floor semantics)."""
+    """``e`` as a C ``int64_t`` expression (floordiv/mod with floor semantics).
+
+    Dimensions and symbols are ``int64_t`` values, so every term is; a constant alone is
+    written as an ``int64_t`` literal, else ``4 * 1073741824`` (a constant origin times a
+    static stride) would be computed in ``int`` and wrap.
+    """
+    if not e.terms:
+        return f"INT64_C({e.constant})" if e.constant >= 0 else \
+            f"(-INT64_C({-(e.constant + 1)}) - 1)"
     parts: list[str] = []
     for atom, c in e.terms:
         if atom[0] == "d":
@@ -174,8 +182,9 @@ class CopyLoops:
             j, c, rest = separable(r)  # type: ignore[misc]
             off = affine_c(rest, idx, view.syms)
             base_terms.append(f"{off} * ({st})")
-            if j is not None:
-                steps.setdefault(j, []).append(f"({c}) * ({st})" if c != 1 else f"({st})")
+            if j is not None:  # in 64 bits: a static stride times a coefficient may leave int
+                steps.setdefault(j, []).append(f"INT64_C({c}) * ({st})" if c != 1 else
+                                               f"(int64_t)({st})")
         base = self.fresh("at")
         self.buf.line(f"const int64_t {base} = {' + '.join(base_terms) or '0'};")
         expr = [base]

@@ -280,7 +280,9 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                         strides.append(str(prod(int(e) for e in rest)))
                     else:
                         var = self.fresh(f"{ptr}_s")
-                        head.line(f"const int64_t {var} = {' * '.join(rest)};")
+                        # left to right from an int64_t: static extents alone may overflow int
+                        wide = "(int64_t)" if rest[0].isdigit() else ""
+                        head.line(f"const int64_t {var} = {wide}{' * '.join(rest)};")
                         strides.append(var)
                 self.bind(a, ViewRef(ptr, t.dtype, tuple(extents), ir.IndexMap.identity(t.rank),
                                      (), tuple(strides), (), a))

@@ -189,7 +189,8 @@ class CUDASource:
 
 
 def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
-    """``arith`` on host integers (the functions grid sizes use), Python semantics."""
+    """``arith`` on host integers (the functions grid sizes use): Python semantics, then
+    wrapped to the result type ``dtype`` as the device wraps it (``i8`` of 258 is 2)."""
     table = {
         "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
         "floordiv": lambda: a[0] // a[1], "rem": lambda: a[0] % a[1],
@@ -204,7 +205,14 @@ def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
         raise ValueError(f"grid extents use arith {fn!r}, which the host does not evaluate")
     if fn in ("floordiv", "rem", "cdiv") and a[1] == 0:
         raise ZeroDivisionError(f"grid extent: integer division by zero in {fn}")
-    return table[fn]()
+    out = table[fn]()
+    t = ir.ScalarType(dtype)
+    if t.is_float:
+        return out
+    if t is ir.i1:
+        return int(out != 0) if fn == "cast" else out & 1
+    half = 1 << (t.bits - 1)
+    return (out + half) % (2 * half) - half
 
 
 # --------------------------------------------------------------------- emitter
@@ -541,7 +549,9 @@ class CUDAEmitter(CLikeEmitter):
                         strides.append(str(static))
                     else:
                         var = self.fresh(f"{ptr}_s")
-                        pro.line(f"const int64_t {var} = {' * '.join(rest)};")
+                        # left to right from an int64_t: static extents alone may overflow int
+                        wide = "(int64_t)" if rest[0].isdigit() else ""
+                        pro.line(f"const int64_t {var} = {wide}{' * '.join(rest)};")
                         strides.append(var)
                     sdivs.append(static)
                 flag = f"tc_al_{ptr}"
