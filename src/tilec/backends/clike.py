@@ -306,6 +306,15 @@ class CLikeEmitter:
         """The register C type of a scalar type."""
         return self.SCALAR_CTYPES[t.name]
 
+    UNSIGNED_CTYPES: ClassVar[dict[str, str]] = {"i32": "uint32_t", "i64": "uint64_t",
+                                                  "index": "uint64_t"}
+    """The unsigned type wrapping arithmetic of a wide integer goes through (``{u}``)."""
+
+    def utype(self, t: ir.ScalarType) -> str:
+        """``{u}`` of the integer templates: the unsigned counterpart, or ``int`` for types
+        that promote to ``int`` (where their arithmetic cannot overflow)."""
+        return self.UNSIGNED_CTYPES.get(t.name, "int")
+
     def mtype(self, t: ir.ScalarType) -> str:
         """The memory C type of a scalar type."""
         return self.MEMORY_CTYPES[t.name]
@@ -499,7 +508,7 @@ class CLikeEmitter:
         tmpl = table.get(fn)
         if tmpl is None:
             raise self.unsupported(op, f"arith {fn} is not defined on {ot}")
-        expr = tmpl.format(*args, t=self.ctype(ot), s=self.suffix(ot), op=op.id,
+        expr = tmpl.format(*args, t=self.ctype(ot), u=self.utype(ot), s=self.suffix(ot), op=op.id,
                            tmin=self.literal(_int_min(ot), ot) if ot.is_int else "0")
         if fn in self.COMPARISONS:
             return f"(uint8_t){expr}"

@@ -225,6 +225,13 @@ class CUDAEmitter(CLikeEmitter):
 
     INT_FNS = {
         **CLikeEmitter.INT_FNS,
+        # TileIR integers wrap; signed overflow is undefined in C++ and NVRTC has no
+        # -fwrapv, so 32- and 64-bit add/sub/mul/neg go through the unsigned type {u}
+        # (8/16-bit operands promote to int, where they cannot overflow).
+        "add": "(({t})(({u}){0} + ({u}){1}))", "sub": "(({t})(({u}){0} - ({u}){1}))",
+        "mul": "(({t})(({u}){0} * ({u}){1}))", "neg": "(({t})(-({u}){0}))",
+        "abs": "(({t})({0} < 0 ? -({u}){0} : ({u}){0}))",
+        "fma": "(({t})(({u}){0} * ({u}){1} + ({u}){2}))",
         "floordiv": "(({t})tc_floordiv_i64({0}, {1}))",
         "rem": "(({t})tc_rem_i64({0}, {1}))",
         "cdiv": "(({t})(-({t})tc_floordiv_i64(({t})(-{0}), {1})))",
@@ -858,12 +865,14 @@ class CUDAEmitter(CLikeEmitter):
         if not wide_t:
             return self.arith_expr(op, args)
         if r.within(I32) and (fn != "fma" or (rs[0] * rs[1]).within(I32)):
-            tmpl = self.INT_FNS.get(fn)
+            tmpl = CLikeEmitter.INT_FNS.get(fn)  # plain int: proven in range, nothing wraps
             if tmpl is not None and fn not in ("floordiv", "rem", "cdiv"):
                 return tmpl.format(*args, t="int")
         if fn in self._WIDENS:
             args = [f"(int64_t){a}" if not a.startswith("INT64_C") and rv.within(I32) else a
                     for a, rv in zip(args, rs)]
+            if r.within(I64):  # the result fits: plain signed arithmetic cannot overflow
+                return CLikeEmitter.INT_FNS[fn].format(*args, t=self.ctype(t))
         return self.arith_expr(op, args)
 
     def emit_sync(self, op: ir.Operation) -> None:
@@ -1015,7 +1024,7 @@ class CUDAEmitter(CLikeEmitter):
         if t is ir.i1:
             return self.BOOL_FNS[fn].format(a, b)
         table = self.FLOAT_FNS if t.is_float else self.INT_FNS
-        expr = table[fn].format(a, b, t=self.ctype(t), s=self.suffix(t), op=0)
+        expr = table[fn].format(a, b, t=self.ctype(t), u=self.utype(t), s=self.suffix(t), op=0)
         rnd = self.NARROW_ROUND.get(t.name)
         return rnd.format(expr) if rnd else expr
 

@@ -368,9 +368,7 @@ class Launcher:
         grid); a grid CUDA cannot launch is an error."""
         src = self.source
         extents = src.grid(ints)
-        if any(e < 0 for e in extents):
-            raise LaunchError(f"{src.kernel}: negative grid extent {extents}")
-        if any(e == 0 for e in extents):
+        if any(e <= 0 for e in extents):  # an empty nest (negative extents too) runs nothing
             return None
         grid = src.launch_grid(extents)
         if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
