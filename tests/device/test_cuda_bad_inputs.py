@@ -60,3 +60,18 @@ def test_zero_size_tensors(torch_cuda: Any) -> None:
     c = torch.empty((0, 5), dtype=torch.float32, device="cuda")
     tc.compile(matmul, a, b, c, target="cuda")(a, b, c)
     torch.cuda.synchronize()
+
+
+@tc.kernel
+def shifted_grid(X, n: tc.int32):
+    for i in tc.parallel(n - 5):
+        X.tile((i,), (1,)).store(1.0)
+
+
+def test_a_negative_grid_extent_runs_no_program(torch_cuda: Any) -> None:
+    """As on every path: tc.parallel(n - 5) with n = 2 runs nothing (it raised before)."""
+    x = torch_cuda.zeros(8, dtype=torch_cuda.float32, device="cuda")
+    tc.compile(shifted_grid, x, 2, target="cuda")(x, 2)
+    tc.compile(shifted_grid, x, 8, target="cuda")(x, 8)
+    torch_cuda.cuda.synchronize()
+    assert x.tolist() == [1.0, 1.0, 1.0, 0, 0, 0, 0, 0]
