@@ -21,7 +21,7 @@ from .core import Block, BlockArgument, IList, IRError, Operation, OpResult, Reg
 from .diagnostics import ParseError, TileIRError, VerificationError, format_located
 from .dims import AffineExpr, Dim, IndexSet, as_dim, as_expr, const, d, s
 from .dominance import DominanceInfo
-from .effects import MemoryEffects
+from .effects import MemoryEffects, alias_root
 from .equality import explain_difference, structurally_equal
 from .layout import IndexMap, LayoutError
 from .liveness import Liveness
@@ -62,8 +62,8 @@ __all__ = [
     "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",
     "Region", "Use", "Value", "ParseError", "TileIRError", "VerificationError", "format_located",
     "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
-    "MemoryEffects", "structurally_equal", "explain_difference", "IndexMap", "LayoutError",
-    "Liveness", "UNKNOWN",
+    "MemoryEffects", "alias_root", "structurally_equal", "explain_difference", "IndexMap",
+    "LayoutError", "Liveness", "UNKNOWN",
     "Location", "caret_snippet", "Function", "Module", "ARITH_FNS", "OPS", "AttrDef", "OpDef",
     "OpVerifyError", "arith_result_type", "lookup_op", "parse", "Pass", "PassManager",
     "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",

@@ -174,8 +174,12 @@ class BoundLaunch:
 
 
 def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence[Any],
-                   bindings: Sequence[tuple[int, int]]) -> BoundLaunch:
-    """Validate ``user_args`` against the kernel's parameters; build the launch values."""
+                   bindings: Sequence[tuple[int, int]], label: str | None = None
+                   ) -> BoundLaunch:
+    """Validate ``user_args`` against the kernel's parameters; build the launch values.
+
+    ``label`` names the kernel in the aliasing error (``interop_checks.kernel_label``, as
+    on every target); by default the kernel symbol."""
     user = [p for p in params if p.kind in ("mem", "scalar")]
     checks.check_count(kernel, user, user_args)
     arrays: list[DeviceArray | None] = []
@@ -210,7 +214,7 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
         by_name[p.name] = a.shape[axis]
     shapes = [None if a is None else a.shape for a in arrays]
     checks.check_symbol_extents(kernel, user, shapes, by_name)
-    _check_aliasing(kernel, user, arrays)
+    checks.check_aliasing(label or kernel, user, arrays)
     for p in params[len(user):]:
         if p.kind == "symbol":
             v = by_name[p.name]
@@ -269,21 +273,6 @@ def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:
     if a.ptr % ELEM_BYTES[p.dtype.name]:
         raise InteropError(f"{what} is not aligned to its element size (address {a.ptr:#x})")
     checks.check_writable(what, a.shape, p, a.readonly, a.ptr != 0)
-
-
-def _check_aliasing(kernel: str, user: Sequence[ParamInfo],
-                    arrays: Sequence[DeviceArray | None]) -> None:
-    for i, (p, a) in enumerate(zip(user, arrays)):
-        if a is None or not p.written or not a.nbytes:
-            continue
-        for j, b in enumerate(arrays):
-            if j == i or b is None or not b.nbytes:
-                continue
-            if a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes:
-                raise InteropError(
-                    f"argument {i} ('{p.name}') of {kernel} is written by the kernel and "
-                    f"overlaps argument {j} ('{user[j].name}'); pass separate arrays "
-                    "(outputs may not alias other arguments)")
 
 
 def _check(result: Any, what: str) -> Any:
