@@ -19,8 +19,9 @@ __version__ = "0.1.0"
 def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any) -> None:
     """Lower ``fn`` to Machine TileIR for ``target`` and run it in the SIMT simulator, in place.
 
-    Raises ``SimulationError`` on a shared-memory race, an out-of-range access
-    or divergent synchronization, naming the operations involved.
+    Raises ``SimulationError`` on a shared-memory race, two programs writing one
+    global element (unless both with atomics), an out-of-range access or divergent
+    synchronization, naming the operations involved.
     """
     from .backends.reference.simt import simulate_kernel
     from .ir import UserError

@@ -231,6 +231,7 @@ class CLikeEmitter:
         "tanh": "tc_tanh_{s}({0})", "erf": "tc_erf_{s}({0})", "sigmoid": "tc_sigmoid_{s}({0})",
         "sin": "tc_sin_{s}({0})", "cos": "tc_cos_{s}({0})", "floor": "tc_floor_{s}({0})",
         "ceil": "tc_ceil_{s}({0})", "fma": "tc_fma_{s}({0}, {1}, {2})",
+        "round_tf32": "tc_round_tf32({0})",
         "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
         "gt": "({0} > {1})", "ge": "({0} >= {1})",
     }

@@ -2,10 +2,12 @@
 
 Both targets take arrays without copying them (a kernel writes its outputs in
 place), so each argument is validated before the launch with a message that
-names it. What the two targets check alike lives here: the argument count, the
+names it. What the targets check alike lives here: the argument count, the
 shape-symbol bindings, rank, static extents, agreement of symbolic extents,
-writability, the data pointer and the conversion of a Python number; dtype,
-layout, alignment and device facts stay with each target's array wrapper.
+writability, the data pointer, the conversion of a Python number, and aliasing
+(which the reference interpreter and the SIMT simulator check too, with the same
+message: the oracles refuse what the contract forbids); dtype, layout, alignment
+and device facts stay with each target's array wrapper.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -20,8 +23,9 @@ import numpy as np
 import tilec.ir as ir
 from tilec.backends.clike import round_float
 
-__all__ = ["InteropError", "ArrayParam", "check_count", "shape_bindings", "check_rank",
-           "check_static_extents", "check_writable", "check_symbol_extents", "number_value"]
+__all__ = ["InteropError", "ArrayParam", "ParamFacts", "check_count", "shape_bindings",
+           "check_rank", "check_static_extents", "check_writable", "check_symbol_extents",
+           "number_value", "written_parameters", "kernel_label", "overlaps", "check_aliasing"]
 
 
 class InteropError(ir.ArgumentError):
@@ -30,6 +34,20 @@ class InteropError(ir.ArgumentError):
 
 class ArrayParam(Protocol):
     """What the checks read of a target's parameter record."""
+
+    name: str
+    """The parameter's name."""
+    dtype: ir.ScalarType
+    """Its element (or scalar) type."""
+    shape: tuple[ir.Dim, ...]
+    """Its extents (static or symbolic)."""
+    written: bool
+    """Whether the kernel writes it."""
+
+
+@dataclass(frozen=True)
+class ParamFacts:
+    """An ``ArrayParam`` for a target without a parameter record of its own (the oracles)."""
 
     name: str
     """The parameter's name."""
@@ -135,3 +153,65 @@ def number_value(x: Any, t: ir.ScalarType, what: str) -> int | float:
         raise InteropError(f"{what} must be an integer for a {t} parameter, "
                            f"got {type(x).__name__}")
     return int(x)
+
+
+# ------------------------------------------------------------------ aliasing
+
+
+def written_parameters(fn: ir.Function) -> frozenset[int]:
+    """Positions of the parameters ``fn`` may write, in any form (Candidate or Machine).
+
+    A parameter is written when it is the alias root of a write effect (``store``,
+    ``atomic``) or is passed to a ``call`` (conservatively). Matrix and copy atoms
+    (``atom.call``) write registers and shared memory only, never a parameter.
+    """
+    params = {id(a): i for i, a in enumerate(fn.args)}
+    out: set[int] = set()
+    for op in fn.walk():
+        if op.opdef.effect in ("write", "read_write"):
+            roots = [ir.alias_root(op.operand(0))]
+        elif op.name == "call":
+            roots = [ir.alias_root(v) for v in op.operands if isinstance(v.type, ir.MemoryType)]
+        else:
+            continue
+        out.update(params[id(r)] for r in roots if id(r) in params)
+    return frozenset(out)
+
+
+def kernel_label(fn: ir.Function) -> str:
+    """How argument errors name a kernel: ``@name`` and where it is defined (file:line)."""
+    loc = fn.loc
+    return f"@{fn.name} ({loc.filename}:{loc.line})" if loc.known else f"@{fn.name}"
+
+
+def overlaps(a: Any, b: Any) -> bool:
+    """True when two array arguments share an element.
+
+    numpy arrays are compared exactly (``np.shares_memory``: interleaved slices of
+    one base do not overlap); device arrays, which are contiguous, by their byte
+    ranges (``ptr``, ``nbytes``). Empty arrays overlap nothing.
+    """
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.shares_memory(a, b))
+    if not (a.nbytes and b.nbytes):
+        return False
+    return a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes
+
+
+def check_aliasing(label: str, user: Sequence[ArrayParam], arrays: Sequence[Any | None]
+                   ) -> None:
+    """Raise when an argument the kernel writes overlaps any other array argument.
+
+    ``arrays`` holds, per user parameter, the array the kernel will access (None for
+    scalars and for values the target copies). Arguments the kernel only reads may
+    alias each other: nothing can observe it.
+    """
+    for i, (p, a) in enumerate(zip(user, arrays)):
+        if a is None or not p.written:
+            continue
+        for j, b in enumerate(arrays):
+            if j != i and b is not None and overlaps(a, b):
+                raise InteropError(
+                    f"argument {i} ('{p.name}') of {label} is written by the kernel and "
+                    f"overlaps argument {j} ('{user[j].name}'); pass separate arrays "
+                    "(outputs may not alias other arguments)")

@@ -28,7 +28,7 @@ from .diagnostics import (
 )
 from .dims import AffineExpr, Dim, IndexSet, as_dim, as_expr, const, d, s
 from .dominance import DominanceInfo
-from .effects import MemoryEffects
+from .effects import MemoryEffects, alias_root
 from .equality import explain_difference, structurally_equal
 from .layout import IndexMap, LayoutError
 from .liveness import Liveness
@@ -70,8 +70,8 @@ __all__ = [
     "Region", "Use", "Value", "ParseError", "TileIRError", "VerificationError", "format_located",
     "UserError", "ArgumentError",
     "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
-    "MemoryEffects", "structurally_equal", "explain_difference", "IndexMap", "LayoutError",
-    "Liveness", "UNKNOWN",
+    "MemoryEffects", "alias_root", "structurally_equal", "explain_difference", "IndexMap",
+    "LayoutError", "Liveness", "UNKNOWN",
     "Location", "caret_snippet", "Function", "Module", "ARITH_FNS", "OPS", "AttrDef", "OpDef",
     "OpVerifyError", "arith_result_type", "lookup_op", "parse", "Pass", "PassManager",
     "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",

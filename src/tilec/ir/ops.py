@@ -28,7 +28,7 @@ from .attributes import ArithPolicy, ExecConstraint, ReductionPolicy
 from .core import Operation
 from .dims import IndexSet
 from .layout import IndexMap
-from .types import MemoryType, ScalarType, TileType, TokenType, TupleType, Type, i1, index
+from .types import MemoryType, ScalarType, TileType, TokenType, TupleType, Type, f32, i1, index
 
 __all__ = ["OpDef", "AttrDef", "OpVerifyError", "register_op", "lookup_op", "OPS",
            "ARITH_FNS", "EFFECTS", "arith_result_type"]
@@ -373,7 +373,7 @@ ARITH_FNS: dict[str, int] = {
     # unary
     "neg": 1, "abs": 1, "not": 1, "exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1,
     "rsqrt": 1, "tanh": 1, "erf": 1, "sigmoid": 1, "sin": 1, "cos": 1, "floor": 1, "ceil": 1,
-    "cast": 1,
+    "cast": 1, "round_tf32": 1,
     # ternary
     "select": 3, "fma": 3,
 }
@@ -415,6 +415,8 @@ def _verify_arith(op: Operation) -> None:
             f"({', '.join(map(str, types))})")
     if fn in ("rem",) and types[0].is_float:
         return
+    _expect(fn != "round_tf32" or types[0] is f32,
+            f"arith round_tf32 rounds f32 values, got {types[0]}")
     _expect(not (fn in _FLOAT_ONLY and not types[0].is_float),
             f"arith {fn} needs float operands, got {types[0]}")
     _expect(not (fn in _INT_ONLY and types[0].is_float),

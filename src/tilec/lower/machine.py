@@ -267,6 +267,10 @@ class GroupLowering:
         """Whether 16-bit B fragments may use ``ldmatrix.x4.trans``."""
         self.async_copies = fn_lowering.options.async_copies and self.target.startswith("cuda")
         """Whether staged operands may use ``cp.async`` (an sm_80+ CUDA instruction)."""
+        self.loc: ir.Location | None = None
+        """Where the Scheduled operation being lowered was written: the machine operations
+        made for it take this location, so simulator and emitter messages point at the
+        kernel's source line (None: the builder's)."""
 
     # -- environment ------------------------------------------------------------------
     def bind(self, v: ir.Value, x: Any) -> None:
@@ -330,7 +334,7 @@ class GroupLowering:
            names: Sequence[str | None] | None = None) -> ir.Operation:
         """Create ``name`` at the insertion point."""
         return self.b.create(name, list(operands), list(types), attrs or {}, regions,
-                             result_names=names)
+                             loc=self.loc, result_names=names)
 
     def index(self, n: int) -> ir.Value:
         """An index constant (one per scope)."""
@@ -548,12 +552,17 @@ class GroupLowering:
         if fn is None:
             raise LoweringError(ir.format_located(f"'{op.name}' has no Machine lowering",
                                                   op.loc))
+        outer = self.loc
+        if op.loc.known:
+            self.loc = op.loc
         try:
             fn(self, op)
         except LoweringError:
             raise
         except L.LayoutError as e:
             raise LoweringError(ir.format_located(f"'{op.name}': {e}", op.loc)) from e
+        finally:
+            self.loc = outer
 
 
 # --------------------------------------------------------------------- functions

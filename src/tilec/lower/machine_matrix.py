@@ -37,15 +37,20 @@ from .schedule import layout_of
 __all__ = ["mac_region"]
 
 
-def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool) -> ir.Region:
+def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool,
+               precision: str = "exact") -> ir.Region:
     """``^(acc, a, b): yield(acc + a * b)`` in the accumulator's arithmetic.
 
     Narrow floats compute in f32 (bf16/f16 products are exact there) and a narrow
     accumulator is rounded after every step; integers wrap in the accumulator type.
-    ``fused`` uses one ``fma`` (allowed by ``unordered_tree``)."""
+    ``fused`` uses one ``fma`` (allowed by ``unordered_tree``). Under ``precision =
+    "tf32"`` f32 operands are rounded to TF32 first, as the policy defines the product
+    whatever realizes it (a lane FMA or the scalar loop, not only the TF32 atom)."""
     blk = ir.Block([acc_t, in_t, in_t])
     b = ir.Builder(ir.InsertionPoint.at_end(blk))
     acc, x, y = blk.args
+    if precision == "tf32" and in_t is ir.f32:
+        x, y = (b.value("arith", [v], ir.f32, {"fn": "round_tf32"}) for v in (x, y))
     if acc_t.is_float:
         wide = ir.f64 if ir.f64 in (acc_t, in_t) else ir.f32
     else:
@@ -144,6 +149,7 @@ def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: i
     pre_a = ir.IndexMap(2, [ir.d(0), ir.s(0)], 1)
     pre_b = ir.IndexMap(2, [ir.s(0), ir.d(1)], 1)
     fused = False  # separately rounded: the strict order, one permitted tree order too
+    precision = op.attr("policy").precision
 
     def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
         out = []
@@ -153,7 +159,7 @@ def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: i
             bv = g.op("load", [g.thread_view(b, lay, off, size, pre_b, [iv])],
                       [ir.TileType((size,), in_t)]).result
             out.append(g.op("map", [acc, av, bv], [acc.type], {"shape": ir.IndexSet([size])},
-                            [mac_region(acc.type.dtype, in_t, fused)]).result)
+                            [mac_region(acc.type.dtype, in_t, fused, precision)]).result)
         return out
 
     return Lowered(lay, _k_loop_plain(g, k, c.parts, body))
@@ -348,6 +354,7 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
     lane, warp = _ids()
     lrow = atom.c.map.results[0].substitute([lane, ir.const(0)])
     fused = op.attr("policy").order != "strict_fold"
+    precision = op.attr("policy").precision
     in_t = a.type.dtype
 
     def col(e: ir.AffineExpr) -> ir.AffineExpr:
@@ -368,7 +375,7 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
             "reindex", [bv], [ir.TileType((size,), in_t)],
             {"map": ir.IndexMap(1, [ir.d(0).mod(rn * cr)])}).result
         return g.op("map", [acc, ab, bb], [acc.type], {"shape": ir.IndexSet([size])},
-                    [mac_region(acc.type.dtype, in_t, fused)]).result
+                    [mac_region(acc.type.dtype, in_t, fused, precision)]).result
 
     if op.attr("distribution") == "rectangle":
         rm, rn = op.attr("rm"), op.attr("rn")
@@ -377,7 +384,8 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
         unroll = next(x for x in (4, 2, 1) if k % x == 0)
         out = _k_loop(g, k // unroll, list(c.parts),
                       lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,
-                                                        unroll, accs[0], iv, fused)])
+                                                        unroll, accs[0], iv, fused,
+                                                        precision)])
         return Lowered(c.layout, out)
     return _atom_jobs(g, c, am, an, warp, lambda row0, col0, acc: _k_loop(
         g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)]))
@@ -401,7 +409,7 @@ def _atom_jobs(g: GroupLowering, c: Lowered, am: int, an: int, warp: ir.AffineEx
 
 def _lane_tile_step(g: GroupLowering, a: ir.Value, b: ir.Value, atom: object,
                     row0: ir.AffineExpr, col0: ir.AffineExpr, rm: int, rn: int, unroll: int,
-                    acc: ir.Value, step: ir.Value, fused: bool) -> ir.Value:
+                    acc: ir.Value, step: ir.Value, fused: bool, precision: str) -> ir.Value:
     """``unroll`` K steps of the lane micro-tile (``layouts.lane_tile``): the lane's A values
     (``unroll`` consecutive K per row: one vector per row) and B values (its consecutive
     columns for each K), then one FMA per accumulator per K step, in K order."""
@@ -428,5 +436,5 @@ def _lane_tile_step(g: GroupLowering, a: ir.Value, b: ir.Value, atom: object,
         bb = g.op("reindex", [bv], [ir.TileType((size,), in_t)],
                   {"map": ir.IndexMap(1, [ir.d(0).mod(width) + x * width])}).result
         acc = g.op("map", [acc, ab, bb], [acc.type], {"shape": ir.IndexSet([size])},
-                   [mac_region(acc.type.dtype, in_t, fused)]).result
+                   [mac_region(acc.type.dtype, in_t, fused, precision)]).result
     return acc

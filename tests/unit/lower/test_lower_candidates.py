@@ -52,11 +52,10 @@ def test_every_legal_candidate(name, target, dt, precision, shape, tile):
     trans = 0
     for i, cand in enumerate(cands):
         opts = LowerOptions(force_matrix={"mma#0": cand})
-        # tf32 permission: exact lane-FMA candidates and the reference's rounded operands
-        # differ by the TF32 rounding (about 1e-3 of the magnitude)
-        tol = 1e-2 if precision == "tf32" else 3e-4
+        # every realization rounds tf32 operands as the reference does: only the summation
+        # order differs
         res = differential(matmul, _args(shape, dt, i + 1), [2], target, cx, options=opts,
-                           rtol=tol, atol=tol)
+                           rtol=3e-4, atol=3e-4)
         (choice,) = res.groups[0].mma.values()
         assert res.groups[0].threads == cand.threads
         seen.add((choice.realization, choice.distribution, choice.accumulator))

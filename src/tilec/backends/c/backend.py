@@ -20,6 +20,7 @@ import tilec.ir as ir
 from tilec.backends.c.compiler import CompilerNotFound, compile_cached, toolchain
 from tilec.backends.c.emitter import ENTRY_SYMBOL, CEmitter, CSource
 from tilec.backends.c.interop import NP_DTYPES, bind_arguments, shape_bindings
+from tilec.backends.interop_checks import kernel_label
 
 __all__ = ["CBackend", "CExecutable", "KernelError", "make_backend", "probe"]
 
@@ -86,9 +87,11 @@ class CExecutable:
         self._entry.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                 ctypes.c_void_p]
         self._bindings = shape_bindings(fn)
+        self._label = kernel_label(fn)
 
     def __call__(self, *args: Any) -> Any:
-        b = bind_arguments(self.name, self.params, args, self._bindings, self._src.dim_slots)
+        b = bind_arguments(self.name, self.params, args, self._bindings, self._src.dim_slots,
+                           self._label)
         results = [np.zeros(_shape(t), NP_DTYPES[_elem(t).name]) for t in self._src.results]
         rets = (ctypes.c_void_p * max(len(results), 1))()
         for k, r in enumerate(results):

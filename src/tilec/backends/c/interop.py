@@ -106,9 +106,12 @@ class Binding:
 
 
 def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequence[Any],
-                   bindings: Sequence[tuple[int, int]], dim_slots: Sequence[tuple[int, int]]
-                   ) -> Binding:
-    """Validate ``user_args`` against the entry parameters and build the C argument arrays."""
+                   bindings: Sequence[tuple[int, int]], dim_slots: Sequence[tuple[int, int]],
+                   label: str | None = None) -> Binding:
+    """Validate ``user_args`` against the entry parameters and build the C argument arrays.
+
+    ``label`` names the kernel in the aliasing error (``interop_checks.kernel_label``, as
+    on every target); by default ``@fn_name``."""
     user = [p for p in params if p.kind != "symbol"]
     checks.check_count(f"@{fn_name}", user, user_args)
     arrays: list[np.ndarray | None] = []
@@ -136,7 +139,8 @@ def bind_arguments(fn_name: str, params: Sequence[ParamInfo], user_args: Sequenc
     by_name = dict(zip(sym_names, sym_values))
     shapes = [None if a is None else a.shape for a in arrays]
     checks.check_symbol_extents(f"@{fn_name}", user, shapes, by_name)
-    _check_aliasing(fn_name, user, arrays)
+    checks.check_aliasing(label or f"@{fn_name}", user,
+                          [None if p.kind == "tile" else a for p, a in zip(user, arrays)])
     n = len(params)
     args = (ctypes.c_void_p * max(n, 1))()
     for i, (a, k) in enumerate(zip(arrays, keep)):
@@ -170,17 +174,3 @@ def _check_array(a: np.ndarray, p: ParamInfo, what: str) -> None:
         raise InteropError(f"{what} is not aligned to its element size")
     checks.check_writable(what, a.shape, p, not a.flags.writeable, a.ctypes.data != 0)
 
-
-def _check_aliasing(fn_name: str, user: Sequence[ParamInfo],
-                    arrays: Sequence[np.ndarray | None]) -> None:
-    for i, (p, a) in enumerate(zip(user, arrays)):
-        if a is None or not p.written:
-            continue
-        for j, (q, b) in enumerate(zip(user, arrays)):
-            if j == i or b is None or q.kind == "tile":
-                continue
-            if np.shares_memory(a, b):
-                raise InteropError(
-                    f"argument {i} ('{p.name}') of @{fn_name} is written by the kernel and "
-                    f"overlaps argument {j} ('{q.name}'); pass separate arrays "
-                    "(outputs may not alias other arguments)")

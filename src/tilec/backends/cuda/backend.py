@@ -35,6 +35,7 @@ from tilec.backends.cuda.runtime import (
     check_aligned16,
     shape_bindings,
 )
+from tilec.backends.interop_checks import kernel_label
 
 __all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_sm_80",
            "probe_sm_90", "device_capability", "TARGET_SM"]
@@ -198,6 +199,7 @@ class CUDAExecutable:
         self.resources: Resources = cubin.resources
         """Registers, shared memory and spills reported by ptxas."""
         self._bindings = shape_bindings(fn)
+        self._label = kernel_label(fn)
         self._runnable = runnable
         self._launchers: dict[int, Launcher] = {}
         self._last_key: tuple[Any, ...] | None = None
@@ -212,7 +214,8 @@ class CUDAExecutable:
         if key is not None and key == self._last_key:
             bound = self._last_bound  # its values; the arrays themselves are ``args``
         else:
-            bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings)
+            bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings,
+                                   self._label)
             check_aligned16(self.kernel, bound)
             # Keep the checked values, not the arrays (no reference to the caller's tensors).
             self._last_key, self._last_bound = key, replace(bound, objects=[])

@@ -61,6 +61,7 @@ from tilec.backends.cuda.access import (
     unravel,
 )
 from tilec.backends.cuda.prelude import PRELUDE
+from tilec.backends.interop_checks import written_parameters
 from tilec.backends.ranges import I32, I64, Range, analyze_ranges, type_range
 from tilec.lower.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
@@ -511,7 +512,7 @@ class CUDAEmitter(CLikeEmitter):
         if n_user < 0:
             raise self.unsupported(None, f"@{fn.name} declares {len(symbols)} shape symbols but "
                                          f"has only {len(fn.args)} parameters")
-        written = _written_roots(fn)
+        written = written_parameters(fn)
         params: list[ParamInfo] = []
         head: list[str] = []
         for k, name in enumerate(symbols):
@@ -531,7 +532,7 @@ class CUDAEmitter(CLikeEmitter):
                                                  "parameters are global")
                 ptr = self.name_of(a)
                 self._param_index[ptr] = i
-                w = id(a) in written
+                w = i in written
                 mt = self.mtype(t.dtype)
                 head.append(f"{'' if w else 'const '}{mt} *__restrict__ {ptr}")
                 extents: list[str] = []
@@ -1420,19 +1421,6 @@ def _divisibility(fn: str, divs: list[int]) -> int:
     if fn == "select":
         return math.gcd(divs[1], divs[2])
     return 1
-
-
-def _written_roots(fn: ir.Function) -> set[int]:
-    """Ids of the memories a function writes (through stores, atomics, async copies)."""
-    out: set[int] = set()
-    for op in fn.walk():
-        if op.name in ("store", "atomic") or (op.name == "atom.call"
-                                              and op.attr("catalog_id") == "cp.async.16"):
-            v = op.operand(0)
-            while v.defining_op is not None and v.defining_op.name == "view":
-                v = v.defining_op.operand(0)
-            out.add(id(v))
-    return out
 
 
 def _direct_merge(op: ir.Operation) -> str | None:

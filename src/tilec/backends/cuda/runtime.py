@@ -10,7 +10,9 @@ writes its outputs in place, so a silent copy would lose them.
 Every check runs before the launch and names the argument: count, rank,
 dtype, static extents, agreement of symbolic extents, C-contiguity, device,
 writability of outputs, alignment to the element size, and aliasing (an
-output's byte range overlapping any other array argument).
+output's byte range overlapping any other array argument). An empty array
+passes the layout and alignment checks whatever its strides and address: no
+element of it is ever accessed.
 
 The launch runs on the caller's stream: ``stream=`` when given, else the
 current torch (or cupy) stream of the arguments, else the legacy default
@@ -86,8 +88,10 @@ class DeviceArray:
 
     @property
     def contiguous(self) -> bool:
-        """True when the strides are row-major contiguous (size-1 axes ignored)."""
-        if self.strides is None:
+        """True when the strides are row-major contiguous (size-1 axes ignored). An empty
+        array is contiguous whatever its strides: it has no element to place (frameworks
+        give those any strides, torch ``(1, 1)`` for shape ``(3, 0)``, expands 0)."""
+        if self.strides is None or 0 in self.shape:
             return True
         want = 1
         for e, s in zip(reversed(self.shape), reversed(self.strides)):
@@ -174,8 +178,12 @@ class BoundLaunch:
 
 
 def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence[Any],
-                   bindings: Sequence[tuple[int, int]]) -> BoundLaunch:
-    """Validate ``user_args`` against the kernel's parameters; build the launch values."""
+                   bindings: Sequence[tuple[int, int]], label: str | None = None
+                   ) -> BoundLaunch:
+    """Validate ``user_args`` against the kernel's parameters; build the launch values.
+
+    ``label`` names the kernel in the aliasing error (``interop_checks.kernel_label``, as
+    on every target); by default the kernel symbol."""
     user = [p for p in params if p.kind in ("mem", "scalar")]
     checks.check_count(kernel, user, user_args)
     arrays: list[DeviceArray | None] = []
@@ -210,7 +218,7 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
         by_name[p.name] = a.shape[axis]
     shapes = [None if a is None else a.shape for a in arrays]
     checks.check_symbol_extents(kernel, user, shapes, by_name)
-    _check_aliasing(kernel, user, arrays)
+    checks.check_aliasing(label or kernel, user, arrays)
     for p in params[len(user):]:
         if p.kind == "symbol":
             v = by_name[p.name]
@@ -249,7 +257,7 @@ def check_aligned16(src: CUDASource, bound: BoundLaunch) -> None:
     user = [p for p in src.params if p.kind in ("mem", "scalar")]
     for i in sorted(src.aligned16):
         a = bound.arrays[i] if i < len(bound.arrays) else None
-        if a is not None and a.ptr % 16:
+        if a is not None and a.nbytes and a.ptr % 16:  # nothing is copied from an empty one
             raise InteropError(
                 f"argument {i} ('{user[i].name}') of {src.kernel} starts at {a.ptr:#x}, which is "
                 "not 16-byte aligned; this kernel copies it in 16-byte chunks (cp.async). "
@@ -266,24 +274,9 @@ def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:
     if not a.contiguous:
         raise InteropError(f"{what} is not C-contiguous (strides {a.strides} elements); the "
                            "kernel takes row-major contiguous arrays (.contiguous() makes one)")
-    if a.ptr % ELEM_BYTES[p.dtype.name]:
+    if a.nbytes and a.ptr % ELEM_BYTES[p.dtype.name]:  # an empty array has no element
         raise InteropError(f"{what} is not aligned to its element size (address {a.ptr:#x})")
     checks.check_writable(what, a.shape, p, a.readonly, a.ptr != 0)
-
-
-def _check_aliasing(kernel: str, user: Sequence[ParamInfo],
-                    arrays: Sequence[DeviceArray | None]) -> None:
-    for i, (p, a) in enumerate(zip(user, arrays)):
-        if a is None or not p.written or not a.nbytes:
-            continue
-        for j, b in enumerate(arrays):
-            if j == i or b is None or not b.nbytes:
-                continue
-            if a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes:
-                raise InteropError(
-                    f"argument {i} ('{p.name}') of {kernel} is written by the kernel and "
-                    f"overlaps argument {j} ('{user[j].name}'); pass separate arrays "
-                    "(outputs may not alias other arguments)")
 
 
 def _check(result: Any, what: str) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends import interop_checks as checks
 
 from . import numerics as nx
 from .interpreter import Interpreter, MemRef
@@ -124,7 +125,22 @@ def bind_arguments(fn: ir.Function, args: Sequence[Any]) -> list[Any]:
         else:
             raise TypeError(f"@{fn.name} {where} has type {t}, which a kernel call cannot pass")
     symbols = _symbol_values(fn, args)
+    _check_aliasing(fn, args)
     return bound + [np.int64(v) for v in symbols]
+
+
+def _check_aliasing(fn: ir.Function, args: Sequence[Any]) -> None:
+    """The launchers' aliasing check: the oracle refuses the calls every target refuses."""
+    written = checks.written_parameters(fn)
+    facts, arrays = [], []
+    for i, (p, a) in enumerate(zip(fn.args, args)):
+        t = p.type
+        shaped = isinstance(t, (ir.MemoryType, ir.TileType))
+        facts.append(checks.ParamFacts(p.name_hint or f"#{i}", t.dtype if shaped else t,
+                                       tuple(t.shape) if shaped else (), i in written))
+        # tile parameters are private copies; only memory is shared with the caller
+        arrays.append(a if isinstance(t, ir.MemoryType) else None)
+    checks.check_aliasing(checks.kernel_label(fn), facts, arrays)
 
 
 def check_operations(module: ir.Module) -> None:

@@ -364,7 +364,7 @@ _FLOAT: dict[str, Callable[..., Any]] = {
     "exp": _in_f64(np.exp), "exp2": _in_f64(np.exp2), "log": _in_f64(np.log),
     "log2": _in_f64(np.log2), "sqrt": np.sqrt, "rsqrt": rsqrt, "tanh": _in_f64(np.tanh),
     "erf": erf, "sigmoid": sigmoid, "sin": _in_f64(np.sin), "cos": _in_f64(np.cos),
-    "floor": np.floor, "ceil": np.ceil, "fma": fma,
+    "floor": np.floor, "ceil": np.ceil, "fma": fma, "round_tf32": tf32_round,
 }
 
 _INT: dict[str, Callable[..., Any]] = {

@@ -8,7 +8,8 @@ allocates per-group shared memory and holds one lane-level ``parallel`` of
   reference interpreter, which it subclasses;
 * grid instances one after another in row-major order (``max_groups`` stops
   early); every ``memory`` of space ``shared`` is a fresh, NaN-poisoned
-  array per group;
+  array per group; two instances writing one global element is reported
+  (``simt_memory.ProgramWrites``);
 * the lane-level body for all ``T`` threads at once: every per-thread value
   carries a leading thread axis (``tile<Lxdt>`` is an array ``(T, L)``, a
   scalar an array ``(T,)``); values defined outside the body are broadcast.
@@ -42,9 +43,11 @@ from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reco
 from .simt_atoms import ATOM_IMPLS, run_atom
 from .simt_memory import (
     AsyncCopies,
+    GridClock,
     GroupClock,
     LaneGuard,
     LaneView,
+    ProgramWrites,
     Storage,
     atomic_update,
     gather,
@@ -82,6 +85,7 @@ class _Host(Interpreter):
         """Groups simulated so far."""
         self._names = names
         self._globals: dict[int, Storage] = {}
+        self._grid = GridClock()
 
     # The interpreter's per-operation hook: everything but the Machine-form structure is
     # the reference's own implementation.
@@ -101,6 +105,7 @@ class _Host(Interpreter):
         st = self._globals.get(id(root))
         if st is None:
             st = Storage(root, "global", self._names.get(id(root), "(an argument)"))
+            st.programs = ProgramWrites(st, self._grid)
             self._globals[id(root)] = st
         return st
 
@@ -118,9 +123,11 @@ class _Host(Interpreter):
             raise _unsupported(op, "a grid-level parallel with inits (ancestor updates)")
         extents = [max(int(env[v]), 0) for v in op.operands]
         block = op.regions[0].entry
-        for point in np.ndindex(*extents):
+        self._grid.start(tuple(extents))
+        for program, point in enumerate(np.ndindex(*extents)):
             if self.max_groups is not None and self.groups_run >= self.max_groups:
                 return
+            self._grid.program = program
             for a, c in zip(block.args, point):
                 env[a] = np.int64(c)
             self._run_group(op, block, env)

@@ -15,8 +15,17 @@ pairs, also between two threads of one operation (two threads storing to one
 element); atomics do not race with atomics. Keeping two distinct threads is
 enough to find *another* thread whatever ``t`` is, so the check is exact,
 not sampled. A thread re-reading or overwriting its own write never races
-(per-thread program order holds). Global memory is not race-checked: the
-only grid-wide ordering is the kernel boundary.
+(per-thread program order holds). Within a program, global memory is not
+race-checked: the only grid-wide ordering is the kernel boundary.
+
+Programs model (global memory). Programs (grid instances) of one launch are
+unordered, so two of them writing one global element is outside the contract
+whatever order the simulator runs them in: ``ProgramWrites`` remembers, per
+element of a written argument, the first program that wrote it (and whether
+with a plain store) and a second program whose atomic met it; a write by
+another program is reported unless both are atomics. Only elements actually
+written count: a bounded store's dropped elements and inactive threads write
+nothing.
 
 cp.async model. ``cp.async.16`` reads its global source when it is issued
 and leaves its shared destination *pending*; the shared write happens, and
@@ -42,8 +51,9 @@ from tilec.lower.atoms import SWIZZLE_ALIGN
 from . import numerics as nx
 from .errors import SimulationError, describe_op
 
-__all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "RaceTracker", "AsyncCopies",
-           "gather", "scatter", "atomic_update", "lane_broadcast", "lane_coords"]
+__all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "GridClock", "RaceTracker",
+           "ProgramWrites", "AsyncCopies", "gather", "scatter", "atomic_update",
+           "lane_broadcast", "lane_coords"]
 
 
 # ------------------------------------------------------------------ coordinates
@@ -116,6 +126,8 @@ class Storage:
     """The ``memory`` operation that made it (None for kernel arguments)."""
     races: RaceTracker | None = None
     """The race detector (shared storage only)."""
+    programs: ProgramWrites | None = None
+    """Which program wrote each element in this launch (global storage only)."""
     pending: np.ndarray | None = None
     """Shared storage: per flat element, the number of cp.async writes not yet completed."""
     swizzle: int = 0
@@ -373,6 +385,109 @@ class RaceTracker:
             "race", [op1, op2] if op1 is not op2 else [op1])
 
 
+# ------------------------------------------------------------------ programs
+
+
+class GridClock:
+    """The launch and the program (grid instance) the simulator is running."""
+
+    def __init__(self) -> None:
+        self.launch = 0
+        """Grid-level parallels started so far (each one is a launch)."""
+        self.extents: tuple[int, ...] = ()
+        """The running launch's grid extents."""
+        self.program = -1
+        """The running program, as its row-major index in the grid."""
+
+    def start(self, extents: tuple[int, ...]) -> None:
+        """A new launch over ``extents``."""
+        self.launch += 1
+        self.extents = extents
+        self.program = -1
+
+    def coords(self, program: int) -> tuple[int, ...]:
+        """The grid coordinates of a program index."""
+        return tuple(int(c) for c in np.unravel_index(program, self.extents))
+
+
+class ProgramWrites:
+    """The cross-program write check of one global argument (see the module docstring)."""
+
+    def __init__(self, storage: Storage, clock: GridClock) -> None:
+        self.storage = storage
+        """The argument it watches."""
+        self.clock = clock
+        """The launch and program being run."""
+        self._launch = -1
+        self._ops: list[ir.Operation] = []
+        self._op_ids: dict[int, int] = {}
+
+    def _reset(self) -> None:
+        """Fresh per-element state for a new launch (made on the first write)."""
+        size = self.storage.array.size
+        self._launch = self.clock.launch
+        self.first = np.full(size, -1, np.int64)
+        """The first program that wrote each element (-1: none yet)."""
+        self.first_op = np.full(size, -1, np.int64)
+        """The operation of that write."""
+        self.plain = np.zeros(size, bool)
+        """True once the first program wrote the element with a plain store."""
+        self.second = np.full(size, -1, np.int64)
+        """Another program whose atomic met the first program's atomics (-1: none)."""
+        self.second_op = np.full(size, -1, np.int64)
+        """The operation of that atomic."""
+
+    def _id(self, op: ir.Operation) -> int:
+        k = self._op_ids.get(op.id)
+        if k is None:
+            k = self._op_ids[op.id] = len(self._ops)
+            self._ops.append(op)
+        return k
+
+    def write(self, kind: str, flat: np.ndarray, op: ir.Operation) -> None:
+        """Check and record that the running program writes ``flat`` (``write``/``atomic``)."""
+        if flat.size == 0:
+            return
+        if self._launch != self.clock.launch:
+            self._reset()
+        p, plain = self.clock.program, kind == "write"
+        first = self.first[flat]
+        fresh, mine = first < 0, first == p
+        other = ~fresh & ~mine
+        clash = other & (plain | self.plain[flat])  # a plain store meets another program's
+        # this program's plain store meets an atomic of another program on its own element
+        clash |= mine & plain & (self.second[flat] >= 0)
+        if clash.any():
+            k = int(np.argmax(clash))
+            e = int(flat[k])
+            if other[k]:
+                q, q_op = int(self.first[e]), int(self.first_op[e])
+            else:
+                q, q_op = int(self.second[e]), int(self.second_op[e])
+            self._report(e, q, self._ops[q_op], p, op, kind)
+        me = self._id(op)
+        new = flat[fresh]
+        self.first[new] = p
+        self.first_op[new] = me
+        self.plain[flat[fresh | mine]] |= plain
+        met = flat[other & (self.second[flat] < 0)]
+        self.second[met] = p
+        self.second_op[met] = me
+
+    def _report(self, flat: int, q: int, q_op: ir.Operation, p: int, op: ir.Operation,
+                kind: str) -> None:
+        st = self.storage
+        elem = tuple(int(x) for x in np.unravel_index(flat, st.array.shape))
+        c = self.clock
+        what = "an atomic" if kind == "atomic" else "a store"
+        raise SimulationError(
+            f"global memory {st.name} element {elem} is written by program {c.coords(q)} "
+            f"({describe_op(q_op)}) and by program {c.coords(p)} with {what} "
+            f"({describe_op(op)}) in one launch (grid {c.extents}); programs may run in any "
+            "order, so they must write disjoint elements (only atomics may meet)", "race",
+            [q_op, op] if q_op is not op else [op])
+
+
 # ------------------------------------------------------------------ accesses
 
 
@@ -428,6 +543,8 @@ def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.nda
     _check_pending(view, flat, lanes, op, copies)
     if st.races is not None:
         st.races.access("write", flat, lanes, op)
+    if st.programs is not None:
+        st.programs.write("write", flat, op)
     data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
     st.array.reshape(-1)[flat] = data
 
@@ -441,6 +558,8 @@ def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: 
     _check_pending(view, flat, lanes, op, copies)
     if st.races is not None:
         st.races.access("atomic", flat, lanes, op)
+    if st.programs is not None:
+        st.programs.write("atomic", flat, op)
     data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
     mem = st.array.reshape(-1)
     remaining = np.arange(flat.size)

@@ -146,6 +146,20 @@ def test_exact_float_functions_bitwise(dt: ir.ScalarType) -> None:
         assert_bitwise(c, r, str(f))
 
 
+def test_round_tf32_bitwise_and_only_on_f32() -> None:
+    # exact ties of the 13 dropped bits (away from zero), just below a tie, a subnormal tie
+    # and the largest finite value (rounds to infinity)
+    tricky = np.array([0x3F801000, 0xBF801000, 0x3F800FFF, 0x3F803000, 0x00001000, 0x7F7FFFFF],
+                      np.uint32).view(np.float32)
+    (c,), (r,) = run_fns(["round_tf32"], ir.f32, extra=tricky)
+    assert_bitwise(c, r, "round_tf32")
+    got = r[-len(tricky):].view(np.uint32)
+    assert got.tolist() == [0x3F802000, 0xBF802000, 0x3F800000, 0x3F804000, 0x00002000,
+                            0x7F800000]
+    with pytest.raises(ir.VerificationError, match="round_tf32 rounds f32 values"):
+        ir.verify(fns_kernel(["round_tf32"], ir.f64)[0].module)
+
+
 def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance in units in the last place: how many representable values lie between."""
     def ordered(x: np.ndarray) -> np.ndarray:

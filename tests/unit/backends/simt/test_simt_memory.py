@@ -149,9 +149,16 @@ def test_out_of_range_shared_load_is_reported() -> None:
 
 
 def test_fresh_shared_memory_per_group_reads_as_nan() -> None:
-    out = poisoned(128)
-    simulate(READ_MIRROR, out, groups=2)  # nobody wrote %sh: poison, not a previous group's data
-    assert np.isnan(out).all()
+    out = np.zeros(256, np.float32)
+    # group p writes %out[128p + tid] (programs write disjoint elements)
+    slot = """
+        %c128 = constant() {value = 128} : index
+        %base = arith(%p, %c128) {fn = "mul"} : index
+        %slot = arith(%base, %tid) {fn = "add"} : index
+    """
+    simulate(slot + READ_MIRROR.replace("view(%out, %tid)", "view(%out, %slot)"), out,
+             params="%out: mem<256xf32, global>", groups=2)
+    assert np.isnan(out).all()  # nobody wrote %sh: poison, not a previous group's data
 
 
 # ------------------------------------------------------------------ cp.async
