@@ -18,7 +18,7 @@ def test_overflowing_i32_arithmetic_wraps(torch_cuda: Any) -> None:
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "regression"))
-    from test_cuda_integer_wrap import _expected, _inputs, wrap_ops
+    from test_integer_wrap import _expected, _inputs, wrap_ops
 
     x, y = _inputs()
     dx, dy = to_device(torch_cuda, x), to_device(torch_cuda, y)
