@@ -7,6 +7,7 @@ The public API lives here and nowhere else: ``@tilec.kernel``, ``tilec.compile``
 
 from typing import Any
 
+from .backends.kernel_checks import KernelAssertionError
 from .backends.reference.errors import SimulationError
 from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
@@ -19,12 +20,16 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
     """Lower ``fn`` to Machine TileIR for ``target`` and run it in the SIMT simulator, in place.
 
     Raises ``SimulationError`` on a shared-memory race, an out-of-range access
-    or divergent synchronization, naming the operations involved.
+    or divergent synchronization, naming the operations involved, and
+    ``KernelAssertionError`` when an ``assert`` of the kernel fails.
     """
     from .backends.reference.simt import simulate_kernel
 
-    simulate_kernel(fn, args, target, constexprs)
+    try:
+        simulate_kernel(fn, args, target, constexprs)
+    except KernelAssertionError as e:  # the kernel's assert, not the simulator's frames
+        raise e.with_traceback(None) from None
 
 
 __all__ = ["__version__", "available_targets", "default_target", "simulate", "SimulationError",
-           *_frontend_all]
+           "KernelAssertionError", *_frontend_all]

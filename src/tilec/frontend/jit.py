@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends.kernel_checks import KernelAssertionError
 
 from .builtins import constexpr
 from .capture import Capture, CaptureBuilder, CaptureContext
@@ -258,7 +259,10 @@ class Kernel:
             compiled = self.compile(*args, **constexprs)
         except TileSyntaxError as e:
             raise e.with_traceback(None) from None
-        compiled(*args)
+        try:
+            compiled(*args)
+        except KernelAssertionError as e:  # the kernel's assert, not the compiler's frames
+            raise e.with_traceback(None) from None
 
     def __repr__(self) -> str:
         return f"<tc.kernel {self.__name__}>"
@@ -510,7 +514,10 @@ class Compiled:
     def __call__(self, *args: Any) -> None:
         """Run on the target with the runtime arguments (outputs are written in place)."""
         self.check_args(args)
-        self.executable()(*args)
+        try:
+            self.executable()(*args)
+        except KernelAssertionError as e:
+            raise e.with_traceback(None) from None
 
     def __repr__(self) -> str:
         return f"<Compiled {self.fn_name} for {self.target}>"
@@ -554,4 +561,7 @@ def interpret(fn: Any, *args: Any, **constexprs: Any) -> None:
         compiled = _as_kernel(fn).compile(*args, target="reference", **constexprs)
     except TileSyntaxError as e:
         raise e.with_traceback(None) from None
-    compiled(*args)
+    try:
+        compiled(*args)
+    except KernelAssertionError as e:
+        raise e.with_traceback(None) from None

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends.kernel_checks import HostChecks
 
 from . import numerics as nx
 from .interpreter import Interpreter, MemRef
@@ -157,6 +158,8 @@ class ReferenceExecutable:
         """The entry function."""
         self.source = str(module)
         """The printed IR (this target's "generated source")."""
+        self.host_checks = HostChecks(function)
+        """Checks evaluated on the arguments before the run (``kernel_checks``)."""
 
     @property
     def name(self) -> str:
@@ -170,6 +173,7 @@ class ReferenceExecutable:
         tuple of results.
         """
         entry = bind_arguments(self.function, args)
+        self.host_checks.run(entry)
         results = Interpreter(self.module).run(self.function, entry)
         if not results:
             return None
