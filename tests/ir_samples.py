@@ -55,8 +55,8 @@ from tilec.ir import (
 
 __all__ = [
     "ALL_SAMPLES", "sample_matmul", "sample_softmax", "sample_pipeline", "sample_ancestor_update",
-    "sample_reductions", "sample_control_flow", "sample_memory", "sample_machine",
-    "sample_all_ops", "SAMPLE_FORMS",
+    "sample_reductions", "sample_control_flow", "sample_memory", "sample_checks",
+    "sample_machine", "sample_all_ops", "SAMPLE_FORMS",
 ]
 
 
@@ -452,6 +452,36 @@ def _build_memory(m: Module) -> None:
     e.op("return")
 
 
+def _build_checks(m: Module) -> None:
+    """Runtime checks: one on the arguments before the nest, one on a program index in it."""
+    v = MemoryType(("N",), f32)
+    fn, e = _function(m, "checked", [v, v, i32, index], ["x", "y", "n", "N"],
+                      attrs={"kernel": True, "shape_symbols": ("N",)})
+    x, y, n, dim = fn.args
+    wide = e.arith("cast", n, type=index, hint="wide")
+    fits = e.arith("le", dim, wide, hint="fits")
+    e.op("check", [fits, dim, wide], attrs={"message": "N <= n", "labels": ("N", "n")})
+    c16 = e.const(16, index, "c16")
+    g = e.arith("cdiv", dim, c16, hint="programs")
+    grid, prog = region([index], ["p"])
+    with e.inside(prog):
+        p = prog.args[0]
+        o = e.arith("mul", p, c16, hint="o")
+        inside = e.arith("lt", o, dim, hint="inside")
+        e.op("check", [inside, o], attrs={"message": "the program starts inside x",
+                                          "labels": ("p * 16",)})
+        rows = _offset_map(1, [True])
+        src = e.value("view", [x, o], MemoryType((16,), f32), {"map": rows, "bounds": "bounded"},
+                      "src")
+        t = e.value("load", [src], TileType((16,), f32), {"fill": 0.0}, "t")
+        dst = e.value("view", [y, o], MemoryType((16,), f32), {"map": rows, "bounds": "bounded"},
+                      "dst")
+        e.op("store", [dst, t])
+        e.op("yield")
+    e.op("parallel", [g], [], {"rank": 1}, [grid])
+    e.op("return")
+
+
 def _build_machine(m: Module) -> None:
     """Machine form: an ``atom.call`` carrying every attribute value kind, then a wait."""
     fn, e = _function(m, "machine", [MemoryType((16, 8), f32, "global")], ["out"],
@@ -506,10 +536,12 @@ sample_ancestor_update = _single(_build_ancestor_update)
 sample_reductions = _single(_build_reductions)
 sample_control_flow = _single(_build_control_flow)
 sample_memory = _single(_build_memory)
+sample_checks = _single(_build_checks)
 sample_machine = _single(_build_machine)
 
 _BUILDERS = (_build_matmul, _build_softmax, _build_pipeline, _build_ancestor_update,
-             _build_reductions, _build_control_flow, _build_memory, _build_machine)
+             _build_reductions, _build_control_flow, _build_memory, _build_checks,
+             _build_machine)
 
 
 def sample_all_ops() -> Module:
@@ -528,6 +560,7 @@ ALL_SAMPLES: dict[str, Callable[[], Module]] = {
     "reductions": sample_reductions,
     "control_flow": sample_control_flow,
     "memory": sample_memory,
+    "checks": sample_checks,
     "machine": sample_machine,
     "all_ops": sample_all_ops,
 }

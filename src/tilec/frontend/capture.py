@@ -43,6 +43,7 @@ from typing import Any
 import tilec.ir as ir
 
 from . import matrix, tiles, views
+from .asserts import AssertCapture
 from .builtins import IMPLS, Builtin, constexpr
 from .builtins import SURFACE as B
 from .dtypes import DType, dtype_from_numpy, dtype_of_ir
@@ -134,7 +135,7 @@ class _Return(Exception):
     """Internal: a ``tc.func`` body reached its final ``return``."""
 
 
-class Capture(RegionCapture, ast.NodeVisitor):
+class Capture(RegionCapture, AssertCapture, ast.NodeVisitor):
     """Captures one Python function body into the current insertion point."""
 
     def __init__(self, ctx: CaptureContext, builder: ir.Builder, fn_node: ast.FunctionDef,
@@ -168,6 +169,8 @@ class Capture(RegionCapture, ast.NodeVisitor):
         """Positive while capturing a reduction update, which may not write memory."""
         self.returned: Any = None
         """The value of a ``tc.func``'s ``return``."""
+        self.reported: list[tuple[str, Any]] | None = None
+        """While an ``assert``'s condition is captured: each compared value with its source."""
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, node: ast.AST | None, msg: str) -> TileSyntaxError:
@@ -426,16 +429,6 @@ class Capture(RegionCapture, ast.NodeVisitor):
         self.returned = tiles.materialize(self, node, self.visit(node.value)) \
             if node.value is not None else None
         raise _Return()
-
-    def visit_Assert(self, node: ast.Assert) -> None:
-        """``assert`` on compile-time values is checked while compiling."""
-        test = self.visit(node.test)
-        if not is_number(test) and test is not None:
-            raise self.error(node, "assert needs a compile-time condition (constexprs, shapes "
-                             "of static arrays); runtime checks are not supported")
-        if not test:
-            msg = self.visit(node.msg) if node.msg is not None else "assertion failed"
-            raise self.error(node, f"static assertion failed: {msg}")
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         """A nested ``def`` is a compile-time function (a ``tc.reduce`` combine, a helper)."""
@@ -767,8 +760,10 @@ class Capture(RegionCapture, ast.NodeVisitor):
         """Comparisons give ``i1``; chains are joined with ``and``."""
         out: Any = None
         left = self.visit(node.left)
+        self._report(node.left, left)
         for op, rnode in zip(node.ops, node.comparators):
             right = self.visit(rnode)
+            self._report(rnode, right)
             if isinstance(op, (ast.Is, ast.IsNot)) and (_static(left) and _static(right)):
                 r = (left is right) == isinstance(op, ast.Is)
             elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, tuple):

@@ -11,6 +11,7 @@ local structure. There are no per-opcode classes; ``Operation`` is generic.
 | aggregation           | reduce                                                  |
 | pure values           | constant, tuple, tuple_get, map, arith, reindex, mma     |
 | addressable effects   | view, memory, load, store, atomic, sync                 |
+| effects, no memory    | check (a runtime assertion, ordered like sync)          |
 | machine form          | atom.call                                               |
 
 ``arith`` is the scalar operation that the bodies of ``map``/``reduce``
@@ -581,6 +582,30 @@ register_op(OpDef("atomic", "effect", "read-modify-write a tile through a view",
 register_op(OpDef("sync", "effect", "abstract synchronization at a scope",
                   operands=(0, None), results=(0, 1), effect="sync", verify=_verify_sync,
                   attrs={"scope": AttrDef(_is_str, True, "grid, group, subgroup")}))
+
+
+# --------------------------------------------------------------- runtime checks
+
+
+def _verify_check(op: Operation) -> None:
+    _expect(op.operand(0).type is i1, f"check takes an i1 condition, got {op.operand(0).type}")
+    _expect(all(isinstance(v.type, ScalarType) for v in op.operands[1:]),
+            "check reports scalar values only")
+    labels = op.attr("labels")
+    _expect(len(labels) == op.num_operands - 1,
+            f"check has {op.num_operands - 1} reported values but {len(labels)} labels")
+
+
+# A failed check stops the program: later effects must not move before it, so it is
+# ordered like a synchronization (it touches no memory itself).
+register_op(OpDef("check", "effect",
+                  "a runtime assertion: the program stops with an error unless the i1 holds",
+                  operands=(1, None), effect="sync", verify=_verify_check,
+                  attrs={"message": AttrDef(_is_str, True,
+                                            "what failed: the assert's message or its source"),
+                         "labels": AttrDef(_is_str_tuple, True,
+                                           "the source text of each reported value (the "
+                                           "operands after the condition)")}))
 
 
 # ---------------------------------------------------------------- machine form

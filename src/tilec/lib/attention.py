@@ -4,7 +4,8 @@
 ``BM`` query rows; for every block of ``BN`` keys it updates a running row
 max ``m``, a rescaled row sum ``l`` and the output accumulator. Keys past the
 end get a score of ``-inf`` from a valid-prefix mask, so ragged sequence
-lengths are exact.
+lengths are exact. The head dimension may be below ``HEAD_DIM`` (the missing
+columns load as 0 and are not stored), never above.
 """
 
 from __future__ import annotations
@@ -23,8 +24,14 @@ __all__ = ["flash_attention", "DEMOS"]
 def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
                     HEAD_DIM: tc.constexpr = 32):
     """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head (non-causal)."""
-    BH, S = Q.shape[0], Q.shape[1]
+    BH, S, D = Q.shape
     SK = K.shape[1]
+    assert D <= HEAD_DIM, "the head dimension must fit in HEAD_DIM"
+    assert K.shape[0] == BH and V.shape[0] == BH, "Q, K and V must have the same batch-heads"
+    assert K.shape[2] == D and V.shape[2] == D, "Q, K and V must have the same head dimension"
+    assert V.shape[1] == SK, "V must have one row per key"
+    assert Out.shape[0] == BH and Out.shape[1] == S and Out.shape[2] == D, \
+        "Out must have Q's shape"
     for bh, pm in tc.parallel(BH, tc.cdiv(S, BM)):
         q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
         m = tc.full((BM,), float("-inf"))

@@ -19,6 +19,7 @@ def outer(x, y, Z, BM: tc.constexpr = 32, BN: tc.constexpr = 32):
     """``Z[i, j] = x[i] * y[j]``."""
     M = x.shape[0]
     N = y.shape[0]
+    assert Z.shape[0] == M and Z.shape[1] == N, "Z must be len(x) x len(y)"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         xs = x.tile((pm * BM,), (BM,), fill=0.0)
         ys = y.tile((pn * BN,), (BN,), fill=0.0)
@@ -30,6 +31,8 @@ def einsum_matmul(A, B, C, BM: tc.constexpr = 16, BN: tc.constexpr = 16, BK: tc.
     """``C = einsum('ik,kj->ij', A, B)`` accumulated over K tiles (a reduce per tile)."""
     M, K = A.shape
     N = B.shape[1]
+    assert B.shape[0] == K, "A is M x K, so B must be K x N"
+    assert C.shape[0] == M and C.shape[1] == N, "C must be M x N"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         acc = tc.zeros((BM, BN), tc.float32)
         for k in tc.serial(tc.cdiv(K, BK)):
@@ -43,6 +46,8 @@ def einsum_matmul(A, B, C, BM: tc.constexpr = 16, BN: tc.constexpr = 16, BK: tc.
 def row_dot(A, B, out, BM: tc.constexpr = 16, BK: tc.constexpr = 32):
     """``out[i] = sum_k A[i, k] * B[i, k]``."""
     M, K = A.shape
+    assert B.shape[0] == M and B.shape[1] == K, "B must have A's shape"
+    assert out.shape[0] == M, "out must have one element per row of A"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         acc = tc.zeros((BM,), tc.float32)
         for k in tc.serial(tc.cdiv(K, BK)):

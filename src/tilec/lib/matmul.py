@@ -2,7 +2,9 @@
 
 Each is zero initialization plus ``tc.mma`` over K tiles; there is no GEMM
 opcode. Bounded windows make ragged edges safe: loads outside the matrices
-read 0, stores outside them are dropped.
+read 0, stores outside them are dropped. Each kernel asserts its shape
+contract (checked on the host before the launch), since bounded windows would
+otherwise turn a K mismatch into a silently truncated product.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ def matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64, BK: tc.constex
     """``C = A @ B`` for row-major ``A: MxK``, ``B: KxN`` (f32 accumulation)."""
     M, K = A.shape
     N = B.shape[1]
+    assert B.shape[0] == K, "A is M x K, so B must be K x N"
+    assert C.shape[0] == M and C.shape[1] == N, "C must be M x N"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         acc = tc.zeros((BM, BN), tc.float32)
         for k in tc.serial(tc.cdiv(K, BK)):
@@ -38,6 +42,8 @@ def pipelined_matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
     """``C = A @ B`` with the K loop cut into a load stage and a compute stage."""
     M, K = A.shape
     N = B.shape[1]
+    assert B.shape[0] == K, "A is M x K, so B must be K x N"
+    assert C.shape[0] == M and C.shape[1] == N, "C must be M x N"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         acc = tc.zeros((BM, BN), tc.float32)
         for k in tc.pipeline(tc.cdiv(K, BK), stages=2, window=WINDOW):
@@ -54,6 +60,9 @@ def batched_matmul(A, B, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
     """``C[b] = A[b] @ B[b]`` for every batch index ``b``."""
     NB, M, K = A.shape
     N = B.shape[2]
+    assert B.shape[0] == NB, "A and B must hold the same number of matrices"
+    assert B.shape[1] == K, "A[b] is M x K, so B[b] must be K x N"
+    assert C.shape[0] == NB and C.shape[1] == M and C.shape[2] == N, "C must be NB x M x N"
     for b, pm, pn in tc.parallel(NB, tc.cdiv(M, BM), tc.cdiv(N, BN)):
         acc = tc.zeros((BM, BN), tc.float32)
         for k in tc.serial(tc.cdiv(K, BK)):
@@ -84,6 +93,9 @@ def gemm_bias_act(A, B, bias, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
     """``C = act(A @ B + bias)`` with the bias added and the activation applied in registers."""
     M, K = A.shape
     N = B.shape[1]
+    assert B.shape[0] == K, "A is M x K, so B must be K x N"
+    assert bias.shape[0] == N, "bias must have one element per column of C"
+    assert C.shape[0] == M and C.shape[1] == N, "C must be M x N"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         acc = tc.zeros((BM, BN), tc.float32)
         for k in tc.serial(tc.cdiv(K, BK)):

@@ -1,8 +1,8 @@
 """Layer normalization and RMS normalization over rows.
 
-One tile spans a whole row (``BN >= N``). Columns beyond ``N`` load as 0; the
-centred values are multiplied by a valid-prefix mask (``masks.prefix_mask``)
-so they do not enter the variance.
+One tile spans a whole row (``BN >= N``, asserted before the launch). Columns
+beyond ``N`` load as 0; the centred values are multiplied by a valid-prefix
+mask (``masks.prefix_mask``) so they do not enter the variance.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ __all__ = ["layernorm", "rmsnorm", "DEMOS"]
 def layernorm(X, W, B, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
     """``Y = (X - mean) / sqrt(var + eps) * W + B`` per row (biased variance)."""
     M, N = X.shape
+    assert N <= BN, "layernorm holds a row in one tile: pass BN >= N"
+    assert W.shape[0] == N and B.shape[0] == N, "W and B must have one element per column"
+    assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"
     n = tc.float32(N)
     for pm in tc.parallel(tc.cdiv(M, BM)):
         x = X.tile((pm * BM, 0), (BM, BN), fill=0.0)
@@ -37,6 +40,9 @@ def layernorm(X, W, B, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
 def rmsnorm(X, W, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
     """``Y = X / sqrt(mean(X**2) + eps) * W`` per row."""
     M, N = X.shape
+    assert N <= BN, "rmsnorm holds a row in one tile: pass BN >= N"
+    assert W.shape[0] == N, "W must have one element per column"
+    assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"
     n = tc.float32(N)
     for pm in tc.parallel(tc.cdiv(M, BM)):
         x = X.tile((pm * BM, 0), (BM, BN), fill=0.0)

@@ -14,6 +14,7 @@ __all__ = ["row_sum", "row_max", "row_mean_strict", "DEMOS"]
 def row_sum(X, out, BM: tc.constexpr = 8, BN: tc.constexpr = 32):
     """``out[i] = sum_j X[i, j]`` (default policy: any summation order)."""
     M, N = X.shape
+    assert out.shape[0] == M, "out must have one element per row of X"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         acc = tc.zeros((BM,))
         for j in tc.serial(tc.cdiv(N, BN)):
@@ -25,6 +26,7 @@ def row_sum(X, out, BM: tc.constexpr = 8, BN: tc.constexpr = 32):
 def row_max(X, out, BM: tc.constexpr = 8, BN: tc.constexpr = 32):
     """``out[i] = max_j X[i, j]`` (IEEE maximum: NaN propagates)."""
     M, N = X.shape
+    assert out.shape[0] == M, "out must have one element per row of X"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         acc = tc.full((BM,), float("-inf"))
         for j in tc.serial(tc.cdiv(N, BN)):
@@ -37,6 +39,8 @@ def row_max(X, out, BM: tc.constexpr = 8, BN: tc.constexpr = 32):
 def row_mean_strict(X, out, BM: tc.constexpr = 8, BN: tc.constexpr = 128):
     """``out[i] = mean_j X[i, j]`` summed in source order (bit-identical on every target)."""
     M, N = X.shape
+    assert N <= BN, "row_mean_strict holds a row in one tile: pass BN >= N"
+    assert out.shape[0] == M, "out must have one element per row of X"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         x = X.tile((pm * BM, 0), (BM, BN), fill=0.0)
         total = tc.sum(x, axis=1, policy="strict_fold")

@@ -1,7 +1,9 @@
 """Row softmax: one tile per row block, and an online (streaming) version for long rows.
 
 Out-of-range columns load as ``-inf``, so they add ``exp(-inf) = 0`` to the
-row sum without a mask.
+row sum without a mask. The one-tile ``softmax`` refuses rows longer than
+``BN`` (its assert is checked before the launch) instead of normalizing only
+their first ``BN`` columns.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ __all__ = ["softmax", "online_softmax", "DEMOS"]
 @tc.kernel
 def softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
     """``Y = softmax(X, axis=1)`` for rows of at most ``BN`` elements."""
-    M = X.shape[0]
+    M, N = X.shape
+    assert N <= BN, "softmax holds a row in one tile: pass BN >= N or use online_softmax"
+    assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         x = X.tile((pm * BM, 0), (BM, BN), fill=float("-inf"))
         e = tc.exp(x - tc.max(x, axis=1)[:, None])
@@ -28,6 +32,7 @@ def softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
 def online_softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 32):
     """Softmax of rows of any length: a running max and rescaled sum, then a second pass."""
     M, N = X.shape
+    assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         m = tc.full((BM,), float("-inf"))
         s = tc.zeros((BM,))

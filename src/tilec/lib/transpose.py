@@ -14,6 +14,7 @@ __all__ = ["transpose", "DEMOS"]
 def transpose(X, Y, BM: tc.constexpr = 32, BN: tc.constexpr = 32):
     """``Y = X.T``."""
     M, N = X.shape
+    assert Y.shape[0] == N and Y.shape[1] == M, "Y must have X's shape reversed"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         x = X.tile((pm * BM, pn * BN), (BM, BN), fill=0.0)
         Y.tile((pn * BN, pm * BM), (BN, BM)).store(x.T)

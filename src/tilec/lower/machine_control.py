@@ -1,4 +1,5 @@
-"""Machine lowering of structured control inside a group: ``serial``, ``pipeline``, ``if``.
+"""Machine lowering of structured control inside a group: ``serial``, ``pipeline``, ``if``,
+``check``.
 
 Loop bounds and branch conditions are uniform scalars, so every thread runs
 the same iterations and branches (barriers inside them are legal). A carried
@@ -215,3 +216,12 @@ def _nested_parallel(g: GroupLowering, op: ir.Operation) -> None:
             return g.op("load", [tv], [ir.TileType((length,), dt)]).result
 
         g.bind(res, g.build(lay, dt, load))
+
+
+@rule("check")
+def _check(g: GroupLowering, op: ir.Operation) -> None:
+    # Its operands are uniform scalars, so every thread of the group fails or passes it
+    # together: a failing group can stop as a whole, barriers and all (the SIMT simulator
+    # reports a check whose threads disagree).
+    attrs = {k: op.attr(k) for k in ("message", "labels")}
+    g.b.create("check", [g.scalar(v) for v in op.operands], [], attrs, loc=op.loc)

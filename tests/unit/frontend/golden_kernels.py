@@ -240,8 +240,21 @@ def seed_partial_update(A, B, C, BK: tc.constexpr = 4):
 
 _X = np.zeros((16, 16), np.float32)
 
+@tc.kernel
+def runtime_assert(X, Y, n, BM: tc.constexpr = 8):
+    M = X.shape[0]
+    assert Y.shape[0] == M, "Y must have X's length"
+    assert BM % 8 == 0
+    for p in tc.parallel(tc.cdiv(M, BM)):
+        assert 0 < p * BM + n <= M
+        for k in tc.serial(2):
+            assert k < n
+            Y.tile((p * BM,), (BM,)).store(X.tile((p * BM,), (BM,), fill=0.0))
+
+
 GOLDENS = {
     "matmul": (matmul, (F32, F32, F32), {}),
+    "runtime_assert": (runtime_assert, (V32, V32, tc.int32), {}),
     "mma_policies": (mma_policies, (F32, F32, F32), {}),
     "elementwise": (elementwise, (V32, tc.array((None,), tc.float16), tc.float32), {}),
     "views": (views, (F32, F32), {}),

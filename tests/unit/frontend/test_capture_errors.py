@@ -241,6 +241,31 @@ def nested_levels(X, Y):
             Y.tile((q,), (1,)).store(X.tile((q,), (1,)))
 
 
+@tc.kernel
+def assert_on_tile(X, Y):
+    for p in tc.parallel(1):
+        x = X.tile((p,), (4,)).load()
+        assert x > 0.0  # err
+        Y.tile((p,), (4,)).store(x)
+
+
+@tc.kernel
+def assert_in_reduction(X, Y, n):
+    for _p in tc.parallel(1):
+        total = 0.0
+        for e in tc.reduction(X.tile((0, 0), (4, 4)), axis=1):
+            assert n > 0  # err
+            total = total + e
+        Y.tile((0,), (4,)).store(total)
+
+
+@tc.kernel
+def assert_runtime_message(X, Y, n):
+    for p in tc.parallel(1):
+        assert p < n, n  # err
+        Y.tile((p,), (4,)).store(X.tile((p,), (4,)))
+
+
 CASES = [
     # (kernel, args, text the caret points at, message fragments)
     (unknown_builtin, (V, V), "tc.expo", ["no attribute 'expo'", "did you mean 'exp'"]),
@@ -274,6 +299,10 @@ CASES = [
     (update_in_loop, (V, V, tc.int32), "acc[", ["top-level statement of the parallel"]),
     (slice_size_unknown, (V, V, tc.int32), "x[n:n * 2]", ["compile-time size"]),
     (nested_levels, (V, V), "tc.parallel(2, level=\"grid\")", ["strictly inner level"]),
+    (assert_on_tile, (V, V), "x > 0.0", ["assert needs a scalar condition", "tile<4xi1>"]),
+    (assert_in_reduction, (M2, V, tc.int32), "assert", ["reduction update"]),
+    (assert_runtime_message, (V, V, tc.int32), "n  # err", ["message of an assert",
+                                                             "compile-time string"]),
 ]
 
 PACKAGE = Path(tc.__file__).resolve().parent

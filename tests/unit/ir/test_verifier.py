@@ -463,6 +463,29 @@ def test_hook_region_state_flow() -> None:
     fails(kb.module, "region-state-flow", "then region", op=iff)
 
 
+def test_check_hook_needs_an_i1_condition() -> None:
+    kb, chk = simple(lambda kb, i: kb.op("check", [i], [], {"message": "m", "labels": ()}))
+    fails(kb.module, "op-signature", "i1 condition", op=chk)
+
+
+def test_check_hook_needs_one_label_per_value() -> None:
+    def build(kb: KB, i: Value) -> Operation:
+        c = kb.val("arith", [i, i], _i1(), fn="eq")
+        return kb.op("check", [c, i], [], {"message": "m", "labels": ("i", "j")})
+
+    kb, chk = simple(build)
+    fails(kb.module, "op-signature", "1 reported values but 2 labels", op=chk)
+
+
+def test_check_hook_reports_scalars_only() -> None:
+    def build(kb: KB, i: Value) -> Operation:
+        c = kb.val("arith", [i, i], _i1(), fn="eq")
+        return kb.op("check", [c, kb.rows(i)], [], {"message": "m", "labels": ("rows",)})
+
+    kb, chk = simple(build)
+    fails(kb.module, "op-signature", "scalar values only", op=chk)
+
+
 def test_hook_crash_becomes_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(op: Operation) -> None:
         raise ZeroDivisionError("hook bug")

@@ -1,8 +1,8 @@
 """The frontend's one-construct kernels (tests/unit/frontend/golden_kernels.py) through the
 lowering: runtime branches, break/continue, snapshots, multi-state and custom reductions,
 views, pipelines with several stages, ancestor updates, manual memory and atomics, f16
-stores, static shapes, einsum, mma policies. Each runs on the simulator against the
-reference interpreter for every target."""
+stores, static shapes, einsum, mma policies, runtime asserts that pass. Each runs on the
+simulator against the reference interpreter for every target."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ CASES = {
     "nested_pipelines": (lambda r: [f32(r, 3, 4), np.zeros(4, np.float32)], [1], {}),
     "seed_partial_update": (lambda r: [f32(r, 16, 10), f32(r, 10, 8),
                                        np.zeros((16, 8), np.float32)], [2], {}),
+    "runtime_assert": (lambda r: [f32(r, 20), np.zeros(20, np.float32), np.int32(3)], [1], {}),
 }
 
 

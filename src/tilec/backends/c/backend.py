@@ -3,9 +3,11 @@
 ``make_backend("cpu").compile(module, fn_name)`` returns a ``CExecutable``;
 calling it with the kernel's user arguments (arrays for ``mem`` parameters,
 numbers for scalar parameters; shape symbols are derived from the arrays)
-validates them (see ``interop.py``), runs the kernel and raises the kernel's
-runtime errors (integer division by zero, out-of-range ``reindex`` without
-``fill``) with the location of the operation that failed. A function with
+validates them (see ``interop.py``), evaluates the host checks
+(``kernel_checks``), runs the kernel and raises the kernel's runtime errors
+(integer division by zero, out-of-range ``reindex`` without ``fill``, a
+failed ``assert`` as ``KernelAssertionError``) with the location of the
+operation that failed. A function with
 results returns them (one value, or a tuple).
 """
 
@@ -21,6 +23,7 @@ from tilec.backends.c.compiler import CompilerNotFound, compile_cached, toolchai
 from tilec.backends.c.emitter import ENTRY_SYMBOL, CEmitter, CSource
 from tilec.backends.c.interop import NP_DTYPES, bind_arguments, shape_bindings
 from tilec.backends.interop_checks import kernel_label
+from tilec.backends.kernel_checks import HostChecks, decode_bits
 
 __all__ = ["CBackend", "CExecutable", "KernelError", "make_backend", "probe"]
 
@@ -85,28 +88,38 @@ class CExecutable:
         self._entry = getattr(lib, ENTRY_SYMBOL)
         self._entry.restype = ctypes.c_int32
         self._entry.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                ctypes.c_void_p]
+                                ctypes.c_void_p, ctypes.c_void_p]
         self._bindings = shape_bindings(fn)
         self._label = kernel_label(fn)
+        self._host_checks = HostChecks(fn)
+        self._n_values = max((len(c.labels) for c in src.checks.values()), default=0)
 
     def __call__(self, *args: Any) -> Any:
         b = bind_arguments(self.name, self.params, args, self._bindings, self._src.dim_slots,
                            self._label)
+        if self._host_checks:
+            self._host_checks.run([k if a is None else None for a, k in zip(b.arrays, b.keep)]
+                                  + [int(b.arrays[p].shape[ax]) for p, ax in self._bindings])
         results = [np.zeros(_shape(t), NP_DTYPES[_elem(t).name]) for t in self._src.results]
         rets = (ctypes.c_void_p * max(len(results), 1))()
         for k, r in enumerate(results):
             rets[k] = r.ctypes.data
         status = (ctypes.c_int32 * 2)()
-        self._entry(b.args, b.dims, rets, status)
+        values = (ctypes.c_int64 * max(self._n_values, 1))()
+        self._entry(b.args, b.dims, rets, status, values)
         if status[0]:
-            self._raise(int(status[0]), int(status[1]))
+            self._raise(int(status[0]), int(status[1]), values)
         if not results:
             return None
         outs = [r[()] if r.ndim == 0 and not isinstance(t, ir.TileType) else r
                 for r, t in zip(results, self._src.results)]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def _raise(self, code: int, op_id: int) -> None:
+    def _raise(self, code: int, op_id: int, values: Any) -> None:
+        check = self._src.checks.get(op_id)
+        if code == 4 and check is not None:
+            raise check.failure(self.name, [decode_bits(values[k], t)
+                                            for k, t in enumerate(check.types)])
         name, loc = self._src.ops.get(op_id, ("?", ir.UNKNOWN))
         if code == 2:
             msg = ir.format_located(f"integer division by zero in '{name}'", loc)

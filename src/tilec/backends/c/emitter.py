@@ -3,7 +3,7 @@
 One TileIR function becomes one exported C function
 
     int32_t tilec_entry(void *const *tc_args, const int64_t *tc_dims,
-                        void *const *tc_rets, int32_t *tc_st)
+                        void *const *tc_rets, int32_t *tc_st, int64_t *tc_ck)
 
 ``tc_args[i]`` points at entry argument ``i`` (an array's data for a ``mem``
 parameter, the value for a scalar or a shape symbol); ``tc_dims`` holds the
@@ -29,7 +29,12 @@ How values become C (decisions, see docs in the package ``__init__``):
 * the outermost ``parallel`` is an ``omp parallel for collapse(rank)``
   with dynamic chunks of about an eighth of a thread's share (programs
   differ in cost at ragged edges, and a shared machine makes a static split
-  wait for its slowest thread); nested ones are plain loops.
+  wait for its slowest thread); nested ones are plain loops;
+* a ``check`` that fails claims the status word, writes its values and
+  leaves: out of the function at top level, else to the end of its
+  outermost instance (an OpenMP loop cannot be left), after which the
+  function returns once the nest is done. Host checks (``kernel_checks``) are
+  not emitted: the launcher evaluates them before the call.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from tilec.backends.c.prelude import PRELUDE
 from tilec.backends.c.reductions import ReductionEmission
 from tilec.backends.c.values import Lazy, Splat, Tile, static_shape
 from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
+from tilec.backends.kernel_checks import CheckInfo, host_check_ops
 
 __all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
 
@@ -93,6 +99,8 @@ class CSource:
     """Result types of the function."""
     ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
     """Operation id -> (opcode, location), for runtime error messages."""
+    checks: dict[int, CheckInfo] = field(default_factory=dict)
+    """Operation id -> what an emitted ``check`` reports when it fails."""
 
 
 # --------------------------------------------------------------------- emitter
@@ -117,6 +125,12 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         self.tls = False
         self.parallel_depth = 0
         self.written: set[int] = set()
+        self.host_checks = {op.id for op in host_check_ops(fn)["before"]}
+        """Ids of the checks the launcher evaluates before the call (not emitted)."""
+        self.checks: dict[int, CheckInfo] = {}
+        self.stop_label: str | None = None
+        """Inside an instance of the outermost parallel: where a failed check jumps."""
+        self.stop_used = False
 
     def view(self, v: ir.Value, user: ir.Operation) -> ViewRef:
         """The ``ViewRef`` of a memory value."""
@@ -224,7 +238,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         out.line(PRELUDE)
         out.splice(self.mk.defs)
         out.line(f"int32_t {ENTRY_SYMBOL}(void *const *tc_args, const int64_t *tc_dims, "
-                 "void *const *tc_rets, int32_t *tc_st)")
+                 "void *const *tc_rets, int32_t *tc_st, int64_t *tc_ck)")
         out.line("{")
         out.splice(self._param_lines)
         out.splice(body)
@@ -234,7 +248,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         out.line("}")
         params = [ParamInfo(p.kind, p.dtype, p.shape, id(a) in self.written, p.name)
                   for p, a in zip(params, fn.args)]
-        return CSource(out.getvalue(), out, params, dim_slots, list(fn.result_types), self.ops)
+        return CSource(out.getvalue(), out, params, dim_slots, list(fn.result_types), self.ops,
+                       self.checks)
 
     def _bind_params(self) -> tuple[list[ParamInfo], list[tuple[int, int]]]:
         fn = self.fn
@@ -462,12 +477,23 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             for a, init in zip(snaps, inits):
                 r = self.get(init, op)
                 self.bind(a, Tile(r.name, r.shape, r.dtype, False) if isinstance(r, Tile) else r)
+            outermost = self.parallel_depth == 0
+            if outermost:
+                self.stop_label, self.stop_used = self.fresh("tc_stop"), False
             self.parallel_depth += 1
             term = self.emit_block(body)
             self.parallel_depth -= 1
             if term is None or term.name != "yield":
                 raise self.unsupported(op, "parallel body does not end with yield")
             self._ancestor_updates(op, term, results)
+            stopped = outermost and self.stop_used
+            if stopped:
+                self.buf.line(f"{self.stop_label}: ;")
+        if outermost:
+            self.stop_label = None
+        if stopped:
+            # instances that did not fail ran to their end; nothing after the nest may run
+            self.buf.line("if (tc_st[0]) return tc_st[0];")
         for r, d in zip(op.results, results):
             self.bind(r, d)
 
@@ -492,6 +518,26 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             target = ViewRef(res.name, res.dtype, exts, m, tuple(origins), strides,
                              (Level(m, tuple(origins), exts),), payload)
             self.copies.write(target, src.shape, lambda lv, f, s=src: f"{lv} = {s.name}[{f}];")
+
+    def emit_check(self, op: ir.Operation) -> None:
+        """Unless the condition holds: claim the status word, write the values, leave."""
+        if op.id in self.host_checks:
+            self.buf.line("/* checked by the launcher before the call */")
+            return
+        self.checks[op.id] = CheckInfo.of(op)
+        cond = self.scalar(op.operand(0), op)
+        with self.buf.block(f"if (__builtin_expect(!({cond}), 0))"):
+            with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_CHECK, {op.id}))"):
+                for k, v in enumerate(op.operands[1:]):
+                    x = self.scalar(v, op)
+                    word = f"(int64_t)tc_d2u((double)({x}))" if v.type.is_float \
+                        else f"(int64_t)({x})"
+                    self.buf.line(f"tc_ck[{k}] = {word};")
+            if self.stop_label is None:
+                self.buf.line("return tc_st[0];")
+            else:
+                self.stop_used = True
+                self.buf.line(f"goto {self.stop_label};")
 
     # -- pure values ---------------------------------------------------------------------
     def emit_constant(self, op: ir.Operation) -> None:

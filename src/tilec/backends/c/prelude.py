@@ -54,13 +54,17 @@ PRELUDE = r"""
 #define TC_HAS_FMA 0
 #endif
 
-/* ---- status: [0] error code (0 = ok), [1] id of the operation that failed ---- */
-enum { TC_ERR_REINDEX = 1, TC_ERR_ZERODIV = 2, TC_ERR_VIEW = 3 };
-static void __attribute__((noinline, unused)) tc_fail(int32_t *st, int32_t code, int32_t op) {
+/* ---- status: [0] error code (0 = ok), [1] id of the operation that failed; the first
+   failure wins (tc_fail returns 1 to it), and a failed check then writes its values ---- */
+enum { TC_ERR_REINDEX = 1, TC_ERR_ZERODIV = 2, TC_ERR_VIEW = 3, TC_ERR_CHECK = 4 };
+static int __attribute__((noinline, unused)) tc_fail(int32_t *st, int32_t code, int32_t op) {
   int32_t expected = 0;
   if (__atomic_compare_exchange_n(&st[0], &expected, code, 0, __ATOMIC_RELAXED,
-                                  __ATOMIC_RELAXED))
+                                  __ATOMIC_RELAXED)) {
     __atomic_store_n(&st[1], op, __ATOMIC_RELAXED);
+    return 1;
+  }
+  return 0;
 }
 
 /* ---- bit casts ---- */

@@ -36,6 +36,7 @@ from tilec.backends.cuda.runtime import (
     shape_bindings,
 )
 from tilec.backends.interop_checks import kernel_label
+from tilec.backends.kernel_checks import HostChecks
 
 __all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_sm_80",
            "probe_sm_90", "device_capability", "TARGET_SM"]
@@ -200,6 +201,8 @@ class CUDAExecutable:
         """Registers, shared memory and spills reported by ptxas."""
         self._bindings = shape_bindings(fn)
         self._label = kernel_label(fn)
+        self._host_checks = HostChecks(fn)
+        self._n_entry = len(fn.args)
         self._runnable = runnable
         self._launchers: dict[int, Launcher] = {}
         self._last_key: tuple[Any, ...] | None = None
@@ -217,7 +220,9 @@ class CUDAExecutable:
             bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings,
                                    self._label)
             check_aligned16(self.kernel, bound)
-            # Keep the checked values, not the arrays (no reference to the caller's tensors).
+            self._host_checks.run(bound.values[:self._n_entry], "before")
+            # Keep the checked values, not the arrays (no reference to the caller's tensors);
+            # equal keys give equal values, so the host checks passed for the cached ones too.
             self._last_key, self._last_bound = key, replace(bound, objects=[])
         dev = max(bound.device, 0)
         launcher = self._launchers.get(dev)
@@ -230,7 +235,10 @@ class CUDAExecutable:
                     r, registers=launcher.attribute("NUM_REGS"),
                     stack_frame=launcher.attribute("LOCAL_SIZE_BYTES"),
                     static_shared=launcher.attribute("SHARED_SIZE_BYTES"), origin="driver")
-        launcher.launch(bound, stream, sync, args)
+        failed = launcher.launch(bound, stream, sync, args)
+        if failed is not None:
+            raise failed[0].failure(self.name, failed[1])
+        self._host_checks.run(bound.values[:self._n_entry], "after")
 
     def __repr__(self) -> str:
         return f"<CUDAExecutable @{self.name} {self.cubin.arch}: {self.resources}>"

@@ -15,7 +15,15 @@ One Machine function becomes one ``extern "C" __global__`` kernel:
 * ``memory`` ops of the grid body (space ``shared``) are carved out of one
   dynamic shared-memory array at 128-byte aligned offsets
   (``CUDASource.shared_bytes``; the launcher raises the 48 KB default);
-* the lane ``parallel`` binds ``threadIdx.x``; its body is the SIMT region.
+* the lane ``parallel`` binds ``threadIdx.x``; its body is the SIMT region;
+* host checks (``kernel_checks``) are not emitted: the launcher evaluates
+  those before the grid ahead of the launch and those after it once the
+  launch is queued. A ``check`` in the SIMT region is uniform across the
+  block (lowering.md), so when it fails every thread records it and returns:
+  the first failure of the launch claims the record ``tc_check`` (a trailing
+  ``unsigned long long *`` parameter, present only when the kernel has such
+  checks: word 0 is the check's number in ``CUDASource.checks`` plus one,
+  then its values), which the launcher reads after synchronizing.
 
 In the SIMT region a ``tile<L x dt>`` is a per-thread register array,
 indexed with constants only (every loop over registers is ``#pragma unroll``
@@ -62,6 +70,7 @@ from tilec.backends.cuda.access import (
 )
 from tilec.backends.cuda.prelude import PRELUDE
 from tilec.backends.interop_checks import written_parameters
+from tilec.backends.kernel_checks import CheckInfo, host_check_ops
 from tilec.backends.ranges import I32, I64, Range, analyze_ranges, type_range
 from tilec.lower.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
@@ -170,6 +179,9 @@ class CUDASource:
     aligned16: frozenset[int] = frozenset()
     """User parameters whose base address must be 16-byte aligned: sources of 16-byte
     asynchronous copies (the launcher refuses other arrays, naming the argument)."""
+    checks: list[CheckInfo] = field(default_factory=list)
+    """The kernel's device checks; number ``k + 1`` in the failure record is ``checks[k]``.
+    When there are any, the kernel takes the record's address as its last parameter."""
 
     def grid(self, values: Sequence[int]) -> tuple[int, ...]:
         """The grid extents for parameter values ``values`` (in ``params`` order)."""
@@ -201,6 +213,8 @@ def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
         "lt": lambda: int(a[0] < a[1]), "le": lambda: int(a[0] <= a[1]),
         "gt": lambda: int(a[0] > a[1]), "ge": lambda: int(a[0] >= a[1]),
         "select": lambda: a[1] if a[0] else a[2], "cast": lambda: int(a[0]),
+        "and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1],
+        "not": lambda: ~a[0],
     }
     if fn not in table:
         raise ValueError(f"grid extents use arith {fn!r}, which the host does not evaluate")
@@ -279,6 +293,10 @@ class CUDAEmitter(CLikeEmitter):
         start, LBO, SBO) -> (C name, constant part of the start)."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
+        self.host_checks = {op.id for ops in host_check_ops(fn).values() for op in ops}
+        """Ids of the checks the launcher evaluates on the host."""
+        self.checks: list[CheckInfo] = []
+        """Device checks emitted so far."""
 
     def memref(self, v: ir.Value, user: ir.Operation) -> MemRef:
         """The ``MemRef`` of a memory value."""
@@ -443,10 +461,17 @@ class CUDAEmitter(CLikeEmitter):
                 elif op.name == "return":
                     if op.num_operands:
                         raise self.unsupported(op, "a kernel returns nothing")
+                elif op.name == "check" and op.id in self.host_checks:
+                    pass  # the launcher evaluates it (before or after the launch)
                 elif op.name in ("constant", "arith") and isinstance(op.result.type,
                                                                      ir.ScalarType):
                     if grid_op is not None:
-                        raise self.unsupported(op, "only 'return' may follow the grid parallel")
+                        # nothing on the device follows the grid: only host checks read it
+                        if not all(u.owner.name == "check" or u.owner.parent is fn.entry
+                                   for r in op.results for u in r.uses):
+                            raise self.unsupported(op, "only 'return' and checks may follow "
+                                                       "the grid parallel")
+                        continue
                     self.emit_op(op)
                     self._host_step(op, steps, keys)
                 else:
@@ -469,6 +494,8 @@ class CUDAEmitter(CLikeEmitter):
             out.line(ptx.B16_ARRAYS)
         if self.wgmma:
             out.line(ptx.WGMMA_PRELUDE)
+        if self.checks:
+            head.append("unsigned long long *__restrict__ tc_check")
         sig = ", ".join(head)
         bounds = f"{self.threads}, {self.min_groups}" if self.min_groups > 1 else \
             f"{self.threads}"
@@ -486,7 +513,7 @@ class CUDAEmitter(CLikeEmitter):
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
                           grid_op.attr("rank"), steps, grid_keys, self.shared_bytes + slack,
                           90 if self.wgmma else 80, "a" if self.wgmma else "",
-                          self.ops, stats, frozenset(self._aligned16))
+                          self.ops, stats, frozenset(self._aligned16), list(self.checks))
 
     def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]
                    ) -> None:
@@ -887,6 +914,23 @@ class CUDAEmitter(CLikeEmitter):
             raise self.unsupported(op, f"sync at scope {scope!r} inside a kernel")
         for r in op.results:
             self.bind(r, TokenVal())
+
+    def emit_check(self, op: ir.Operation) -> None:
+        """Unless the (block-uniform) condition holds: record the failure and leave."""
+        if not self.in_lanes:
+            raise self.unsupported(op, "a device check belongs in the lane parallel")
+        self.checks.append(CheckInfo.of(op))
+        cond = self.scalar(op.operand(0), op)
+        with self.buf.block(f"if (__builtin_expect(!({cond}), 0))"):
+            with self.buf.block(f"if (atomicCAS(tc_check, 0ull, {len(self.checks)}ull) == 0ull)"):
+                for k, v in enumerate(op.operands[1:]):
+                    x = self.scalar(v, op)
+                    word = f"__double_as_longlong((double)({x}))" if v.type.is_float \
+                        else f"(long long)({x})"
+                    self.buf.line(f"tc_check[{k + 1}] = (unsigned long long){word};")
+            # copies this thread started must land before its shared memory is released
+            self.buf.line('asm volatile("cp.async.wait_all;" ::: "memory");')
+            self.buf.line("return;")
 
     def emit_map(self, op: ir.Operation) -> None:
         """The scalar region once per register, in a ``#pragma unroll`` loop."""

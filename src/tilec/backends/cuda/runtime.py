@@ -22,6 +22,14 @@ earlier asynchronous fault surfaces here, and with ``sync=True`` (or
 ``TILEC_CUDA_SYNC=1``) the launch is waited for and checked completely.
 Dynamic shared memory above the 48 KB default is requested from the driver
 once per kernel (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``).
+
+A kernel with device checks (``CUDASource.checks``) writes its first failed
+check into a small device record the launcher owns (one per loaded kernel);
+every launch of such a kernel is synchronous: the launcher copies the record
+back and synchronizes the stream, so a failure is raised by the call that
+launched it (``CheckInfo.failure``: the same ``KernelAssertionError`` as every
+target), and the record is cleared for the next launch. Kernels whose checks
+are all host checks launch asynchronously as before.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import tilec.ir as ir
 from tilec.backends import interop_checks as checks
 from tilec.backends.cuda.emitter import CUDASource, ParamInfo
 from tilec.backends.interop_checks import InteropError, shape_bindings
+from tilec.backends.kernel_checks import CheckInfo, decode_bits
 
 __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
            "BoundLaunch", "bind_arguments", "argument_key", "check_aligned16", "Launcher",
@@ -322,6 +331,17 @@ class Launcher:
         self._configs: dict[tuple[int, ...], Any] = {}
         """Launch configuration per integer-parameter values (None: nothing to run); the grid
         is a function of those values (the host steps)."""
+        self._record: Any = None
+        """The device address of the failure record (kernels with device checks only)."""
+        self._record_host = np.zeros(1 + max((len(c.labels) for c in source.checks),
+                                             default=0), np.uint64)
+        """The record's host copy: the failed check's number (0: none), then its values."""
+        if source.checks:
+            from cuda.bindings import driver
+
+            what = f"allocating {source.kernel}'s check record"
+            self._record = _check(driver.cuMemAlloc(self._record_host.nbytes), what)
+            _check(driver.cuMemsetD8(self._record, 0, self._record_host.nbytes), what)
         if source.shared_bytes > _SMEM_DEFAULT:
             from cuda.bindings import driver
 
@@ -334,6 +354,16 @@ class Launcher:
                                                    driver.CUdevice(self.device.device_id)), what)
             else:
                 _check(driver.cuFuncSetAttribute(handle, attr, source.shared_bytes), what)
+
+    def __del__(self) -> None:
+        record, self._record = getattr(self, "_record", None), None
+        if record is not None:
+            try:
+                from cuda.bindings import driver
+
+                driver.cuMemFree(record)
+            except Exception:  # the driver may be gone at interpreter exit
+                pass
 
     def attribute(self, name: str) -> int:
         """An integer attribute of the loaded kernel (``NUM_REGS``, ``LOCAL_SIZE_BYTES``,
@@ -370,9 +400,10 @@ class Launcher:
         return config_type(grid=grid, block=(src.threads, 1, 1), shmem_size=src.shared_bytes)
 
     def launch(self, bound: BoundLaunch, stream: Any = None, sync: bool | None = None,
-               objects: Sequence[Any] | None = None) -> None:
+               objects: Sequence[Any] | None = None) -> tuple[CheckInfo, list[Any]] | None:
         """Launch on ``stream`` (default: the current stream of the arguments, ``objects`` or
-        else ``bound.objects``) and check errors."""
+        else ``bound.objects``) and check errors; returns the failed device check with its
+        values, if any (then the launch was waited for)."""
         from cuda.bindings import driver
         from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, Stream, launch
 
@@ -385,7 +416,7 @@ class Launcher:
             if len(self._configs) < 64:
                 self._configs[ints] = config
         if config is None:
-            return  # no instance to run
+            return None  # no instance to run
         self.device.set_current()
         if stream is None:
             handle = _stream_handle(bound.objects if objects is None else objects,
@@ -393,15 +424,39 @@ class Launcher:
             stream = LEGACY_DEFAULT_STREAM if handle == 0 else self._stream(handle, Stream)
         elif isinstance(stream, int):
             stream = LEGACY_DEFAULT_STREAM if stream == 0 else self._stream(stream, Stream)
+        extra = [np.uint64(int(self._record))] if self._record is not None else []
         try:
-            launch(stream, config, self.kernel, *bound.values)
+            launch(stream, config, self.kernel, *bound.values, *extra)
         except Exception as e:
             raise LaunchError(f"launching {src.kernel} (grid {config.grid}, block {src.threads}, "
                               f"{src.shared_bytes} B dynamic shared memory) failed: {e}") from None
         handle = stream.handle
+        if self._record is not None:
+            return self._read_record(handle)
         if sync if sync is not None else os.environ.get("TILEC_CUDA_SYNC") == "1":
             _check(driver.cuStreamSynchronize(handle), f"{src.kernel} (synchronized)")
         else:
             (err,) = driver.cuStreamQuery(handle)
             if int(err) not in (0, int(driver.CUresult.CUDA_ERROR_NOT_READY)):
                 raise LaunchError(f"{src.kernel}: the stream reports {err} after the launch")
+        return None
+
+    def _read_record(self, handle: Any) -> tuple[CheckInfo, list[Any]] | None:
+        """Wait for the launch, read the failure record and clear it after a failure."""
+        from cuda.bindings import driver
+
+        src, host, n = self.source, self._record_host, self._record_host.nbytes
+        _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, handle),
+               f"{src.kernel}: reading the check record")
+        _check(driver.cuStreamSynchronize(handle), f"{src.kernel} (synchronized)")
+        k = int(host[0])
+        if not k:
+            return None
+        _check(driver.cuMemsetD8Async(self._record, 0, n, handle),
+               f"{src.kernel}: clearing the check record")
+        _check(driver.cuStreamSynchronize(handle), f"{src.kernel}: clearing the check record")
+        if not 1 <= k <= len(src.checks):
+            raise LaunchError(f"{src.kernel}: the check record names check {k}, which the kernel "
+                              f"does not have")
+        info = src.checks[k - 1]
+        return info, [decode_bits(int(w), t) for w, t in zip(host[1:], info.types)]

@@ -19,6 +19,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.backends import interop_checks as checks
+from tilec.backends.kernel_checks import HostChecks
 
 from . import numerics as nx
 from .interpreter import Interpreter, MemRef
@@ -173,6 +174,8 @@ class ReferenceExecutable:
         """The entry function."""
         self.source = str(module)
         """The printed IR (this target's "generated source")."""
+        self.host_checks = HostChecks(function)
+        """Checks evaluated on the arguments before the run (``kernel_checks``)."""
 
     @property
     def name(self) -> str:
@@ -186,6 +189,7 @@ class ReferenceExecutable:
         tuple of results.
         """
         entry = bind_arguments(self.function, args)
+        self.host_checks.run(entry)
         results = Interpreter(self.module).run(self.function, entry)
         if not results:
             return None

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends.kernel_checks import CheckInfo, KernelAssertionError
 
 from . import numerics as nx
 
@@ -282,6 +283,11 @@ class Interpreter:
             self._lanes -= 1
 
     @property
+    def kernel_name(self) -> str:
+        """The outermost running function (the kernel a failed check names)."""
+        return self._frames[0].function.name if self._frames else "?"
+
+    @property
     def in_lanes(self) -> bool:
         """True while a scalar region is being run on whole arrays."""
         return self._lanes > 0
@@ -302,7 +308,7 @@ class Interpreter:
         operands = [self._get(env, op, v) for v in op.operands]
         try:
             results = impl(self, op, operands)
-        except InterpretError:
+        except (InterpretError, KernelAssertionError):
             raise
         except Exception as e:  # every runtime failure is reported at its operation
             raise InterpretError(op, f"{type(e).__name__}: {e}") from e
@@ -700,6 +706,18 @@ def _atomic(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
 @implements("sync")
 def _sync(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     return [None] * len(op.results)
+
+
+@implements("check")
+def _check(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    cond = np.asarray(args[0], bool)
+    if cond.all():
+        return []
+    # in a region run on whole arrays, report the first element that fails
+    first = tuple(int(x) for x in np.argwhere(~cond)[0]) if cond.ndim else ()
+    values = [np.asarray(v)[first] if cond.ndim and np.ndim(v) == cond.ndim else v
+              for v in args[1:]]
+    raise CheckInfo.of(op).failure(it.kernel_name, values)
 
 
 @implements("atom.call")

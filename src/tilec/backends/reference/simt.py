@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends.kernel_checks import CheckInfo, HostChecks, KernelAssertionError
 
 from . import numerics as nx
 from .backend import bind_arguments
@@ -285,7 +286,7 @@ class LaneRunner:
         args = [self.get(v) for v in op.operands]
         try:
             results = impl(self, op, args, active)
-        except (SimulationError, InterpretError):
+        except (SimulationError, InterpretError, KernelAssertionError):
             raise
         except Exception as e:  # a runtime failure of the program, located at its operation
             raise InterpretError(op, f"{type(e).__name__}: {e}") from e
@@ -622,6 +623,27 @@ def _atom_call(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndar
     return run_atom(g, op, args, active)
 
 
+@lane_op("check")
+def _check(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
+           ) -> Sequence[Any]:
+    # The lowering gives a check uniform operands, so the whole group stops together; a
+    # check its threads disagree on would leave some threads running past it.
+    cond = np.broadcast_to(np.asarray(args[0], bool), (g.lanes,))[active]
+    if cond.all():
+        return []
+    if cond.any():
+        t_ok = int(np.flatnonzero(active)[np.argmax(cond)])
+        t_bad = int(np.flatnonzero(active)[np.argmin(cond)])
+        cause = g.divergence_cause()
+        raise SimulationError(
+            f"the condition of a check differs across threads (thread {t_ok} passes, thread "
+            f"{t_bad} fails); a check must be uniform across the group", "divergence",
+            [op] + ([cause] if cause is not None else []))
+    first = int(np.flatnonzero(active)[0])
+    values = [np.broadcast_to(np.asarray(v), (g.lanes,))[first] for v in args[1:]]
+    raise CheckInfo.of(op).failure(g.host.kernel_name, values)
+
+
 @lane_op("sync")
 def _sync(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
           ) -> Sequence[Any]:
@@ -656,6 +678,7 @@ def simulate_module(module: ir.Module, fn_name: str, args: list, *,
     if verify:
         ir.verify(module, "machine")
     entry = bind_arguments(fn, args)
+    HostChecks(fn).run(entry)
     names = {id(a): f"%{p.name_hint}" if p.name_hint else f"parameter {i}"
              for i, (p, a) in enumerate(zip(fn.args, args)) if isinstance(a, np.ndarray)}
     _Host(module, max_groups, names).run(fn, entry)

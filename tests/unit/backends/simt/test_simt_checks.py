@@ -1,0 +1,81 @@
+"""``check`` in the SIMT region: uniform failures raise the kernel's error, divergent ones are
+reported, passing ones do nothing; the lowering keeps a check in place and verifies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from simtir import machine, poisoned
+
+import tilec as tc
+import tilec.ir as ir
+from tilec.backends.reference.errors import SimulationError
+from tilec.backends.reference.simt import simulate_module
+from tilec.lower import lower_to_machine
+
+ONE = 'map = #map<(d0)[s0] -> (d0 + s0)>'
+
+
+def _kernel(cond: str) -> ir.Module:
+    return machine(f"""
+        {cond}
+        check(%ok, %p, %c2) {{labels = ["p", "two"], message = "p must be two"}}
+        %v = view(%out, %tid) {{bounds = "total", {ONE}}} : mem<1xf32, global>
+        %one = constant() {{value = 1.0}} : tile<1xf32>
+        store(%v, %one)
+    """, groups=3)
+
+
+def test_a_uniform_failure_stops_the_program_at_the_check() -> None:
+    m = _kernel('%ok = arith(%p, %c2) {fn = "ne"} : i1')
+    out = poisoned(128)
+    with pytest.raises(tc.KernelAssertionError) as info:
+        simulate_module(m, "k", [out])
+    assert "assertion failed in @k: p must be two (p = 2, two = 2)" in str(info.value)
+    np.testing.assert_array_equal(out, np.ones(128, np.float32))  # groups 0 and 1 stored
+
+
+def test_a_check_its_threads_disagree_on_is_divergence() -> None:
+    m = _kernel('%ok = arith(%tid, %c64) {fn = "lt"} : i1')
+    with pytest.raises(SimulationError) as info:
+        simulate_module(m, "k", [poisoned(128)])
+    assert info.value.kind == "divergence" and "thread 0 passes, thread 64 fails" in str(
+        info.value)
+
+
+def test_a_passing_check_does_nothing() -> None:
+    out = poisoned(128)
+    simulate_module(_kernel('%ok = arith(%p, %c4) {fn = "lt"} : i1'), "k", [out])
+    np.testing.assert_array_equal(out, np.ones(128, np.float32))
+
+
+@tc.kernel
+def stepped(X, Out, bad, BM: tc.constexpr = 8):
+    M = X.shape[0]
+    assert Out.shape[0] * BM >= M
+    for p in tc.parallel(tc.cdiv(M, BM)):
+        for k in tc.serial(3):
+            assert p * 3 + k != bad, "step reached the bad value"
+            Out.tile((p, k), (1, 1)).store(tc.zeros((1, 1)))
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_90", "cuda:sm_80", "metal:m1"])
+def test_lowering_keeps_each_check_in_place_with_its_location(target: str) -> None:
+    spec = (tc.array((None,), np.float32), tc.array((None, None), np.float32), tc.int32)
+    compiled = tc.compile(stepped, *spec, target="reference")
+    machine_module = lower_to_machine(compiled.module, target)
+    ir.verify(machine_module, "machine")
+    before = {op.attr("message"): op for op in compiled.module.walk() if op.name == "check"}
+    after = {op.attr("message"): op for op in machine_module.walk() if op.name == "check"}
+    assert set(after) == set(before) == {"Out.shape[0] * BM >= M", "step reached the bad value"}
+    for msg, op in after.items():
+        assert op.loc == before[msg].loc and op.attr("labels") == before[msg].attr("labels")
+    inner = after["step reached the bad value"]
+    parents = []
+    p = inner.parent_op
+    while p is not None:
+        parents.append((p.name, p.attr("level")))
+        p = p.parent_op
+    assert parents == [("serial", None), ("parallel", "lane"), ("parallel", "grid")]
+    fn = machine_module.lookup("stepped")
+    assert after["Out.shape[0] * BM >= M"].parent is fn.entry
