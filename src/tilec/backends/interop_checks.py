@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import ml_dtypes
 import numpy as np
 
 import tilec.ir as ir
@@ -25,7 +26,8 @@ from tilec.backends.clike import round_float
 
 __all__ = ["InteropError", "ArrayParam", "ParamFacts", "check_count", "shape_bindings",
            "check_rank", "check_static_extents", "check_writable", "check_symbol_extents",
-           "number_value", "written_parameters", "kernel_label", "overlaps", "check_aliasing"]
+           "number_value", "checked_number", "as_host_array", "written_parameters",
+           "kernel_label", "overlaps", "check_aliasing"]
 
 
 class InteropError(ir.ArgumentError):
@@ -153,6 +155,50 @@ def number_value(x: Any, t: ir.ScalarType, what: str) -> int | float:
         raise InteropError(f"{what} must be an integer for a {t} parameter, "
                            f"got {type(x).__name__}")
     return int(x)
+
+
+def checked_number(x: Any, t: ir.ScalarType, what: str) -> int | float:
+    """``number_value`` with an integer's range checked against ``t`` (``i1``: 0 or 1)."""
+    v = number_value(x, t, what)
+    if t.is_float:
+        return v
+    if t is ir.i1:
+        if v not in (0, 1):
+            raise InteropError(f"{what} = {v} is not a boolean (i1 parameter)")
+        return v
+    bits = 64 if t is ir.index else t.bits
+    if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+        raise InteropError(f"{what} = {v} does not fit in {t}")
+    return v
+
+
+_DEVICES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal",
+            9: "vpi", 10: "rocm", 11: "rocm_host", 13: "cuda_managed", 14: "oneapi"}
+_HOST_DEVICES = (1, 3, 11)
+
+
+def as_host_array(x: Any, what: str) -> np.ndarray:
+    """``x`` as a numpy array sharing its memory (numpy, or DLPack on a host device)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if not hasattr(x, "__dlpack__"):
+        raise InteropError(f"{what} must be an array (numpy or an object with __dlpack__), "
+                           f"got {type(x).__name__}")
+    if hasattr(x, "__dlpack_device__"):
+        dev_type, dev_id = x.__dlpack_device__()
+        if int(dev_type) not in _HOST_DEVICES:
+            name = _DEVICES.get(int(dev_type), f"device type {int(dev_type)}")
+            raise InteropError(f"{what} lives on {name}:{dev_id}; the target needs host "
+                               "memory (move it to the CPU first, e.g. tensor.cpu())")
+    if "bfloat16" in str(getattr(x, "dtype", "")) and type(x).__module__.startswith("torch"):
+        import torch  # only reached for torch tensors, so torch is importable
+
+        return np.from_dlpack(x.view(torch.int16)).view(ml_dtypes.bfloat16)
+    try:
+        return np.from_dlpack(x)
+    except (TypeError, BufferError, RuntimeError, ValueError) as e:
+        raise InteropError(f"{what} cannot be viewed as a numpy array through DLPack: {e}"
+                           ) from None
 
 
 # ------------------------------------------------------------------ aliasing

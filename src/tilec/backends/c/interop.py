@@ -26,7 +26,7 @@ import numpy as np
 import tilec.ir as ir
 from tilec.backends import interop_checks as checks
 from tilec.backends.c.emitter import ParamInfo
-from tilec.backends.interop_checks import InteropError, shape_bindings
+from tilec.backends.interop_checks import InteropError, as_host_array, shape_bindings
 
 __all__ = ["InteropError", "NP_DTYPES", "CTYPES", "as_host_array", "scalar_value", "Binding",
            "bind_arguments", "shape_bindings"]
@@ -47,48 +47,9 @@ CTYPES: dict[str, type] = {
 }
 """The ctypes type a scalar parameter is passed as (narrow floats as their f32 value)."""
 
-_DEVICES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal",
-            9: "vpi", 10: "rocm", 11: "rocm_host", 13: "cuda_managed", 14: "oneapi"}
-_HOST_DEVICES = (1, 3, 11)
-
-
-def as_host_array(x: Any, what: str) -> np.ndarray:
-    """``x`` as a numpy array sharing its memory (numpy, or DLPack on a host device)."""
-    if isinstance(x, np.ndarray):
-        return x
-    if not hasattr(x, "__dlpack__"):
-        raise InteropError(f"{what} must be an array (numpy or an object with __dlpack__), "
-                           f"got {type(x).__name__}")
-    if hasattr(x, "__dlpack_device__"):
-        dev_type, dev_id = x.__dlpack_device__()
-        if int(dev_type) not in _HOST_DEVICES:
-            name = _DEVICES.get(int(dev_type), f"device type {int(dev_type)}")
-            raise InteropError(f"{what} lives on {name}:{dev_id}; target 'cpu' needs host "
-                               "memory (move it to the CPU first, e.g. tensor.cpu())")
-    if "bfloat16" in str(getattr(x, "dtype", "")) and type(x).__module__.startswith("torch"):
-        import torch  # only reached for torch tensors, so torch is importable
-
-        return np.from_dlpack(x.view(torch.int16)).view(ml_dtypes.bfloat16)
-    try:
-        return np.from_dlpack(x)
-    except (TypeError, BufferError, RuntimeError, ValueError) as e:
-        raise InteropError(f"{what} cannot be viewed as a numpy array through DLPack: {e}"
-                           ) from None
-
-
 def scalar_value(x: Any, t: ir.ScalarType, what: str) -> Any:
     """A Python/numpy number as the ctypes value of a scalar parameter of type ``t``."""
-    v = checks.number_value(x, t, what)
-    if t.is_float:
-        return CTYPES[t.name](v)
-    if t is ir.i1:
-        if v not in (0, 1):
-            raise InteropError(f"{what} = {v} is not a boolean (i1 parameter)")
-    else:
-        bits = 64 if t is ir.index else t.bits
-        if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
-            raise InteropError(f"{what} = {v} does not fit in {t}")
-    return CTYPES[t.name](v)
+    return CTYPES[t.name](checks.checked_number(x, t, what))
 
 
 @dataclass

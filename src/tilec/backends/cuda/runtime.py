@@ -159,15 +159,7 @@ def _scalar(x: Any, t: ir.ScalarType, what: str) -> Any:
         x = x[()]
     if hasattr(x, "item") and not isinstance(x, numbers.Number):
         x = x.item()  # 0-d torch tensors
-    v = checks.number_value(x, t, what)
-    np_t = _SCALAR_NP[t.name]
-    if t.is_float:
-        return np_t(v)
-    bits = 64 if t is ir.index else t.bits
-    lo, hi = (0, 1) if t is ir.i1 else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-    if not lo <= v <= hi:
-        raise InteropError(f"{what} = {v} does not fit in {t}")
-    return np_t(v)
+    return _SCALAR_NP[t.name](checks.checked_number(x, t, what))
 
 
 @dataclass

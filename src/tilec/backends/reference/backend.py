@@ -19,6 +19,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.backends import interop_checks as checks
+from tilec.backends.interop_checks import InteropError
 from tilec.backends.kernel_checks import HostChecks
 
 from . import numerics as nx
@@ -28,9 +29,10 @@ __all__ = ["ReferenceBackend", "ReferenceExecutable", "make_backend", "bind_argu
            "check_operations"]
 
 
-def _param_name(fn: ir.Function, i: int) -> str:
+def _what(fn: ir.Function, i: int) -> str:
+    """How argument errors name parameter ``i`` (the wording of every target)."""
     hint = fn.args[i].name_hint
-    return f"parameter {i} ({hint!r})" if hint else f"parameter {i}"
+    return f"argument {i} ('{hint}') of @{fn.name}" if hint else f"argument {i} of @{fn.name}"
 
 
 def _symbol_values(fn: ir.Function, args: Sequence[Any]) -> list[int]:
@@ -43,104 +45,90 @@ def _symbol_values(fn: ir.Function, args: Sequence[Any]) -> list[int]:
         for axis, dim in enumerate(p.type.shape):
             if dim.is_static or dim.value == "?":
                 continue
-            here = (int(a.shape[axis]), f"{_param_name(fn, i)} axis {axis}")
+            here = (int(a.shape[axis]), f"{_what(fn, i)} axis {axis}")
             prev = seen.setdefault(str(dim.value), here)
             if prev[0] != here[0]:
-                raise ValueError(f"@{fn.name}: shape symbol {dim.value} is {prev[0]} from "
-                                 f"{prev[1]} but {here[0]} from {here[1]}")
-    bindings = fn.attributes.get("shape_bindings")
-    if bindings is not None and len(bindings) != len(names):
-        raise ValueError(f"@{fn.name}: {len(names)} shape symbols but {len(bindings)} "
-                         "shape_bindings")
+                raise InteropError(f"@{fn.name}: shape symbol {dim.value} is {prev[0]} from "
+                                   f"{prev[1]} but {here[0]} from {here[1]}")
     values = []
-    for k, name in enumerate(names):
-        if bindings is not None:
-            p, axis = bindings[k]
-            if not (0 <= p < len(args)) or not isinstance(fn.args[p].type, ir.MemoryType) \
-                    or not (0 <= axis < fn.args[p].type.rank):
-                raise ValueError(f"@{fn.name}: shape_bindings[{k}] = ({p}, {axis}) for symbol "
-                                 f"{name} does not name an axis of a memory parameter")
-            v = int(args[p].shape[axis])
-            if name in seen and seen[name][0] != v:
-                raise ValueError(f"@{fn.name}: shape symbol {name} is bound to {v} by "
-                                 f"{_param_name(fn, p)} axis {axis} but is {seen[name][0]} "
-                                 f"from {seen[name][1]}")
-        elif name in seen:
-            v = seen[name][0]
-        else:
-            raise ValueError(f"@{fn.name}: shape symbol {name} appears in no parameter type "
-                             "and has no shape_bindings entry")
+    for k, (name, (p, axis)) in enumerate(zip(names, checks.shape_bindings(fn))):
+        if not (0 <= p < len(args)) or not isinstance(fn.args[p].type, ir.MemoryType) \
+                or not (0 <= axis < fn.args[p].type.rank):
+            raise InteropError(f"@{fn.name}: shape_bindings[{k}] = ({p}, {axis}) for symbol "
+                               f"{name} does not name an axis of a memory parameter")
+        v = int(args[p].shape[axis])
+        if name in seen and seen[name][0] != v:
+            raise InteropError(f"@{fn.name}: shape symbol {name} is bound to {v} by "
+                               f"{_what(fn, p)} axis {axis} but is {seen[name][0]} from "
+                               f"{seen[name][1]}")
         values.append(v)
     return values
 
 
-def _bind_scalar(fn: ir.Function, i: int, t: ir.ScalarType, a: Any) -> Any:
-    where = _param_name(fn, i)
-    if isinstance(a, np.ndarray) and a.ndim == 0:
-        a = a[()]
-    if not isinstance(a, (bool, int, float, np.generic)):
-        raise TypeError(f"@{fn.name} {where} is a {t} scalar; got {type(a).__name__}")
-    is_float = isinstance(a, float) or (isinstance(a, np.generic) and nx.is_float_dtype(a.dtype))
-    if t.is_int and is_float:
-        raise TypeError(f"@{fn.name} {where} is {t}; got the float {a!r}")
-    try:
-        return nx.from_python(int(a) if t.is_int else a, nx.np_dtype(t))
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"@{fn.name} {where}: {e}") from None
+def _bind_array(fn: ir.Function, i: int, t: ir.MemoryType | ir.TileType, x: Any,
+                written: bool) -> Any:
+    what = _what(fn, i)
+    a = checks.as_host_array(x, what)
+    p = checks.ParamFacts(fn.args[i].name_hint or f"#{i}", t.dtype, tuple(t.shape), written)
+    checks.check_rank(what, a.shape, p)
+    want = nx.np_dtype(t.dtype)
+    if a.dtype != want:
+        raise InteropError(f"{what} has dtype {a.dtype}; expected {want} ({t.dtype}); "
+                           "convert it first (no implicit copies: outputs are written in place)")
+    if isinstance(t, ir.TileType):  # a value: every extent is the tile's
+        for axis, dim in enumerate(t.shape):
+            if a.shape[axis] != int(dim):
+                raise InteropError(f"{what} has shape {a.shape}; axis {axis} must be {dim}")
+        return a.copy()
+    checks.check_static_extents(what, a.shape, p)
+    checks.check_writable(what, a.shape, p, not a.flags.writeable, True)
+    return MemRef.of(a)
 
 
 def bind_arguments(fn: ir.Function, args: Sequence[Any]) -> list[Any]:
     """Check user arguments against ``fn``'s parameters; return the full entry-argument list.
 
-    Raises ``TypeError`` (wrong kind or dtype) or ``ValueError`` (wrong rank,
-    extent or inconsistent shape symbol), naming the parameter.
+    The checks and their messages are the launchers' (``interop_checks``): the oracle
+    refuses what every target refuses, with the same ``tc.ArgumentError``. Unlike cpu and
+    cuda, the interpreter reads numpy arrays of any layout (strided, Fortran order).
     """
     n_user = len(fn.args) - len(fn.shape_symbols)
     if n_user < 0:
-        raise ValueError(f"@{fn.name} names more shape symbols than it has parameters")
-    if len(args) != n_user:
-        names = ", ".join(a.name_hint or f"#{i}" for i, a in enumerate(fn.args[:n_user]))
-        raise TypeError(f"@{fn.name} takes {n_user} arguments ({names}), got {len(args)}")
+        raise InteropError(f"@{fn.name} names more shape symbols than it has parameters")
+    user = fn.args[:n_user]
+    facts = [checks.ParamFacts(a.name_hint or f"#{i}", getattr(a.type, "dtype", a.type),
+                               tuple(getattr(a.type, "shape", ())), False)
+             for i, a in enumerate(user)]
+    checks.check_count(f"@{fn.name}", facts, args)
+    written = checks.written_parameters(fn)
     bound: list[Any] = []
-    for i, (p, a) in enumerate(zip(fn.args[:n_user], args)):
+    hosts: list[Any] = []
+    for i, (p, x) in enumerate(zip(user, args)):
         t = p.type
-        where = _param_name(fn, i)
         if isinstance(t, (ir.MemoryType, ir.TileType)):
-            if not isinstance(a, np.ndarray):
-                raise TypeError(f"@{fn.name} {where} is {t}: pass a numpy array, "
-                                f"not {type(a).__name__}")
-            want = nx.np_dtype(t.dtype)
-            if a.dtype != want:
-                raise TypeError(f"@{fn.name} {where} is {t}: the array's dtype is {a.dtype}, "
-                                f"expected {want}")
-            if a.ndim != t.rank:
-                raise ValueError(f"@{fn.name} {where} is {t}: the array has rank {a.ndim}, "
-                                 f"expected {t.rank}")
-            for axis, dim in enumerate(t.shape):
-                if (dim.is_static or isinstance(t, ir.TileType)) and a.shape[axis] != int(dim):
-                    raise ValueError(f"@{fn.name} {where} is {t}: axis {axis} has extent "
-                                     f"{a.shape[axis]}, expected {dim}")
-            bound.append(MemRef.of(a) if isinstance(t, ir.MemoryType) else a.copy())
+            bound.append(_bind_array(fn, i, t, x, i in written))
+            hosts.append(bound[-1].root if isinstance(t, ir.MemoryType) else None)
         elif isinstance(t, ir.ScalarType):
-            bound.append(_bind_scalar(fn, i, t, a))
+            v = checks.checked_number(x, t, _what(fn, i))
+            bound.append(nx.from_python(v, nx.np_dtype(t)))
+            hosts.append(None)
         else:
-            raise TypeError(f"@{fn.name} {where} has type {t}, which a kernel call cannot pass")
-    symbols = _symbol_values(fn, args)
-    _check_aliasing(fn, args)
+            raise InteropError(f"{_what(fn, i)} has type {t}, which a kernel call cannot pass")
+    symbols = _symbol_values(fn, [h if h is not None else x for h, x in zip(hosts, args)])
+    _check_aliasing(fn, hosts)
     return bound + [np.int64(v) for v in symbols]
 
 
-def _check_aliasing(fn: ir.Function, args: Sequence[Any]) -> None:
+def _check_aliasing(fn: ir.Function, arrays: Sequence[Any]) -> None:
     """The launchers' aliasing check: the oracle refuses the calls every target refuses."""
     written = checks.written_parameters(fn)
-    facts, arrays = [], []
-    for i, (p, a) in enumerate(zip(fn.args, args)):
+    facts = []
+    for i, p in enumerate(fn.args[:len(arrays)]):
         t = p.type
         shaped = isinstance(t, (ir.MemoryType, ir.TileType))
         facts.append(checks.ParamFacts(p.name_hint or f"#{i}", t.dtype if shaped else t,
                                        tuple(t.shape) if shaped else (), i in written))
-        # tile parameters are private copies; only memory is shared with the caller
-        arrays.append(a if isinstance(t, ir.MemoryType) else None)
+    # tile parameters are private copies; only memory is shared with the caller
     checks.check_aliasing(checks.kernel_label(fn), facts, arrays)
 
 

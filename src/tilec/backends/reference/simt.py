@@ -708,6 +708,7 @@ def simulate_kernel(kernel: Any, args: Sequence[Any], target: str = "cuda:sm_90"
     get_profile(target)  # an unknown profile is the user's error, named before capture
     compiled = tilec.compile(kernel, *args, target="simt:" + resolve_profile_name(target),
                              **(constexprs or {}))
+    compiled.check_args(args)  # what a call of any compiled kernel checks first
     machine = lower_for_simulation(compiled.module, target)
     simulate_module(machine, compiled.fn_name, list(args), max_groups=max_groups)
 

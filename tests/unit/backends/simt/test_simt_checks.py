@@ -13,40 +13,42 @@ from tilec.backends.reference.errors import SimulationError
 from tilec.backends.reference.simt import simulate_module
 from tilec.lower import lower_to_machine
 
-ONE = 'map = #map<(d0)[s0] -> (d0 + s0)>'
+ONE = 'map = #map<(d0)[s0, s1] -> (d0 + s0 * 128 + s1)>'
+"""Each program writes its own 128 elements (programs may not write one element)."""
 
 
 def _kernel(cond: str) -> ir.Module:
     return machine(f"""
         {cond}
         check(%ok, %p, %c2) {{labels = ["p", "two"], message = "p must be two"}}
-        %v = view(%out, %tid) {{bounds = "total", {ONE}}} : mem<1xf32, global>
+        %v = view(%out, %p, %tid) {{bounds = "total", {ONE}}} : mem<1xf32, global>
         %one = constant() {{value = 1.0}} : tile<1xf32>
         store(%v, %one)
-    """, groups=3)
+    """, params="%out: mem<384xf32, global>", groups=3)
 
 
 def test_a_uniform_failure_stops_the_program_at_the_check() -> None:
     m = _kernel('%ok = arith(%p, %c2) {fn = "ne"} : i1')
-    out = poisoned(128)
+    out = poisoned(384)
     with pytest.raises(tc.KernelAssertionError) as info:
         simulate_module(m, "k", [out])
     assert "assertion failed in @k: p must be two (p = 2, two = 2)" in str(info.value)
-    np.testing.assert_array_equal(out, np.ones(128, np.float32))  # groups 0 and 1 stored
+    np.testing.assert_array_equal(out[:256], np.ones(256, np.float32))  # groups 0 and 1 stored
+    assert np.isnan(out[256:]).all()  # group 2 stopped at the check
 
 
 def test_a_check_its_threads_disagree_on_is_divergence() -> None:
     m = _kernel('%ok = arith(%tid, %c64) {fn = "lt"} : i1')
     with pytest.raises(SimulationError) as info:
-        simulate_module(m, "k", [poisoned(128)])
+        simulate_module(m, "k", [poisoned(384)])
     assert info.value.kind == "divergence" and "thread 0 passes, thread 64 fails" in str(
         info.value)
 
 
 def test_a_passing_check_does_nothing() -> None:
-    out = poisoned(128)
+    out = poisoned(384)
     simulate_module(_kernel('%ok = arith(%p, %c4) {fn = "lt"} : i1'), "k", [out])
-    np.testing.assert_array_equal(out, np.ones(128, np.float32))
+    np.testing.assert_array_equal(out, np.ones(384, np.float32))
 
 
 @tc.kernel
