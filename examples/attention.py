@@ -23,6 +23,10 @@ def attention(Q, K, V, Out, scale, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
     """``Out = softmax(Q @ K^T * scale) @ V`` for ``[batch*heads, seq, HEAD_DIM]`` arrays."""
     BH, S = Q.shape[0], Q.shape[1]
     SK = K.shape[1]
+    assert Q.shape[2] <= HEAD_DIM, "the head dimension must fit in HEAD_DIM"
+    assert K.shape[0] == BH and V.shape[0] == BH, "Q, K and V must have the same batch-heads"
+    assert K.shape[2] == Q.shape[2] and V.shape[2] == Q.shape[2], "one head dimension"
+    assert V.shape[1] == SK, "V must have one row per key"
     for bh, pm in tc.parallel(BH, tc.cdiv(S, BM)):
         q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
         m = tc.full((BM,), float("-inf"))

@@ -19,6 +19,9 @@ from tilec.lib import prefix_mask
 def layernorm(X, W, B, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
     """``Y = (X - mean) / sqrt(var + eps) * W + B`` per row."""
     M, N = X.shape
+    assert N <= BN, "one tile holds a whole row: pass BN >= N"  # checked before the launch
+    assert W.shape[0] == N and B.shape[0] == N, "W and B must have one element per column"
+    assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"
     n = tc.float32(N)
     for pm in tc.parallel(tc.cdiv(M, BM)):
         x = X.tile((pm * BM, 0), (BM, BN), fill=0.0)

@@ -20,6 +20,8 @@ def matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64, BK: tc.constex
     """``C = A @ B``."""
     M, K = A.shape
     N = B.shape[1]
+    assert B.shape[0] == K, "A is M x K, so B must be K x N"  # checked before the launch
+    assert C.shape[0] == M and C.shape[1] == N, "C must be M x N"
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
         acc = tc.zeros((BM, BN), tc.float32)
         for k in tc.serial(tc.cdiv(K, BK)):

@@ -17,7 +17,9 @@ from tilec.demo import DemoCase
 @tc.kernel
 def softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
     """``Y = softmax(X, axis=1)`` for rows of at most ``BN`` elements."""
-    M = X.shape[0]
+    M, N = X.shape
+    assert N <= BN, "one tile holds a whole row: pass BN >= N"  # checked before the launch
+    assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"
     for pm in tc.parallel(tc.cdiv(M, BM)):
         x = X.tile((pm * BM, 0), (BM, BN), fill=float("-inf"))
         m = tc.max(x, axis=1)
