@@ -39,7 +39,8 @@ class Sentinels:
             base = torch.full(((rows + 2) * (cols + 2) + 1,), 7.0, device="cuda", dtype=dtype)
             self.buffers.append(base)
             t = base[1:].view(rows + 2, cols + 2)[0:rows, 1:1 + cols]
-            assert t.data_ptr() - base.data_ptr() == 2 * base.element_size()
+            # torch may report an empty view's address as 0 instead of its offset
+            assert t.data_ptr() in (0, base.data_ptr() + 2 * base.element_size())
         assert t.numel() == 0
         return t
 
