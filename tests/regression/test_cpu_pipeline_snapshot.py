@@ -13,12 +13,26 @@ interpreter (and against the SIMT simulators, where the kernel lowers).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 import tilec as tc
+from tilec.backends.c.backend import probe
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no C compiler: {probe()}")
 
 SIMULATED = ["cuda:sm_90", "cuda:sm_80", "metal:m1"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Compile into a cache directory of this module, not the user's."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("TILEC_CACHE_DIR", str(tmp_path_factory.mktemp("tilec-cache")))
+    yield
+    mp.undo()
 
 
 def _run(kernel, target: str, inputs: tuple, outputs: tuple) -> tuple:
