@@ -186,3 +186,20 @@ def guarded_snapshot(A, B, S, C, K: tc.constexpr = 3):
 def test_snapshot_in_other_regions(kernel) -> None:
     a, b, partial = _blocks()
     _check(kernel, (a, b), (np.concatenate(partial[:3]), partial[3]), ["cpu", *SIMULATED])
+
+
+@tc.kernel
+def ancestor_snapshot(A, S, C):
+    for _p in tc.parallel(1):
+        acc = tc.zeros((4, 2), tc.float32)
+        old = acc
+        for i in tc.parallel(2, level="group"):
+            acc[i * 2:(i + 1) * 2, 0:2] = A.tile((0, i * 2), (2, 2))
+        S.tile((0, 0), (4, 2)).store(old + 1.0)
+        C.tile((0, 0), (4, 2)).store(acc)
+
+
+def test_snapshot_before_an_ancestor_update() -> None:
+    a, _, _ = _blocks()
+    want = np.concatenate([a[:, 0:2], a[:, 2:4]])
+    _check(ancestor_snapshot, (a,), (np.ones((4, 2), np.float32), want), ["cpu", *SIMULATED])
