@@ -214,16 +214,34 @@ class CopyLoops:
     # -- the three access kinds ---------------------------------------------------------
     def _total_guard(self, view: ViewRef, shape: Sequence[int], idx: Sequence[str]
                      ) -> str | None:
-        """Box form: a C flag that is 1 when some element leaves a ``total`` level (an error)."""
-        total = [c for c in view.checks if c.total]
-        if not total:
+        """Box form: a C flag that is 1 when some element leaves a ``total`` level (an error).
+
+        A ``total`` level checks only the elements that reach it: those valid in
+        every ``bounded`` level of the views cut from it later (a window of
+        ``X.T`` that crosses an edge of ``X.T`` never reads through ``X.T``
+        there). So for each total level, the box of those later bounded levels
+        must lie inside it, or be empty.
+        """
+        flags: list[str] = []
+        for k, chk in enumerate(view.checks):
+            if not chk.total:
+                continue
+            later = [c for c in view.checks[k + 1:] if not c.total]
+            lo, hi, ok = self._bounds(later, shape, idx)
+            lo_k, hi_k, ok_k = self._bounds([*later, chk], shape, idx)
+            reached = " && ".join([ok] + [f"{lo[j]} < {hi[j]}" for j in range(len(shape))])
+            inside = " && ".join([ok_k] + [f"{lo_k[j]} == {lo[j]} && {hi_k[j]} == {hi[j]}"
+                                           for j in range(len(shape))])
+            bad = self.fresh("bad")
+            self.buf.line(f"const int {bad} = ({reached}) && !({inside});")
+            self.buf.line(f"if ({bad}) tc_fail(tc_st, TC_ERR_VIEW, {chk.op_id});")
+            flags.append(bad)
+        if not flags:
             return None
-        lo, hi, ok = self._bounds(total, shape, idx)
+        if len(flags) == 1:
+            return flags[0]
         bad = self.fresh("bad")
-        full = " && ".join([ok] + [f"{lo[j]} == 0 && {hi[j]} == {shape[j]}"
-                                   for j in range(len(shape))])
-        self.buf.line(f"const int {bad} = {prod(shape)} > 0 && !({full});")
-        self.buf.line(f"if ({bad}) tc_fail(tc_st, TC_ERR_VIEW, {total[0].op_id});")
+        self.buf.line(f"const int {bad} = {' || '.join(flags)};")
         return bad
 
     def read(self, view: ViewRef, shape: Sequence[int], dst: str, convert: str,
@@ -307,9 +325,13 @@ class CopyLoops:
                 b.line(f"if ({valid}) " + stmt(f"{view.ptr}[{at}]", self.flat(idx, shape)))
 
     def _valid(self, view: ViewRef, idx: Sequence[str]) -> str:
-        """Per-element validity; leaving a ``total`` level records an error (and is invalid)."""
+        """Per-element validity; leaving a ``total`` level records an error (and is invalid).
+
+        Levels are tested newest first, and a ``total`` level is an error only for
+        an element valid in every newer level (one that the access reaches it with).
+        """
         conds: list[str] = []
-        for chk in view.checks:
+        for chk in reversed(view.checks):
             inside = []
             for r, ext in zip(chk.map.results, chk.extents):
                 c = self.fresh("c")
@@ -318,11 +340,13 @@ class CopyLoops:
             cond = " && ".join(inside) or "1"
             if chk.total:
                 flag = self.fresh("in")
+                reached = " && ".join(f"({c})" for c in conds) or "1"
                 self.buf.line(f"const int {flag} = {cond};")
-                self.buf.line(f"if (!{flag}) tc_fail(tc_st, TC_ERR_VIEW, {chk.op_id});")
+                self.buf.line(f"if (({reached}) && !{flag}) tc_fail(tc_st, TC_ERR_VIEW, "
+                              f"{chk.op_id});")
                 cond = flag
             conds.append(cond)
-        return " && ".join(conds) or "1"
+        return " && ".join(f"({c})" for c in conds) or "1"
 
     @staticmethod
     def _general_addr(view: ViewRef, idx: Sequence[str]) -> str:

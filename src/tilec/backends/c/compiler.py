@@ -24,6 +24,13 @@ source did not ask for, so elementwise math and ``strict_fold`` are
 bit-identical to the reference; ``-fwrapv``: integer overflow wraps like
 numpy), plus ``-march=native`` and ``-fopenmp`` when the compiler accepts
 them (without OpenMP, programs run one after another).
+
+A compiler crash (an internal compiler error) is the compiler's bug, not a
+rejection of the kernel: the build is retried at the lower optimization
+levels of ``FALLBACK_OPT_LEVELS`` (every other flag kept, so the numerics are
+the same), with a warning naming the crash; only when every level crashes is
+it a ``CCompileError``. The emitter avoids the constructs known to crash a
+compiler; this is the safety net for the ones not known yet.
 """
 
 from __future__ import annotations
@@ -58,6 +65,13 @@ BASE_FLAGS = ("-O3", "-std=c11", "-fPIC", "-shared", "-ffp-contract=off", "-fwra
 
 OPTIONAL_FLAGS = (("-march=native",), ("-fopenmp",))
 """Flags used when the compiler accepts them (probed separately)."""
+
+FALLBACK_OPT_LEVELS = ("-O1", "-O0")
+"""Optimization levels tried in order when the compiler crashes on a kernel at ``-O3``."""
+
+_CRASH = re.compile(r"internal compiler error|PLEASE submit a bug report"
+                    r"|frontend command failed due to signal")
+"""What GCC and Clang print when they crash (as opposed to rejecting the source)."""
 
 _TIMEOUT_S = 300
 
@@ -280,25 +294,58 @@ def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
            origin_of_line: Callable[[int], object] | None) -> bytes:
     with tempfile.TemporaryDirectory(dir=so.parent, prefix=".build-") as tmp:
         (Path(tmp) / "kernel.c").write_text(source)
-        cmd = [tc.cc, *tc.flags, f"-frandom-seed={key[:16]}", "-o", "kernel.so", "kernel.c",
-               "-lm"]
         t0 = time.perf_counter()
-        try:
-            p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise CCompileError(f"C compiler timed out after {_TIMEOUT_S} s: "
-                                f"{' '.join(cmd)}") from None
-        if p.returncode != 0:
-            raise CCompileError(_explain(p.stderr or p.stdout, cmd, origin_of_line))
+        crashes: list[str] = []
+        for flags in _flag_sets(tc.flags):
+            cmd = [tc.cc, *flags, f"-frandom-seed={key[:16]}", "-o", "kernel.so", "kernel.c",
+                   "-lm"]
+            try:
+                p = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
+                                   timeout=_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                raise CCompileError(f"C compiler timed out after {_TIMEOUT_S} s: "
+                                    f"{' '.join(cmd)}") from None
+            if p.returncode == 0:
+                break
+            log = p.stderr or p.stdout
+            if not _CRASH.search(log):
+                raise CCompileError(_explain(log, cmd, origin_of_line))
+            crashes.append(_explain(log, cmd, origin_of_line))
+        else:
+            raise CCompileError("the C compiler crashed at every optimization level it was "
+                                "given (a compiler bug; please report it with the source):\n"
+                                + "\n".join(crashes))
+        if crashes:
+            warnings.warn(f"tilec: the C compiler crashed building a kernel with "
+                          f"{_opt_level(tc.flags)} ({_crash_line(crashes[0])}); built it with "
+                          f"{_opt_level(flags)} instead, which runs slower", stacklevel=3)
         data = (Path(tmp) / "kernel.so").read_bytes()
     publish(so, data)
     publish(meta, json.dumps({
         "key": key, "sha256": hashlib.sha256(data).hexdigest(), "cc": tc.cc,
-        "flags": list(tc.flags), "compile_s": round(time.perf_counter() - t0, 3),
+        "flags": list(flags), "compile_s": round(time.perf_counter() - t0, 3),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }, indent=1).encode())
     publish(so.with_suffix(".c"), source.encode())
     return data
+
+
+def _flag_sets(flags: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """``flags``, then the same flags at each fallback optimization level."""
+    rest = tuple(f for f in flags if not f.startswith("-O"))
+    return [flags, *((level, *rest) for level in FALLBACK_OPT_LEVELS)]
+
+
+def _opt_level(flags: tuple[str, ...]) -> str:
+    return next((f for f in flags if f.startswith("-O")), "the default optimization level")
+
+
+def _crash_line(explained: str) -> str:
+    """The line of a compiler log that reports the crash."""
+    for line in explained.splitlines():
+        if _CRASH.search(line):
+            return line.strip()
+    return "an internal compiler error"
 
 
 def _explain(stderr: str, cmd: list[str], origin_of_line: Callable[[int], object] | None

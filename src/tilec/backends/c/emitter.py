@@ -21,6 +21,8 @@ How values become C (decisions, see docs in the package ``__init__``):
 * an operation may write its result into a dead operand's array (the
   operand is owned, has this one use and lives in the same block), so
   ``acc = mma(a, b, acc)`` in a loop updates the carried array in place;
+  an array is owned by at most one value (a pipeline stage that yields one
+  array as two arguments hands both on borrowed);
 * a splat constant is never materialized unless something needs an array;
   a static, in-range ``reindex`` (broadcast, transpose) read only by ``map``
   is folded into the map's indexing;
@@ -421,18 +423,30 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                 if term is None or term.name != "yield":
                     raise self.unsupported(op, f"stage {k} does not end with yield")
                 if k + 1 < len(stages):
-                    args = [self._pass_on(v, block, op) for v in term.operands]
+                    args = self._pass_on(term.operands, block, op)
                 else:
                     self.assign(carries, term.operands, term)
         for r, c in zip(op.results, carries):
             self.bind(r, c)
 
-    def _pass_on(self, v: ir.Value, block: ir.Block, op: ir.Operation) -> object:
-        """A value yielded by one pipeline stage, as the next stage's argument."""
-        r = self.get(v, op)
-        if isinstance(r, Tile) and not (r.owned and v.parent_block is block):
-            return Tile(r.name, r.shape, r.dtype, False)
-        return r
+    def _pass_on(self, vals: Sequence[ir.Value], block: ir.Block, op: ir.Operation
+                 ) -> list[object]:
+        """The values one pipeline stage yields, as the next stage's arguments.
+
+        A stage argument may overwrite its array only when the stage that yields it
+        defined it and no other argument names the same array: ``old = acc`` in one
+        stage yields one array as two arguments, and an update of one in place
+        would change the other.
+        """
+        forms = [self.get(v, op) for v in vals]
+        names = [f.name for f in forms if isinstance(f, Tile)]
+        out: list[object] = []
+        for v, r in zip(vals, forms):
+            if isinstance(r, Tile) and not (r.owned and v.parent_block is block
+                                            and names.count(r.name) == 1):
+                r = Tile(r.name, r.shape, r.dtype, False)
+            out.append(r)
+        return out
 
     # -- parallel ------------------------------------------------------------------------
     def emit_parallel(self, op: ir.Operation) -> None:
