@@ -464,3 +464,19 @@ def test_the_catalogue_is_large() -> None:
     n = (len(ARG_CASES) * len(PATHS) + len(CODE_CASES) + 2 + 2 + 3 * len(PATHS) + 4 + 2 + 2
          + 7 + 1 + 4)
     assert len(ARG_CASES) + len(CODE_CASES) >= 30 and n >= 40
+
+
+@tc.kernel
+def store_scalar(Y, alpha):
+    for _p in tc.parallel(1):
+        Y.tile((0,), (1,)).store(alpha)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_numpy_and_ml_dtypes_scalars_are_taken_on_every_path(path: str) -> None:
+    import ml_dtypes
+
+    for alpha in (ml_dtypes.bfloat16(1.5), np.float16(1.5), np.float32(1.5), np.int8(3)):
+        y = np.full(1, np.nan, np.float32)
+        run_on(path, store_scalar, y, alpha)
+        assert y[0] == float(alpha)

@@ -140,6 +140,8 @@ def number_value(x: Any, t: ir.ScalarType, what: str) -> int | float:
     """
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]
+    if isinstance(x, np.generic) and not isinstance(x, numbers.Number):
+        x = x.item()  # ml_dtypes scalars (bfloat16 ...) are not registered as numbers
     if isinstance(x, (bool, np.bool_)):
         x = int(x)
     if t.is_float:
