@@ -1,4 +1,4 @@
-"""Runtime assertions of a kernel: the error every target raises, and the host-side checks.
+"""Runtime failures of a kernel: the errors every target raises, and the host-side checks.
 
 A ``check`` operation (``docs/design/tileir.md``, "Runtime checks") stops the
 program with ``KernelAssertionError`` unless its ``i1`` condition holds. Two
@@ -18,6 +18,13 @@ kinds exist, and every target treats them alike:
   the simulator raise, the C function returns a status, a CUDA kernel writes a
   record the launcher reads); ``CheckInfo.failure`` turns what was reported
   into the same error.
+
+An integer ``floordiv``/``rem``/``cdiv`` by zero is the other runtime failure
+(``KernelArithmeticError``, tileir.md "Pure values"). It stops the program
+where a check would: a top-level division whose divisor may be zero is
+evaluated with the host checks (``HostChecks`` includes it, in program order),
+the others on the device, where each target reports it through the channel
+of its checks (``CheckInfo.division`` describes it).
 """
 
 from __future__ import annotations
@@ -30,8 +37,9 @@ import numpy as np
 
 import tilec.ir as ir
 
-__all__ = ["KernelAssertionError", "CheckInfo", "HostChecks", "host_check_ops",
-           "format_value", "encode_bits", "decode_bits"]
+__all__ = ["KernelAssertionError", "KernelArithmeticError", "CheckInfo", "HostChecks",
+           "host_check_ops", "host_divisions", "format_value", "encode_bits", "decode_bits",
+           "DIVISION_SYMBOLS"]
 
 
 class KernelAssertionError(ir.UserError, AssertionError):
@@ -66,6 +74,38 @@ class KernelAssertionError(ir.UserError, AssertionError):
         return (type(self), (self.kernel, self.message, self.location, self.values))
 
 
+DIVISION_SYMBOLS = {"floordiv": "'//'", "rem": "'%'", "cdiv": "tc.cdiv"}
+"""How a message names each integer division (the DSL spelling)."""
+
+
+class KernelArithmeticError(ir.UserError, ZeroDivisionError):
+    """An integer division of a kernel (``//``, ``%``, ``tc.cdiv``) had a zero divisor.
+
+    ``str()`` starts with ``file:line:col:`` of the division and names the
+    operation, then the source line with a caret underline.
+    """
+
+    __module__ = "tilec"  # tracebacks name the public class, tilec.KernelArithmeticError
+
+    def __init__(self, kernel: str, operation: str, location: ir.Location) -> None:
+        self.kernel = kernel
+        """The kernel (function) name."""
+        self.operation = operation
+        """The ``arith`` function that failed: ``floordiv``, ``rem`` or ``cdiv``."""
+        self.location = location
+        """Where the division is."""
+        self.filename = location.filename
+        """File of the division."""
+        self.lineno = location.line
+        """1-based line of the division."""
+        what = DIVISION_SYMBOLS.get(operation, repr(operation))
+        head = f"integer division by zero in @{kernel}: {what} ({operation}) has a zero divisor"
+        super().__init__(ir.format_located(head, location))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kernel, self.operation, self.location))
+
+
 def format_value(value: Any, t: ir.ScalarType) -> str:
     """``value`` as a number of type ``t`` (the shortest text that reads back as it)."""
     from .reference import numerics as nx  # lazily: the interpreter imports this module
@@ -95,7 +135,7 @@ def decode_bits(word: int, t: ir.ScalarType) -> Any:
 
 @dataclass(frozen=True)
 class CheckInfo:
-    """What one ``check`` operation reports when it fails."""
+    """What one ``check`` operation (or one integer division) reports when it fails."""
 
     op_id: int
     """The operation's id in its module."""
@@ -107,15 +147,26 @@ class CheckInfo:
     """The source text of each reported value."""
     types: tuple[ir.ScalarType, ...]
     """The type of each reported value."""
+    kind: str = "assert"
+    """``assert`` (a failed assertion) or ``zerodiv`` (a zero divisor; ``message`` is the
+    division's function), the ``check``'s ``kind`` attribute."""
 
     @staticmethod
     def of(op: ir.Operation) -> CheckInfo:
         """The report of ``check`` operation ``op``."""
         return CheckInfo(op.id, op.loc, str(op.attr("message")), tuple(op.attr("labels")),
-                         tuple(v.type for v in op.operands[1:]))
+                         tuple(v.type for v in op.operands[1:]), str(op.attr("kind", "assert")))
 
-    def failure(self, kernel: str, values: Sequence[Any]) -> KernelAssertionError:
+    @staticmethod
+    def division(op: ir.Operation) -> CheckInfo:
+        """The report of integer division ``op`` (an ``arith``) when its divisor is zero."""
+        return CheckInfo(op.id, op.loc, str(op.attr("fn")), (), (), "zerodiv")
+
+    def failure(self, kernel: str, values: Sequence[Any] = ()
+                ) -> KernelAssertionError | KernelArithmeticError:
         """The error for a failure with ``values`` (numbers, one per label)."""
+        if self.kind == "zerodiv":
+            return KernelArithmeticError(kernel, self.message, self.location)
         shown = [(label, format_value(v, t))
                  for label, v, t in zip(self.labels, values, self.types)]
         return KernelAssertionError(kernel, self.message, self.location, shown)
@@ -162,6 +213,23 @@ def host_check_ops(fn: ir.Function) -> dict[str, list[ir.Operation]]:
     return phases
 
 
+def host_divisions(fn: ir.Function) -> dict[str, list[ir.Operation]]:
+    """The top-level integer divisions of ``fn`` whose divisor may be zero (value ranges), by
+    phase as in ``host_check_ops``: the host evaluates them with the checks, in order."""
+    from .ranges import analyze_ranges, divisor_may_be_zero
+
+    ranges = analyze_ranges(fn)
+    phases: dict[str, list[ir.Operation]] = {"before": [], "after": []}
+    phase = "before"
+    for op in fn.entry.operations:
+        if divisor_may_be_zero(op, ranges):
+            if _cone(op, fn) is not None:
+                phases[phase].append(op)
+        elif op.name != "check" and not _is_scalar_code(op) and not op.opdef.terminator:
+            phase = "after"
+    return phases
+
+
 class HostChecks:
     """The host checks of one function, ready to evaluate on argument values."""
 
@@ -170,6 +238,9 @@ class HostChecks:
         """The function's name (for messages)."""
         self.ops = host_check_ops(fn)
         """The host checks by phase."""
+        self.divisions = host_divisions(fn)
+        """The top-level divisions whose divisor may be zero, by phase (evaluated with the
+        checks, so the first failure in program order is the one raised)."""
         self._args = list(fn.args)
         self._scalars = [k for k, a in enumerate(fn.args) if isinstance(a.type, ir.ScalarType)]
         self._passed: dict[str, tuple[Any, ...]] = {}
@@ -179,14 +250,14 @@ class HostChecks:
         order = {op.id: k for k, op in enumerate(fn.entry.operations)}
         for phase, checks in self.ops.items():
             needed: dict[int, ir.Operation] = {}
-            for c in checks:
+            for c in checks + self.divisions[phase]:
                 needed[c.id] = c
                 for d in _cone(c, fn) or []:
                     needed[d.id] = d
             self._steps[phase] = sorted(needed.values(), key=lambda o: order[o.id])
 
     def __bool__(self) -> bool:
-        return any(self.ops.values())
+        return any(self._steps.values())
 
     def run(self, values: Sequence[Any], phase: str = "before") -> None:
         """Evaluate the checks of ``phase`` on the entry-argument ``values`` (scalars and
@@ -206,7 +277,7 @@ class HostChecks:
                 if not bool(args[0]):
                     raise CheckInfo.of(op).failure(self.kernel, args[1:])
                 continue
-            env.update(zip(op.results, _evaluate(op, args)))
+            env.update(zip(op.results, _evaluate(op, args, self.kernel)))
         self._passed[phase] = key
 
 
@@ -223,7 +294,7 @@ def _number(x: Any, t: ir.ScalarType) -> Any:
     return nx.from_python(float(x) if t.is_float else int(x), dt)
 
 
-def _evaluate(op: ir.Operation, args: list[Any]) -> list[Any]:
+def _evaluate(op: ir.Operation, args: list[Any], kernel: str) -> list[Any]:
     """One scalar operation on numpy scalars, as the reference interpreter defines it."""
     from .reference import numerics as nx
 
@@ -240,6 +311,4 @@ def _evaluate(op: ir.Operation, args: list[Any]) -> list[Any]:
     try:
         return [nx.evaluate(fn, args, nx.np_dtype(operand_type), nx.np_dtype(op.result.type))]
     except ZeroDivisionError:
-        raise ZeroDivisionError(ir.format_located(
-            f"integer division by zero in '{op.name}' (computing a checked value)", op.loc)
-        ) from None
+        raise CheckInfo.division(op).failure(kernel) from None

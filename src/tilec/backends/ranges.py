@@ -19,7 +19,12 @@ the result gets the type's full range (never a wrong, wrapped bound). Sources:
   below the target's bound on a grid coordinate (``grid_bound``);
 * loop counters (``serial``/``pipeline`` with a positive constant step):
   ``[lb.lo, ub.hi - 1]``;
+* the arguments of a ``map`` region that stand for scalar operands: the operand's range;
 * any other value (parameters, loop-carried values, ``if`` results): its type's range.
+
+The same intervals decide which integer divisions need a zero-divisor test
+(``divisor_may_be_zero``): one by a constant or a provably nonzero value
+costs nothing on any target.
 
 Cost: one pass over the function, O(operations).
 """
@@ -32,7 +37,7 @@ from dataclasses import dataclass
 import tilec.ir as ir
 
 __all__ = ["Range", "I32", "I64", "type_range", "arith_range", "affine_range",
-           "analyze_ranges", "is_pow2"]
+           "analyze_ranges", "is_pow2", "INT_DIVISIONS", "is_int_division", "divisor_may_be_zero"]
 
 
 @dataclass(frozen=True)
@@ -284,6 +289,10 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
                 if op.attr("level") == "grid" and grid_bound is not None:
                     hi = min(hi, grid_bound(rank, k))
                 out[id(args[k])] = Range(0, max(0, hi - 1))
+        elif name == "map":
+            for a, v in zip(op.regions[0].entry.args, op.operands):
+                if not isinstance(v.type, ir.TileType) and type_range(v.type) is not None:
+                    out[id(a)] = get(v)
         elif name in ("serial", "pipeline"):
             lb, ub, step = (get(v) for v in op.operands[:3])
             if step.is_point and step.lo > 0:
@@ -296,3 +305,27 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
 
     block(fn.entry)
     return out
+
+
+# ------------------------------------------------------------ division by zero
+
+INT_DIVISIONS = ("floordiv", "rem", "cdiv")
+"""The ``arith`` functions that fail on an integer zero divisor."""
+
+
+def is_int_division(op: ir.Operation) -> bool:
+    """True for an integer ``floordiv``/``rem``/``cdiv`` (float ``rem`` never fails)."""
+    if op.name != "arith" or op.attr("fn") not in INT_DIVISIONS or op.num_operands != 2:
+        return False
+    t = op.operand(1).type
+    return isinstance(t, ir.ScalarType) and not t.is_float
+
+
+def divisor_may_be_zero(op: ir.Operation, ranges: dict[int, Range]) -> bool:
+    """True when integer division ``op``'s divisor is not provably nonzero under ``ranges``
+    (``analyze_ranges`` of its function); False for anything but an integer division."""
+    if not is_int_division(op):
+        return False
+    v = op.operand(1)
+    r = ranges.get(id(v)) or type_range(v.type) or I64
+    return r.lo <= 0 <= r.hi

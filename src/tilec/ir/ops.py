@@ -596,6 +596,11 @@ def _verify_check(op: Operation) -> None:
             f"check has {op.num_operands - 1} reported values but {len(labels)} labels")
 
 
+CHECK_KINDS = ("assert", "zerodiv")
+"""What a failed ``check`` reports: an assertion, or a zero divisor (lowering guards a
+division with one where the failure must stop a whole group, lowering.md)."""
+
+
 # A failed check stops the program: later effects must not move before it, so it is
 # ordered like a synchronization (it touches no memory itself).
 register_op(OpDef("check", "effect",
@@ -605,7 +610,11 @@ register_op(OpDef("check", "effect",
                                             "what failed: the assert's message or its source"),
                          "labels": AttrDef(_is_str_tuple, True,
                                            "the source text of each reported value (the "
-                                           "operands after the condition)")}))
+                                           "operands after the condition)"),
+                         "kind": AttrDef(lambda x: x in CHECK_KINDS, False,
+                                         "assert (the default): a failed assertion; zerodiv: "
+                                         "the guard of an integer division, whose function "
+                                         "is the message")}))
 
 
 # ---------------------------------------------------------------- machine form

@@ -30,7 +30,7 @@ from typing import Any
 
 from .core import Operation
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
-from .types import MemoryType, TileType
+from .types import MemoryType, TileType, i1
 from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
 
 __all__ = ["SCHEDULED_ATTRS", "MACHINE_ATTRS", "SCHEDULED_INVARIANTS", "MACHINE_INVARIANTS",
@@ -480,6 +480,13 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     wg = WGMMA_ATOMS.get(cid)
     if wg is not None:
         yield from _check_wgmma(wg, op)
+        return
+    if cid == "vote.any":
+        if not op.num_operands or len(op.results) != 1 or op.results[0].type is not i1 \
+                or not all(isinstance(v.type, TileType) and v.type.rank == 1
+                           and v.type.dtype is i1 for v in op.operands):
+            yield _Issue("vote.any takes i1 register arrays (tile<L x i1>) and returns one i1",
+                         "16", op)
         return
     if op.num_operands != len(entry.operands) or len(op.results) != len(entry.results):
         yield _Issue(f"{cid} takes ({', '.join(entry.operands)}) -> "

@@ -229,6 +229,9 @@ CATALOG: dict[str, AtomDef] = {
     e.catalog_id: e for e in (
         AtomDef("barrier.group", (), (), "group", "all threads of the group meet; orders "
                 "shared-memory accesses"),
+        AtomDef("vote.any", ("flags...",), ("any",), "group",
+                "a group barrier that also returns, to every thread, whether any register "
+                "of any thread's i1 register arrays is true (CUDA __syncthreads_or)"),
         AtomDef("shfl.xor", ("value", "lane_mask"), ("value",), "warp",
                 "the value held by lane (lane ^ lane_mask) of the same warp"),
         AtomDef("cp.async.16", ("dst_shared_view", "src_global_view", "valid_bytes"),

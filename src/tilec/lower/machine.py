@@ -18,7 +18,7 @@ thread already holds what it needs, else a repartition through shared
 memory), per-thread views of memory, the shared-memory allocator and the
 barrier tracker. The per-family rules live in ``machine_elementwise``,
 ``machine_memory``, ``machine_reduce`` and ``machine_matrix`` and register
-themselves in ``RULES``.
+themselves in ``RULES``; ``machine_divisions`` guards integer divisions.
 """
 
 from __future__ import annotations
@@ -271,6 +271,9 @@ class GroupLowering:
         """Where the Scheduled operation being lowered was written: the machine operations
         made for it take this location, so simulator and emitter messages point at the
         kernel's source line (None: the builder's)."""
+        self.speculative = False
+        """True while lowering ahead of program order (a staged load's address for a later
+        iteration): what is computed there must not fail (``machine_divisions``)."""
 
     # -- environment ------------------------------------------------------------------
     def bind(self, v: ir.Value, x: Any) -> None:
@@ -583,6 +586,8 @@ class _FunctionLowering:
         """Function-level candidate values -> their machine copies at function level."""
         self.groups: list[dict[str, Any]] = []
         """Per group: thread count and shared bytes (reported)."""
+        self.ranges: dict[int, Any] | None = None
+        """Value ranges of ``src`` (``backends.ranges``), computed when a division asks."""
 
     def outer_value(self, g: GroupLowering, v: ir.Value) -> ir.Value | None:
         """A function-level scalar inside a group: parameters directly, pure top-level

@@ -6,7 +6,8 @@ form's repartition records), then cut into common parts, and one ``map`` of
 ``tile<P>`` per part carries the region over unchanged. A ``reindex`` is a
 register renaming when every thread holds the elements it needs (broadcasts
 of row statistics, of a row vector, transposes of a loaded tile ...), else a
-repartition through shared memory.
+repartition through shared memory. Integer divisions whose divisor may be
+zero are guarded on the way (``machine_divisions``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ import tilec.ir as ir
 
 from .cloning import clone_region
 from .machine import GroupLowering, Lowered, rule
+from .machine_divisions import (
+    guard_region,
+    guard_scalar_division,
+    has_masked_registers,
+    validity,
+    vote_check,
+)
 from .schedule import SCHEDULE_ATTRS, layout_of
 
 __all__ = ["lower_map_parts", "scalar_region"]
@@ -35,6 +43,8 @@ def _constant(g: GroupLowering, op: ir.Operation) -> None:
 @rule("arith", "tuple", "tuple_get")
 def _scalar(g: GroupLowering, op: ir.Operation) -> None:
     operands = [g.scalar(v) for v in op.operands]
+    if op.name == "arith":
+        operands = guard_scalar_division(g, op, operands)
     attrs = {k: v for k, v in op.attributes.items() if k not in SCHEDULE_ATTRS}
     new = g.op(op.name, operands, [r.type for r in op.results], attrs,
                names=[r.name_hint for r in op.results])
@@ -103,10 +113,18 @@ def _map(g: GroupLowering, op: ir.Operation) -> None:
     for x in operands:
         if isinstance(x, Lowered) and x.layout is not layouts[0]:
             raise AssertionError(f"map operand in {x.layout}, result in {layouts[0]}")
-    outs = lower_map_parts(g, op.regions[0], operands, layouts,
-                           [r.type.dtype for r in op.results])
+    lay = layouts[0]
+    runs = lay.size > 0
+    guard = guard_region(g, op, [None if isinstance(v.type, ir.TileType) else v
+                                 for v in op.operands], runs, has_masked_registers(lay))
+    if guard.valid:
+        operands.append(validity(g, lay))
+    outs = lower_map_parts(g, guard.region, operands, layouts + [lay] * guard.flags,
+                           [r.type.dtype for r in op.results] + [ir.i1] * guard.flags)
     for r, x in zip(op.results, outs):
         g.bind(r, x)
+    if guard.flags:
+        vote_check(g, guard, outs[len(op.results):])
 
 
 @rule("reindex")

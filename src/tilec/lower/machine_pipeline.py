@@ -169,8 +169,14 @@ class Staging:
             stage = ld.parent
             with g.scope(g.b):
                 g.bind(stage.args[0], iv)
-                for op in _address_cone(ld, stage):
-                    g.lower_op(op)
+                # ahead of program order: nothing here may fail (the iteration's own copy of
+                # the address code checks its divisions when it runs)
+                outer, g.speculative = g.speculative, True
+                try:
+                    for op in _address_cone(ld, stage):
+                        g.lower_op(op)
+                finally:
+                    g.speculative = outer
                 window = g.lookup(ld.operand(0))
                 dst = self._version(ld, ver)
                 plan = _async_plan(g, ld) if g.async_copies else None

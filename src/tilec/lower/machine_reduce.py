@@ -26,6 +26,7 @@ from typing import Any
 import tilec.ir as ir
 
 from .machine import GroupLowering, Lowered, rule
+from .machine_divisions import guard_region
 from .machine_elementwise import scalar_region
 from .reductions import identity, merge_laws
 from .schedule import SCHEDULE_ATTRS, layout_of
@@ -50,6 +51,10 @@ def _reduce_attrs(op: ir.Operation, **over: Any) -> dict[str, Any]:
 
 @rule("reduce")
 def _reduce(g: GroupLowering, op: ir.Operation) -> None:
+    # The update's arguments are states and elements (never uniform): its divisions must
+    # divide by uniform values, checked here, before the reduction.
+    runs = math.prod(int(e) for e in op.operand(0).type.shape) > 0
+    guard_region(g, op, [None] * len(op.regions[0].entry.args), runs, False)
     strategy = op.attr("strategy")
     if strategy == "serial":
         _serial(g, op)

@@ -5,9 +5,9 @@ calling it with the kernel's user arguments (arrays for ``mem`` parameters,
 numbers for scalar parameters; shape symbols are derived from the arrays)
 validates them (see ``interop.py``), evaluates the host checks
 (``kernel_checks``), runs the kernel and raises the kernel's runtime errors
-(integer division by zero, out-of-range ``reindex`` without ``fill``, a
-failed ``assert`` as ``KernelAssertionError``) with the location of the
-operation that failed. A function with
+(an integer division by zero as ``KernelArithmeticError``, out-of-range
+``reindex`` without ``fill``, a failed ``assert`` as ``KernelAssertionError``)
+with the location of the operation that failed. A function with
 results returns them (one value, or a tuple).
 """
 
@@ -117,13 +117,14 @@ class CExecutable:
 
     def _raise(self, code: int, op_id: int, values: Any) -> None:
         check = self._src.checks.get(op_id)
-        if code == 4 and check is not None:
+        if code in (2, 4) and check is not None:  # a zero divisor, a failed check
             raise check.failure(self.name, [decode_bits(values[k], t)
                                             for k, t in enumerate(check.types)])
         name, loc = self._src.ops.get(op_id, ("?", ir.UNKNOWN))
-        if code == 2:
-            msg = ir.format_located(f"integer division by zero in '{name}'", loc)
-            raise ZeroDivisionError(msg)
+        if code == 2:  # only a division the emitter did not test: a wrong value range
+            raise RuntimeError(ir.format_located(
+                f"internal: '{name}' divided by zero although its divisor was proven nonzero",
+                loc))
         if code == 1:
             raise KernelError(ir.format_located(
                 f"'{name}' read outside its source tile and has no fill", loc))

@@ -36,7 +36,11 @@ How values become C (decisions, see docs in the package ``__init__``):
   leaves: out of the function at top level, else to the end of its
   outermost instance (an OpenMP loop cannot be left), after which the
   function returns once the nest is done. Host checks (``kernel_checks``) are
-  not emitted: the launcher evaluates them before the call.
+  not emitted: the launcher evaluates them before the call;
+* an integer division whose divisor may be zero (``ranges``) first tests it
+  and fails like a check (``TC_ERR_ZERODIV``, then the same exits), so
+  nothing after it in its instance runs; one by a constant or a provably
+  nonzero value has no test.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from tilec.backends.c.reductions import ReductionEmission
 from tilec.backends.c.values import Lazy, Splat, Tile, static_shape
 from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
 from tilec.backends.kernel_checks import CheckInfo, host_check_ops
+from tilec.backends.ranges import analyze_ranges, divisor_may_be_zero
 
 __all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
 
@@ -102,7 +107,8 @@ class CSource:
     ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
     """Operation id -> (opcode, location), for runtime error messages."""
     checks: dict[int, CheckInfo] = field(default_factory=dict)
-    """Operation id -> what an emitted ``check`` reports when it fails."""
+    """Operation id -> what an emitted ``check`` (or a tested division) reports when it
+    fails."""
 
 
 # --------------------------------------------------------------------- emitter
@@ -133,6 +139,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         self.stop_label: str | None = None
         """Inside an instance of the outermost parallel: where a failed check jumps."""
         self.stop_used = False
+        self.ranges = analyze_ranges(fn)
+        """Integer value ranges: which divisions need a zero-divisor test."""
 
     def view(self, v: ir.Value, user: ir.Operation) -> ViewRef:
         """The ``ViewRef`` of a memory value."""
@@ -547,11 +555,28 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                     word = f"(int64_t)tc_d2u((double)({x}))" if v.type.is_float \
                         else f"(int64_t)({x})"
                     self.buf.line(f"tc_ck[{k}] = {word};")
-            if self.stop_label is None:
-                self.buf.line("return tc_st[0];")
-            else:
-                self.stop_used = True
-                self.buf.line(f"goto {self.stop_label};")
+            self._leave()
+
+    def _leave(self) -> None:
+        """After a failure: out of the function at top level, else to the end of the
+        outermost instance (the function returns once the nest is done)."""
+        if self.stop_label is None:
+            self.buf.line("return tc_st[0];")
+        else:
+            self.stop_used = True
+            self.buf.line(f"goto {self.stop_label};")
+
+    def emit_arith(self, op: ir.Operation) -> None:
+        """One scalar function; an integer division whose divisor may be zero tests it first
+        and fails like a check when it is (in a ``map`` loop too: the elements before it are
+        computed, nothing after the failing one)."""
+        if divisor_may_be_zero(op, self.ranges):
+            self.checks[op.id] = CheckInfo.division(op)
+            divisor = self.scalar(op.operand(1), op)
+            with self.buf.block(f"if (__builtin_expect({divisor} == 0, 0))"):
+                self.buf.line(f"tc_fail(tc_st, TC_ERR_ZERODIV, {op.id});")
+                self._leave()
+        super().emit_arith(op)
 
     # -- pure values ---------------------------------------------------------------------
     def emit_constant(self, op: ir.Operation) -> None:

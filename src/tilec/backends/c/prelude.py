@@ -10,9 +10,11 @@ call them:
 * conversions from ``f64`` or 64-bit integers to a narrow float round once:
   first *to odd* in f32 (two spare bits make the second rounding exact);
 * float -> integer truncates toward zero, saturates, and maps NaN to 0;
-* integer ``floordiv``/``rem`` round toward negative infinity; a zero divisor
-  records error 2 in the status word and yields 0 (the launcher raises
-  ``ZeroDivisionError``);
+* integer ``floordiv``/``rem`` round toward negative infinity. The emitter
+  tests a divisor that may be zero before the division and fails like a
+  check (error 2, the launcher raises ``KernelArithmeticError``); the
+  helpers' own test records the same error and yields 0, for divisions whose
+  divisor was proven nonzero;
 * IEEE 754-2019 ``maximum``/``minimum`` (NaN wins, ``-0.0 < +0.0``);
 * float ``rem`` is Python's ``%`` (numpy's ``remainder``);
 * transcendental functions are evaluated in f64 and rounded to the type, as

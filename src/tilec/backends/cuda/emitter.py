@@ -71,7 +71,14 @@ from tilec.backends.cuda.access import (
 from tilec.backends.cuda.prelude import PRELUDE
 from tilec.backends.interop_checks import written_parameters
 from tilec.backends.kernel_checks import CheckInfo, host_check_ops
-from tilec.backends.ranges import I32, I64, Range, analyze_ranges, type_range
+from tilec.backends.ranges import (
+    I32,
+    I64,
+    Range,
+    analyze_ranges,
+    is_int_division,
+    type_range,
+)
 from tilec.lower.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
@@ -143,6 +150,8 @@ class HostStep:
     """The constant's value."""
     dtype: str = "index"
     """The result type's name."""
+    failure: CheckInfo | None = None
+    """For an integer division whose divisor may be zero: what a zero divisor raises."""
 
 
 @dataclass
@@ -182,15 +191,22 @@ class CUDASource:
     checks: list[CheckInfo] = field(default_factory=list)
     """The kernel's device checks; number ``k + 1`` in the failure record is ``checks[k]``.
     When there are any, the kernel takes the record's address as its last parameter."""
+    name: str = "?"
+    """The kernel's TileIR function name (``@name`` in error messages)."""
 
     def grid(self, values: Sequence[int]) -> tuple[int, ...]:
-        """The grid extents for parameter values ``values`` (in ``params`` order)."""
+        """The grid extents for parameter values ``values`` (in ``params`` order); a zero
+        divisor raises ``KernelArithmeticError`` (the host checks raise it first when the
+        division is before every top-level effect, as it is unless hand-written)."""
         env: dict[int, Any] = {-1 - k: int(v) for k, v in enumerate(values)}
         for st in self.host_steps:
             if st.fn == "constant":
                 env[st.key] = st.value
-            else:
-                env[st.key] = host_arith(st.fn, [env[a] for a in st.args], st.dtype)
+                continue
+            args = [env[a] for a in st.args]
+            if st.failure is not None and args[1] == 0:
+                raise st.failure.failure(self.name)
+            env[st.key] = host_arith(st.fn, args, st.dtype)
         return tuple(int(env[k]) for k in self.grid_keys)
 
     def launch_grid(self, extents: Sequence[int]) -> tuple[int, int, int]:
@@ -251,7 +267,8 @@ class CUDAEmitter(CLikeEmitter):
         "rem": "(({t})tc_rem_i64({0}, {1}))",
         "cdiv": "(({t})(-({t})tc_floordiv_i64(({t})(-{0}), {1})))",
     }
-    """Integer ``arith``: Python division without the C backend's status word."""
+    """Integer ``arith``: Python division without the C backend's status word (the lowering
+    guards every division whose divisor may be zero with a check, lowering.md)."""
 
     NO_EMISSION = "no {target} emission for this operation"
 
@@ -513,7 +530,8 @@ class CUDAEmitter(CLikeEmitter):
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
                           grid_op.attr("rank"), steps, grid_keys, self.shared_bytes + slack,
                           90 if self.wgmma else 80, "a" if self.wgmma else "",
-                          self.ops, stats, frozenset(self._aligned16), list(self.checks))
+                          self.ops, stats, frozenset(self._aligned16), list(self.checks),
+                          fn.name)
 
     def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]
                    ) -> None:
@@ -526,8 +544,9 @@ class CUDAEmitter(CLikeEmitter):
         if any(k is None for k in arg_keys) or op.result.type.is_float:
             return  # not needed by the host unless a grid extent reads it (checked later)
         key = len(steps)
+        failure = CheckInfo.division(op) if is_int_division(op) else None
         steps.append(HostStep(key, op.attr("fn"), tuple(arg_keys), None,  # type: ignore[arg-type]
-                              op.result.type.name))
+                              op.result.type.name, failure))
         keys[id(op.result)] = key
 
     def _bind_params(self) -> tuple[list[ParamInfo], list[str]]:
@@ -1227,6 +1246,15 @@ class CUDAEmitter(CLikeEmitter):
         b = self.buf
         if cid == "barrier.group":
             b.line("__syncthreads();")
+        elif cid == "vote.any":
+            # the group's or of every register of every thread, uniform: bar.red.or.pred
+            terms = [f"{x.name}[{e}]" for x in (self.regs(v, op) for v in op.operands)
+                     for e in range(x.n)]
+            var = self.name_of(op.results[0])
+            b.line(f"const uint8_t {var} = (uint8_t)(__syncthreads_or("
+                   f"{' | '.join(terms) or '0'}) != 0);")
+            self.bind(op.results[0], Scalar(var, ir.i1))
+            return
         elif cid == "shfl.xor":
             self.warp_atoms = True
             self._shfl(op)

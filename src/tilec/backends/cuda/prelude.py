@@ -15,8 +15,11 @@ Semantics (docs/design/tileir.md), as in the C prelude:
 * narrow floats live in registers as their bit patterns (``uint16_t``) and
   are computed in ``float``; every narrow result is rounded once;
 * float -> integer truncates toward zero, saturates, maps NaN to 0;
-* integer ``floordiv``/``rem`` round toward negative infinity; a zero
-  divisor yields 0 (there is no status word on the GPU);
+* integer ``floordiv``/``rem`` round toward negative infinity. A zero
+  divisor is the lowering's to report (a uniform ``check`` before the
+  division, or a group vote after an elementwise one, lowering.md) and a
+  lowered kernel never passes one here; the helpers still return 0 for it
+  (hand-written Machine IR) rather than trap;
 * ``max``/``min`` are IEEE 754-2019 ``maximum``/``minimum`` (NaN wins,
   ``-0.0 < +0.0``), not ``fmaxf``/``fminf``;
 * transcendental functions call CUDA's accurate (non-fast-math) library,

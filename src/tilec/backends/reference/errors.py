@@ -3,9 +3,9 @@
 A ``SimulationError`` is raised for a property of the *realization* that a
 GPU would not report but that makes the result wrong or undefined: a
 shared-memory race, an out-of-range access, a barrier or loop bound that not
-every thread agrees on, or Machine IR the simulator cannot execute. Ordinary
-runtime errors of the program (an integer division by zero) stay
-``InterpretError``, as in the reference interpreter.
+every thread agrees on, or Machine IR the simulator cannot execute. Runtime
+errors of the program itself are raised as the reference interpreter raises
+them (an integer division by zero is ``KernelArithmeticError``).
 """
 
 from __future__ import annotations

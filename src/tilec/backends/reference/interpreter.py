@@ -16,8 +16,10 @@ Execution strategy (an oracle, but vectorized): Python loops over parallel
 instances, loop iterations and reduction steps; everything inside one tile
 operation is numpy. ``map`` regions and reduction update regions are run once
 per step on whole arrays, so their ``arith`` operations see arrays, not
-scalars. Every runtime error is an ``InterpretError`` naming the operation
-and its source location.
+scalars. A failed ``check`` raises ``KernelAssertionError``, an integer
+division by zero ``KernelArithmeticError`` (both at once, before any later
+operation runs); every other runtime error is an ``InterpretError`` naming
+the operation and its source location.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.kernel_checks import CheckInfo, KernelAssertionError
+from tilec.backends.kernel_checks import CheckInfo, KernelArithmeticError, KernelAssertionError
 
 from . import numerics as nx
 
@@ -308,8 +310,12 @@ class Interpreter:
         operands = [self._get(env, op, v) for v in op.operands]
         try:
             results = impl(self, op, operands)
-        except (InterpretError, KernelAssertionError):
+        except (InterpretError, KernelAssertionError, KernelArithmeticError):
             raise
+        except ZeroDivisionError as e:
+            if op.name != "arith":
+                raise InterpretError(op, f"{type(e).__name__}: {e}") from e
+            raise CheckInfo.division(op).failure(self.kernel_name) from None
         except Exception as e:  # every runtime failure is reported at its operation
             raise InterpretError(op, f"{type(e).__name__}: {e}") from e
         if len(results) != len(op.results):

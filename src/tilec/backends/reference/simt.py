@@ -23,7 +23,10 @@ the race detector and the cp.async model are in ``simt_memory``.
 
 Errors: ``SimulationError`` (race, out_of_range, divergence, unsupported)
 names the offending operations with their locations; runtime errors of the
-program itself are the reference interpreter's ``InterpretError``.
+program itself are those of the reference interpreter: ``KernelAssertionError``
+(a failed check), ``KernelArithmeticError`` (an integer division by zero: the
+lowering's ``check {kind = "zerodiv"}``, or a division itself) and
+``InterpretError``.
 """
 
 from __future__ import annotations
@@ -35,7 +38,12 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.kernel_checks import CheckInfo, HostChecks, KernelAssertionError
+from tilec.backends.kernel_checks import (
+    CheckInfo,
+    HostChecks,
+    KernelArithmeticError,
+    KernelAssertionError,
+)
 
 from . import numerics as nx
 from .backend import bind_arguments
@@ -286,8 +294,10 @@ class LaneRunner:
         args = [self.get(v) for v in op.operands]
         try:
             results = impl(self, op, args, active)
-        except (SimulationError, InterpretError, KernelAssertionError):
+        except (SimulationError, InterpretError, KernelAssertionError, KernelArithmeticError):
             raise
+        except ZeroDivisionError as e:
+            raise _division_error(self, op, e) from None
         except Exception as e:  # a runtime failure of the program, located at its operation
             raise InterpretError(op, f"{type(e).__name__}: {e}") from e
         for r, v in zip(op.results, results):
@@ -357,6 +367,8 @@ class LaneRunner:
                     raise _unsupported(op, f"'{name}' inside a map/reduce region")
             except (SimulationError, InterpretError):
                 raise
+            except ZeroDivisionError as e:
+                raise _division_error(self, op, e) from None
             except Exception as e:
                 raise InterpretError(op, f"{type(e).__name__}: {e}") from e
             for r, v in zip(op.results, out):
@@ -391,6 +403,14 @@ def _arith(op: ir.Operation, args: list[Any], active: np.ndarray | None = None) 
             mask = active.reshape((-1,) + (1,) * (divisor.ndim - 1))
             args = [args[0], np.where(mask, divisor, 1).astype(divisor.dtype)]
     return nx.evaluate(fn, args, odt, _dtype(op.result.type))
+
+
+def _division_error(g: LaneRunner, op: ir.Operation, e: ZeroDivisionError) -> Exception:
+    """A zero divisor in the lane-level body: the program's error, at the division (the
+    lowering guards every division it may meet, so this is Machine IR written without)."""
+    if op.name != "arith":
+        return InterpretError(op, f"{type(e).__name__}: {e}")
+    return CheckInfo.division(op).failure(g.host.kernel_name)
 
 
 def _full(x: Any, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:

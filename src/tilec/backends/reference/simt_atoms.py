@@ -10,7 +10,8 @@ wrong answer, as on hardware.
 
 Participation rules (what a GPU leaves undefined, the simulator reports):
 
-* ``barrier.group``: every thread of the group, at uniform control flow;
+* ``barrier.group`` and ``vote.any``: every thread of the group, at uniform
+  control flow;
 * warp atoms (``mma.*``, ``ldmatrix.x4``, ``ldmatrix.x4.trans``): all 32 lanes of a
   warp or none; an ``ldmatrix`` row is 16 contiguous, 16-byte aligned bytes;
 * ``shfl.xor``: an active lane may only read an active lane of its warp.
@@ -101,12 +102,23 @@ def _barrier(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nda
         cause = ctx.divergence_cause()
         ops = [op] + ([cause] if cause is not None else [])
         why = f", because of {describe_op(cause)}" if cause is not None else ""
+        name = op.attr("catalog_id") if op.name == "atom.call" else "barrier.group"
         raise SimulationError(
-            f"barrier.group is reached by {int(active.sum())} of the group's {ctx.lanes} "
+            f"{name} is reached by {int(active.sum())} of the group's {ctx.lanes} "
             f"threads (threads {_lane_list(~active)} do not arrive{why}); a group barrier "
             f"must be at control flow that is uniform across the group", "divergence", ops)
     ctx.clock.advance(op)
     return _tokens(op)
+
+
+@atom_impl("vote.any")
+def _vote_any(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+              ) -> Sequence[Any]:
+    # A barrier first (its participation rule and its ordering of shared memory), then the
+    # group-wide or of every register.
+    _barrier(ctx, op, [], active)
+    seen = any(bool(np.asarray(x).reshape(ctx.lanes, -1)[active].any()) for x in args)
+    return [np.full(ctx.lanes, seen, bool)]
 
 
 # ------------------------------------------------------------------ shuffles

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from refir import K, bits, mem, poisoned, tile
 
+import tilec as tc
 import tilec.ir as ir
 from tilec.backends.reference import InterpretError, numerics
 
@@ -537,10 +538,12 @@ def test_errors_name_the_operation_and_location():
     y = np.zeros(1, np.int32)
     k.run(7, 2, y)
     assert y[0] == 3
-    with pytest.raises(InterpretError, match=r"kernel\.py:1:5.*'arith'.*integer floordiv by "
-                                             r"zero") as e:
+    # a zero divisor is the kernel's arithmetic error (a ZeroDivisionError), at the division
+    with pytest.raises(tc.KernelArithmeticError, match=r"kernel\.py:1:5.*integer division by "
+                                                       r"zero in @e: '//' \(floordiv\)") as e:
         k.run(7, 0, y)
-    assert e.value.op.name == "arith"
+    assert isinstance(e.value, ZeroDivisionError) and e.value.operation == "floordiv"
+    assert e.value.location.line == 1 and e.value.kernel == "e"
 
 
 def test_atom_call_and_unknown_opcodes_are_rejected():

@@ -81,3 +81,69 @@ def test_lowering_keeps_each_check_in_place_with_its_location(target: str) -> No
     assert parents == [("serial", None), ("parallel", "lane"), ("parallel", "grid")]
     fn = machine_module.lookup("stepped")
     assert after["Out.shape[0] * BM >= M"].parent is fn.entry
+
+
+# ------------------------------------------------ vote.any and zero-divisor checks
+
+
+def _voting(flag: str) -> ir.Module:
+    return machine(f"""
+        {flag}
+        %z = constant() {{value = 0}} : tile<2xi1>
+        %flags = map(%z, %f) {{shape = #domain<[2]>}} ({{
+        ^bb5(%a: i1, %b: i1):
+          %o = arith(%a, %b) {{fn = "or"}} : i1
+          yield(%o)
+        }}) : tile<2xi1>
+        %any = atom.call(%flags, %z) {{catalog_id = "vote.any"}} : i1
+        %ok = arith(%any) {{fn = "not"}} : i1
+        check(%ok) {{kind = "zerodiv", labels = [], message = "rem"}}
+        %v = view(%out, %p, %tid) {{bounds = "total", {ONE}}} : mem<1xf32, global>
+        %one = constant() {{value = 1.0}} : tile<1xf32>
+        store(%v, %one)
+    """, params="%out: mem<384xf32, global>", groups=3)
+
+
+def test_one_thread_s_flag_stops_its_whole_group_through_the_vote() -> None:
+    # thread 5 of group 2 flags: every thread of that group stops, the others store
+    m = _voting('%t5 = arith(%tid, %c4) {fn = "gt"} : i1\n'
+                '%g2 = arith(%p, %c2) {fn = "eq"} : i1\n'
+                '%f = arith(%t5, %g2) {fn = "and"} : i1')
+    ir.verify(m, "machine")
+    out = poisoned(384)
+    with pytest.raises(tc.KernelArithmeticError) as info:
+        simulate_module(m, "k", [out])
+    assert "integer division by zero in @k: '%' (rem) has a zero divisor" in str(info.value)
+    np.testing.assert_array_equal(out[:256], np.ones(256, np.float32))
+    assert np.isnan(out[256:]).all()
+
+
+def test_a_vote_no_thread_flags_passes() -> None:
+    out = poisoned(384)
+    simulate_module(_voting('%f = arith(%tid, %c0) {fn = "lt"} : i1'), "k", [out])
+    np.testing.assert_array_equal(out, np.ones(384, np.float32))
+
+
+def test_a_vote_some_threads_skip_is_divergence() -> None:
+    m = machine("""
+        %few = arith(%lane, %c16) {fn = "lt"} : i1
+        %z = constant() {value = 0} : tile<1xi1>
+        if(%few) ({
+          %any = atom.call(%z) {catalog_id = "vote.any"} : i1
+          yield()
+        }, {
+          yield()
+        })
+    """)
+    with pytest.raises(SimulationError) as info:
+        simulate_module(m, "k", [poisoned(128)])
+    assert info.value.kind == "divergence" and "vote.any is reached by 64" in str(info.value)
+
+
+def test_the_verifier_wants_i1_register_arrays_in_a_vote() -> None:
+    m = machine("""
+        %z = constant() {value = 0} : tile<2xi32>
+        %any = atom.call(%z) {catalog_id = "vote.any"} : i1
+    """)
+    with pytest.raises(ir.VerificationError, match="vote.any takes i1 register arrays"):
+        ir.verify(m, "machine")
