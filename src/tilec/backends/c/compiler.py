@@ -22,8 +22,10 @@ Flags: ``-O3 -std=c11 -fPIC -shared -ffp-contract=off -fwrapv -fno-math-errno
 -fno-trapping-math`` always (contraction off: no fused multiply-add the
 source did not ask for, so elementwise math and ``strict_fold`` are
 bit-identical to the reference; ``-fwrapv``: integer overflow wraps like
-numpy), plus ``-march=native`` and ``-fopenmp`` when the compiler accepts
-them (without OpenMP, programs run one after another).
+numpy; ``-fno-trapping-math``: the helpers' selects vectorize, and the prelude
+is written so that the rewrites it permits keep every result), plus
+``-march=native`` and ``-fopenmp`` when the compiler accepts them (without
+OpenMP, programs run one after another).
 """
 
 from __future__ import annotations
