@@ -730,10 +730,15 @@ class Capture(RegionCapture, AssertCapture, ast.NodeVisitor):
             raise self.error(node, "strings only support + in kernels")
         if fn == "pow" and isinstance(b, int) and not isinstance(b, bool) and not is_number(a) \
                 and b in (2, 3):
-            out = a
-            for _ in range(b - 1):
-                out = tiles.binary(self, node, "mul", out, a)
-            return out
+            # Integer powers are wrapping products. For floats only x * x is bit-identical
+            # to pow (x**2 is exact in f64 for every narrower type, and specials agree);
+            # x * x * x rounds twice, so x ** 3 stays a pow.
+            dt = tiles.dtype_of(a)
+            if dt is not None and (not dt.is_float or b == 2):
+                out = a
+                for _ in range(b - 1):
+                    out = tiles.binary(self, node, "mul", out, a)
+                return out
         return tiles.binary(self, node, fn, a, b)
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:

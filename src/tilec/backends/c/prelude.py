@@ -18,7 +18,9 @@ call them:
 * IEEE 754-2019 ``maximum``/``minimum`` (NaN wins, ``-0.0 < +0.0``);
 * float ``rem`` is Python's ``%`` (numpy's ``remainder``);
 * transcendental functions are evaluated in f64 and rounded to the type, as
-  the reference does. f32 ``exp`` (and so ``sigmoid``) uses ``tc_exp_wide``, a
+  the reference does; ``pow`` is the C library's C99 ``pow`` (the compiler is
+  told not to treat it as a builtin, see ``compiler.BASE_FLAGS``).
+  f32 ``exp`` (and so ``sigmoid``) uses ``tc_exp_wide``, a
   branch-free double-precision exponential (relative error about 1e-16) that
   vectorizes; its f32 rounding equals the correctly rounded one except when
   ``exp(x)`` lies within ~1e-15 relative of a rounding boundary of f32.
