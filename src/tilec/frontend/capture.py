@@ -46,6 +46,7 @@ from . import matrix, tiles, views
 from .asserts import AssertCapture
 from .builtins import IMPLS, Builtin, constexpr
 from .builtins import SURFACE as B
+from .constants import ConstantRangeError
 from .dtypes import DType, dtype_from_numpy, dtype_of_ir
 from .errors import SourceInfo, TileSyntaxError
 from .regions import RegionCapture, _Loop, _Par, _Retype, _Slot
@@ -191,7 +192,7 @@ class Capture(RegionCapture, AssertCapture, ast.NodeVisitor):
             return super().visit(node)
         except (TileSyntaxError, _Return, _Retype):
             raise
-        except (ir.LayoutError, ir.IRError) as e:
+        except (ir.LayoutError, ir.IRError, ConstantRangeError) as e:
             raise self.error(node, f"{e}") from None
         finally:
             self.builder.loc = saved

@@ -23,6 +23,7 @@ import tilec.ir as ir
 
 from . import reductions, tiles, views
 from .builtins import SURFACE as B
+from .constants import ConstantRangeError, narrowest_int
 from .loop_forms import bind_loop
 from .scopes import (
     _target_names,
@@ -241,11 +242,22 @@ class RegionCapture:
             return t, lambda r: MemVal(r, fill, window=window)
         return t, lambda r: ScalarVal(r, Affine.atom(r))
 
+    def _number_local(self, node: ast.AST, name: str, v: Any, t: ir.ScalarType) -> ir.Value:
+        """A local holding a number, as the ``t`` the region gives it (it must fit)."""
+        try:
+            return tiles.scalar_value(self, v, t)
+        except ConstantRangeError as e:
+            wide = narrowest_int(v) if isinstance(v, int) else None
+            hint = f"; make it a {wide} (e.g. {name} = tc.{wide}({v}), or declare the int " \
+                   f"arguments it meets as tc.{wide})" if wide else ""
+            raise self.error(node, f"{name} holds {v!r} here, and this region makes it {t}: "
+                             f"{e}{hint}") from None
+
     def _as_ssa(self, node: ast.AST, name: str, v: Any, t: ir.Type) -> ir.Value:
         if is_number(v):
             if not isinstance(t, ir.ScalarType):
                 raise self.error(node, f"{name}: cannot use a number where {t} is needed")
-            return tiles.scalar_value(self, v, t)
+            return self._number_local(node, name, v, t)
         if isinstance(v, MemVal) and isinstance(t, ir.TileType):
             return tiles.load_view(self, node, v).value
         return v.value
@@ -309,12 +321,14 @@ class RegionCapture:
             t = forced[name]
             if isinstance(t, ir.TileType) and isinstance(v, MemVal):
                 return tiles.load_view(self, node, v).value, TileVal
-            return tiles.scalar_value(self, v, t) if is_number(v) or isinstance(v, ScalarVal) \
+            if is_number(v):
+                return self._number_local(node, name, v, t), lambda a: ScalarVal(a,
+                                                                                  Affine.atom(a))
+            return tiles.scalar_value(self, v, t) if isinstance(v, ScalarVal) \
                 else v.value, lambda a: ScalarVal(a, Affine.atom(a))
         if is_number(v):
-            t = tiles.weak_type(v)
-            return self.const(tiles.typed_number(v, t), t), lambda a: ScalarVal(a,
-                                                                                  Affine.atom(a))
+            return self._number_local(node, name, v, tiles.weak_type(v)), \
+                lambda a: ScalarVal(a, Affine.atom(a))
         v = tiles.materialize(self, node, v)
         if isinstance(v, ScalarVal):
             return v.value, lambda a: ScalarVal(a, Affine.atom(a))
@@ -420,7 +434,7 @@ class RegionCapture:
                     if not isinstance(t, ir.ScalarType):
                         raise self.error(node, f"loop-carried {name} is {t} before the loop and "
                                          f"a number inside it")
-                    ys.append(tiles.scalar_value(self, v, t))
+                    ys.append(self._number_local(node, name, v, t))
                     continue
                 if not isinstance(v, (TileVal, ScalarVal, MemVal)) or v.value.type is not t:
                     got = describe(v)
