@@ -3,9 +3,10 @@
 TileIR's ``cast`` truncates a float toward zero to an integer, and an integer converts to
 the float of the same value: ``-0.5 -> 0 -> +0.0`` (docs/design/tileir.md, "cast"). The C
 target gave ``-0.0``: with ``-fno-trapping-math`` GCC rewrites ``(float)(int)x`` as
-``truncf(x)``, which keeps the sign of a zero. The C helper now returns 0 without
-converting when ``|x| < 1``, so wherever the compiler applies that rewrite its operand is
-never a value that truncates to a zero. The GPU run of the same kernels is
+``truncf(x)``, which keeps the sign of a zero. The C helper now converts a value with
+``|x| < 1`` as ``+0.0``, so wherever the compiler applies that rewrite its operand is never
+a value that truncates to a negative zero. NVRTC keeps the two conversions (checked on the
+PTX below); the GPU run of the same kernels is
 ``tests/device/test_cuda_float_int_round_trip.py``.
 
 Every float source type goes through every integer width and back, both through an explicit
@@ -126,17 +127,39 @@ def test_the_issue_case() -> None:
         assert (bits_of(y) == 0).all(), (target, y)
 
 
+def _ptx(source: str, arch: str) -> str:
+    """The PTX NVRTC makes of ``source`` (no driver needed), with the kernels' options."""
+    from cuda.bindings import nvrtc
+
+    from tilec.backends.cuda.compiler import OPTIONS
+
+    _, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
+    opts = [o.encode() for o in OPTIONS if not o.startswith("--ptxas")]
+    opts.append(f"-arch=compute_{arch.removeprefix('sm_')}".encode())
+    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    assert int(err) == 0, err
+    _, n = nvrtc.nvrtcGetPTXSize(prog)
+    buf = b" " * n
+    nvrtc.nvrtcGetPTX(prog, buf)
+    nvrtc.nvrtcDestroyProgram(prog)
+    return buf.decode(errors="replace")
+
+
 @pytest.mark.skipif(_NVRTC is not None, reason=f"NVRTC unavailable: {_NVRTC}")
+@pytest.mark.parametrize("fname", ["float32", "float64"])
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_cuda_source_converts_through_the_integer(arch: str) -> None:
-    """The CUDA helper is the same rule and the emitted kernel compiles for both archs."""
-    x = inputs("float32", 64)
-    y = np.full(64, np.nan, np.float32)
+def test_cuda_converts_through_the_integer(arch: str, fname: str) -> None:
+    """NVRTC keeps the float -> i32 -> float round trip two conversions (never a float
+    truncation, which would keep a zero's sign), and the kernel compiles to a cubin."""
+    x = inputs(fname, 64)
+    y = np.full(64, np.nan, x.dtype)
     comp = tc.compile(round_trip, x, y, y, IT=tc.int32, N=64, target="reference")
     src = emit_cuda(lower.lower_to_machine(comp.module, f"cuda:{arch}"), comp.fn_name)
-    helper = re.search(r"#define TC_F2I.*?\n\n", src.text, re.S)
-    assert helper and "fabs(x) < 1.0 ? 0.0 : x" in helper.group(0), helper
     assert "tc_f2i_i32(" in src.text[src.text.index("__global__"):]
+    ptx = _ptx(src.text, arch)
+    f = {"float32": "f32", "float64": "f64"}[fname]
+    assert re.search(r"cvt\.rzi\.s32\.f64", ptx) and re.search(rf"cvt\.rn\.{f}\.s32", ptx), ptx
+    assert not re.search(rf"cvt\.rzi\.{f}\.{f}", ptx), "a float -> int -> float became trunc"
     cub = compile_cubin(src.text, arch + src.arch_suffix, src.kernel, src.shared_bytes,
                         src.buffer.origin_of_line)
     assert cub.data[:4] == b"\x7fELF"

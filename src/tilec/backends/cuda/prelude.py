@@ -110,13 +110,10 @@ TC_DEV double tc_i64_to_f64_odd(int64_t x) {
   return __longlong_as_double((long long)u);
 }
 
-/* float -> integer: truncate toward zero, saturate, NaN -> 0. As in the C prelude, a value
-   that truncates to 0 converts as +0.0, so that a compiler that rewrites a float -> integer
-   -> float round trip as a truncation (which keeps a zero's sign) cannot give -0.0 */
+/* float -> integer: truncate toward zero, saturate, NaN -> 0 */
 #define TC_F2I(name, T, LO, HI, LIM)                                                  \
   TC_DEV T name(double x) {                                                             \
-    double y = fabs(x) < 1.0 ? 0.0 : x;                                                 \
-    return y != y ? (T)0 : y >= (LIM) ? (T)(HI) : y < -(LIM) ? (T)(LO) : (T)y;          \
+    return x != x ? (T)0 : x >= (LIM) ? (T)(HI) : x < -(LIM) ? (T)(LO) : (T)x;          \
   }
 TC_F2I(tc_f2i_i8, int8_t, -128, 127, 128.0)
 TC_F2I(tc_f2i_i16, int16_t, -32768, 32767, 32768.0)
