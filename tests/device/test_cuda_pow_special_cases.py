@@ -29,6 +29,7 @@ from test_pow_special_cases import (  # noqa: E402
     N,
     bases,
     pow_constants,
+    pow_reduced,
     pow_tiles,
     want,
 )
@@ -72,7 +73,8 @@ def test_constant_exponents(torch_cuda: Any, fname: str) -> None:
     dx, dy, dz = to_device(torch_cuda, x), to_device(torch_cuda, y), to_device(torch_cuda, y)
     poison(torch_cuda, dy)
     poison(torch_cuda, dz)
-    tc.compile(pow_constants, dx, dy, dz, PS=tuple(CONSTANTS), NX=N, target="cuda")(dx, dy, dz)
+    tc.compile(pow_constants, dx, dy, PS=tuple(CONSTANTS), NX=N, target="cuda")(dx, dy)
+    tc.compile(pow_reduced, dx, dz, PS=tuple(CONSTANTS), target="cuda")(dx, dz)
     hy, hz = to_host(torch_cuda, dy), to_host(torch_cuda, dz)
     for k, p in enumerate(CONSTANTS):
         close(x, float(p), hy[k], f"x ** {p!r}")

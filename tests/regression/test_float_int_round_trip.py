@@ -127,7 +127,7 @@ def test_the_issue_case() -> None:
         assert (bits_of(y) == 0).all(), (target, y)
 
 
-def _ptx(source: str, arch: str) -> str:
+def ptx_of(source: str, arch: str) -> str:
     """The PTX NVRTC makes of ``source`` (no driver needed), with the kernels' options."""
     from cuda.bindings import nvrtc
 
@@ -156,7 +156,7 @@ def test_cuda_converts_through_the_integer(arch: str, fname: str) -> None:
     comp = tc.compile(round_trip, x, y, y, IT=tc.int32, N=64, target="reference")
     src = emit_cuda(lower.lower_to_machine(comp.module, f"cuda:{arch}"), comp.fn_name)
     assert "tc_f2i_i32(" in src.text[src.text.index("__global__"):]
-    ptx = _ptx(src.text, arch)
+    ptx = ptx_of(src.text, arch)
     f = {"float32": "f32", "float64": "f64"}[fname]
     assert re.search(r"cvt\.rzi\.s32\.f64", ptx) and re.search(rf"cvt\.rn\.{f}\.s32", ptx), ptx
     assert not re.search(rf"cvt\.rzi\.{f}\.{f}", ptx), "a float -> int -> float became trunc"

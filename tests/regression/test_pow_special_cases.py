@@ -30,7 +30,10 @@ import numpy as np
 import pytest
 
 import tilec as tc
+from tilec import lower
 from tilec.backends.c.backend import probe as c_compiler_problem
+from tilec.backends.cuda.compiler import nvrtc_available
+from tilec.backends.cuda.emitter import emit_cuda
 
 PATHS = ("reference", "cpu", "cuda:sm_90", "cuda:sm_80", "metal:m1")
 """The two executable paths, then the simulator of each hardware profile."""
@@ -45,6 +48,7 @@ EXPONENTS = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, -2.0, 1.5, -1.5, INF, -I
 CONSTANTS = [*EXPONENTS, 0, 1, -1, 2, 3]
 """Compile-time exponents: every float exponent and the Python ints capture may treat apart."""
 N = 24
+_NVRTC = nvrtc_available()
 """Elements per tile: the bases twice (the C compiler vectorizes loops of this length)."""
 
 
@@ -108,12 +112,16 @@ def pow_tiles(X, E, Y, NX: tc.constexpr):
 
 
 @tc.kernel
-def pow_constants(X, Y, Z, PS: tc.constexpr, NX: tc.constexpr):
+def pow_constants(X, Y, PS: tc.constexpr, NX: tc.constexpr):
     for _p in tc.parallel(1):
         x = X.tile((0,), (NX,))
         for k in tc.static_range(len(PS)):
             Y.tile((k, 0), (1, NX)).store((x ** PS[k]).reshape((1, NX)))
-    for q in tc.parallel(NX):
+
+
+@tc.kernel
+def pow_reduced(X, Z, PS: tc.constexpr):
+    for q in tc.parallel(X.shape[0]):
         s = X.tile((q,), (1,)).load().min(axis=None)  # a 0-d tile
         for k in tc.static_range(len(PS)):
             Z.tile((k, q), (1, 1)).store(tc.broadcast_to(s ** PS[k], (1, 1)))
@@ -166,7 +174,8 @@ def test_constant_exponents(target: str, fname: str) -> None:
     x = bases(fname)
     y = np.full((len(CONSTANTS), N), np.nan, x.dtype)
     z = np.full((len(CONSTANTS), N), np.nan, x.dtype)
-    run(pow_constants, target, x, y, z, PS=tuple(CONSTANTS), NX=N)
+    run(pow_constants, target, x, y, PS=tuple(CONSTANTS), NX=N)
+    run(pow_reduced, target, x, z, PS=tuple(CONSTANTS))
     for k, p in enumerate(CONSTANTS):
         check(x, float(p), y[k], f"x ** {p!r} on {target}")
         check(x, float(p), z[k], f"reduced ** {p!r} on {target}")
@@ -201,6 +210,21 @@ def test_a_float_cube_is_one_rounding(target: str) -> None:
     y = poisoned(x)
     run(cube, target, x, y, NX=N)
     check(x, 3.0, y, target)
+
+
+@pytest.mark.skipif(_NVRTC is not None, reason=f"NVRTC unavailable: {_NVRTC}")
+@pytest.mark.parametrize("fname", ["float32", "float64"])
+def test_cuda_keeps_pow_a_library_call(fname: str) -> None:
+    """The CUDA source calls pow for ``x ** 0.5`` and NVRTC does not make it a ``sqrt``."""
+    from test_float_int_round_trip import ptx_of
+
+    x = bases(fname)
+    y = np.full((2, N), np.nan, x.dtype)
+    comp = tc.compile(pow_constants, x, y, PS=(0.5, -0.5), NX=N, target="reference")
+    src = emit_cuda(lower.lower_to_machine(comp.module, "cuda:sm_90"), comp.fn_name)
+    body = src.text[src.text.index("__global__"):]
+    assert body.count(f"tc_pow_{fname.replace('float', 'f')}(") >= 2, body
+    assert "sqrt" not in ptx_of(src.text, "sm_90")
 
 
 def test_the_issue_cases() -> None:
