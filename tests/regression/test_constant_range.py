@@ -169,7 +169,7 @@ REJECTED = [
                                                         "element type of the window"]),
     (fill_not_an_integer, (I8, I8), "X.tile((0,), (16,), fill", ["0.5 is not an integer"]),
     (convert_wide, (I8, I8), "tc.int8(", ["300 does not fit in i8"]),
-    (boolean_plus_two, (I8, I8), "m + 2", ["2 does not fit in i1 [0, 1]", ".to(tc.int16)"]),
+    (boolean_plus_two, (I8, I8), "m + 2", ["2 does not fit in i1 [0, 1]", ".to(tc.int8)"]),
     (origin_beyond_64_bits, (I8, I8), "X.tile((1180591620717411303424",
      ["view origin", "does not fit in index", "64-bit"]),
     (int64_plus_beyond_64_bits, (I64, 3), "off + ", ["does not fit in i64",

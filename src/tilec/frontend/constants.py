@@ -31,8 +31,8 @@ def int_range(t: ir.ScalarType) -> tuple[int, int]:
 
 
 def narrowest_int(v: int) -> str | None:
-    """The name of the narrowest ``tc`` integer type above ``i8`` that holds ``v``."""
-    for name, t in (("int16", ir.i16), ("int32", ir.i32), ("int64", ir.i64)):
+    """The name of the narrowest ``tc`` integer type that holds ``v`` (None: none does)."""
+    for name, t in (("int8", ir.i8), ("int16", ir.i16), ("int32", ir.i32), ("int64", ir.i64)):
         lo, hi = int_range(t)
         if lo <= v <= hi:
             return name
