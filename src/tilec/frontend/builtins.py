@@ -54,10 +54,13 @@ def implements(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 _DOCS: dict[str, str] = {
     # structured execution (control=True)
     "parallel": "parallel(*extents, threads=None, level='grid'): independent instances",
-    "serial": "serial(n) / serial(lo, hi, step=1, unroll=None): an ordered counted loop",
-    "pipeline": "pipeline(n, stages=None, window=None) / pipeline(lo, hi, step): staged loop",
+    "serial": "serial(n, *, unroll=None) / serial(lo, hi, step=1, *, unroll=None): an ordered "
+              "counted loop",
+    "pipeline": "pipeline(n, *, stages=None, window=None) / pipeline(lo, hi, step=1, *, "
+                "stages=None, window=None): staged loop",
     "stage": "stage(name=''): cut a pipeline body into the next stage (top level only)",
-    "static_range": "static_range(n) / (lo, hi, step): a loop unrolled at compile time",
+    "static_range": "static_range(n) / static_range(lo, hi, step=1): a loop unrolled at "
+                    "compile time",
     "reduction": "reduction(x, axis, policy=None): a loop over elements whose body updates state",
     "update": "update(t, origin, patch): t with patch written at origin (in a parallel nest)",
     "static_assert": "static_assert(cond, msg=''): a compile-time check",

@@ -46,6 +46,7 @@ from . import matrix, tiles, views
 from .asserts import AssertCapture
 from .builtins import IMPLS, Builtin, constexpr
 from .builtins import SURFACE as B
+from .constants import ConstantRangeError
 from .dtypes import DType, dtype_from_numpy, dtype_of_ir
 from .errors import SourceInfo, TileSyntaxError
 from .regions import RegionCapture, _Loop, _Par, _Retype, _Slot
@@ -191,7 +192,7 @@ class Capture(RegionCapture, AssertCapture, ast.NodeVisitor):
             return super().visit(node)
         except (TileSyntaxError, _Return, _Retype):
             raise
-        except (ir.LayoutError, ir.IRError) as e:
+        except (ir.LayoutError, ir.IRError, ConstantRangeError) as e:
             raise self.error(node, f"{e}") from None
         finally:
             self.builder.loc = saved
@@ -730,10 +731,15 @@ class Capture(RegionCapture, AssertCapture, ast.NodeVisitor):
             raise self.error(node, "strings only support + in kernels")
         if fn == "pow" and isinstance(b, int) and not isinstance(b, bool) and not is_number(a) \
                 and b in (2, 3):
-            out = a
-            for _ in range(b - 1):
-                out = tiles.binary(self, node, "mul", out, a)
-            return out
+            # Integer powers are wrapping products. For floats only x * x is bit-identical
+            # to pow (x**2 is exact in f64 for every narrower type, and specials agree);
+            # x * x * x rounds twice, so x ** 3 stays a pow.
+            dt = tiles.dtype_of(a)
+            if dt is not None and (not dt.is_float or b == 2):
+                out = a
+                for _ in range(b - 1):
+                    out = tiles.binary(self, node, "mul", out, a)
+                return out
         return tiles.binary(self, node, fn, a, b)
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:

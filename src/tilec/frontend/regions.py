@@ -23,6 +23,8 @@ import tilec.ir as ir
 
 from . import reductions, tiles, views
 from .builtins import SURFACE as B
+from .constants import ConstantRangeError, narrowest_int
+from .loop_forms import bind_loop
 from .scopes import (
     _target_names,
     ancestor_update,
@@ -240,11 +242,22 @@ class RegionCapture:
             return t, lambda r: MemVal(r, fill, window=window)
         return t, lambda r: ScalarVal(r, Affine.atom(r))
 
+    def _number_local(self, node: ast.AST, name: str, v: Any, t: ir.ScalarType) -> ir.Value:
+        """A local holding a number, as the ``t`` the region gives it (it must fit)."""
+        try:
+            return tiles.scalar_value(self, v, t)
+        except ConstantRangeError as e:
+            wide = narrowest_int(v) if isinstance(v, int) else None
+            hint = f"; make it a {wide} (e.g. {name} = tc.{wide}({v}), or declare the int " \
+                   f"arguments it meets as tc.{wide})" if wide else ""
+            raise self.error(node, f"{name} holds {v!r} here, and this region makes it {t}: "
+                             f"{e}{hint}") from None
+
     def _as_ssa(self, node: ast.AST, name: str, v: Any, t: ir.Type) -> ir.Value:
         if is_number(v):
             if not isinstance(t, ir.ScalarType):
                 raise self.error(node, f"{name}: cannot use a number where {t} is needed")
-            return tiles.scalar_value(self, v, t)
+            return self._number_local(node, name, v, t)
         if isinstance(v, MemVal) and isinstance(t, ir.TileType):
             return tiles.load_view(self, node, v).value
         return v.value
@@ -269,40 +282,31 @@ class RegionCapture:
             return self._parallel(node, self._call_site(it, "tc.parallel"))
         if fn is range or fn is B["serial"]:
             site = self._call_site(it, "range" if fn is range else "tc.serial")
-            lb, ub, step = self._bounds(site)
+            bounds, opts = bind_loop(site)
+            lb, ub, step = self._bounds(site, bounds)
             attrs = {}
-            if "unroll" in site.kwargs and fn is B["serial"]:
-                attrs["unroll"] = tiles.static_int(self, it, site.kwargs.pop("unroll"), "unroll")
-            if site.kwargs:
-                raise site.error(f"{site.name}() got an unexpected keyword argument "
-                                 f"{next(iter(site.kwargs))!r}")
+            if "unroll" in opts:
+                unroll = tiles.static_int(self, site.node_of("unroll"), opts["unroll"], "unroll")
+                if unroll < 1:
+                    raise site.error(f"tc.serial() needs unroll >= 1, got {unroll}", "unroll")
+                attrs["unroll"] = unroll
             return self._counted(node, "serial", lb, ub, step, attrs)
         if fn is B["pipeline"]:
             site = self._call_site(it, "tc.pipeline")
-            opts = {k: site.kwargs.pop(k) for k in ("stages", "window") if k in site.kwargs}
-            if site.kwargs:
-                raise site.error(f"tc.pipeline() got an unexpected keyword argument "
-                                 f"{next(iter(site.kwargs))!r}")
-            lb, ub, step = self._bounds(site)
+            bounds, opts = bind_loop(site)
+            lb, ub, step = self._bounds(site, bounds)
             return self._counted(node, "pipeline", lb, ub, step, opts)
         raise self.error(it, f"cannot loop over {describe(fn)} in a kernel; use tc.serial, "
                          f"tc.parallel, tc.pipeline, tc.reduction, tc.static_range or range")
 
-    def _bounds(self, site: tiles.CallSite) -> tuple[ir.Value, ir.Value, ir.Value]:
-        args = site.args
-        if not 1 <= len(args) <= 3:
-            raise site.error(f"{site.name}() takes 1 to 3 bounds, got {len(args)}")
-        if len(args) == 1:
-            lo, hi, step = 0, args[0], 1
-        else:
-            lo, hi = args[0], args[1]
-            step = args[2] if len(args) == 3 else 1
+    def _bounds(self, site: tiles.CallSite, bounds: list[tuple[Any, int | str]]
+                ) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """``lo, hi, step`` as ``index`` values (a constant step must be positive)."""
+        step, at = bounds[2]
         if isinstance(step, int) and step <= 0:
-            raise site.error(f"{site.name}() needs a positive step, got {step}", 2)
-        vals = []
-        for k, v in enumerate((lo, hi, step)):
-            vals.append(tiles.as_index(self, site.node_of(min(k, len(args) - 1)), v,
-                                       "a loop bound").value)
+            raise site.error(f"{site.name}() needs a positive step, got {step}", at)
+        vals = [tiles.as_index(self, site.node_of(where), v, "a loop bound").value
+                for v, where in bounds]
         return vals[0], vals[1], vals[2]
 
     def _loop_target(self, node: ast.For) -> str:
@@ -317,12 +321,14 @@ class RegionCapture:
             t = forced[name]
             if isinstance(t, ir.TileType) and isinstance(v, MemVal):
                 return tiles.load_view(self, node, v).value, TileVal
-            return tiles.scalar_value(self, v, t) if is_number(v) or isinstance(v, ScalarVal) \
+            if is_number(v):
+                return self._number_local(node, name, v, t), lambda a: ScalarVal(a,
+                                                                                  Affine.atom(a))
+            return tiles.scalar_value(self, v, t) if isinstance(v, ScalarVal) \
                 else v.value, lambda a: ScalarVal(a, Affine.atom(a))
         if is_number(v):
-            t = tiles.weak_type(v)
-            return self.const(tiles.typed_number(v, t), t), lambda a: ScalarVal(a,
-                                                                                  Affine.atom(a))
+            return self._number_local(node, name, v, tiles.weak_type(v)), \
+                lambda a: ScalarVal(a, Affine.atom(a))
         v = tiles.materialize(self, node, v)
         if isinstance(v, ScalarVal):
             return v.value, lambda a: ScalarVal(a, Affine.atom(a))
@@ -428,7 +434,7 @@ class RegionCapture:
                     if not isinstance(t, ir.ScalarType):
                         raise self.error(node, f"loop-carried {name} is {t} before the loop and "
                                          f"a number inside it")
-                    ys.append(tiles.scalar_value(self, v, t))
+                    ys.append(self._number_local(node, name, v, t))
                     continue
                 if not isinstance(v, (TileVal, ScalarVal, MemVal)) or v.value.type is not t:
                     got = describe(v)
@@ -564,10 +570,14 @@ class RegionCapture:
 
     # ---------------------------------------------------------------- static range
     def _static_range(self, node: ast.For, site: tiles.CallSite) -> None:
-        vals = [v for v in site.args]
-        if site.kwargs or not all(isinstance(v, int) and not isinstance(v, bool) for v in vals) \
-                or not 1 <= len(vals) <= 3:
-            raise site.error("tc.static_range() takes 1 to 3 compile-time integers")
+        bounds, _ = bind_loop(site)
+        for v, where in bounds:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise site.error(f"tc.static_range() takes compile-time integers, got "
+                                 f"{describe(v)}", where)
+        vals = [v for v, _ in bounds]
+        if vals[2] == 0:
+            raise site.error("tc.static_range() needs a nonzero step", bounds[2][1])
         name = self._loop_target(node)
         for n in ast.walk(node):
             if isinstance(n, (ast.Break, ast.Continue)) and self.sets.loop_of.get(id(n)) is node:

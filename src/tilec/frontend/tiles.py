@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import tilec.ir as ir
 
 from .builtins import implements
+from .constants import ConstantRangeError, int_range, narrowest_int, typed_number
 from .dtypes import DType, dtype_from_numpy
 from .values import Affine, Elem, MemVal, ScalarVal, TileVal, ViewTile, describe, is_number
 
@@ -291,15 +292,6 @@ def _fold_const(e: Elem) -> Any:
     raise AssertionError("non-constant expression without operands")
 
 
-def typed_number(v: Any, t: ir.ScalarType) -> Any:
-    """A Python number as the attribute value of a ``t`` constant."""
-    if t is ir.i1:
-        return bool(v)
-    if t.is_float:
-        return float(v)
-    return int(v)
-
-
 def _to_elem(cap: Capture, node: ast.AST, x: Any) -> Elem:
     """Wrap an operand as an expression node (numbers stay weak, memory is loaded)."""
     if isinstance(x, Elem):
@@ -376,6 +368,48 @@ def _operand_types(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any]) ->
     return t
 
 
+def _check_weak_numbers(cap: Capture, node: ast.AST, vals: Sequence[Any],
+                        types: Sequence[ir.ScalarType]) -> None:
+    """A Python number must fit the type it takes from the other operands (numpy's rule:
+    ``np.int32(1) + 2**32`` raises); the error says how to give that operand a wider type."""
+    for v, t in zip(vals, types):
+        others = [o for o, ot in zip(vals, types) if ot is t and not is_number(o)]
+        if not is_number(v) or not others:
+            continue
+        try:
+            typed_number(v, t)
+        except ConstantRangeError as e:
+            raise cap.error(node, f"{e}, the type of the other operand ({describe(others[0])})"
+                            f"{_widening_hint(cap, v, others)}") from None
+
+
+def _widening_hint(cap: Capture, v: Any, others: Sequence[Any]) -> str:
+    """How to make room for ``v``: declare the kernel arguments involved wider, or convert."""
+    wide = narrowest_int(v) if isinstance(v, int) else None
+    if wide is None:
+        return "; no integer type holds it (int64 is the widest)" if isinstance(v, int) else ""
+    names: list[str] = []
+
+    def sources(x: Any) -> None:  # the kernel arguments an integer expression is made of
+        if not isinstance(x, ScalarVal):
+            return
+        a = x.value
+        if isinstance(a, ir.BlockArgument) and a.owner is cap.ctx.fn.entry and a.name_hint:
+            if a.name_hint not in names:
+                names.append(a.name_hint)
+        elif x.recipe is not None:
+            for o in x.recipe[2]:
+                sources(o)
+
+    for o in others:
+        sources(o)
+    if names:
+        decl = ", ".join(f"`{n}: tc.{wide}`" for n in names)
+        return f"; declare the argument{'s' if len(names) > 1 else ''} {decl} in the " \
+               f"kernel's signature, or convert first with tc.{wide}({names[0]})"
+    return f"; convert the other operand first, e.g. with tc.{wide}(...) or .to(tc.{wide})"
+
+
 def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
                 out_type: ir.ScalarType | None = None) -> Any:
     """Apply ``arith fn`` elementwise: folds numbers, emits scalar ``arith`` or builds ``Elem``."""
@@ -399,6 +433,7 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
         typed = list(vals)
         arg_types = [t] * len(vals)
         res_t = ir.i1 if fn in _CMP else (out_type or t)
+    _check_weak_numbers(cap, node, typed, arg_types)
     # an integer operand meeting an index is widened at its sources, not after its own wrap
     typed = [widen_index(cap, v) if at is ir.index and isinstance(v, ScalarVal) else v
              for v, at in zip(typed, arg_types)]
@@ -530,7 +565,7 @@ def cast_value(cap: Capture, node: ast.AST, x: Any, t: ir.ScalarType) -> Any:
     """Convert ``x`` elementwise to ``t``."""
     x = as_tileish(cap, node, x)
     if is_number(x):
-        return ScalarVal(cap.const(typed_number(x, t), t))
+        return ScalarVal(cap.const(typed_number(_cast_number(cap, node, x, t), t), t))
     if isinstance(x, ScalarVal):
         if x.dtype is t:
             return x
@@ -545,13 +580,33 @@ def cast_value(cap: Capture, node: ast.AST, x: Any, t: ir.ScalarType) -> Any:
     raise cap.error(node, f"cannot convert {describe(x)} to {t}")
 
 
+def _cast_number(cap: Capture, node: ast.AST, x: Any, t: ir.ScalarType) -> Any:
+    """A Python number converted to ``t`` by TileIR's ``cast`` rule for floats (truncate,
+    saturate, NaN to 0; anything to ``i1`` is ``x != 0``); an integer must fit ``t``."""
+    if t.is_float or isinstance(x, bool):
+        return x
+    if t is ir.i1:
+        return x != 0
+    if isinstance(x, float):
+        lo, hi = int_range(t)
+        return 0 if math.isnan(x) else hi if x >= hi + 1 else lo if x <= lo else math.trunc(x)
+    try:
+        return typed_number(x, t)
+    except ConstantRangeError as e:
+        raise cap.error(node, f"{e}; a Python int must fit the type it is converted to "
+                        f"(write the wrapped value if that is what you mean)") from None
+
+
 def as_index(cap: Capture, node: ast.AST, x: Any, what: str = "an index") -> ScalarVal:
     """``x`` as an ``index`` scalar (integers are converted; floats are an error)."""
     x = materialize(cap, node, x)
     if isinstance(x, bool) or (is_number(x) and not isinstance(x, int)):
         raise cap.error(node, f"{what} must be an integer, got {describe(x)}")
     if isinstance(x, int):
-        return ScalarVal(cap.const(x, ir.index), Affine((), x))
+        try:
+            return ScalarVal(cap.const(typed_number(x, ir.index), ir.index), Affine((), x))
+        except ConstantRangeError as e:
+            raise cap.error(node, f"{what} {e} (coordinates are 64-bit)") from None
     if isinstance(x, ScalarVal):
         if x.dtype is ir.index:
             return x
@@ -717,8 +772,16 @@ def _full(cap: Capture, site: CallSite) -> Any:
     v = a["value"]
     if is_number(v):
         dt = weak_type(v) if a["dtype"] is None else dtype_arg(cap, site.node_of(2), a["dtype"])
+        try:
+            value = typed_number(v, dt)
+        except ConstantRangeError as e:
+            wide = narrowest_int(v) if isinstance(v, int) else None
+            hint = f"; pass dtype=tc.{wide}" if wide else ""
+            what = "the type a Python int takes without dtype=" if a["dtype"] is None \
+                else "the dtype given"
+            raise site.error(f"full(): {e}, {what}{hint}", 1) from None
         return TileVal(cap.builder.value("constant", [], ir.TileType(shape, dt),
-                                         {"value": typed_number(v, dt)}, loc=cap.loc(site.node)))
+                                         {"value": value}, loc=cap.loc(site.node)))
     if not isinstance(v, ScalarVal):
         raise site.error(f"full() fills with a number or a scalar, got {describe(v)}", 1)
     if a["dtype"] is not None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import tilec.ir as ir
 
 from .builtins import IMPLS, implements
+from .constants import ConstantRangeError
 from .dtypes import dtype_of_ir
 from .tiles import (
     TILEISH,
@@ -200,10 +201,20 @@ def view(cap: Capture, node: ast.AST, m: MemVal, origin: Any, shape: Any, fill: 
                         f"coordinates and {t.rank} extents, got {len(origin)} and {len(shape_t)}")
     if fill is not None and not is_number(fill):
         raise cap.error(node, f"fill must be a compile-time number, got {describe(fill)}")
+    if fill is not None:
+        try:
+            typed_number(fill, t.dtype)
+        except ConstantRangeError as e:
+            raise cap.error(node, f"fill={fill!r}: {e}, the element type of the window") \
+                from None
     exprs: list[ir.AffineExpr] = []
     syms: list[ir.Value] = []
     for o in origin:
         if isinstance(o, int) and not isinstance(o, bool):
+            try:
+                typed_number(o, ir.index)
+            except ConstantRangeError as e:
+                raise cap.error(node, f"a view origin {e} (coordinates are 64-bit)") from None
             exprs.append(ir.const(o))
         else:
             iv = as_index(cap, node, o, "a view origin")

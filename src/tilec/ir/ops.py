@@ -425,14 +425,23 @@ def _verify_arith(op: Operation) -> None:
     _expect(rt is arith_result_type(fn, types), f"arith {fn} result type {rt} is wrong")
 
 
+def _expect_value_of(v: Any, e: ScalarType | None, what: str) -> None:
+    """An integer-typed number must be an integer within the type's range."""
+    if e is None or not e.is_int:
+        return
+    if isinstance(v, float):
+        _fail(f"{what} {v!r} is not an integer of type {e}")
+    bits = 64 if e is index else e.bits
+    lo, hi = (0, 1) if e is i1 else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    _expect(lo <= int(v) <= hi, f"{what} {v!r} does not fit in {e} [{lo}, {hi}]")
+
+
 def _verify_constant(op: Operation) -> None:
     v = op.attr("value")
     _expect(_is_num(v), f"constant value must be a number, got {v!r}")
     t = op.result.type
     _expect(isinstance(t, (ScalarType, TileType)), "constant is a scalar or a splat tile")
-    e = _elem(t)
-    if e is not None and e.is_int and isinstance(v, float):
-        _fail(f"constant {v!r} is not an integer of type {e}")
+    _expect_value_of(v, _elem(t), "constant")
 
 
 def _verify_tuple(op: Operation) -> None:
@@ -478,6 +487,8 @@ def _verify_reindex(op: Operation) -> None:
     _expect(all(_is_index(v) for v in syms), "reindex symbols are index values")
     rt = op.result.type
     _expect(isinstance(rt, TileType) and rt.dtype is src.dtype, "reindex keeps the dtype")
+    if op.attr("fill") is not None:
+        _expect_value_of(op.attr("fill"), rt.dtype, "reindex fill")
     _expect(m.n_dims == rt.rank and m.rank == src.rank and m.n_symbols == len(syms),
             f"reindex map {m} does not map a rank-{rt.rank} result onto a rank-{src.rank} "
             f"source with {len(syms)} symbols", "1")
@@ -548,6 +559,8 @@ def _verify_load(op: Operation) -> None:
     src = op.operand(0).type
     _expect(isinstance(src, MemoryType), "load reads a memory view")
     _expect(op.result.type is TileType(src.shape, src.dtype), "load yields the view's tile")
+    if op.attr("fill") is not None:
+        _expect_value_of(op.attr("fill"), src.dtype, "load fill")
 
 
 def _verify_store(op: Operation) -> None:

@@ -30,6 +30,12 @@ multiply-add the IR did not ask for, so elementwise arithmetic and
 ``strict_fold`` ``mma``/``reduce`` (separate multiply and add, in k order)
 are bit-identical; the ``unordered_tree`` micro-kernels use FMA explicitly
 (intrinsics). ``-fwrapv`` gives numpy's wrapping integer overflow.
+``-fno-trapping-math`` lets GCC vectorize the branchy helpers, but also lets it
+rewrite a float -> integer -> float round trip as ``trunc`` (which keeps the
+sign of a zero): the float -> integer helper converts a value that truncates
+to 0 as ``+0.0``, so the rewrite cannot change a result. ``-fno-builtin-pow``
+keeps ``pow`` the C library's C99 ``pow``: GCC's vectorizer would otherwise
+turn ``pow(x, 0.5)`` into ``sqrt(x)``, which differs at ``-0.0`` and ``-inf``.
 
 Execution: the outermost ``parallel`` is an OpenMP loop over its programs in
 dynamic chunks, only when the programs hold enough estimated work

@@ -19,11 +19,17 @@ Safety rules:
   verification is never the one ``dlopen`` maps.
 
 Flags: ``-O3 -std=c11 -fPIC -shared -ffp-contract=off -fwrapv -fno-math-errno
--fno-trapping-math`` always (contraction off: no fused multiply-add the
-source did not ask for, so elementwise math and ``strict_fold`` are
-bit-identical to the reference; ``-fwrapv``: integer overflow wraps like
-numpy), plus ``-march=native`` and ``-fopenmp`` when the compiler accepts
-them (without OpenMP, programs run one after another).
+-fno-trapping-math -fno-builtin-pow`` always (contraction off: no fused
+multiply-add the source did not ask for, so elementwise math and
+``strict_fold`` are bit-identical to the reference; ``-fwrapv``: integer
+overflow wraps like numpy; ``-fno-trapping-math``: the helpers' selects
+vectorize, and the prelude is written so that the rewrites it permits keep
+every result; ``-fno-builtin-pow``: ``pow`` is always the C library's C99
+``pow``, since GCC's vectorizer turns ``pow(x, 0.5)`` into ``sqrt(x)``, which
+gives NaN for ``-inf`` and ``-0.0`` for ``-0.0`` where ``pow`` gives ``+inf``
+and ``+0.0``), plus
+``-march=native`` and ``-fopenmp`` when the compiler accepts them (without
+OpenMP, programs run one after another).
 
 A compiler crash (an internal compiler error) is the compiler's bug, not a
 rejection of the kernel: the build is retried at the lower optimization
@@ -60,7 +66,7 @@ __all__ = ["Toolchain", "CompilerNotFound", "CCompileError", "toolchain", "find_
            "cache_dir", "compile_cached", "cache_key", "BASE_FLAGS"]
 
 BASE_FLAGS = ("-O3", "-std=c11", "-fPIC", "-shared", "-ffp-contract=off", "-fwrapv",
-              "-fno-math-errno", "-fno-trapping-math")
+              "-fno-math-errno", "-fno-trapping-math", "-fno-builtin-pow")
 """Flags every kernel is compiled with."""
 
 OPTIONAL_FLAGS = (("-march=native",), ("-fopenmp",))

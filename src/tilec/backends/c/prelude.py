@@ -9,7 +9,9 @@ call them:
   infinity, NaN kept); memory holds their bit patterns (``uint16_t``);
 * conversions from ``f64`` or 64-bit integers to a narrow float round once:
   first *to odd* in f32 (two spare bits make the second rounding exact);
-* float -> integer truncates toward zero, saturates, and maps NaN to 0;
+* float -> integer truncates toward zero, saturates, and maps NaN to 0; a value
+  that truncates to 0 is converted as ``+0.0`` (the compiler may rewrite a float
+  -> integer -> float round trip as ``trunc``, which would keep a zero's sign);
 * integer ``floordiv``/``rem`` round toward negative infinity. The emitter
   tests a divisor that may be zero before the division and fails like a
   check (error 2, the launcher raises ``KernelArithmeticError``); the
@@ -18,7 +20,9 @@ call them:
 * IEEE 754-2019 ``maximum``/``minimum`` (NaN wins, ``-0.0 < +0.0``);
 * float ``rem`` is Python's ``%`` (numpy's ``remainder``);
 * transcendental functions are evaluated in f64 and rounded to the type, as
-  the reference does. f32 ``exp`` (and so ``sigmoid``) uses ``tc_exp_wide``, a
+  the reference does; ``pow`` is the C library's C99 ``pow`` (the compiler is
+  told not to treat it as a builtin, see ``compiler.BASE_FLAGS``).
+  f32 ``exp`` (and so ``sigmoid``) uses ``tc_exp_wide``, a
   branch-free double-precision exponential (relative error about 1e-16) that
   vectorizes; its f32 rounding equals the correctly rounded one except when
   ``exp(x)`` lies within ~1e-15 relative of a rounding boundary of f32.
@@ -132,10 +136,16 @@ TC_INLINE double tc_i64_to_f64_odd(int64_t x) {
   return s;
 }
 
-/* float -> integer: truncate toward zero, saturate, NaN -> 0 */
+/* float -> integer: truncate toward zero, saturate, NaN -> 0.
+   A value that truncates to 0 is replaced by +0.0 before converting: under
+   -fno-trapping-math GCC rewrites a float -> integer -> float round trip (float)(int)x as
+   truncf(x), which keeps the sign of a zero (-0.5 -> -0.0, where the integer 0 converts to
+   +0.0). Selecting on the input keeps the loops vectorizable; a select after the
+   conversion would not. */
 #define TC_F2I(name, T, LO, HI, LIM)                                              \
   TC_INLINE T name(double x) {                                                      \
-    return x != x ? (T)0 : x >= (LIM) ? (T)(HI) : x < -(LIM) ? (T)(LO) : (T)x;      \
+    double y = fabs(x) < 1.0 ? 0.0 : x;                                             \
+    return y != y ? (T)0 : y >= (LIM) ? (T)(HI) : y < -(LIM) ? (T)(LO) : (T)y;      \
   }
 TC_F2I(tc_f2i_i8, int8_t, INT8_MIN, INT8_MAX, 128.0)
 TC_F2I(tc_f2i_i16, int16_t, INT16_MIN, INT16_MAX, 32768.0)

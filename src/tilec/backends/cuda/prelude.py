@@ -24,7 +24,9 @@ Semantics (docs/design/tileir.md), as in the C prelude:
   ``-0.0 < +0.0``), not ``fmaxf``/``fminf``;
 * transcendental functions call CUDA's accurate (non-fast-math) library,
   within 2 ulp of the f64 result the reference rounds; tests compare them
-  with a tolerance, as the contract allows.
+  with a tolerance, as the contract allows. Their special cases are exact
+  (``powf``/``pow`` follow C99: ``pow(-0.0, 0.5) = +0.0``,
+  ``pow(-inf, 0.5) = +inf``; NVRTC keeps them library calls, never ``sqrt``).
 
 Kernels are compiled with ``--fmad=false``: a separate multiply and add in
 the IR stay separate (bit-identical to the reference); fused multiply-add

@@ -9,8 +9,10 @@ the interpreter can evaluate a scalar region once over a whole tile. The rules
 * transcendental functions (``exp``, ``log``, ``tanh``, ``erf``, ``pow``...)
   are evaluated in ``f64`` and rounded to the type, so the reference is as
   close to correctly rounded as numpy's ``f64`` library allows and does not
-  depend on numpy's ``f32`` SIMD approximations; ``sigmoid`` and ``rsqrt`` are
-  their defining formulas with every step rounded to the type;
+  depend on numpy's ``f32`` SIMD approximations; ``pow`` is C99 ``pow`` for
+  every element, special cases included (never numpy's ``sqrt``/``square``
+  shortcuts for a single exponent); ``sigmoid`` and ``rsqrt`` are their
+  defining formulas with every step rounded to the type;
 * float ``max``/``min`` are IEEE 754-2019 ``maximum``/``minimum`` (NaN if
   either operand is NaN, ``-0.0 < +0.0``);
 * integer ``floordiv``/``rem``/``cdiv`` follow Python (toward negative
@@ -42,7 +44,7 @@ import numpy as np
 __all__ = [
     "BF16", "np_dtype", "is_float_dtype", "compute_dtype", "round_to", "cast", "from_python",
     "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "sigmoid", "rsqrt",
-    "erf", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree", "matmul",
+    "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree", "matmul",
     "COMPARISONS", "TREE_COMBINERS",
 ]
 
@@ -289,6 +291,22 @@ def _in_f64(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def pow_(a: Any, b: Any) -> Any:
+    """C99 (IEEE 754) ``pow`` in ``f64`` for every element, rounded to ``a``'s dtype.
+
+    numpy's ``power`` takes shortcuts when it sees one exponent for all elements (a
+    scalar, a 0-d array, a broadcast): ``sqrt`` for ``0.5``, which gives
+    ``pow(-0.0, 0.5) = -0.0`` and ``pow(-inf, 0.5) = nan`` where C99 gives ``+0.0`` and
+    ``+inf``. Both operands are therefore copied out at the full shape (at least 1-d),
+    where numpy calls the C library's ``pow`` on each pair.
+    """
+    dt = np.asarray(a).dtype
+    x, y = np.broadcast_arrays(np.asarray(a, _F64), np.asarray(b, _F64))
+    shape = x.shape
+    r = np.power(np.array(x, _F64).reshape(-1), np.array(y, _F64).reshape(-1))
+    return r.reshape(shape).astype(dt)
+
+
 _erf64 = np.frompyfunc(math.erf, 1, 1)
 
 
@@ -360,7 +378,7 @@ _COMMON: dict[str, Callable[..., Any]] = {
 
 _FLOAT: dict[str, Callable[..., Any]] = {
     **_COMMON,
-    "div": np.divide, "rem": rem, "pow": _in_f64(np.power),
+    "div": np.divide, "rem": rem, "pow": pow_,
     "exp": _in_f64(np.exp), "exp2": _in_f64(np.exp2), "log": _in_f64(np.log),
     "log2": _in_f64(np.log2), "sqrt": np.sqrt, "rsqrt": rsqrt, "tanh": _in_f64(np.tanh),
     "erf": erf, "sigmoid": sigmoid, "sin": _in_f64(np.sin), "cos": _in_f64(np.cos),
