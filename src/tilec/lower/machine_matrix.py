@@ -19,7 +19,8 @@ different banks), then walks K:
   the reference interpreter's strict order).
 
 The accumulator arrives in the realization's layout (the Scheduled form's
-repartition records convert it where the plan keeps it non-resident) and
+repartition records convert it wherever it is produced in another: a
+non-resident plan, another realization's result or loop seeding it) and
 leaves in it; direct output is the store of these registers.
 """
 
@@ -32,6 +33,7 @@ import tilec.ir as ir
 from .atoms import LANE_ATOMS, MMA_ATOMS, SWIZZLE_BYTES, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_pipeline import swizzled_map
+from .options import LoweringBug
 from .schedule import layout_of
 
 __all__ = ["mac_region"]
@@ -73,6 +75,12 @@ def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool,
 def _mma(g: GroupLowering, op: ir.Operation) -> None:
     real = op.attr("realization")
     c = g.canonical(g.operand(op, 2))
+    if c.layout is not layout_of(op.result):
+        # every realization updates C in place, so D is produced in the layout C arrives in
+        raise LoweringBug(ir.format_located(
+            f"internal: the {real} mma's accumulator arrives as {c.layout} but its result is "
+            f"scheduled as {layout_of(op.result)} (the Scheduled form lacks the repartition "
+            "of C)", op.loc))
     a_t, b_t = op.operand(0).type, op.operand(1).type
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
@@ -89,7 +97,6 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _lane(g, op, c, a_view, b_view, k)
     else:
         out = _atoms(g, op, c, a_view, b_view, k)
-    assert out.layout is layout_of(op.result)
     g.bind(op.result, out)
 
 
