@@ -329,7 +329,10 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     (and before the next iteration's barrier lets the ring version be refilled)."""
     atom = WGMMA_ATOMS[op.attr("realization")]
     rn = op.attr("rn")
-    assert op.attr("gn") == 1 and op.attr("rm") == 1, "the planner proves the wgmma shape"
+    if op.attr("gn") != 1 or op.attr("rm") != 1:
+        raise LoweringBug(ir.format_located(
+            f"internal: a {op.attr('gm')}x{op.attr('gn')}/{op.attr('rm')}x{rn} rectangle is "
+            "not a warpgroup shape (the planner's wgmma rule needs gn = rm = 1)", op.loc))
     n = rn * 8
     wg = g.arith("floordiv", g.tid, g.index(128))
     accs = list(c.parts)
@@ -387,7 +390,10 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
     if op.attr("distribution") == "rectangle":
         rm, rn = op.attr("rm"), op.attr("rn")
         row0, col0 = _origin(op, warp, am, an)
-        assert len(c.parts) == 1
+        if len(c.parts) != 1:
+            raise LoweringBug(ir.format_located(
+                f"internal: the lane micro-tile accumulator is one register array, not "
+                f"{len(c.parts)} parts of {c.layout}", op.loc))
         unroll = next(x for x in (4, 2, 1) if k % x == 0)
         out = _k_loop(g, k // unroll, list(c.parts),
                       lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,

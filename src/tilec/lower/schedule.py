@@ -211,7 +211,9 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         notes.append(f"{atom_id} has no Machine realization here; the scalar reference is used")
         return ref
     d = cand.distribution
-    assert d is not None
+    if d is None:
+        raise LoweringBug(f"internal: the planner's {cand.realization} candidate of "
+                          f"{cand.op} ({atom_id}) has no subgroup distribution")
     if cand.realization == "one_atom":
         layout = L.one_atom((m, n), threads, am, an, frag.map, frag.regs)
         return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
