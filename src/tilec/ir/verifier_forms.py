@@ -309,32 +309,57 @@ def _check_layouts(ctx: _Context, op: Operation) -> Iterator[_Issue]:
 
 def _operand_layout(op: Operation, k: int) -> Any:
     """The layout ``op`` consumes operand ``k`` in: its repartition record, else the
-    producer's result layout (None when unknown, e.g. a block argument)."""
+    producer's result layout (a ``serial`` body's carried argument: the loop's result
+    layout; None when unknown, e.g. another block argument)."""
     uses = op.attr("use_layouts")
     if uses is not None and k < len(uses) and uses[k] is not None:
         return uses[k]
     v = op.operand(k)
     d = v.defining_op
     if d is None:
-        return None
+        owner = v.owner.parent_op  # type: ignore[attr-defined]
+        if owner is None or owner.name != "serial" or v.index == 0:  # type: ignore[attr-defined]
+            return None
+        lays = _result_layouts(owner)
+        return lays[v.index - 1] if v.index - 1 < len(lays) else None  # type: ignore
     lays = _result_layouts(d)
     return lays[v.index] if v.index < len(lays) else None  # type: ignore[attr-defined]
 
 
+def _consumed_as(op: Operation) -> Iterator[tuple[int, Any]]:
+    """(operand, layout) pairs ``op`` must read in a fixed layout: a map's tiles in its own,
+    an mma's accumulator in its result's, a ``serial``'s initial values and its body's
+    yielded values in the loop's carried layouts."""
+    if op.name == "map":
+        want = _result_layouts(op)[0]
+        for k, v in enumerate(op.operands):
+            if isinstance(v.type, TileType):
+                yield k, want
+    elif op.name == "mma":
+        yield 2, _result_layouts(op)[0]
+    elif op.name == "serial":
+        for k, lay in enumerate(_result_layouts(op)):
+            yield 3 + k, lay
+    elif op.name == "yield" and op.parent_op is not None and op.parent_op.name == "serial":
+        for k, lay in enumerate(_result_layouts(op.parent_op)):
+            yield k, lay
+
+
 @_per_op("13")
 def _check_repartitions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
-    """Invariant 13: an elementwise op reads its tiles in its own distribution, so any
-    other distribution of a producer is an explicit repartition (``use_layouts``)."""
-    if not _claims(ctx, op) or op.name != "map" or op.attr("exec") != "group":
+    """Invariant 13: an op that computes in a fixed distribution (elementwise ops, matrix
+    accumulators, loop-carried values) reads its tiles in it, so any other distribution of
+    a producer is an explicit repartition (``use_layouts``)."""
+    if not _claims(ctx, op) or op.attr("exec") != "group":
         return
-    want = _result_layouts(op)[0]
-    for k, v in enumerate(op.operands):
-        if not isinstance(v.type, TileType):
+    for k, want in _consumed_as(op):
+        if want is None or not isinstance(op.operand(k).type, TileType):
             continue
         got = _operand_layout(op, k)
         if got is not None and got is not want:
-            yield _Issue(f"map operand {k} is produced in another distribution than the map "
-                         "computes in, with no repartition record (use_layouts)", "13", op)
+            yield _Issue(f"{op.name} operand {k} arrives in another distribution than the "
+                         f"{op.name} reads it in, with no repartition record into that one "
+                         "(use_layouts)", "13", op)
             return
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import tilec.ir as ir
 
 from .layouts import DistLayout
-from .options import LoweringError, LowerOptions
+from .options import LoweringBug, LoweringError, LowerOptions
 
 __all__ = ["lower_to_scheduled", "lower_to_machine", "lower", "Lowering", "matrix_candidates",
            "LowerOptions", "LoweringError", "DistLayout"]
@@ -72,7 +72,8 @@ def lower_to_machine(module: ir.Module, target: str, options: LowerOptions | Non
             ir.verify(out, "machine")
         return out
     machine = lower(module, target, options).machine
-    assert machine is not None
+    if machine is None:
+        raise LoweringBug("internal: lowering to Machine TileIR returned no module")
     return machine
 
 

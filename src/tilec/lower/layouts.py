@@ -600,9 +600,8 @@ def _pieces(choice: list[int], parts: tuple[int, ...]) -> list[RegisterPiece]:
             if s != step:
                 break
             i += 1
-        if j0 is None:
+        if j0 is None or k is None:  # no thread needs these registers: any part will do
             j0, k = 0, 0
-        assert k is not None
         first_i, first_j = next(((a, choice[a]) for a in range(start, i) if choice[a] >= 0),
                                 (start, j0))
         s = step or 0

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import tilec.ir as ir
 
 from .machine import GroupLowering, Lowered, Staged, rule
+from .options import LoweringBug
 from .schedule import block_arg_layout, layout_of
 
 __all__ = ["flatten", "unflatten"]
@@ -45,6 +46,14 @@ def unflatten(layouts: Sequence[object], flat: Sequence[ir.Value]) -> list[Lower
             out.append(Lowered(lay, list(flat[pos:pos + n])))  # type: ignore[arg-type]
             pos += n
     return out
+
+
+def _terminator(block: ir.Block) -> ir.Operation:
+    """The block's ``yield`` (the Scheduled verifier gives every structured block one)."""
+    term = block.terminator
+    if term is None:
+        raise LoweringBug("internal: a block of a structured operation has no terminator")
+    return term
 
 
 def _value(g: GroupLowering, op: ir.Operation, k: int) -> Lowered | ir.Value:
@@ -91,8 +100,7 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
             for a, x in zip(block.args[1:], args):
                 g.bind(a, x)
             g.lower_block(block)
-            term = block.terminator
-            assert term is not None
+            term = _terminator(block)
             if s + 1 < len(op.regions):
                 nxt = op.regions[s + 1].entry.args[1:]
                 args = [_forward(g, v, block_arg_layout(a)) for v, a in zip(term.operands, nxt)]
@@ -126,8 +134,7 @@ def _if(g: GroupLowering, op: ir.Operation) -> None:
         g.sync.restore(before)
         with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
             g.lower_block(region.entry)
-            term = region.entry.terminator
-            assert term is not None
+            term = _terminator(region.entry)
             flat = flatten(g, [_value(g, term, k) for k in range(term.num_operands)])
             flat_yields.append(flat)
             types = [v.type for v in flat]
@@ -180,8 +187,7 @@ def _nested_parallel(g: GroupLowering, op: ir.Operation) -> None:
         for a, x in zip(block.args[rank:], inits):
             g.bind(a, x)
         g.lower_block(block)
-        term = block.terminator
-        assert term is not None
+        term = _terminator(block)
         pos = 0
         carried = []
         for k, buf in enumerate(joins):

@@ -19,7 +19,8 @@ different banks), then walks K:
   the reference interpreter's strict order).
 
 The accumulator arrives in the realization's layout (the Scheduled form's
-repartition records convert it where the plan keeps it non-resident) and
+repartition records convert it wherever it is produced in another: a
+non-resident plan, another realization's result or loop seeding it) and
 leaves in it; direct output is the store of these registers.
 """
 
@@ -32,6 +33,7 @@ import tilec.ir as ir
 from .atoms import LANE_ATOMS, MMA_ATOMS, SWIZZLE_BYTES, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_pipeline import swizzled_map
+from .options import LoweringBug
 from .schedule import layout_of
 
 __all__ = ["mac_region"]
@@ -73,6 +75,12 @@ def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool,
 def _mma(g: GroupLowering, op: ir.Operation) -> None:
     real = op.attr("realization")
     c = g.canonical(g.operand(op, 2))
+    if c.layout is not layout_of(op.result):
+        # every realization updates C in place, so D is produced in the layout C arrives in
+        raise LoweringBug(ir.format_located(
+            f"internal: the {real} mma's accumulator arrives as {c.layout} but its result is "
+            f"scheduled as {layout_of(op.result)} (the Scheduled form lacks the repartition "
+            "of C)", op.loc))
     a_t, b_t = op.operand(0).type, op.operand(1).type
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
@@ -89,7 +97,6 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _lane(g, op, c, a_view, b_view, k)
     else:
         out = _atoms(g, op, c, a_view, b_view, k)
-    assert out.layout is layout_of(op.result)
     g.bind(op.result, out)
 
 
@@ -322,7 +329,10 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     (and before the next iteration's barrier lets the ring version be refilled)."""
     atom = WGMMA_ATOMS[op.attr("realization")]
     rn = op.attr("rn")
-    assert op.attr("gn") == 1 and op.attr("rm") == 1, "the planner proves the wgmma shape"
+    if op.attr("gn") != 1 or op.attr("rm") != 1:
+        raise LoweringBug(ir.format_located(
+            f"internal: a {op.attr('gm')}x{op.attr('gn')}/{op.attr('rm')}x{rn} rectangle is "
+            "not a warpgroup shape (the planner's wgmma rule needs gn = rm = 1)", op.loc))
     n = rn * 8
     wg = g.arith("floordiv", g.tid, g.index(128))
     accs = list(c.parts)
@@ -380,7 +390,10 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
     if op.attr("distribution") == "rectangle":
         rm, rn = op.attr("rm"), op.attr("rn")
         row0, col0 = _origin(op, warp, am, an)
-        assert len(c.parts) == 1
+        if len(c.parts) != 1:
+            raise LoweringBug(ir.format_located(
+                f"internal: the lane micro-tile accumulator is one register array, not "
+                f"{len(c.parts)} parts of {c.layout}", op.loc))
         unroll = next(x for x in (4, 2, 1) if k % x == 0)
         out = _k_loop(g, k // unroll, list(c.parts),
                       lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,

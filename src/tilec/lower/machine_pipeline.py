@@ -44,6 +44,7 @@ import tilec.ir as ir
 
 from .atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 from .machine import GroupLowering, Staged
+from .options import LoweringBug
 from .schedule import layout_of, staged_loads
 
 __all__ = ["Staging", "swizzled_map"]
@@ -236,7 +237,9 @@ def swizzled_map(rows: int, cols: int) -> ir.IndexMap:
     axis is ``cols`` (K for A, N for B): column blocks of 64 elements (128 bytes), each a
     ``rows x 64`` row-major block: ``(r, c) -> (c div 64) * rows * 64 + r * 64 + c mod 64``.
     The buffer's 128-byte swizzle then permutes the 16-byte chunks of every row."""
-    assert cols % 64 == 0, cols
+    if cols % 64:
+        raise LoweringBug(f"internal: a swizzled warpgroup operand needs whole 64-element "
+                          f"column blocks, not {cols} columns (the planner's wgmma rule)")
     r, c = ir.d(0), ir.d(1)
     if cols == 64:
         return ir.IndexMap(2, [r * 64 + c])

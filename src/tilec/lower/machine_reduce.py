@@ -28,6 +28,7 @@ import tilec.ir as ir
 from .machine import GroupLowering, Lowered, rule
 from .machine_divisions import guard_region
 from .machine_elementwise import scalar_region
+from .options import LoweringBug
 from .reductions import identity, merge_laws
 from .schedule import SCHEDULE_ATTRS, layout_of
 
@@ -79,11 +80,16 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
     laws = merge_laws(op)
     direct = team == 1
     if not direct and laws is None:
-        raise AssertionError("a team reduction needs recognized merges")
+        raise LoweringBug(ir.format_located(
+            f"internal: a team-{team} row reduction without recognized merge laws (the "
+            "schedule plans teams only for reductions whose merges it recognizes)", op.loc))
     # 1. lane-local fold of each row's registers (in column order)
     shaped = []
     for x in inputs:
-        assert len(x.parts) == 1
+        if len(x.parts) != 1:
+            raise LoweringBug(ir.format_located(
+                f"internal: a row reduction's input is one register array, not "
+                f"{len(x.parts)} parts of {x.layout}", op.loc))
         shaped.append(g.op("reindex", [x.parts[0]], [ir.TileType((nrs, width), x.dtype)],
                            {"map": ir.IndexMap(2, [ir.d(0) * width + ir.d(1)])}).result)
     init = seeds if direct else [g.op("constant", [], [t], {"value": identity(law, t)}).result
@@ -91,8 +97,7 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
     local = g.op("reduce", [*shaped, *init], [ir.TileType((nrs,), t) for t in states_t],
                  _reduce_attrs(op, axes=(1,)), [scalar_region(g, op.regions[0])])
     partial = list(local.results)
-    if not direct:
-        assert laws is not None
+    if not direct and laws is not None:  # (laws are known for a team: checked above)
         # 2. shuffle tree over the team's lanes (xor keeps a team inside its subgroup)
         mask = 1
         while mask < min(team, 32):
@@ -107,7 +112,10 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
         # 4. the seed joins once
         partial = [_merge_seed(g, law, p, s) for law, p, s in zip(laws, partial, seeds)]
     for r, lay, p in zip(op.results, out_layouts, partial):
-        assert lay.local == nrs, (lay, nrs)
+        if lay.local != nrs:
+            raise LoweringBug(ir.format_located(
+                f"internal: a row reduction over {nrs} rows per thread is scheduled to "
+                f"produce {lay}", op.loc))
         g.bind(r, Lowered(lay, [p]))
 
 

@@ -211,7 +211,9 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         notes.append(f"{atom_id} has no Machine realization here; the scalar reference is used")
         return ref
     d = cand.distribution
-    assert d is not None
+    if d is None:
+        raise LoweringBug(f"internal: the planner's {cand.realization} candidate of "
+                          f"{cand.op} ({atom_id}) has no subgroup distribution")
     if cand.realization == "one_atom":
         layout = L.one_atom((m, n), threads, am, an, frag.map, frag.regs)
         return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
@@ -460,20 +462,29 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
         for a, b in _carried_edges(op):
             cl.union(a, b)
     forced: dict[tuple[ir.Operation, int], L.DistLayout] = {}
+    # Values whose layout a realization fixes whatever their class gets: a class can hold
+    # several such requirements (an mma result seeding another mma's loop, two recurrences
+    # joined by an elementwise op or a shared initial value) and only one anchor wins it.
+    fixed: dict[ir.Value, L.DistLayout] = {}
     for op, ch in g.mma.items():
         acc_in, res = op.operand(2), op.result
         mode = ch.accumulator
         loop = _recurrence_loop(op)
+        # Every realization reads C in its accumulator layout and leaves D in it, so a C of
+        # another class layout is a repartition record, never a silent mismatch.
+        forced[(op, 2)] = ch.layout
+        fixed[res] = ch.layout
         if mode in ("resident", "direct") and loop is not None:
             cl.union(res, acc_in)
             cl.set_anchor(res, _ANCHOR_MMA, ch.layout)
+            # The carried slot stays in the accumulator's registers for the whole loop; the
+            # initial value converts into it on entry and consumers of the loop result
+            # convert out of it (the rules for loop operands and uses in ``_required``).
+            pos = acc_in.index - 1  # type: ignore[attr-defined]
+            fixed[acc_in] = fixed[loop.results[pos]] = ch.layout
             if mode == "resident":
-                # C is initialized and D leaves through shared staging (not directly).
-                pos = acc_in.index - 1  # type: ignore[attr-defined]
-                init = loop.operand(3 + pos)
+                # D leaves through shared staging (not directly).
                 blocked = L.blocked(ch.layout.shape, g.threads, res.type.dtype)
-                forced[(loop, 3 + pos)] = ch.layout
-                cl.set_anchor(init, _ANCHOR_MMA, blocked)
                 for use in loop.results[pos].uses:
                     if use.owner.name in ("store", "atomic"):
                         forced[(use.owner, use.index)] = blocked
@@ -482,7 +493,6 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
             if loop is not None or ch.distribution == "scalar":
                 cl.set_anchor(acc_in, _ANCHOR_MMA if loop is not None else 1,
                               L.blocked(ch.layout.shape, g.threads, res.type.dtype))
-            forced[(op, 2)] = ch.layout
     for op, (_strategy, lay_in, lay_out) in g.reduce.items():
         if lay_in is not None:
             for k in range(op.attr("n_inputs")):
@@ -497,8 +507,7 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
         g.layouts[v] = cl.assigned(v)  # type: ignore[assignment]
     # Some producers fix their result's layout whatever the class got (another anchor of the
     # class may have won): the consumers then record a repartition.
-    for op, ch in g.mma.items():
-        g.layouts[op.result] = ch.layout
+    g.layouts.update(fixed)
     for op, (_strategy, _lay_in, lay_out) in g.reduce.items():
         for r in op.results:
             g.layouts[r] = lay_out
@@ -514,7 +523,10 @@ def _recurrence_loop(op: ir.Operation) -> ir.Operation | None:
     if c.owner is not op.parent or c.index == 0:
         return None
     y = op.parent.terminator
-    if y is None or op.result.num_uses != 1 or next(iter(op.result.uses)).owner is not y:
+    if y is None or c.num_uses != 1 or op.result.num_uses != 1:
+        return None
+    use = next(iter(op.result.uses))
+    if use.owner is not y or use.index != c.index - 1:  # yielded back into its own slot
         return None
     return loop
 
