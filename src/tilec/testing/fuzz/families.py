@@ -1,0 +1,3 @@
+"""Importing this module registers every feature family's producers and statements."""
+
+from . import gen_elementwise, gen_windows  # noqa: F401
