@@ -324,7 +324,7 @@ def operand(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
 
 def broadcastable(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     """A tile that broadcasts to ``shape``: rank 0, or one axis made unit."""
-    if len(shape) == 1 or g.s.draw(3) == 0:
+    if len(shape) != 2 or g.s.draw(3) == 0:
         if len(shape) == 1 and g.s.draw(2):
             inner = g.tile((1,), dt, depth)
             return inner
