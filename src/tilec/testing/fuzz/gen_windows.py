@@ -160,8 +160,11 @@ def _window(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
         wshape, reshaped, axes, arr_rank_shape = (1,), True, (None,), (1,)
     p = g.input_array(dt, arr_rank_shape)
     origin = window_origin(g, wshape, axes)
+    explicit = s.draw(3) if fancy else 0
+    if g.extra.get("force_load") and not explicit:
+        explicit = 1  # a pipeline's load stage reads explicitly
     return Load(p.name, origin, wshape, _fill(g, dt), shape, dt, perm, tile_t, reshaped,
-                s.draw(3) if fancy else 0)
+                explicit)
 
 
 PRODUCERS.append(Producer("base", "window", 4, lambda g, s, d: True, _window))
