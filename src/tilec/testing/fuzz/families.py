@@ -1,3 +1,10 @@
 """Importing this module registers every feature family's producers and statements."""
 
-from . import gen_elementwise, gen_loops, gen_matrix, gen_reduce, gen_windows  # noqa: F401
+from . import (  # noqa: F401
+    gen_elementwise,
+    gen_loops,
+    gen_matrix,
+    gen_parallel,
+    gen_reduce,
+    gen_windows,
+)
