@@ -4,6 +4,7 @@ from . import (  # noqa: F401
     gen_elementwise,
     gen_loops,
     gen_matrix,
+    gen_memory,
     gen_parallel,
     gen_reduce,
     gen_windows,

@@ -239,6 +239,22 @@ def _size(shape: tuple[int, ...]) -> int:
     return n
 
 
+def own_block(g: Gen, role: str, dt: DT) -> tuple[Param, tuple[IndexExpr, ...]]:
+    """A new output (or atomic target) whose extents are drawn around the grid of instance
+    blocks (ragged or with a border no instance writes), and this instance's block origin."""
+    s = g.s
+    shape = g.shape
+    shifts = [s.draw(2) for _ in shape]
+    ext, origin = [], []
+    for d, e in enumerate(shape):
+        gd = g.grid[d] if d < len(g.grid) else 1
+        ragged = s.between(-(e - 1), e) if e > 1 else s.draw(2)
+        ext.append(max(1, gd * e + shifts[d] + ragged))
+        origin.append(IndexExpr(((e, f"p{d}"),), shifts[d]) if d < len(g.grid)
+                      else IndexExpr((), shifts[d]))
+    return g.param(role, dt, tuple(ext)), tuple(origin)
+
+
 def output_store(g: Gen) -> Store:
     """A store of a drawn tile into a new output, each instance at its own block."""
     s = g.s
@@ -250,15 +266,7 @@ def output_store(g: Gen) -> Store:
     if expr_dt.is_bool and not dt.is_bool and s.draw(2):
         expr_dt = dt
     expr = g.tile(wshape, expr_dt, 3)
-    shifts = [s.draw(2) for _ in shape]
-    ext, origin = [], []
-    for d, e in enumerate(shape):
-        gd = g.grid[d] if d < len(g.grid) else 1
-        ragged = s.between(-(e - 1), e) if e > 1 else s.draw(2)
-        ext.append(max(1, gd * e + shifts[d] + ragged))
-        origin.append(IndexExpr(((e, f"p{d}"),), shifts[d]) if d < len(g.grid)
-                      else IndexExpr((), shifts[d]))
-    p = g.param("out", dt, tuple(ext))
+    p, origin = own_block(g, "out", dt)
     if transposed:
         origin = origin[::-1]
     return Store(p.name, tuple(origin), expr, "store", transposed)
