@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .gen_elementwise import Bin, Num
+from .gen_windows import loaded
 from .generator import STATEMENTS, Gen, StmtMaker
 from .numerics import DTYPES
 from .program import Env, Expr, Let, Stmt, Var
-from .gen_elementwise import Bin, Num
 
 __all__ = ["Loop", "If", "Cond"]
 
@@ -163,7 +164,7 @@ def loop_stmt(g: Gen) -> list[Stmt]:
     dt = DTYPES[s.weighted([("f32", 6), ("f16", 1), ("bf16", 1), ("i32", 2)])]
     out: list[Stmt] = []
     acc = g.fresh("acc")
-    out.append(Let(acc, g.tile(shape, dt, 2)))
+    out.append(Let(acc, loaded(g.tile(shape, dt, 2))))
     acc_v = g.bind(acc, shape, dt)
     form = s.weighted([("serial", 4), ("range", 2), ("serial_step", 2), ("range_step", 1),
                        ("pipeline", 3), ("serial_kw", 1)])
@@ -188,7 +189,7 @@ def loop_stmt(g: Gen) -> list[Stmt]:
     pipeline = form == "pipeline"
     if pipeline:
         g.extra["force_load"] = True
-    body.append(Let(x, g.tile(shape, dt, 2)))
+    body.append(Let(x, loaded(g.tile(shape, dt, 2))))
     g.extra.pop("force_load", None)
     xv = Var(x, shape, dt)
     g.scope.append(xv)
@@ -211,7 +212,7 @@ def loop_stmt(g: Gen) -> list[Stmt]:
     window = s.pick([0, 2, 3]) if pipeline else 0
     out.append(Loop(form, iv, lo, n, step, body, unroll, window))
     if s.coin(4):  # a branch on a scalar argument after the loop
-        then = [Let(acc, _update(g, acc_v, g.tile(shape, dt, 1)))]
+        then = [Let(acc, _update(g, acc_v, loaded(g.tile(shape, dt, 1))))]
         out.append(If(_cond(g, "p0"), then, []))
     return out
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import numerics as nx
+from .gen_loops import Loop
 from .generator import PRODUCERS, STATEMENTS, Gen, Producer, StmtMaker, small_extent
 from .numerics import DT, DTYPES, MV
 from .program import Env, Expr, Let, Stmt
-from .gen_loops import Loop
 
 __all__ = ["Mma", "mma_model"]
 
@@ -29,7 +29,6 @@ def mma_model(a: MV, b: MV, c: MV, precision: str, strict: bool) -> MV:
     """``c + a @ b``: the in-order value, exact under ``strict``, bounded otherwise."""
     st = c.dt
     M, K = a.shape
-    N = b.shape[1]
     if not st.is_float:  # integers: exact, wrapping in the accumulator's type
         prod = a.a.astype(np.int64) @ b.a.astype(np.int64)
         v = (c.a.astype(np.int64) + prod).astype(st.np)
@@ -157,11 +156,11 @@ def _k_loop(g: Gen) -> list[Stmt]:
     while M * BK > 8192 or BK * N > 8192:
         BK = max(1, BK // 2)
     from .gen_elementwise import Full
-    from .gen_windows import Load, window_origin
+    from .gen_windows import Load, loaded, window_origin
 
     out: list[Stmt] = []
     acc = g.fresh("acc")
-    init = g.tile((M, N), acc_dt, 1) if s.coin(3) else Full((M, N), acc_dt, 0, 1)
+    init = loaded(g.tile((M, N), acc_dt, 1)) if s.coin(3) else Full((M, N), acc_dt, 0, 1)
     out.append(Let(acc, init))
     acc_v = g.bind(acc, (M, N), acc_dt)
     n = s.weighted([(2, 4), (1, 2), (3, 2), (0, 1), (4, 1)])

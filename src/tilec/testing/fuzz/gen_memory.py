@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .generator import STATEMENTS, Gen, StmtMaker
 from .gen_windows import Load
+from .generator import STATEMENTS, Gen, StmtMaker
 from .numerics import DT, DTYPES, MV
 from .program import Env, Expr, IndexExpr, Let, Stmt, Store
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .gen_windows import loaded
 from .generator import STATEMENTS, Gen, StmtMaker
 from .numerics import DTYPES, MV, cast
 from .program import Env, Expr, Let, Stmt
@@ -121,7 +122,7 @@ def _nest(g: Gen, target: str, shape: tuple[int, ...], dt, level_from: int,
     body: list[Stmt] = []
     if depth > 1 and level_i + 1 < len(LEVELS) and s.coin(3):
         inner = g.fresh("q")
-        body.append(Let(inner, g.tile(pshape, dt, 1)))
+        body.append(Let(inner, loaded(g.tile(pshape, dt, 1))))
         body.append(_nest(g, inner, pshape, dt, level_i + 1, depth - 1))
         from .program import Var
 
@@ -140,7 +141,7 @@ def nest_stmt(g: Gen) -> list[Stmt]:
     shape = g.shape if s.draw(3) else (g.shape[::-1] if len(g.shape) == 2 else g.shape)
     dt = DTYPES[s.weighted([("f32", 5), ("i32", 1), ("f16", 1)])]
     acc = g.fresh("acc")
-    init = g.tile(shape, dt, 1)
+    init = loaded(g.tile(shape, dt, 1))
     out: list[Stmt] = [Let(acc, init)]
     g.bind(acc, shape, dt)
     if s.coin(3):

@@ -15,7 +15,7 @@ from .generator import PRODUCERS, Gen, Producer
 from .numerics import DT, MV
 from .program import Env, Expr, IndexExpr, render_number, window_index
 
-__all__ = ["Load", "window_origin", "FILLS"]
+__all__ = ["Load", "window_origin", "FILLS", "loaded"]
 
 FILLS = (0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), None)
 """Fill values of float windows (None: no fill)."""
@@ -95,6 +95,14 @@ class Load(Expr):
             out.append("window_T")
         out.append(f"fill:{self.fill}")
         return tuple(out)
+
+
+def loaded(e: Expr) -> Expr:
+    """``e`` as a tile: a bare window gets an explicit ``.load()`` (a name bound to a window
+    stays a window, which a carried or updated local must not be)."""
+    if isinstance(e, Load) and e.explicit == 0 and not e.tile_t and not e.reshaped:
+        e.explicit = 1
+    return e
 
 
 def window_origin(g: Gen, wshape: tuple[int, ...], axes: tuple[int | None, ...]) -> tuple[
