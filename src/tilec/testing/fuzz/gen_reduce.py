@@ -183,8 +183,12 @@ def _reduce(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
         axes = tuple(red)
         if rank == 0 and s.draw(2) and kind != "reduce":
             axes = None
-    while int(np.prod(in_shape_t)) > 4096:
-        in_shape_t = tuple(max(1, e // 2) if (axes is None or d in axes) else e
+    def reducible(d: int) -> bool:
+        return axes is None or d in axes
+
+    while int(np.prod(in_shape_t)) > 4096 and any(e > 1 for d, e in enumerate(in_shape_t)
+                                                  if reducible(d)):
+        in_shape_t = tuple(max(1, e // 2) if reducible(d) else e
                            for d, e in enumerate(in_shape_t))
     src_dt = dt
     dtype = None
