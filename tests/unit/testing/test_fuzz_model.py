@@ -104,3 +104,13 @@ def test_elementwise_node_models_broadcast() -> None:
     env.vars["b"] = exact(np.array([[10.0], [20.0]], np.float32), F32)
     r = Bin("add", Var("a", (1, 2), F32), Var("b", (2, 1), F32), (2, 2), F32).model(env)
     assert r.a.tolist() == [[11.0, 12.0], [21.0, 22.0]]
+
+
+def test_pow_follows_c99_special_cases() -> None:
+    # numpy's power gives NaN and -0.0 here; C99 / IEEE 754 pow (the "f64 result" the docs
+    # define transcendental functions by) gives +inf and +0.0
+    x = exact(np.array([-np.inf, -0.0, 4.0, -8.0, -2.0], np.float32), F32)
+    y = exact(np.array([0.5, 0.5, 0.5, 3.0, 0.5], np.float32), F32)
+    r = nx.binary("pow", x, y)
+    assert r.a[0] == np.inf and r.a[1] == 0.0 and not np.signbit(r.a[1])
+    assert r.a[2] == 2.0 and r.a[3] == -512.0 and np.isnan(r.a[4])

@@ -319,15 +319,17 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
     try:
         while True:
             for i in pool.idle():
-                if pending_shrinks and (f := pending_shrinks.pop(0)).path != "cuda":
+                if pending_shrinks:
+                    f = pending_shrinks.pop(0)
+                    if f.path == "cuda":  # the device is in this process
+                        _shrink_gpu(camp, f, gpu_runner, out_dir, workdir, timeout,
+                                    shrink_trials, shrink_seconds)
+                        continue
                     pool.submit(i, {"kind": "shrink", "choices": f.choices, "path": f.path,
                                     "signature": _signature(f.outcome, f.path),
                                     "weights": camp.weights, "timeout": timeout,
                                     "max_trials": shrink_trials, "max_seconds": shrink_seconds,
                                     "failure": f.index})
-                elif pending_shrinks and f.path == "cuda":
-                    _shrink_gpu(camp, f, gpu_runner, out_dir, workdir, timeout, shrink_trials,
-                                shrink_seconds)
                 elif more():
                     pool.submit(i, {"kind": "run", "index": next_index,
                                     "stream_seed": program_seed(seed, next_index),

@@ -311,7 +311,7 @@ def binary(fn: str, x: MV, y: MV) -> MV:
             elif fn == "rem":
                 v = np.remainder(a, b)
             elif fn == "pow":
-                v = np.power(a.astype(_F64), b.astype(_F64))
+                v = c_pow(a.astype(_F64), b.astype(_F64))
             else:
                 raise ValueError(f"no float {fn}")
             ex, ey = np.broadcast_arrays(x.e, y.e)
@@ -349,6 +349,26 @@ def binary(fn: str, x: MV, y: MV) -> MV:
         return MV(v, np.asarray(e, _F64), dt)
 
 
+def _pow1(x: float, y: float) -> float:
+    import math
+
+    try:
+        return math.pow(x, y)
+    except ValueError:  # a negative base and a non-integer exponent
+        return math.nan
+    except OverflowError:
+        odd = float(y).is_integer() and int(y) % 2 == 1
+        return -math.inf if x < 0 and odd else math.inf
+
+
+def c_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``pow`` in f64 with C99/IEEE 754 special cases (``pow(-inf, 0.5) = +inf``,
+    ``pow(-0.0, 0.5) = +0.0``), which numpy's ``power`` does not follow."""
+    x, y = np.broadcast_arrays(np.asarray(x, _F64), np.asarray(y, _F64))
+    flat = [_pow1(float(a), float(b)) for a, b in zip(x.reshape(-1), y.reshape(-1))]
+    return np.array(flat, _F64).reshape(x.shape)
+
+
 def _transcendental_pow(x: MV, y: MV, v: np.ndarray) -> MV:
     dt = x.dt
     out = round_to(v, dt)
@@ -356,8 +376,8 @@ def _transcendental_pow(x: MV, y: MV, v: np.ndarray) -> MV:
     xa, ya = np.broadcast_arrays(x.f64(), y.f64())
     ex, ey = np.broadcast_arrays(x.e, y.e)
     with np.errstate(all="ignore"):
-        lo = np.power(xa - ex, ya)
-        hi = np.power(xa + ex, ya)
+        lo = c_pow(xa - ex, ya)
+        hi = c_pow(xa + ex, ya)
         prop = np.where(ex > 0, np.maximum(np.abs(lo - vf), np.abs(hi - vf)), 0.0)
         prop = np.where((ex > 0) & (xa - ex <= 0), np.inf, prop)
         prop = np.where(ey > 0, np.inf, prop)
