@@ -447,18 +447,16 @@ def unary(fn: str, x: MV) -> MV:
         f = _erf if fn == "erf" else _UNARY_F64[fn]
         out = round_to(f(xa), dt)
         vf = out.astype(_F64)
-        if fn == "sigmoid":  # tileir.md: its defining formula, every step rounded to the type
+        if fn in ("sigmoid", "rsqrt"):
+            # tileir.md: their defining formulas, each step rounded; 16-bit types compute in
+            # f32 and round once at the end, like all their arithmetic
             (a,) = _compute(dt, x.a)
             one = np.ones_like(a)
-            ex = round_to(np.exp(round_to(-a.astype(_F64), dt).astype(_F64)), dt).astype(
-                dt.compute)
-            den = round_to((one + ex), dt).astype(dt.compute)
-            out = round_to(one / den, dt)
-            vf = out.astype(_F64)
-        elif fn == "rsqrt":
-            (a,) = _compute(dt, x.a)
-            sq = round_to(np.sqrt(a), dt).astype(dt.compute)
-            out = round_to(np.ones_like(a) / sq, dt)
+            if fn == "sigmoid":
+                ex = np.exp((-a).astype(_F64)).astype(a.dtype)
+                out = round_to((one / (one + ex)).astype(a.dtype), dt)
+            else:
+                out = round_to((one / np.sqrt(a)).astype(a.dtype), dt)
             vf = out.astype(_F64)
         lo, hi = f(xa - x.e), f(xa + x.e)
         prop = np.where(x.e > 0, np.maximum(np.abs(lo - vf), np.abs(hi - vf)), 0.0)
