@@ -114,3 +114,6 @@ def test_pow_follows_c99_special_cases() -> None:
     r = nx.binary("pow", x, y)
     assert r.a[0] == np.inf and r.a[1] == 0.0 and not np.signbit(r.a[1])
     assert r.a[2] == 2.0 and r.a[3] == -512.0 and np.isnan(r.a[4])
+    z = exact(np.array([0.0, -0.0, -0.0], np.float32), F32)
+    p = exact(np.array([-1.0, -1.0, -2.0], np.float32), F32)
+    assert nx.binary("pow", z, p).a.tolist() == [np.inf, -np.inf, np.inf]  # poles

@@ -352,12 +352,14 @@ def binary(fn: str, x: MV, y: MV) -> MV:
 def _pow1(x: float, y: float) -> float:
     import math
 
+    odd = float(y).is_integer() and int(y) % 2 == 1
+    if x == 0 and y < 0:  # C99: a pole, +-inf (Python raises instead)
+        return math.copysign(math.inf, x) if odd else math.inf
     try:
         return math.pow(x, y)
     except ValueError:  # a negative base and a non-integer exponent
         return math.nan
     except OverflowError:
-        odd = float(y).is_integer() and int(y) % 2 == 1
         return -math.inf if x < 0 and odd else math.inf
 
 
