@@ -29,8 +29,11 @@ class Full(Expr):
     """``tc.full(shape, v, dt)`` (or ``zeros``/``ones``)."""
 
     shape: tuple[int, ...]
+    """The tile shape."""
     dt: DT
+    """The element type."""
     value: float | int | bool
+    """The constant."""
     how: int = 0
     """0: ``tc.full``, 1: ``tc.zeros``/``tc.ones`` when the value allows."""
 
@@ -54,8 +57,11 @@ class Num(Expr):
     """A Python number as an operand: it takes the other operand's type."""
 
     value: float | int
+    """The number as written."""
     dt: DT
+    """The type it takes from the other operand."""
     shape: tuple[int, ...] = ()
+    """Always rank 0."""
 
     def render(self) -> str:
         return render_number(self.value, self.dt)
@@ -72,9 +78,13 @@ class Scalar(Expr):
     """A runtime scalar argument as an operand: converted to the tile's type."""
 
     name: str
+    """The parameter's name."""
     src: DT
+    """The scalar's own type."""
     dt: DT
+    """The tile type it is converted to."""
     shape: tuple[int, ...] = ()
+    """Always rank 0."""
     features = ("scalar_arg",)
 
     def render(self) -> str:
@@ -89,10 +99,15 @@ class Bin(Expr):
     """``a op b`` or ``tc.maximum``/``tc.minimum`` (numpy broadcasting)."""
 
     fn: str
+    """The arith function (add, sub, ..., max, min, and, or, xor)."""
     a: Expr
+    """Left operand."""
     b: Expr
+    """Right operand (a tile, a broadcast tile, a number or a scalar)."""
     shape: tuple[int, ...]
+    """The broadcast shape."""
     dt: DT
+    """The operands' (and result's) type."""
 
     def render(self) -> str:
         if self.fn in ("max", "min"):
@@ -116,9 +131,13 @@ class Un(Expr):
     """``-a``, ``~a``, ``tc.abs(a)``, ``tc.exp(a)`` ..."""
 
     fn: str
+    """The function (neg, not, abs, sqrt, floor, exp, ...)."""
     a: Expr
+    """The operand."""
     shape: tuple[int, ...]
+    """Its shape."""
     dt: DT
+    """Its type."""
 
     def render(self) -> str:
         if self.fn == "neg":
@@ -143,9 +162,13 @@ class Cast(Expr):
     """``a.to(dt)``, ``tc.cast(a, dt)`` or ``dt(a)``."""
 
     a: Expr
+    """The value converted."""
     shape: tuple[int, ...]
+    """Its shape."""
     dt: DT
+    """The target type."""
     how: int = 0
+    """0: ``.to``; 1: ``tc.cast``; 2: the dtype called."""
 
     def render(self) -> str:
         if self.how == 1:
@@ -168,10 +191,15 @@ class Cmp(Expr):
     """``a < b`` ... (a ``bool_`` tile)."""
 
     fn: str
+    """lt, le, gt, ge, eq or ne."""
     a: Expr
+    """Left operand."""
     b: Expr
+    """Right operand."""
     shape: tuple[int, ...]
+    """The broadcast shape."""
     dt: DT
+    """``i1``."""
 
     def render(self) -> str:
         return f"({self.a.render()} {_CMP_SYM[self.fn]} {self.b.render()})"
@@ -188,10 +216,15 @@ class Where(Expr):
     """``tc.where(c, a, b)``."""
 
     c: Expr
+    """The ``bool_`` condition."""
     a: Expr
+    """Where true."""
     b: Expr
+    """Where false."""
     shape: tuple[int, ...]
+    """The result shape."""
     dt: DT
+    """The result type."""
 
     def render(self) -> str:
         return f"tc.where({self.c.render()}, {self.a.render()}, {self.b.render()})"
@@ -208,10 +241,15 @@ class Fma(Expr):
     """``tc.fma(a, b, c)``."""
 
     a: Expr
+    """First factor."""
     b: Expr
+    """Second factor."""
     c: Expr
+    """Addend."""
     shape: tuple[int, ...]
+    """The shape."""
     dt: DT
+    """The type."""
 
     def render(self) -> str:
         return f"tc.fma({self.a.render()}, {self.b.render()}, {self.c.render()})"
@@ -231,8 +269,11 @@ class View(Expr):
     kind: str
     """``T``, ``expand0``, ``expand1``, ``broadcast``, ``slice``, ``reshape``."""
     a: Expr
+    """The tile viewed."""
     shape: tuple[int, ...]
+    """The view's shape."""
     dt: DT
+    """The element type."""
     start: tuple[int, ...] = ()
     """Slice starts (``slice``)."""
     step: tuple[int, ...] = ()

@@ -29,7 +29,9 @@ class Cond:
     kind: str
     """``even`` or ``gt``."""
     name: str
+    """An index local or a scalar parameter."""
     const: int | float = 0
+    """What ``gt`` compares with."""
 
     def render(self) -> str:
         if self.kind == "even":
@@ -51,8 +53,11 @@ class If(Stmt):
     """``if cond:`` / ``else:`` over lists of statements."""
 
     cond: Cond
+    """The runtime condition."""
     then: list[Stmt]
+    """Run when it holds."""
     orelse: list[Stmt] = field(default_factory=list)
+    """Run otherwise."""
 
     def render(self, lines: list[str], indent: int) -> None:
         pad = "    " * indent
@@ -92,11 +97,17 @@ class Loop(Stmt):
     form: str
     """``serial``, ``range``, ``serial_step``, ``serial_kw``, ``range_step``, ``pipeline``."""
     iv: str
+    """The induction variable."""
     lo: int
+    """First value."""
     hi: int
+    """Bound (exclusive)."""
     step: int
+    """Positive step."""
     body: list[Stmt]
+    """The body (a pipeline's holds a ``Stage``)."""
     unroll: int = 0
+    """``unroll=`` of ``tc.serial`` (0: not given)."""
     window: int = 0
     """Pipelines: ``window=`` (0: not given)."""
 

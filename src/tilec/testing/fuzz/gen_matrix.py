@@ -76,12 +76,19 @@ class Mma(Expr):
     """``tc.mma(a, b, c, precision=..., order=...)``, ``tc.dot(a, b)`` or ``a @ b``."""
 
     a: Expr
+    """The M x K operand."""
     b: Expr
+    """The K x N operand."""
     c: Expr | None
+    """The accumulator (None: ``tc.dot`` / ``@`` from zero)."""
     shape: tuple[int, ...]
+    """M x N."""
     dt: DT
+    """The accumulator's type."""
     precision: str = "exact"
+    """``exact`` or ``tf32``."""
     order: str | None = None
+    """``strict_fold`` or None (the default order)."""
     form: int = 0
     """0: ``tc.mma``; 1: ``tc.dot``; 2: ``@``."""
 

@@ -28,10 +28,15 @@ class Scratch(Stmt):
     """``m = tc.memory(shape, dt, space=...)`` then ``m.store(x)``."""
 
     name: str
+    """The memory's local."""
     shape: tuple[int, ...]
+    """Its static extents."""
     dt: DT
+    """Its element type."""
     space: str
+    """``shared`` or ``local``."""
     value: Expr
+    """What is stored into it first."""
 
     def render(self, lines: list[str], indent: int) -> None:
         pad = "    " * indent

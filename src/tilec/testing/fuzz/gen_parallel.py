@@ -28,11 +28,17 @@ class Update(Stmt):
     """``acc[i * B:(i + 1) * B, ...] = patch`` or ``acc = tc.update(acc, (i * B, 0), patch)``."""
 
     target: str
+    """The ancestor tile updated."""
     iv: str
+    """The nest's coordinate."""
     block: int
+    """Rows per instance."""
     patch: Expr
+    """The instance's rows."""
     target_shape: tuple[int, ...]
+    """The ancestor's shape."""
     slice_form: bool
+    """Render as slice assignment (else ``tc.update``)."""
 
     def render(self, lines: list[str], indent: int) -> None:
         pad = "    " * indent
@@ -68,9 +74,13 @@ class Nest(Stmt):
     """``for i in tc.parallel(P, level=...):`` with a body ending in ancestor updates."""
 
     iv: str
+    """The nest's coordinate."""
     extent: int
+    """Instances."""
     level: str
+    """``group``, ``subgroup`` or ``lane``."""
     body: list[Stmt]
+    """The instance body, ending in ancestor updates."""
 
     def render(self, lines: list[str], indent: int) -> None:
         lines.append("    " * indent + f"for {self.iv} in tc.parallel({self.extent}, "

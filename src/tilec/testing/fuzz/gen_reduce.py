@@ -90,11 +90,15 @@ class Reduce(Expr):
     kind: str
     """``sum``, ``prod``, ``max``, ``min`` or ``reduce`` (the lambda form)."""
     x: Expr
+    """The tile reduced."""
     axes: tuple[int, ...] | None
     """Reduced axes (None: every axis)."""
     policy: str | None
+    """``strict_fold``, ``unordered_tree`` or None (the default)."""
     shape: tuple[int, ...]
+    """The result's shape."""
     dt: DT
+    """The state's type."""
     dtype: DT | None = None
     """``dtype=`` of sum/prod."""
     keepdims: bool = False
@@ -222,10 +226,15 @@ class ReductionLoop(Stmt):
     """``total, big = 0.0, float("-inf")`` then ``for e in tc.reduction(x, axis=a)``."""
 
     x: Expr
+    """The tile reduced."""
     axis: int
+    """The reduced axis."""
     total: str
+    """The sum's local."""
     big: str
+    """The maximum's local."""
     shape: tuple[int, ...]
+    """The kept axes' shape."""
 
     def render(self, lines: list[str], indent: int) -> None:
         pad = "    " * indent

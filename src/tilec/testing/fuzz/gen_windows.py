@@ -26,12 +26,17 @@ class Load(Expr):
     """``P[.T|.permute(...)].tile(origin, wshape, fill=F)[.load()][.T][.reshape(...)]``."""
 
     param: str
+    """The array (or scratch memory) read."""
     origin: tuple[IndexExpr, ...]
+    """The window's origin in the viewed array's coordinates."""
     wshape: tuple[int, ...]
     """The window's shape in the viewed array's coordinates."""
     fill: float | int | None
+    """What elements outside the array read as (None: unspecified)."""
     shape: tuple[int, ...]
+    """The tile's shape after the transpose or reshape."""
     dt: DT
+    """The array's element type."""
     perm: tuple[int, ...] | None = None
     """The array view: None, or an axis permutation (``(1, 0)`` renders ``.T``)."""
     tile_t: bool = False

@@ -146,8 +146,11 @@ class Var(Expr):
     """A local name bound earlier."""
 
     name: str
+    """The local's name."""
     shape: tuple[int, ...]
+    """Its tile shape."""
     dt: DT
+    """Its element type."""
 
     def render(self) -> str:
         return self.name
@@ -161,7 +164,9 @@ class Let(Stmt):
     """``name = expr``."""
 
     name: str
+    """The local assigned."""
     expr: Expr
+    """Its new value."""
 
     def render(self, lines: list[str], indent: int) -> None:
         lines.append("    " * indent + f"{self.name} = {self.expr.render()}")
@@ -194,8 +199,11 @@ class Store(Stmt):
     """``P.tile(origin, shape).store(x)`` (or an atomic), through ``P`` or ``P.T``."""
 
     param: str
+    """The array (or scratch memory) written."""
     origin: tuple[IndexExpr, ...]
+    """The window's origin (in the viewed array's coordinates)."""
     expr: Expr
+    """The value stored (its shape is the window's)."""
     kind: str = "store"
     """``store``, ``atomic_add``, ``atomic_max`` or ``atomic_min``."""
     transposed: bool = False
