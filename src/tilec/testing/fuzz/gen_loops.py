@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .gen_elementwise import Bin, Num
 from .gen_windows import loaded
 from .generator import STATEMENTS, Gen, StmtMaker
@@ -228,9 +226,4 @@ def loop_stmt(g: Gen) -> list[Stmt]:
     return out
 
 
-def _applies_any(g: Gen) -> bool:
-    return True
-
-
 STATEMENTS.append(StmtMaker("loops", "loop", 5, loop_stmt))
-_ = np  # numpy is used by the model helpers of sibling modules

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from .gen_windows import loaded
 from .generator import STATEMENTS, Gen, StmtMaker
 from .numerics import DTYPES, MV, cast
@@ -163,4 +161,3 @@ def nest_stmt(g: Gen) -> list[Stmt]:
 
 
 STATEMENTS.append(StmtMaker("parallel", "nest", 5, nest_stmt))
-_ = np
