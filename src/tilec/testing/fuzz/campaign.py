@@ -442,6 +442,13 @@ def _device(paths: Sequence[str]) -> str:
             return torch.cuda.get_device_name(0)
         except Exception:
             pass
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
     return platform.processor() or platform.machine()
 
 
@@ -463,7 +470,8 @@ def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> li
             "timeout": c.timeout, "features": camp.weights,
             "output_elements": camp.elements, "bit_exact_elements": camp.exact,
             "unbounded_elements": camp.unknown, "wall_s": round(camp.seconds, 1),
-            "failure_files": sorted({f.file for f in camp.failures if f.path == p and f.file}),
+            "failure_files": sorted({os.path.basename(f.file) for f in camp.failures
+                                     if f.path == p and f.file}),
             "python": sys.version.split()[0],
         })
     return out
