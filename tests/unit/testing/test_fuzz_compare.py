@@ -57,3 +57,12 @@ def test_integers_are_exact() -> None:
     want = np.array([1, -7, 3], np.int32)
     assert compare_arrays(want.copy(), want, Z).ok
     assert compare_arrays(np.array([1, -7, 4], np.int32), want, Z).bad == 1
+
+
+def test_verdict_names_the_broken_rules() -> None:
+    want = np.array([1.0, np.nan, np.inf, 2.0], np.float32)
+    got = np.array([1.5, 0.0, np.inf, 2.0], np.float32)
+    v = compare_arrays(got, want, np.array([0.0, 0.0, 0.0, 0.0]))
+    assert v.kinds == ("nan", "bits")
+    v = compare_arrays(np.array([2.5], np.float32), np.array([2.0], np.float32), np.array([0.1]))
+    assert v.kinds == ("bound",)

@@ -194,7 +194,9 @@ def _run_task(task: dict[str, Any], workdir: str, conn: Connection | None) -> An
 
 
 def _signature(o: Outcome, path: str) -> tuple[str, str, str]:
-    return (path, o.kind, o.reason if o.kind != "mismatch" else "")
+    """How a failure is the same failure: path, outcome and reason (for a mismatch, the
+    comparison and the rules it broke)."""
+    return (path, o.kind, o.reason)
 
 
 def _shrink_task(task: dict[str, Any], workdir: str) -> Any:

@@ -27,6 +27,9 @@ class Verdict:
     """Elements compared bit for bit."""
     detail: str = ""
     """The first offending elements."""
+    kinds: tuple[str, ...] = ()
+    """Which rules were broken: ``nan`` (NaN positions), ``inf`` (infinities), ``bits``
+    (a bit-exact element), ``bound`` (a bounded element)."""
 
     @property
     def ok(self) -> bool:
@@ -57,13 +60,17 @@ def compare_arrays(got: np.ndarray, want: np.ndarray, e: np.ndarray, factor: flo
     w = want.astype(np.float64)
     with np.errstate(all="ignore"):
         gn, wn = np.isnan(g), np.isnan(w)
-        bad = known & (gn != wn)
+        bad_nan = known & (gn != wn)
         ginf, winf = np.isinf(g), np.isinf(w)
-        bad |= known & ~gn & ~wn & (ginf | winf) & ~(ginf & winf & (np.sign(g) == np.sign(w)))
+        bad_inf = known & ~gn & ~wn & (ginf | winf) & \
+            ~(ginf & winf & (np.sign(g) == np.sign(w)))
         exact = known & (e == 0)
-        bad |= exact & ~bits_equal(got, want)
+        bad_bits = exact & ~bits_equal(got, want) & ~bad_nan & ~bad_inf
         bounded = known & (e > 0) & ~(gn | wn | ginf | winf)
-        bad |= bounded & ~(np.abs(g - w) <= factor * e)
+        bad_bound = bounded & ~(np.abs(g - w) <= factor * e)
+    bad = bad_nan | bad_inf | bad_bits | bad_bound
+    kinds = tuple(k for k, m in (("nan", bad_nan), ("inf", bad_inf), ("bits", bad_bits),
+                                 ("bound", bad_bound)) if m.any())
     n_bad = int(bad.sum())
     detail = ""
     if n_bad:
@@ -73,4 +80,4 @@ def compare_arrays(got: np.ndarray, want: np.ndarray, e: np.ndarray, factor: flo
             rows.append(f"at {t}: got {got[t]!r}, want {want[t]!r}"
                         + (f" (bound {factor * e[t]:.3g})" if e[t] > 0 else " (bit-exact)"))
         detail = f"{n_bad} of {got.size} elements differ; " + "; ".join(rows)
-    return Verdict(n_bad, int((~known).sum()), int(exact.sum()), detail)
+    return Verdict(n_bad, int((~known).sum()), int(exact.sum()), detail, kinds)

@@ -142,14 +142,17 @@ def judge(got: dict[int, np.ndarray], model: dict[int, MV], ref: dict[int, np.nd
 def _judge(got: dict[int, np.ndarray], model: dict[int, MV], ref: dict[int, np.ndarray] | None,
            what: str) -> Outcome:
     details = []
+    kinds: set[str] = set()
     for i, g in got.items():
         m = model[i]
         want = ref[i] if ref is not None else m.a
         v = compare_arrays(g, want, m.e, 2.0 if ref is not None else 1.0)
         if not v.ok:
             details.append(f"output {i}: {v.detail}")
+            kinds.update(v.kinds)
     if details:
-        return Outcome("mismatch", what, "; ".join(details))
+        # the broken rules are part of the reason, so a shrink keeps the same kind of failure
+        return Outcome("mismatch", f"{what} ({', '.join(sorted(kinds))})", "; ".join(details))
     return Outcome("ok")
 
 
