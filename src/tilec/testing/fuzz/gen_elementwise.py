@@ -17,7 +17,7 @@ from .generator import PRODUCERS, STATEMENTS, Gen, Producer, StmtMaker
 from .numerics import DT, DTYPES, MV
 from .program import Env, Expr, Let, Stmt, render_number
 
-__all__ = ["Full", "Num", "Scalar", "Bin", "Un", "Cast", "Cmp", "Where", "Fma", "View"]
+__all__ = ["Full", "Num", "Scalar", "Bin", "Un", "Cast", "Cmp", "Where", "Fma", "Pick", "View"]
 
 _BIN_SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "rem": "%",
             "pow": "**", "and": "&", "or": "|", "xor": "^"}
@@ -262,6 +262,34 @@ class Fma(Expr):
 
 
 @dataclass
+class Pick(Expr):
+    """``a if s > 0 else b`` on a runtime scalar argument (both sides evaluated)."""
+
+    scalar: str
+    """The scalar argument compared with zero."""
+    a: Expr
+    """The value when it is positive."""
+    b: Expr
+    """The value otherwise."""
+    shape: tuple[int, ...]
+    """The shape of both sides."""
+    dt: DT
+    """Their type."""
+    features = ("select_scalar",)
+
+    def render(self) -> str:
+        return f"({self.a.render()} if {self.scalar} > 0 else {self.b.render()})"
+
+    def model(self, env: Env) -> MV:
+        s = env.scalars[self.scalar]
+        a, b = self.a.model(env), self.b.model(env)
+        return a if bool(s.a > 0) else b
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b)
+
+
+@dataclass
 class View(Expr):
     """A tile view: ``.T``, ``[:, None]``/``[None, :]``, ``tc.broadcast``, a static slice,
     ``reshape``."""
@@ -447,6 +475,11 @@ def _where(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     return Where(c, g.tile(shape, dt, depth), operand(g, shape, dt, depth), shape, dt)
 
 
+def _pick(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
+    p = g.scalar(DTYPES["i32"] if g.s.draw(2) else DTYPES["f32"])
+    return Pick(p.name, g.tile(shape, dt, depth), g.tile(shape, dt, depth), shape, dt)
+
+
 def _fma(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     return Fma(g.tile(shape, dt, depth), g.tile(shape, dt, depth), g.tile(shape, dt, depth),
                shape, dt)
@@ -505,6 +538,7 @@ PRODUCERS.extend([
     Producer("elementwise", "compare", 3, lambda g, s, d: d.is_bool, _compare),
     Producer("elementwise", "where", 2, lambda g, s, d: True, _where),
     Producer("elementwise", "fma", 1, lambda g, s, d: d.is_float, _fma),
+    Producer("elementwise", "pick", 1, lambda g, s, d: True, _pick),
     Producer("elementwise", "transpose", 1, lambda g, s, d: _rank(s) == 2, _transpose),
     Producer("elementwise", "broadcast", 1, lambda g, s, d: _rank(s) >= 1, _broadcast),
     Producer("elementwise", "slice", 1, lambda g, s, d: 1 <= _rank(s) <= 2

@@ -121,6 +121,9 @@ def window_origin(g: Gen, wshape: tuple[int, ...], axes: tuple[int | None, ...])
         if loops and g.s.draw(3) == 0:
             iv, _ = loops[-1 - g.s.draw(len(loops))] if len(loops) > 1 else loops[0]
             term = IndexExpr(term.terms + ((e, iv),), term.const)
+        if g.on("windows") and g.s.coin(30):  # a runtime offset argument
+            off = g.offset_scalar()
+            term = IndexExpr(term.terms + ((g.s.pick([1, 65536, -2]), off.name),), term.const)
         out.append(term)
     return tuple(out)
 

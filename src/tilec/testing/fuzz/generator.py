@@ -133,6 +133,14 @@ class Gen:
                            g + self.s.between(0, 2)))
         return self.param("in", dt, tuple(ext))
 
+    def offset_scalar(self) -> Param:
+        """A runtime ``tc.int64`` offset argument for window origins (sometimes large, so that
+        ``offset * 65536`` needs 64-bit index arithmetic)."""
+        same = [p for p in self.params if p.role == "scalar" and p.dt.name == "i64"]
+        if same and self.s.draw(2) == 0:
+            return self.s.pick(same)
+        return self.param("scalar", DTYPES["i64"], (), self.s.pick([0, 1, -1, 3, 65536]))
+
     def scalar(self, dt: DT) -> Param:
         """A runtime scalar argument of ``dt`` (f32 or i32), reused when one exists."""
         same = [p for p in self.params if p.role == "scalar" and p.dt is dt]

@@ -313,7 +313,8 @@ class Program:
     # ---------------------------------------------------------------- source
     def source(self) -> str:
         """The module text: ``import tilec as tc`` and one ``@tc.kernel``."""
-        sig = ", ".join(p.name for p in self.params)
+        sig = ", ".join(p.name + (f": {p.dt.tc}" if p.role == "scalar" and p.dt.name == "i64"
+                                  else "") for p in self.params)
         lines = ["import tilec as tc", "", "", "@tc.kernel", f"def {KERNEL_NAME}({sig}):"]
         coords = ", ".join(f"p{d}" for d in range(len(self.grid)))
         extents = ", ".join(str(g) for g in self.grid)
