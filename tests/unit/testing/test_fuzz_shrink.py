@@ -47,7 +47,7 @@ def test_shrinks_to_a_minimal_mma_with_n_4(tmp_path) -> None:
     for seed in range(400):
         s = ChoiceStream(seed)
         prog = generate(s, WEIGHTS)
-        if fake_path_fails(prog) and _lines(prog) >= 9:
+        if fake_path_fails(prog) and _lines(prog) >= 14:
             found = (list(s.record), prog)
             break
     assert found is not None, "no program with an N == 4 mma among 400 seeds"
