@@ -117,3 +117,14 @@ def test_pow_follows_c99_special_cases() -> None:
     z = exact(np.array([0.0, -0.0, -0.0], np.float32), F32)
     p = exact(np.array([-1.0, -1.0, -2.0], np.float32), F32)
     assert nx.binary("pow", z, p).a.tolist() == [np.inf, -np.inf, np.inf]  # poles
+
+
+def test_f64_fma_bound_covers_cancellation() -> None:
+    # numpy has no fused f64 multiply-add: the model rounds twice and bounds the difference by
+    # the product's magnitude, which under cancellation is far larger than the result's
+    f64 = DTYPES["f64"]
+    x = exact(np.array([1.0 + 2.0 ** -30]), f64)
+    z = exact(np.array([-(1.0 + 2.0 ** -29)]), f64)
+    r = nx.fma(x, x, z)
+    fused = 2.0 ** -60  # (1 + 2^-30)^2 - (1 + 2^-29), exactly
+    assert abs(float(r.a[0]) - fused) <= r.e[0]

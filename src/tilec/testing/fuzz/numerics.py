@@ -522,7 +522,10 @@ def fma(x: MV, y: MV, z: MV) -> MV:
         s = np.asarray(p + zz)
         if dt.name == "f64":
             v = s
-            slack = 2 * dt.u * np.abs(np.where(np.isfinite(v), v, 0))
+            # the unfused product's rounding is relative to the product, not to the result
+            # (they differ by orders of magnitude when x * y and z cancel)
+            slack = 2 * dt.u * (np.abs(np.where(np.isfinite(p), p, 0))
+                                + np.abs(np.where(np.isfinite(zz), zz, 0)))
         else:
             bb = s - p
             err = (p - (s - bb)) + (zz - bb)
