@@ -111,6 +111,8 @@ class Campaign:
     """Programs per feature tag."""
     seconds: float = 0.0
     """Wall time."""
+    commit: str | None = None
+    """The checkout's commit when the campaign started (the code it ran)."""
 
     def add(self, index: int, choices: list[int], res: ProgramResult) -> list[Failure]:
         """Count one program's result; returns its failures."""
@@ -291,7 +293,7 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
                  progress: Callable[[Campaign], None] | None = None,
                  progress_every: float = 30.0) -> Campaign:
     """Run programs ``0 .. n-1`` (or until ``minutes`` pass) of campaign ``seed``."""
-    camp = Campaign(list(paths), seed, dict(weights))
+    camp = Campaign(list(paths), seed, dict(weights), commit=_commit())
     t0 = time.monotonic()
     deadline = t0 + minutes * 60 if minutes else None
     gpu = "cuda" in paths
@@ -458,7 +460,7 @@ def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> li
     """The JSON records of a campaign: one object per path, in the shape of
     ``benchmarks/results/``."""
     date = time.strftime("%Y-%m-%d")
-    commit = _commit()
+    commit = camp.commit or _commit()
     device = _device(camp.paths)
     out = []
     for p in camp.paths:
