@@ -1,0 +1,11 @@
+"""Importing this module registers every feature family's producers and statements."""
+
+from . import (  # noqa: F401
+    gen_elementwise,
+    gen_loops,
+    gen_matrix,
+    gen_memory,
+    gen_parallel,
+    gen_reduce,
+    gen_windows,
+)

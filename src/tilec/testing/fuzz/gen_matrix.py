@@ -1,0 +1,212 @@
+"""Matrix products: ``tc.mma`` (``precision``, ``order``), ``tc.dot`` and ``@`` with random
+legal tile sizes from 1 to 128, K loops over windows, and epilogues (any elementwise chain on
+the accumulator, drawn by the other families).
+
+f16/bf16/f32 operands accumulate in f32, f64 in f64, int8 in int32;
+``precision="tf32"`` rounds f32 operands to TF32 first. ``strict_fold`` is
+exact (in-order, no fused multiply-add); the default order is bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import numerics as nx
+from .gen_loops import Loop
+from .generator import PRODUCERS, STATEMENTS, Gen, Producer, StmtMaker, small_extent
+from .numerics import DT, DTYPES, MV
+from .program import Env, Expr, Let, Stmt
+
+__all__ = ["Mma", "mma_model"]
+
+ACC = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32"}
+"""The accumulator type of each operand type."""
+
+
+def mma_model(a: MV, b: MV, c: MV, precision: str, strict: bool) -> MV:
+    """``c + a @ b``: the in-order value, exact under ``strict``, bounded otherwise."""
+    st = c.dt
+    M, K = a.shape
+    if not st.is_float:  # integers: exact, wrapping in the accumulator's type
+        prod = a.a.astype(np.int64) @ b.a.astype(np.int64)
+        v = (c.a.astype(np.int64) + prod).astype(st.np)
+        e = np.where(np.isinf(c.e) | np.isinf(a.e).any(1)[:, None] | np.isinf(b.e).any(0)[None],
+                     np.inf, 0.0)
+        return MV(v, e, st)
+    ca = a.a.astype(st.np)
+    cb = b.a.astype(st.np)
+    if precision == "tf32":
+        ca, cb = nx.tf32(ca), nx.tf32(cb)
+    acc = c.a.astype(st.np).copy()
+    with np.errstate(all="ignore"):
+        for k in range(K):
+            acc = (acc + (ca[:, k:k + 1] * cb[k:k + 1, :]).astype(st.np)).astype(st.np)
+    ea, eb = a.e, b.e
+    inexact = (ea > 0).any(1)[:, None] | (eb > 0).any(0)[None] | (c.e > 0)
+    unknown = np.isinf(ea).any(1)[:, None] | np.isinf(eb).any(0)[None] | np.isinf(c.e)
+    with np.errstate(all="ignore"):
+        fa = np.abs(np.where(np.isfinite(ca), ca, 0).astype(np.float64))
+        fb = np.abs(np.where(np.isfinite(cb), cb, 0).astype(np.float64))
+        ea0 = np.where(np.isinf(ea), 0, ea)
+        eb0 = np.where(np.isinf(eb), 0, eb)
+        prop = fa @ eb0 + ea0 @ fb + ea0 @ eb0 + np.where(np.isinf(c.e), 0, c.e)
+        mags = fa @ fb + np.abs(np.where(np.isfinite(c.a), c.a, 0).astype(np.float64))
+        if precision == "tf32":  # operands already rounded the same way on every target
+            pass
+        u = st.u
+        bound = prop + 2 * (K + 2) * u * (mags + prop) + 2 * (K + 1) * st.tiny
+        v = acc.astype(np.float64)
+        risky = mags >= st.big * (1 - u)
+        nonfin = ~np.isfinite(v)
+        if strict:
+            bound = np.where(inexact, bound, 0.0)
+        bound = np.where(nonfin, np.where(inexact | risky, np.inf, 0.0), bound)
+        bound = np.where(risky & ~nonfin & (bound > 0), np.inf, bound)
+        bound = np.where(risky & ~nonfin & ~strict, np.inf, bound)
+        bound = np.where(unknown, np.inf, bound)
+        if K == 0:
+            bound = np.where(unknown, np.inf, c.e)
+    return MV(acc, np.asarray(bound, np.float64), st)
+
+
+@dataclass
+class Mma(Expr):
+    """``tc.mma(a, b, c, precision=..., order=...)``, ``tc.dot(a, b)`` or ``a @ b``."""
+
+    a: Expr
+    """The M x K operand."""
+    b: Expr
+    """The K x N operand."""
+    c: Expr | None
+    """The accumulator (None: ``tc.dot`` / ``@`` from zero)."""
+    shape: tuple[int, ...]
+    """M x N."""
+    dt: DT
+    """The accumulator's type."""
+    precision: str = "exact"
+    """``exact`` or ``tf32``."""
+    order: str | None = None
+    """``strict_fold`` or None (the default order)."""
+    form: int = 0
+    """0: ``tc.mma``; 1: ``tc.dot``; 2: ``@``."""
+
+    def render(self) -> str:
+        opts = ""
+        if self.precision != "exact":
+            opts += f', precision="{self.precision}"'
+        if self.order:
+            opts += f', order="{self.order}"'
+        if self.c is None:
+            if self.form == 2 and not opts:
+                return f"({self.a.render()} @ {self.b.render()})"
+            return f"tc.dot({self.a.render()}, {self.b.render()}{opts})"
+        return f"tc.mma({self.a.render()}, {self.b.render()}, {self.c.render()}{opts})"
+
+    def model(self, env: Env) -> MV:
+        a, b = self.a.model(env), self.b.model(env)
+        if self.c is None:
+            c = nx.exact(np.zeros(self.shape, self.dt.np), self.dt)
+        else:
+            c = self.c.model(env)
+        return mma_model(a, b, c, self.precision, self.order == "strict_fold")
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b) + ((self.c,) if self.c is not None else ())
+
+    @property
+    def features(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (f"mma:{self.a.dt.name}:{self.precision}:{self.order or 'default'}",)
+
+
+def _operand_dt(g: Gen, acc: DT) -> DT:
+    if acc.name == "f32":
+        return DTYPES[g.s.weighted([("f32", 3), ("f16", 3), ("bf16", 3)])]
+    if acc.name == "f64":
+        return DTYPES["f64"]
+    return DTYPES["i8"]
+
+
+def _options(g: Gen, op_dt: DT) -> tuple[str, str | None]:
+    precision = "tf32" if op_dt.name == "f32" and g.s.coin(4) else "exact"
+    order = "strict_fold" if g.s.coin(3) else None
+    return precision, order
+
+
+def _mma(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
+    s = g.s
+    op_dt = _operand_dt(g, dt)
+    M, N = shape
+    K = small_extent(s)
+    while M * K > 8192 or K * N > 8192:
+        K = max(1, K // 2)
+    a = g.tile((M, K), op_dt, depth)
+    b = g.tile((K, N), op_dt, depth)
+    precision, order = _options(g, op_dt)
+    form = s.weighted([(0, 4), (1, 1), (2, 1)])
+    if form and dt.name in ("f32", "f64"):  # tc.dot takes no order=
+        return Mma(a, b, None, shape, dt, precision, None, form)
+    return Mma(a, b, g.tile(shape, dt, depth), shape, dt, precision, order, 0)
+
+
+def _k_loop(g: Gen) -> list[Stmt]:
+    """``acc = init; for k in serial(n): acc = tc.mma(A window at k, B window at k, acc)``."""
+    s = g.s
+    if len(g.shape) != 2:
+        M, N = small_extent(s), small_extent(s)
+    else:
+        M, N = g.shape if s.draw(3) else (small_extent(s), small_extent(s))
+    acc_dt = DTYPES[s.weighted([("f32", 8), ("f64", 1), ("i32", 1)])]
+    op_dt = _operand_dt(g, acc_dt)
+    BK = small_extent(s)
+    while M * BK > 8192 or BK * N > 8192:
+        BK = max(1, BK // 2)
+    from .gen_elementwise import Full
+    from .gen_windows import Load, loaded, window_origin
+
+    out: list[Stmt] = []
+    acc = g.fresh("acc")
+    init = loaded(g.tile((M, N), acc_dt, 1)) if s.coin(3) else Full((M, N), acc_dt, 0, 1)
+    out.append(Let(acc, init))
+    acc_v = g.bind(acc, (M, N), acc_dt)
+    n = s.weighted([(2, 4), (1, 2), (3, 2), (0, 1), (4, 1)])
+    iv = g.fresh("k")
+    pa = g.input_array(op_dt, (M, BK * max(n, 1)))
+    pb = g.input_array(op_dt, (BK * max(n, 1), N))
+    fill = 0.0 if op_dt.is_float else 0
+    if s.coin(4) and op_dt.is_float:
+        fill = s.pick([1.0, -1.0, float("nan"), float("inf")])
+    from .program import IndexExpr
+
+    oa = window_origin(g, (M, BK), (0, None))
+    oa = (oa[0], IndexExpr(((BK, iv),), oa[1].const if s.coin(3) else 0))
+    ob = window_origin(g, (BK, N), (None, 1))
+    ob = (IndexExpr(((BK, iv),), ob[0].const if s.coin(3) else 0), ob[1])
+    a = Load(pa.name, oa, (M, BK), fill, (M, BK), op_dt)
+    b = Load(pb.name, ob, (BK, N), fill, (BK, N), op_dt)
+    precision, order = _options(g, op_dt)
+    pipe = s.coin(4)
+    if pipe:
+        a.explicit = b.explicit = 1
+        from .gen_loops import Stage
+
+        xa, xb = g.fresh("a"), g.fresh("b")
+        body = [Let(xa, a), Let(xb, b), Stage(),
+                Let(acc, Mma(_v(xa, a), _v(xb, b), acc_v, (M, N), acc_dt, precision, order))]
+        out.append(Loop("pipeline", iv, 0, n, 1, body, 0, s.pick([0, 2])))
+    else:
+        body = [Let(acc, Mma(a, b, acc_v, (M, N), acc_dt, precision, order))]
+        out.append(Loop("serial", iv, 0, n, 1, body))
+    return out
+
+
+def _v(name: str, like: Expr) -> Expr:
+    from .program import Var
+
+    return Var(name, like.shape, like.dt)
+
+
+PRODUCERS.append(Producer("matrix", "mma", 4, lambda g, s, d: len(s) == 2 and d.name in
+                          ("f32", "f64", "i32"), _mma))
+STATEMENTS.append(StmtMaker("matrix", "k_loop", 6, _k_loop))

@@ -1,0 +1,180 @@
+"""Running a program on one path, and what the run ended as.
+
+Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
+(``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``) and
+``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits).
+Only the public API is used. A path's exception is a *rejection* when it is
+one of the user-facing error types and its message names the kernel's file;
+anything else is *internal*.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import tilec as tc
+
+__all__ = ["CPU_PATHS", "ALL_PATHS", "Outcome", "execute", "classify", "gpu_available",
+           "PathTimeout", "to_device", "to_host", "reason_key"]
+
+CPU_PATHS = ("reference", "cpu", "simt:cuda:sm_90", "simt:cuda:sm_80", "simt:metal:m1")
+"""The paths that run without a GPU."""
+ALL_PATHS = (*CPU_PATHS, "cuda")
+"""Every path."""
+
+REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUnavailable")
+"""Exception classes (by name: the fuzzer imports no compiler internals) a path may reject
+a program with; the message must name the reason and the kernel's source location."""
+
+
+class PathTimeout(Exception):
+    """A path ran past its time limit."""
+
+
+@dataclass
+class Outcome:
+    """How one program ended on one path."""
+
+    kind: str
+    """``ran`` (outputs to compare), ``ok``, ``mismatch``, ``rejected``, ``internal``,
+    ``timeout``."""
+    reason: str = ""
+    """Rejections and internal errors: a short key (numbers and paths removed) to count by."""
+    detail: str = ""
+    """The full message or the first differing elements."""
+    seconds: float = 0.0
+    """Wall time of the run."""
+
+
+def reason_key(msg: str) -> str:
+    """A message reduced to what identifies its kind: the first line without the location
+    prefix, numbers replaced by N, at most 100 characters."""
+    line = msg.strip().splitlines()[0] if msg.strip() else ""
+    line = re.sub(r"^\S*:\d+:\d+: error: ", "", line)
+    line = re.sub(r"'[^']*' at \S+", "'...'", line)
+    line = re.sub(r"/\S+\.py(:\d+)*", "<file>", line)
+    line = re.sub(r"%\w+", "%v", line)
+    line = re.sub(r"\d+", "N", line)
+    return line[:100]
+
+
+def classify(e: BaseException, kernel_file: str) -> Outcome:
+    """A rejection (a user-facing error naming the kernel's location) or an internal error."""
+    name = type(e).__name__
+    msg = str(e)
+    if name in REJECTIONS and not msg.lstrip().startswith("internal"):
+        if kernel_file and kernel_file not in msg and name != "TargetUnavailable":
+            return Outcome("internal", f"{name} without a source location: {reason_key(msg)}",
+                           f"{name}: {msg}")
+        return Outcome("rejected", f"{name}: {reason_key(msg)}", msg)
+    if name == "SimulationError":
+        kind = getattr(e, "kind", "?")
+        return Outcome("internal", f"SimulationError[{kind}]: {reason_key(msg)}", msg)
+    return Outcome("internal", f"{name}: {reason_key(msg)}", f"{name}: {msg}")
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Any:
+    if not seconds or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise PathTimeout(f"ran past {seconds:.0f} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def execute(path: str, kernel: Any, args: list[Any], kernel_file: str,
+            timeout: float | None = 120.0) -> Outcome:
+    """Run ``kernel`` on ``path`` with ``args`` (numpy arrays written in place)."""
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        with _time_limit(timeout):
+            _RUNNERS[_family(path)](path, kernel, args)
+    except PathTimeout as e:
+        return Outcome("timeout", "timeout", str(e), time.perf_counter() - t0)
+    except Exception as e:  # every other failure is classified, never hidden
+        out = classify(e, kernel_file)
+        out.seconds = time.perf_counter() - t0
+        return out
+    return Outcome("ran", seconds=time.perf_counter() - t0)
+
+
+def _family(path: str) -> str:
+    return "simt" if path.startswith("simt:") else path
+
+
+def _run_target(path: str, kernel: Any, args: list[Any]) -> None:
+    tc.compile(kernel, *args, target=path)(*args)
+
+
+def _run_simt(path: str, kernel: Any, args: list[Any]) -> None:
+    tc.simulate(kernel, *args, target=path.split(":", 1)[1])
+
+
+def _run_cuda(path: str, kernel: Any, args: list[Any]) -> None:
+    import torch
+
+    dev = [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in args]
+    tc.compile(kernel, *dev, target="cuda")(*dev)
+    torch.cuda.synchronize()
+    for i, (a, d) in enumerate(zip(args, dev)):
+        if isinstance(a, np.ndarray):
+            args[i][...] = to_host(torch, d)
+
+
+_RUNNERS: dict[str, Callable[[str, Any, list[Any]], None]] = {
+    "reference": _run_target, "cpu": _run_target, "simt": _run_simt, "cuda": _run_cuda}
+
+
+def to_device(torch: Any, a: np.ndarray) -> Any:
+    """A CUDA tensor with ``a``'s contents (bf16 through its bits)."""
+    import ml_dtypes
+
+    a = np.ascontiguousarray(a)
+    if a.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16).cuda()
+    return torch.from_numpy(a.copy()).cuda()
+
+
+def to_host(torch: Any, t: Any) -> np.ndarray:
+    """A numpy copy of a CUDA tensor (bf16 as ``ml_dtypes.bfloat16``)."""
+    import ml_dtypes
+
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)
+    return t.cpu().numpy()
+
+
+def gpu_available() -> str | None:
+    """None when the ``cuda`` path can run here (a device and torch), else why not."""
+    for info, why in tc.available_targets():
+        if info.name == "cuda":
+            if why is not None:
+                return why
+            break
+    else:
+        return "no cuda target is registered"
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed (the GPU path allocates CUDA tensors with torch)"
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    return None

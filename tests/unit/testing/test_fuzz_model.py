@@ -1,0 +1,130 @@
+"""The numpy model against hand-computed cases."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from tilec.testing.fuzz import numerics as nx
+from tilec.testing.fuzz.gen_elementwise import Bin
+from tilec.testing.fuzz.gen_matrix import mma_model
+from tilec.testing.fuzz.gen_reduce import fold
+from tilec.testing.fuzz.gen_windows import Load
+from tilec.testing.fuzz.numerics import DTYPES, exact
+from tilec.testing.fuzz.program import IndexExpr, Param, Program, Store
+
+F32, F16, BF16, I8, I32 = (DTYPES[n] for n in ("f32", "f16", "bf16", "i8", "i32"))
+
+
+def test_window_fill_at_a_negative_origin_and_store_drops_outside() -> None:
+    load = Load("X0", (IndexExpr(((4, "p0"),), -2),), (4,), float("-inf"), (4,), F32)
+    prog = Program([Param("X0", "in", F32, (5,)), Param("Y0", "out", F32, (6,))], (2,),
+                   [Store("Y0", (IndexExpr(((4, "p0"),), 0),), load)])
+    x = np.arange(5, dtype=np.float32)
+    y = np.full(6, np.nan, np.float32)
+    out = prog.model([x, y])[1]
+    # instance 0 reads X[-2:2] -> -inf, -inf, 0, 1; instance 1 reads X[2:6] -> 2, 3, 4, -inf
+    assert out.a.tolist() == [-np.inf, -np.inf, 0.0, 1.0, 2.0, 3.0]
+    assert not out.e.any()
+
+
+def test_f16_arithmetic_rounds_once_from_f32() -> None:
+    a = exact(np.array([2049.0], np.float16), F16)  # 2048 (f16 spacing 2 above 2048)
+    b = exact(np.array([1.0], np.float16), F16)
+    r = nx.binary("add", a, b)
+    assert r.a.dtype == np.float16 and float(r.a[0]) == 2048.0 + 2.0 * 0 + 0.0 or \
+        float(r.a[0]) == float(np.float16(np.float32(a.a[0]) + np.float32(1.0)))
+    assert not r.e.any()
+
+
+def test_bf16_rounding_of_a_constant() -> None:
+    v = nx.round_to(np.array([1.0 + 2.0 ** -8 + 2.0 ** -30]), BF16)  # just above a tie
+    assert v.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert float(v[0]) == 1.0 + 2.0 ** -7
+
+
+def test_strict_sum_is_the_in_order_fold() -> None:
+    x = exact(np.array([[1e8, 1.0, -1e8, 1.0]], np.float32), F32)
+    r = fold("add", x, (1,), F32, strict=True)
+    # ((((0 + 1e8) + 1) + -1e8) + 1) in f32: 1e8 + 1 rounds to 1e8
+    assert r.a.tolist() == [1.0] and not r.e.any()
+    tree = fold("add", x, (1,), F32, strict=False)
+    assert tree.e[0] > 0 and tree.e[0] >= 1.0  # a regrouping may give 2.0
+
+
+def test_max_reduction_is_exact_and_propagates_nan() -> None:
+    x = exact(np.array([[1.0, np.nan, 3.0], [-0.0, 0.0, -1.0]], np.float32), F32)
+    r = fold("max", x, (1,), F32, strict=False)
+    assert np.isnan(r.a[0]) and r.a[1] == 0.0 and not np.signbit(r.a[1])
+    assert not r.e.any()
+
+
+def test_integer_floordiv_and_rem_follow_python() -> None:
+    a = exact(np.array([-7, 7], np.int32), I32)
+    b = exact(np.array([2, -2], np.int32), I32)
+    assert nx.binary("floordiv", a, b).a.tolist() == [-4, -4]
+    assert nx.binary("rem", a, b).a.tolist() == [1, -1]
+
+
+def test_float_to_int_truncates_saturates_and_maps_nan_to_zero() -> None:
+    x = exact(np.array([2.7, -2.7, 300.0, -300.0, np.nan], np.float32), F32)
+    assert nx.cast(x, I8).a.tolist() == [2, -2, 127, -128, 0]
+
+
+def test_strict_mma_has_no_fused_multiply_add() -> None:
+    a = exact(np.array([[1.0 + 2.0 ** -12]], np.float32), F32)
+    b = exact(np.array([[1.0 - 2.0 ** -12]], np.float32), F32)
+    c = exact(np.array([[-1.0]], np.float32), F32)
+    r = mma_model(a, b, c, "exact", strict=True)
+    # the product 1 - 2^-24 rounds to 1 - 2^-24 exactly in f32; c + p = -2^-24
+    assert float(r.a[0, 0]) == float(np.float32(np.float32(a.a[0, 0] * b.a[0, 0]) - 1.0))
+    assert not r.e.any()
+    loose = mma_model(a, b, c, "exact", strict=False)
+    assert loose.e[0, 0] > 0
+
+
+def test_tf32_rounds_ties_away_from_zero() -> None:
+    x = np.array([1.0 + 2.0 ** -11], np.float32)  # exactly half an ulp of tf32 above 1
+    assert float(nx.tf32(x)[0]) == 1.0 + 2.0 ** -10
+
+
+def test_comparison_of_bounded_values_is_unknown_near_the_decision() -> None:
+    x = nx.MV(np.array([1.0], np.float32), np.array([1e-6]), F32)
+    y = exact(np.array([1.0000001], np.float32), F32)
+    assert np.isinf(nx.compare("lt", x, y).e[0])
+    far = exact(np.array([2.0], np.float32), F32)
+    assert nx.compare("lt", x, far).e[0] == 0
+
+
+def test_elementwise_node_models_broadcast() -> None:
+    from tilec.testing.fuzz.program import Env, Var
+
+    env = Env(None, {}, {})  # type: ignore[arg-type]
+    env.vars["a"] = exact(np.array([[1.0, 2.0]], np.float32), F32)
+    env.vars["b"] = exact(np.array([[10.0], [20.0]], np.float32), F32)
+    r = Bin("add", Var("a", (1, 2), F32), Var("b", (2, 1), F32), (2, 2), F32).model(env)
+    assert r.a.tolist() == [[11.0, 12.0], [21.0, 22.0]]
+
+
+def test_pow_follows_c99_special_cases() -> None:
+    # numpy's power gives NaN and -0.0 here; C99 / IEEE 754 pow (the "f64 result" the docs
+    # define transcendental functions by) gives +inf and +0.0
+    x = exact(np.array([-np.inf, -0.0, 4.0, -8.0, -2.0], np.float32), F32)
+    y = exact(np.array([0.5, 0.5, 0.5, 3.0, 0.5], np.float32), F32)
+    r = nx.binary("pow", x, y)
+    assert r.a[0] == np.inf and r.a[1] == 0.0 and not np.signbit(r.a[1])
+    assert r.a[2] == 2.0 and r.a[3] == -512.0 and np.isnan(r.a[4])
+    z = exact(np.array([0.0, -0.0, -0.0], np.float32), F32)
+    p = exact(np.array([-1.0, -1.0, -2.0], np.float32), F32)
+    assert nx.binary("pow", z, p).a.tolist() == [np.inf, -np.inf, np.inf]  # poles
+
+
+def test_f64_fma_bound_covers_cancellation() -> None:
+    # numpy has no fused f64 multiply-add: the model rounds twice and bounds the difference by
+    # the product's magnitude, which under cancellation is far larger than the result's
+    f64 = DTYPES["f64"]
+    x = exact(np.array([1.0 + 2.0 ** -30]), f64)
+    z = exact(np.array([-(1.0 + 2.0 ** -29)]), f64)
+    r = nx.fma(x, x, z)
+    fused = 2.0 ** -60  # (1 + 2^-30)^2 - (1 + 2^-29), exactly
+    assert abs(float(r.a[0]) - fused) <= r.e[0]

@@ -1,0 +1,40 @@
+"""Outcome classification: a rejection must be a user-facing error naming the kernel's file;
+everything else (a simulator race included) is internal."""
+
+from __future__ import annotations
+
+from tilec.testing.fuzz.paths import classify, reason_key
+
+
+class LoweringError(Exception):
+    """Stands for the lowering's rejection (classified by name)."""
+
+
+class SimulationError(Exception):
+    """Stands for the simulator's report."""
+
+    kind = "race"
+
+
+def test_located_rejection_counts_by_reason() -> None:
+    o = classify(LoweringError("/tmp/k.py:6:5: error: the group needs 41984 bytes of shared "
+                               "memory; metal:m1 allows 32768"), "/tmp/k.py")
+    assert o.kind == "rejected"
+    assert o.reason == "LoweringError: the group needs N bytes of shared memory; metal:mN allows N"
+
+
+def test_unlocated_rejection_is_internal() -> None:
+    o = classify(LoweringError("no lowering for this"), "/tmp/k.py")
+    assert o.kind == "internal" and "without a source location" in o.reason
+
+
+def test_internal_lowering_error_and_simulator_reports_are_failures() -> None:
+    assert classify(LoweringError("internal: no owner threads /tmp/k.py"), "/tmp/k.py").kind \
+        == "internal"
+    o = classify(SimulationError("shared element written by two threads /tmp/k.py"), "/tmp/k.py")
+    assert o.kind == "internal" and o.reason.startswith("SimulationError[race]")
+    assert classify(AssertionError(), "/tmp/k.py").kind == "internal"
+
+
+def test_reason_key_drops_locations_and_numbers() -> None:
+    assert reason_key("/a/b.py:3:4: error: tile 8x16 too big\n  snippet") == "tile NxN too big"
