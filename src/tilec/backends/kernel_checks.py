@@ -25,6 +25,12 @@ where a check would: a top-level division whose divisor may be zero is
 evaluated with the host checks (``HostChecks`` includes it, in program order),
 the others on the device, where each target reports it through the channel
 of its checks (``CheckInfo.division`` describes it).
+
+A read outside a tile (a ``reindex`` without ``fill``: a tile slice or index
+with a runtime start) and an access leaving a ``bounds = "total"`` view are the
+third (``KernelIndexError``, tileir.md). They stop the program the same way;
+``index_bounds`` decides which need a runtime test and describes each one as a
+``check {kind = "index"}``.
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ import numpy as np
 
 import tilec.ir as ir
 
-__all__ = ["KernelAssertionError", "KernelArithmeticError", "CheckInfo", "HostChecks",
+__all__ = ["KernelAssertionError", "KernelArithmeticError", "KernelIndexError", "CheckInfo",
+           "HostChecks",
            "host_check_ops", "host_divisions", "format_value", "encode_bits", "decode_bits",
            "DIVISION_SYMBOLS"]
 
@@ -106,6 +113,39 @@ class KernelArithmeticError(ir.UserError, ZeroDivisionError):
         return (type(self), (self.kernel, self.operation, self.location))
 
 
+class KernelIndexError(ir.UserError, IndexError):
+    """A tile slice or index with a runtime start, or an access through a ``total`` view,
+    left the tile (or memory) it reads.
+
+    ``str()`` starts with ``file:line:col:`` of the slice (or view), says which
+    axis it leaves, of what extent, and reports the offending start
+    (``start = 16``), then the source line with a caret underline.
+    """
+
+    __module__ = "tilec"  # tracebacks name the public class, tilec.KernelIndexError
+
+    def __init__(self, kernel: str, message: str, location: ir.Location,
+                 values: Sequence[tuple[str, str]] = ()) -> None:
+        self.kernel = kernel
+        """The kernel (function) name."""
+        self.message = message
+        """What left its range: the slice's extent, the axis and the extent it leaves."""
+        self.location = location
+        """Where the slice, index or view is."""
+        self.values = tuple(values)
+        """``(label, formatted value)`` of each reported value: the start (or index)."""
+        self.filename = location.filename
+        """File of the slice."""
+        self.lineno = location.line
+        """1-based line of the slice."""
+        detail = ", ".join(f"{label} = {text}" for label, text in self.values)
+        head = f"index out of range in @{kernel}: {message}" + (f" ({detail})" if detail else "")
+        super().__init__(ir.format_located(head, location))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kernel, self.message, self.location, self.values))
+
+
 def format_value(value: Any, t: ir.ScalarType) -> str:
     """``value`` as a number of type ``t`` (the shortest text that reads back as it)."""
     from .reference import numerics as nx  # lazily: the interpreter imports this module
@@ -148,8 +188,9 @@ class CheckInfo:
     types: tuple[ir.ScalarType, ...]
     """The type of each reported value."""
     kind: str = "assert"
-    """``assert`` (a failed assertion) or ``zerodiv`` (a zero divisor; ``message`` is the
-    division's function), the ``check``'s ``kind`` attribute."""
+    """``assert`` (a failed assertion), ``zerodiv`` (a zero divisor; ``message`` is the
+    division's function) or ``index`` (an out-of-range read; ``message`` says of what), the
+    ``check``'s ``kind`` attribute."""
 
     @staticmethod
     def of(op: ir.Operation) -> CheckInfo:
@@ -163,12 +204,14 @@ class CheckInfo:
         return CheckInfo(op.id, op.loc, str(op.attr("fn")), (), (), "zerodiv")
 
     def failure(self, kernel: str, values: Sequence[Any] = ()
-                ) -> KernelAssertionError | KernelArithmeticError:
+                ) -> KernelAssertionError | KernelArithmeticError | KernelIndexError:
         """The error for a failure with ``values`` (numbers, one per label)."""
         if self.kind == "zerodiv":
             return KernelArithmeticError(kernel, self.message, self.location)
         shown = [(label, format_value(v, t))
                  for label, v, t in zip(self.labels, values, self.types)]
+        if self.kind == "index":
+            return KernelIndexError(kernel, self.message, self.location, shown)
         return KernelAssertionError(kernel, self.message, self.location, shown)
 
 

@@ -199,7 +199,8 @@ def _emit_reindex(cap: Capture, v: ViewTile) -> TileVal:
     if v.map.is_identity and tuple(int(e) for e in src_t.shape) == v.shape:  # type: ignore
         return TileVal(v.src)
     t = ir.TileType(v.shape, v.dtype)
-    return TileVal(cap.builder.value("reindex", [v.src, *v.syms], t, {"map": v.map}))
+    return TileVal(cap.builder.value("reindex", [v.src, *v.syms], t, {"map": v.map},
+                                     loc=v.loc))
 
 
 def _leaf_operand(cap: Capture, x: Any, shape: tuple[int, ...]) -> ir.Value:
@@ -657,21 +658,49 @@ def dtype_arg(cap: Capture, node: ast.AST, x: Any) -> ir.ScalarType:
 
 
 def compose_view(v: ViewTile, m: ir.IndexMap, syms: tuple[ir.Value, ...],
-                 shape: tuple[int, ...]) -> ViewTile:
-    """``v`` read through ``m``: ``result[i] = v[m(i)]``, one composed map."""
-    return ViewTile(v.src, v.map.compose(m), v.syms + syms, shape)
+                 shape: tuple[int, ...], loc: ir.Location | None = None) -> ViewTile:
+    """``v`` read through ``m``: ``result[i] = v[m(i)]``, one composed map (located at ``loc``,
+    where ``m`` was written, when ``m`` has a runtime start, else where ``v`` was)."""
+    return ViewTile(v.src, v.map.compose(m), v.syms + syms, shape, loc if syms else v.loc)
+
+
+def _whole_permutation(v: ViewTile) -> bool:
+    """True when ``v`` is an axis permutation of its whole source (identity included): a map
+    into ``v`` is then in range exactly when the composed map is in range of the source."""
+    src = v.src.type.shape  # type: ignore[attr-defined]
+    seen: set[int] = set()
+    if v.map.n_symbols or v.map.rank != v.map.n_dims or len(v.shape) != v.map.n_dims:
+        return False
+    for r, ext in zip(v.map.results, src):
+        if len(r.terms) != 1 or r.constant or r.terms[0][1] != 1 or r.terms[0][0][0] != "d":
+            return False
+        k = r.terms[0][0][1]
+        if k in seen or v.shape[k] != int(ext):
+            return False
+        seen.add(k)
+    return True
 
 
 def reindex(cap: Capture, node: ast.AST, x: Any, m: ir.IndexMap, syms: tuple[ir.Value, ...],
             shape: tuple[int, ...]) -> ViewTile:
-    """A lazy ``reindex`` of a tile (composed with an earlier lazy one)."""
+    """A lazy ``reindex`` of a tile (composed with an earlier lazy one).
+
+    A map with runtime symbols (a slice or index with a runtime start) must read inside
+    the tile it is applied to. Composed with anything but a permutation of a whole tile
+    (a static slice, a reshape, a broadcast, another runtime slice), that bound would be
+    lost (a reshape's ``mod`` even wraps the coordinate around), so the earlier view is
+    emitted first and the new one reads it.
+    """
     x = as_tileish(cap, node, x)
     if isinstance(x, Elem):
         x = materialize(cap, node, x)
+    loc = cap.loc(node) if syms else None
     if isinstance(x, ViewTile):
-        return compose_view(x, m, syms, shape)
+        if not syms or _whole_permutation(x):
+            return compose_view(x, m, syms, shape, loc)
+        x = _emit_reindex(cap, x)
     if isinstance(x, TileVal):
-        return ViewTile(x.value, m, syms, shape)
+        return ViewTile(x.value, m, syms, shape, loc)
     raise cap.error(node, f"expected a tile, got {describe(x)}")
 
 

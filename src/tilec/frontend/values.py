@@ -111,6 +111,9 @@ class ViewTile:
     """Index operands bound to the map's symbols."""
     shape: tuple[int, ...]
     """Result extents."""
+    loc: ir.Location | None = None
+    """Where the slice or index with a runtime start was written (the location its
+    ``reindex`` reports when it leaves the tile); None for static views."""
 
     @property
     def dtype(self) -> ir.ScalarType:

@@ -609,9 +609,10 @@ def _verify_check(op: Operation) -> None:
             f"check has {op.num_operands - 1} reported values but {len(labels)} labels")
 
 
-CHECK_KINDS = ("assert", "zerodiv")
-"""What a failed ``check`` reports: an assertion, or a zero divisor (lowering guards a
-division with one where the failure must stop a whole group, lowering.md)."""
+CHECK_KINDS = ("assert", "zerodiv", "index")
+"""What a failed ``check`` reports: an assertion, a zero divisor or an out-of-range read
+(lowering guards a division or a tile slice with one where the failure must stop a whole
+group, lowering.md)."""
 
 
 # A failed check stops the program: later effects must not move before it, so it is
@@ -627,7 +628,8 @@ register_op(OpDef("check", "effect",
                          "kind": AttrDef(lambda x: x in CHECK_KINDS, False,
                                          "assert (the default): a failed assertion; zerodiv: "
                                          "the guard of an integer division, whose function "
-                                         "is the message")}))
+                                         "is the message; index: the guard of a tile slice "
+                                         "or index, whose reported value is its start")}))
 
 
 # ---------------------------------------------------------------- machine form

@@ -18,7 +18,8 @@ thread already holds what it needs, else a repartition through shared
 memory), per-thread views of memory, the shared-memory allocator and the
 barrier tracker. The per-family rules live in ``machine_elementwise``,
 ``machine_memory``, ``machine_reduce`` and ``machine_matrix`` and register
-themselves in ``RULES``; ``machine_divisions`` guards integer divisions.
+themselves in ``RULES``; ``machine_divisions`` guards integer divisions and
+``machine_bounds`` reads whose runtime start may leave their tile.
 """
 
 from __future__ import annotations
@@ -520,6 +521,15 @@ class GroupLowering:
                 otherwise()
             self.op("yield", [], [])
 
+    def extent(self, d: ir.Dim) -> ir.Value:
+        """An array extent as an index value (a shape-symbol parameter or a constant)."""
+        if d.is_static:
+            return self.index(int(d))
+        fn = self.fl.src
+        names = fn.shape_symbols
+        k = names.index(str(d.value))
+        return self.lookup(fn.args[len(fn.args) - len(names) + k])
+
     def affine(self, e: ir.AffineExpr, dims: Sequence[ir.Value] = (),
                syms: Sequence[ir.Value] = ()) -> ir.Value:
         """An index value computing ``e`` with ``d<i> = dims[i]`` and ``s<i> = syms[i]``."""
@@ -587,7 +597,8 @@ class _FunctionLowering:
         self.groups: list[dict[str, Any]] = []
         """Per group: thread count and shared bytes (reported)."""
         self.ranges: dict[int, Any] | None = None
-        """Value ranges of ``src`` (``backends.ranges``), computed when a division asks."""
+        """Value ranges of ``src`` (``backends.ranges``), computed when a division or a
+        runtime slice asks."""
 
     def outer_value(self, g: GroupLowering, v: ir.Value) -> ir.Value | None:
         """A function-level scalar inside a group: parameters directly, pure top-level

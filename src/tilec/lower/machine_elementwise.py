@@ -7,7 +7,8 @@ form's repartition records), then cut into common parts, and one ``map`` of
 register renaming when every thread holds the elements it needs (broadcasts
 of row statistics, of a row vector, transposes of a loaded tile ...), else a
 repartition through shared memory. Integer divisions whose divisor may be
-zero are guarded on the way (``machine_divisions``).
+zero are guarded on the way (``machine_divisions``), and so are reindexes
+whose runtime start may leave their source (``machine_bounds``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import tilec.ir as ir
 
 from .cloning import clone_region
 from .machine import GroupLowering, Lowered, rule
+from .machine_bounds import guard_reindex
 from .machine_divisions import (
     guard_region,
     guard_scalar_division,
@@ -129,6 +131,7 @@ def _map(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("reindex")
 def _reindex(g: GroupLowering, op: ir.Operation) -> None:
+    guard_reindex(g, op)  # a runtime start out of range stops the group here
     src = g.tile(op.operand(0))
     syms = [g.scalar(v) for v in op.operands[1:]]
     g.bind(op.result, g.convert(src, layout_of(op.result), op.attr("map"), syms,

@@ -5,9 +5,11 @@ access then goes through a *per-thread view* on top of them: its map sends
 register ``i`` of the thread's part to the tile coordinate the distribution
 assigns (``(d0)[s.., tid] -> map(tid, start + d0)``), so the element guards of
 a ``bounded`` window apply per element, and a masked distribution's
-registers outside the tile are guarded too. Manual memory (spaces ``local``
-and ``shared``) is realized as a group shared buffer. Stores of a replicated
-distribution are issued by one owner thread per element.
+registers outside the tile are guarded too. A ``total`` view not proven in
+range is checked before each access through it (``machine_bounds``). Manual
+memory (spaces ``local`` and ``shared``) is realized as a group shared
+buffer. Stores of a replicated distribution are issued by one owner thread
+per element.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import tilec.ir as ir
 
 from .machine import GroupLowering, rule
+from .machine_bounds import check_total_view, guard_total_access
 from .options import LoweringError
 from .schedule import layout_of
 
@@ -23,6 +26,7 @@ __all__: list[str] = []
 
 @rule("view")
 def _view(g: GroupLowering, op: ir.Operation) -> None:
+    check_total_view(g, op)
     base = g.scalar(op.operand(0))
     syms = [g.scalar(v) for v in op.operands[1:]]
     t = op.result.type
@@ -45,6 +49,7 @@ def _memory(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("load")
 def _load(g: GroupLowering, op: ir.Operation) -> None:
+    guard_total_access(g, op)
     mem = g.scalar(op.operand(0))
     lay = layout_of(op.result)
     dt = op.result.type.dtype
@@ -61,11 +66,13 @@ def _load(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("store")
 def _store(g: GroupLowering, op: ir.Operation) -> None:
+    guard_total_access(g, op)
     g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1))
 
 
 @rule("atomic")
 def _atomic(g: GroupLowering, op: ir.Operation) -> None:
+    guard_total_access(g, op)
     g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1), atomic=op.attr("kind"))
 
 

@@ -310,7 +310,7 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
             return None
         offsets.append(e - ir.d(k))
     syms = [g.scalar(x) for x in view.operands[1:]]
-    extents = [_extent(g, d) for d in base.type.shape]
+    extents = [g.extent(d) for d in base.type.shape]
     off = [g.affine(o, [], syms) for o in offsets]
     c0 = g.index(0)
     vv = g.index(v)
@@ -343,12 +343,3 @@ def _edge_chunks(g: GroupLowering, lay: Any, v: int, esize: int, off: list[ir.Va
         out.append((reg, limit, g.arith("mul", count, g.index(esize))))
     return out
 
-
-def _extent(g: GroupLowering, d: ir.Dim) -> ir.Value:
-    """An array extent as an index value (a shape-symbol parameter or a constant)."""
-    if d.is_static:
-        return g.index(int(d))
-    fn = g.fl.src
-    names = fn.shape_symbols
-    k = names.index(str(d.value))
-    return g.lookup(fn.args[len(fn.args) - len(names) + k])

@@ -47,9 +47,11 @@ Tiles are static-shape local arrays; a function whose tiles exceed
 worker stacks can be small).
 
 Runtime errors (integer division by zero, ``reindex`` out of range without
-``fill``, an access leaving a ``total`` view) set a status word that the
-launcher turns into ``ZeroDivisionError`` / ``backend.KernelError`` naming
-the operation's source location. Operations the backend cannot translate
+``fill``, an access leaving a ``total`` view, a failed ``assert``) are tested
+before they happen, claim a status word and leave like a failed check; the
+launcher turns the status into ``KernelArithmeticError`` /
+``KernelIndexError`` / ``KernelAssertionError`` naming the operation's
+source location. Operations the backend cannot translate
 (``call``, ``br``, ``atom.call``, a grid-scope ``sync`` inside a program,
 atomics on f16/bf16/i1 memory, loop-carried memories or tuples) are rejected
 at compile time with their location.

@@ -17,6 +17,11 @@ Copy loops come in two shapes:
   fill of the invalid elements is skipped when the box is the whole tile;
 * the **guarded** form otherwise: every element evaluates its coordinates
   (with floor semantics) and its validity.
+
+An access that leaves a ``total`` level is an error (``TC_ERR_VIEW``) found
+before the access reads or writes anything: from the box in the box form,
+by a first pass over the elements in the guarded form. The function then
+leaves as after a failed check (the emitter's ``leave``).
 """
 
 from __future__ import annotations
@@ -132,11 +137,15 @@ def separable(e: ir.AffineExpr) -> tuple[int | None, int, ir.AffineExpr] | None:
 class CopyLoops:
     """Writes the loop nests of element-wise accesses through a ``ViewRef``."""
 
-    def __init__(self, buf: IndentedBuffer, fresh: Callable[[str], str]) -> None:
+    def __init__(self, buf: IndentedBuffer, fresh: Callable[[str], str],
+                 leave: Callable[[], None]) -> None:
         self.buf = buf
         """Output."""
         self.fresh = fresh
         """Fresh C identifiers."""
+        self.leave = leave
+        """Writes the exit after a failure (out of the function, or to the end of the
+        outermost instance)."""
 
     # -- analysis -------------------------------------------------------------------
     @staticmethod
@@ -220,10 +229,11 @@ class CopyLoops:
         every ``bounded`` level of the views cut from it later (a window of
         ``X.T`` that crosses an edge of ``X.T`` never reads through ``X.T``
         there). So for each total level, the box of those later bounded levels
-        must lie inside it, or be empty.
+        must lie inside it, or be empty. The newest level that fails is reported, as
+        the reference does.
         """
         flags: list[str] = []
-        for k, chk in enumerate(view.checks):
+        for k, chk in reversed(list(enumerate(view.checks))):
             if not chk.total:
                 continue
             later = [c for c in view.checks[k + 1:] if not c.total]
@@ -234,7 +244,9 @@ class CopyLoops:
                                            for j in range(len(shape))])
             bad = self.fresh("bad")
             self.buf.line(f"const int {bad} = ({reached}) && !({inside});")
-            self.buf.line(f"if ({bad}) tc_fail(tc_st, TC_ERR_VIEW, {chk.op_id});")
+            with self.buf.block(f"if (__builtin_expect({bad}, 0))"):
+                self.buf.line(f"tc_fail(tc_st, TC_ERR_VIEW, {chk.op_id});")
+                self.leave()
             flags.append(bad)
         if not flags:
             return None
@@ -249,8 +261,8 @@ class CopyLoops:
         """``dst[i] = convert(view[i])`` for valid ``i``; ``fill`` elsewhere.
 
         ``on_invalid``, when given, is a C statement run when some element is
-        invalid (the error of a ``reindex`` without ``fill``). An element
-        outside a ``total`` level records a view error and nothing is read.
+        invalid. An element outside a ``total`` level is a view error, found
+        before anything is read.
         """
         b = self.buf
         rank = len(shape)
@@ -281,6 +293,7 @@ class CopyLoops:
                     b.line(f"  {dst}[{self.flat(idx, shape)}] = "
                            f"{convert.format(view.ptr + '[' + addr + ']')};")
                 return
+            self._scan_totals(view, shape)
             self._nest(["0"] * rank, [str(x) for x in shape], idx)
             with b.block(""):
                 valid = self._valid(view, idx)
@@ -297,8 +310,8 @@ class CopyLoops:
     def write(self, view: ViewRef, shape: Sequence[int], stmt: Callable[[str, str], str]) -> None:
         """Run ``stmt(mem_lvalue, tile_index)`` for every valid element of the view.
 
-        An element outside a ``total`` level records a view error; with the box
-        form nothing is written then.
+        An element outside a ``total`` level is a view error, found before anything
+        is written.
         """
         b = self.buf
         rank = len(shape)
@@ -318,32 +331,53 @@ class CopyLoops:
                     self._nest(lo, hi, idx)
                     b.line("  " + stmt(f"{view.ptr}[{addr}]", self.flat(idx, shape)))
                 return
+            self._scan_totals(view, shape)
             self._nest(["0"] * rank, [str(x) for x in shape], idx)
             with b.block(""):
                 valid = self._valid(view, idx)
                 at = self._general_addr(view, idx)
                 b.line(f"if ({valid}) " + stmt(f"{view.ptr}[{at}]", self.flat(idx, shape)))
 
-    def _valid(self, view: ViewRef, idx: Sequence[str]) -> str:
-        """Per-element validity; leaving a ``total`` level records an error (and is invalid).
+    def _scan_totals(self, view: ViewRef, shape: Sequence[int]) -> None:
+        """Guarded form: a first pass over the elements that fails (and leaves) when one of
+        them leaves a ``total`` level, reporting the newest such level."""
+        totals = [k for k, c in enumerate(view.checks) if c.total]
+        if not totals:
+            return
+        b = self.buf
+        flags = {k: self.fresh("bad") for k in totals}
+        idx = [self.fresh("i") for _ in shape]
+        with b.block(""):
+            b.line("int " + ", ".join(f"{flags[k]} = 0" for k in totals) + ";")
+            self._nest(["0"] * len(shape), [str(x) for x in shape], idx)
+            with b.block(""):
+                self._valid(view, idx, flags)
+            for k in reversed(totals):
+                with b.block(f"if ({flags[k]})"):
+                    b.line(f"tc_fail(tc_st, TC_ERR_VIEW, {view.checks[k].op_id});")
+                    self.leave()
+
+    def _valid(self, view: ViewRef, idx: Sequence[str], flags: dict[int, str] | None = None
+               ) -> str:
+        """Per-element validity; with ``flags`` (level index -> C flag), leaving a ``total``
+        level sets its flag.
 
         Levels are tested newest first, and a ``total`` level is an error only for
         an element valid in every newer level (one that the access reaches it with).
         """
         conds: list[str] = []
-        for chk in reversed(view.checks):
+        for k, chk in reversed(list(enumerate(view.checks))):
             inside = []
             for r, ext in zip(chk.map.results, chk.extents):
                 c = self.fresh("c")
                 self.buf.line(f"const int64_t {c} = {affine_c(r, idx, chk.syms)};")
                 inside.append(f"{c} >= 0 && {c} < ({ext})")
             cond = " && ".join(inside) or "1"
-            if chk.total:
+            if chk.total and flags is not None:
                 flag = self.fresh("in")
                 reached = " && ".join(f"({c})" for c in conds) or "1"
                 self.buf.line(f"const int {flag} = {cond};")
-                self.buf.line(f"if (({reached}) && !{flag}) tc_fail(tc_st, TC_ERR_VIEW, "
-                              f"{chk.op_id});")
+                self.buf.line(f"if (({reached}) && !{flag}) {flags[k]} = 1;")
                 cond = flag
             conds.append(cond)
         return " && ".join(f"({c})" for c in conds) or "1"

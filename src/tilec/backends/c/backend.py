@@ -5,9 +5,10 @@ calling it with the kernel's user arguments (arrays for ``mem`` parameters,
 numbers for scalar parameters; shape symbols are derived from the arrays)
 validates them (see ``interop.py``), evaluates the host checks
 (``kernel_checks``), runs the kernel and raises the kernel's runtime errors
-(an integer division by zero as ``KernelArithmeticError``, out-of-range
-``reindex`` without ``fill``, a failed ``assert`` as ``KernelAssertionError``)
-with the location of the operation that failed. A function with
+(an integer division by zero as ``KernelArithmeticError``, an out-of-range
+``reindex`` without ``fill`` or an access leaving a ``total`` view as
+``KernelIndexError``, a failed ``assert`` as ``KernelAssertionError``) with
+the location of the operation that failed. A function with
 results returns them (one value, or a tuple).
 """
 
@@ -92,7 +93,8 @@ class CExecutable:
         self._bindings = shape_bindings(fn)
         self._label = kernel_label(fn)
         self._host_checks = HostChecks(fn)
-        self._n_values = max((len(c.labels) for c in src.checks.values()), default=0)
+        self._n_values = max([len(c.labels) for c in src.checks.values()]
+                             + [2] * bool(src.reads), default=0)
 
     def __call__(self, *args: Any) -> Any:
         b = bind_arguments(self.name, self.params, args, self._bindings, self._src.dim_slots,
@@ -117,21 +119,17 @@ class CExecutable:
 
     def _raise(self, code: int, op_id: int, values: Any) -> None:
         check = self._src.checks.get(op_id)
-        if code in (2, 4) and check is not None:  # a zero divisor, a failed check
+        if code in (2, 3, 4) and check is not None:  # a zero divisor, a total view, a check
             raise check.failure(self.name, [decode_bits(values[k], t)
                                             for k, t in enumerate(check.types)])
+        read = self._src.reads.get((op_id, int(values[1]))) if code == 1 else None
+        if read is not None:  # a reindex leaving its source: the start, then the axis
+            raise read.failure(self.name, [int(values[0])])
         name, loc = self._src.ops.get(op_id, ("?", ir.UNKNOWN))
         if code == 2:  # only a division the emitter did not test: a wrong value range
             raise RuntimeError(ir.format_located(
                 f"internal: '{name}' divided by zero although its divisor was proven nonzero",
                 loc))
-        if code == 1:
-            raise KernelError(ir.format_located(
-                f"'{name}' read outside its source tile and has no fill", loc))
-        if code == 3:
-            raise KernelError(ir.format_located(
-                f"an access through this total '{name}' leaves its base (declare the view "
-                "bounds = \"bounded\" to fill/drop such elements)", loc))
         raise KernelError(f"kernel @{self.name} failed with status {code} in '{name}' at {loc}")
 
     def __repr__(self) -> str:

@@ -40,7 +40,12 @@ How values become C (decisions, see docs in the package ``__init__``):
 * an integer division whose divisor may be zero (``ranges``) first tests it
   and fails like a check (``TC_ERR_ZERODIV``, then the same exits), so
   nothing after it in its instance runs; one by a constant or a provably
-  nonzero value has no test.
+  nonzero value has no test;
+* a ``reindex`` without ``fill`` whose start is a runtime value tests each
+  source axis it may leave (``index_bounds``) before copying and fails like a
+  check (``TC_ERR_REINDEX``, the start and the axis in ``tc_ck``, then the
+  same exits); an access leaving a ``total`` view fails the same way
+  (``TC_ERR_VIEW``) before it reads or writes anything.
 """
 
 from __future__ import annotations
@@ -49,12 +54,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import tilec.ir as ir
-from tilec.backends.c.access import CopyLoops, Level, ViewRef, prod
+from tilec.backends.c.access import CopyLoops, Level, ViewRef, affine_c, prod
 from tilec.backends.c.mma import MicroKernels
 from tilec.backends.c.prelude import PRELUDE
 from tilec.backends.c.reductions import ReductionEmission
 from tilec.backends.c.values import Lazy, Splat, Tile, static_shape
 from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
+from tilec.backends.index_bounds import index_report, reindex_bounds, total_view_report
 from tilec.backends.kernel_checks import CheckInfo, host_check_ops
 from tilec.backends.ranges import analyze_ranges, divisor_may_be_zero
 
@@ -107,8 +113,11 @@ class CSource:
     ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
     """Operation id -> (opcode, location), for runtime error messages."""
     checks: dict[int, CheckInfo] = field(default_factory=dict)
-    """Operation id -> what an emitted ``check`` (or a tested division) reports when it
-    fails."""
+    """Operation id -> what an emitted ``check`` (or a tested division, or a ``total`` view
+    an access leaves) reports when it fails."""
+    reads: dict[tuple[int, int], CheckInfo] = field(default_factory=dict)
+    """``(reindex id, source axis)`` -> what a read leaving that axis reports (its start is
+    ``tc_ck[0]``, the axis ``tc_ck[1]``)."""
 
 
 # --------------------------------------------------------------------- emitter
@@ -128,7 +137,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         """The module being emitted."""
         self.fn: ir.Function = fn
         """The entry function."""
-        self.copies = CopyLoops(self.buf, self.fresh)
+        self.copies = CopyLoops(self.buf, self.fresh, self._leave)
         self.mk = MicroKernels()
         self.tls = False
         self.parallel_depth = 0
@@ -136,6 +145,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         self.host_checks = {op.id for op in host_check_ops(fn)["before"]}
         """Ids of the checks the launcher evaluates before the call (not emitted)."""
         self.checks: dict[int, CheckInfo] = {}
+        self.reads: dict[tuple[int, int], CheckInfo] = {}
         self.stop_label: str | None = None
         """Inside an instance of the outermost parallel: where a failed check jumps."""
         self.stop_used = False
@@ -259,7 +269,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         params = [ParamInfo(p.kind, p.dtype, p.shape, id(a) in self.written, p.name)
                   for p, a in zip(params, fn.args)]
         return CSource(out.getvalue(), out, params, dim_slots, list(fn.result_types), self.ops,
-                       self.checks)
+                       self.checks, self.reads)
 
     def _bind_params(self) -> tuple[list[ParamInfo], list[tuple[int, int]]]:
         fn = self.fn
@@ -677,6 +687,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             return
         src = self.materialize(op.operand(0), op)
         syms = tuple(self.scalar(v, op) for v in op.operands[1:])
+        self._test_reads(op, shape, syms)
         strides = tuple(str(prod(src.shape[j + 1:])) for j in range(len(src.shape)))
         exts = tuple(str(e) for e in src.shape)
         ref = ViewRef(src.name, src.dtype, tuple(str(e) for e in shape), m, syms, strides,
@@ -684,9 +695,42 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         dst = self.new_tile(op.result)
         fill = op.attr("fill")
         fill_c = self.literal(fill, rt.dtype) if fill is not None else self._poison(rt.dtype)
-        err = None if fill is not None else f"tc_fail(tc_st, TC_ERR_REINDEX, {op.id});"
-        self.copies.read(ref, shape, dst.name, "{}", fill_c, err)
+        self.copies.read(ref, shape, dst.name, "{}", fill_c)
         self.bind(op.result, dst)
+
+    def _test_reads(self, op: ir.Operation, shape: Sequence[int], syms: Sequence[str]) -> None:
+        """Before a ``reindex`` without ``fill`` copies: each source axis it may leave, in
+        order; a failure reports the first coordinate read and leaves like a check."""
+        tests, mixed = reindex_bounds(op, self.ranges)
+        src = [int(e) for e in op.operand(0).type.shape]
+        m: ir.IndexMap = op.attr("map")
+        for axis in sorted([t.axis for t in tests] + mixed):
+            start = self.fresh("first")
+            bound = next((t for t in tests if t.axis == axis), None)
+            if bound is not None:  # one runtime offset g: the extremes of the rest are static
+                g, ok = self.fresh("g"), bound.admissible
+                self.buf.line(f"const int64_t {g} = {affine_c(bound.offset, [], syms)};")
+                self.buf.line(f"const int64_t {start} = {g} + INT64_C({bound.lo});")
+                # compared with the admissible offsets, not as g + hi, which could wrap
+                bad = "1" if ok is None else f"{g} < INT64_C({ok.lo}) || {g} > INT64_C({ok.hi})"
+                report = bound.report(op)
+            else:  # the map mixes coordinates and symbols: scan the tile
+                idx = [self.fresh("i") for _ in shape]
+                c, last = self.fresh("c"), self.fresh("last")
+                self.buf.line(f"int64_t {start} = INT64_MAX, {last} = INT64_MIN;")
+                for i, n in zip(idx, shape):
+                    self.buf.line(f"for (int64_t {i} = 0; {i} < {n}; ++{i})")
+                with self.buf.block(""):
+                    self.buf.line(f"const int64_t {c} = {affine_c(m.results[axis], idx, syms)};")
+                    self.buf.line(f"{start} = tc_min_i({start}, {c}); "
+                                  f"{last} = tc_max_i({last}, {c});")
+                bad = f"{start} < 0 || {last} >= {src[axis]}"
+                report = index_report(op, axis, None, src[axis], False)
+            self.reads[(op.id, axis)] = report
+            with self.buf.block(f"if (__builtin_expect({bad}, 0))"):
+                with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_REINDEX, {op.id}))"):
+                    self.buf.line(f"tc_ck[0] = {start}; tc_ck[1] = {axis};")
+                self._leave()
 
     @staticmethod
     def _static_in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
@@ -805,6 +849,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         rt = op.result.type
         extents = [self.dim_expr(d, op) for d in rt.shape]
         bounded = op.attr("bounds", "total") == "bounded"
+        if not bounded:
+            self.checks[op.id] = total_view_report(op)
         self.bind(op.result, base.sub(op.attr("map"), held, extents, bounded, op.id))
 
     def emit_load(self, op: ir.Operation) -> None:

@@ -61,7 +61,8 @@ PRELUDE = r"""
 #endif
 
 /* ---- status: [0] error code (0 = ok), [1] id of the operation that failed; the first
-   failure wins (tc_fail returns 1 to it), and a failed check then writes its values ---- */
+   failure wins (tc_fail returns 1 to it), and a failed check then writes its values (a
+   reindex leaving its source: the start read, then the axis) ---- */
 enum { TC_ERR_REINDEX = 1, TC_ERR_ZERODIV = 2, TC_ERR_VIEW = 3, TC_ERR_CHECK = 4 };
 static int __attribute__((noinline, unused)) tc_fail(int32_t *st, int32_t code, int32_t op) {
   int32_t expected = 0;

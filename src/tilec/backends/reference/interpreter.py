@@ -17,9 +17,11 @@ instances, loop iterations and reduction steps; everything inside one tile
 operation is numpy. ``map`` regions and reduction update regions are run once
 per step on whole arrays, so their ``arith`` operations see arrays, not
 scalars. A failed ``check`` raises ``KernelAssertionError``, an integer
-division by zero ``KernelArithmeticError`` (both at once, before any later
-operation runs); every other runtime error is an ``InterpretError`` naming
-the operation and its source location.
+division by zero ``KernelArithmeticError``, a ``reindex`` without ``fill``
+reading outside its source or an access leaving a ``total`` view
+``KernelIndexError`` (all at once, before any later operation runs); every
+other runtime error is an ``InterpretError`` naming the operation and its
+source location.
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.kernel_checks import CheckInfo, KernelArithmeticError, KernelAssertionError
+from tilec.backends.index_bounds import index_report, split, total_view_report
+from tilec.backends.kernel_checks import (
+    CheckInfo,
+    KernelArithmeticError,
+    KernelAssertionError,
+    KernelIndexError,
+)
 
 from . import numerics as nx
 
@@ -110,6 +118,16 @@ def _inside(coords: Sequence[np.ndarray], extents: Sequence[int], shape: tuple[i
 # ------------------------------------------------------------------- memories
 
 
+class _TotalViewLeft(Exception):
+    """An access reached outside a ``total`` view (the interpreter reports it as the kernel's
+    ``KernelIndexError``, at the view)."""
+
+    def __init__(self, view: ir.Operation | None) -> None:
+        super().__init__("an access left a total view")
+        self.view = view
+        """The ``view`` operation left."""
+
+
 @dataclass(frozen=True, eq=False)
 class Guard:
     """One bounds check a view adds: where its coordinates land in its base, and the base's size."""
@@ -166,8 +184,9 @@ class MemRef:
                ) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:
         """Root coordinates of every element (arrays of ``shape``) and the validity mask.
 
-        The mask is None when every element is valid. Raises ``InterpretError``
-        at the view's location when a ``total`` view is accessed out of range.
+        The mask is None when every element is valid. Raises ``_TotalViewLeft``
+        (the interpreter's ``KernelIndexError`` at the view's location) when a
+        ``total`` view is accessed out of range.
         """
         shape = self.shape
         mask: np.ndarray | None = None
@@ -176,12 +195,7 @@ class MemRef:
             if g.total:
                 bad = ~ok if mask is None else (mask & ~ok)
                 if bad.any():
-                    first = tuple(int(x) for x in np.argwhere(bad)[0])
-                    where = f" by '{access.name}' at {access.loc}" if access is not None else ""
-                    raise InterpretError(
-                        g.view, f"out-of-range access{where}: element {first} of a view with "
-                        f"bounds = \"total\" maps outside its base of extents {g.extents} "
-                        f"(use bounds = \"bounded\" to drop such elements)")
+                    raise _TotalViewLeft(g.view)
             elif not ok.all():
                 mask = ok if mask is None else mask & ok
         if self.map is None:
@@ -310,8 +324,12 @@ class Interpreter:
         operands = [self._get(env, op, v) for v in op.operands]
         try:
             results = impl(self, op, operands)
-        except (InterpretError, KernelAssertionError, KernelArithmeticError):
+        except (InterpretError, KernelAssertionError, KernelArithmeticError, KernelIndexError):
             raise
+        except _TotalViewLeft as e:
+            if e.view is None:
+                raise InterpretError(op, "an access left a view with bounds = \"total\"") from None
+            raise total_view_report(e.view).failure(self.kernel_name) from None
         except ZeroDivisionError as e:
             if op.name != "arith":
                 raise InterpretError(op, f"{type(e).__name__}: {e}") from e
@@ -611,10 +629,16 @@ def _reindex(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any
         return [_as_tile(src[tuple(coords)], shape, dt)]
     fill = op.attr("fill")
     if fill is None:
-        first = tuple(int(x) for x in np.argwhere(~ok)[0])
-        source = tuple(int(c[first]) for c in coords)
-        raise InterpretError(op, f"element {first} reads {source}, outside the source tile of "
-                                 f"shape {src.shape} (a reindex without fill must stay in range)")
+        # the first axis in order that leaves its extent; its smallest coordinate is the start
+        m = op.attr("map")
+        for axis, (c, n) in enumerate(zip(coords, src.shape)):
+            c = np.asarray(c)
+            if ((c < 0) | (c >= n)).any():
+                lo, hi = int(c.min()), int(c.max())
+                e = m.results[axis]
+                span = hi - lo + 1 if split(e) is not None else None
+                raise index_report(op, axis, span, n, e.max_dim() == 0).failure(
+                    it.kernel_name, [lo])
     out = np.full(shape, nx.from_python(fill, dt), dt)
     out[ok] = src[tuple(c[ok] for c in coords)]
     return [out]
