@@ -7,7 +7,7 @@ The public API lives here and nowhere else: ``@tilec.kernel``, ``tilec.compile``
 
 from typing import Any
 
-from .backends.kernel_checks import KernelArithmeticError, KernelAssertionError
+from .backends.kernel_checks import KernelArithmeticError, KernelAssertionError, KernelLoopError
 from .backends.reference.errors import SimulationError
 from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
@@ -23,8 +23,9 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
     Raises ``SimulationError`` on a shared-memory race, two programs writing one
     global element (unless both with atomics), an out-of-range access or divergent
     synchronization, naming the operations involved, ``KernelAssertionError``
-    when an ``assert`` of the kernel fails and ``KernelArithmeticError`` when an
-    integer division has a zero divisor.
+    when an ``assert`` of the kernel fails, ``KernelArithmeticError`` when an
+    integer division has a zero divisor and ``KernelLoopError`` when a loop's step is not
+    positive.
     """
     from .backends.reference.simt import simulate_kernel
     from .ir import UserError
@@ -37,5 +38,5 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
 
 __all__ = ["__version__", "available_targets", "default_target", "simulate", "SimulationError",
            "ArgumentError", "TargetUnavailable", "UserError", "KernelAssertionError",
-           "KernelArithmeticError",
+           "KernelArithmeticError", "KernelLoopError",
            *_frontend_all]

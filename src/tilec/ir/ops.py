@@ -609,9 +609,10 @@ def _verify_check(op: Operation) -> None:
             f"check has {op.num_operands - 1} reported values but {len(labels)} labels")
 
 
-CHECK_KINDS = ("assert", "zerodiv")
-"""What a failed ``check`` reports: an assertion, or a zero divisor (lowering guards a
-division with one where the failure must stop a whole group, lowering.md)."""
+CHECK_KINDS = ("assert", "zerodiv", "step")
+"""What a failed ``check`` reports: an assertion, a zero divisor or a loop step that is not
+positive (lowering guards a division or a loop with one where the failure must stop a whole
+group, lowering.md)."""
 
 
 # A failed check stops the program: later effects must not move before it, so it is
@@ -627,7 +628,8 @@ register_op(OpDef("check", "effect",
                          "kind": AttrDef(lambda x: x in CHECK_KINDS, False,
                                          "assert (the default): a failed assertion; zerodiv: "
                                          "the guard of an integer division, whose function "
-                                         "is the message")}))
+                                         "is the message; step: the guard of a loop's step "
+                                         "(the one value), whose opcode is the message")}))
 
 
 # ---------------------------------------------------------------- machine form

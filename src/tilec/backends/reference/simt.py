@@ -25,8 +25,9 @@ Errors: ``SimulationError`` (race, out_of_range, divergence, unsupported)
 names the offending operations with their locations; runtime errors of the
 program itself are those of the reference interpreter: ``KernelAssertionError``
 (a failed check), ``KernelArithmeticError`` (an integer division by zero: the
-lowering's ``check {kind = "zerodiv"}``, or a division itself) and
-``InterpretError``.
+lowering's ``check {kind = "zerodiv"}``, or a division itself),
+``KernelLoopError`` (a loop step that is not positive: the lowering's ``check
+{kind = "step"}``) and ``InterpretError``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from tilec.backends.kernel_checks import (
     HostChecks,
     KernelArithmeticError,
     KernelAssertionError,
+    KernelLoopError,
 )
 
 from . import numerics as nx
@@ -294,7 +296,8 @@ class LaneRunner:
         args = [self.get(v) for v in op.operands]
         try:
             results = impl(self, op, args, active)
-        except (SimulationError, InterpretError, KernelAssertionError, KernelArithmeticError):
+        except (SimulationError, InterpretError, KernelAssertionError, KernelArithmeticError,
+                KernelLoopError):
             raise
         except ZeroDivisionError as e:
             raise _division_error(self, op, e) from None
