@@ -333,8 +333,10 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "re
 def _check_fn_type(cap: Capture, node: ast.AST, fn: str, t: ir.ScalarType) -> None:
     name = _SYMBOL.get(fn, fn)
     if fn in _FLOAT_ONLY and not t.is_float:
-        hint = " (use // for integer division)" if fn == "div" else \
-            " (convert first, e.g. x.to(tc.float32))"
+        hint = {"div": " (use // for integer division)",
+                "pow": " (an integer ** takes the constant exponent 2 or 3; convert first "
+                       "for others, e.g. x.to(tc.float32))"}.get(
+            fn, " (convert first, e.g. x.to(tc.float32))")
         raise cap.error(node, f"{name} needs floating-point operands, got {t}{hint}")
     if fn in _INT_ONLY and t.is_float:
         raise cap.error(node, f"{name} needs integer operands, got {t}")
@@ -417,6 +419,10 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
     for v in vals:
         if not (is_number(v) or isinstance(v, (ScalarVal, *TILEISH))):
             raise cap.error(node, f"{_SYMBOL.get(fn, fn)} cannot take {describe(v)}")
+    if all(is_number(v) for v in vals):
+        # compile-time numbers compute as Python does (2 ** 2 == 4, 7 / 2 == 3.5): the type
+        # rules below are those of runtime values, which numbers only join as weak operands
+        return _fold(cap, node, fn, vals)
     if fn == "select":
         cond, a, b = vals
         t = _operand_types(cap, node, "select", [a, b])
@@ -437,8 +443,6 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
     # an integer operand meeting an index is widened at its sources, not after its own wrap
     typed = [widen_index(cap, v) if at is ir.index and isinstance(v, ScalarVal) else v
              for v, at in zip(typed, arg_types)]
-    if all(is_number(v) for v in typed):
-        return _fold(cap, node, fn, typed)
     if not any(isinstance(v, TILEISH) for v in typed):
         return _scalar_arith(cap, node, fn, typed, arg_types, res_t)
     elems = [_convert(_to_elem(cap, node, v), at) for v, at in zip(typed, arg_types)]
@@ -465,16 +469,21 @@ _PY_UN: dict[str, Callable[[Any], Any]] = {
 
 
 def _fold(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any]) -> Any:
+    """``fn`` on compile-time numbers, computed by Python."""
     try:
         if fn == "select":
             return vals[1] if vals[0] else vals[2]
         if fn == "fma":
             return vals[0] * vals[1] + vals[2]
         if len(vals) == 2:
-            return _PY_BIN[fn](vals[0], vals[1])
-        return _PY_UN[fn](vals[0])
+            out = _PY_BIN[fn](vals[0], vals[1])
+        else:
+            out = _PY_UN[fn](vals[0])
     except (ArithmeticError, ValueError) as e:
         raise cap.error(node, f"constant expression fails: {e}") from None
+    if isinstance(out, complex):  # (-8) ** (1 / 3) in Python
+        raise cap.error(node, f"constant expression fails: its value {out} is complex")
+    return out
 
 
 def _affine_of(x: Any) -> Affine | None:
