@@ -791,8 +791,17 @@ def _full(cap: Capture, site: CallSite) -> Any:
             raise site.error(f"full(): {e}, {what}{hint}", 1) from None
         return TileVal(cap.builder.value("constant", [], ir.TileType(shape, dt),
                                          {"value": value}, loc=cap.loc(site.node)))
+    v = as_tileish(cap, site.node_of(1), v)
+    if isinstance(v, TILEISH) and v.shape == ():
+        # a rank-0 tile is one value, like a scalar (a full reduction, x.min(axis=None))
+        if a["dtype"] is not None:
+            v = cast_value(cap, site.node, v, dtype_arg(cap, site.node_of(2), a["dtype"]))
+        v = materialize(cap, site.node, v)
+        return Elem("leaf", (v,), v.dtype, shape)
     if not isinstance(v, ScalarVal):
-        raise site.error(f"full() fills with a number or a scalar, got {describe(v)}", 1)
+        hint = " (tc.broadcast(x, shape) repeats a tile)" if isinstance(v, TILEISH) else ""
+        raise site.error(f"full() fills with a number, a scalar or a rank-0 tile, got "
+                         f"{describe(v)}{hint}", 1)
     if a["dtype"] is not None:
         v = cast_value(cap, site.node, v, dtype_arg(cap, site.node_of(2), a["dtype"]))
     return Elem("leaf", (v,), v.dtype, shape)
