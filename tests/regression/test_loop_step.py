@@ -246,3 +246,23 @@ def test_guarded_loops_compile_to_cubins(target: str, arch: str, kernel: Any) ->
     src = cuda_backend(target).emit(compiled.module, compiled.fn_name)
     cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes, src.buffer.origin_of_line)
     assert cub.data[:4] == b"\x7fELF"
+
+
+@tc.kernel
+def rounds(X, Out, s, BM: tc.constexpr = 4):
+    """A top-level loop around the nest (reference and cpu only: GPU kernels have none)."""
+    for r in tc.serial(0, 3, s):
+        for p in tc.parallel(2):
+            Out.tile((r, p * BM), (1, BM)).store(X.tile((p * BM,), (BM,))[None, :] + r)
+
+
+@pytest.mark.parametrize("target", ["reference", "cpu"])
+def test_a_top_level_loop_fails_before_anything_runs(target: str) -> None:
+    out = _nan(3, 8)
+    e = _run_failing(target, rounds, X, out, 0)
+    assert e.lineno == _line_of(rounds.fn, "for r in") and e.step == 0
+    assert np.isnan(out).all()
+    _run(target, rounds, X, out, 2)
+    want = _nan(3, 8)
+    want[0], want[2] = X, X + 2
+    np.testing.assert_array_equal(out, want)
