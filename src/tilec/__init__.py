@@ -11,6 +11,7 @@ from .backends.kernel_checks import (
     KernelArithmeticError,
     KernelAssertionError,
     KernelIndexError,
+    KernelLoopError,
 )
 from .backends.reference.errors import SimulationError
 from .frontend import *  # noqa: F403
@@ -28,8 +29,9 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
     global element (unless both with atomics), an out-of-range access or divergent
     synchronization, naming the operations involved, ``KernelAssertionError``
     when an ``assert`` of the kernel fails, ``KernelArithmeticError`` when an
-    integer division has a zero divisor and ``KernelIndexError`` when a tile slice
-    with a runtime start leaves its tile.
+    integer division has a zero divisor, ``KernelIndexError`` when a tile slice
+    with a runtime start leaves its tile and ``KernelLoopError`` when a loop's step is
+    not positive.
     """
     from .backends.reference.simt import simulate_kernel
     from .ir import UserError
@@ -42,5 +44,5 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
 
 __all__ = ["__version__", "available_targets", "default_target", "simulate", "SimulationError",
            "ArgumentError", "TargetUnavailable", "UserError", "KernelAssertionError",
-           "KernelArithmeticError", "KernelIndexError",
+           "KernelArithmeticError", "KernelIndexError", "KernelLoopError",
            *_frontend_all]

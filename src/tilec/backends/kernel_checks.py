@@ -31,6 +31,11 @@ with a runtime start) and an access leaving a ``bounds = "total"`` view are the
 third (``KernelIndexError``, tileir.md). They stop the program the same way;
 ``index_bounds`` decides which need a runtime test and describes each one as a
 ``check {kind = "index"}``.
+
+A counted loop (``serial``, ``pipeline``) whose step is not positive at run
+time is the fourth (``KernelLoopError``, tileir.md "Structured execution"): it
+fails before its first iteration, through the same channels (``CheckInfo.loop``
+describes it; the GPU lowering guards the loop with ``check {kind = "step"}``).
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ import numpy as np
 
 import tilec.ir as ir
 
-__all__ = ["KernelAssertionError", "KernelArithmeticError", "KernelIndexError", "CheckInfo",
+__all__ = ["KernelAssertionError", "KernelArithmeticError", "KernelIndexError", "KernelLoopError",
+           "CheckInfo",
            "HostChecks",
            "host_check_ops", "host_divisions", "format_value", "encode_bits", "decode_bits",
            "DIVISION_SYMBOLS"]
@@ -146,6 +152,36 @@ class KernelIndexError(ir.UserError, IndexError):
         return (type(self), (self.kernel, self.message, self.location, self.values))
 
 
+class KernelLoopError(ir.UserError, ValueError):
+    """A counted loop of a kernel (``tc.serial``, ``tc.pipeline``, ``range``) had a step that
+    is not positive at run time.
+
+    ``str()`` starts with ``file:line:col:`` of the loop and holds the step's value, then the
+    source line with a caret underline.
+    """
+
+    __module__ = "tilec"  # tracebacks name the public class, tilec.KernelLoopError
+
+    def __init__(self, kernel: str, loop: str, location: ir.Location, step: int) -> None:
+        self.kernel = kernel
+        """The kernel (function) name."""
+        self.loop = loop
+        """The loop's opcode: ``serial`` or ``pipeline``."""
+        self.location = location
+        """Where the loop is."""
+        self.step = step
+        """The step it had."""
+        self.filename = location.filename
+        """File of the loop."""
+        self.lineno = location.line
+        """1-based line of the loop."""
+        head = f"loop step must be positive in @{kernel}: the step of this {loop} loop is {step}"
+        super().__init__(ir.format_located(head, location))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kernel, self.loop, self.location, self.step))
+
+
 def format_value(value: Any, t: ir.ScalarType) -> str:
     """``value`` as a number of type ``t`` (the shortest text that reads back as it)."""
     from .reference import numerics as nx  # lazily: the interpreter imports this module
@@ -189,8 +225,9 @@ class CheckInfo:
     """The type of each reported value."""
     kind: str = "assert"
     """``assert`` (a failed assertion), ``zerodiv`` (a zero divisor; ``message`` is the
-    division's function) or ``index`` (an out-of-range read; ``message`` says of what), the
-    ``check``'s ``kind`` attribute."""
+    division's function), ``index`` (an out-of-range read; ``message`` says of what) or
+    ``step`` (a loop step that is not positive; ``message`` is the loop's opcode, the one
+    value its step), the ``check``'s ``kind`` attribute."""
 
     @staticmethod
     def of(op: ir.Operation) -> CheckInfo:
@@ -203,11 +240,20 @@ class CheckInfo:
         """The report of integer division ``op`` (an ``arith``) when its divisor is zero."""
         return CheckInfo(op.id, op.loc, str(op.attr("fn")), (), (), "zerodiv")
 
+    @staticmethod
+    def loop(op: ir.Operation) -> CheckInfo:
+        """The report of counted loop ``op`` (``serial``/``pipeline``) when its step is not
+        positive; the one reported value is the step."""
+        return CheckInfo(op.id, op.loc, op.name, ("step",), (ir.index,), "step")
+
     def failure(self, kernel: str, values: Sequence[Any] = ()
-                ) -> KernelAssertionError | KernelArithmeticError | KernelIndexError:
+                ) -> KernelAssertionError | KernelArithmeticError | KernelIndexError | \
+            KernelLoopError:
         """The error for a failure with ``values`` (numbers, one per label)."""
         if self.kind == "zerodiv":
             return KernelArithmeticError(kernel, self.message, self.location)
+        if self.kind == "step":
+            return KernelLoopError(kernel, self.message, self.location, int(values[0]))
         shown = [(label, format_value(v, t))
                  for label, v, t in zip(self.labels, values, self.types)]
         if self.kind == "index":

@@ -23,8 +23,10 @@ the result gets the type's full range (never a wrong, wrapped bound). Sources:
 * any other value (parameters, loop-carried values, ``if`` results): its type's range.
 
 The same intervals decide which integer divisions need a zero-divisor test
-(``divisor_may_be_zero``): one by a constant or a provably nonzero value
-costs nothing on any target.
+(``divisor_may_be_zero``) and which counted loops need a test of their step
+(``step_may_be_nonpositive``): a division by a constant or a provably nonzero
+value, or a loop with a constant or provably positive step, costs nothing on
+any target.
 
 Cost: one pass over the function, O(operations).
 """
@@ -37,7 +39,8 @@ from dataclasses import dataclass
 import tilec.ir as ir
 
 __all__ = ["Range", "I32", "I64", "type_range", "arith_range", "affine_range",
-           "analyze_ranges", "is_pow2", "INT_DIVISIONS", "is_int_division", "divisor_may_be_zero"]
+           "analyze_ranges", "is_pow2", "INT_DIVISIONS", "is_int_division", "divisor_may_be_zero",
+           "step_may_be_nonpositive"]
 
 
 @dataclass(frozen=True)
@@ -329,3 +332,13 @@ def divisor_may_be_zero(op: ir.Operation, ranges: dict[int, Range]) -> bool:
     v = op.operand(1)
     r = ranges.get(id(v)) or type_range(v.type) or I64
     return r.lo <= 0 <= r.hi
+
+
+def step_may_be_nonpositive(op: ir.Operation, ranges: dict[int, Range]) -> bool:
+    """True when counted loop ``op`` (``serial``/``pipeline``) has a step that is not provably
+    positive under ``ranges`` (a run-time error, tileir.md); False for any other operation."""
+    if op.name not in ("serial", "pipeline"):
+        return False
+    v = op.operand(2)
+    r = ranges.get(id(v)) or type_range(v.type) or I64
+    return r.lo <= 0

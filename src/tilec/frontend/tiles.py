@@ -334,8 +334,10 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "re
 def _check_fn_type(cap: Capture, node: ast.AST, fn: str, t: ir.ScalarType) -> None:
     name = _SYMBOL.get(fn, fn)
     if fn in _FLOAT_ONLY and not t.is_float:
-        hint = " (use // for integer division)" if fn == "div" else \
-            " (convert first, e.g. x.to(tc.float32))"
+        hint = {"div": " (use // for integer division)",
+                "pow": " (an integer ** takes the constant exponent 2 or 3; convert first "
+                       "for others, e.g. x.to(tc.float32))"}.get(
+            fn, " (convert first, e.g. x.to(tc.float32))")
         raise cap.error(node, f"{name} needs floating-point operands, got {t}{hint}")
     if fn in _INT_ONLY and t.is_float:
         raise cap.error(node, f"{name} needs integer operands, got {t}")
@@ -418,6 +420,10 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
     for v in vals:
         if not (is_number(v) or isinstance(v, (ScalarVal, *TILEISH))):
             raise cap.error(node, f"{_SYMBOL.get(fn, fn)} cannot take {describe(v)}")
+    if all(is_number(v) for v in vals):
+        # compile-time numbers compute as Python does (2 ** 2 == 4, 7 / 2 == 3.5): the type
+        # rules below are those of runtime values, which numbers only join as weak operands
+        return _fold(cap, node, fn, vals)
     if fn == "select":
         cond, a, b = vals
         t = _operand_types(cap, node, "select", [a, b])
@@ -438,8 +444,6 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
     # an integer operand meeting an index is widened at its sources, not after its own wrap
     typed = [widen_index(cap, v) if at is ir.index and isinstance(v, ScalarVal) else v
              for v, at in zip(typed, arg_types)]
-    if all(is_number(v) for v in typed):
-        return _fold(cap, node, fn, typed)
     if not any(isinstance(v, TILEISH) for v in typed):
         return _scalar_arith(cap, node, fn, typed, arg_types, res_t)
     elems = [_convert(_to_elem(cap, node, v), at) for v, at in zip(typed, arg_types)]
@@ -466,16 +470,21 @@ _PY_UN: dict[str, Callable[[Any], Any]] = {
 
 
 def _fold(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any]) -> Any:
+    """``fn`` on compile-time numbers, computed by Python."""
     try:
         if fn == "select":
             return vals[1] if vals[0] else vals[2]
         if fn == "fma":
             return vals[0] * vals[1] + vals[2]
         if len(vals) == 2:
-            return _PY_BIN[fn](vals[0], vals[1])
-        return _PY_UN[fn](vals[0])
+            out = _PY_BIN[fn](vals[0], vals[1])
+        else:
+            out = _PY_UN[fn](vals[0])
     except (ArithmeticError, ValueError) as e:
         raise cap.error(node, f"constant expression fails: {e}") from None
+    if isinstance(out, complex):  # (-8) ** (1 / 3) in Python
+        raise cap.error(node, f"constant expression fails: its value {out} is complex")
+    return out
 
 
 def _affine_of(x: Any) -> Affine | None:
@@ -811,8 +820,17 @@ def _full(cap: Capture, site: CallSite) -> Any:
             raise site.error(f"full(): {e}, {what}{hint}", 1) from None
         return TileVal(cap.builder.value("constant", [], ir.TileType(shape, dt),
                                          {"value": value}, loc=cap.loc(site.node)))
+    v = as_tileish(cap, site.node_of(1), v)
+    if isinstance(v, TILEISH) and v.shape == ():
+        # a rank-0 tile is one value, like a scalar (a full reduction, x.min(axis=None))
+        if a["dtype"] is not None:
+            v = cast_value(cap, site.node, v, dtype_arg(cap, site.node_of(2), a["dtype"]))
+        v = materialize(cap, site.node, v)
+        return Elem("leaf", (v,), v.dtype, shape)
     if not isinstance(v, ScalarVal):
-        raise site.error(f"full() fills with a number or a scalar, got {describe(v)}", 1)
+        hint = " (tc.broadcast(x, shape) repeats a tile)" if isinstance(v, TILEISH) else ""
+        raise site.error(f"full() fills with a number, a scalar or a rank-0 tile, got "
+                         f"{describe(v)}{hint}", 1)
     if a["dtype"] is not None:
         v = cast_value(cap, site.node, v, dtype_arg(cap, site.node_of(2), a["dtype"]))
     return Elem("leaf", (v,), v.dtype, shape)

@@ -609,10 +609,10 @@ def _verify_check(op: Operation) -> None:
             f"check has {op.num_operands - 1} reported values but {len(labels)} labels")
 
 
-CHECK_KINDS = ("assert", "zerodiv", "index")
-"""What a failed ``check`` reports: an assertion, a zero divisor or an out-of-range read
-(lowering guards a division or a tile slice with one where the failure must stop a whole
-group, lowering.md)."""
+CHECK_KINDS = ("assert", "zerodiv", "index", "step")
+"""What a failed ``check`` reports: an assertion, a zero divisor, an out-of-range read or a
+loop step that is not positive (lowering guards a division, a tile slice or a loop with one
+where the failure must stop a whole group, lowering.md)."""
 
 
 # A failed check stops the program: later effects must not move before it, so it is
@@ -629,7 +629,9 @@ register_op(OpDef("check", "effect",
                                          "assert (the default): a failed assertion; zerodiv: "
                                          "the guard of an integer division, whose function "
                                          "is the message; index: the guard of a tile slice "
-                                         "or index, whose reported value is its start")}))
+                                         "or index, whose reported value is its start; step: "
+                                         "the guard of a loop's step (the one value), whose "
+                                         "opcode is the message")}))
 
 
 # ---------------------------------------------------------------- machine form

@@ -2,7 +2,10 @@
 ``check``.
 
 Loop bounds and branch conditions are uniform scalars, so every thread runs
-the same iterations and branches (barriers inside them are legal). A carried
+the same iterations and branches (barriers inside them are legal). A loop
+whose step may not be positive (value ranges) is preceded by ``check(step > 0)
+{kind = "step"}``, so the group stops as a whole before the loop, as tileir.md
+asks; a constant or provably positive step gets nothing. A carried
 tile travels as its distribution's canonical register parts. Barrier state
 follows control flow: a loop body starts from what is pending before the loop
 and ends with a barrier when anything is pending (the next iteration is a new
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import tilec.ir as ir
+from tilec.backends.ranges import analyze_ranges, step_may_be_nonpositive
 
 from .machine import GroupLowering, Lowered, Staged, rule
 from .options import LoweringBug
@@ -73,11 +77,25 @@ def _forward(g: GroupLowering, v: ir.Value, lay: object) -> Lowered | ir.Value |
     return g.tile(v, lay)  # type: ignore[arg-type]
 
 
+def _guard_step(g: GroupLowering, op: ir.Operation, step: ir.Value) -> None:
+    """``check(step > 0, step) {kind = "step"}`` before loop ``op`` (and before a staged
+    loop's prologue) unless its step is provably positive."""
+    fl = g.fl
+    if fl.ranges is None:
+        fl.ranges = analyze_ranges(fl.src)  # once per function, O(operations)
+    if not step_may_be_nonpositive(op, fl.ranges):
+        return
+    ok = g.arith("gt", step, g.index(0))
+    g.b.create("check", [ok, step], [], {"message": op.name, "labels": ("step",),
+                                         "kind": "step"}, loc=op.loc)
+
+
 @rule("serial", "pipeline")
 def _loop(g: GroupLowering, op: ir.Operation) -> None:
     from .machine_pipeline import Staging
 
     lb, ub, step = (g.scalar(v) for v in op.operands[:3])
+    _guard_step(g, op, step)
     carried = _layouts(op.results)
     inits = flatten(g, [_value(g, op, 3 + k) for k in range(len(op.results))])
     staging = Staging(g, op) if op.attr("schedule") == "double_buffer" else None

@@ -72,6 +72,15 @@ def _store(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("atomic")
 def _atomic(g: GroupLowering, op: ir.Operation) -> None:
+    from tilec.exec import get_profile
+
+    dt = op.operand(0).type.dtype
+    allowed = get_profile(g.target).atomic_dtypes
+    if allowed is not None and dt.name not in allowed:
+        raise LoweringError(ir.format_located(
+            f"{g.target} has no atomic {op.attr('kind')} on {dt} memory (its atomics update "
+            f"{', '.join(a for a in allowed if a != 'index')}): accumulate into a memory of "
+            "one of those types", op.loc))
     guard_total_access(g, op)
     g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1), atomic=op.attr("kind"))
 

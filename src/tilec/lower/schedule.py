@@ -39,6 +39,7 @@ from .atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
 from .reductions import merge_laws
+from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
            "block_arg_layout", "staged_loads", "SCHEDULE_ATTRS"]
@@ -109,6 +110,8 @@ def schedule_module(module: ir.Module, target: str, options: LowerOptions | None
     """A Scheduled copy of ``module`` for ``target`` and the decisions per group."""
     options = options or LowerOptions()
     profile = get_profile(target)
+    for fn in module:
+        check_top_level(fn, profile.name)
     out, _ = clone_module(module)
     shapes = dict(options.shapes) if options.shapes else None
     sites = {s.op: s for s in extract_groups(out, options.planner, shapes)}

@@ -40,7 +40,9 @@ How values become C (decisions, see docs in the package ``__init__``):
 * an integer division whose divisor may be zero (``ranges``) first tests it
   and fails like a check (``TC_ERR_ZERODIV``, then the same exits), so
   nothing after it in its instance runs; one by a constant or a provably
-  nonzero value has no test;
+  nonzero value has no test. A loop whose step may not be positive tests it
+  before the loop and fails as a check does (``TC_ERR_CHECK``, reporting the
+  step); a constant or provably positive step has no test;
 * a ``reindex`` without ``fill`` whose start is a runtime value tests each
   source axis it may leave (``index_bounds``) before copying and fails like a
   check (``TC_ERR_REINDEX``, the start and the axis in ``tc_ck``, then the
@@ -62,7 +64,7 @@ from tilec.backends.c.values import Lazy, Splat, Tile, static_shape
 from tilec.backends.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
 from tilec.backends.index_bounds import index_report, reindex_bounds, total_view_report
 from tilec.backends.kernel_checks import CheckInfo, host_check_ops
-from tilec.backends.ranges import analyze_ranges, divisor_may_be_zero
+from tilec.backends.ranges import analyze_ranges, divisor_may_be_zero, step_may_be_nonpositive
 
 __all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
 
@@ -428,6 +430,9 @@ class CEmitter(ReductionEmission, CLikeEmitter):
 
     def _loop(self, op: ir.Operation, stages: list[ir.Block]) -> None:
         lb, ub, step = (self.scalar(v, op) for v in op.operands[:3])
+        if step_may_be_nonpositive(op, self.ranges):
+            # before anything of the loop: a step that is not positive fails like a check
+            self._guard(CheckInfo.loop(op), f"{step} > 0", [(step, op.operand(2))])
         carries = [self.mutable_result(r, op, init)
                    for r, init in zip(op.results, op.operands[3:])]
         iv = self.fresh("iv")
@@ -556,12 +561,17 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         if op.id in self.host_checks:
             self.buf.line("/* checked by the launcher before the call */")
             return
-        self.checks[op.id] = CheckInfo.of(op)
-        cond = self.scalar(op.operand(0), op)
+        self._guard(CheckInfo.of(op), self.scalar(op.operand(0), op),
+                    [(self.scalar(v, op), v) for v in op.operands[1:]])
+
+    def _guard(self, info: CheckInfo, cond: str, values: Sequence[tuple[str, ir.Value]]
+               ) -> None:
+        """Unless ``cond`` holds: claim the status word for ``info`` (a check's error), write
+        ``values`` (C expressions of the reported IR values) and leave."""
+        self.checks[info.op_id] = info
         with self.buf.block(f"if (__builtin_expect(!({cond}), 0))"):
-            with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_CHECK, {op.id}))"):
-                for k, v in enumerate(op.operands[1:]):
-                    x = self.scalar(v, op)
+            with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_CHECK, {info.op_id}))"):
+                for k, (x, v) in enumerate(values):
                     word = f"(int64_t)tc_d2u((double)({x}))" if v.type.is_float \
                         else f"(int64_t)({x})"
                     self.buf.line(f"tc_ck[{k}] = {word};")

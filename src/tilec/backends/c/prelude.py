@@ -19,8 +19,9 @@ call them:
   divisor was proven nonzero;
 * IEEE 754-2019 ``maximum``/``minimum`` (NaN wins, ``-0.0 < +0.0``);
 * float ``rem`` is Python's ``%`` (numpy's ``remainder``);
-* transcendental functions are evaluated in f64 and rounded to the type, as
-  the reference does; ``pow`` is the C library's C99 ``pow`` (the compiler is
+* transcendental functions are evaluated in f64 and rounded to the compute
+  type (f32 for narrow floats, rounded to the type after), as the reference
+  does; ``pow`` is the C library's C99 ``pow`` (the compiler is
   told not to treat it as a builtin, see ``compiler.BASE_FLAGS``).
   f32 ``exp`` (and so ``sigmoid``) uses ``tc_exp_wide``, a
   branch-free double-precision exponential (relative error about 1e-16) that

@@ -79,6 +79,7 @@ from tilec.backends.ranges import (
     is_int_division,
     type_range,
 )
+from tilec.exec import get_profile
 from tilec.lower.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
@@ -1220,7 +1221,8 @@ class CUDAEmitter(CLikeEmitter):
         kind = op.attr("kind")
         src = self.regs(tv, op)
         shape = _static_shape(tv.type, op, self)
-        if t.name in ("f16", "bf16", "i1", "i8", "i16"):
+        if t.name not in (get_profile(self.target).atomic_dtypes or ()):
+            # the lowering refuses these first, from the same profile fact
             raise self.unsupported(op, f"atomic {kind} on {t} memory")
         if t.is_float and kind != "add":
             fn = f"tc_atomic_{kind}_{t.name}"

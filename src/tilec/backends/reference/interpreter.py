@@ -19,7 +19,8 @@ per step on whole arrays, so their ``arith`` operations see arrays, not
 scalars. A failed ``check`` raises ``KernelAssertionError``, an integer
 division by zero ``KernelArithmeticError``, a ``reindex`` without ``fill``
 reading outside its source or an access leaving a ``total`` view
-``KernelIndexError`` (all at once, before any later operation runs); every
+``KernelIndexError``, a counted loop whose step is not positive
+``KernelLoopError`` (all at once, before any later operation runs); every
 other runtime error is an ``InterpretError`` naming the operation and its
 source location.
 """
@@ -40,6 +41,7 @@ from tilec.backends.kernel_checks import (
     KernelArithmeticError,
     KernelAssertionError,
     KernelIndexError,
+    KernelLoopError,
 )
 
 from . import numerics as nx
@@ -324,7 +326,8 @@ class Interpreter:
         operands = [self._get(env, op, v) for v in op.operands]
         try:
             results = impl(self, op, operands)
-        except (InterpretError, KernelAssertionError, KernelArithmeticError, KernelIndexError):
+        except (InterpretError, KernelAssertionError, KernelArithmeticError, KernelIndexError,
+                KernelLoopError):
             raise
         except _TotalViewLeft as e:
             if e.view is None:
@@ -449,10 +452,12 @@ def _parallel(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[An
     return joined
 
 
-def _loop_bounds(op: ir.Operation, args: list[Any]) -> range:
+def _loop_bounds(it: Interpreter, op: ir.Operation, args: list[Any]) -> range:
+    """The iterations of a counted loop; a step that is not positive is the program's error
+    (before the first iteration, whatever the bounds)."""
     lb, ub, step = (_index(x) for x in args[:3])
     if step <= 0:
-        raise InterpretError(op, f"loop step must be positive, got {step}")
+        raise CheckInfo.loop(op).failure(it.kernel_name, [step])
     return range(lb, ub, step)
 
 
@@ -460,7 +465,7 @@ def _loop_bounds(op: ir.Operation, args: list[Any]) -> range:
 def _serial(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     carried = list(args[3:])
     region = op.regions[0]
-    for iv in _loop_bounds(op, args):
+    for iv in _loop_bounds(it, op, args):
         carried = it.run_region(region, [np.int64(iv)] + carried)
     return carried
 
@@ -468,7 +473,7 @@ def _serial(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
 @implements("pipeline")
 def _pipeline(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     carried = list(args[3:])
-    for iv in _loop_bounds(op, args):
+    for iv in _loop_bounds(it, op, args):
         values = carried
         for stage in op.regions:
             values = it.run_region(stage, [np.int64(iv)] + values)

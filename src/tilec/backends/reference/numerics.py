@@ -7,12 +7,14 @@ the interpreter can evaluate a scalar region once over a whole tile. The rules
 * ``f16``/``bf16`` arithmetic is computed in ``f32`` and rounded once to the
   type; comparisons of narrow floats are exact;
 * transcendental functions (``exp``, ``log``, ``tanh``, ``erf``, ``pow``...)
-  are evaluated in ``f64`` and rounded to the type, so the reference is as
-  close to correctly rounded as numpy's ``f64`` library allows and does not
-  depend on numpy's ``f32`` SIMD approximations; ``pow`` is C99 ``pow`` for
-  every element, special cases included (never numpy's ``sqrt``/``square``
-  shortcuts for a single exponent); ``sigmoid`` and ``rsqrt`` are their
-  defining formulas with every step rounded to the type;
+  are evaluated in ``f64`` and rounded to the compute type (``f32`` for
+  ``f16``/``bf16``, whose result is then rounded to the type like any of
+  their arithmetic: two roundings), so the reference is as close to correctly
+  rounded as numpy's ``f64`` library allows and does not depend on numpy's
+  ``f32`` SIMD approximations; ``pow`` is C99 ``pow`` for every element,
+  special cases included (never numpy's ``sqrt``/``square`` shortcuts for a
+  single exponent); ``sigmoid`` and ``rsqrt`` are their defining formulas with
+  every step rounded to the compute type;
 * float ``max``/``min`` are IEEE 754-2019 ``maximum``/``minimum`` (NaN if
   either operand is NaN, ``-0.0 < +0.0``);
 * integer ``floordiv``/``rem``/``cdiv`` follow Python (toward negative

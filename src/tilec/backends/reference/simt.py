@@ -27,7 +27,8 @@ program itself are those of the reference interpreter: ``KernelAssertionError``
 (a failed check), ``KernelArithmeticError`` (an integer division by zero: the
 lowering's ``check {kind = "zerodiv"}``, or a division itself),
 ``KernelIndexError`` (a tile slice out of range: the lowering's ``check {kind =
-"index"}``) and ``InterpretError``.
+"index"}``), ``KernelLoopError`` (a loop step that is not positive: the lowering's
+``check {kind = "step"}``) and ``InterpretError``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from tilec.backends.kernel_checks import (
     KernelArithmeticError,
     KernelAssertionError,
     KernelIndexError,
+    KernelLoopError,
 )
 
 from . import numerics as nx
@@ -297,7 +299,7 @@ class LaneRunner:
         try:
             results = impl(self, op, args, active)
         except (SimulationError, InterpretError, KernelAssertionError, KernelArithmeticError,
-                KernelIndexError):
+                KernelIndexError, KernelLoopError):
             raise
         except ZeroDivisionError as e:
             raise _division_error(self, op, e) from None

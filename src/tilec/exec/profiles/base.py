@@ -208,6 +208,10 @@ class TargetProfile:
     warpgroup_mma: bool = False
     """True when 16-bit matrix rectangles may be realized by warpgroup instructions reading
     both operands from shared memory (Hopper ``wgmma``, compiled for the ``a`` variant)."""
+    atomic_dtypes: tuple[str, ...] | None = None
+    """Element types (scalar type names) of the memory an ``atomic`` (add, max, min) may
+    update; None: every type. The lowering refuses others, so that the simulator refuses
+    what the target's emitter cannot print."""
     facts: tuple[Fact, ...] = ()
     """Provenance of every number above."""
 
@@ -258,6 +262,7 @@ class TargetProfile:
             "max_resident_groups_per_unit": self.max_resident_groups_per_unit,
             "register_allocation_unit": self.register_allocation_unit,
             "default_cost_basis": self.default_cost_basis,
+            "atomic_dtypes": None if self.atomic_dtypes is None else list(self.atomic_dtypes),
             "atoms": [a.to_json() for a in self.atoms],
             "facts": [{"name": f.name, "value": f.value, "kind": f.kind, "source": f.source}
                       for f in self.facts],

@@ -45,6 +45,10 @@ def cuda_atoms() -> tuple[MatrixAtom, ...]:
     )
 
 
+_ATOMIC_DTYPES = ("i32", "i64", "index", "f32", "f64")
+"""Memory element types the CUDA emitter prints atomics for."""
+
+
 def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source: str
                   ) -> tuple[Fact, ...]:
     return (
@@ -67,6 +71,9 @@ def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source
              "CUDA occupancy calculator: registers are allocated per warp in units of 256, "
              "i.e. a lane's count is rounded up to a multiple of 8"),
         Fact("reference_threads", 256, "prior", "the reference launch width (not a cap)"),
+        Fact("atomic_dtypes", _ATOMIC_DTYPES, "spec",
+             _GUIDE + ": atomicAdd, atomicMax and atomicMin on 32- and 64-bit words (tilec "
+             "builds float max/min from atomicCAS); 8- and 16-bit types have none here"),
     )
 
 
@@ -92,7 +99,7 @@ def sm_90() -> TargetProfile:
         default_fragment_budget=192, concurrent_subgroup_prior=132 * 64, reference_threads=256,
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", cohorts=(WARPGROUP,),
         compute_units=132, max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
-        register_allocation_unit=8, warpgroup_mma=True,
+        register_allocation_unit=8, warpgroup_mma=True, atomic_dtypes=_ATOMIC_DTYPES,
         facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs") + (_BUDGET_SM90,)
         + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
     )
@@ -109,7 +116,7 @@ def sm_80() -> TargetProfile:
         default_fragment_budget=192, concurrent_subgroup_prior=108 * 64, reference_threads=256,
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", compute_units=108,
         max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
-        register_allocation_unit=8,
+        register_allocation_unit=8, atomic_dtypes=_ATOMIC_DTYPES,
         facts=_common_facts(164, 163, 108, "A100 spec: 108 SMs (a prior for other sm_80 parts)")
         + (_BUDGET_SM80,),
     )

@@ -359,10 +359,13 @@ def test_serial_iterations(bounds):
 
 
 def test_serial_step_must_be_positive():
+    """A step that is not positive is the program's error (tileir.md), not the interpreter's."""
     k = K("s", [])
     k.serial(k.idx(0), k.idx(4), k.idx(0), [], lambda iv: [])
     k.ret()
-    with pytest.raises(InterpretError, match=r"kernel\.py:5:5.*step must be positive, got 0"):
+    with pytest.raises(tc.KernelLoopError,
+                       match=r"kernel\.py:5:5.*step must be positive in @s: the step of this "
+                             r"serial loop is 0"):
         k.run()
 
 
