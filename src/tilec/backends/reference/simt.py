@@ -40,14 +40,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.kernel_checks import (
-    CheckInfo,
-    HostChecks,
-    KernelArithmeticError,
-    KernelAssertionError,
-    KernelIndexError,
-    KernelLoopError,
-)
+from tilec.backends.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
 from . import numerics as nx
 from .backend import bind_arguments
@@ -298,8 +291,7 @@ class LaneRunner:
         args = [self.get(v) for v in op.operands]
         try:
             results = impl(self, op, args, active)
-        except (SimulationError, InterpretError, KernelAssertionError, KernelArithmeticError,
-                KernelIndexError, KernelLoopError):
+        except (SimulationError, InterpretError, KernelFailure):
             raise
         except ZeroDivisionError as e:
             raise _division_error(self, op, e) from None
