@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from tilec.testing.host import cpu_name
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -47,18 +49,6 @@ MATMUL_TILES = {"BM": 120, "BN": 128, "BK": 128}
 BK = 128 so that the A, B, packed-B and accumulator tiles (~250 KB) stay in a 512 KB L2."""
 ROW_TILES = {"BM": 4, "BN": 1024}
 """Softmax/layernorm: four whole rows per program (one tile spans a row)."""
-
-
-def cpu_name() -> str:
-    """The CPU model (``/proc/cpuinfo``), else ``platform.processor()``."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def commit() -> str:

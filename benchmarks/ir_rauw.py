@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import platform
 import statistics
 import subprocess
 import time
@@ -28,19 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from tilec.ir import Function, Module, Operation, Value, f32
+from tilec.testing.host import cpu_name
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cpu_name() -> str:
-    """The host CPU model, as the OS reports it."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def git_commit() -> str:

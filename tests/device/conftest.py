@@ -6,6 +6,9 @@ Fixtures:
   CUDA device, cuda-core and NVRTC;
 * ``torch_cuda``: the ``torch`` module with CUDA available (device tensors are
   made with torch), else a skip.
+
+Device tests import the shared helpers from ``tests/paths.py`` and the kernels of the
+regression test they repeat on the GPU from its module (``tests/regression``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from typing import Any
 import pytest
 
 _TESTS = Path(__file__).resolve().parents[1]
-for p in (_TESTS, _TESTS / "unit" / "backends" / "cuda"):
+# the shared helpers (paths.py), the regression modules whose kernels the GPU runs again,
+# and the CUDA unit tests' Machine IR samples
+for p in (_TESTS, _TESTS / "regression", _TESTS / "unit" / "backends" / "cuda"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 

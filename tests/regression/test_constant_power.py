@@ -11,31 +11,13 @@ wrapping products, anything else is a located error.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import tilec as tc
-
-TARGETS = ["reference", "cpu", "sim:cuda:sm_90", "sim:cuda:sm_80", "sim:metal:m1"]
-
-
-def _run(target: str, kernel: Any, *args: Any, **constexprs: Any) -> None:
-    if target.startswith("sim:"):
-        tc.simulate(kernel, *args, target=target[4:], **constexprs)
-    else:
-        tc.compile(kernel, *args, target=target, **constexprs)(*args)
-
-
-def _line_of(fn: Callable[..., Any], text: str) -> int:
-    lines, start = inspect.getsourcelines(fn)
-    for k, line in enumerate(lines):
-        if text in line:
-            return start + k
-    raise AssertionError(f"{text!r} is not in {fn.__name__}")
+from paths import PATHS, line_of, poisoned, run
 
 
 @tc.kernel
@@ -47,11 +29,11 @@ def powers(X, Out, K: tc.constexpr = 3):
         Out.tile((8,), (2 ** 2,)).store(X.tile((0,), (4,)) * (3 // 2 ** 1))
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_compile_time_powers_fold_like_python(target: str) -> None:
     x = np.arange(16, dtype=np.float32) - 3.5
-    out = np.full(12, np.nan, np.float32)
-    _run(target, powers, x, out)
+    out = poisoned(12)
+    run(target, powers, x, out)
     k = 3
     want = np.concatenate([x[2 ** 2:2 ** 2 + 2 ** k] * 2 ** -1 + 7 / 2 + 2.0 ** k + (-2) ** 3,
                            x[:4] * (3 // 2 ** 1)]).astype(np.float32)
@@ -66,12 +48,12 @@ def window(X, Out, K: tc.constexpr = 1):
 
 
 @pytest.mark.parametrize("k", [0, 1, 3])
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_a_constexpr_exponent_sizes_a_window(target: str, k: int) -> None:
     x = np.arange(16, dtype=np.float32)
-    out = np.full(8, np.nan, np.float32)
-    _run(target, window, x, out, K=k)
-    want = np.full(8, np.nan, np.float32)
+    out = poisoned(8)
+    run(target, window, x, out, K=k)
+    want = poisoned(8)
     want[:2 ** k] = x[4:4 + 2 ** k] * 2.0 ** -k
     np.testing.assert_array_equal(out, want)
 
@@ -84,11 +66,11 @@ def int_powers(X, Out, n):
         Out.tile((0,), (8,)).store(x ** 2 + x ** 3 + n ** 2)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_runtime_integer_squares_and_cubes_wrap(target: str) -> None:
     x = np.array([3, -7, 1290, -1291, 0, 1, 50000, -46341], np.int32)
     out = np.full(8, -1, np.int32)
-    _run(target, int_powers, x, out, 3)
+    run(target, int_powers, x, out, 3)
     with np.errstate(over="ignore"):
         want = x * x + x * x * x + np.int32(9)
     np.testing.assert_array_equal(out, want)
@@ -122,7 +104,7 @@ def test_other_powers_are_located_errors(kernel: Any, args: tuple[Any, ...], tex
                                          message: str) -> None:
     x = np.arange(8, dtype=np.int32)
     with pytest.raises(tc.TileSyntaxError) as info:
-        _run("reference", kernel, x, np.zeros(8, np.int32), *args)
+        run("reference", kernel, x, np.zeros(8, np.int32), *args)
     e = info.value
-    assert e.lineno == _line_of(kernel.fn, text) and e.filename == __file__
+    assert e.lineno == line_of(kernel.fn, text) and e.filename == __file__
     assert message in str(e), str(e)

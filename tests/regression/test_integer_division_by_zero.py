@@ -13,47 +13,34 @@ failed division (``docs/design/tileir.md``). The GPU run of the same cases is
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.cuda.backend import make_backend
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-
-TARGETS = ["reference", "cpu", "sim:cuda:sm_90", "sim:cuda:sm_80", "sim:metal:m1"]
-SIMULATED = [t for t in TARGETS if t.startswith("sim:")]
-
-_WHY = nvrtc_available()
-needs_nvrtc = pytest.mark.skipif(_WHY is not None, reason=f"NVRTC unavailable: {_WHY}")
-
-
-def _run(target: str, kernel: Any, *args: Any, **constexprs: Any) -> None:
-    if target.startswith("sim:"):
-        tc.simulate(kernel, *args, target=target[4:], **constexprs)
-    else:
-        tc.compile(kernel, *args, target=target, **constexprs)(*args)
-
-
-def _raises(target: str, kernel: Any, *args: Any, **constexprs: Any) -> tc.KernelArithmeticError:
-    with pytest.raises(tc.KernelArithmeticError) as info:
-        _run(target, kernel, *args, **constexprs)
-    return info.value
+from paths import (
+    CUBIN_ARCHS,
+    HOST_PATHS,
+    PATHS,
+    SIMULATED,
+    FakeDeviceArray,
+    cubin,
+    cuda_source,
+    fake_driver,
+    launchable,
+    line_of,
+    needs_nvrtc,
+    one_error,
+    poisoned,
+    raises,
+    run,
+    unwritten,
+)
 
 
-def _line_of(fn: Callable[..., Any], text: str) -> int:
-    lines, start = inspect.getsourcelines(fn)
-    for k, line in enumerate(lines):
-        if text in line:
-            return start + k
-    raise AssertionError(f"{text!r} is not in {fn.__name__}")
-
-
-def _nan(*shape: int) -> np.ndarray:
-    return np.full(shape, np.nan, np.float32)
+def _raises(path: str, kernel: Any, *args: Any, **constexprs: Any) -> tc.KernelArithmeticError:
+    return raises(tc.KernelArithmeticError, path, kernel, *args, **constexprs)
 
 
 # ------------------------------------------------------ the issue's nest, scalar divisors
@@ -110,13 +97,13 @@ STEPS = [(step_floordiv, "'//' (floordiv)", "q = (x + k) //"),
 
 
 @pytest.mark.parametrize("kernel,what,text", STEPS, ids=["floordiv", "rem", "cdiv"])
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_zero_scalar_divisor_raises_at_the_division_and_stops_its_program(
         target: str, kernel: Any, what: str, text: str) -> None:
     p = np.arange(1, 17, dtype=np.int32) * 5
-    out = _nan(4, 12)
+    out = poisoned(4, 12)
     e = _raises(target, kernel, p, out, 7)  # program 2, step 1 divides by 7 - 6 - 1 = 0
-    line = _line_of(kernel.fn, text)
+    line = line_of(kernel.fn, text)
     assert str(e).startswith(f"{__file__}:{line}:"), str(e)
     assert f"integer division by zero in @{kernel.__name__}: {what} has a zero divisor" in str(e)
     assert isinstance(e, ZeroDivisionError) and isinstance(e, tc.UserError)
@@ -125,26 +112,24 @@ def test_zero_scalar_divisor_raises_at_the_division_and_stops_its_program(
     # programs 0 and 1 ran whole on every path; program 2 stored step 0 and nothing after
     np.testing.assert_array_equal(out[:2], want[:2])
     np.testing.assert_array_equal(out[2, :4], want[2, :4])
-    assert np.isnan(out[2, 4:]).all(), out[2]
+    assert unwritten(out[2, 4:]), out[2]
 
 
 @pytest.mark.parametrize("kernel,what,text", STEPS, ids=["floordiv", "rem", "cdiv"])
 def test_the_error_is_the_same_on_every_path(kernel: Any, what: str, text: str) -> None:
-    p = np.arange(16, dtype=np.int32)
-    texts = {str(_raises(t, kernel, p, _nan(4, 12), 7)) for t in TARGETS}
-    assert len(texts) == 1, texts
+    one_error(tc.KernelArithmeticError, kernel, np.arange(16, dtype=np.int32), poisoned(4, 12), 7)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_nonzero_scalar_divisors_compute_python_division(target: str) -> None:
     p = (np.arange(16, dtype=np.int32) - 8) * 7
     for kernel, _, _ in STEPS:
         for d in (100, -100, 2):  # d = 2: divisors 2, 1, 0 ... -9; one of them is zero
-            out = _nan(4, 12)
+            out = poisoned(4, 12)
             if d == 2:
                 _raises(target, kernel, p, out, d)  # program 0, step 2
                 continue
-            _run(target, kernel, p, out, d)
+            run(target, kernel, p, out, d)
             np.testing.assert_array_equal(out, _step_expected(kernel, p, d))
 
 
@@ -162,29 +147,29 @@ def tile_quotient(X, Y, Out, BM: tc.constexpr = 8):
         Out.tile((1, p * BM), (1, BM)).store((x % y)[None, :])
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_zero_element_of_a_tile_divisor_stops_its_program(target: str) -> None:
     x = np.arange(32, dtype=np.int32) * 3 - 40
     y = np.where(np.arange(32) % 5 == 0, 3, -4).astype(np.int32)
     y[21] = 0  # program 2, element 5
-    out = _nan(2, 32)
+    out = poisoned(2, 32)
     e = _raises(target, tile_quotient, x, y, out)
-    line = _line_of(tile_quotient.fn, "store((x // y)")
+    line = line_of(tile_quotient.fn, "store((x // y)")
     assert str(e).startswith(f"{__file__}:{line}:"), str(e)
     assert "'//' (floordiv) has a zero divisor" in str(e)
     np.testing.assert_array_equal(out[0, :16], x[:16] // y[:16])
     np.testing.assert_array_equal(out[1, :16], x[:16] % y[:16])
-    assert np.isnan(out[:, 16:24]).all(), "program 2 stored after its failed division"
+    assert unwritten(out[:, 16:24]), "program 2 stored after its failed division"
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_elementwise_division_with_every_divisor_nonzero(target: str) -> None:
     """An 8-element tile over a group of 32 threads: most registers hold no element (their
     contents are unspecified, 0 here); they must not count as zero divisors."""
     x = np.arange(32, dtype=np.int32) * 7 - 100
     y = np.where(np.arange(32) % 3 == 0, 5, -3).astype(np.int32)
-    out = _nan(2, 32)
-    _run(target, tile_quotient, x, y, out)
+    out = poisoned(2, 32)
+    run(target, tile_quotient, x, y, out)
     np.testing.assert_array_equal(out[0], x // y)
     np.testing.assert_array_equal(out[1], x % y)
 
@@ -193,7 +178,7 @@ def test_elementwise_error_is_the_same_on_every_path() -> None:
     x = np.ones(32, np.int32)
     y = np.ones(32, np.int32)
     y[9] = 0
-    assert len({str(_raises(t, tile_quotient, x, y, _nan(2, 32))) for t in TARGETS}) == 1
+    one_error(tc.KernelArithmeticError, tile_quotient, x, y, poisoned(2, 32))
 
 
 @tc.kernel
@@ -212,7 +197,7 @@ def product_quotient(A, B, Y, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc // y)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_division_of_a_matrix_accumulator(target: str) -> None:
     rng = np.random.default_rng(1)
     a = rng.integers(-5, 5, (64, 32)).astype(np.int8)
@@ -220,13 +205,13 @@ def test_division_of_a_matrix_accumulator(target: str) -> None:
     y = (rng.integers(1, 5, (64, 32)) * np.where(rng.random((64, 32)) < .5, 1, -1)
          ).astype(np.int32)
     want = (a.astype(np.int32) @ b.astype(np.int32)) // y
-    c = _nan(64, 32)
-    _run(target, product_quotient, a, b, y, c)
+    c = poisoned(64, 32)
+    run(target, product_quotient, a, b, y, c)
     np.testing.assert_array_equal(c, want)
     y[40, 7] = 0  # program 1
-    c = _nan(64, 32)
+    c = poisoned(64, 32)
     _raises(target, product_quotient, a, b, y, c)
-    assert np.isnan(c[32:]).all()
+    assert unwritten(c[32:])
     np.testing.assert_array_equal(c[:32], want[:32])
 
 
@@ -242,14 +227,14 @@ def blocks_of(X, Out, d):
         Out.tile((p,), (1,)).store(X.tile((p * d,), (1,)))
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_top_level_division_raises_before_anything_runs(target: str) -> None:
     x = np.arange(12, dtype=np.float32)
-    out = _nan(12)
+    out = poisoned(12)
     e = _raises(target, blocks_of, x, out, 0)
-    assert f":{_line_of(blocks_of.fn, 'per = M // d')}:" in str(e).splitlines()[0]
-    assert np.isnan(out).all()
-    _run(target, blocks_of, x, out, 3)
+    assert f":{line_of(blocks_of.fn, 'per = M // d')}:" in str(e).splitlines()[0]
+    assert unwritten(out)
+    run(target, blocks_of, x, out, 3)
     np.testing.assert_array_equal(out[:4], x[::3])
 
 
@@ -262,16 +247,16 @@ def row_quotients(X, Out, d, BM: tc.constexpr = 4, BN: tc.constexpr = 8):
         Out.tile((p * BM,), (BM,)).store(tc.reduce(x, 1, 0, lambda s, v: s + v // d))
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_division_by_a_scalar_in_a_reduction_update(target: str) -> None:
     x = np.arange(64, dtype=np.int32).reshape(8, 8) - 20
-    out = _nan(8)
-    _run(target, row_quotients, x, out, 3)
+    out = poisoned(8)
+    run(target, row_quotients, x, out, 3)
     np.testing.assert_array_equal(out, (x // 3).sum(1))
-    out = _nan(8)
+    out = poisoned(8)
     e = _raises(target, row_quotients, x, out, 0)
-    assert f":{_line_of(row_quotients.fn, 'lambda s, v: s + v // d')}:" in str(e)
-    assert np.isnan(out).all()
+    assert f":{line_of(row_quotients.fn, 'lambda s, v: s + v // d')}:" in str(e)
+    assert unwritten(out)
 
 
 @tc.kernel
@@ -283,22 +268,22 @@ def row_inverse_sums(X, Out, BM: tc.constexpr = 4, BN: tc.constexpr = 8):
         Out.tile((p * BM,), (BM,)).store(tc.reduce(x, 1, 0, lambda s, v: s + 1000 // v))
 
 
-@pytest.mark.parametrize("target", ["reference", "cpu"])
+@pytest.mark.parametrize("target", HOST_PATHS)
 def test_element_divisor_in_a_reduction_update_on_cpu(target: str) -> None:
     x = np.arange(1, 65, dtype=np.int32).reshape(8, 8)
-    out = _nan(8)
-    _run(target, row_inverse_sums, x, out)
+    out = poisoned(8)
+    run(target, row_inverse_sums, x, out)
     np.testing.assert_array_equal(out, (1000 // x).sum(1))
     x[5, 3] = 0
-    _raises(target, row_inverse_sums, x, _nan(8))
+    _raises(target, row_inverse_sums, x, poisoned(8))
 
 
 @pytest.mark.parametrize("target", SIMULATED)
 def test_element_divisor_in_a_reduction_update_is_refused_on_gpus(target: str) -> None:
     x = np.arange(1, 65, dtype=np.int32).reshape(8, 8)
     with pytest.raises(tc.UserError, match="divide before the reduction") as info:
-        _run(target, row_inverse_sums, x, _nan(8))
-    assert f":{_line_of(row_inverse_sums.fn, '1000 // v')}:" in str(info.value)
+        run(target, row_inverse_sums, x, poisoned(8))
+    assert f":{line_of(row_inverse_sums.fn, '1000 // v')}:" in str(info.value)
 
 
 @tc.kernel
@@ -318,19 +303,19 @@ def staged_steps(A, B, Out, n, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
             Out.tile((pm * BM, k * BN), (BM, BN)).store(acc)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_a_step_fetched_ahead_fails_in_its_own_step(target: str) -> None:
     rng = np.random.default_rng(5)
     a = rng.integers(-3, 4, (16, 48)).astype(np.float32)
     b = rng.integers(-3, 4, (48, 16)).astype(np.float32)
-    out = _nan(16, 48)
+    out = poisoned(16, 48)
     e = _raises(target, staged_steps, a, b, out, 2)  # steps 0 and 1 store, step 2 fails
-    assert f":{_line_of(staged_steps.fn, 'kk = ((n - k)')}:" in str(e).splitlines()[0]
+    assert f":{line_of(staged_steps.fn, 'kk = ((n - k)')}:" in str(e).splitlines()[0]
     for k in (0, 1):
         want = a[:, :16 * (k + 1)] @ b[:16 * (k + 1)]
         np.testing.assert_array_equal(out[:, 16 * k:16 * (k + 1)], want)
-    assert np.isnan(out[:, 32:]).all()
-    _run(target, staged_steps, a, b, out, 5)
+    assert unwritten(out[:, 32:])
+    run(target, staged_steps, a, b, out, 5)
     np.testing.assert_array_equal(out[:, 32:], a @ b)
 
 
@@ -348,33 +333,28 @@ def safe_divisions(X, Out, BM: tc.constexpr = 16):
                                                      + x // (k + 1))
 
 
-def _cuda_source(kernel: Any, *specs: Any, target: str = "cuda:sm_90") -> Any:
-    compiled = tc.compile(kernel, *specs, target="reference")
-    return make_backend(target).emit(compiled.module, compiled.fn_name)
-
-
 def test_provably_nonzero_divisors_cost_nothing() -> None:
     v = tc.array((None,), np.int32)
     c_src = tc.compile(safe_divisions, v, v, target="cpu").source
     assert "TC_ERR_ZERODIV, " not in c_src.split("tilec_entry")[-1]
-    cuda = _cuda_source(safe_divisions, v, v)
+    cuda = cuda_source(safe_divisions, v, v)
     assert cuda.checks == [] and "tc_check" not in cuda.text  # launched asynchronously
     x = np.arange(64, dtype=np.int32) - 30
     programs = np.repeat(np.arange(4), 16)
     want = np.concatenate([x // 4 + x % 3 - (-programs // k) + x // k
                            for k in (1, 2)]).astype(np.float32)
-    for target in TARGETS:
-        out = _nan(128)
-        _run(target, safe_divisions, x, out)
+    for target in PATHS:
+        out = poisoned(128)
+        run(target, safe_divisions, x, out)
         np.testing.assert_array_equal(out, want, err_msg=target)
 
 
 def test_division_by_a_runtime_value_is_a_device_check_in_cuda() -> None:
     v = tc.array((None,), np.int32)
-    scalar = _cuda_source(step_floordiv, v, tc.array((None, None), np.float32), tc.int32)
+    scalar = cuda_source(step_floordiv, v, tc.array((None, None), np.float32), tc.int32)
     assert [(c.kind, c.message) for c in scalar.checks] == [("zerodiv", "floordiv")]
     assert "__syncthreads_or" not in scalar.text  # a uniform divisor needs no vote
-    tile = _cuda_source(tile_quotient, v, v, tc.array((None, None), np.float32))
+    tile = cuda_source(tile_quotient, v, v, tc.array((None, None), np.float32))
     assert [(c.kind, c.message) for c in tile.checks] == [("zerodiv", "floordiv"),
                                                           ("zerodiv", "rem")]
     assert tile.text.count("__syncthreads_or(") == 2
@@ -382,7 +362,7 @@ def test_division_by_a_runtime_value_is_a_device_check_in_cuda() -> None:
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("target,arch", [("cuda:sm_90", "sm_90"), ("cuda:sm_80", "sm_80")])
+@pytest.mark.parametrize("target,arch", CUBIN_ARCHS)
 @pytest.mark.parametrize("case", ["scalar", "tile", "reduce", "staged"])
 def test_guarded_divisions_compile_to_cubins(target: str, arch: str, case: str) -> None:
     v, f2 = tc.array((None,), np.int32), tc.array((None, None), np.float32)
@@ -391,31 +371,27 @@ def test_guarded_divisions_compile_to_cubins(target: str, arch: str, case: str) 
                      "reduce": (row_quotients, (tc.array((None, None), np.int32),
                                                 tc.array((None,), np.float32), tc.int32)),
                      "staged": (staged_steps, (f2, f2, f2, tc.int32))}[case]
-    src = _cuda_source(kernel, *specs, target=target)
+    src = cuda_source(kernel, *specs, target=target)
     assert src.checks and all(c.kind == "zerodiv" for c in src.checks)
-    cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes, src.buffer.origin_of_line)
-    assert cub.data[:4] == b"\x7fELF"
-    r = cub.resources
+    r = cubin(src, arch).resources
     assert r.spill_stores == 0 and r.spill_loads == 0, str(r)
 
 
 def test_grid_sizing_on_the_host_raises_the_same_error() -> None:
     v = tc.array((None,), np.float32)
-    src = _cuda_source(blocks_of, v, v, tc.int32)
+    src = cuda_source(blocks_of, v, v, tc.int32)
     with pytest.raises(tc.KernelArithmeticError) as info:
         src.grid([0, 0, 0, 12, 12])  # X, Out (addresses), d, then the shape symbols
-    with pytest.raises(tc.KernelArithmeticError) as want:
-        _run("reference", blocks_of, np.zeros(12, np.float32), _nan(12), 0)
-    assert str(info.value) == str(want.value)
+    want = _raises("reference", blocks_of, np.zeros(12, np.float32), poisoned(12), 0)
+    assert str(info.value) == str(want)
 
 
 def test_the_error_survives_pickling() -> None:
     import pickle
 
-    with pytest.raises(tc.KernelArithmeticError) as info:
-        _run("reference", blocks_of, np.zeros(12, np.float32), _nan(12), 0)
-    e = pickle.loads(pickle.dumps(info.value))
-    assert type(e) is tc.KernelArithmeticError and str(e) == str(info.value)
+    raised = _raises("reference", blocks_of, np.zeros(12, np.float32), poisoned(12), 0)
+    e = pickle.loads(pickle.dumps(raised))
+    assert type(e) is tc.KernelArithmeticError and str(e) == str(raised)
     assert e.operation == "floordiv" and e.kernel == "blocks_of"
 
 
@@ -423,62 +399,13 @@ def test_the_error_survives_pickling() -> None:
 def test_cuda_launcher_raises_a_recorded_division(monkeypatch: pytest.MonkeyPatch) -> None:
     """The host side of a device division check, with the driver faked: the launch is waited
     for, the record decodes to the reference's error, and it is cleared."""
-    import ctypes
-
-    import cuda.core
-    from cuda.bindings import driver
-
     record = np.zeros(4, np.uint64)  # stands in for the device record
-    ok = driver.CUresult.CUDA_SUCCESS
-
-    class Device:
-        def __init__(self, ordinal: int) -> None:
-            self.device_id = ordinal
-
-        def set_current(self) -> None:
-            pass
-
-    class ObjectCode:
-        @staticmethod
-        def from_cubin(data: bytes, name: str) -> ObjectCode:
-            return ObjectCode()
-
-        def get_kernel(self, name: str) -> str:
-            return name
-
-    def launch(stream, config, kernel, *args):  # the kernel: d = 7 fails its check number 1
-        if int(args[2]) == 7:
-            ctypes.memmove(int(args[-1]), np.array([1], np.uint64).ctypes.data, 8)
-
-    def memcpy(dst, src, n, stream):
-        ctypes.memmove(dst, int(src), n)
-        return (ok,)
-
-    def memset(dst, value, n, stream=None):
-        ctypes.memset(int(dst), value, n)
-        return (ok,)
-
-    monkeypatch.setattr(cuda.core, "Device", Device)
-    monkeypatch.setattr(cuda.core, "ObjectCode", ObjectCode)
-    monkeypatch.setattr(cuda.core, "launch", launch)
-    monkeypatch.setattr(driver, "cuMemAlloc", lambda n: (ok, record.ctypes.data))
-    monkeypatch.setattr(driver, "cuMemsetD8", memset)
-    monkeypatch.setattr(driver, "cuMemsetD8Async", memset)
-    monkeypatch.setattr(driver, "cuMemcpyDtoHAsync", memcpy)
-    monkeypatch.setattr(driver, "cuStreamSynchronize", lambda stream: (ok,))
-    monkeypatch.setattr(driver, "cuMemFree", lambda p: (ok,))
-
-    class FakeArray:
-        def __init__(self, ptr: int, shape: tuple[int, ...], typestr: str) -> None:
-            self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape,
-                                             "typestr": typestr, "strides": None, "version": 3}
-
-    want = str(_raises("reference", step_floordiv, np.zeros(16, np.int32), _nan(4, 12), 7))
-    specs = (tc.array((None,), np.int32), tc.array((None, None), np.float32), tc.int32)
-    compiled = tc.compile(step_floordiv, *specs, target="reference")
-    exe = make_backend("cuda:sm_90").compile(compiled.module, compiled.fn_name)
-    exe._runnable = True
-    args = (FakeArray(0x10000, (16,), "<i4"), FakeArray(0x20000, (4, 12), "<f4"))
+    # the kernel: d = 7 fails its check number 1
+    fake_driver(monkeypatch, record, lambda args: [1] if int(args[2]) == 7 else None)
+    want = str(_raises("reference", step_floordiv, np.zeros(16, np.int32), poisoned(4, 12), 7))
+    exe = launchable(step_floordiv, tc.array((None,), np.int32),
+                     tc.array((None, None), np.float32), tc.int32)
+    args = (FakeDeviceArray(0x10000, (16,), "<i4"), FakeDeviceArray(0x20000, (4, 12)))
     with pytest.raises(tc.KernelArithmeticError) as info:
         exe(*args, 7)
     assert str(info.value) == want

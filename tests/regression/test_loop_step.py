@@ -13,63 +13,48 @@ positive step costs nothing. The GPU run is ``tests/device/test_cuda_loop_step.p
 
 from __future__ import annotations
 
-import inspect
 import pickle
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import tilec as tc
+from paths import (
+    CUBIN_ARCHS,
+    CUDA_TARGETS,
+    HOST_PATHS,
+    PATHS,
+    cubin,
+    cuda_source,
+    line_of,
+    needs_nvrtc,
+    poisoned,
+    raises,
+    run,
+    unwritten,
+)
 from tilec.backends.c.backend import make_backend as c_backend
-from tilec.backends.cuda.backend import make_backend as cuda_backend
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-
-TARGETS = ["reference", "cpu", "sim:cuda:sm_90", "sim:cuda:sm_80", "sim:metal:m1"]
-
-_WHY = nvrtc_available()
-needs_nvrtc = pytest.mark.skipif(_WHY is not None, reason=f"NVRTC unavailable: {_WHY}")
 
 
-def _run(target: str, kernel: Any, *args: Any) -> None:
-    if target.startswith("sim:"):
-        tc.simulate(kernel, *args, target=target[4:])
-    else:
-        tc.compile(kernel, *args, target=target)(*args)
-
-
-def _run_failing(target: str, kernel: Any, *args: Any) -> tc.KernelLoopError:
+def _run_failing(target: str, kernel: Any, *args: Any, **constexprs: Any) -> tc.KernelLoopError:
     """Run a call whose loop step is not positive; the error it raises."""
     if target == "cpu":  # an untested step never ends the C loop: look before running it
-        compiled = tc.compile(kernel, *args, target="reference")
+        compiled = tc.compile(kernel, *args, target="reference", **constexprs)
         checks = c_backend().emit(compiled.module, compiled.fn_name).checks.values()
         assert [c.kind for c in checks] == ["step"], "the C function does not test the step"
-    with pytest.raises(tc.KernelLoopError) as info:
-        _run(target, kernel, *args)
-    return info.value
-
-
-def _line_of(fn: Callable[..., Any], text: str) -> int:
-    lines, start = inspect.getsourcelines(fn)
-    for k, line in enumerate(lines):
-        if text in line:
-            return start + k
-    raise AssertionError(f"{text!r} is not in {fn.__name__}")
-
-
-def _nan(*shape: int) -> np.ndarray:
-    return np.full(shape, np.nan, np.float32)
+    return raises(tc.KernelLoopError, target, kernel, *args, **constexprs)
 
 
 # Each program p stores X + 1 in row p, column block 0, before its loop; iteration i stores
 # X * i in block 1 + i // s ... (blocks 1..4 for the steps used); after the loop, the count
-# of iterations in block 5. Program 1's step is s - 1, so s = 1 fails there only.
+# of iterations in block 5. Program 1's step is s - 1, so s = 1 fails there only. P programs
+# run (the GPU test runs four).
 
 
 @tc.kernel
-def keyword_step(X, Out, s, BM: tc.constexpr = 4):
-    for p in tc.parallel(2):
+def keyword_step(X, Out, s, BM: tc.constexpr = 4, P: tc.constexpr = 2):
+    for p in tc.parallel(P):
         x = X.tile((p * BM,), (BM,))
         Out.tile((p, 0), (1, BM)).store((x + 1.0)[None, :])
         n = 0.0
@@ -80,8 +65,8 @@ def keyword_step(X, Out, s, BM: tc.constexpr = 4):
 
 
 @tc.kernel
-def positional_step(X, Out, s, BM: tc.constexpr = 4):
-    for p in tc.parallel(2):
+def positional_step(X, Out, s, BM: tc.constexpr = 4, P: tc.constexpr = 2):
+    for p in tc.parallel(P):
         x = X.tile((p * BM,), (BM,))
         Out.tile((p, 0), (1, BM)).store((x + 1.0)[None, :])
         n = 0.0
@@ -92,8 +77,8 @@ def positional_step(X, Out, s, BM: tc.constexpr = 4):
 
 
 @tc.kernel
-def range_step(X, Out, s, BM: tc.constexpr = 4):
-    for p in tc.parallel(2):
+def range_step(X, Out, s, BM: tc.constexpr = 4, P: tc.constexpr = 2):
+    for p in tc.parallel(P):
         x = X.tile((p * BM,), (BM,))
         Out.tile((p, 0), (1, BM)).store((x + 1.0)[None, :])
         n = 0.0
@@ -104,8 +89,8 @@ def range_step(X, Out, s, BM: tc.constexpr = 4):
 
 
 @tc.kernel
-def pipeline_step(X, Out, s, BM: tc.constexpr = 4):
-    for p in tc.parallel(2):
+def pipeline_step(X, Out, s, BM: tc.constexpr = 4, P: tc.constexpr = 2):
+    for p in tc.parallel(P):
         x = X.tile((p * BM,), (BM,))
         Out.tile((p, 0), (1, BM)).store((x + 1.0)[None, :])
         n = 0.0
@@ -126,7 +111,7 @@ OPCODE = {keyword_step: "serial", positional_step: "serial", range_step: "serial
 
 def _expected(x: np.ndarray, s: int) -> np.ndarray:
     """What the programs store with step ``s - p``; a failing program stops at its loop."""
-    out = _nan(2, 24)
+    out = poisoned(2, 24)
     for p in range(2):
         xs = x[p * 4:(p + 1) * 4]
         out[p, :4] = xs + 1
@@ -143,22 +128,22 @@ X = np.arange(8, dtype=np.float32) - 2.5
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_positive_steps_count_up(target: str, kernel: Any) -> None:
     for s in (2, 3, 6):
-        out = _nan(2, 24)
-        _run(target, kernel, X, out, s)
+        out = poisoned(2, 24)
+        run(target, kernel, X, out, s)
         np.testing.assert_array_equal(out, _expected(X, s), err_msg=f"s = {s}")
 
 
 @pytest.mark.parametrize("s", [1, 0, -1], ids=lambda s: f"step{s}")
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_a_step_that_is_not_positive_raises_at_the_loop(target: str, kernel: Any,
                                                         s: int) -> None:
-    out = _nan(2, 24)
+    out = poisoned(2, 24)
     e = _run_failing(target, kernel, X, out, s)
-    line = _line_of(kernel.fn, LOOP_TEXT[kernel])
+    line = line_of(kernel.fn, LOOP_TEXT[kernel])
     step = s - 1 if s == 1 else s  # the first failing program, in row-major order
     assert str(e).startswith(f"{__file__}:{line}:"), str(e)
     assert (f"loop step must be positive in @{kernel.__name__}: the step of this "
@@ -175,18 +160,18 @@ def test_a_step_that_is_not_positive_raises_at_the_loop(target: str, kernel: Any
         if s - p > 0:
             np.testing.assert_array_equal(out[p], want[p])
             continue
-        assert np.isnan(out[p, 4:]).all(), (p, out[p])
-        assert np.isnan(out[p, :4]).all() or (out[p, :4] == want[p, :4]).all(), out[p]
+        assert unwritten(out[p, 4:]), (p, out[p])
+        assert unwritten(out[p, :4]) or (out[p, :4] == want[p, :4]).all(), out[p]
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 def test_the_error_is_the_same_on_every_path(kernel: Any) -> None:
-    texts = {str(_run_failing(target, kernel, X, _nan(2, 24), -1)) for target in TARGETS}
+    texts = {str(_run_failing(target, kernel, X, poisoned(2, 24), -1)) for target in PATHS}
     assert len(texts) == 1, texts
 
 
 def test_the_error_survives_pickling() -> None:
-    raised = _run_failing("reference", keyword_step, X, _nan(2, 24), 0)
+    raised = _run_failing("reference", keyword_step, X, poisoned(2, 24), 0)
     e = pickle.loads(pickle.dumps(raised))
     assert type(e) is tc.KernelLoopError and str(e) == str(raised)
     assert (e.step, e.loop, e.kernel) == (0, "serial", "keyword_step")
@@ -196,9 +181,9 @@ def test_the_error_survives_pickling() -> None:
 
 
 @tc.kernel
-def safe_steps(X, Out, s, BM: tc.constexpr = 4):
+def safe_steps(X, Out, s, BM: tc.constexpr = 4, P: tc.constexpr = 2):
     """A constant step and one the value ranges prove positive: no test anywhere."""
-    for p in tc.parallel(2):
+    for p in tc.parallel(P):
         x = X.tile((p * BM,), (BM,))
         for i in tc.serial(0, 4, 2):
             Out.tile((p, i * BM), (1, BM)).store((x * i)[None, :])
@@ -210,42 +195,38 @@ def test_constant_and_provably_positive_steps_cost_nothing() -> None:
     specs = (tc.array((None,), np.float32), tc.array((None, None), np.float32), tc.int32)
     compiled = tc.compile(safe_steps, *specs, target="reference")
     assert c_backend().emit(compiled.module, compiled.fn_name).checks == {}
-    for target in ("cuda:sm_90", "cuda:sm_80"):
-        src = cuda_backend(target).emit(compiled.module, compiled.fn_name)
+    for target in CUDA_TARGETS:
+        src = cuda_source(safe_steps, *specs, target=target)
         assert src.checks == [] and "tc_check" not in src.text  # launched asynchronously
     for s in (-3, 0, 1, 2):
-        want = _nan(2, 16)
+        want = poisoned(2, 16)
         for p in range(2):
             xs = X[p * 4:(p + 1) * 4]
             for i in range(0, 4, 2):
                 want[p, i * 4:(i + 1) * 4] = xs * i
             for j in range(1, 4, max(s, 1)):
                 want[p, j * 4:(j + 1) * 4] = xs + j
-        for target in TARGETS:
-            out = _nan(2, 16)
-            _run(target, safe_steps, X, out, s)
+        for target in PATHS:
+            out = poisoned(2, 16)
+            run(target, safe_steps, X, out, s)
             np.testing.assert_array_equal(out, want, err_msg=f"{target}, s = {s}")
 
 
 def test_a_runtime_step_is_a_device_check_on_cuda() -> None:
     specs = (tc.array((None,), np.float32), tc.array((None, None), np.float32), tc.int32)
     for kernel in KERNELS:
-        compiled = tc.compile(kernel, *specs, target="reference")
-        src = cuda_backend("cuda:sm_90").emit(compiled.module, compiled.fn_name)
+        src = cuda_source(kernel, *specs)
         assert [(c.kind, c.message, c.labels) for c in src.checks] == [
             ("step", OPCODE[kernel], ("step",))]
         assert "unsigned long long *__restrict__ tc_check)" in src.text
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("target,arch", [("cuda:sm_90", "sm_90"), ("cuda:sm_80", "sm_80")])
+@pytest.mark.parametrize("target,arch", CUBIN_ARCHS)
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
 def test_guarded_loops_compile_to_cubins(target: str, arch: str, kernel: Any) -> None:
     specs = (tc.array((None,), np.float32), tc.array((None, None), np.float32), tc.int32)
-    compiled = tc.compile(kernel, *specs, target="reference")
-    src = cuda_backend(target).emit(compiled.module, compiled.fn_name)
-    cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes, src.buffer.origin_of_line)
-    assert cub.data[:4] == b"\x7fELF"
+    cubin(cuda_source(kernel, *specs, target=target), arch)
 
 
 @tc.kernel
@@ -256,13 +237,13 @@ def rounds(X, Out, s, BM: tc.constexpr = 4):
             Out.tile((r, p * BM), (1, BM)).store(X.tile((p * BM,), (BM,))[None, :] + r)
 
 
-@pytest.mark.parametrize("target", ["reference", "cpu"])
+@pytest.mark.parametrize("target", HOST_PATHS)
 def test_a_top_level_loop_fails_before_anything_runs(target: str) -> None:
-    out = _nan(3, 8)
+    out = poisoned(3, 8)
     e = _run_failing(target, rounds, X, out, 0)
-    assert e.lineno == _line_of(rounds.fn, "for r in") and e.step == 0
-    assert np.isnan(out).all()
-    _run(target, rounds, X, out, 2)
-    want = _nan(3, 8)
+    assert e.lineno == line_of(rounds.fn, "for r in") and e.step == 0
+    assert unwritten(out)
+    run(target, rounds, X, out, 2)
+    want = poisoned(3, 8)
     want[0], want[2] = X, X + 2
     np.testing.assert_array_equal(out, want)

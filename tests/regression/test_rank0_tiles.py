@@ -10,31 +10,13 @@ error, which names ``tc.broadcast``. Every target computes the same values.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import tilec as tc
-
-TARGETS = ["reference", "cpu", "sim:cuda:sm_90", "sim:cuda:sm_80", "sim:metal:m1"]
-
-
-def _run(target: str, kernel: Any, *args: Any) -> None:
-    if target.startswith("sim:"):
-        tc.simulate(kernel, *args, target=target[4:])
-    else:
-        tc.compile(kernel, *args, target=target)(*args)
-
-
-def _line_of(fn: Callable[..., Any], text: str) -> int:
-    lines, start = inspect.getsourcelines(fn)
-    for k, line in enumerate(lines):
-        if text in line:
-            return start + k
-    raise AssertionError(f"{text!r} is not in {fn.__name__}")
+from paths import PATHS, line_of, poisoned, run
 
 
 @tc.kernel
@@ -65,13 +47,13 @@ def _blocks(x: np.ndarray) -> np.ndarray:
     return x.reshape(2, 8)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_full_takes_a_rank0_tile(target: str) -> None:
     x = np.array([3.5, -1.25, 7.0, 0.5, 2.0, -6.0, 1.0, 4.0,
                   9.0, 8.5, 10.0, 12.25, 11.0, 9.5, 13.0, 8.75], np.float32)
-    out = np.full((2, 25), np.nan, np.float32)
+    out = poisoned(2, 25)
     s = np.float32(3.0)
-    _run(target, fills, x, out, s)
+    run(target, fills, x, out, s)
     b = _blocks(x)
     lo, hi = b.min(1), b.max(1)
     want = np.concatenate([lo[:, None],
@@ -81,13 +63,13 @@ def test_full_takes_a_rank0_tile(target: str) -> None:
     np.testing.assert_array_equal(out, want)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", PATHS)
 def test_rank0_tiles_mix_with_scalars_in_every_elementwise_builtin(target: str) -> None:
     x = np.array([3.5, -1.25, 7.0, 0.5, 2.0, -6.0, 1.0, 4.0,
                   1.0, 0.5, 2.0, 1.25, 1.5, 0.75, 2.5, 0.25], np.float32)
-    out = np.full((2, 16), np.nan, np.float32)
+    out = poisoned(2, 16)
     s = np.float32(3.0)
-    _run(target, mixed, x, out, s)
+    run(target, mixed, x, out, s)
     b = _blocks(x)
     t = b.max(1, keepdims=True)
     row = np.where(b > t * 0.5, t, s) + np.maximum(t, s) + (t * s + b)
@@ -126,7 +108,7 @@ def rank0_bound(X, Out):
 def test_where_a_scalar_is_needed_a_rank0_tile_is_a_located_error(kernel: Any, text: str,
                                                                   message: str) -> None:
     with pytest.raises(tc.TileSyntaxError) as info:
-        _run("reference", kernel, np.arange(8, dtype=np.float32), np.zeros(8, np.float32))
+        run("reference", kernel, np.arange(8, dtype=np.float32), np.zeros(8, np.float32))
     e = info.value
-    assert (e.filename, e.lineno) == (__file__, _line_of(kernel.fn, text))
+    assert (e.filename, e.lineno) == (__file__, line_of(kernel.fn, text))
     assert message in str(e), str(e)

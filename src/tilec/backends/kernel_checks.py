@@ -48,14 +48,47 @@ import numpy as np
 
 import tilec.ir as ir
 
-__all__ = ["KernelAssertionError", "KernelArithmeticError", "KernelIndexError", "KernelLoopError",
-           "CheckInfo",
+__all__ = ["KernelFailure", "KernelAssertionError", "KernelArithmeticError", "KernelIndexError",
+           "KernelLoopError", "CheckInfo",
            "HostChecks",
            "host_check_ops", "host_divisions", "format_value", "encode_bits", "decode_bits",
            "DIVISION_SYMBOLS"]
 
 
-class KernelAssertionError(ir.UserError, AssertionError):
+class KernelFailure(ir.UserError):
+    """A kernel failed at run time at one source location: the base of the four errors below.
+
+    ``str()`` starts with ``file:line:col:`` of the failing construct, then the
+    message, then the source line with a caret underline. Every target raises the
+    same subclass with the same text.
+    """
+
+    _fields: tuple[str, ...] = ()
+    """The constructor's parameters in order, as attribute names (for pickling)."""
+
+    def __init__(self, kernel: str, location: ir.Location, head: str) -> None:
+        self.kernel = kernel
+        """The kernel (function) name."""
+        self.location = location
+        """Where the failing construct is."""
+        self.filename = location.filename
+        """File of the failing construct."""
+        self.lineno = location.line
+        """1-based line of the failing construct."""
+        super().__init__(ir.format_located(head, location))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the message is derived, so pickling rebuilds it from the constructor's arguments
+        return (type(self), tuple(getattr(self, f) for f in self._fields))
+
+
+def _with_values(head: str, values: tuple[tuple[str, str], ...]) -> str:
+    """``head`` followed by the reported values in parentheses (``(K = 50, n = 9)``)."""
+    detail = ", ".join(f"{label} = {text}" for label, text in values)
+    return head + (f" ({detail})" if detail else "")
+
+
+class KernelAssertionError(KernelFailure, AssertionError):
     """An ``assert`` of a kernel failed at run time.
 
     ``str()`` starts with ``file:line:col:`` of the kernel's ``assert`` and holds
@@ -64,34 +97,23 @@ class KernelAssertionError(ir.UserError, AssertionError):
     """
 
     __module__ = "tilec"  # tracebacks name the public class, tilec.KernelAssertionError
+    _fields = ("kernel", "message", "location", "values")
 
     def __init__(self, kernel: str, message: str, location: ir.Location,
                  values: Sequence[tuple[str, str]] = ()) -> None:
-        self.kernel = kernel
-        """The kernel (function) name."""
         self.message = message
         """The assert's message, or the source of its condition when it has none."""
-        self.location = location
-        """Where the ``assert`` is."""
         self.values = tuple(values)
         """``(source text, formatted value)`` of each reported value."""
-        self.filename = location.filename
-        """File of the ``assert``."""
-        self.lineno = location.line
-        """1-based line of the ``assert``."""
-        detail = ", ".join(f"{label} = {text}" for label, text in self.values)
-        head = f"assertion failed in @{kernel}: {message}" + (f" ({detail})" if detail else "")
-        super().__init__(ir.format_located(head, location))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.kernel, self.message, self.location, self.values))
+        super().__init__(kernel, location, _with_values(
+            f"assertion failed in @{kernel}: {message}", self.values))
 
 
 DIVISION_SYMBOLS = {"floordiv": "'//'", "rem": "'%'", "cdiv": "tc.cdiv"}
 """How a message names each integer division (the DSL spelling)."""
 
 
-class KernelArithmeticError(ir.UserError, ZeroDivisionError):
+class KernelArithmeticError(KernelFailure, ZeroDivisionError):
     """An integer division of a kernel (``//``, ``%``, ``tc.cdiv``) had a zero divisor.
 
     ``str()`` starts with ``file:line:col:`` of the division and names the
@@ -99,27 +121,17 @@ class KernelArithmeticError(ir.UserError, ZeroDivisionError):
     """
 
     __module__ = "tilec"  # tracebacks name the public class, tilec.KernelArithmeticError
+    _fields = ("kernel", "operation", "location")
 
     def __init__(self, kernel: str, operation: str, location: ir.Location) -> None:
-        self.kernel = kernel
-        """The kernel (function) name."""
         self.operation = operation
         """The ``arith`` function that failed: ``floordiv``, ``rem`` or ``cdiv``."""
-        self.location = location
-        """Where the division is."""
-        self.filename = location.filename
-        """File of the division."""
-        self.lineno = location.line
-        """1-based line of the division."""
         what = DIVISION_SYMBOLS.get(operation, repr(operation))
-        head = f"integer division by zero in @{kernel}: {what} ({operation}) has a zero divisor"
-        super().__init__(ir.format_located(head, location))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.kernel, self.operation, self.location))
+        super().__init__(kernel, location, f"integer division by zero in @{kernel}: {what} "
+                                           f"({operation}) has a zero divisor")
 
 
-class KernelIndexError(ir.UserError, IndexError):
+class KernelIndexError(KernelFailure, IndexError):
     """A tile slice or index with a runtime start, or an access through a ``total`` view,
     left the tile (or memory) it reads.
 
@@ -129,30 +141,19 @@ class KernelIndexError(ir.UserError, IndexError):
     """
 
     __module__ = "tilec"  # tracebacks name the public class, tilec.KernelIndexError
+    _fields = ("kernel", "message", "location", "values")
 
     def __init__(self, kernel: str, message: str, location: ir.Location,
                  values: Sequence[tuple[str, str]] = ()) -> None:
-        self.kernel = kernel
-        """The kernel (function) name."""
         self.message = message
         """What left its range: the slice's extent, the axis and the extent it leaves."""
-        self.location = location
-        """Where the slice, index or view is."""
         self.values = tuple(values)
         """``(label, formatted value)`` of each reported value: the start (or index)."""
-        self.filename = location.filename
-        """File of the slice."""
-        self.lineno = location.line
-        """1-based line of the slice."""
-        detail = ", ".join(f"{label} = {text}" for label, text in self.values)
-        head = f"index out of range in @{kernel}: {message}" + (f" ({detail})" if detail else "")
-        super().__init__(ir.format_located(head, location))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.kernel, self.message, self.location, self.values))
+        super().__init__(kernel, location, _with_values(
+            f"index out of range in @{kernel}: {message}", self.values))
 
 
-class KernelLoopError(ir.UserError, ValueError):
+class KernelLoopError(KernelFailure, ValueError):
     """A counted loop of a kernel (``tc.serial``, ``tc.pipeline``, ``range``) had a step that
     is not positive at run time.
 
@@ -161,25 +162,15 @@ class KernelLoopError(ir.UserError, ValueError):
     """
 
     __module__ = "tilec"  # tracebacks name the public class, tilec.KernelLoopError
+    _fields = ("kernel", "loop", "location", "step")
 
     def __init__(self, kernel: str, loop: str, location: ir.Location, step: int) -> None:
-        self.kernel = kernel
-        """The kernel (function) name."""
         self.loop = loop
         """The loop's opcode: ``serial`` or ``pipeline``."""
-        self.location = location
-        """Where the loop is."""
         self.step = step
         """The step it had."""
-        self.filename = location.filename
-        """File of the loop."""
-        self.lineno = location.line
-        """1-based line of the loop."""
-        head = f"loop step must be positive in @{kernel}: the step of this {loop} loop is {step}"
-        super().__init__(ir.format_located(head, location))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.kernel, self.loop, self.location, self.step))
+        super().__init__(kernel, location, f"loop step must be positive in @{kernel}: the step "
+                                           f"of this {loop} loop is {step}")
 
 
 def format_value(value: Any, t: ir.ScalarType) -> str:
@@ -246,9 +237,7 @@ class CheckInfo:
         positive; the one reported value is the step."""
         return CheckInfo(op.id, op.loc, op.name, ("step",), (ir.index,), "step")
 
-    def failure(self, kernel: str, values: Sequence[Any] = ()
-                ) -> KernelAssertionError | KernelArithmeticError | KernelIndexError | \
-            KernelLoopError:
+    def failure(self, kernel: str, values: Sequence[Any] = ()) -> KernelFailure:
         """The error for a failure with ``values`` (numbers, one per label)."""
         if self.kind == "zerodiv":
             return KernelArithmeticError(kernel, self.message, self.location)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tilec.testing.fuzz import ChoiceStream, generate
 from tilec.testing.fuzz.gen_matrix import Mma
-from tilec.testing.fuzz.program import Expr, Program, Stmt
+from tilec.testing.fuzz.program import Program
 from tilec.testing.fuzz.repro import write_repro
 from tilec.testing.fuzz.shrink import shrink, spans_of
 
@@ -14,23 +14,7 @@ WEIGHTS = {"windows": 2, "elementwise": 3, "reduce": 2, "loops": 2, "matrix": 6,
 
 
 def _mmas(prog: Program) -> list[Mma]:
-    out: list[Mma] = []
-
-    def walk_e(e: Expr) -> None:
-        if isinstance(e, Mma):
-            out.append(e)
-        for c in e.children():
-            walk_e(c)
-
-    def walk_s(s: Stmt) -> None:
-        for e in s.exprs():
-            walk_e(e)
-        for t in s.stmts():
-            walk_s(t)
-
-    for s in prog.body:
-        walk_s(s)
-    return out
+    return [n for n in prog.nodes() if isinstance(n, Mma)]
 
 
 def fake_path_fails(prog: Program) -> bool:

@@ -36,13 +36,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.backends.index_bounds import index_report, split, total_view_report
-from tilec.backends.kernel_checks import (
-    CheckInfo,
-    KernelArithmeticError,
-    KernelAssertionError,
-    KernelIndexError,
-    KernelLoopError,
-)
+from tilec.backends.kernel_checks import CheckInfo, KernelFailure
 
 from . import numerics as nx
 
@@ -326,8 +320,7 @@ class Interpreter:
         operands = [self._get(env, op, v) for v in op.operands]
         try:
             results = impl(self, op, operands)
-        except (InterpretError, KernelAssertionError, KernelArithmeticError, KernelIndexError,
-                KernelLoopError):
+        except (InterpretError, KernelFailure):
             raise
         except _TotalViewLeft as e:
             if e.view is None:

@@ -40,20 +40,13 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.kernel_checks import (
-    CheckInfo,
-    HostChecks,
-    KernelArithmeticError,
-    KernelAssertionError,
-    KernelIndexError,
-    KernelLoopError,
-)
+from tilec.backends.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
 from . import numerics as nx
 from .backend import bind_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, recognize_combiners
-from .simt_atoms import ATOM_IMPLS, run_atom
+from .simt_atoms import ATOM_IMPLS, diverged, run_atom
 from .simt_memory import (
     AsyncCopies,
     GridClock,
@@ -77,6 +70,13 @@ _INT_DIVISIONS = ("floordiv", "rem", "cdiv")
 
 def _dtype(t: ir.Type) -> np.dtype:
     return nx.np_dtype(t.dtype if isinstance(t, (ir.TileType, ir.MemoryType)) else t)
+
+
+def _extreme_threads(active: np.ndarray, a: np.ndarray) -> tuple[int, int]:
+    """The active threads holding the first smallest and the first largest of ``a`` (one value
+    per active thread): the two a divergence message names."""
+    threads = np.flatnonzero(active)
+    return int(threads[np.argmin(a)]), int(threads[np.argmax(a)])
 
 
 def _unsupported(op: ir.Operation, why: str) -> SimulationError:
@@ -298,8 +298,7 @@ class LaneRunner:
         args = [self.get(v) for v in op.operands]
         try:
             results = impl(self, op, args, active)
-        except (SimulationError, InterpretError, KernelAssertionError, KernelArithmeticError,
-                KernelIndexError, KernelLoopError):
+        except (SimulationError, InterpretError, KernelFailure):
             raise
         except ZeroDivisionError as e:
             raise _division_error(self, op, e) from None
@@ -325,13 +324,10 @@ class LaneRunner:
         a = np.broadcast_to(np.asarray(x), (self.lanes,))[active]
         lo, hi = int(a.min()), int(a.max())
         if lo != hi:
-            t_lo = int(np.flatnonzero(active)[np.argmin(a)])
-            t_hi = int(np.flatnonzero(active)[np.argmax(a)])
-            cause = self.divergence_cause()
-            raise SimulationError(
-                f"{what} differs across threads (thread {t_lo}: {lo}, thread {t_hi}: {hi}); "
-                f"loop bounds must be uniform across the group", "divergence",
-                [op] + ([cause] if cause is not None else []))
+            t_lo, t_hi = _extreme_threads(active, a)
+            raise diverged(self, op, f"{what} differs across threads (thread {t_lo}: {lo}, "
+                                     f"thread {t_hi}: {hi}); loop bounds must be uniform "
+                                     "across the group")
         return lo
 
     # -- scalar regions of map and reduce -------------------------------------------
@@ -657,13 +653,10 @@ def _check(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     if cond.all():
         return []
     if cond.any():
-        t_ok = int(np.flatnonzero(active)[np.argmax(cond)])
-        t_bad = int(np.flatnonzero(active)[np.argmin(cond)])
-        cause = g.divergence_cause()
-        raise SimulationError(
-            f"the condition of a check differs across threads (thread {t_ok} passes, thread "
-            f"{t_bad} fails); a check must be uniform across the group", "divergence",
-            [op] + ([cause] if cause is not None else []))
+        t_bad, t_ok = _extreme_threads(active, cond)
+        raise diverged(g, op, f"the condition of a check differs across threads (thread {t_ok} "
+                              f"passes, thread {t_bad} fails); a check must be uniform across "
+                              "the group")
     first = int(np.flatnonzero(active)[0])
     values = [np.broadcast_to(np.asarray(v), (g.lanes,))[first] for v in args[1:]]
     raise CheckInfo.of(op).failure(g.host.kernel_name, values)

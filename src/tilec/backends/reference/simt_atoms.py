@@ -32,7 +32,7 @@ from . import numerics as nx
 from .errors import SimulationError, describe_op
 from .simt_memory import AsyncCopies, GroupClock, LaneView, gather
 
-__all__ = ["AtomContext", "ATOM_IMPLS", "atom_impl", "run_atom", "WARP"]
+__all__ = ["AtomContext", "ATOM_IMPLS", "atom_impl", "run_atom", "diverged", "WARP"]
 
 WARP = 32
 """Lanes per warp."""
@@ -51,6 +51,12 @@ class AtomContext(Protocol):
     def divergence_cause(self) -> ir.Operation | None:
         """The innermost enclosing operation that made some threads inactive, if any."""
         ...
+
+
+def diverged(ctx: AtomContext, op: ir.Operation, message: str) -> SimulationError:
+    """A divergence error at ``op``; it names the ``if`` that made threads inactive too."""
+    cause = ctx.divergence_cause()
+    return SimulationError(message, "divergence", [op] + ([cause] if cause is not None else []))
 
 
 AtomImpl = Callable[[AtomContext, ir.Operation, list[Any], np.ndarray], Sequence[Any]]
@@ -144,11 +150,8 @@ def _shfl_xor(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
     idle = active & ~active[src]
     if idle.any():
         k = int(np.argmax(idle))
-        cause = ctx.divergence_cause()
-        raise SimulationError(
-            f"shfl.xor: thread {k} reads thread {int(src[k])}, which is inactive here "
-            f"(threads {_lane_list(idle)} read inactive lanes)", "divergence",
-            [op] + ([cause] if cause is not None else []))
+        raise diverged(ctx, op, f"shfl.xor: thread {k} reads thread {int(src[k])}, which is "
+                                f"inactive here (threads {_lane_list(idle)} read inactive lanes)")
     return [value[src]]
 
 
@@ -167,11 +170,8 @@ def _warps(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> np.ndarray
     partial = some & ~full
     if partial.any():
         w = int(np.argmax(partial))
-        cause = ctx.divergence_cause()
-        raise SimulationError(
-            f"{op.attr('catalog_id')} needs all 32 lanes of a warp, but warp {w} runs it with "
-            f"lanes {_lane_list(per_warp[w])} only", "divergence",
-            [op] + ([cause] if cause is not None else []))
+        raise diverged(ctx, op, f"{op.attr('catalog_id')} needs all 32 lanes of a warp, but "
+                                f"warp {w} runs it with lanes {_lane_list(per_warp[w])} only")
     return np.flatnonzero(full)
 
 
@@ -292,10 +292,8 @@ def _warpgroups(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> np.nd
     partial = per.any(axis=1) & ~per.all(axis=1)
     if partial.any():
         w = int(np.argmax(partial))
-        cause = ctx.divergence_cause()
-        raise SimulationError(f"{cid} needs all 128 threads of a warpgroup, but warpgroup {w} "
-                              f"runs it with threads {_lane_list(per[w])} only", "divergence",
-                              [op] + ([cause] if cause is not None else []))
+        raise diverged(ctx, op, f"{cid} needs all 128 threads of a warpgroup, but warpgroup {w} "
+                                f"runs it with threads {_lane_list(per[w])} only")
     return np.flatnonzero(per.all(axis=1))
 
 

@@ -325,6 +325,26 @@ def _lane_range(flat: np.ndarray, lanes: np.ndarray
     return elems, lo, hi
 
 
+class _OpNumbers:
+    """Small numbers for the operations a detector records, so that per-element state names
+    an operation in an int64 array (O(1) both ways)."""
+
+    def __init__(self) -> None:
+        self._ops: list[ir.Operation] = []
+        self._ids: dict[int, int] = {}
+
+    def number(self, op: ir.Operation) -> int:
+        """``op``'s number (a new one the first time)."""
+        k = self._ids.get(op.id)
+        if k is None:
+            k = self._ids[op.id] = len(self._ops)
+            self._ops.append(op)
+        return k
+
+    def __getitem__(self, k: int) -> ir.Operation:
+        return self._ops[k]
+
+
 class RaceTracker:
     """The race detector of one shared allocation (see the module docstring)."""
 
@@ -340,15 +360,7 @@ class RaceTracker:
         """Plain writes (cp.async completions included)."""
         self.atomics = _Seen(size)
         """Atomic read-modify-writes."""
-        self._ops: list[ir.Operation] = []
-        self._op_ids: dict[int, int] = {}
-
-    def _id(self, op: ir.Operation) -> int:
-        k = self._op_ids.get(op.id)
-        if k is None:
-            k = self._op_ids[op.id] = len(self._ops)
-            self._ops.append(op)
-        return k
+        self._ops = _OpNumbers()
 
     def access(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation) -> None:
         """Check and record accesses ``(flat[k], lanes[k])`` of ``kind`` (read/write/atomic)."""
@@ -372,7 +384,7 @@ class RaceTracker:
                 k = int(np.argmax(two))
                 self._report(int(elems[k]), "write", int(lo[k]), op, "write", int(hi[k]), op)
         own = {"read": self.reads, "write": self.writes, "atomic": self.atomics}[kind]
-        own.add(flat, lanes, epoch, self._id(op))
+        own.add(flat, lanes, epoch, self._ops.number(op))
 
     def _report(self, flat: int, kind1: str, lane1: int, op1: ir.Operation, kind2: str,
                 lane2: int, op2: ir.Operation) -> None:
@@ -419,8 +431,7 @@ class ProgramWrites:
         self.clock = clock
         """The launch and program being run."""
         self._launch = -1
-        self._ops: list[ir.Operation] = []
-        self._op_ids: dict[int, int] = {}
+        self._ops = _OpNumbers()
 
     def _reset(self) -> None:
         """Fresh per-element state for a new launch (made on the first write)."""
@@ -436,13 +447,6 @@ class ProgramWrites:
         """Another program whose atomic met the first program's atomics (-1: none)."""
         self.second_op = np.full(size, -1, np.int64)
         """The operation of that atomic."""
-
-    def _id(self, op: ir.Operation) -> int:
-        k = self._op_ids.get(op.id)
-        if k is None:
-            k = self._op_ids[op.id] = len(self._ops)
-            self._ops.append(op)
-        return k
 
     def write(self, kind: str, flat: np.ndarray, op: ir.Operation) -> None:
         """Check and record that the running program writes ``flat`` (``write``/``atomic``)."""
@@ -465,7 +469,7 @@ class ProgramWrites:
             else:
                 q, q_op = int(self.second[e]), int(self.second_op[e])
             self._report(e, q, self._ops[q_op], p, op, kind)
-        me = self._id(op)
+        me = self._ops.number(op)
         new = flat[fresh]
         self.first[new] = p
         self.first_op[new] = me

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
+
+from tilec.testing.host import cpu_name
 
 from .choices import ChoiceStream
 from .generator import generate
@@ -446,14 +447,7 @@ def _device(paths: Sequence[str]) -> str:
             return torch.cuda.get_device_name(0)
         except Exception:
             pass
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return cpu_name()
 
 
 def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> list[dict]:

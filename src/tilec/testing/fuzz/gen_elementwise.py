@@ -9,6 +9,7 @@ Integer divisors are ``y * y + 1``, which is never 0 in wrapping arithmetic
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -211,8 +212,22 @@ class Cmp(Expr):
         return (self.a, self.b)
 
 
+class _Call(Expr):
+    """``tc.<fn>(...)`` of the operands ``children()`` lists, whose model is ``nx.<fn>`` of
+    theirs: the DSL functions the generator calls with three operands."""
+
+    fn: ClassVar[str]
+    """The function's name in the DSL (``tc``) and in the model (``numerics``) alike."""
+
+    def render(self) -> str:
+        return f"tc.{self.fn}(" + ", ".join(e.render() for e in self.children()) + ")"
+
+    def model(self, env: Env) -> MV:
+        return getattr(nx, self.fn)(*(e.model(env) for e in self.children()))
+
+
 @dataclass
-class Where(Expr):
+class Where(_Call):
     """``tc.where(c, a, b)``."""
 
     c: Expr
@@ -225,19 +240,14 @@ class Where(Expr):
     """The result shape."""
     dt: DT
     """The result type."""
-
-    def render(self) -> str:
-        return f"tc.where({self.c.render()}, {self.a.render()}, {self.b.render()})"
-
-    def model(self, env: Env) -> MV:
-        return nx.where(self.c.model(env), self.a.model(env), self.b.model(env))
+    fn = "where"
 
     def children(self) -> tuple[Expr, ...]:
         return (self.c, self.a, self.b)
 
 
 @dataclass
-class Fma(Expr):
+class Fma(_Call):
     """``tc.fma(a, b, c)``."""
 
     a: Expr
@@ -250,12 +260,7 @@ class Fma(Expr):
     """The shape."""
     dt: DT
     """The type."""
-
-    def render(self) -> str:
-        return f"tc.fma({self.a.render()}, {self.b.render()}, {self.c.render()})"
-
-    def model(self, env: Env) -> MV:
-        return nx.fma(self.a.model(env), self.b.model(env), self.c.model(env))
+    fn = "fma"
 
     def children(self) -> tuple[Expr, ...]:
         return (self.a, self.b, self.c)

@@ -15,6 +15,7 @@ import itertools
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -325,25 +326,27 @@ class Program:
         lines.extend(body or ["        pass"])
         return "\n".join(lines) + "\n"
 
-    def features(self) -> set[str]:
-        """Every feature tag the program's nodes carry."""
-        out: set[str] = set()
+    def nodes(self) -> Iterator[Stmt | Expr]:
+        """Every statement and expression of the body, each before what it holds."""
 
-        def walk_e(e: Expr) -> None:
-            out.update(e.features)
+        def walk_e(e: Expr) -> Iterator[Expr]:
+            yield e
             for c in e.children():
-                walk_e(c)
+                yield from walk_e(c)
 
-        def walk_s(s: Stmt) -> None:
-            out.update(s.features)
+        def walk_s(s: Stmt) -> Iterator[Stmt | Expr]:
+            yield s
             for e in s.exprs():
-                walk_e(e)
+                yield from walk_e(e)
             for t in s.stmts():
-                walk_s(t)
+                yield from walk_s(t)
 
         for s in self.body:
-            walk_s(s)
-        return out
+            yield from walk_s(s)
+
+    def features(self) -> set[str]:
+        """Every feature tag the program's nodes carry."""
+        return {f for n in self.nodes() for f in n.features}
 
     # ------------------------------------------------------------------ data
     def make_args(self) -> list[Any]:
