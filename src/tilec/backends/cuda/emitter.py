@@ -264,6 +264,8 @@ class CUDAEmitter(CLikeEmitter):
         "mul": "(({t})(({u}){0} * ({u}){1}))", "neg": "(({t})(-({u}){0}))",
         "abs": "(({t})({0} < 0 ? -({u}){0} : ({u}){0}))",
         "fma": "(({t})(({u}){0} * ({u}){1} + ({u}){2}))",
+        # ptxas can lose a negation fused into a three-input integer max/min (prelude.py)
+        "max": "tc_imax_{s}({0}, {1})", "min": "tc_imin_{s}({0}, {1})",
         "floordiv": "(({t})tc_floordiv_i64({0}, {1}))",
         "rem": "(({t})tc_rem_i64({0}, {1}))",
         "cdiv": "(({t})(-({t})tc_floordiv_i64(({t})(-{0}), {1})))",
@@ -914,6 +916,8 @@ class CUDAEmitter(CLikeEmitter):
             return self.arith_expr(op, args)
         if r.within(I32) and (fn != "fma" or (rs[0] * rs[1]).within(I32)):
             tmpl = CLikeEmitter.INT_FNS.get(fn)  # plain int: proven in range, nothing wraps
+            if fn in ("max", "min"):
+                tmpl = self.INT_FNS[fn].replace("{s}", "i32")
             if tmpl is not None and fn not in ("floordiv", "rem", "cdiv"):
                 return tmpl.format(*args, t="int")
         if fn in self._WIDENS:

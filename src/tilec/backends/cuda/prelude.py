@@ -124,6 +124,32 @@ TC_F2I(tc_f2i_i32, int32_t, (-2147483647 - 1), 2147483647, 2147483648.0)
 TC_F2I(tc_f2i_i64, int64_t, (-INT64_C(9223372036854775807) - 1), INT64_C(9223372036854775807),
        9223372036854775808.0)
 
+/* ---- integers: max/min ----
+   32 bits and narrower select through setp/selp written as PTX. ptxas of CUDA 13.0
+   (sm_90) fuses a tree of max/min over negated values into a three-input VIMNMX3 and
+   drops one negation: max(max(-a, -b), max(-c, -d)) came out as max(-a, b, -c, -d)
+   on the H200 (tests/device/test_cuda_integer_minmax.py). A select it does not fuse. */
+TC_DEV int32_t tc_imax_i32(int32_t a, int32_t b) {
+  int32_t r;
+  asm("{\n\t.reg .pred p;\n\tsetp.gt.s32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
+      : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TC_DEV int32_t tc_imin_i32(int32_t a, int32_t b) {
+  int32_t r;
+  asm("{\n\t.reg .pred p;\n\tsetp.lt.s32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
+      : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TC_DEV int8_t tc_imax_i8(int32_t a, int32_t b) { return (int8_t)tc_imax_i32(a, b); }
+TC_DEV int8_t tc_imin_i8(int32_t a, int32_t b) { return (int8_t)tc_imin_i32(a, b); }
+TC_DEV int16_t tc_imax_i16(int32_t a, int32_t b) { return (int16_t)tc_imax_i32(a, b); }
+TC_DEV int16_t tc_imin_i16(int32_t a, int32_t b) { return (int16_t)tc_imin_i32(a, b); }
+TC_DEV int64_t tc_imax_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+TC_DEV int64_t tc_imin_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+TC_DEV int64_t tc_imax_index(int64_t a, int64_t b) { return a > b ? a : b; }
+TC_DEV int64_t tc_imin_index(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* ---- integers: Python division; a zero divisor gives 0 ---- */
 TC_DEV int64_t tc_floordiv_i64(int64_t a, int64_t b) {
   if (b == 0) return 0;
