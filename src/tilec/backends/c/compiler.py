@@ -32,11 +32,12 @@ and ``+0.0``), plus
 OpenMP, programs run one after another).
 
 A compiler crash (an internal compiler error) is the compiler's bug, not a
-rejection of the kernel: the build is retried at the lower optimization
-levels of ``FALLBACK_OPT_LEVELS`` (every other flag kept, so the numerics are
-the same), with a warning naming the crash; only when every level crashes is
-it a ``CCompileError``. The emitter avoids the constructs known to crash a
-compiler; this is the safety net for the ones not known yet.
+rejection of the kernel: the build is retried first at the same level without
+the optimization known to crash (``FIRST_RETRY_FLAGS``: GCC 12's loop
+if-conversion under AVX-512), then at the lower optimization levels of
+``FALLBACK_OPT_LEVELS`` (every other flag kept, so the numerics are the same),
+with a warning naming the crash; only when every attempt crashes is it a
+``CCompileError``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,15 @@ OPTIONAL_FLAGS = (("-march=native",), ("-fopenmp",))
 
 FALLBACK_OPT_LEVELS = ("-O1", "-O0")
 """Optimization levels tried in order when the compiler crashes on a kernel at ``-O3``."""
+
+FIRST_RETRY_FLAGS = ("-fno-tree-loop-if-convert",)
+"""Added, at the same optimization level, on the first retry after a crash. GCC 12.2 with
+AVX-512 (``-march=native``) crashes vectorizing if-converted max/min select chains: a
+``maximum`` of f32 over a broadcast operand (in ``eliminate_stmt``, tree-ssa-sccvn) and an
+i16 ``where(mask, c, maximum(x, c))`` (an unrecognizable masked ``smax`` insn); the fuzzer
+found four such kernels in 8506 (tests/regression/test_cpu_compiler_crash.py). Without
+loop if-conversion every one builds at ``-O3``. Not a default: it costs vector loops in
+kernels that never crash (5 of softmax's 14). Clang ignores the flag."""
 
 _CRASH = re.compile(r"internal compiler error|PLEASE submit a bug report"
                     r"|frontend command failed due to signal")
@@ -324,7 +334,9 @@ def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
         if crashes:
             warnings.warn(f"tilec: the C compiler crashed building a kernel with "
                           f"{_opt_level(tc.flags)} ({_crash_line(crashes[0])}); built it with "
-                          f"{_opt_level(flags)} instead, which runs slower", stacklevel=3)
+                          f"{_opt_level(flags)} instead"
+                          + ("" if _same_level(flags, tc.flags) else ", which runs slower"),
+                          stacklevel=3)
         data = (Path(tmp) / "kernel.so").read_bytes()
     publish(so, data)
     publish(meta, json.dumps({
@@ -337,13 +349,20 @@ def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
 
 
 def _flag_sets(flags: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """``flags``, then the same flags at each fallback optimization level."""
+    """``flags``; ``flags`` with ``FIRST_RETRY_FLAGS``; then the same flags at each fallback
+    optimization level."""
     rest = tuple(f for f in flags if not f.startswith("-O"))
-    return [flags, *((level, *rest) for level in FALLBACK_OPT_LEVELS)]
+    return [flags, (*flags, *FIRST_RETRY_FLAGS),
+            *((level, *rest) for level in FALLBACK_OPT_LEVELS)]
 
 
 def _opt_level(flags: tuple[str, ...]) -> str:
-    return next((f for f in flags if f.startswith("-O")), "the default optimization level")
+    level = next((f for f in flags if f.startswith("-O")), "the default optimization level")
+    return " ".join((level, *(f for f in FIRST_RETRY_FLAGS if f in flags)))
+
+
+def _same_level(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return [f for f in a if f.startswith("-O")] == [f for f in b if f.startswith("-O")]
 
 
 def _crash_line(explained: str) -> str:
