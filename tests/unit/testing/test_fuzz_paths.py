@@ -38,3 +38,28 @@ def test_internal_lowering_error_and_simulator_reports_are_failures() -> None:
 
 def test_reason_key_drops_locations_and_numbers() -> None:
     assert reason_key("/a/b.py:3:4: error: tile 8x16 too big\n  snippet") == "tile NxN too big"
+
+
+def test_a_warning_while_a_path_runs_is_counted(monkeypatch) -> None:
+    """A warning tilec gives (a C compiler crash a retry recovered from) is kept on the
+    outcome and counted by the campaign, whatever the outcome is."""
+    import warnings
+
+    from tilec.testing.fuzz import paths
+    from tilec.testing.fuzz.campaign import PathCounts
+
+    def warns(path, kernel, args) -> None:
+        warnings.warn("tilec: the C compiler crashed building a kernel with -O3 (kernel.c:12:3: "
+                      "internal compiler error); built it with -O1 instead", stacklevel=1)
+        warnings.warn("something else", stacklevel=1)
+
+    monkeypatch.setitem(paths._RUNNERS, "cpu", warns)
+    o = paths.execute("cpu", None, [], "/tmp/k.py")
+    assert o.kind == "ran"
+    assert o.warned == (reason_key("tilec: the C compiler crashed building a kernel with -O3 "
+                                   "(kernel.c:12:3: internal compiler error); built it with "
+                                   "-O1 instead"),)
+    counts = PathCounts()
+    counts.add(o)
+    counts.add(paths.Outcome("ok"))
+    assert sum(counts.warned.values()) == 1 and counts.programs == 2

@@ -54,10 +54,13 @@ class PathCounts:
     """Internal errors by reason."""
     timeout: int = 0
     """Ran past the limit."""
+    warned: Counter = field(default_factory=Counter)
+    """Warnings by reason (any outcome; a recovered C compiler crash, for example)."""
 
     def add(self, o: Outcome) -> None:
         """Count one outcome."""
         self.programs += 1
+        self.warned.update(o.warned)
         if o.kind == "ok":
             self.ok += 1
         elif o.kind == "mismatch":
@@ -149,7 +152,8 @@ class Campaign:
         lines.insert(1, "  ".join("-" * w for w in widths))
         for p in self.paths:
             c = self.counts.get(p, PathCounts())
-            for what, counter in (("rejected", c.rejected), ("internal", c.internal)):
+            for what, counter in (("rejected", c.rejected), ("internal", c.internal),
+                                  ("warned", c.warned)):
                 for reason, n in counter.most_common():
                     lines.append(f"  {p} {what} {n}x: {reason}")
         frac = self.unknown / self.elements if self.elements else 0.0
@@ -465,7 +469,8 @@ def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> li
             "minutes": minutes, "programs": c.programs, "ok": c.ok, "mismatch": c.mismatch,
             "rejected": sum(c.rejected.values()), "rejected_by_reason": dict(c.rejected),
             "internal": sum(c.internal.values()), "internal_by_reason": dict(c.internal),
-            "timeout": c.timeout, "features": camp.weights,
+            "timeout": c.timeout, "warned": sum(c.warned.values()),
+            "warned_by_reason": dict(c.warned), "features": camp.weights,
             "output_elements": camp.elements, "bit_exact_elements": camp.exact,
             "unbounded_elements": camp.unknown, "wall_s": round(camp.seconds, 1),
             "failure_files": sorted({os.path.basename(f.file) for f in camp.failures

@@ -50,7 +50,9 @@ class GpuRunner:
             if out.kind != "ran":
                 return out
             ref, model = res.deferred
-            return judge({i: args[i] for i in prog.outputs()}, model, ref, "cuda")
+            judged = judge({i: args[i] for i in prog.outputs()}, model, ref, "cuda")
+            judged.warned = out.warned
+            return judged
         finally:
             try:
                 os.unlink(file)

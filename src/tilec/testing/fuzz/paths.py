@@ -51,6 +51,9 @@ class Outcome:
     """The full message or the first differing elements."""
     seconds: float = 0.0
     """Wall time of the run."""
+    warned: tuple[str, ...] = ()
+    """Warnings tilec gave while the path ran, as reason keys (a C compiler crash that a
+    retry recovered from): counted, never a failure, never silent."""
 
 
 def reason_key(msg: str) -> str:
@@ -102,18 +105,24 @@ def execute(path: str, kernel: Any, args: list[Any], kernel_file: str,
             timeout: float | None = 120.0) -> Outcome:
     """Run ``kernel`` on ``path`` with ``args`` (numpy arrays written in place)."""
     import time
+    import warnings
 
     t0 = time.perf_counter()
-    try:
-        with _time_limit(timeout):
-            _RUNNERS[_family(path)](path, kernel, args)
-    except PathTimeout as e:
-        return Outcome("timeout", "timeout", str(e), time.perf_counter() - t0)
-    except Exception as e:  # every other failure is classified, never hidden
-        out = classify(e, kernel_file)
-        out.seconds = time.perf_counter() - t0
-        return out
-    return Outcome("ran", seconds=time.perf_counter() - t0)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            with _time_limit(timeout):
+                _RUNNERS[_family(path)](path, kernel, args)
+        except PathTimeout as e:
+            out = Outcome("timeout", "timeout", str(e))
+        except Exception as e:  # every other failure is classified, never hidden
+            out = classify(e, kernel_file)
+        else:
+            out = Outcome("ran")
+    out.seconds = time.perf_counter() - t0
+    out.warned = tuple(reason_key(str(w.message)) for w in seen
+                       if str(w.message).startswith("tilec:"))
+    return out
 
 
 def _family(path: str) -> str:

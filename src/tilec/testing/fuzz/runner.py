@@ -100,6 +100,7 @@ def run_program(prog: Program, paths: Sequence[str], workdir: str | None = None,
                 out = execute(p, kernel, args, path, timeout)
             if out.kind == "ran":
                 got = {i: args[i] for i in outs}
+                warned = out.warned
                 if p == "reference":
                     out = _judge(got, model, None, "reference vs model")
                     if out.kind == "ok":
@@ -107,6 +108,7 @@ def run_program(prog: Program, paths: Sequence[str], workdir: str | None = None,
                 else:
                     out = _judge(got, model, ref_out, f"{p} vs reference" if ref_out is not None
                                  else f"{p} vs model (the reference failed)")
+                out.warned = warned
             if p in paths or p == "reference":
                 res.outcomes[p] = out
         _attribute(res)
