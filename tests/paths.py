@@ -33,6 +33,7 @@ import pytest
 import tilec as tc
 from tilec.backends.c.backend import probe as c_compiler_problem
 from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.testing.fuzz.paths import to_device, to_host  # the fuzzer's GPU path moves arrays too
 
 __all__ = ["PATHS", "HOST_PATHS", "SIMULATED", "CUDA_TARGETS", "CUBIN_ARCHS", "run", "raises",
            "one_error", "poisoned", "unwritten", "line_of", "where", "marked", "assert_located",
@@ -266,21 +267,6 @@ def launchable(kernel: Any, *specs: Any, target: str = "cuda:sm_90") -> Any:
 
 
 # --------------------------------------------------------------- the GPU (torch)
-
-
-def to_device(torch: Any, a: np.ndarray) -> Any:
-    """A CUDA tensor with ``a``'s contents (bf16 through its bits)."""
-    if a.dtype == ml_dtypes.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(
-            torch.bfloat16).cuda()
-    return torch.from_numpy(np.ascontiguousarray(a)).cuda()
-
-
-def to_host(torch: Any, t: Any) -> np.ndarray:
-    """A numpy copy of a CUDA tensor (bf16 as ml_dtypes.bfloat16)."""
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)
-    return t.cpu().numpy()
 
 
 def poison(torch: Any, t: Any) -> None:

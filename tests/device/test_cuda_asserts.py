@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import tilec as tc
+from paths import poison, to_device, to_host
 from tilec import lib
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")

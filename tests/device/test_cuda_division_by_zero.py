@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import tilec as tc
+from paths import on_device, poison, to_device, to_host
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 
@@ -118,13 +118,6 @@ def _reference(kernel: Any, *args: Any, written: int) -> tuple[str | None, np.nd
     return None, args_[written]
 
 
-def _on_device(torch: Any, args: tuple[Any, ...], out: int) -> list[Any]:
-    """Device copies of the array arguments, argument ``out`` poisoned with NaN."""
-    moved = [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in args]
-    poison(torch, moved[out])
-    return moved
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("kernel", [step_floordiv, step_cdiv], ids=["floordiv", "cdiv"])
 def test_zero_scalar_divisor_is_raised_by_the_launching_call(torch_cuda: Any, target: str,
@@ -134,7 +127,7 @@ def test_zero_scalar_divisor_is_raised_by_the_launching_call(torch_cuda: Any, ta
     out = np.zeros((4, 12), np.float32)
     want, ok = _reference(kernel, p, out, 7, written=1)  # ok: what the reference stored
     assert want is not None
-    dp, dout = _on_device(torch, (p, out), 1)
+    dp, dout = on_device(torch, (p, out), 1)
     exe = tc.compile(kernel, dp, dout, 7, target=target)
     assert [c.kind for c in exe.executable().kernel.checks] == ["zerodiv"]
     with pytest.raises(tc.KernelArithmeticError) as info:
@@ -165,7 +158,7 @@ def test_zero_element_of_a_tile_divisor(torch_cuda: Any, target: str) -> None:
     out = np.zeros((2, 32), np.float32)
     want, _ = _reference(tile_quotient, x, bad, out, written=2)
     assert want is not None
-    dx, dbad, dout = _on_device(torch, (x, bad, out), 2)
+    dx, dbad, dout = on_device(torch, (x, bad, out), 2)
     exe = tc.compile(tile_quotient, dx, dbad, dout, target=target)
     with pytest.raises(tc.KernelArithmeticError) as info:
         exe(dx, dbad, dout)
@@ -225,7 +218,7 @@ def test_a_step_fetched_ahead_fails_in_its_own_step(torch_cuda: Any, target: str
     b = rng.integers(-3, 4, (48, 16)).astype(np.float32)
     want, ref = _reference(staged_steps, a, b, np.zeros((16, 48), np.float32), 2, written=2)
     assert want is not None
-    da, db, dout = _on_device(torch, (a, b, np.zeros((16, 48), np.float32)), 2)
+    da, db, dout = on_device(torch, (a, b, np.zeros((16, 48), np.float32)), 2)
     exe = tc.compile(staged_steps, da, db, dout, 2, target=target)
     with pytest.raises(tc.KernelArithmeticError) as info:
         exe(da, db, dout, 2)
@@ -248,7 +241,7 @@ def test_division_of_a_matrix_accumulator(torch_cuda: Any, target: str) -> None:
          ).astype(np.int32)
     want = (a.astype(np.int32) @ b.astype(np.int32)) // y
     c = np.zeros((64, 32), np.float32)
-    da, db, dy, dc = _on_device(torch, (a, b, y, c), 3)
+    da, db, dy, dc = on_device(torch, (a, b, y, c), 3)
     exe = tc.compile(product_quotient, da, db, dy, dc, target=target)
     exe(da, db, dy, dc)
     torch.cuda.synchronize()

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import tilec as tc
+from paths import poison, to_device, to_host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "regression"))
 from test_float_int_round_trip import FLOATS, INTS, bits_of, expected, inputs, round_trip  # noqa: E402

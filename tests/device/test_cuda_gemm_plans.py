@@ -14,9 +14,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from test_cuda_samples import check, poison, to_device, to_host
+from test_cuda_samples import check
 
 import tilec
+from paths import poison, to_device, to_host
 from tilec.backends.cuda.backend import make_backend
 from tilec.backends.cuda.runtime import InteropError
 from tilec.lib.matmul import matmul

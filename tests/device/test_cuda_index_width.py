@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from test_cuda_samples import poison
 
 import tilec as tc
+from paths import poison
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 

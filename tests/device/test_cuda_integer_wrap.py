@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import to_device, to_host
 
 import tilec as tc
+from paths import to_device, to_host
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import to_device, to_host
 
 import tilec
 import tilec.lower as lower
+from paths import to_device, to_host
 from tilec.backends.cuda.backend import make_backend
 from tilec.demo import max_error
 

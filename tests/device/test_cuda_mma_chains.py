@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import mma_chains as chains
 import tilec
+from paths import poison, to_device, to_host
 from tilec.backends.cuda.backend import make_backend
 from tilec.lower import lower, matrix_candidates
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import tilec as tc
+from paths import on_device, poison, to_host
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 
@@ -86,13 +86,6 @@ def _reference(kernel: Any, *args: Any, written: int) -> tuple[str | None, np.nd
     return None, args_[written]
 
 
-def _on_device(torch: Any, args: tuple[Any, ...], out: int) -> list[Any]:
-    """Device copies of the array arguments, argument ``out`` poisoned with NaN."""
-    moved = [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in args]
-    poison(torch, moved[out])
-    return moved
-
-
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_slice_past_the_tile_is_raised_by_the_launching_call(torch_cuda: Any, target: str
                                                                ) -> None:
@@ -101,7 +94,7 @@ def test_a_slice_past_the_tile_is_raised_by_the_launching_call(torch_cuda: Any, 
     out = np.zeros(16, np.float32)
     want, _ = _reference(halves, x, out, 1, written=1)
     assert want is not None and "(start = 16)" in want
-    dx, dout = _on_device(torch, (x, out), 1)
+    dx, dout = on_device(torch, (x, out), 1)
     exe = tc.compile(halves, dx, dout, 1, target=target)
     assert [c.kind for c in exe.executable().kernel.checks] == ["index"]
     with pytest.raises(tc.KernelIndexError) as info:
@@ -123,7 +116,7 @@ def test_a_slice_past_the_tile_is_raised_by_the_launching_call(torch_cuda: Any, 
 def test_a_runtime_index_outside_the_tile(torch_cuda: Any, target: str) -> None:
     torch = torch_cuda
     x = np.arange(16, dtype=np.float32) + 1
-    dx, dout = _on_device(torch, (x, np.zeros(1, np.float32)), 1)
+    dx, dout = on_device(torch, (x, np.zeros(1, np.float32)), 1)
     exe = tc.compile(pick, dx, dout, 5, target=target)
     exe(dx, dout, 5)
     assert to_host(torch, dout)[0] == 6
@@ -143,7 +136,7 @@ def test_a_loop_stops_at_the_step_that_leaves_the_tile(torch_cuda: Any, target: 
     out = np.zeros((2, 12), np.float32)
     want, ref = _reference(steps, x, out, 2, written=1)
     assert want is not None
-    dx, dout = _on_device(torch, (x, out), 1)
+    dx, dout = on_device(torch, (x, out), 1)
     exe = tc.compile(steps, dx, dout, 2, target=target)
     with pytest.raises(tc.KernelIndexError) as info:
         exe(dx, dout, 2)
@@ -162,7 +155,7 @@ def test_a_loop_stops_at_the_step_that_leaves_the_tile(torch_cuda: Any, target: 
 def test_a_slice_of_a_reshaped_tile_does_not_wrap(torch_cuda: Any, target: str) -> None:
     torch = torch_cuda
     x = np.arange(16, dtype=np.float32)
-    dx, dout = _on_device(torch, (x, np.zeros((4, 2), np.float32)), 1)
+    dx, dout = on_device(torch, (x, np.zeros((4, 2), np.float32)), 1)
     exe = tc.compile(slice_of_reshape, dx, dout, 1, target=target)
     exe(dx, dout, 1)
     torch.cuda.synchronize()
@@ -182,7 +175,7 @@ def test_a_group_of_several_warps_stops_together(torch_cuda: Any, target: str) -
     out = np.zeros((32, 64), np.float32)
     ok = _reference(rows, x, out, 40, written=1)
     assert ok[0] is None
-    dx, dout = _on_device(torch, (x, out), 1)
+    dx, dout = on_device(torch, (x, out), 1)
     exe = tc.compile(rows, dx, dout, 40, target=target)
     exe(dx, dout, 40)
     torch.cuda.synchronize()
@@ -204,7 +197,7 @@ def test_a_group_of_several_warps_stops_together(torch_cuda: Any, target: str) -
 def test_starts_proven_in_range_add_no_checks(torch_cuda: Any, target: str) -> None:
     torch = torch_cuda
     x = np.arange(16, dtype=np.float32)
-    dx, dout = _on_device(torch, (x, np.zeros(16, np.float32)), 1)
+    dx, dout = on_device(torch, (x, np.zeros(16, np.float32)), 1)
     exe = tc.compile(proven, dx, dout, target=target)
     assert exe.executable().kernel.checks == []
     exe(dx, dout)

@@ -4,35 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import pytest
 from cuda_machine_ir import SAMPLES
 
 import machine_samples as shared
+from paths import poison, to_device, to_host
 from tilec.backends.cuda.backend import CUDABackend, make_backend
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
-
-
-def to_device(torch: Any, a: np.ndarray) -> Any:
-    """A CUDA tensor with ``a``'s contents (bf16 through its bits)."""
-    if a.dtype == ml_dtypes.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(
-            torch.bfloat16).cuda()
-    return torch.from_numpy(np.ascontiguousarray(a)).cuda()
-
-
-def to_host(torch: Any, t: Any) -> np.ndarray:
-    """A numpy copy of a CUDA tensor (bf16 as ml_dtypes.bfloat16)."""
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).cpu().numpy().view(ml_dtypes.bfloat16)
-    return t.cpu().numpy()
-
-
-def poison(torch: Any, t: Any) -> None:
-    """Fill an output with NaN (floats) or a sentinel (integers) so unwritten elements show."""
-    t.fill_(float("nan") if t.dtype.is_floating_point else -7)
 
 
 def check(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> None:

@@ -15,9 +15,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import tilec
+from paths import poison, to_device, to_host
 from tilec.lib.matmul import matmul
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")

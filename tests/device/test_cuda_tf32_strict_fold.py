@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_cuda_samples import poison, to_device, to_host
 
 import tilec as tc
+from paths import poison, to_device, to_host
 from tilec.backends.cuda.backend import CUDABackend
 from tilec.lower import LowerOptions, lower, matrix_candidates
 

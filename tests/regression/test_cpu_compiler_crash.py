@@ -13,6 +13,7 @@ checked against the reference interpreter and numpy.
 from __future__ import annotations
 
 import stat
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -193,17 +194,13 @@ def _crash_inputs(name: str) -> list[np.ndarray]:
             rng.integers(-300, 300, (9, 22)).astype(np.int16), np.full((10, 21), -7, np.int16)]
 
 
+@pytest.mark.usefixtures("private_cache")  # a fresh cache: the build really runs
 @pytest.mark.parametrize("name", ["max_over_broadcast", "masked_max_i16"])
-def test_kernels_that_crashed_gcc_build_at_O3_and_match(name: str, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(cc, "_loaded", {})
+def test_kernels_that_crashed_gcc_build_at_O3_and_match(name: str) -> None:
     kernel = {"max_over_broadcast": max_over_broadcast, "masked_max_i16": masked_max_i16}[name]
     args = _crash_inputs(name)
     want = [a.copy() for a in args]
     tc.interpret(kernel, *want)
-    import warnings
-
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         got = [a.copy() for a in args]

@@ -915,11 +915,10 @@ class CUDAEmitter(CLikeEmitter):
         if not wide_t:
             return self.arith_expr(op, args)
         if r.within(I32) and (fn != "fma" or (rs[0] * rs[1]).within(I32)):
-            tmpl = CLikeEmitter.INT_FNS.get(fn)  # plain int: proven in range, nothing wraps
-            if fn in ("max", "min"):
-                tmpl = self.INT_FNS[fn].replace("{s}", "i32")
+            # plain int: proven in range, nothing wraps (max/min keep their helper)
+            tmpl = (self.INT_FNS if fn in ("max", "min") else CLikeEmitter.INT_FNS).get(fn)
             if tmpl is not None and fn not in ("floordiv", "rem", "cdiv"):
-                return tmpl.format(*args, t="int")
+                return tmpl.format(*args, t="int", s="i32")
         if fn in self._WIDENS:
             args = [f"(int64_t){a}" if not a.startswith("INT64_C") and rv.within(I32) else a
                     for a, rv in zip(args, rs)]

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
+from paths import FakeDeviceArray, fake_driver, launchable
 from tilec.backends.cuda.backend import make_backend
 from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
 from tilec.backends.kernel_checks import HostChecks
@@ -90,83 +91,26 @@ def stepped(X, Out, bad, BM: tc.constexpr = 8):
                                            + tc.zeros((1, 1)))
 
 
-class _FakeArray:
-    def __init__(self, ptr: int, shape: tuple[int, ...]) -> None:
-        self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape, "typestr": "<f4",
-                                         "strides": None, "version": 3}
-
-
 @needs_nvrtc
 def test_launcher_reads_the_record_raises_and_clears_it(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     """The host side of a device check: the record is the last kernel argument, the launch is
     waited for, the failure decodes to the interpreter's error, and the record is cleared."""
-    import ctypes
-
-    import cuda.core
-    from cuda.bindings import driver
-
     record = np.zeros(8, np.uint64)  # stands in for the device record
-    ok = driver.CUresult.CUDA_SUCCESS
-    calls: list[str] = []
 
-    class Device:
-        def __init__(self, ordinal: int) -> None:
-            self.device_id = ordinal
+    def kernel(args: tuple) -> list[int] | None:  # program 2 fails at step 1
+        assert int(args[-1]) == record.ctypes.data, "the record is the last kernel argument"
+        return [1, 7, 7] if int(args[2]) == 7 else None
 
-        def set_current(self) -> None:
-            pass
-
-    class ObjectCode:
-        @staticmethod
-        def from_cubin(data: bytes, name: str) -> ObjectCode:
-            return ObjectCode()
-
-        def get_kernel(self, name: str) -> str:
-            return name
-
-    def launch(stream, config, kernel, *args):  # the kernel: program 2 fails at step 1
-        calls.append("launch")
-        addr = int(args[-1])
-        assert addr == record.ctypes.data, "the record is the last kernel argument"
-        if int(args[2]) == 7:
-            words = (np.uint64(1), np.uint64(7), np.uint64(7))
-            ctypes.memmove(addr, np.array(words, np.uint64).ctypes.data, 24)
-
-    def memcpy(dst, src, n, stream):
-        calls.append("copy")
-        ctypes.memmove(dst, int(src), n)
-        return (ok,)
-
-    def memset(dst, value, n, stream=None):
-        calls.append("clear")
-        ctypes.memset(int(dst), value, n)
-        return (ok,)
-
-    def synchronize(stream):
-        calls.append("sync")
-        return (ok,)
-
-    monkeypatch.setattr(cuda.core, "Device", Device)
-    monkeypatch.setattr(cuda.core, "ObjectCode", ObjectCode)
-    monkeypatch.setattr(cuda.core, "launch", launch)
-    monkeypatch.setattr(driver, "cuMemAlloc", lambda n: (ok, record.ctypes.data))
-    monkeypatch.setattr(driver, "cuMemsetD8", memset)
-    monkeypatch.setattr(driver, "cuMemsetD8Async", memset)
-    monkeypatch.setattr(driver, "cuMemcpyDtoHAsync", memcpy)
-    monkeypatch.setattr(driver, "cuStreamSynchronize", synchronize)
-    monkeypatch.setattr(driver, "cuMemFree", lambda p: (ok,))
+    calls = fake_driver(monkeypatch, record, kernel)
 
     x = np.arange(32, dtype=np.float32)
     with pytest.raises(tc.KernelAssertionError) as info:
         tc.interpret(stepped, x, np.full((4, 3), np.nan, np.float32), 7)
     want = str(info.value)
     spec = (tc.array((None,), np.float32), tc.array((None, None), np.float32), tc.int32)
-    compiled = tc.compile(stepped, *spec, target="reference")
-    be = make_backend("cuda:sm_90")
-    exe = be.compile(compiled.module, compiled.fn_name)
-    exe._runnable = True
-    args = (_FakeArray(0x10000, (32,)), _FakeArray(0x20000, (4, 3)))
+    exe = launchable(stepped, *spec)
+    args = (FakeDeviceArray(0x10000, (32,)), FakeDeviceArray(0x20000, (4, 3)))
     with pytest.raises(tc.KernelAssertionError) as info:
         exe(*args, 7)
     assert str(info.value) == want

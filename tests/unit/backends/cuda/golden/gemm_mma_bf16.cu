@@ -100,14 +100,16 @@ TC_DEV int32_t tc_imin_i32(int32_t a, int32_t b) {
       : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
-TC_DEV int8_t tc_imax_i8(int32_t a, int32_t b) { return (int8_t)tc_imax_i32(a, b); }
-TC_DEV int8_t tc_imin_i8(int32_t a, int32_t b) { return (int8_t)tc_imin_i32(a, b); }
-TC_DEV int16_t tc_imax_i16(int32_t a, int32_t b) { return (int16_t)tc_imax_i32(a, b); }
-TC_DEV int16_t tc_imin_i16(int32_t a, int32_t b) { return (int16_t)tc_imin_i32(a, b); }
-TC_DEV int64_t tc_imax_i64(int64_t a, int64_t b) { return a > b ? a : b; }
-TC_DEV int64_t tc_imin_i64(int64_t a, int64_t b) { return a < b ? a : b; }
-TC_DEV int64_t tc_imax_index(int64_t a, int64_t b) { return a > b ? a : b; }
-TC_DEV int64_t tc_imin_index(int64_t a, int64_t b) { return a < b ? a : b; }
+#define TC_NARROW_MINMAX(S, T)                                                         \
+  TC_DEV T tc_imax_##S(int32_t a, int32_t b) { return (T)tc_imax_i32(a, b); }            \
+  TC_DEV T tc_imin_##S(int32_t a, int32_t b) { return (T)tc_imin_i32(a, b); }
+TC_NARROW_MINMAX(i8, int8_t)
+TC_NARROW_MINMAX(i16, int16_t)
+#define TC_WIDE_MINMAX(S)                                                               \
+  TC_DEV int64_t tc_imax_##S(int64_t a, int64_t b) { return a > b ? a : b; }             \
+  TC_DEV int64_t tc_imin_##S(int64_t a, int64_t b) { return a < b ? a : b; }
+TC_WIDE_MINMAX(i64)
+TC_WIDE_MINMAX(index)
 
 /* ---- integers: Python division; a zero divisor gives 0 ---- */
 TC_DEV int64_t tc_floordiv_i64(int64_t a, int64_t b) {
