@@ -41,17 +41,22 @@ def crashing_cc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(cc, "_loaded", {})
 
-    def make(*crash_levels: str) -> Path:
+    def make(*crash_levels: str, refuse: str = "") -> Path:
+        """Crash on kernels built at ``crash_levels``; reject option ``refuse`` (if given)."""
         wrapper = tmp_path / "cc-crashes"
         tests = " || ".join(f'[ "$a" = {lvl} ]' for lvl in crash_levels) or "false"
+        refusal = f'  [ "$a" = {refuse} ] && refused=1\n' if refuse else ""
         wrapper.write_text(
             "#!/bin/sh\n"
-            'kernel=0; crash=0\n'
+            'kernel=0; crash=0; refused=0\n'
             'for a in "$@"; do\n'
             '  [ "$a" = kernel.c ] && kernel=1\n'
             f"  if {tests}; then crash=1; fi\n"
+            + refusal +
             "done\n"
             f'if [ $kernel = 1 ]; then echo "$*" >> {calls}; fi\n'
+            f'if [ $refused = 1 ]; then echo "cc: error: unrecognized option {refuse}" >&2; '
+            "exit 1; fi\n"
             f"if [ $kernel = 1 ] && [ $crash = 1 ]; then printf '%s' \"{CRASH_LOG}\" >&2; "
             "exit 4; fi\n"
             f'exec {real} "$@"\n')
@@ -97,6 +102,20 @@ def test_a_compiler_crash_falls_back_to_a_lower_level(crashing_cc) -> None:
     assert len(tried) == 3 and "-O3" in tried[0] and "-O1" in tried[2]
     assert "-fno-tree-loop-if-convert" in tried[1] and "-O3" in tried[1]
     assert all("-ffp-contract=off" in t and "-fwrapv" in t for t in tried)
+
+
+def test_a_retry_flag_the_compiler_refuses_goes_on_to_the_next_level(crashing_cc) -> None:
+    calls = crashing_cc("-O3", refuse="-fno-tree-loop-if-convert")
+    x, y0 = _issue_inputs()
+    with pytest.warns(UserWarning, match=r"crashed building a kernel with -O3 .*built it with "
+                                         r"-O1 instead, which runs slower"):
+        exe = _build_on_cpu(x, y0)
+    y = y0.copy()
+    exe(x, y)
+    np.testing.assert_array_equal(y, (x * np.float32(2) + np.float32(1)).astype(np.float16))
+    assert [("-fno-tree-loop-if-convert" in t, "-O1" in t)
+            for t in calls.read_text().splitlines()] == [(False, False), (True, False),
+                                                         (False, True)]
 
 
 def test_a_crash_at_every_level_is_an_error(crashing_cc) -> None:
