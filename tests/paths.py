@@ -262,7 +262,7 @@ def launchable(kernel: Any, *specs: Any, target: str = "cuda:sm_90") -> Any:
 
     compiled = tc.compile(kernel, *specs, target="reference")
     exe = make_backend(target).compile(compiled.module, compiled.fn_name)
-    exe._runnable = True
+    exe.runnable = True
     return exe
 
 

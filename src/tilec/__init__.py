@@ -33,7 +33,7 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
     with a runtime start leaves its tile and ``KernelLoopError`` when a loop's step is
     not positive.
     """
-    from .backends.reference.simt import simulate_kernel
+    from .frontend.jit import simulate as simulate_kernel
     from .ir import UserError
 
     try:

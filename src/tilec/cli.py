@@ -18,6 +18,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 import tilec
+from tilec.driver import STAGES
 
 __all__ = ["main"]
 
@@ -112,20 +113,18 @@ def _rng(seed: int) -> Any:
     return np.random.default_rng(seed)
 
 
-def cmd_ir(args: argparse.Namespace) -> int:
-    """Print the Candidate TileIR of every kernel in FILE."""
-    from tilec.lower import lower_to_machine, lower_to_scheduled
+_FORM_STAGES = {"candidate": "capture", "scheduled": "schedule", "machine": "machine"}
+"""``--form`` (the older spelling) as the stage it names."""
 
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    """Print what a stage of the target's pipeline produced for every kernel in FILE."""
     con = _console()
-    lowerings = {"scheduled": lower_to_scheduled, "machine": lower_to_machine}
-    cases = _compiled_cases(argparse.Namespace(**{**vars(args), "target": "reference"}))
-    for case, compiled, _ in cases:
-        where = "" if args.form == "candidate" else f" for {args.target}"
-        con.rule(f"{case.name} ({args.form}{where})")
-        if args.form == "candidate":
-            con.print(compiled.ir, markup=False)
-        else:
-            con.print(str(lowerings[args.form](compiled.module, args.target)), markup=False)
+    stage = args.after or _FORM_STAGES[args.form]
+    for case, compiled, _ in _compiled_cases(args):
+        text = compiled.after(stage)
+        con.rule(f"{case.name} after {stage} for {compiled.target}")
+        con.print(text, markup=False, end="" if text.endswith("\n") else "\n")
     return 0
 
 
@@ -190,10 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("ir", help="print the TileIR of the kernels in a file")
     i.add_argument("file")
-    i.add_argument("--form", default="candidate", choices=["candidate", "scheduled", "machine"])
+    i.add_argument("--after", default=None, choices=list(STAGES),
+                   help="print what this stage of the target's pipeline produced (default: "
+                        "capture, the Candidate TileIR); `tilec ir --after build` compiles")
+    i.add_argument("--form", default="candidate", choices=list(_FORM_STAGES),
+                   help="the same as --after capture / schedule / machine")
     i.add_argument("--kernel", default=None, help="only this kernel")
     i.add_argument("--target", default="cuda:sm_90",
-                   help="target profile for --form scheduled/machine")
+                   help="target whose pipeline runs (default cuda:sm_90; needs no GPU)")
     i.set_defaults(func=cmd_ir)
 
     pl = sub.add_parser("plan", help="print the planner's report for the kernels in a file")
@@ -214,8 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except tilec.TileSyntaxError as e:
-        print(str(e), file=sys.stderr)
+    except tilec.UserError as e:  # located syntax errors, unknown targets and stages...
+        print(f"tilec: {e}" if not isinstance(e, tilec.TileSyntaxError) else str(e),
+              file=sys.stderr)
         return 1
 
 

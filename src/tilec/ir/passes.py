@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
 
@@ -82,7 +82,8 @@ class PassManager:
 
     def __init__(self, passes: Sequence[Pass], verify_each: bool = False,
                  print_each: bool = False, form: str = "candidate",
-                 out: TextIO | None = None) -> None:
+                 out: TextIO | None = None,
+                 after: Callable[[Pass, Any], None] | None = None) -> None:
         self.passes = list(passes)
         """The pipeline, in order."""
         self.verify_each = verify_each
@@ -93,6 +94,9 @@ class PassManager:
         """The verifier form to check (``candidate``, ``scheduled``, ``machine``)."""
         self.out = out
         """Where ``print_each`` writes (None: standard output at run time)."""
+        self.after = after
+        """Called with each pass and the module after it ran (and was verified), e.g. to keep
+        a snapshot or to check a form that changes from pass to pass."""
         self.records: list[PassRecord] = []
         """One record per pass executed by the last ``run``."""
 
@@ -131,6 +135,8 @@ class PassManager:
                     if hasattr(e, "add_note"):
                         e.add_note(f"(the module no longer verifies after pass {p.name!r})")
                     raise
+            if self.after is not None:
+                self.after(p, module)
         return changed_any
 
     def __repr__(self) -> str:

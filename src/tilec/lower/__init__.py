@@ -37,13 +37,15 @@ class Lowering:
 
 
 def lower(module: ir.Module, target: str, options: LowerOptions | None = None,
-          machine: bool = True) -> Lowering:
-    """Schedule ``module`` for ``target`` and, when ``machine``, lower it to Machine TileIR."""
+          machine: bool = True, plan: Any = None) -> Lowering:
+    """Schedule ``module`` for ``target`` and, when ``machine``, lower it to Machine TileIR.
+
+    ``plan`` is the planner's ``ModulePlan`` for ``module`` (planned here when None)."""
     from .machine import lower_scheduled_module
     from .schedule import schedule_module
 
     options = options or LowerOptions()
-    scheduled, groups = schedule_module(module, target, options)
+    scheduled, groups = schedule_module(module, target, options, plan)
     if options.verify:
         ir.verify(scheduled, "scheduled")
     result = Lowering(scheduled, groups=groups)

@@ -32,7 +32,7 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
-from tilec.plan import GroupPlan, MatrixCandidate, extract_groups, plan_group
+from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
 
 from . import layouts as L
 from .atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
@@ -105,10 +105,14 @@ class GroupSchedule:
 # ---------------------------------------------------------------------- entry point
 
 
-def schedule_module(module: ir.Module, target: str, options: LowerOptions | None = None
-                    ) -> tuple[ir.Module, list[GroupSchedule]]:
-    """A Scheduled copy of ``module`` for ``target`` and the decisions per group."""
+def schedule_module(module: ir.Module, target: str, options: LowerOptions | None = None,
+                    plan: ModulePlan | None = None) -> tuple[ir.Module, list[GroupSchedule]]:
+    """A Scheduled copy of ``module`` for ``target`` and the decisions per group.
+
+    ``plan`` is the planner's result for ``module`` (``plan.plan_module`` with
+    ``options.planner`` and ``options.shapes``); without it every group is planned here."""
     options = options or LowerOptions()
+    planned = {g.group: g for g in plan.groups} if plan is not None else None
     profile = get_profile(target)
     for fn in module:
         check_top_level(fn, profile.name)
@@ -123,7 +127,9 @@ def schedule_module(module: ir.Module, target: str, options: LowerOptions | None
             site = sites.get(op)
             plan = None
             if site is not None and site.workload is not None:
-                plan = plan_group(site.workload, profile, options.planner)
+                got = planned.get(site.label) if planned is not None else None
+                plan = got if got is not None else plan_group(site.workload, profile,
+                                                              options.planner)
             g = _schedule_group(op, profile, options, plan)
             _annotate(g, op)
             groups.append(g)

@@ -9,10 +9,12 @@ from .targets import (
     check_target_name,
     default_target,
     get_backend,
+    load_backend,
     register_target,
+    require,
     why_unavailable,
 )
 
 __all__ = ["Backend", "Executable", "TargetInfo", "TargetUnavailable", "available_targets",
-           "check_target_name", "default_target", "get_backend", "register_target",
-           "why_unavailable"]
+           "check_target_name", "default_target", "get_backend", "load_backend", "register_target",
+           "require", "why_unavailable"]

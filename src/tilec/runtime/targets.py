@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from tilec.ir import UserError
 
 __all__ = ["Backend", "Executable", "TargetInfo", "register_target", "get_backend",
+           "load_backend", "require",
            "available_targets", "default_target", "TargetUnavailable", "why_unavailable",
            "check_target_name"]
 
@@ -60,6 +61,10 @@ class TargetInfo:
     """Attribute of that module: a callable returning ``None`` if usable here, else why not."""
     summary: str = ""
     """One line for ``tilec targets``."""
+    build_probe: str | None = None
+    """Attribute of that module: like ``probe``, for *building* kernels only (source, binary,
+    resource report) where they cannot run, e.g. CUDA without a GPU driver. None: building
+    needs what running needs."""
 
 
 _REGISTRY: dict[str, TargetInfo] = {}
@@ -114,24 +119,39 @@ def _load(info: TargetInfo, attr: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(info.module), attr)
 
 
-def why_unavailable(name: str) -> str | None:
-    """None when ``name`` can run here, else the reason."""
+def why_unavailable(name: str, run: bool = True) -> str | None:
+    """None when ``name`` can run here (when ``run`` is False: can build kernels here), else
+    the reason."""
     info = _lookup(name)
-    if info.probe is None:
+    probe = info.probe if run or info.build_probe is None else info.build_probe
+    if probe is None:
         return None
     try:
-        return _load(info, info.probe)()
+        return _load(info, probe)()
     except ImportError as e:
         return f"backend not importable: {e}"
 
 
-def get_backend(name: str) -> Backend:
-    """The backend for ``name``; raises ``TargetUnavailable`` with the reason when it can't run."""
-    info = _lookup(name)
-    reason = why_unavailable(name)
+def require(name: str, run: bool = True) -> None:
+    """Raise ``TargetUnavailable`` with the reason unless ``name`` can run here (when ``run``
+    is False: unless it can build kernels here)."""
+    reason = why_unavailable(name, run)
     if reason is not None:
-        raise TargetUnavailable(f"target {name!r} is unavailable here: {reason}")
-    return _load(info, info.factory)(name)
+        what = "is unavailable" if run else "cannot build kernels"
+        raise TargetUnavailable(f"target {name!r} {what} here: {reason}")
+
+
+def load_backend(name: str) -> Backend:
+    """The backend object for ``name`` without asking whether it can run or build here (its
+    pipeline, profile and emitter work anywhere; see ``require``)."""
+    return _load(_lookup(name), _lookup(name).factory)(name)
+
+
+def get_backend(name: str, run: bool = True) -> Backend:
+    """The backend for ``name``; raises ``TargetUnavailable`` with the reason when it can't run
+    here (when ``run`` is False: when it cannot even build kernels here)."""
+    require(name, run)
+    return load_backend(name)
 
 
 def available_targets() -> list[tuple[TargetInfo, str | None]]:
@@ -165,8 +185,11 @@ register_target(TargetInfo("cpu", "tilec.backends.c.backend", "make_backend", "p
 register_target(TargetInfo("simt", "tilec.backends.reference.simt", "make_backend", None,
                            "SIMT simulator of Machine TileIR (numpy, lanes in lock-step)"))
 register_target(TargetInfo("cuda", "tilec.backends.cuda.backend", "make_backend", "probe",
-                           "CUDA C++ through NVRTC (cuda-core), for the device's architecture"))
+                           "CUDA C++ through NVRTC (cuda-core), for the device's architecture",
+                           build_probe="probe_build"))
 register_target(TargetInfo("cuda:sm_90", "tilec.backends.cuda.backend", "make_backend",
-                           "probe_sm_90", "CUDA, Hopper profile (mma.sync, exact FP32 FFMA)"))
+                           "probe_sm_90", "CUDA, Hopper profile (mma.sync, exact FP32 FFMA)",
+                           build_probe="probe_build"))
 register_target(TargetInfo("cuda:sm_80", "tilec.backends.cuda.backend", "make_backend",
-                           "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)"))
+                           "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)",
+                           build_probe="probe_build"))

@@ -90,6 +90,15 @@ def test_preservation_and_unchanged_keep_cache():
     assert am.is_cached(DominanceInfo) and am.is_cached(Liveness)
 
 
+def test_after_is_called_with_each_pass_and_the_module_it_left():
+    m = _module()
+    seen = []
+    PassManager([Nothing(), DeadCode()],
+                after=lambda p, mod: seen.append((p.name, len(list(mod.walk()))))).run(m)
+    assert seen[0][0] == "nothing" and seen[1] == ("DeadCode", 1)
+    assert seen[0][1] > 1
+
+
 def test_print_each_writes_the_module_after_every_pass():
     m = _module()
     out = io.StringIO()

@@ -50,6 +50,13 @@ def make_backend(target_name: str = "cpu") -> CBackend:
 class CBackend:
     """Compiles TileIR functions to C for this machine."""
 
+    pipeline = ("plan", "emit", "build")
+    """The stages the compile driver runs (``tilec.driver``): the C emitter reads Candidate
+    TileIR; the plan stage gives the cpu profile's planner report."""
+
+    profile = "cpu"
+    """The hardware profile the plan stage plans for."""
+
     def __init__(self, name: str = "cpu") -> None:
         self.name = name
         """The target name."""
@@ -63,11 +70,11 @@ class CBackend:
         if module.lookup(fn_name) is None:
             known = ", ".join(f"@{f.name}" for f in module)
             raise KeyError(f"no function @{fn_name} in the module (it has {known})")
-        try:
-            ir.verify(module)
-        except NotImplementedError:  # no module verifier yet: the emitter's own checks apply
-            pass
-        src = self.emit(module, fn_name)
+        ir.verify(module)
+        return self.build(module, fn_name, self.emit(module, fn_name))
+
+    def build(self, module: ir.Module, fn_name: str, src: CSource) -> CExecutable:
+        """Compile emitted ``src`` with the system compiler (cached) and wrap ``fn_name``."""
         lib = compile_cached(src.text, src.buffer.origin_of_line)
         fn = module.lookup(fn_name)
         assert fn is not None

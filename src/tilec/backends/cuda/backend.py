@@ -38,8 +38,8 @@ from tilec.backends.cuda.runtime import (
 from tilec.backends.interop_checks import kernel_label
 from tilec.backends.kernel_checks import HostChecks
 
-__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_sm_80",
-           "probe_sm_90", "device_capability", "TARGET_SM"]
+__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_build",
+           "probe_sm_80", "probe_sm_90", "device_capability", "TARGET_SM"]
 
 TARGET_SM = {"cuda:sm_90": 90, "cuda:sm_80": 80}
 """Compute capability (x10) each named profile needs."""
@@ -87,6 +87,11 @@ def probe() -> str | None:
     return nvrtc_available()
 
 
+def probe_build() -> str | None:
+    """None when CUDA kernels can be built here (NVRTC alone: source, cubin, resources)."""
+    return nvrtc_available()
+
+
 def _probe_for(sm: int) -> str | None:
     why = probe()
     if why is not None:
@@ -116,6 +121,9 @@ def make_backend(target_name: str = "cuda") -> CUDABackend:
 class CUDABackend:
     """Compiles Machine TileIR functions to cubins for one CUDA profile."""
 
+    pipeline = ("plan", "schedule", "machine", "emit", "build")
+    """The stages the compile driver runs for this target (``tilec.driver``)."""
+
     def __init__(self, name: str = "cuda") -> None:
         if name != "cuda" and name not in TARGET_SM:
             raise ValueError(f"unknown CUDA target {name!r}; known: cuda, "
@@ -132,9 +140,10 @@ class CUDABackend:
         else:
             self.profile = name
         sm = TARGET_SM[self.profile]
-        if cc is not None and cc[0] * 10 + cc[1] < sm:
-            raise ValueError(f"target {name} needs sm_{sm}; the device is sm_{cc[0]}{cc[1]}")
-        self.arch = arch_for(cc) if cc is not None else f"sm_{sm}"
+        self.runnable = cc is not None and cc[0] * 10 + cc[1] >= sm
+        """True when the kernels built here can run here (a device of the profile's
+        architecture or newer); otherwise they are built for the profile only."""
+        self.arch = arch_for(cc) if self.runnable else f"sm_{sm}"  # type: ignore[arg-type]
         """The architecture cubins are built for (the device's, else the profile's)."""
 
     def machine(self, module: ir.Module, fn_name: str) -> ir.Module:
@@ -144,23 +153,17 @@ class CUDABackend:
             raise KeyError(f"module has no function @{fn_name}")
         if fn.attributes.get("form") == "machine":
             return module
-        import tilec.lower as lower
+        from tilec.lower import lower_to_machine
 
-        lower_fn = getattr(lower, "lower_to_machine", None)
-        if lower_fn is None:
-            raise NotImplementedError(
-                "the CUDA target needs Machine TileIR and tilec.lower.lower_to_machine is not "
-                "available in this build yet; pass a Machine module (form = \"machine\")")
-        lowered = lower_fn(module, self.profile, self.lower_options())
-        return module if lowered is None else lowered
+        return lower_to_machine(module, self.profile, self.lower_options())
 
     def lower_options(self) -> Any:
         """Lowering options for this device: warpgroup instructions (``wgmma``) only where the
-        cubin is built for sm_90 (``sm_90a``); later architectures do not have them."""
+        cubin is built for sm_90 (``sm_90a``); other architectures do not have them."""
         from tilec.lower.options import LowerOptions
 
         opts = LowerOptions()
-        if self.device_cc is not None and self.device_cc != (9, 0):
+        if self.arch != "sm_90":
             opts = replace(opts, planner=replace(opts.planner, warpgroup_mma=False))
         return opts
 
@@ -170,9 +173,15 @@ class CUDABackend:
 
     def compile(self, module: ir.Module, fn_name: str, arch: str | None = None
                 ) -> CUDAExecutable:
-        """Emit and compile (or reuse the cached cubin); ``arch`` overrides the architecture."""
+        """Lower (unless Machine already), emit and build: a convenience for tests and tools;
+        ``tc.compile`` goes through ``tilec.driver``, which runs the stages one by one."""
         machine = self.machine(module, fn_name)
-        src = emit_cuda(machine, fn_name, self.profile)
+        return self.build(machine, fn_name, emit_cuda(machine, fn_name, self.profile), arch)
+
+    def build(self, machine: ir.Module, fn_name: str, src: CUDASource,
+              arch: str | None = None) -> CUDAExecutable:
+        """Compile emitted ``src`` (or reuse the cached cubin); ``arch`` overrides the
+        architecture."""
         arch = arch or self.arch
         if src.min_sm > int(re.match(r"sm_(\d+)", arch).group(1)):  # type: ignore[union-attr]
             raise ValueError(f"@{fn_name} needs sm_{src.min_sm}; cannot build it for {arch}")
@@ -182,7 +191,7 @@ class CUDABackend:
                             src.buffer.origin_of_line)
         fn = machine.lookup(fn_name)
         assert fn is not None
-        return CUDAExecutable(fn, src, cub, self.device_cc is not None)
+        return CUDAExecutable(fn, src, cub, self.runnable)
 
 
 class CUDAExecutable:
@@ -203,14 +212,15 @@ class CUDAExecutable:
         self._label = kernel_label(fn)
         self._host_checks = HostChecks(fn)
         self._n_entry = len(fn.args)
-        self._runnable = runnable
+        self.runnable = runnable
+        """False when built where it cannot run (no device, or an older one): inspect only."""
         self._launchers: dict[int, Launcher] = {}
         self._last_key: tuple[Any, ...] | None = None
         self._last_bound: Any = None
 
     def __call__(self, *args: Any, stream: Any = None, sync: bool | None = None) -> None:
         """Validate ``args``, launch on the arguments' stream, check the launch."""
-        if not self._runnable:
+        if not self.runnable:
             raise RuntimeError(f"@{self.name} was compiled for {self.cubin.arch} without a CUDA "
                                "device here; it can be inspected (source, resources), not run")
         key = argument_key(args)

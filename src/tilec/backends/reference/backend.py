@@ -133,23 +133,8 @@ def _check_aliasing(fn: ir.Function, arrays: Sequence[Any]) -> None:
 
 
 def check_operations(module: ir.Module) -> None:
-    """Verify ``module`` as Candidate TileIR (raises ``ir.VerificationError``).
-
-    Until the module verifier exists, every operation's own verify hook runs instead.
-    """
-    try:
-        ir.verify(module)
-        return
-    except NotImplementedError:
-        pass
-    for op in module.walk():
-        hook = op.opdef.verify
-        if hook is None:
-            continue
-        try:
-            hook(op)
-        except ir.OpVerifyError as e:
-            raise ir.VerificationError(str(e), e.invariant, op) from None
+    """Verify ``module`` as Candidate TileIR (raises ``ir.VerificationError``)."""
+    ir.verify(module)
 
 
 class ReferenceExecutable:
@@ -187,6 +172,13 @@ class ReferenceExecutable:
 class ReferenceBackend:
     """The ``reference`` target: runs Candidate TileIR in the numpy interpreter."""
 
+    pipeline = ("build",)
+    """The stages the compile driver runs (``tilec.driver``): the interpreter reads Candidate
+    TileIR as it is."""
+
+    profile = None
+    """No hardware profile: nothing is planned."""
+
     def __init__(self, name: str = "reference", verify: bool = True) -> None:
         self.name = name
         """The target name."""
@@ -202,6 +194,11 @@ class ReferenceBackend:
         if self.verify:
             check_operations(module)
         return ReferenceExecutable(module, fn)
+
+    def build(self, module: ir.Module, fn_name: str, source: None = None
+              ) -> ReferenceExecutable:
+        """The driver's build stage: ``compile``."""
+        return self.compile(module, fn_name)
 
 
 def make_backend(target_name: str = "reference") -> ReferenceBackend:

@@ -62,7 +62,7 @@ from .simt_memory import (
     scatter,
 )
 
-__all__ = ["simulate_module", "simulate_kernel", "SimtBackend", "SimtExecutable",
+__all__ = ["simulate_module", "SimtBackend", "SimtExecutable",
            "make_backend", "lower_for_simulation", "LANE_OPS"]
 
 _INT_DIVISIONS = ("floordiv", "rem", "cdiv")
@@ -703,32 +703,10 @@ def simulate_module(module: ir.Module, fn_name: str, args: list, *,
 
 
 def lower_for_simulation(module: ir.Module, target: str) -> ir.Module:
-    """Candidate -> Machine TileIR via ``tilec.lower.lower_to_machine`` (clear error if absent)."""
-    import tilec.lower as lower
+    """Candidate -> Machine TileIR for profile ``target`` (``tilec.lower.lower_to_machine``)."""
+    from tilec.lower import lower_to_machine
 
-    fn = getattr(lower, "lower_to_machine", None)
-    if fn is None:
-        raise NotImplementedError(
-            "tilec.lower.lower_to_machine (Candidate -> Machine TileIR) is not available in "
-            "this build yet; simulate hand-written Machine TileIR with "
-            "tilec.backends.reference.simt.simulate_module")
-    lowered = fn(module, target)
-    return module if lowered is None else lowered
-
-
-def simulate_kernel(kernel: Any, args: Sequence[Any], target: str = "cuda:sm_90",
-                    constexprs: dict[str, Any] | None = None, *,
-                    max_groups: int | None = None) -> None:
-    """``tc.simulate``: capture ``kernel``, lower it for ``target`` and run the simulator."""
-    import tilec
-    from tilec.exec.profiles import get_profile, resolve_profile_name
-
-    get_profile(target)  # an unknown profile is the user's error, named before capture
-    compiled = tilec.compile(kernel, *args, target="simt:" + resolve_profile_name(target),
-                             **(constexprs or {}))
-    compiled.check_args(args)  # what a call of any compiled kernel checks first
-    machine = lower_for_simulation(compiled.module, target)
-    simulate_module(machine, compiled.fn_name, list(args), max_groups=max_groups)
+    return lower_to_machine(module, target)
 
 
 class SimtExecutable:
@@ -750,6 +728,10 @@ class SimtExecutable:
 class SimtBackend:
     """Runs kernels through the SIMT simulator for one hardware profile."""
 
+    pipeline = ("plan", "schedule", "machine", "build")
+    """The stages the compile driver runs (``tilec.driver``): the simulator runs Machine
+    TileIR."""
+
     def __init__(self, name: str = "simt:cuda:sm_90", profile: str = "cuda:sm_90") -> None:
         self.name = name
         """The target name as registered."""
@@ -764,6 +746,16 @@ class SimtBackend:
         if fn.attributes.get("form") != "machine":
             module = lower_for_simulation(module, self.profile)
         return SimtExecutable(module, fn_name)
+
+    def build(self, machine: ir.Module, fn_name: str, source: None = None) -> SimtExecutable:
+        """The driver's build stage: an executable over the Machine module."""
+        return self.compile(machine, fn_name)
+
+    def lower_options(self) -> Any:
+        """The lowering options (the defaults)."""
+        from tilec.lower.options import LowerOptions
+
+        return LowerOptions()
 
 
 def make_backend(target_name: str = "simt:cuda:sm_90") -> SimtBackend:

@@ -1,4 +1,4 @@
-"""Entry points: simulate_module, simulate_kernel (tc.simulate), the backend factory, errors."""
+"""Entry points: simulate_module, tc.simulate, the backend factory, errors."""
 
 from __future__ import annotations
 
@@ -7,16 +7,14 @@ import pytest
 from simtir import machine, poisoned
 
 import tilec
-import tilec.ir as ir
-import tilec.lower
 from machine_samples import MACHINE_SAMPLES, SAMPLE_CASES
 from tilec.backends.reference.errors import KINDS, SimulationError
 from tilec.backends.reference.simt import (
     SimtBackend,
     make_backend,
-    simulate_kernel,
     simulate_module,
 )
+from tilec.frontend.jit import simulate
 
 
 @tilec.kernel
@@ -33,25 +31,17 @@ def add_args(n: int = 1000) -> list[np.ndarray]:
     return SAMPLE_CASES["add"].make_inputs(np.random.default_rng(0), n=n)
 
 
-def test_simulate_kernel_needs_the_lowering(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(tilec.lower, "lower_to_machine", raising=False)
-    with pytest.raises(NotImplementedError, match="lower_to_machine"):
-        simulate_kernel(add, add_args(), "cuda:sm_90", {})
-
-
-def test_simulate_kernel_lowers_then_simulates(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[tuple[ir.Module, str]] = []
-
-    def fake_lowering(module: ir.Module, target: str) -> ir.Module:
-        seen.append((module, target))
-        return MACHINE_SAMPLES["add"]()  # what the lowering of `add` is expected to produce
-
-    monkeypatch.setattr(tilec.lower, "lower_to_machine", fake_lowering, raising=False)
+def test_simulate_runs_the_simt_pipeline() -> None:
     a, b, c = add_args()
-    simulate_kernel(add, [a, b, c], "cuda:sm_80", {"BLOCK": 512})
+    c[:] = np.nan
+    simulate(add, [a, b, c], "cuda:sm_80", {"BLOCK": 512})
     np.testing.assert_array_equal(c, a + b)
-    (module, target), = seen
-    assert target == "cuda:sm_80" and module.lookup("add") is not None
+    compiled = tilec.compile(add, a, b, c, target="simt:cuda:sm_80", BLOCK=512)
+    assert list(compiled.stages) == ["capture", "plan", "schedule", "machine", "build"]
+    machine_fn = compiled.stages["machine"].value.lookup("add")
+    assert machine_fn.attributes["form"] == "machine"
+    assert machine_fn.attributes["target"] == "cuda:sm_80"
+    assert compiled.executable().module is compiled.stages["machine"].value
 
 
 def test_backend_factory_runs_machine_modules() -> None:
@@ -66,11 +56,13 @@ def test_backend_factory_runs_machine_modules() -> None:
     np.testing.assert_array_equal(c, a + b)
 
 
-def test_backend_lowers_candidate_modules(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(tilec.lower, "lower_to_machine", raising=False)
+def test_backend_lowers_candidate_modules() -> None:
     candidate = tilec.compile(add, *add_args()).module
-    with pytest.raises(NotImplementedError):
-        make_backend().compile(candidate, "add")
+    exe = make_backend().compile(candidate, "add")
+    assert exe.module.lookup("add").attributes["form"] == "machine"
+    a, b, c = add_args(300)
+    exe(a, b, c)
+    np.testing.assert_array_equal(c, a + b)
 
 
 def test_candidate_ir_is_not_simulated() -> None:

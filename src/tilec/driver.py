@@ -1,0 +1,276 @@
+"""The compile driver: runs a target's declared pipeline of stages, one pass per stage.
+
+Every target's backend names its pipeline as a tuple of stage names
+(``Backend.pipeline``), a subsequence of ``STAGES``:
+
+* ``plan`` (Candidate TileIR in, the planner's ``ModulePlan`` out: every group's legal
+  candidates, scores and selection for the backend's hardware ``profile``);
+* ``schedule`` (Candidate -> Scheduled TileIR: the plan's choices committed into the IR);
+* ``machine`` (Scheduled -> Machine TileIR: explicit per-lane operations);
+* ``emit`` (the target's source: CUDA C++, C);
+* ``build`` (the target's executable: a cubin, a shared object, an interpreter).
+
+The driver runs the stages as ``ir.Pass`` objects through an ``ir.PassManager`` over a
+``Compilation`` (the state they transform), verifies the IR after every stage that yields
+IR (in the form that stage produces) and keeps what each stage produced as a
+``StageRecord``, printed on demand (``Compiled.stages``, ``tilec ir --after STAGE``).
+A compilation can stop after any stage and be resumed later: ``tilec ir --after machine``
+never builds, and the source of a CUDA kernel needs NVRTC but no GPU driver.
+
+Layering: the frontend calls the driver; the driver calls the planner, lowering and the
+target's backend, in that order; none of them calls back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import tilec.ir as ir
+
+__all__ = ["STAGES", "StageRecord", "Compilation", "UnknownStage", "begin", "compile_module"]
+
+STAGES = ("capture", "plan", "schedule", "machine", "emit", "build")
+"""Every stage name, in pipeline order (``capture`` is the frontend's, always first)."""
+
+_FORMS = {"capture": "candidate", "plan": "plan", "schedule": "scheduled",
+          "machine": "machine", "emit": "source", "build": "binary"}
+"""What each stage's record holds."""
+
+
+class UnknownStage(ir.UserError, ValueError):
+    """A stage name that the target's pipeline does not have."""
+
+    __module__ = "tilec"
+
+
+@dataclass
+class StageRecord:
+    """What one stage produced."""
+
+    name: str
+    """The stage (one of ``STAGES``)."""
+    form: str
+    """What it holds: ``candidate``, ``plan``, ``scheduled``, ``machine``, ``source`` or
+    ``binary``."""
+    value: Any
+    """The product: a module, a ``ModulePlan``, the emitted source object, an executable."""
+    seconds: float
+    """Wall time of the stage (verification excluded)."""
+    render: Callable[[], str] = field(repr=False, default=str)
+    """Prints ``value`` (called once, on first use of ``text``)."""
+    _text: str | None = field(default=None, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The printed product: IR text, the plan report, the source, the build summary."""
+        if self._text is None:
+            self._text = self.render()
+        return self._text
+
+
+class Compilation:
+    """One function of one module on its way through a target's pipeline.
+
+    The stage passes read and replace ``module`` and fill ``plan``, ``source`` and
+    ``executable``; ``records`` keeps every stage's product in order."""
+
+    def __init__(self, module: ir.Module, fn_name: str, target: str, backend: Any) -> None:
+        if module.lookup(fn_name) is None:
+            known = ", ".join(f"@{f.name}" for f in module)
+            raise KeyError(f"no function @{fn_name} in the module (it has {known})")
+        self.target = target
+        """The target name."""
+        self.backend = backend
+        """The target's backend (declares ``pipeline``, ``profile``; provides ``emit``,
+        ``build`` and, when it lowers, ``lower_options``)."""
+        self.fn_name = fn_name
+        """The entry function's name."""
+        self.module = module
+        """The current module (Candidate, then Scheduled, then Machine TileIR)."""
+        self.pipeline: tuple[str, ...] = tuple(backend.pipeline)
+        """The stages this target runs after capture."""
+        unknown = [s for s in self.pipeline if s not in STAGES[1:]]
+        if unknown:
+            raise ValueError(f"target {target!r} declares unknown stages {unknown}; "
+                             f"known: {', '.join(STAGES[1:])}")
+        self.options: Any = backend.lower_options() if hasattr(backend, "lower_options") \
+            else None
+        """The lowering options (with the planner's) the backend asks for; None: defaults."""
+        self.plan: Any = None
+        """The planner's ``ModulePlan`` (after ``plan``)."""
+        self.groups: list[Any] = []
+        """Per group, the scheduling decisions (after ``schedule``)."""
+        self.resources: list[dict[str, Any]] = []
+        """Per group of the Machine form, threads and shared bytes (after ``machine``)."""
+        self.source: Any = None
+        """The emitted source object (after ``emit``); its ``text`` is the source."""
+        self.executable: Any = None
+        """The built executable (after ``build``)."""
+        self.records: list[StageRecord] = [
+            StageRecord("capture", "candidate", module, 0.0, lambda: ir.print_module(module))]
+        """What each stage produced, in order, starting with the captured module."""
+        self._done = 0  # stages of ``pipeline`` run so far
+
+    @property
+    def stages(self) -> dict[str, StageRecord]:
+        """The records of the stages run so far, by name."""
+        return {r.name: r for r in self.records}
+
+    @property
+    def complete(self) -> bool:
+        """True when every stage of the pipeline has run."""
+        return self._done == len(self.pipeline)
+
+    def check_stage(self, name: str) -> None:
+        """Raise ``UnknownStage`` unless this target's pipeline has stage ``name``."""
+        if name != "capture" and name not in self.pipeline:
+            have = ", ".join(("capture",) + self.pipeline)
+            why = "" if name in STAGES else f"; stages are {', '.join(STAGES)}"
+            raise UnknownStage(f"target {self.target!r} has no stage {name!r} (its pipeline: "
+                               f"{have}){why}")
+
+    def run(self, until: str | None = None) -> Compilation:
+        """Run the stages not run yet, up to and including ``until`` (None: all)."""
+        stop = len(self.pipeline)
+        if until is not None:
+            self.check_stage(until)
+            stop = 0 if until == "capture" else self.pipeline.index(until) + 1
+        if stop <= self._done:
+            return self
+        passes = [_PASSES[name]() for name in self.pipeline[self._done:stop]]
+
+        def after(p: ir.Pass, comp: Any) -> None:
+            self._done += 1
+
+        ir.PassManager(passes, after=after).run(self)
+        return self
+
+    def after(self, name: str) -> str:
+        """The printed product of stage ``name`` (running the pipeline that far)."""
+        self.run(name)
+        return self.stages[name].text
+
+    def record(self, name: str, value: Any, seconds: float, render: Callable[[], str]) -> None:
+        """Keep stage ``name``'s product (called by the stage passes)."""
+        self.records.append(StageRecord(name, _FORMS[name], value, seconds, render))
+
+    def __repr__(self) -> str:
+        done = ", ".join(r.name for r in self.records)
+        return f"<Compilation @{self.fn_name} for {self.target}: {done}>"
+
+
+# ------------------------------------------------------------------ the stage passes
+
+
+class _Stage(ir.Pass):
+    """A stage: runs ``step`` over the compilation and records its product."""
+
+    def run(self, comp: Any, am: Any) -> ir.PassResult:
+        start = time.perf_counter()
+        value, render = self.step(comp)
+        comp.record(self.name, value, time.perf_counter() - start, render)
+        if isinstance(value, ir.Module):
+            ir.verify(value, _FORMS[self.name])
+        return ir.PassResult.modified()
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        raise NotImplementedError
+
+
+def _options(comp: Compilation) -> Any:
+    if comp.options is None:
+        from tilec.lower import LowerOptions
+
+        comp.options = LowerOptions()
+    return comp.options
+
+
+class _Plan(_Stage):
+    name = "plan"
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.plan import plan_module
+
+        opts = _options(comp)
+        shapes = dict(opts.shapes) if opts.shapes else None
+        comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
+        return comp.plan, comp.plan.render
+
+
+class _Schedule(_Stage):
+    name = "schedule"
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.lower.schedule import schedule_module
+
+        comp.module, comp.groups = schedule_module(comp.module, comp.backend.profile,
+                                                   _options(comp), comp.plan)
+        module = comp.module
+        return module, lambda: ir.print_module(module)
+
+
+class _Machine(_Stage):
+    name = "machine"
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.lower.machine import lower_scheduled_module
+
+        comp.module, comp.resources = lower_scheduled_module(comp.module, _options(comp))
+        module = comp.module
+        return module, lambda: ir.print_module(module)
+
+
+class _Emit(_Stage):
+    name = "emit"
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        comp.source = comp.backend.emit(comp.module, comp.fn_name)
+        text = comp.source.text
+        return comp.source, lambda: text
+
+
+class _Build(_Stage):
+    name = "build"
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.runtime import require
+
+        require(comp.target, run=False)
+        exe = comp.backend.build(comp.module, comp.fn_name, comp.source)
+        comp.executable = exe
+        return exe, lambda: _describe(exe)
+
+
+def _describe(exe: Any) -> str:
+    lines = [repr(exe)]
+    res = getattr(exe, "resources", None)
+    if res is not None:
+        lines.append(f"resources: {res}")
+    return "\n".join(lines) + "\n"
+
+
+_PASSES: dict[str, type[_Stage]] = {p.name: p for p in (_Plan, _Schedule, _Machine, _Emit,
+                                                          _Build)}
+
+
+# ------------------------------------------------------------------ entry points
+
+
+def begin(module: ir.Module, fn_name: str, target: str) -> Compilation:
+    """A compilation of ``@fn_name`` for ``target`` with no stage run yet.
+
+    Every stage before ``build`` runs anywhere; ``build`` first asks the registry whether
+    the target can build kernels here (a C compiler; NVRTC, but no GPU driver, for CUDA)."""
+    from tilec.runtime import load_backend
+
+    return Compilation(module, fn_name, target, load_backend(target))
+
+
+def compile_module(module: ir.Module, fn_name: str, target: str,
+                   until: str | None = None) -> Compilation:
+    """Run ``target``'s pipeline over ``@fn_name`` of ``module`` (up to ``until``)."""
+    return begin(module, fn_name, target).run(until)
+
