@@ -52,6 +52,21 @@ def test_strict_sum_is_the_in_order_fold() -> None:
     assert tree.e[0] > 0 and tree.e[0] >= 1.0  # a regrouping may give 2.0
 
 
+def test_a_regrouped_product_of_an_infinity_may_be_nan() -> None:
+    """In order, inf * 1e-3 * 1e-3 * ... stays infinite; a tree may first multiply the small
+    factors to zero (f16) and give inf * 0 = NaN: unknown unless strict (found by the GPU
+    campaign of seed 20261208, programs 1496 and 6284, where the model claimed bit-exact)."""
+    f16 = DTYPES["f16"]
+    small = [np.inf, 0.5] + [1e-3] * 4
+    x = exact(np.array([small, [np.inf, 0.5, 2.0, 3.0, 1.0, 1.0]], np.float16), f16)
+    tree = fold("mul", x, (1,), f16, strict=False)
+    assert np.isinf(tree.a).all()
+    assert np.isinf(tree.e[0])  # may be NaN in another order
+    assert tree.e[1] == 0  # no grouping of 0.5 * 2 * 3 rounds to zero: inf in every order
+    strict = fold("mul", x, (1,), f16, strict=True)
+    assert np.isinf(strict.a[0]) and strict.e[0] == 0
+
+
 def test_max_reduction_is_exact_and_propagates_nan() -> None:
     x = exact(np.array([[1.0, np.nan, 3.0], [-0.0, 0.0, -1.0]], np.float32), F32)
     r = fold("max", x, (1,), F32, strict=False)

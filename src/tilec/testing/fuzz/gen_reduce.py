@@ -69,12 +69,17 @@ def fold(law: str, x: MV, axes: tuple[int, ...], st: DT, strict: bool,
             total = (mag + np.where(np.isinf(e), 0, e)).sum(axis=-1)
             bound = e.sum(axis=-1) + 2 * (n + 1) * st.u_op * total + 2 * n * st.tiny
             risky = total >= st.big * (1 - st.u)
+            under = np.zeros(kshape, bool)
         else:  # mul
             hi = np.prod(np.maximum(mag, 1.0), axis=-1)
             bound = 2 * (n + 1) * st.u_op * np.abs(np.where(np.isfinite(v), v, 0)) + \
                 2 * n * st.tiny * hi
             risky = (hi >= st.big * (1 - st.u)) | (e > 0).any(axis=-1)
-        certain = np.isfinite(v) | (~np.isfinite(v) & ~(e > 0).any(axis=-1) & ~risky)
+            # Some grouping's partial product of the finite factors may round to zero, and
+            # an infinite factor times it is NaN, where the in-order fold stays infinite.
+            lo = np.prod(np.where(mag > 0, np.minimum(mag, 1.0), 1.0), axis=-1)
+            under = lo < 4 * st.tiny
+        certain = np.isfinite(v) | (~np.isfinite(v) & ~(e > 0).any(axis=-1) & ~risky & ~under)
         bound = np.where(~np.isfinite(v), np.where(certain, 0.0, np.inf), bound)
         bound = np.where(risky & np.isfinite(v), np.inf, bound)
         bound = np.where(unknown_in, np.inf, bound)
