@@ -152,12 +152,13 @@ def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
     """
     import tilec
     from tilec.backends.cuda.backend import CUDABackend
+    from tilec.driver import lower_for
 
     be = CUDABackend("cuda")
     args = [host_like(t) if hasattr(t, "shape") else t for t in tensors]
     try:
         compiled = tilec.compile(kernel, *args, target="reference", **constexprs)
-        machine = be.machine(compiled.module, compiled.fn_name)
+        machine = lower_for(compiled.module, compiled.fn_name, "cuda")
         exe = be.compile(machine, compiled.fn_name)
         return exe, f"lowered; {exe.resources}"
     except Exception as e:

@@ -8,7 +8,7 @@ body allocates the group's shared memory and holds one lane-level
 ``parallel`` over ``constant T``. Inside it, data are per-thread tiles,
 scalars (``index``/``i1``) are addresses and predicates, global accesses are
 ``bounded`` views, shared accesses ``total`` views, and target instructions
-are ``atom.call`` from ``tilec.lower.atoms``.
+are ``atom.call`` from ``tilec.ir.atoms``.
 
 Samples (name: what it shows):
 
@@ -52,8 +52,8 @@ import ml_dtypes
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.reference import numerics as nx
-from tilec.lower.atoms import MMA_ATOMS, FragmentLayout, MmaAtom
+from tilec.backends import numerics as nx
+from tilec.ir.atoms import MMA_ATOMS, FragmentLayout, MmaAtom
 
 __all__ = ["MACHINE_SAMPLES", "SAMPLE_CASES", "SampleCase", "MachineBuilder", "fragment_map",
            "poisoned"]

@@ -258,10 +258,9 @@ def fake_driver(monkeypatch: pytest.MonkeyPatch, record: np.ndarray,
 def launchable(kernel: Any, *specs: Any, target: str = "cuda:sm_90") -> Any:
     """``kernel`` compiled for ``target`` (a cubin through NVRTC) and marked runnable, as if a
     GPU were here: with ``fake_driver`` its calls run the launcher's host side."""
-    from tilec.backends.cuda.backend import make_backend
 
-    compiled = tc.compile(kernel, *specs, target="reference")
-    exe = make_backend(target).compile(compiled.module, compiled.fn_name)
+    compiled = tc.compile(kernel, *specs, target=target)
+    exe = compiled.executable()
     exe.runnable = True
     return exe
 

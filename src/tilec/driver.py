@@ -30,7 +30,8 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["STAGES", "StageRecord", "Compilation", "UnknownStage", "begin", "compile_module"]
+__all__ = ["STAGES", "StageRecord", "Compilation", "UnknownStage", "begin", "compile_module",
+           "default_options", "lower_for"]
 
 STAGES = ("capture", "plan", "schedule", "machine", "emit", "build")
 """Every stage name, in pipeline order (``capture`` is the frontend's, always first)."""
@@ -77,7 +78,8 @@ class Compilation:
     The stage passes read and replace ``module`` and fill ``plan``, ``source`` and
     ``executable``; ``records`` keeps every stage's product in order."""
 
-    def __init__(self, module: ir.Module, fn_name: str, target: str, backend: Any) -> None:
+    def __init__(self, module: ir.Module, fn_name: str, target: str, backend: Any,
+                 options: Any = None) -> None:
         if module.lookup(fn_name) is None:
             known = ", ".join(f"@{f.name}" for f in module)
             raise KeyError(f"no function @{fn_name} in the module (it has {known})")
@@ -85,7 +87,7 @@ class Compilation:
         """The target name."""
         self.backend = backend
         """The target's backend (declares ``pipeline``, ``profile``; provides ``emit``,
-        ``build`` and, when it lowers, ``lower_options``)."""
+        ``build`` and, optionally, ``planner_overrides``)."""
         self.fn_name = fn_name
         """The entry function's name."""
         self.module = module
@@ -96,9 +98,9 @@ class Compilation:
         if unknown:
             raise ValueError(f"target {target!r} declares unknown stages {unknown}; "
                              f"known: {', '.join(STAGES[1:])}")
-        self.options: Any = backend.lower_options() if hasattr(backend, "lower_options") \
-            else None
-        """The lowering options (with the planner's) the backend asks for; None: defaults."""
+        self.options: Any = options
+        """The lowering options (with the planner's): ``default_options(backend)`` unless
+        given."""
         self.plan: Any = None
         """The planner's ``ModulePlan`` (after ``plan``)."""
         self.groups: list[Any] = []
@@ -180,11 +182,21 @@ class _Stage(ir.Pass):
         raise NotImplementedError
 
 
+def default_options(backend: Any) -> Any:
+    """The ``LowerOptions`` a target compiles with: the defaults, with the planner options
+    the backend overrides for its device (``planner_overrides``)."""
+    from dataclasses import replace
+
+    from tilec.lower import LowerOptions
+
+    opts = LowerOptions()
+    overrides = backend.planner_overrides() if hasattr(backend, "planner_overrides") else {}
+    return replace(opts, planner=replace(opts.planner, **overrides)) if overrides else opts
+
+
 def _options(comp: Compilation) -> Any:
     if comp.options is None:
-        from tilec.lower import LowerOptions
-
-        comp.options = LowerOptions()
+        comp.options = default_options(comp.backend)
     return comp.options
 
 
@@ -259,18 +271,24 @@ _PASSES: dict[str, type[_Stage]] = {p.name: p for p in (_Plan, _Schedule, _Machi
 # ------------------------------------------------------------------ entry points
 
 
-def begin(module: ir.Module, fn_name: str, target: str) -> Compilation:
-    """A compilation of ``@fn_name`` for ``target`` with no stage run yet.
+def begin(module: ir.Module, fn_name: str, target: str, options: Any = None) -> Compilation:
+    """A compilation of ``@fn_name`` for ``target`` with no stage run yet; ``options``
+    (``LowerOptions``) replace the target's ``default_options``.
 
     Every stage before ``build`` runs anywhere; ``build`` first asks the registry whether
     the target can build kernels here (a C compiler; NVRTC, but no GPU driver, for CUDA)."""
     from tilec.runtime import load_backend
 
-    return Compilation(module, fn_name, target, load_backend(target))
+    return Compilation(module, fn_name, target, load_backend(target), options)
 
 
-def compile_module(module: ir.Module, fn_name: str, target: str,
-                   until: str | None = None) -> Compilation:
+def compile_module(module: ir.Module, fn_name: str, target: str, until: str | None = None,
+                   options: Any = None) -> Compilation:
     """Run ``target``'s pipeline over ``@fn_name`` of ``module`` (up to ``until``)."""
-    return begin(module, fn_name, target).run(until)
+    return begin(module, fn_name, target, options).run(until)
+
+
+def lower_for(module: ir.Module, fn_name: str, target: str, options: Any = None) -> ir.Module:
+    """The Machine TileIR ``target``'s pipeline makes of ``@fn_name`` (a new module)."""
+    return compile_module(module, fn_name, target, "machine", options).module
 

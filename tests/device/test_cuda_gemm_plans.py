@@ -20,6 +20,7 @@ import tilec
 from paths import poison, to_device, to_host
 from tilec.backends.cuda.backend import make_backend
 from tilec.backends.cuda.runtime import InteropError
+from tilec.driver import lower_for
 from tilec.lib.matmul import matmul
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
@@ -35,8 +36,8 @@ def _executable(a: np.ndarray, b: np.ndarray, c: np.ndarray, tile: tuple[int, in
                 ) -> Any:
     bm, bn, bk = tile
     compiled = tilec.compile(matmul, a, b, c, target="reference", BM=bm, BN=bn, BK=bk)
-    be = make_backend("cuda")
-    return be.compile(be.machine(compiled.module, compiled.fn_name), compiled.fn_name)
+    return make_backend("cuda").compile(lower_for(compiled.module, compiled.fn_name, "cuda"),
+                                        compiled.fn_name)
 
 
 NPDT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32}

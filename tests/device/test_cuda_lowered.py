@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import tilec
-import tilec.lower as lower
 from paths import to_device, to_host
 from tilec.backends.cuda.backend import make_backend
 from tilec.demo import max_error
+from tilec.driver import lower_for
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 
@@ -37,15 +37,13 @@ def _cases() -> list[Any]:
 
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c.name)
 def test_lowered_kernel_matches_numpy(torch_cuda: Any, case: Any) -> None:
-    if getattr(lower, "lower_to_machine", None) is None:
-        pytest.skip("tilec.lower.lower_to_machine is not available yet")
     torch = torch_cuda
     args = list(case.make_inputs(np.random.default_rng(0)))
     expected = case.expected(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     compiled = tilec.compile(case.kernel, *args, target="reference", **case.constexprs)
     be = make_backend("cuda")
     try:
-        machine = be.machine(compiled.module, compiled.fn_name)
+        machine = lower_for(compiled.module, compiled.fn_name, "cuda")
     except Exception as e:  # the lowering's own limits are its tests' business
         pytest.skip(f"lowering does not handle {case.name} yet: {type(e).__name__}: "
                     f"{str(e).splitlines()[0][:200]}")

@@ -22,6 +22,7 @@ import mma_chains as chains
 import tilec
 from paths import poison, to_device, to_host
 from tilec.backends.cuda.backend import make_backend
+from tilec.driver import default_options
 from tilec.lower import lower, matrix_candidates
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
@@ -89,7 +90,7 @@ def test_every_realization_pair_of_a_seeded_loop(torch_cuda: Any, dt: str,
     failures = []
     pairs = list(itertools.product(kinds["mma#0"].values(), kinds["mma#1"].values()))
     for first, second in pairs:
-        options = dataclasses.replace(be.lower_options(),
+        options = dataclasses.replace(default_options(be),
                                       force_matrix={"mma#0": first, "mma#1": second})
         machine = lower(module, be.profile, options).machine
         exe = be.compile(machine, comp.fn_name)

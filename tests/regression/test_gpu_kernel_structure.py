@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.cuda.backend import make_backend
+from tilec.driver import compile_module
 from tilec.lower import LoweringError
 
 GPU = ["cuda:sm_90", "cuda:sm_80"]
@@ -49,7 +49,7 @@ def _refusals(target: str, kernel: Any, *args: Any) -> tuple[str, str]:
         tc.simulate(kernel, *args, target=target)
     compiled = tc.compile(kernel, *args, target="reference")
     with pytest.raises(LoweringError) as emitted:
-        make_backend(target).emit(compiled.module, compiled.fn_name)
+        compile_module(compiled.module, compiled.fn_name, target, until="emit")
     return str(simulated.value), str(emitted.value)
 
 

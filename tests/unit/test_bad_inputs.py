@@ -413,12 +413,12 @@ def test_thread_requests_a_target_cannot_honour_are_refused(target: str) -> None
 
 @pytest.mark.parametrize("target", ["cuda:sm_90", "metal:m1"])
 def test_a_thread_request_is_honoured(target: str) -> None:
-    from tilec.backends.reference.simt import lower_for_simulation
+    from tilec.driver import lower_for
 
     x = f32(1000)
     for t in (64, 256):
         c = tc.compile(threads_request, x, x, target="reference", T=t)
-        assert f"threads = {t}" in str(lower_for_simulation(c.module, target))
+        assert f"threads = {t}" in str(lower_for(c.module, c.fn_name, "simt:" + target))
         y = np.full(1000, np.nan, np.float32)
         tc.simulate(threads_request, x, y, target=target, T=t)
         np.testing.assert_array_equal(y, x + 1.0)

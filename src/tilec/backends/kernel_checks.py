@@ -175,7 +175,7 @@ class KernelLoopError(KernelFailure, ValueError):
 
 def format_value(value: Any, t: ir.ScalarType) -> str:
     """``value`` as a number of type ``t`` (the shortest text that reads back as it)."""
-    from .reference import numerics as nx  # lazily: the interpreter imports this module
+    from . import numerics as nx  # lazily: the interpreter imports this module
 
     x = np.asarray(value)
     if t is ir.i1:
@@ -361,7 +361,7 @@ class HostChecks:
 
 def _number(x: Any, t: ir.ScalarType) -> Any:
     """A host value (Python, numpy or ctypes number) as a numpy scalar of ``t``."""
-    from .reference import numerics as nx
+    from . import numerics as nx
 
     x = getattr(x, "value", x)  # ctypes
     if isinstance(x, np.ndarray):
@@ -374,7 +374,7 @@ def _number(x: Any, t: ir.ScalarType) -> Any:
 
 def _evaluate(op: ir.Operation, args: list[Any], kernel: str) -> list[Any]:
     """One scalar operation on numpy scalars, as the reference interpreter defines it."""
-    from .reference import numerics as nx
+    from . import numerics as nx
 
     if op.name == "constant":
         return [nx.from_python(op.attr("value"), nx.np_dtype(op.result.type))]

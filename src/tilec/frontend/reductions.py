@@ -64,60 +64,12 @@ def normalize_axes(cap: Capture, site: CallSite, axis: Any, rank: int) -> tuple[
     return tuple(sorted(out))
 
 
-def _strip_casts(v: ir.Value) -> ir.Value:
-    while True:
-        d = v.defining_op
-        if d is None or d.name != "arith" or d.attr("fn") != "cast":
-            return v
-        v = d.operand(0)
-
-
-def _depends_on(v: ir.Value, block: ir.Block, states: Sequence[ir.Value]) -> bool:
-    """True when ``v`` reads a state, or is computed in ``block`` by a non-pure operation."""
-    stack, seen = [v], set()
-    while stack:
-        x = stack.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if any(x is s for s in states):
-            return True
-        d = x.defining_op
-        if d is None or d.parent is not block:
-            continue
-        if d.opdef.effect != "pure" or d.regions:
-            return True
-        stack.extend(d.operands)
-    return False
-
-
 def recognize_combiner(block: ir.Block, n_states: int) -> tuple[str, ...] | None:
-    """The merge law of each state when every update is ``op(state, lift(elements))``.
-
-    The recognized family is a product of independent states: state ``k``'s
-    next value must be one ``add``/``mul``/``max``/``min`` of ``state_k`` (up to
-    conversions) and a value computed from the elements and loop invariants
-    only (a *lift*, e.g. the element itself or ``e * e``). Anything else has no
-    recognized merge and can only be folded in order.
-    """
-    y = block.terminator
-    if y is None or y.name != "yield":
-        return None
-    states = block.args[:n_states]
-    out: list[str] = []
-    for k in range(n_states):
-        d = _strip_casts(y.operand(k)).defining_op
-        law = None
-        if d is not None and d.name == "arith" and d.parent is block \
-                and d.attr("fn") in ("add", "mul", "max", "min"):
-            a, b = (_strip_casts(x) for x in d.operands)
-            for mine, other in ((a, b), (b, a)):
-                if mine is states[k] and not _depends_on(other, block, states):
-                    law = d.attr("fn")
-        if law is None:
-            return None
-        out.append(law)
-    return tuple(out)
+    """The merge law of each state when every update is ``op(state, lift(elements))``
+    (``ir.recognize_merges``); None when some state has none (it can only be folded in
+    order)."""
+    laws = ir.recognize_merges(block, n_states)
+    return None if any(law is None for law in laws) else laws  # type: ignore[return-value]
 
 
 def reduce_region(cap: Capture, site: CallSite, inputs: list[TileVal], seeds: list[ir.Value],

@@ -38,6 +38,7 @@ from .ops import ARITH_FNS, OPS, AttrDef, OpDef, OpVerifyError, arith_result_typ
 from .parser import parse
 from .passes import Pass, PassManager, PassResult
 from .printer import Printer, format_attr, print_function, print_module, print_op
+from .reductions import MERGES, merge_laws, recognize_merges, strip_casts
 from .rewriter import IRRewriter
 from .types import (
     MEMORY_SPACES,
@@ -77,5 +78,6 @@ __all__ = [
     "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",
     "IRRewriter", "MEMORY_SPACES", "SCALARS", "MemoryType", "ScalarType", "TileType",
     "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
-    "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify",
+    "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify", "MERGES",
+    "merge_laws", "recognize_merges", "strip_casts",
 ]

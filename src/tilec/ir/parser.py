@@ -38,6 +38,7 @@ from .attributes import ArithPolicy, ExecConstraint, ReductionPolicy
 from .core import Block, IRError, Operation, Region, Value
 from .diagnostics import ParseError
 from .dims import AffineExpr, Dim, IndexSet, as_expr
+from .dist_layout import DistLayout
 from .layout import IndexMap, LayoutError
 from .location import UNKNOWN, Location
 from .module import Function, Module
@@ -588,7 +589,6 @@ class _Parser:
 
     def dist_body(self) -> Any:
         """``kind, [shape], threads = T, regs = [..], map = (d0, d1) -> (..)[, flags][, k = v]``."""
-        from tilec.lower.layouts import DistLayout  # the attribute lives with lowering
 
         kind = self.ident("a distribution family")
         self.expect(",", "after the distribution family")

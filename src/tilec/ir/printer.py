@@ -14,7 +14,7 @@ labels as ``^bb<N>``; both are numbered per function. Attribute values are
 ``1``, ``2.0``, ``inf``, ``nan``, ``true``, ``none``, ``"text"``, ``[a, b]``,
 a type in ``type(...)``, and interned records ``#map<...>``, ``#domain<...>``,
 ``#policy<...>``, ``#arith<...>``, ``#exec<...>``, ``#dim<...>`` and the Scheduled form's
-``#dist<...>`` (``tilec.lower.layouts.DistLayout``).
+``#dist<...>`` (``tilec.ir.dist_layout.DistLayout``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 from .attributes import ArithPolicy, ExecConstraint, ReductionPolicy
 from .core import Block, Operation, Region, Value
 from .dims import Dim, IndexSet
+from .dist_layout import DistLayout
 from .layout import IndexMap
 from .location import Location
 from .module import Function, Module
@@ -67,7 +68,7 @@ def format_attr(v: Any) -> str:
         return f"#dim<{v}>"
     if isinstance(v, (ReductionPolicy, ArithPolicy, ExecConstraint)):
         return str(v)
-    if type(v).__name__ == "DistLayout":  # tilec.lower.layouts; ir does not import lower
+    if isinstance(v, DistLayout):
         return str(v)
     raise TypeError(f"cannot print attribute value {v!r}")
 

@@ -52,6 +52,7 @@ from .layout import IndexMap, LayoutError
 from .module import Function, Module
 from .ops import OPS, OpVerifyError, check_signature
 from .printer import Printer, print_op
+from .reductions import recognize_merges
 from .types import MemoryType, TileType, index
 
 __all__ = ["verify", "CANDIDATE_INVARIANTS", "LATER_FORM_INVARIANTS", "FORMS", "FORM_CHECKS",
@@ -113,7 +114,6 @@ _TILE_SEMANTIC_OPS = frozenset({"load", "store", "atomic", "view", "memory", "mm
                                 "map", "reindex", "sync"})
 """Operations that must execute inside a ``parallel`` (invariant 4)."""
 
-_MERGES = frozenset({"add", "mul", "max", "min"})
 """``arith`` functions recognized as tree merges of a reduction state."""
 
 _CONTEXT_LINES = 3
@@ -882,57 +882,6 @@ def _check_parallel_nesting(ctx: _Context, op: Operation) -> Iterator[_Issue]:
                      "nested execution cuts must be strictly inner", "4", op)
 
 
-def _strip_casts(v: Value) -> Value:
-    """``v`` with any chain of ``arith cast`` removed."""
-    seen = 0
-    while True:
-        d = v.defining_op
-        if d is None or d.name != "arith" or d.attr("fn") != "cast" or seen > 64:
-            return v
-        v = d.operand(0)
-        seen += 1
-
-
-def _is_lift(v: Value, reduce_op: Operation, states: list[BlockArgument]) -> bool:
-    """True when ``v`` depends only on elements and loop invariants, through pure operations."""
-    stack, seen = [v], set()
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if isinstance(x, BlockArgument):
-            if any(x is s for s in states):
-                return False
-            continue
-        d = x.defining_op
-        if d is None or not reduce_op.is_ancestor_of(d):
-            continue  # defined outside the update: invariant across contributions
-        if d.opdef.effect != "pure" or d.regions:
-            return False
-        stack.extend(d.operands)
-    return True
-
-
-def _recognize_merges(op: Operation) -> list[str | None]:
-    """Per state: the merge law of the update (``add``/``mul``/``max``/``min``), or None."""
-    block = op.regions[0].entry
-    n_states = len(op.results)
-    states = block.args[:n_states]
-    y = block.operations.last
-    out: list[str | None] = []
-    for k in range(n_states):
-        d = _strip_casts(y.operand(k)).defining_op
-        law = None
-        if d is not None and d.name == "arith" and d.attr("fn") in _MERGES and d.parent is block:
-            a, b = (_strip_casts(x) for x in d.operands)
-            for mine, other in ((a, b), (b, a)):
-                if mine is states[k] and _is_lift(other, op, states):
-                    law = d.attr("fn")
-        out.append(law)
-    return out
-
-
 @_per_op("9")
 def _check_reductions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     """Invariant 9: a pure update; a tree policy needs a recognized merge; combiner agrees."""
@@ -944,7 +893,7 @@ def _check_reductions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
                          f"{inner.opdef.effect} effect; the update must be pure", "9", inner)
             return
     policy = op.attr("policy")
-    laws = _recognize_merges(op)
+    laws = recognize_merges(op.regions[0].entry, len(op.results))
     combiner = op.attr("combiner")
     if combiner is not None and len(combiner) != len(laws):
         yield _Issue(f"reduce has {len(laws)} state(s) but its combiner lists {len(combiner)}",

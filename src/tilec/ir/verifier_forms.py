@@ -18,9 +18,8 @@ other function is held to the candidate checks (with the form's op families
 admitted), so ``verify(candidate_module, "machine")`` still means "nothing
 in it is illegal in Machine form".
 
-Distribution attributes are ``tilec.lower.layouts.DistLayout`` objects and
-atoms come from ``tilec.lower.atoms``; both are imported lazily because the
-IR package does not depend on lowering.
+Distribution attributes are ``tilec.ir.dist_layout.DistLayout`` objects and
+atoms come from the catalog of Machine TileIR, ``tilec.ir.atoms``.
 """
 
 from __future__ import annotations
@@ -28,7 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .core import Operation
+from .dist_layout import DistLayout
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
 from .types import MemoryType, TileType, i1
 from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
@@ -38,7 +39,7 @@ __all__ = ["SCHEDULED_ATTRS", "MACHINE_ATTRS", "SCHEDULED_INVARIANTS", "MACHINE_
 
 
 def _is_dist(x: Any) -> bool:
-    return type(x).__name__ == "DistLayout"
+    return isinstance(x, DistLayout)
 
 
 def _dist_or_tuple(x: Any) -> bool:
@@ -495,8 +496,6 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
         return
     if op.name != "atom.call":
         return
-    from tilec.lower.atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS  # catalog lives with lowering
-
     cid = op.attr("catalog_id")
     entry = CATALOG.get(cid)
     if entry is None:
@@ -556,8 +555,6 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
 def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
     """A warpgroup matrix instruction: two shared views (64 x 16 and 16 x n), n/8 C fragments
     in and out, all of the catalog's types."""
-    from tilec.lower.atoms import WGMMA_K, WGMMA_ROWS
-
     cid = op.attr("catalog_id")
     n = op.attr("n")
     if not _pos_int(n) or n % 8 or n > 256:

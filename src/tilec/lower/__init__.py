@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tilec.ir as ir
+from tilec.ir.dist_layout import DistLayout
 
-from .layouts import DistLayout
 from .options import LoweringBug, LoweringError, LowerOptions
 
 __all__ = ["lower_to_scheduled", "lower_to_machine", "lower", "Lowering", "matrix_candidates",

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
+from tilec.ir import dist_layout as L
+from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
 
-from . import layouts as L
-from .atoms import WGMMA_ATOMS, swizzle_slack
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
@@ -134,7 +134,7 @@ class SharedAllocator:
         """A dedicated buffer of ``shape`` (with a leading version axis when ``versions > 1``).
 
         ``swizzle = 128``: the buffer starts on a 1024-byte boundary and its logical byte
-        offset ``x`` is stored at ``x ^ (((x >> 7) & 7) << 4)`` (``tilec.lower.atoms.
+        offset ``x`` is stored at ``x ^ (((x >> 7) & 7) << 4)`` (``tilec.ir.atoms.
         SWIZZLE_BYTES``); every access of every backend goes through that permutation."""
         full = ((versions,) if versions > 1 else ()) + tuple(int(e) for e in shape)
         attrs = {"swizzle": swizzle} if swizzle else {}

@@ -39,8 +39,8 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.backends.ranges import analyze_ranges, divisor_may_be_zero
+from tilec.ir import dist_layout as L
 
-from . import layouts as L
 from .cloning import clone_region
 from .machine import GroupLowering, Lowered
 from .options import LoweringError

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import tilec.ir as ir
+from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS, SWIZZLE_BYTES, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 
-from .atoms import LANE_ATOMS, MMA_ATOMS, SWIZZLE_BYTES, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_pipeline import swizzled_map
 from .options import LoweringBug

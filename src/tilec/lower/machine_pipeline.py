@@ -41,8 +41,8 @@ from collections.abc import Callable
 from typing import Any
 
 import tilec.ir as ir
+from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 
-from .atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 from .machine import GroupLowering, Staged
 from .options import LoweringBug
 from .schedule import layout_of, staged_loads

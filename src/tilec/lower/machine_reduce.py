@@ -29,7 +29,7 @@ from .machine import GroupLowering, Lowered, rule
 from .machine_divisions import guard_region
 from .machine_elementwise import scalar_region
 from .options import LoweringBug
-from .reductions import identity, merge_laws
+from .reductions import identity
 from .schedule import SCHEDULE_ATTRS, layout_of
 
 __all__ = ["merge_region"]
@@ -77,7 +77,7 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
     states_t = [r.type.dtype for r in op.results]
     out_layouts = [layout_of(r) for r in op.results]
     seeds = [g.scalar(s) for s in op.operands[n_in:]]
-    laws = merge_laws(op)
+    laws = ir.merge_laws(op)
     direct = team == 1
     if not direct and laws is None:
         raise LoweringBug(ir.format_located(

@@ -32,13 +32,12 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
+from tilec.ir import dist_layout as L
+from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
 
-from . import layouts as L
-from .atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
-from .reductions import merge_laws
 from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
@@ -286,7 +285,7 @@ def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions
     cols = shape[-1]
     rows = math.prod(shape[:-1])
     v = min(L.vector_width(op.operand(k).type.dtype, cols) for k in range(n_in))
-    tree = op.attr("policy").allows_tree and merge_laws(op) is not None
+    tree = op.attr("policy").allows_tree and ir.merge_laws(op) is not None
     if not tree:
         if cols > 64:
             return serial

@@ -763,6 +763,29 @@ def test_combiner_must_match_the_update() -> None:
     assert verify(kb.module) == []
 
 
+def test_one_merge_law_analysis_reads_the_record_first() -> None:
+    """``ir.merge_laws``: what every reader of a reduce asks (capture writes the record)."""
+    import tilec.ir as ir
+
+    def casts(kb: KB, s0: Value, s1: Value, e: Value) -> list[Value]:
+        back = kb.val("arith", [kb.val("arith", [e], f16, fn="cast")], f32, fn="cast")
+        return [arith(kb, "max", back, s0), arith(kb, "add", s1, arith(kb, "mul", e, e))]
+
+    _, red = _reduce_kernel(casts, seeds=2)
+    assert ir.merge_laws(red) == ("max", "add")
+    assert ir.recognize_merges(red.regions[0].entry, 2) == ("max", "add")
+    _, coupled = _reduce_kernel(lambda kb, best, count, e: [
+        arith(kb, "max", best, e), arith(kb, "add", count, best)], seeds=2)
+    assert ir.recognize_merges(coupled.regions[0].entry, 2) == ("max", None)
+    assert ir.merge_laws(coupled) is None
+    _, square = _reduce_kernel(lambda kb, st, e: [arith(kb, "add", arith(kb, "mul", st, st), e)])
+    assert ir.merge_laws(square) is None
+    _, plain = _reduce_kernel(lambda kb, st, e: [arith(kb, "add", e, st)], combiner=("custom",))
+    assert ir.merge_laws(plain) is None  # the record wins over the recognizer
+    plain.attributes["combiner"] = ("add",)
+    assert ir.merge_laws(plain) == ("add",)
+
+
 def test_reduce_update_must_be_pure() -> None:
     got: list[Operation] = []
 

@@ -8,8 +8,8 @@ from lowering_cases import CASES, TARGETS
 
 import tilec as tc
 import tilec.ir as ir
+from tilec.ir import dist_layout as L
 from tilec.lower import LoweringError, lower, lower_to_machine, lower_to_scheduled
-from tilec.lower import layouts as L
 
 
 def _module(case):

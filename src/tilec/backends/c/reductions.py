@@ -42,7 +42,7 @@ class ReductionEmission:
         outs = [self.new_tile(r) for r in op.results]
         block = op.regions[0].entry
         suffix = axes == tuple(range(rank - len(axes), rank))
-        tree = self._tree_merges(op) if op.attr("policy").kind == "unordered_tree" else None
+        tree = ir.merge_laws(op) if op.attr("policy").kind == "unordered_tree" else None
         if suffix and tree is not None:
             self._reduce_lanes(op, block, inputs, seeds, outs, tree, n_keep, n_red)
         elif suffix:
@@ -51,38 +51,6 @@ class ReductionEmission:
             self._reduce_general(op, block, inputs, seeds, outs, shape, kept)
         for r, o in zip(op.results, outs):
             self.bind(r, o)
-
-    def _tree_merges(self, op: ir.Operation) -> list[str] | None:
-        """The merge of each state for ``unordered_tree`` (None: fold in strict order).
-
-        As in the reference: the ``combiner`` attribute when present, else the
-        update recognized as ``state op x`` / ``x op state`` (through ``cast``
-        chains) with ``x`` independent of the states.
-        """
-        declared = op.attr("combiner")
-        if declared is not None:
-            ok = all(c in ("add", "mul", "max", "min") for c in declared)
-            return list(declared) if ok else None
-        block = op.regions[0].entry
-        n_states = len(op.results)
-        states = block.args[:n_states]
-        term = block.operations.last
-        if term is None or term.name != "yield":
-            return None
-        dep = _state_dependence(block, states)
-        merges = []
-        for st, y in zip(states, term.operands):
-            d = _strip_casts(y)
-            op_ = d.defining_op if d is not None else None
-            if op_ is None or op_.name != "arith" or op_.attr("fn") not in ("add", "mul", "max",
-                                                                               "min"):
-                return None
-            a, b = (_strip_casts(v) for v in op_.operands)
-            x = op_.operand(1) if a is st else op_.operand(0) if b is st else None
-            if x is None or id(x) in dep:
-                return None
-            merges.append(op_.attr("fn"))
-        return merges
 
     def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
         """``fn(a, b)`` on values of type ``t`` (rounded for narrow floats)."""
@@ -105,7 +73,7 @@ class ReductionEmission:
         return self.literal({"add": 0, "mul": 1, "max": lo, "min": hi}[fn], t)
 
     def _reduce_lanes(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
-                      seeds: list[str], outs: list[Tile], merges: list[str], n_keep: int,
+                      seeds: list[str], outs: list[Tile], merges: Sequence[str], n_keep: int,
                       n_red: int) -> None:
         """Tree order: each contribution (the update applied to the identity) joins one of W
         lane partials; lanes merge pairwise at the end, then ``merge(seed, partial)``."""
@@ -182,21 +150,3 @@ class ReductionEmission:
             self.fold_update(block, states, [f"{x.name}[{f}]" for x in inputs], op)
             for out, s in zip(outs, states):
                 b.line(f"{out.name}[{ko}] = {s};")
-
-
-def _strip_casts(v: ir.Value) -> ir.Value:
-    """``v`` with any chain of ``cast`` operations peeled off."""
-    while True:
-        d = v.defining_op
-        if d is None or d.name != "arith" or d.attr("fn") != "cast":
-            return v
-        v = d.operand(0)
-
-
-def _state_dependence(block: ir.Block, states: Sequence[ir.Value]) -> set[int]:
-    """Ids of the values of ``block`` that depend on any of ``states``."""
-    dep = {id(s) for s in states}
-    for op in block.walk():
-        if any(id(v) in dep for v in op.operands):
-            dep.update(id(r) for r in op.results)
-    return dep

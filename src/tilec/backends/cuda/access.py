@@ -61,7 +61,7 @@ from tilec.backends.ranges import (
     is_pow2,
     mod_range,
 )
-from tilec.lower.atoms import SWIZZLE_ALIGN
+from tilec.ir.atoms import SWIZZLE_ALIGN
 
 __all__ = ["Level", "MemRef", "affine_c", "divisor", "linear_in", "AccessWriter", "prod",
            "IndexWriter", "SIZE"]

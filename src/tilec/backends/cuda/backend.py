@@ -2,11 +2,11 @@
 
 Names: ``cuda`` (the device's architecture, profile ``cuda:sm_90`` for
 compute capability 9.x and above, ``cuda:sm_80`` for 8.x), ``cuda:sm_90``,
-``cuda:sm_80``. ``compile(module, fn_name)`` lowers a Candidate module to
-Machine TileIR with ``tilec.lower.lower_to_machine`` (a module already in
-Machine form is used as it is), emits CUDA C++, and compiles it with NVRTC
-for the device's architecture (for the named architecture when no device is
-present: compile-only, as in CI). The executable has ``source`` (the CUDA
+``cuda:sm_80``. The compile driver (``tilec.driver``) plans and lowers a
+kernel for ``profile`` and calls ``emit`` (Machine TileIR to CUDA C++) and
+``build`` (NVRTC, for the device's architecture, or for the profile's when no
+device is present: compile-only, as in CI); ``compile`` does both for a
+Machine module. The executable has ``source`` (the CUDA
 C++), ``resources`` (ptxas' registers / shared memory / spills), ``cubin``,
 and is called with the user arguments (tileir.md's convention: user
 parameters; shape symbols come from the arrays through ``shape_bindings``).
@@ -146,37 +146,22 @@ class CUDABackend:
         self.arch = arch_for(cc) if self.runnable else f"sm_{sm}"  # type: ignore[arg-type]
         """The architecture cubins are built for (the device's, else the profile's)."""
 
-    def machine(self, module: ir.Module, fn_name: str) -> ir.Module:
-        """``module`` in Machine form (lowered for this profile unless it already is)."""
-        fn = module.lookup(fn_name)
-        if fn is None:
-            raise KeyError(f"module has no function @{fn_name}")
-        if fn.attributes.get("form") == "machine":
-            return module
-        from tilec.lower import lower_to_machine
+    def planner_overrides(self) -> dict[str, Any]:
+        """Planner options this device changes (the driver applies them): warpgroup
+        instructions (``wgmma``) only where the cubin is built for sm_90 (``sm_90a``); other
+        architectures do not have them."""
+        return {} if self.arch == "sm_90" else {"warpgroup_mma": False}
 
-        return lower_to_machine(module, self.profile, self.lower_options())
+    def emit(self, machine: ir.Module, fn_name: str) -> CUDASource:
+        """The CUDA kernel for ``fn_name`` of a Machine TileIR module (no compilation)."""
+        _require_machine(machine, fn_name, self.name)
+        return emit_cuda(machine, fn_name, self.profile)
 
-    def lower_options(self) -> Any:
-        """Lowering options for this device: warpgroup instructions (``wgmma``) only where the
-        cubin is built for sm_90 (``sm_90a``); other architectures do not have them."""
-        from tilec.lower.options import LowerOptions
-
-        opts = LowerOptions()
-        if self.arch != "sm_90":
-            opts = replace(opts, planner=replace(opts.planner, warpgroup_mma=False))
-        return opts
-
-    def emit(self, module: ir.Module, fn_name: str) -> CUDASource:
-        """The CUDA kernel for ``fn_name`` (no compilation)."""
-        return emit_cuda(self.machine(module, fn_name), fn_name, self.profile)
-
-    def compile(self, module: ir.Module, fn_name: str, arch: str | None = None
+    def compile(self, machine: ir.Module, fn_name: str, arch: str | None = None
                 ) -> CUDAExecutable:
-        """Lower (unless Machine already), emit and build: a convenience for tests and tools;
-        ``tc.compile`` goes through ``tilec.driver``, which runs the stages one by one."""
-        machine = self.machine(module, fn_name)
-        return self.build(machine, fn_name, emit_cuda(machine, fn_name, self.profile), arch)
+        """Emit and build a Machine TileIR module (Candidate modules go through
+        ``tilec.driver.compile_module``, which plans and lowers them first)."""
+        return self.build(machine, fn_name, self.emit(machine, fn_name), arch)
 
     def build(self, machine: ir.Module, fn_name: str, src: CUDASource,
               arch: str | None = None) -> CUDAExecutable:
@@ -192,6 +177,17 @@ class CUDABackend:
         fn = machine.lookup(fn_name)
         assert fn is not None
         return CUDAExecutable(fn, src, cub, self.runnable)
+
+
+def _require_machine(module: ir.Module, fn_name: str, target: str) -> None:
+    fn = module.lookup(fn_name)
+    if fn is None:
+        raise KeyError(f"module has no function @{fn_name}")
+    form = fn.attributes.get("form")
+    if form != "machine":
+        raise ValueError(f"the {target} backend prints Machine TileIR; @{fn_name} is "
+                         f"{form or 'candidate'} (lower it with "
+                         f"tilec.driver.compile_module(module, {fn_name!r}, {target!r}))")
 
 
 class CUDAExecutable:

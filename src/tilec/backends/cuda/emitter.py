@@ -80,7 +80,7 @@ from tilec.backends.ranges import (
     type_range,
 )
 from tilec.exec import get_profile
-from tilec.lower.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
+from tilec.ir.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
            "SMEM_ALIGN"]
@@ -1243,7 +1243,7 @@ class CUDAEmitter(CLikeEmitter):
 
     # -- atoms ------------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
-        """One catalog atom as inline PTX (``tilec.lower.atoms``)."""
+        """One catalog atom as inline PTX (``tilec.ir.atoms``)."""
         cid = op.attr("catalog_id")
         if cid not in CATALOG:
             raise self.unsupported(op, f"unknown atom {cid!r}; the CUDA catalog has "
@@ -1516,8 +1516,7 @@ def _direct_merge(op: ir.Operation) -> str | None:
     fn = ops[0].attr("fn")
     if fn not in ("add", "mul", "max", "min"):
         return None
-    declared = op.attr("combiner")
-    if declared is not None and tuple(declared) != (fn,):
+    if ir.merge_laws(op) != (fn,):
         return None
     st, x = block.args
     if set(map(id, ops[0].operands)) != {id(st), id(x)} or ops[1].operand(0) is not ops[0].result:

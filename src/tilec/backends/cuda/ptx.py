@@ -1,4 +1,4 @@
-"""Inline PTX for the CUDA atom catalog (``tilec.lower.atoms``), one function per atom family.
+"""Inline PTX for the CUDA atom catalog (``tilec.ir.atoms``), one function per atom family.
 
 Each function returns the C++ lines of one ``atom.call``; the emitter has
 already turned the operands into register-array names and addresses.
@@ -15,7 +15,7 @@ zero, the rounding docs/design/tileir.md specifies) before the multiply.
 
 from __future__ import annotations
 
-from tilec.lower.atoms import MmaAtom
+from tilec.ir.atoms import MmaAtom
 
 __all__ = ["B16_ARRAYS", "b16_array_decl", "mma_lines", "ldmatrix_x4_lines", "cp_async_lines",
            "commit_lines", "wait_lines", "shfl_xor_expr", "WGMMA_PRELUDE", "wgmma_lines",

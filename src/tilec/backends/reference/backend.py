@@ -19,10 +19,10 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.backends import interop_checks as checks
+from tilec.backends import numerics as nx
 from tilec.backends.interop_checks import InteropError
 from tilec.backends.kernel_checks import HostChecks
 
-from . import numerics as nx
 from .interpreter import Interpreter, MemRef
 
 __all__ = ["ReferenceBackend", "ReferenceExecutable", "make_backend", "bind_arguments",

@@ -35,10 +35,9 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends import numerics as nx
 from tilec.backends.index_bounds import index_report, split, total_view_report
 from tilec.backends.kernel_checks import CheckInfo, KernelFailure
-
-from . import numerics as nx
 
 __all__ = ["InterpretError", "Interpreter", "MemRef", "Guard", "implements", "IMPLEMENTATIONS",
            "poison_value"]
@@ -477,67 +476,6 @@ def _pipeline(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[An
 # ---------------------------------------------------------------- aggregation
 
 
-def _depends_on_states(block: ir.Block, states: Sequence[ir.Value]) -> set[ir.Value]:
-    """Values of ``block`` that (transitively, through nested regions too) read a state."""
-    dep: set[ir.Value] = set(states)
-    for op in block.operations:
-        reads = any(v in dep for inner in op.walk() for v in inner.operands)
-        if reads:
-            dep.update(op.results)
-    return dep
-
-
-def _strip_casts(v: ir.Value) -> ir.Value:
-    """``v`` with any chain of ``arith cast`` peeled off."""
-    for _ in range(64):
-        d = v.defining_op
-        if d is None or d.name != "arith" or d.attr("fn") != "cast":
-            break
-        v = d.operand(0)
-    return v
-
-
-def recognize_combiners(op: ir.Operation) -> tuple[str, ...] | None:
-    """The per-state merge law of a ``reduce`` region, or None when some state has none.
-
-    A state is recognized when its yielded value is (up to ``cast`` chains,
-    as the verifier's invariant 9 allows) ``arith {fn}`` with ``fn`` in
-    add/mul/max/min applied to that state and a value that does not depend on
-    any state, in either operand order. Partial states then merge with the
-    combiner in the state's own type.
-    """
-    n_states = len(op.results)
-    block = op.regions[0].entry
-    states = block.args[:n_states]
-    term = block.operations.last
-    if term is None or term.name != "yield":
-        return None
-    dep = _depends_on_states(block, states)
-    found = []
-    for k in range(n_states):
-        d = _strip_casts(term.operand(k)).defining_op
-        if d is None or d.name != "arith" or d.attr("fn") not in nx.TREE_COMBINERS \
-                or d.parent is not block or d.num_operands != 2:
-            return None
-        x, y = (_strip_casts(v) for v in d.operands)
-        other = d.operand(1) if x is states[k] else d.operand(0) if y is states[k] else None
-        if other is None or other in dep:
-            return None
-        found.append(d.attr("fn"))
-    return tuple(found)
-
-
-def _tree_combiners(op: ir.Operation) -> tuple[str, ...] | None:
-    """The combiners an ``unordered_tree`` reduce regroups, or None to fold in strict order."""
-    attr = op.attr("combiner")
-    n_states = len(op.results)
-    if attr is not None:
-        if len(attr) == n_states and all(c in nx.TREE_COMBINERS for c in attr):
-            return tuple(attr)
-        return None  # "custom": no recognized merge, so no regrouping
-    return recognize_combiners(op)
-
-
 @implements("reduce")
 def _reduce(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     n_in = op.attr("n_inputs")
@@ -553,7 +491,7 @@ def _reduce(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
         count *= shape[a]
     moved = [np.transpose(x, kept + axes).reshape(out_shape + (count,)) for x in inputs]
     region = op.regions[0]
-    combiners = _tree_combiners(op) if op.attr("policy").allows_tree else None
+    combiners = ir.merge_laws(op) if op.attr("policy").allows_tree else None
     if combiners is None:
         states = [_as_tile(s, out_shape, dt) for s, dt in zip(seeds, dts)]
         for r in range(count):

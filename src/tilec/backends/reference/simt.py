@@ -40,12 +40,12 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.backends import numerics as nx
 from tilec.backends.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
-from . import numerics as nx
 from .backend import bind_arguments
 from .errors import SimulationError, describe_op
-from .interpreter import Interpreter, InterpretError, MemRef, poison_value, recognize_combiners
+from .interpreter import Interpreter, InterpretError, MemRef, poison_value
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
 from .simt_memory import (
     AsyncCopies,
@@ -63,7 +63,7 @@ from .simt_memory import (
 )
 
 __all__ = ["simulate_module", "SimtBackend", "SimtExecutable",
-           "make_backend", "lower_for_simulation", "LANE_OPS"]
+           "make_backend", "LANE_OPS"]
 
 _INT_DIVISIONS = ("floordiv", "rem", "cdiv")
 
@@ -462,14 +462,6 @@ def _map(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     return [_full(v, (g.lanes,) + shape, _dtype(r.type)) for v, r in zip(outs, op.results)]
 
 
-def _tree_combiners(op: ir.Operation) -> tuple[str, ...] | None:
-    attr = op.attr("combiner")
-    if attr is not None:
-        ok = len(attr) == len(op.results) and all(c in nx.TREE_COMBINERS for c in attr)
-        return tuple(attr) if ok else None
-    return recognize_combiners(op)
-
-
 @lane_op("reduce")
 def _reduce(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
             ) -> Sequence[Any]:
@@ -488,7 +480,7 @@ def _reduce(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     rank = len(kept)
     seed_tiles = [_full(lane_broadcast(s, rank), out_shape, dt) for s, dt in zip(seeds, dts)]
     region = op.regions[0]
-    combiners = _tree_combiners(op) if op.attr("policy").allows_tree else None
+    combiners = ir.merge_laws(op) if op.attr("policy").allows_tree else None
     if combiners is None:
         states = seed_tiles
         for r in range(count):
@@ -702,13 +694,6 @@ def simulate_module(module: ir.Module, fn_name: str, args: list, *,
     _Host(module, max_groups, names).run(fn, entry)
 
 
-def lower_for_simulation(module: ir.Module, target: str) -> ir.Module:
-    """Candidate -> Machine TileIR for profile ``target`` (``tilec.lower.lower_to_machine``)."""
-    from tilec.lower import lower_to_machine
-
-    return lower_to_machine(module, target)
-
-
 class SimtExecutable:
     """A Machine TileIR function ready to simulate; call it with the user arguments."""
 
@@ -738,24 +723,21 @@ class SimtBackend:
         self.profile = profile
         """The hardware profile the Machine TileIR is lowered for."""
 
-    def compile(self, module: ir.Module, fn_name: str) -> SimtExecutable:
-        """Lower ``module`` unless it is Machine TileIR already; return an executable."""
-        fn = module.lookup(fn_name)
+    def compile(self, machine: ir.Module, fn_name: str) -> SimtExecutable:
+        """An executable over a Machine TileIR module (Candidate modules go through
+        ``tilec.driver.compile_module``, which plans and lowers them first)."""
+        fn = machine.lookup(fn_name)
         if fn is None:
             raise KeyError(f"no function @{fn_name} in the module")
         if fn.attributes.get("form") != "machine":
-            module = lower_for_simulation(module, self.profile)
-        return SimtExecutable(module, fn_name)
+            raise SimulationError(f"@{fn_name} is not Machine TileIR; lower it with "
+                                  f"tilec.driver.compile_module(module, {fn_name!r}, "
+                                  f"{self.name!r})", "unsupported")
+        return SimtExecutable(machine, fn_name)
 
     def build(self, machine: ir.Module, fn_name: str, source: None = None) -> SimtExecutable:
         """The driver's build stage: an executable over the Machine module."""
         return self.compile(machine, fn_name)
-
-    def lower_options(self) -> Any:
-        """The lowering options (the defaults)."""
-        from tilec.lower.options import LowerOptions
-
-        return LowerOptions()
 
 
 def make_backend(target_name: str = "simt:cuda:sm_90") -> SimtBackend:

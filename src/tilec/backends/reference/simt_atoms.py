@@ -2,7 +2,7 @@
 
 Each implementation gets every thread's operands at once (leading axis
 ``T``) and the mask of active threads. Matrix atoms go through the fragment
-layouts of ``tilec.lower.atoms``: each warp's A, B and C are *gathered* from
+layouts of ``tilec.ir.atoms``: each warp's A, B and C are *gathered* from
 its 32 lanes' registers through the catalog's ``(lane, register) -> (row,
 col)`` maps, multiplied with the reference numerics, and D is scattered back
 the same way, so a program whose registers do not follow the layout gets a
@@ -26,9 +26,9 @@ from typing import Any, Protocol
 import numpy as np
 
 import tilec.ir as ir
-from tilec.lower.atoms import MMA_ATOMS, WGMMA_ATOMS, FragmentLayout, MmaAtom, WgmmaAtom
+from tilec.backends import numerics as nx
+from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS, FragmentLayout, MmaAtom, WgmmaAtom
 
-from . import numerics as nx
 from .errors import SimulationError, describe_op
 from .simt_memory import AsyncCopies, GroupClock, LaneView, gather
 

@@ -46,9 +46,9 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.lower.atoms import SWIZZLE_ALIGN
+from tilec.backends import numerics as nx
+from tilec.ir.atoms import SWIZZLE_ALIGN
 
-from . import numerics as nx
 from .errors import SimulationError, describe_op
 
 __all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "GridClock", "RaceTracker",

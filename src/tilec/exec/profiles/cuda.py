@@ -4,7 +4,7 @@ Both expose the independent-subgroup ``mma.sync`` family and an exact-FP32 lane
 FFMA atom. Hopper's warpgroup ``wgmma`` (sm_90a) is a cohort-collective family
 that is not in this catalog yet; the warpgroup cohort scope is declared so the
 execution structure can already name it. Atom ids are the Machine-form
-catalog ids of ``tilec.lower.atoms`` (``ffma`` is the lane realization there).
+catalog ids of ``tilec.ir.atoms`` (``ffma`` is the lane realization there).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 Each sample is the textual IR of one Machine function (``form = "machine"``):
 a grid ``parallel`` with ``threads = T``, per-group shared memory, one lane
 ``parallel`` and per-lane code over register tiles, with ``atom.call`` from
-``tilec.lower.atoms``. ``SAMPLES`` maps a name to ``(builder, reference)``:
+``tilec.ir.atoms``. ``SAMPLES`` maps a name to ``(builder, reference)``:
 ``builder()`` returns the parsed module, ``reference(*arrays)`` the numpy
 result the kernel must write into its last array argument; ``make_args(rng)``
 builds inputs (ragged shapes, so every guard is exercised).

@@ -14,6 +14,7 @@ from paths import FakeDeviceArray, fake_driver, launchable
 from tilec.backends.cuda.backend import make_backend
 from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
 from tilec.backends.kernel_checks import HostChecks
+from tilec.driver import lower_for
 
 _WHY = nvrtc_available()
 needs_nvrtc = pytest.mark.skipif(_WHY is not None, reason=f"NVRTC unavailable: {_WHY}")
@@ -44,9 +45,8 @@ def host_only(X, Y, BM: tc.constexpr = 16):
 
 def _source(kernel, *args, target: str = "cuda:sm_90", **cx):
     compiled = tc.compile(kernel, *args, target="reference", **cx)
-    be = make_backend(target)
-    machine = be.machine(compiled.module, compiled.fn_name)
-    return machine, be.emit(compiled.module, compiled.fn_name)
+    machine = lower_for(compiled.module, compiled.fn_name, target)
+    return machine, make_backend(target).emit(machine, compiled.fn_name)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

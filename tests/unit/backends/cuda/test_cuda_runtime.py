@@ -106,11 +106,9 @@ def test_backend_names_and_lowering_requirement() -> None:
     return()
   }
 }""")
-    import tilec.lower as lower
-
-    if getattr(lower, "lower_to_machine", None) is None:
-        with pytest.raises(NotImplementedError, match="lower_to_machine"):
-            CUDABackend("cuda:sm_90").machine(candidate, "k")
+    with pytest.raises(ValueError, match="prints Machine TileIR; @k is candidate .*"
+                                         "compile_module"):
+        CUDABackend("cuda:sm_90").emit(candidate, "k")
 
 
 def test_default_target_falls_back_without_a_device(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tilec.backends.reference import numerics as nx
+from tilec.backends import numerics as nx
 
 BF = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)

@@ -10,7 +10,8 @@ from refir import K, bits, mem, poisoned, tile
 
 import tilec as tc
 import tilec.ir as ir
-from tilec.backends.reference import InterpretError, numerics
+from tilec.backends import numerics
+from tilec.backends.reference import InterpretError
 
 RNG = np.random.default_rng(2024)
 

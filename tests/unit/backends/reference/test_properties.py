@@ -143,7 +143,7 @@ def test_ragged_tiled_copy_writes_exactly_the_array(m, n, seed):
 
 def test_reduce_in_bf16_with_cast_wrapped_merge_is_recognized():
     """``cast(add(cast(state), cast(e)))`` is an add merge; the tree rounds to bf16 per merge."""
-    from tilec.backends.reference.numerics import BF16
+    from tilec.backends.numerics import BF16
 
     k = K("bfsum", [("X", mem([3, 13], ir.bf16)), ("Y", mem([3], ir.bf16))])
     X, Y = k.args
@@ -167,7 +167,7 @@ def test_reduce_in_bf16_with_cast_wrapped_merge_is_recognized():
 @given(hnp.arrays(np.float32, hnp.array_shapes(min_dims=1, max_dims=2, max_side=7),
                   elements=F32_VALUES), st.sampled_from(["add", "mul", "max", "min"]))
 def test_bf16_elementwise_is_f32_then_rounded(x, fn):
-    from tilec.backends.reference.numerics import BF16
+    from tilec.backends.numerics import BF16
 
     a = x.astype(BF16)
     b = a[..., ::-1].copy()

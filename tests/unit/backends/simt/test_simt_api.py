@@ -56,13 +56,11 @@ def test_backend_factory_runs_machine_modules() -> None:
     np.testing.assert_array_equal(c, a + b)
 
 
-def test_backend_lowers_candidate_modules() -> None:
+def test_backend_refuses_candidate_modules_and_names_the_driver() -> None:
     candidate = tilec.compile(add, *add_args()).module
-    exe = make_backend().compile(candidate, "add")
-    assert exe.module.lookup("add").attributes["form"] == "machine"
-    a, b, c = add_args(300)
-    exe(a, b, c)
-    np.testing.assert_array_equal(c, a + b)
+    with pytest.raises(SimulationError, match=r"not Machine TileIR; lower it with "
+                                              r"tilec.driver.compile_module"):
+        make_backend().compile(candidate, "add")
 
 
 def test_candidate_ir_is_not_simulated() -> None:

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from simtir import machine, poisoned
 
-from tilec.backends.reference import numerics as nx
+from tilec.backends import numerics as nx
 from tilec.backends.reference.errors import SimulationError
 from tilec.backends.reference.simt import simulate_module
-from tilec.lower.atoms import MMA_ATOMS, FragmentLayout
+from tilec.ir.atoms import MMA_ATOMS, FragmentLayout
 
 ROW = 'map = #map<(d0)[s0] -> (s0, d0)>'
 """The thread's row of a per-thread register array."""

@@ -32,8 +32,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from tilec.ir import AffineExpr, IndexMap, ScalarType, const, d
-from tilec.ir.interning import Interned
+from .dims import AffineExpr, const, d
+from .interning import Interned
+from .layout import IndexMap
+from .types import ScalarType
 
 __all__ = ["DistLayout", "Coverage", "LayoutError", "blocked", "rows", "row_reduced",
            "fragment_acc", "lane_tile", "one_atom", "replicated", "image", "register_map",

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import tilec.ir as ir
-from tilec.lower import layouts as L
-from tilec.lower.atoms import LANE_ATOMS, MMA_ATOMS
+from tilec.ir import dist_layout as L
+from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS
 
 
 def _held(lay: L.DistLayout) -> dict[tuple[int, ...], list[tuple[int, int]]]:

@@ -3,7 +3,7 @@
 import pytest
 
 from tilec.ir import bf16, f16, f32
-from tilec.lower.atoms import CATALOG, MMA_ATOMS, atom, mma_atom_for
+from tilec.ir.atoms import CATALOG, MMA_ATOMS, atom, mma_atom_for
 
 
 @pytest.mark.parametrize("atom_id", sorted(MMA_ATOMS))

@@ -1,0 +1,109 @@
+"""The import rules of docs/design/architecture.md: every ``tilec`` import, module level or
+inside a function, goes down the layers, never up, and none reaches around the registry."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+# Each layer, and the layers it may import (its own is always allowed). Targets are the
+# packages under ``tilec.backends``; ``tilec.backends`` itself holds what they share.
+ALLOWED: dict[str, set[str]] = {
+    "tilec.ir": set(),
+    "tilec.exec": {"tilec.ir"},
+    "tilec.plan": {"tilec.ir", "tilec.exec"},
+    "tilec.lower": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.backends.shared"},
+    "tilec.backends.shared": {"tilec.ir"},
+    "tilec.backends.reference": {"tilec.ir", "tilec.exec", "tilec.backends.shared"},
+    "tilec.backends.c": {"tilec.ir", "tilec.exec", "tilec.backends.shared"},
+    "tilec.backends.cuda": {"tilec.ir", "tilec.exec", "tilec.backends.shared"},
+    "tilec.runtime": {"tilec.ir", "tilec.exec"},
+    "tilec.driver": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.lower", "tilec.runtime"},
+    "tilec.frontend": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.driver", "tilec.runtime",
+                       "tilec.backends.reference"},
+}
+"""Layers below the public facade. ``tilec`` (the facade), ``tilec.cli``, ``tilec.demo``,
+``tilec.lib`` and ``tilec.testing`` sit on top and may import any of them."""
+
+TOP = {"tilec", "tilec.cli", "tilec.demo", "tilec.lib", "tilec.testing"}
+
+
+def layer(module: str) -> str:
+    """The layer a module belongs to."""
+    parts = module.split(".")
+    if parts[:2] == ["tilec", "backends"]:
+        if len(parts) > 2 and (SRC / "tilec" / "backends" / parts[2]).is_dir():
+            return ".".join(parts[:3])
+        return "tilec.backends.shared"
+    if len(parts) == 1:
+        return "tilec"
+    return ".".join(parts[:2])
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports() -> list[tuple[str, str, int]]:
+    """Every (importer, imported, line) of a ``tilec`` module, at any nesting."""
+    out = []
+    for path in sorted((SRC / "tilec").rglob("*.py")):
+        mod = _module_name(path)
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                    names = [target] if node.module else [f"{target}.{a.name}"
+                                                           for a in node.names]
+                else:
+                    names = [node.module or ""]
+                    if node.module in ("tilec", "tilec.backends"):
+                        names = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                if name == "tilec" or name.startswith("tilec."):
+                    out.append((mod, name, node.lineno))
+    return out
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    bad = []
+    for src, dst, line in imports():
+        a, b = layer(src), layer(dst)
+        if a == b or a in TOP:
+            continue
+        if b in TOP or b not in ALLOWED.get(a, set()):
+            bad.append(f"{src}:{line} imports {dst} ({a} -> {b})")
+    assert not bad, "imports against the layers:\n" + "\n".join(bad)
+
+
+def test_the_rules_cover_every_module() -> None:
+    layers = {layer(m) for m, _, _ in imports()}
+    assert layers <= set(ALLOWED) | TOP, sorted(layers - set(ALLOWED) - TOP)
+
+
+@pytest.mark.parametrize("src, dst, ok", [
+    ("tilec.ir.core", "tilec.lower.atoms", False),
+    ("tilec.lower.machine", "tilec.backends.cuda.emitter", False),
+    ("tilec.lower.machine", "tilec.backends.ranges", True),
+    ("tilec.backends.reference.simt", "tilec", False),
+    ("tilec.driver", "tilec.frontend.jit", False),
+    ("tilec.frontend.jit", "tilec.driver", True),
+])
+def test_the_rule_itself(src: str, dst: str, ok: bool) -> None:
+    a, b = layer(src), layer(dst)
+    assert (a == b or (b not in TOP and b in ALLOWED.get(a, set()))) is ok
