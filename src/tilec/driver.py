@@ -7,6 +7,8 @@ Every target's backend names its pipeline as a tuple of stage names
   candidates, scores and selection for the backend's hardware ``profile``);
 * ``schedule`` (Candidate -> Scheduled TileIR: the plan's choices committed into the IR);
 * ``machine`` (Scheduled -> Machine TileIR: explicit per-lane operations);
+* ``allocate`` (Machine TileIR with every group's shared buffers placed: ``offset`` on
+  each, ``shared_bytes`` on the group; ``ir.allocation``);
 * ``emit`` (the target's source: CUDA C++, C);
 * ``build`` (the target's executable: a cubin, a shared object, an interpreter).
 
@@ -33,11 +35,11 @@ import tilec.ir as ir
 __all__ = ["STAGES", "StageRecord", "Compilation", "UnknownStage", "begin", "compile_module",
            "default_options", "lower_for"]
 
-STAGES = ("capture", "plan", "schedule", "machine", "emit", "build")
+STAGES = ("capture", "plan", "schedule", "machine", "allocate", "emit", "build")
 """Every stage name, in pipeline order (``capture`` is the frontend's, always first)."""
 
 _FORMS = {"capture": "candidate", "plan": "plan", "schedule": "scheduled",
-          "machine": "machine", "emit": "source", "build": "binary"}
+          "machine": "machine", "allocate": "machine", "emit": "source", "build": "binary"}
 """What each stage's record holds."""
 
 
@@ -115,6 +117,13 @@ class Compilation:
             StageRecord("capture", "candidate", module, 0.0, lambda: ir.print_module(module))]
         """What each stage produced, in order, starting with the captured module."""
         self._done = 0  # stages of ``pipeline`` run so far
+        self.skipped: tuple[str, ...] = ()
+        """Stages not run because the module came in a later form (Machine TileIR written
+        or lowered elsewhere enters after ``machine``)."""
+        if module.lookup(fn_name).attributes.get("form") == "machine" \
+                and "machine" in self.pipeline:
+            self._done = self.pipeline.index("machine") + 1
+            self.skipped = self.pipeline[:self._done]
 
     @property
     def stages(self) -> dict[str, StageRecord]:
@@ -133,6 +142,9 @@ class Compilation:
             why = "" if name in STAGES else f"; stages are {', '.join(STAGES)}"
             raise UnknownStage(f"target {self.target!r} has no stage {name!r} (its pipeline: "
                                f"{have}){why}")
+        if name in self.skipped:
+            raise UnknownStage(f"@{self.fn_name} came as Machine TileIR: stages "
+                               f"{', '.join(self.skipped)} did not run")
 
     def run(self, until: str | None = None) -> Compilation:
         """Run the stages not run yet, up to and including ``until`` (None: all)."""
@@ -170,7 +182,15 @@ class Compilation:
 class _Stage(ir.Pass):
     """A stage: runs ``step`` over the compilation and records its product."""
 
+    in_place = False
+    """True when the stage changes the current module itself: the records holding that
+    module are printed first, so each keeps what its stage produced."""
+
     def run(self, comp: Any, am: Any) -> ir.PassResult:
+        if self.in_place:
+            for r in comp.records:
+                if r.value is comp.module:
+                    r.text  # noqa: B018 - printed now, before this stage changes the module
         start = time.perf_counter()
         value, render = self.step(comp)
         comp.record(self.name, value, time.perf_counter() - start, render)
@@ -235,6 +255,22 @@ class _Machine(_Stage):
         return module, lambda: ir.print_module(module)
 
 
+class _Allocate(_Stage):
+    name = "allocate"
+    in_place = True
+
+    def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.exec import get_profile
+
+        align = get_profile(comp.backend.profile).shared_alignment
+        if align is None:
+            raise ValueError(f"profile {comp.backend.profile} has no shared memory to place; "
+                             f"target {comp.target!r} should not declare an allocate stage")
+        ir.allocate_shared(comp.module, align)
+        module = comp.module
+        return module, lambda: ir.print_module(module)
+
+
 class _Emit(_Stage):
     name = "emit"
 
@@ -264,8 +300,8 @@ def _describe(exe: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-_PASSES: dict[str, type[_Stage]] = {p.name: p for p in (_Plan, _Schedule, _Machine, _Emit,
-                                                          _Build)}
+_PASSES: dict[str, type[_Stage]] = {p.name: p for p in (_Plan, _Schedule, _Machine, _Allocate,
+                                                          _Emit, _Build)}
 
 
 # ------------------------------------------------------------------ entry points

@@ -36,14 +36,14 @@ def _needs_nvrtc() -> None:
 @pytest.mark.parametrize("target, stages", [
     ("reference", ["capture", "build"]),
     ("cpu", ["capture", "plan", "emit", "build"]),
-    ("simt:cuda:sm_90", ["capture", "plan", "schedule", "machine", "build"]),
+    ("simt:cuda:sm_90", ["capture", "plan", "schedule", "machine", "allocate", "build"]),
 ])
 def test_each_target_declares_its_pipeline(target: str, stages: list[str]) -> None:
     compiled = _gemm(target)
     got = compiled.stages
     assert list(got) == stages
     forms = {"capture": "candidate", "plan": "plan", "schedule": "scheduled",
-             "machine": "machine", "emit": "source", "build": "binary"}
+             "machine": "machine", "allocate": "machine", "emit": "source", "build": "binary"}
     assert [r.form for r in got.values()] == [forms[s] for s in stages]
     assert got["build"].value is compiled.executable()
     for r in got.values():
@@ -55,7 +55,8 @@ def test_each_target_declares_its_pipeline(target: str, stages: list[str]) -> No
 def test_cuda_pipeline_builds_without_a_gpu_driver() -> None:
     _needs_nvrtc()
     compiled = _gemm("cuda:sm_90")
-    assert list(compiled.stages) == ["capture", "plan", "schedule", "machine", "emit", "build"]
+    assert list(compiled.stages) == ["capture", "plan", "schedule", "machine", "allocate",
+                                     "emit", "build"]
     assert compiled.source.startswith("/* tilec CUDA backend: @matmul for cuda:sm_90 */")
     assert compiled.source == compiled.after("emit")
     assert compiled.executable().cubin.data
@@ -120,6 +121,7 @@ def test_cli_ir_prints_every_stage(target: str, capsys: pytest.CaptureFixture[st
     stages = _gemm(target).compilation("capture").pipeline
     expect = {"capture": "func @matmul(", "plan": f"plan for {target}",
               "schedule": 'form = "scheduled"', "machine": 'form = "machine"',
+              "allocate": "offset = 0",
               "emit": "tilec C backend" if target == "cpu" else "tilec CUDA backend",
               "build": "<CExecutable" if target == "cpu" else "registers"}
     for stage in ("capture",) + stages:
@@ -139,3 +141,25 @@ def test_cli_ir_refuses_a_stage_the_target_lacks(capsys: pytest.CaptureFixture[s
     assert main(["ir", str(EXAMPLES / "matmul.py"), "--form", "scheduled",
                  "--target", "simt:cuda:sm_90"]) == 0
     assert 'form = "scheduled"' in capsys.readouterr().out
+
+
+def test_the_allocate_stage_places_shared_buffers_and_keeps_the_machine_record() -> None:
+    compiled = _gemm("simt:cuda:sm_90")
+    machine, placed = compiled.after("machine"), compiled.after("allocate")
+    assert "offset =" not in machine and "offset = 0" in placed
+    grid = next(op for op in compiled.stages["allocate"].value.lookup("matmul").walk()
+                if op.name == "parallel" and op.attr("level") == "grid")
+    lay = ir.shared_layout(grid, 128)
+    offsets = sorted(lay.offsets.values())
+    assert offsets[0] == 0 and all(o % 128 == 0 for o in offsets)
+    assert grid.attr("shared_bytes") == lay.launch_bytes == lay.end > 0
+
+
+def test_machine_tileir_enters_after_the_machine_stage() -> None:
+    machine = _gemm("simt:cuda:sm_90").stages["machine"].value
+    comp = compile_module(machine, "matmul", "simt:cuda:sm_90")
+    assert list(comp.stages) == ["capture", "allocate", "build"]
+    assert comp.skipped == ("plan", "schedule", "machine")
+    with pytest.raises(UnknownStage, match="came as Machine TileIR: stages plan, schedule, "
+                                           "machine did not run"):
+        comp.after("schedule")

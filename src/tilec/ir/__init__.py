@@ -5,6 +5,7 @@ Build IR with ``Builder``/``Operation``; check it with ``verify``; print it with
 ``IRRewriter`` so cached analyses are invalidated.
 """
 
+from .allocation import SharedLayout, allocate_shared, shared_layout
 from .analysis import Analysis, AnalysisManager
 from .attributes import (
     COMBINERS,
@@ -79,5 +80,6 @@ __all__ = [
     "IRRewriter", "MEMORY_SPACES", "SCALARS", "MemoryType", "ScalarType", "TileType",
     "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
     "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify", "MERGES",
-    "merge_laws", "recognize_merges", "strip_casts",
+    "merge_laws", "recognize_merges", "strip_casts", "SharedLayout", "allocate_shared",
+    "shared_layout",
 ]

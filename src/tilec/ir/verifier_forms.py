@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
+from .allocation import buffer_bytes, shared_buffers
+from .atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .core import Operation
 from .dist_layout import DistLayout
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
@@ -105,6 +106,10 @@ MACHINE_ATTRS: dict[str, AttrDef] = {
     "swizzle": AttrDef(lambda x: x == 128, False,
                        "memory: 128-byte swizzle of a shared buffer (1024-byte aligned)"),
     "guard": AttrDef(_str, False, "if: a specialization guard (what it establishes)"),
+    "offset": AttrDef(_nat, False, "memory: byte offset of a shared buffer from the group's "
+                      "base (the allocate stage)"),
+    "shared_base_align": AttrDef(_pos_int, False, "grid parallel: the alignment the group's "
+                                 "shared base needs (a swizzled buffer's)"),
 }
 """Attributes the Machine form adds, with their checks."""
 
@@ -585,6 +590,38 @@ def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
             return
 
 
+@_per_op("machine")
+def _check_shared_placement(ctx: _Context, op: Operation) -> Iterator[_Issue]:
+    """A group whose shared buffers are placed: all of them, aligned, disjoint, and inside
+    the group's ``shared_bytes`` (``ir.allocation``)."""
+    if not _claims(ctx, op) or op.name != "parallel" or op.attr("level") != "grid":
+        return
+    bufs = list(shared_buffers(op))
+    unplaced = [b for b in bufs if b.attr("offset") is None]
+    if not bufs or len(unplaced) == len(bufs):
+        return
+    if unplaced:
+        yield _Issue("this shared buffer has no offset while others of its group have one; "
+                     "the allocate stage places every buffer", "machine", unplaced[0])
+        return
+    spans = sorted((b.attr("offset"), b.attr("offset") + buffer_bytes(b), k)
+                   for k, b in enumerate(bufs))
+    for b in bufs:
+        if b.attr("swizzle") and b.attr("offset") % SWIZZLE_ALIGN:
+            yield _Issue(f"a swizzled shared buffer at offset {b.attr('offset')} is not "
+                         f"{SWIZZLE_ALIGN}-byte aligned", "machine", b)
+            return
+    for (_, end, k0), (start, _, k1) in zip(spans, spans[1:]):
+        if start < end:
+            yield _Issue(f"shared buffers overlap: bytes {start}..{end - 1} are also those of "
+                         f"the buffer at offset {bufs[k0].attr('offset')}", "machine", bufs[k1])
+            return
+    need = spans[-1][1]
+    if not isinstance(op.attr("shared_bytes"), int) or op.attr("shared_bytes") < need:
+        yield _Issue(f"the group's shared_bytes {op.attr('shared_bytes')!r} is less than the "
+                     f"{need} bytes its placed buffers reach", "machine", op)
+
+
 @_per_op("15")
 def _check_versions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     """Invariant 15: a versioned buffer is only viewed with its version axis fixed."""
@@ -641,6 +678,7 @@ def form_checks(structural: tuple[Check, ...], core: tuple[Check, ...],
         Check("ring-versions", "15", _check_versions),
         Check("guards", "17", _check_guards),
         Check("memory-roots", "12", _check_memory_plans),
+        Check("shared-placement", "machine", _check_shared_placement),
     )
     return {
         "scheduled": structural + new_core + candidate + scheduled,

@@ -121,7 +121,7 @@ def make_backend(target_name: str = "cuda") -> CUDABackend:
 class CUDABackend:
     """Compiles Machine TileIR functions to cubins for one CUDA profile."""
 
-    pipeline = ("plan", "schedule", "machine", "emit", "build")
+    pipeline = ("plan", "schedule", "machine", "allocate", "emit", "build")
     """The stages the compile driver runs for this target (``tilec.driver``)."""
 
     def __init__(self, name: str = "cuda") -> None:

@@ -13,8 +13,9 @@ One Machine function becomes one ``extern "C" __global__`` kernel:
   rank above 3 is linearized onto ``x``. Its ``threads`` attribute is the
   block size and the kernel's ``__launch_bounds__``;
 * ``memory`` ops of the grid body (space ``shared``) are carved out of one
-  dynamic shared-memory array at 128-byte aligned offsets
-  (``CUDASource.shared_bytes``; the launcher raises the 48 KB default);
+  dynamic shared-memory array at the offsets of the allocate stage
+  (``ir.allocation``: the profile's 128-byte alignment; ``CUDASource.shared_bytes``;
+  the launcher raises the 48 KB default);
 * the lane ``parallel`` binds ``threadIdx.x``; its body is the SIMT region;
 * host checks (``kernel_checks``) are not emitted: the launcher evaluates
   those before the grid ahead of the launch and those after it once the
@@ -80,13 +81,10 @@ from tilec.backends.ranges import (
     type_range,
 )
 from tilec.exec import get_profile
+from tilec.ir.allocation import SharedLayout, shared_layout
 from tilec.ir.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
 
-__all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name",
-           "SMEM_ALIGN"]
-
-SMEM_ALIGN = 128
-"""Byte alignment of every shared-memory buffer (16 is what cp.async/ldmatrix need)."""
+__all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name"]
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
@@ -299,6 +297,13 @@ class CUDAEmitter(CLikeEmitter):
         self._aligned16: set[int] = set()
         self.access = AccessWriter(self.buf, self.fresh, self.narrow_size)
         self.threads = 0
+        align = get_profile(target).shared_alignment
+        assert align is not None, f"{target} has no shared_alignment"
+        self.shared_align: int = align
+        """Alignment of each shared buffer (the profile's ``shared_alignment``)."""
+        self.shared = SharedLayout()
+        """Where the group's shared buffers live (``ir.allocation``: the allocate stage's
+        placement, read back)."""
         self.shared_bytes = 0
         self.in_lanes = False
         self.warp_atoms = False
@@ -523,15 +528,15 @@ class CUDAEmitter(CLikeEmitter):
                  f"{kernel_name(fn.name)}({sig})")
         out.line("{")
         if self.shared_bytes:
-            out.line(f"  extern __shared__ __align__({SMEM_ALIGN}) unsigned char tc_smem[];")
+            out.line(f"  extern __shared__ __align__({self.shared_align}) unsigned char "
+                     "tc_smem[];")
         out.splice(self._prologue)
         out.splice(body)
         out.line("}")
         stats = {"vector_chunks": self.access.vector_chunks,
                  "scalar_elements": self.access.scalar_elems}
-        slack = SWIZZLE_ALIGN if self.smem_base == "tc_smem_al" else 0  # to align the base
         return CUDASource(out.getvalue(), out, kernel_name(fn.name), params, self.threads,
-                          grid_op.attr("rank"), steps, grid_keys, self.shared_bytes + slack,
+                          grid_op.attr("rank"), steps, grid_keys, self.shared.launch_bytes,
                           90 if self.wgmma else 80, "a" if self.wgmma else "",
                           self.ops, stats, frozenset(self._aligned16), list(self.checks),
                           fn.name)
@@ -661,7 +666,9 @@ class CUDAEmitter(CLikeEmitter):
                     b.line(f"{lin} /= {exts[k]};")
         for a, c in zip(body.args[:rank], coords):
             self.bind(a, Scalar(c, ir.index))
-        if any(o.name == "memory" and o.attr("swizzle") for o in body.operations):
+        self.shared = shared_layout(op, self.shared_align)
+        self.shared_bytes = self.shared.end
+        if self.shared.base_align > self.shared_align:
             # swizzled buffers start on 1024-byte boundaries of the shared address space
             self.smem_base = "tc_smem_al"
             # the padding is computed once into a register (asm volatile): left to itself the
@@ -702,13 +709,15 @@ class CUDAEmitter(CLikeEmitter):
         shape = tuple(int(e) for e in t.shape)
         nbytes = prod(shape) * max(1, t.dtype.bits // 8)
         swizzle = int(op.attr("swizzle", 0) or 0)
-        align = SWIZZLE_ALIGN if swizzle else SMEM_ALIGN
+        align = SWIZZLE_ALIGN if swizzle else self.shared_align
         if swizzle and (swizzle != 128 or self.smem_base != "tc_smem_al"
                         or t.dtype.bits not in (8, 16, 32, 64)):
             raise self.unsupported(op, f"swizzle {swizzle} of a {t.dtype} buffer (the CUDA "
                                        "backend has the 128-byte swizzle of grid-level buffers)")
-        off = -(-self.shared_bytes // align) * align
-        self.shared_bytes = off + nbytes
+        off = self.shared.offsets[op]
+        if off % align:
+            raise self.unsupported(op, f"a shared buffer at byte offset {off} is not "
+                                       f"{align}-byte aligned")
         name = self.name_of(op.result)
         mt = self.mtype(t.dtype)
         self.buf.line(f"{mt} *const {name} = reinterpret_cast<{mt} *>({self.smem_base} + "

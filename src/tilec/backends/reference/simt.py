@@ -713,7 +713,7 @@ class SimtExecutable:
 class SimtBackend:
     """Runs kernels through the SIMT simulator for one hardware profile."""
 
-    pipeline = ("plan", "schedule", "machine", "build")
+    pipeline = ("plan", "schedule", "machine", "allocate", "build")
     """The stages the compile driver runs (``tilec.driver``): the simulator runs Machine
     TileIR."""
 

@@ -208,6 +208,9 @@ class TargetProfile:
     warpgroup_mma: bool = False
     """True when 16-bit matrix rectangles may be realized by warpgroup instructions reading
     both operands from shared memory (Hopper ``wgmma``, compiled for the ``a`` variant)."""
+    shared_alignment: int | None = None
+    """Byte alignment of each group-shared buffer the allocate stage places (a swizzled
+    buffer aligns to ``ir.atoms.SWIZZLE_ALIGN``); None when the target has no such memory."""
     atomic_dtypes: tuple[str, ...] | None = None
     """Element types (scalar type names) of the memory an ``atomic`` (add, max, min) may
     update; None: every type. The lowering refuses others, so that the simulator refuses
@@ -254,6 +257,7 @@ class TargetProfile:
             "subgroup_width": self.subgroup_width,
             "max_threads_per_group": self.max_threads_per_group,
             "shared_bytes_per_group": self.shared_bytes_per_group,
+            "shared_alignment": self.shared_alignment,
             "default_fragment_budget": self.default_fragment_budget,
             "concurrent_subgroup_prior": self.concurrent_subgroup_prior,
             "registers_per_unit": self.registers_per_unit,

@@ -100,6 +100,7 @@ def sm_90() -> TargetProfile:
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", cohorts=(WARPGROUP,),
         compute_units=132, max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
         register_allocation_unit=8, warpgroup_mma=True, atomic_dtypes=_ATOMIC_DTYPES,
+        shared_alignment=128,
         facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs") + (_BUDGET_SM90,)
         + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
     )
@@ -116,7 +117,7 @@ def sm_80() -> TargetProfile:
         default_fragment_budget=192, concurrent_subgroup_prior=108 * 64, reference_threads=256,
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v2", compute_units=108,
         max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
-        register_allocation_unit=8, atomic_dtypes=_ATOMIC_DTYPES,
+        register_allocation_unit=8, atomic_dtypes=_ATOMIC_DTYPES, shared_alignment=128,
         facts=_common_facts(164, 163, 108, "A100 spec: 108 SMs (a prior for other sm_80 parts)")
         + (_BUDGET_SM80,),
     )

@@ -54,6 +54,7 @@ def m1() -> TargetProfile:
         shared_bytes_per_unit=None, registers_per_unit=None, max_registers_per_lane=None,
         default_fragment_budget=64, concurrent_subgroup_prior=512, reference_threads=256,
         atoms=metal_atoms(), default_cost_basis="metal_simdgroup_reference_v1",
+        shared_alignment=16,
         facts=(
             Fact("subgroup_width", 32, "spec", _FEATURES + ": SIMD-group width 32"),
             Fact("max_threads_per_group", 1024, "spec", _FEATURES + ": threads per threadgroup"),

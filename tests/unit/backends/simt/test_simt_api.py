@@ -37,7 +37,8 @@ def test_simulate_runs_the_simt_pipeline() -> None:
     simulate(add, [a, b, c], "cuda:sm_80", {"BLOCK": 512})
     np.testing.assert_array_equal(c, a + b)
     compiled = tilec.compile(add, a, b, c, target="simt:cuda:sm_80", BLOCK=512)
-    assert list(compiled.stages) == ["capture", "plan", "schedule", "machine", "build"]
+    assert list(compiled.stages) == ["capture", "plan", "schedule", "machine", "allocate",
+                                     "build"]
     machine_fn = compiled.stages["machine"].value.lookup("add")
     assert machine_fn.attributes["form"] == "machine"
     assert machine_fn.attributes["target"] == "cuda:sm_80"
