@@ -13,6 +13,7 @@ import tilec.ir as ir
 from tilec.cli import main
 from tilec.driver import STAGES, UnknownStage, compile_module
 from tilec.lib.matmul import matmul
+from tilec.lib.softmax import softmax
 from tilec.lower import lower_to_machine
 from tilec.runtime import why_unavailable
 
@@ -163,3 +164,17 @@ def test_machine_tileir_enters_after_the_machine_stage() -> None:
     with pytest.raises(UnknownStage, match="came as Machine TileIR: stages plan, schedule, "
                                            "machine did not run"):
         comp.after("schedule")
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90"])
+def test_a_kernel_prints_the_same_source_whatever_was_compiled_before(target: str) -> None:
+    """Generated code names operations by their number in the module (``ir.op_number``), not
+    by the process-wide ``Operation.id``, so the source and its cache key do not depend on
+    what else the process compiled."""
+    if target.startswith("cuda"):
+        _needs_nvrtc()
+    first = _gemm(target).after("emit")
+    x = np.ones((64, 64), np.float32)
+    tc.compile(tc.kernel(softmax.fn), x, x.copy(), target=target).after("emit")
+    again = _gemm(target).after("emit")
+    assert again == first

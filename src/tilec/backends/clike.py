@@ -68,7 +68,7 @@ class LineOrigin:
     """The IR operation a generated line came from."""
 
     op_id: int
-    """``Operation.id`` of the operation."""
+    """The operation's number in its module (``ir.op_number``)."""
     op_name: str
     """Its opcode."""
     loc: ir.Location
@@ -123,9 +123,10 @@ class IndentedBuffer:
     def origin(self, op: ir.Operation) -> Iterator[IndentedBuffer]:
         """Tag the lines written inside the ``with`` with ``op`` and open them with a comment."""
         saved = self._origin
-        self._origin = LineOrigin(op.id, op.name, op.loc)
+        number = ir.op_number(op)
+        self._origin = LineOrigin(number, op.name, op.loc)
         loc = f" at {op.loc}" if op.loc.known else ""
-        self.line(f"/* tilec: {op.name}#{op.id}{loc} */")
+        self.line(f"/* tilec: {op.name}#{number}{loc} */")
         try:
             yield self
         finally:
@@ -384,7 +385,7 @@ class CLikeEmitter:
 
     def emit_op(self, op: ir.Operation) -> None:
         """Emit one operation (dispatch on ``emit_<opcode>``)."""
-        self.ops[op.id] = (op.name, op.loc)
+        self.ops[ir.op_number(op)] = (op.name, op.loc)
         method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
         if method is None:
             raise self.unsupported(op, self.NO_EMISSION.format(target=self.TARGET))
@@ -509,7 +510,8 @@ class CLikeEmitter:
         tmpl = table.get(fn)
         if tmpl is None:
             raise self.unsupported(op, f"arith {fn} is not defined on {ot}")
-        expr = tmpl.format(*args, t=self.ctype(ot), u=self.utype(ot), s=self.suffix(ot), op=op.id,
+        expr = tmpl.format(*args, t=self.ctype(ot), u=self.utype(ot), s=self.suffix(ot),
+                           op=ir.op_number(op),
                            tmin=self.literal(_int_min(ot), ot) if ot.is_int else "0")
         if fn in self.COMPARISONS:
             return f"(uint8_t){expr}"

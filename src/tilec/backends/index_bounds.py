@@ -94,13 +94,13 @@ def index_report(op: ir.Operation, axis: int, span: int | None, extent: ir.Dim |
     """What a read of ``op`` leaving ``axis`` reports: a ``check {kind = "index"}`` at the
     operation's location whose one value (an ``index``) is the smallest coordinate read."""
     message, label = describe(axis, span, extent, index)
-    return CheckInfo(op.id, op.loc, message, (label,), (ir.index,), "index")
+    return CheckInfo(ir.op_number(op), op.loc, message, (label,), (ir.index,), "index")
 
 
 def total_view_report(view: ir.Operation) -> CheckInfo:
     """What an access leaving ``view`` (declared ``bounds = "total"``) reports, at the view."""
-    return CheckInfo(view.id, view.loc, "an access through a view with bounds = \"total\" "
-                     "leaves the view's base", (), (), "index")
+    return CheckInfo(ir.op_number(view), view.loc, "an access through a view with "
+                     "bounds = \"total\" leaves the view's base", (), (), "index")
 
 
 @dataclass(frozen=True)

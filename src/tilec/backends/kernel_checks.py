@@ -205,7 +205,8 @@ class CheckInfo:
     """What one ``check`` operation (or one integer division) reports when it fails."""
 
     op_id: int
-    """The operation's id in its module."""
+    """The operation's number in its module (``ir.op_number``): what a target's code
+    reports when it fails."""
     location: ir.Location
     """The ``assert``'s source location."""
     message: str
@@ -223,19 +224,20 @@ class CheckInfo:
     @staticmethod
     def of(op: ir.Operation) -> CheckInfo:
         """The report of ``check`` operation ``op``."""
-        return CheckInfo(op.id, op.loc, str(op.attr("message")), tuple(op.attr("labels")),
-                         tuple(v.type for v in op.operands[1:]), str(op.attr("kind", "assert")))
+        return CheckInfo(ir.op_number(op), op.loc, str(op.attr("message")),
+                         tuple(op.attr("labels")), tuple(v.type for v in op.operands[1:]),
+                         str(op.attr("kind", "assert")))
 
     @staticmethod
     def division(op: ir.Operation) -> CheckInfo:
         """The report of integer division ``op`` (an ``arith``) when its divisor is zero."""
-        return CheckInfo(op.id, op.loc, str(op.attr("fn")), (), (), "zerodiv")
+        return CheckInfo(ir.op_number(op), op.loc, str(op.attr("fn")), (), (), "zerodiv")
 
     @staticmethod
     def loop(op: ir.Operation) -> CheckInfo:
         """The report of counted loop ``op`` (``serial``/``pipeline``) when its step is not
         positive; the one reported value is the step."""
-        return CheckInfo(op.id, op.loc, op.name, ("step",), (ir.index,), "step")
+        return CheckInfo(ir.op_number(op), op.loc, op.name, ("step",), (ir.index,), "step")
 
     def failure(self, kernel: str, values: Sequence[Any] = ()) -> KernelFailure:
         """The error for a failure with ``values`` (numbers, one per label)."""

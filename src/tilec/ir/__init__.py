@@ -35,6 +35,7 @@ from .layout import IndexMap, LayoutError
 from .liveness import Liveness
 from .location import UNKNOWN, Location, caret_snippet
 from .module import Function, Module
+from .numbering import op_number
 from .ops import ARITH_FNS, OPS, AttrDef, OpDef, OpVerifyError, arith_result_type, lookup_op
 from .parser import parse
 from .passes import Pass, PassManager, PassResult
@@ -81,5 +82,5 @@ __all__ = [
     "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
     "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify", "MERGES",
     "merge_laws", "recognize_merges", "strip_casts", "SharedLayout", "allocate_shared",
-    "shared_layout",
+    "shared_layout", "op_number",
 ]

@@ -144,7 +144,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         self.tls = False
         self.parallel_depth = 0
         self.written: set[int] = set()
-        self.host_checks = {op.id for op in host_check_ops(fn)["before"]}
+        self.host_checks = {ir.op_number(op) for op in host_check_ops(fn)["before"]}
         """Ids of the checks the launcher evaluates before the call (not emitted)."""
         self.checks: dict[int, CheckInfo] = {}
         self.reads: dict[tuple[int, int], CheckInfo] = {}
@@ -558,7 +558,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
 
     def emit_check(self, op: ir.Operation) -> None:
         """Unless the condition holds: claim the status word, write the values, leave."""
-        if op.id in self.host_checks:
+        if ir.op_number(op) in self.host_checks:
             self.buf.line("/* checked by the launcher before the call */")
             return
         self._guard(CheckInfo.of(op), self.scalar(op.operand(0), op),
@@ -591,10 +591,10 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         and fails like a check when it is (in a ``map`` loop too: the elements before it are
         computed, nothing after the failing one)."""
         if divisor_may_be_zero(op, self.ranges):
-            self.checks[op.id] = CheckInfo.division(op)
+            self.checks[ir.op_number(op)] = CheckInfo.division(op)
             divisor = self.scalar(op.operand(1), op)
             with self.buf.block(f"if (__builtin_expect({divisor} == 0, 0))"):
-                self.buf.line(f"tc_fail(tc_st, TC_ERR_ZERODIV, {op.id});")
+                self.buf.line(f"tc_fail(tc_st, TC_ERR_ZERODIV, {ir.op_number(op)});")
                 self._leave()
         super().emit_arith(op)
 
@@ -736,9 +736,9 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                                   f"{last} = tc_max_i({last}, {c});")
                 bad = f"{start} < 0 || {last} >= {src[axis]}"
                 report = index_report(op, axis, None, src[axis], False)
-            self.reads[(op.id, axis)] = report
+            self.reads[(ir.op_number(op), axis)] = report
             with self.buf.block(f"if (__builtin_expect({bad}, 0))"):
-                with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_REINDEX, {op.id}))"):
+                with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_REINDEX, {ir.op_number(op)}))"):
                     self.buf.line(f"tc_ck[0] = {start}; tc_ck[1] = {axis};")
                 self._leave()
 
@@ -860,8 +860,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         extents = [self.dim_expr(d, op) for d in rt.shape]
         bounded = op.attr("bounds", "total") == "bounded"
         if not bounded:
-            self.checks[op.id] = total_view_report(op)
-        self.bind(op.result, base.sub(op.attr("map"), held, extents, bounded, op.id))
+            self.checks[ir.op_number(op)] = total_view_report(op)
+        self.bind(op.result, base.sub(op.attr("map"), held, extents, bounded, ir.op_number(op)))
 
     def emit_load(self, op: ir.Operation) -> None:
         """Copy the valid elements of a view into a fresh tile; invalid ones get ``fill``."""

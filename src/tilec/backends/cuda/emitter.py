@@ -318,7 +318,7 @@ class CUDAEmitter(CLikeEmitter):
         start, LBO, SBO) -> (C name, constant part of the start)."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
-        self.host_checks = {op.id for ops in host_check_ops(fn).values() for op in ops}
+        self.host_checks = {ir.op_number(op) for ops in host_check_ops(fn).values() for op in ops}
         """Ids of the checks the launcher evaluates on the host."""
         self.checks: list[CheckInfo] = []
         """Device checks emitted so far."""
@@ -480,13 +480,13 @@ class CUDAEmitter(CLikeEmitter):
                     if grid_op is not None:
                         raise self.unsupported(op, "a kernel has one grid parallel")
                     grid_op = op
-                    self.ops[op.id] = (op.name, op.loc)
+                    self.ops[ir.op_number(op)] = (op.name, op.loc)
                     with body.origin(op):
                         self._emit_grid(op)
                 elif op.name == "return":
                     if op.num_operands:
                         raise self.unsupported(op, "a kernel returns nothing")
-                elif op.name == "check" and op.id in self.host_checks:
+                elif op.name == "check" and ir.op_number(op) in self.host_checks:
                     pass  # the launcher evaluates it (before or after the launch)
                 elif op.name in ("constant", "arith") and isinstance(op.result.type,
                                                                      ir.ScalarType):
@@ -686,11 +686,11 @@ class CUDAEmitter(CLikeEmitter):
                     raise self.unsupported(inner, "the grid body holds exactly one parallel, "
                                                   "with level = \"lane\"")
                 lanes = inner
-                self.ops[inner.id] = (inner.name, inner.loc)
+                self.ops[ir.op_number(inner)] = (inner.name, inner.loc)
                 with b.origin(inner):
                     self._emit_lanes(inner)
             elif inner.name == "memory":
-                self.ops[inner.id] = (inner.name, inner.loc)
+                self.ops[ir.op_number(inner)] = (inner.name, inner.loc)
                 with b.origin(inner):
                     self._emit_shared(inner)
             elif inner.name in ("constant", "arith", "tuple", "tuple_get", "view"):

@@ -53,7 +53,7 @@ class InterpretError(RuntimeError):
         """Its source location."""
         self.reason = reason
         """The bare message."""
-        head = f"'{op.name}' (#{op.id}): {reason}" if op is not None else reason
+        head = f"'{op.name}' (#{ir.op_number(op)}): {reason}" if op is not None else reason
         super().__init__(ir.format_located(head, self.loc))
 
 
