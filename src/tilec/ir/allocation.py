@@ -52,7 +52,7 @@ def buffer_bytes(op: Operation) -> int:
     """The bytes of shared ``memory`` operation ``op``."""
     t = op.result.type
     assert isinstance(t, MemoryType)
-    return prod(int(e) for e in t.shape) * max(1, t.dtype.bits // 8)
+    return prod(int(e) for e in t.shape) * t.dtype.bytes
 
 
 def shared_buffers(grid: Operation) -> Iterator[Operation]:

@@ -34,16 +34,12 @@ import numpy as np
 
 from .dims import AffineExpr, const, d
 from .interning import Interned
-from .layout import IndexMap
+from .layout import IndexMap, LayoutError
 from .types import ScalarType
 
 __all__ = ["DistLayout", "Coverage", "LayoutError", "blocked", "rows", "row_reduced",
            "fragment_acc", "lane_tile", "one_atom", "replicated", "image", "register_map",
            "vector_width", "unravel", "RegisterPiece", "owner_predicate"]
-
-
-class LayoutError(ValueError):
-    """A distribution that cannot be built or does not fit its tile."""
 
 
 def _prod(xs: Sequence[int]) -> int:

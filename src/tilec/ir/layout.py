@@ -18,7 +18,8 @@ __all__ = ["IndexMap", "LayoutError"]
 
 
 class LayoutError(ValueError):
-    """A layout construction or composition whose spaces do not match."""
+    """A layout that cannot be built: an index map whose spaces do not match in a
+    composition, or a distribution (``dist_layout``) that does not fit its tile."""
 
 
 class IndexMap(Interned):

@@ -54,6 +54,11 @@ class ScalarType(Type):
         self._set("kind", kind)
 
     @property
+    def bytes(self) -> int:
+        """Storage width in bytes (an ``i1`` takes one)."""
+        return max(1, self.bits // 8)
+
+    @property
     def is_float(self) -> bool:
         """True for floating-point types."""
         return self.kind == "float"

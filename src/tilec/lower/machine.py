@@ -159,7 +159,7 @@ class SharedAllocator:
     @property
     def bytes(self) -> int:
         """Total shared bytes of the group."""
-        total = sum(a.size * max(1, a.dtype.bits // 8) for a in self.allocs)
+        total = sum(a.size * a.dtype.bytes for a in self.allocs)
         return total + swizzle_slack(sum(1 for a in self.allocs if a.swizzle))
 
     def finish(self) -> None:

@@ -115,7 +115,7 @@ def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
         buf = g.smem.buffer((rows * cols,), dt, f"{'AB'[k]} staging", swizzle=SWIZZLE_BYTES)
         view = g.view(buf, [], swizzled_map(rows, cols), (rows, cols), False)
     elif dedicated:
-        pad = max(1, 16 // max(1, dt.bits // 8))
+        pad = max(1, 16 // dt.bytes)
         buf = g.smem.buffer((rows, cols + pad), dt, f"{'AB'[k]} staging")
         view = g.view(buf, [], ir.IndexMap.identity(2), (rows, cols), False)
     else:

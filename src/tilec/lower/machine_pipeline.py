@@ -74,7 +74,7 @@ class Staging:
                 self.rings[ld] = g.smem.buffer((rows * cols,), dt, f"stage {k} ring",
                                                self.versions, swizzle=SWIZZLE_BYTES)
                 continue
-            pad = max(1, 16 // max(1, dt.bits // 8))
+            pad = max(1, 16 // dt.bytes)
             self.rings[ld] = g.smem.buffer((rows, cols + pad), dt, f"stage {k} ring",
                                            self.versions)
         self.skip = self._address_only_views()
@@ -291,7 +291,7 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
         return None
     lay = layout_of(ld.result)
     dt = ld.result.type.dtype
-    esize = max(1, dt.bits // 8)
+    esize = dt.bytes
     v = lay.param("v") or 1
     if lay.kind != "blocked" or v * esize != 16:
         return None

@@ -151,10 +151,11 @@ def _enclosing_parallel(op: ir.Operation) -> ir.Operation | None:
 
 
 def _static(t: ir.TileType) -> tuple[int, ...]:
+    """The extents of a tile of the group (``_schedule_group`` refused symbolic ones)."""
     try:
         return tuple(int(e) for e in t.shape)
     except ValueError:
-        raise LoweringError(f"tile {t} has a symbolic extent; tiles must be static") from None
+        raise LoweringBug(f"internal: tile {t} has a symbolic extent past the check") from None
 
 
 def _tile_values(group: ir.Operation) -> list[ir.Value]:
@@ -392,6 +393,11 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
                     plan: GroupPlan | None) -> GroupSchedule:
     inner = list(par.walk(include_self=False))
     for op in inner:
+        for r in op.results:
+            if isinstance(r.type, ir.TileType) and not all(d.is_static for d in r.type.shape):
+                raise LoweringError(ir.format_located(
+                    f"'{op.name}' makes {r.type}, whose extents are not all constants; "
+                    "tiles are static", op.loc))
         if op.name == "memory" and op.result.type.space not in ("local", "shared"):
             raise LoweringError(ir.format_located(
                 f"manual memory in space {op.result.type.space!r} is not realized (local and "
@@ -453,7 +459,7 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                 for uses in staged.values() for m, _ in uses)
     versions = options.wgmma_stages if wgmma else options.stages
     if wgmma and shared_limit is not None:
-        per = sum(math.prod(_static(ld.result.type)) * max(1, ld.result.type.dtype.bits // 8)
+        per = sum(math.prod(_static(ld.result.type)) * ld.result.type.dtype.bytes
                   for ld in staged)
         slack = swizzle_slack(len(staged))
         while versions > max(2, options.stages) and versions * per + slack > shared_limit:

@@ -128,6 +128,23 @@ def test_unsupported_constructs_are_named():
         lower_to_machine(m, "cuda:sm_90")
 
 
+def test_a_symbolic_tile_is_refused_at_its_operation():
+    m = ir.parse("""module {
+  func @k(%x: mem<nx8xf32, global>, %n: index) -> () {kernel = true, shape_symbols = ["n"]} {
+    %c1 = constant() {value = 1} : index
+    parallel(%c1) {rank = 1} ({
+    ^bb0(%p: index):
+      %t = load(%x) : tile<nx8xf32> loc("k.py":6:7)
+      yield()
+    })
+    return()
+  }
+}""")
+    with pytest.raises(LoweringError, match=r"k.py:6:8: error: 'load' makes tile<nx8xf32>, "
+                                            r"whose extents are not all constants"):
+        lower_to_machine(m, "cuda:sm_90")
+
+
 def test_a_row_reduction_produces_its_own_layout():
     s = lower_to_scheduled(_softmax(), "cuda:sm_90")
     red = _first(s, "reduce")

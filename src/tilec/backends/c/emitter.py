@@ -944,5 +944,5 @@ def _tile_bytes(fn: ir.Function, em: CEmitter) -> int:
             if isinstance(t, ir.TileType) and all(d.is_static for d in t.shape):
                 total += prod(int(d) for d in t.shape) * (8 if t.dtype.bits > 32 else 4)
             elif isinstance(t, ir.MemoryType) and op.name == "memory":
-                total += prod(int(d) for d in t.shape) * max(1, t.dtype.bits // 8)
+                total += prod(int(d) for d in t.shape) * t.dtype.bytes
     return total

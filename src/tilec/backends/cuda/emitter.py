@@ -707,7 +707,7 @@ class CUDAEmitter(CLikeEmitter):
         if t.space != "shared":
             raise self.unsupported(op, f"a per-group memory must be shared, not {t.space}")
         shape = tuple(int(e) for e in t.shape)
-        nbytes = prod(shape) * max(1, t.dtype.bits // 8)
+        nbytes = prod(shape) * t.dtype.bytes
         swizzle = int(op.attr("swizzle", 0) or 0)
         align = SWIZZLE_ALIGN if swizzle else self.shared_align
         if swizzle and (swizzle != 128 or self.smem_base != "tc_smem_al"
@@ -1365,7 +1365,7 @@ class CUDAEmitter(CLikeEmitter):
                                            f"{sbo} are not 16-byte multiples below 256 KB")
             var, const = self.access.first_parts(ref)
             key = (ref.ptr, var, lbo, sbo)
-            esize = max(1, atom.in_dtype.bits // 8)
+            esize = atom.in_dtype.bytes
             base = self._descs.get(key)
             d = self.fresh("desc")
             if base is not None and ((const - base[1]) * esize) % 16 == 0:
