@@ -69,6 +69,7 @@ from tilec.backends.cuda.access import (
     plus,
     unravel,
 )
+from tilec.backends.cuda.atom_printers import printer_for
 from tilec.backends.cuda.prelude import PRELUDE
 from tilec.backends.interop_checks import written_parameters
 from tilec.backends.kernel_checks import CheckInfo, host_check_ops
@@ -82,7 +83,7 @@ from tilec.backends.ranges import (
 )
 from tilec.exec import get_profile
 from tilec.ir.allocation import SharedLayout, shared_layout
-from tilec.ir.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WgmmaAtom
+from tilec.ir.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name"]
 
@@ -313,7 +314,7 @@ class CUDAEmitter(CLikeEmitter):
         """The (aligned) start of the kernel's dynamic shared memory."""
         self.wgmma = False
         """True once a warpgroup instruction is emitted (sm_90a, ``ptx.WGMMA_PRELUDE``)."""
-        self._descs: dict[tuple[str, str, int, int], tuple[str, int]] = {}
+        self.wgmma_descs: dict[tuple[str, str, int, int], tuple[str, int]] = {}
         """Descriptors emitted since the last ``wgmma.fence``: (pointer, variable part of the
         start, LBO, SBO) -> (C name, constant part of the start)."""
         self.b16_arrays = False
@@ -1252,171 +1253,25 @@ class CUDAEmitter(CLikeEmitter):
 
     # -- atoms ------------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
-        """One catalog atom as inline PTX (``tilec.ir.atoms``)."""
+        """One catalog atom as inline PTX (``atom_printers``: a printer per catalog family)."""
         cid = op.attr("catalog_id")
         if cid not in CATALOG:
             raise self.unsupported(op, f"unknown atom {cid!r}; the CUDA catalog has "
                                        f"{', '.join(sorted(CATALOG))}")
-        b = self.buf
-        if cid == "barrier.group":
-            b.line("__syncthreads();")
-        elif cid == "vote.any":
-            # the group's or of every register of every thread, uniform: bar.red.or.pred
-            terms = [f"{x.name}[{e}]" for x in (self.regs(v, op) for v in op.operands)
-                     for e in range(x.n)]
-            var = self.name_of(op.results[0])
-            b.line(f"const uint8_t {var} = (uint8_t)(__syncthreads_or("
-                   f"{' | '.join(terms) or '0'}) != 0);")
-            self.bind(op.results[0], Scalar(var, ir.i1))
-            return
-        elif cid == "shfl.xor":
-            self.warp_atoms = True
-            self._shfl(op)
-            return
-        elif cid in MMA_ATOMS:
-            self.warp_atoms = True
-            atom = MMA_ATOMS[cid]
-            a, bb, c = (self.regs(v, op) for v in op.operands[:3])
-            for x, lay, what in ((a, atom.a, "a"), (bb, atom.b, "b"), (c, atom.c, "c")):
-                if x.n != lay.regs:
-                    raise self.unsupported(op, f"{cid} operand {what} has {x.n} registers per "
-                                               f"lane; the atom takes {lay.regs}")
-            if a.dtype is not atom.in_dtype or bb.dtype is not atom.in_dtype \
-                    or c.dtype is not atom.acc_dtype:
-                raise self.unsupported(op, f"{cid} takes {atom.in_dtype} operands and a "
-                                           f"{atom.acc_dtype} accumulator")
-            if atom.in_dtype.bits == 16:
-                a, bb = self.packed_regs(a), self.packed_regs(bb)
-            d = self.new_regs(op.results[0], op)
-            b.lines_of(ptx.mma_lines(atom, d.name, a.name, bb.name, c.name))
-            self.bind(op.results[0], d)
-            return
-        elif cid in ("ldmatrix.x4", "ldmatrix.x4.trans"):
-            self.warp_atoms = True
-            ref = self.memref(op.operand(0), op)
-            if ref.space != "shared":
-                raise self.unsupported(op, f"{cid} reads shared memory")
-            out = self.new_regs(op.results[0], op)
-            if out.n != 8 or not out.packed:
-                raise self.unsupported(op, f"{cid} yields tile<8 x f16> or tile<8 x bf16>")
-            addr = f"{ref.ptr} + {self.access.address_of_first(ref)}"
-            b.lines_of(ptx.ldmatrix_x4_lines(out.name, addr, cid.endswith(".trans")))
-            self.bind(op.results[0], out)
-            return
-        elif cid == "cp.async.16":
-            dst = self.memref(op.operand(0), op)
-            src = self.memref(op.operand(1), op)
-            if dst.space != "shared" or src.space != "global":
-                raise self.unsupported(op, "cp.async.16 copies global -> shared")
-            valid = self.scalar(op.operand(2), op)
-            if src.ptr in self._param_index:
-                self._aligned16.add(self._param_index[src.ptr])
-            with b.block(""):
-                b.lines_of(ptx.cp_async_lines(
-                    f"{dst.ptr} + {self.access.address_of_first(dst)}",
-                    f"{src.ptr} + {self.access.address_of_first(src)}", src.ptr, valid))
-        elif cid in WGMMA_ATOMS:
-            self._wgmma(op, WGMMA_ATOMS[cid])
-            return
-        elif cid in ("wgmma.fence", "wgmma.commit", "wgmma.wait", "fence.proxy.async"):
-            if cid == "wgmma.fence":
-                self._descs = {}  # descriptors are reused within one fenced group only
-            pending = op.attr("pending", 0)
-            if not isinstance(pending, int) or pending < 0:
-                raise self.unsupported(op, f"{cid} needs pending >= 0, got {pending!r}")
-            b.lines_of(ptx.wgmma_sync_lines(cid, pending))
-        elif cid == "cp.async.commit":
-            b.lines_of(ptx.commit_lines())
-        elif cid == "cp.async.wait":
-            pending = op.attr("pending", 0)
-            if not isinstance(pending, int) or pending < 0:
-                raise self.unsupported(op, f"cp.async.wait needs pending >= 0, got {pending!r}")
-            b.lines_of(ptx.wait_lines(pending))
-        else:
+        printer = printer_for(cid)
+        if printer is None:
             raise self.unsupported(op, f"no CUDA emission for atom {cid!r}")
+        if printer(self, op):
+            return
         for r in op.results:
             if not isinstance(r.type, ir.TokenType):
                 raise self.unsupported(op, f"{cid} produces a token, not {r.type}")
             self.bind(r, TokenVal())
 
-    def _wgmma(self, op: ir.Operation, atom: WgmmaAtom) -> None:
-        """One warpgroup instruction: descriptors of the two swizzled shared operands (start:
-        the view's first element before the swizzle; strides: the lowering's ``a_sbo``,
-        ``b_lbo``, ``b_sbo``), accumulators updated in place in fresh arrays."""
-        if self.target != "cuda:sm_90":
-            raise self.unsupported(op, f"{atom.catalog_id} needs sm_90a (Hopper); the target "
-                                       f"is {self.target}")
-        if self.threads % 128:
-            raise self.unsupported(op, f"{atom.catalog_id} needs whole warpgroups; the block "
-                                       f"has {self.threads} threads")
-        self.wgmma = True
-        self.warp_atoms = True
-        n = op.attr("n")
-        descs = []
-        for k, (lbo, sbo) in enumerate(((16, op.attr("a_sbo")), (op.attr("b_lbo"),
-                                                                 op.attr("b_sbo")))):
-            ref = self.memref(op.operand(k), op)
-            if ref.space != "shared" or ref.swizzle != 128:
-                raise self.unsupported(op, f"{atom.catalog_id} reads 128-byte swizzled shared "
-                                           "memory")
-            if not all(isinstance(x, int) and 0 < x < (1 << 18) and x % 16 == 0
-                       for x in (lbo, sbo)):
-                raise self.unsupported(op, f"{atom.catalog_id}: descriptor strides {lbo}, "
-                                           f"{sbo} are not 16-byte multiples below 256 KB")
-            var, const = self.access.first_parts(ref)
-            key = (ref.ptr, var, lbo, sbo)
-            esize = atom.in_dtype.bytes
-            base = self._descs.get(key)
-            d = self.fresh("desc")
-            if base is not None and ((const - base[1]) * esize) % 16 == 0:
-                # same operand, another K step: the start field moves by whole 16-byte units
-                # (no carry out of the 14-bit field: both are addresses inside the buffer)
-                step = (const - base[1]) * esize // 16
-                self.buf.line(f"const uint64_t {d} = {base[0]} + {step}ull;")
-            else:
-                self.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
-                              f"{plus(var, I64, const)}), {lbo}u, {sbo}u);")
-                self._descs[key] = (d, const)
-            descs.append(d)
-        accs = []
-        for k, (cv, rv) in enumerate(zip(op.operands[2:], op.results)):
-            c = self.regs(cv, op)
-            if c.n != 4 or c.dtype is not atom.acc_dtype:
-                raise self.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
-                                           f"4 x {atom.acc_dtype}")
-            here = cv.defining_op is not None and cv.defining_op.parent is op.parent
-            if here and sum(1 for _ in cv.uses) == 1 and not c.packed:
-                # defined in this block and dead after this instruction: updated in place (a
-                # value from outside a loop must survive the iterations, so it is copied)
-                d = c
-            else:
-                d = self.new_regs(rv, op)
-                self.copy_regs(d, c)
-            accs.append(d.name)
-            self.bind(rv, d)
-        self.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1]))
-
-    def _shfl(self, op: ir.Operation) -> None:
-        v, mask = op.operand(0), op.operand(1)
-        m = self.scalar(mask, op)
-        f = self.get(v, op)
-        res = op.results[0]
-        if isinstance(f, Scalar):
-            var = self.name_of(res)
-            self.buf.line(f"const {self.ctype(f.type)} {var} = "
-                          f"{ptx.shfl_xor_expr(f.expr, self.ctype(f.type), m)};")
-            self.bind(res, Scalar(var, f.type))
-            return
-        src = self.regs(v, op)
-        out = self.new_regs(res, op)
-        rt = self.rtype(src.dtype)
-        e = "e" if src.n > 1 else "0"
-        line = f"{out.name}[{e}] = {ptx.shfl_xor_expr(f'{src.name}[{e}]', rt, m)};"
-        if src.n > 1:
-            self.buf.line("#pragma unroll")
-            line = f"for (int e = 0; e < {src.n}; ++e) " + line
-        self.buf.line(line)
-        self.bind(res, out)
+    def note_aligned16(self, ptr: str) -> None:
+        """Record that the parameter behind ``ptr`` (if one is) must be 16-byte aligned."""
+        if ptr in self._param_index:
+            self._aligned16.add(self._param_index[ptr])
 
 
 def emit_cuda(module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> CUDASource:

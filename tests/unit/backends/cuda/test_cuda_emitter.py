@@ -221,3 +221,12 @@ def test_packed_and_plain_arrays_convert_element_by_element() -> None:
     assert em.declare((4,), ir.f32, "z", packed=True) == Regs("z", (4,), ir.f32)  # 32-bit
     # (0, 1) <- source words; (2, 3) not aligned; (4, 5) <- (6, 7); a missing element
     assert _word_moves([0, 1, 3, 4, 6, 7, None, 2], 8) == {0: 0, 4: 3}
+
+
+def test_every_catalog_atom_has_a_cuda_printer() -> None:
+    """The printer table (``atom_printers.PRINTERS``) covers the Machine atom catalog exactly:
+    a new atom fails here until the CUDA target prints it."""
+    from tilec.backends.cuda.atom_printers import PRINTERS
+    from tilec.ir.atoms import CATALOG
+
+    assert set(PRINTERS) == set(CATALOG)
