@@ -48,6 +48,8 @@ import numpy as np
 
 import tilec.ir as ir
 
+from . import numerics as nx
+
 __all__ = ["KernelFailure", "KernelAssertionError", "KernelArithmeticError", "KernelIndexError",
            "KernelLoopError", "CheckInfo",
            "HostChecks",
@@ -175,8 +177,6 @@ class KernelLoopError(KernelFailure, ValueError):
 
 def format_value(value: Any, t: ir.ScalarType) -> str:
     """``value`` as a number of type ``t`` (the shortest text that reads back as it)."""
-    from . import numerics as nx  # lazily: the interpreter imports this module
-
     x = np.asarray(value)
     if t is ir.i1:
         return "true" if bool(x) else "false"
@@ -363,8 +363,6 @@ class HostChecks:
 
 def _number(x: Any, t: ir.ScalarType) -> Any:
     """A host value (Python, numpy or ctypes number) as a numpy scalar of ``t``."""
-    from . import numerics as nx
-
     x = getattr(x, "value", x)  # ctypes
     if isinstance(x, np.ndarray):
         x = x[()]
@@ -376,8 +374,6 @@ def _number(x: Any, t: ir.ScalarType) -> Any:
 
 def _evaluate(op: ir.Operation, args: list[Any], kernel: str) -> list[Any]:
     """One scalar operation on numpy scalars, as the reference interpreter defines it."""
-    from . import numerics as nx
-
     if op.name == "constant":
         return [nx.from_python(op.attr("value"), nx.np_dtype(op.result.type))]
     if op.name == "tuple":

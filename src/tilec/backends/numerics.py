@@ -47,7 +47,7 @@ __all__ = [
     "BF16", "np_dtype", "is_float_dtype", "compute_dtype", "round_to", "cast", "from_python",
     "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "sigmoid", "rsqrt",
     "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree", "matmul",
-    "COMPARISONS", "TREE_COMBINERS",
+    "COMPARISONS",
 ]
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -66,10 +66,6 @@ _BOOL = np.dtype(np.bool_)
 
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 """The ``arith`` functions that produce ``i1``."""
-
-TREE_COMBINERS = ("add", "mul", "max", "min")
-"""Merge laws an ``unordered_tree`` reduction may regroup."""
-
 
 # ---------------------------------------------------------------------- dtypes
 

@@ -541,9 +541,9 @@ class Compiled:
         self.check_args(args)
         exe = self.executable()
         if not getattr(exe, "runnable", True):
-            from tilec.runtime import get_backend
+            from tilec.runtime import require
 
-            get_backend(self.target)  # raises with the reason it cannot run here
+            require(self.target)  # raises with the reason it cannot run here
         exe(*args)
 
     def __repr__(self) -> str:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .attributes import COMBINERS
 from .core import Block, BlockArgument, Operation, Value
 
 __all__ = ["MERGES", "strip_casts", "recognize_merges", "merge_laws"]
 
-MERGES = ("add", "mul", "max", "min")
-"""The merge laws a tree may regroup."""
+MERGES = tuple(c for c in COMBINERS if c != "custom")
+"""The merge laws a tree may regroup (the record's laws but ``custom``)."""
 
 
 def strip_casts(v: Value) -> Value:

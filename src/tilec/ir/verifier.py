@@ -114,8 +114,6 @@ _TILE_SEMANTIC_OPS = frozenset({"load", "store", "atomic", "view", "memory", "mm
                                 "map", "reindex", "sync"})
 """Operations that must execute inside a ``parallel`` (invariant 4)."""
 
-"""``arith`` functions recognized as tree merges of a reduction state."""
-
 _CONTEXT_LINES = 3
 """Printed lines kept before and after the offending operation."""
 

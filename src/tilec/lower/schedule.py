@@ -124,12 +124,12 @@ def schedule_module(module: ir.Module, target: str, options: LowerOptions | None
             if op.name != "parallel" or _enclosing_parallel(op) is not None:
                 continue
             site = sites.get(op)
-            plan = None
+            group_plan = None
             if site is not None and site.workload is not None:
-                got = planned.get(site.label) if planned is not None else None
-                plan = got if got is not None else plan_group(site.workload, profile,
-                                                              options.planner)
-            g = _schedule_group(op, profile, options, plan)
+                group_plan = planned.get(site.label) if planned is not None else None
+                if group_plan is None:
+                    group_plan = plan_group(site.workload, profile, options.planner)
+            g = _schedule_group(op, profile, options, group_plan)
             _annotate(g, op)
             groups.append(g)
         fn.attributes["form"] = "scheduled"

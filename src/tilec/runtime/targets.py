@@ -144,7 +144,8 @@ def require(name: str, run: bool = True) -> None:
 def load_backend(name: str) -> Backend:
     """The backend object for ``name`` without asking whether it can run or build here (its
     pipeline, profile and emitter work anywhere; see ``require``)."""
-    return _load(_lookup(name), _lookup(name).factory)(name)
+    info = _lookup(name)
+    return _load(info, info.factory)(name)
 
 
 def get_backend(name: str, run: bool = True) -> Backend:
@@ -186,10 +187,10 @@ register_target(TargetInfo("simt", "tilec.backends.reference.simt", "make_backen
                            "SIMT simulator of Machine TileIR (numpy, lanes in lock-step)"))
 register_target(TargetInfo("cuda", "tilec.backends.cuda.backend", "make_backend", "probe",
                            "CUDA C++ through NVRTC (cuda-core), for the device's architecture",
-                           build_probe="probe_build"))
+                           build_probe="nvrtc_available"))
 register_target(TargetInfo("cuda:sm_90", "tilec.backends.cuda.backend", "make_backend",
                            "probe_sm_90", "CUDA, Hopper profile (mma.sync, exact FP32 FFMA)",
-                           build_probe="probe_build"))
+                           build_probe="nvrtc_available"))
 register_target(TargetInfo("cuda:sm_80", "tilec.backends.cuda.backend", "make_backend",
                            "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)",
-                           build_probe="probe_build"))
+                           build_probe="nvrtc_available"))

@@ -591,10 +591,11 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         and fails like a check when it is (in a ``map`` loop too: the elements before it are
         computed, nothing after the failing one)."""
         if divisor_may_be_zero(op, self.ranges):
-            self.checks[ir.op_number(op)] = CheckInfo.division(op)
+            info = CheckInfo.division(op)
+            self.checks[info.op_id] = info
             divisor = self.scalar(op.operand(1), op)
             with self.buf.block(f"if (__builtin_expect({divisor} == 0, 0))"):
-                self.buf.line(f"tc_fail(tc_st, TC_ERR_ZERODIV, {ir.op_number(op)});")
+                self.buf.line(f"tc_fail(tc_st, TC_ERR_ZERODIV, {info.op_id});")
                 self._leave()
         super().emit_arith(op)
 
@@ -736,9 +737,9 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                                   f"{last} = tc_max_i({last}, {c});")
                 bad = f"{start} < 0 || {last} >= {src[axis]}"
                 report = index_report(op, axis, None, src[axis], False)
-            self.reads[(ir.op_number(op), axis)] = report
+            self.reads[(report.op_id, axis)] = report
             with self.buf.block(f"if (__builtin_expect({bad}, 0))"):
-                with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_REINDEX, {ir.op_number(op)}))"):
+                with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_REINDEX, {report.op_id}))"):
                     self.buf.line(f"tc_ck[0] = {start}; tc_ck[1] = {axis};")
                 self._leave()
 
@@ -859,9 +860,10 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         rt = op.result.type
         extents = [self.dim_expr(d, op) for d in rt.shape]
         bounded = op.attr("bounds", "total") == "bounded"
+        number = ir.op_number(op)
         if not bounded:
-            self.checks[ir.op_number(op)] = total_view_report(op)
-        self.bind(op.result, base.sub(op.attr("map"), held, extents, bounded, ir.op_number(op)))
+            self.checks[number] = total_view_report(op)
+        self.bind(op.result, base.sub(op.attr("map"), held, extents, bounded, number))
 
     def emit_load(self, op: ir.Operation) -> None:
         """Copy the valid elements of a view into a fresh tile; invalid ones get ``fill``."""

@@ -38,7 +38,7 @@ from tilec.backends.cuda.runtime import (
 from tilec.backends.interop_checks import kernel_label
 from tilec.backends.kernel_checks import HostChecks
 
-__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "probe_build",
+__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe",
            "probe_sm_80", "probe_sm_90", "device_capability", "TARGET_SM"]
 
 TARGET_SM = {"cuda:sm_90": 90, "cuda:sm_80": 80}
@@ -84,11 +84,6 @@ def probe() -> str | None:
         return why
     if cc < (8, 0):
         return f"the device has compute capability {cc[0]}.{cc[1]}; tilec needs 8.0 or newer"
-    return nvrtc_available()
-
-
-def probe_build() -> str | None:
-    """None when CUDA kernels can be built here (NVRTC alone: source, cubin, resources)."""
     return nvrtc_available()
 
 
