@@ -83,7 +83,7 @@ def blas_info() -> dict[str, Any]:
 
 def machine() -> dict[str, Any]:
     """Everything about this machine and run that a reader needs to interpret the figures."""
-    from tilec.backends.c.compiler import toolchain
+    from tilec.targets.cpu.compiler import toolchain
 
     tc = toolchain()
     return {

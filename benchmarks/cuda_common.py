@@ -151,8 +151,8 @@ def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
     Returns ``(executable or None, note)``; the note gives the resources, or why it failed.
     """
     import tilec
-    from tilec.backends.cuda.backend import CUDABackend
     from tilec.driver import lower_for
+    from tilec.targets.cuda.backend import CUDABackend
 
     be = CUDABackend("cuda")
     args = [host_like(t) if hasattr(t, "shape") else t for t in tensors]

@@ -38,8 +38,8 @@ def main() -> int:
     import torch
 
     import tilec.lower as lower
-    from tilec.backends.cuda.backend import CUDABackend
     from tilec.lower.options import LowerOptions
+    from tilec.targets.cuda.backend import CUDABackend
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=4096)

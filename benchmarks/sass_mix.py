@@ -76,10 +76,10 @@ def compile_matmul(dtype: str, size: int, threads: int | None, budget: int | Non
 
     import tilec
     import tilec.lower as lower
-    from tilec.backends.cuda.compiler import compile_cubin
-    from tilec.backends.cuda.emitter import emit_cuda
     from tilec.lib.matmul import matmul
     from tilec.lower.options import LowerOptions
+    from tilec.targets.cuda.compiler import compile_cubin
+    from tilec.targets.cuda.emitter import emit_cuda
 
     npdt = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32}[dtype]
     a = np.empty((size, size), npdt)

@@ -1,6 +1,6 @@
 """Hand-written Machine TileIR samples, exactly per docs/design/lowering.md, with numpy oracles.
 
-These are the shared fixtures of the SIMT simulator (``backends/reference/simt.py``)
+These are the shared fixtures of the SIMT simulator (``targets/reference/simt.py``)
 and the CUDA emitter: what the lowering is expected to produce, written by
 hand. Every function has ``form = "machine"``, ``target = "cuda:sm_90"``, a
 grid-level ``parallel`` with ``level = "grid"`` and ``threads = T`` whose
@@ -52,8 +52,8 @@ import ml_dtypes
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends import numerics as nx
 from tilec.ir.atoms import MMA_ATOMS, FragmentLayout, MmaAtom
+from tilec.targets import numerics as nx
 
 __all__ = ["MACHINE_SAMPLES", "SAMPLE_CASES", "SampleCase", "MachineBuilder", "fragment_map",
            "poisoned"]

@@ -31,8 +31,8 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.c.backend import probe as c_compiler_problem
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cpu.backend import probe as c_compiler_problem
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
 from tilec.testing.fuzz.paths import to_device, to_host  # the fuzzer's GPU path moves arrays too
 
 __all__ = ["PATHS", "HOST_PATHS", "SIMULATED", "CUDA_TARGETS", "CUBIN_ARCHS", "run", "raises",
@@ -164,8 +164,8 @@ def cuda_source(kernel: Any, *specs: Any, target: str = "cuda:sm_90",
                 **constexprs: Any) -> Any:
     """The CUDA kernel ``target`` emits for ``kernel`` on arguments ``specs`` (a
     ``CUDASource``; lowered with the profile's default options, whatever GPU is here)."""
-    from tilec.backends.cuda.emitter import emit_cuda
     from tilec.lower import lower_to_machine
+    from tilec.targets.cuda.emitter import emit_cuda
 
     compiled = tc.compile(kernel, *specs, target="reference", **constexprs)
     return emit_cuda(lower_to_machine(compiled.module, target), compiled.fn_name, target)

@@ -7,17 +7,17 @@ The public API lives here and nowhere else: ``@tilec.kernel``, ``tilec.compile``
 
 from typing import Any
 
-from .backends.kernel_checks import (
+from .frontend import *  # noqa: F403
+from .frontend import __all__ as _frontend_all
+from .ir import ArgumentError, UserError
+from .runtime import TargetUnavailable, available_targets, default_target
+from .targets.kernel_checks import (
     KernelArithmeticError,
     KernelAssertionError,
     KernelIndexError,
     KernelLoopError,
 )
-from .backends.reference.errors import SimulationError
-from .frontend import *  # noqa: F403
-from .frontend import __all__ as _frontend_all
-from .ir import ArgumentError, UserError
-from .runtime import TargetUnavailable, available_targets, default_target
+from .targets.reference.errors import SimulationError
 
 __version__ = "0.1.0"
 

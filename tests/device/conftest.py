@@ -2,7 +2,7 @@
 
 Fixtures:
 
-* ``cuda_device``: skips unless ``tilec.backends.cuda.backend.probe()`` finds a
+* ``cuda_device``: skips unless ``tilec.targets.cuda.backend.probe()`` finds a
   CUDA device, cuda-core and NVRTC;
 * ``torch_cuda``: the ``torch`` module with CUDA available (device tensors are
   made with torch), else a skip.
@@ -22,7 +22,7 @@ import pytest
 _TESTS = Path(__file__).resolve().parents[1]
 # the shared helpers (paths.py), the regression modules whose kernels the GPU runs again,
 # and the CUDA unit tests' Machine IR samples
-for p in (_TESTS, _TESTS / "regression", _TESTS / "unit" / "backends" / "cuda"):
+for p in (_TESTS, _TESTS / "regression", _TESTS / "unit" / "targets" / "cuda"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
@@ -31,7 +31,7 @@ for p in (_TESTS, _TESTS / "regression", _TESTS / "unit" / "backends" / "cuda"):
 def cuda_device() -> None:
     """Skip (with the reason) unless the CUDA target can run here."""
     try:
-        from tilec.backends.cuda.backend import probe
+        from tilec.targets.cuda.backend import probe
     except ImportError as e:
         pytest.skip(f"CUDA backend not importable: {e}")
     why = probe()

@@ -18,10 +18,10 @@ from test_cuda_samples import check
 
 import tilec
 from paths import poison, to_device, to_host
-from tilec.backends.cuda.backend import make_backend
-from tilec.backends.cuda.runtime import InteropError
 from tilec.driver import lower_for
 from tilec.lib.matmul import matmul
+from tilec.targets.cuda.backend import make_backend
+from tilec.targets.cuda.runtime import InteropError
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 

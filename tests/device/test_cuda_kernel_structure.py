@@ -16,8 +16,8 @@ import pytest
 
 import tilec as tc
 from paths import poison, to_device, to_host
-from tilec.backends.cuda.backend import CUDABackend
 from tilec.lower import LoweringError
+from tilec.targets.cuda.backend import CUDABackend
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 

@@ -12,9 +12,9 @@ import pytest
 
 import tilec
 from paths import to_device, to_host
-from tilec.backends.cuda.backend import make_backend
 from tilec.demo import max_error
 from tilec.driver import lower_for
+from tilec.targets.cuda.backend import make_backend
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 

@@ -21,9 +21,9 @@ import pytest
 import mma_chains as chains
 import tilec
 from paths import poison, to_device, to_host
-from tilec.backends.cuda.backend import make_backend
 from tilec.driver import default_options
 from tilec.lower import lower, matrix_candidates
+from tilec.targets.cuda.backend import make_backend
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 

@@ -10,7 +10,7 @@ from cuda_machine_ir import SAMPLES
 
 import machine_samples as shared
 from paths import poison, to_device, to_host
-from tilec.backends.cuda.backend import CUDABackend, make_backend
+from tilec.targets.cuda.backend import CUDABackend, make_backend
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 
@@ -104,7 +104,7 @@ def test_validation_names_the_argument(torch_cuda: Any) -> None:
     s = SAMPLES["add_f32"]
     exe = make_backend("cuda").compile(s.module(), s.name)
     a = torch.zeros(8, device="cuda")
-    from tilec.backends.cuda.runtime import InteropError
+    from tilec.targets.cuda.runtime import InteropError
 
     with pytest.raises(InteropError, match="'C'.*overlaps"):
         exe(a, torch.zeros(8, device="cuda"), a)

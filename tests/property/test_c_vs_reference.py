@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import tilec as tc
-from tilec.backends.c.backend import probe
+from tilec.targets.cpu.backend import probe
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no C compiler: {probe()}")
 

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.cuda.emitter import emit_cuda
-from tilec.backends.cuda.runtime import bind_arguments
-from tilec.backends.interop_checks import InteropError, kernel_label, shape_bindings
-from tilec.backends.reference.errors import SimulationError
 from tilec.lib.matmul import matmul
 from tilec.lib.transpose import transpose
 from tilec.lower import lower_to_machine
+from tilec.targets.cuda.emitter import emit_cuda
+from tilec.targets.cuda.runtime import bind_arguments
+from tilec.targets.interop_checks import InteropError, kernel_label, shape_bindings
+from tilec.targets.reference.errors import SimulationError
 
 TARGETS = ["reference", "cpu", "cuda:sm_90", "cuda:sm_80", "metal:m1"]
 

@@ -22,7 +22,7 @@ import pytest
 
 import tilec as tc
 import tilec.ir as ir
-from tilec.backends.c.backend import probe as c_compiler_problem
+from tilec.targets.cpu.backend import probe as c_compiler_problem
 
 TARGETS = ("reference", "cpu")
 I8 = tc.array((None,), tc.int8)

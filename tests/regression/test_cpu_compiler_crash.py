@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.c import compiler as cc
-from tilec.backends.c.backend import make_backend, probe
+from tilec.targets.cpu import compiler as cc
+from tilec.targets.cpu.backend import make_backend, probe
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no C compiler: {probe()}")
 

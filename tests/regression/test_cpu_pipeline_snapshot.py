@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.c.backend import probe
+from tilec.targets.cpu.backend import probe
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no C compiler: {probe()}")
 

@@ -21,9 +21,9 @@ import pytest
 
 import tilec as tc
 import tilec.ir as ir
-from tilec.backends.c.backend import make_backend as c_backend
-from tilec.backends.c.backend import probe
-from tilec.backends.reference.backend import make_backend as reference_backend
+from tilec.targets.cpu.backend import make_backend as c_backend
+from tilec.targets.cpu.backend import probe
+from tilec.targets.reference.backend import make_backend as reference_backend
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no C compiler: {probe()}")
 

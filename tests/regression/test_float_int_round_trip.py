@@ -27,9 +27,9 @@ import pytest
 
 import tilec as tc
 from tilec import lower
-from tilec.backends.c.backend import probe as c_compiler_problem
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-from tilec.backends.cuda.emitter import emit_cuda
+from tilec.targets.cpu.backend import probe as c_compiler_problem
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
 
 PATHS = ("reference", "cpu", "cuda:sm_90", "cuda:sm_80", "metal:m1")
 """The two executable paths, then the simulator of each hardware profile."""
@@ -131,7 +131,7 @@ def ptx_of(source: str, arch: str) -> str:
     """The PTX NVRTC makes of ``source`` (no driver needed), with the kernels' options."""
     from cuda.bindings import nvrtc
 
-    from tilec.backends.cuda.compiler import OPTIONS
+    from tilec.targets.cuda.compiler import OPTIONS
 
     _, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
     opts = [o.encode() for o in OPTIONS if not o.startswith("--ptxas")]

@@ -28,9 +28,9 @@ import pytest
 import tilec as tc
 import tilec.ir as ir
 import tilec.lower as lower
-from tilec.backends.c.backend import probe as c_compiler_problem
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-from tilec.backends.cuda.emitter import emit_cuda
+from tilec.targets.cpu.backend import probe as c_compiler_problem
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
 
 PATHS = ("reference", "cpu", "cuda:sm_90", "cuda:sm_80", "metal:m1")
 """The two executable paths, then the simulator of each hardware profile."""

@@ -16,8 +16,8 @@ import pytest
 
 import tilec as tc
 from tilec import lower
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-from tilec.backends.cuda.emitter import emit_cuda
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
 
 
 @tc.kernel

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.c.backend import probe as c_compiler_problem
+from tilec.targets.cpu.backend import probe as c_compiler_problem
 
 N = 12
 """Output length (every index a loop below visits is in ``[0, N)``)."""

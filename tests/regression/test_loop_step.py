@@ -34,7 +34,7 @@ from paths import (
     run,
     unwritten,
 )
-from tilec.backends.c.backend import make_backend as c_backend
+from tilec.targets.cpu.backend import make_backend as c_backend
 
 
 def _run_failing(target: str, kernel: Any, *args: Any, **constexprs: Any) -> tc.KernelLoopError:

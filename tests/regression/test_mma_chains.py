@@ -32,12 +32,12 @@ import pytest
 import mma_chains as chains
 import tilec as tc
 import tilec.ir as ir
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-from tilec.backends.cuda.emitter import emit_cuda
-from tilec.backends.reference.simt import simulate_module
 from tilec.lower import LowerOptions, lower, lower_to_machine, matrix_candidates
 from tilec.lower.machine import lower_scheduled_module
 from tilec.lower.options import LoweringBug
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
+from tilec.targets.reference.simt import simulate_module
 
 TARGETS = ("cuda:sm_90", "cuda:sm_80", "metal:m1")
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends import numerics as nx
+from tilec.targets import numerics as nx
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "design" / "tileir.md"
 BF16 = np.dtype(ml_dtypes.bfloat16)

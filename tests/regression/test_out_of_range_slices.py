@@ -43,10 +43,10 @@ from paths import (
     unwritten,
     where,
 )
-from tilec.backends.c.backend import make_backend as c_backend
-from tilec.backends.reference.backend import make_backend as reference_backend
-from tilec.backends.reference.simt import simulate_module
 from tilec.lower import LoweringError, lower_to_machine
+from tilec.targets.cpu.backend import make_backend as c_backend
+from tilec.targets.reference.backend import make_backend as reference_backend
+from tilec.targets.reference.simt import simulate_module
 
 
 def _raises(path: str, kernel: Any, *args: Any, **constexprs: Any) -> tc.KernelIndexError:

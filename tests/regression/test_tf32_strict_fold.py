@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-from tilec.backends.cuda.emitter import emit_cuda
-from tilec.backends.reference.simt import simulate_module
 from tilec.lower import LowerOptions, lower, lower_to_machine, matrix_candidates
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
+from tilec.targets.reference.simt import simulate_module
 
 TARGETS = ("cuda:sm_90", "cuda:sm_80", "metal:m1")
 

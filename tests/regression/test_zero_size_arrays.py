@@ -17,17 +17,17 @@ import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.backends.cuda.emitter import emit_cuda
-from tilec.backends.cuda.runtime import (
+from tilec.lib.matmul import matmul
+from tilec.lib.reductions import row_sum
+from tilec.lib.transpose import transpose
+from tilec.lower import lower_to_machine
+from tilec.targets.cuda.emitter import emit_cuda
+from tilec.targets.cuda.runtime import (
     as_device_array,
     bind_arguments,
     check_aligned16,
     shape_bindings,
 )
-from tilec.lib.matmul import matmul
-from tilec.lib.reductions import row_sum
-from tilec.lib.transpose import transpose
-from tilec.lower import lower_to_machine
 
 TARGETS = ["reference", "cpu", "cuda:sm_90", "cuda:sm_80", "metal:m1"]
 MM = {"BM": 16, "BN": 16, "BK": 8}

@@ -14,14 +14,16 @@ from tilec.lib.matmul import matmul
 from tilec.runtime import why_unavailable
 
 RANKS = {"tilec.frontend": 0, "tilec.driver": 1, "tilec.plan": 2, "tilec.lower": 2}
-"""The chain; a target package (``tilec.backends.<name>``) comes last. The IR, the
+"""The chain; a target package (``tilec.targets.<name>``) comes last. The IR, the
 execution calculus, the registry and the modules targets share are called from anywhere."""
 
 
 def _rank(module: str) -> int | None:
     parts = module.split(".")
-    if parts[:2] == ["tilec", "backends"] and len(parts) > 3:
-        return 3  # tilec.backends.<target>.<module>
+    if parts[:2] == ["tilec", "targets"] and len(parts) > 3:
+        if parts[3] == "profile":
+            return None  # a target's profile is data every layer reads (exec.get_profile)
+        return 3  # tilec.targets.<target>.<module>
     return RANKS.get(".".join(parts[:2]))
 
 
@@ -75,12 +77,12 @@ def lowering_build(self, module, fn_name, src):
 
 
 def test_a_target_calling_lowering_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tilec.backends.c import backend as cb
+    from tilec.targets.cpu import backend as cb
 
     # Defined among the target module's globals, as a target's own function would be.
     scope = dict(vars(cb), original_build=cb.CBackend.build)
     exec(_LOWERING_BUILD, scope)
     monkeypatch.setattr(cb.CBackend, "build", scope["lowering_build"])
     _, back = _trace("cpu")
-    assert back == ["tilec.backends.c.backend.lowering_build -> "
+    assert back == ["tilec.targets.cpu.backend.lowering_build -> "
                     "tilec.lower.reductions.identity"], back

@@ -11,20 +11,21 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Each layer, and the layers it may import (its own is always allowed). Targets are the
-# packages under ``tilec.backends``; ``tilec.backends`` itself holds what they share.
+# packages under ``tilec.targets``; ``tilec.targets`` itself holds what they share.
 ALLOWED: dict[str, set[str]] = {
     "tilec.ir": set(),
     "tilec.exec": {"tilec.ir"},
     "tilec.plan": {"tilec.ir", "tilec.exec"},
-    "tilec.lower": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.backends.shared"},
-    "tilec.backends.shared": {"tilec.ir"},
-    "tilec.backends.reference": {"tilec.ir", "tilec.exec", "tilec.backends.shared"},
-    "tilec.backends.c": {"tilec.ir", "tilec.exec", "tilec.backends.shared"},
-    "tilec.backends.cuda": {"tilec.ir", "tilec.exec", "tilec.backends.shared"},
+    "tilec.lower": {"tilec.ir", "tilec.exec", "tilec.plan"},
+    "tilec.targets.shared": {"tilec.ir"},
+    "tilec.targets.reference": {"tilec.ir", "tilec.exec", "tilec.targets.shared"},
+    "tilec.targets.cpu": {"tilec.ir", "tilec.exec", "tilec.targets.shared"},
+    "tilec.targets.cuda": {"tilec.ir", "tilec.exec", "tilec.targets.shared"},
+    "tilec.targets.metal": {"tilec.ir", "tilec.exec", "tilec.targets.shared"},
     "tilec.runtime": {"tilec.ir", "tilec.exec"},
     "tilec.driver": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.lower", "tilec.runtime"},
     "tilec.frontend": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.driver", "tilec.runtime",
-                       "tilec.backends.reference"},
+                       "tilec.targets.reference"},
 }
 """Layers below the public facade. ``tilec`` (the facade), ``tilec.cli``, ``tilec.demo``,
 ``tilec.lib`` and ``tilec.testing`` sit on top and may import any of them."""
@@ -35,10 +36,10 @@ TOP = {"tilec", "tilec.cli", "tilec.demo", "tilec.lib", "tilec.testing"}
 def layer(module: str) -> str:
     """The layer a module belongs to."""
     parts = module.split(".")
-    if parts[:2] == ["tilec", "backends"]:
-        if len(parts) > 2 and (SRC / "tilec" / "backends" / parts[2]).is_dir():
+    if parts[:2] == ["tilec", "targets"]:
+        if len(parts) > 2 and (SRC / "tilec" / "targets" / parts[2]).is_dir():
             return ".".join(parts[:3])
-        return "tilec.backends.shared"
+        return "tilec.targets.shared"
     if len(parts) == 1:
         return "tilec"
     return ".".join(parts[:2])
@@ -68,7 +69,7 @@ def imports() -> list[tuple[str, str, int]]:
                                                            for a in node.names]
                 else:
                     names = [node.module or ""]
-                    if node.module in ("tilec", "tilec.backends"):
+                    if node.module in ("tilec", "tilec.targets"):
                         names = [f"{node.module}.{a.name}" for a in node.names]
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -98,9 +99,13 @@ def test_the_rules_cover_every_module() -> None:
 
 @pytest.mark.parametrize("src, dst, ok", [
     ("tilec.ir.core", "tilec.lower.atoms", False),
-    ("tilec.lower.machine", "tilec.backends.cuda.emitter", False),
-    ("tilec.lower.machine", "tilec.backends.ranges", True),
-    ("tilec.backends.reference.simt", "tilec", False),
+    ("tilec.lower.machine", "tilec.targets.cuda.emitter", False),
+    ("tilec.lower.machine", "tilec.ir.ranges", True),
+    ("tilec.lower.machine", "tilec.targets.kernel_checks", False),
+    ("tilec.plan.extract", "tilec.targets.cuda.profile", False),
+    ("tilec.exec.profiles", "tilec.targets.cuda.profile", False),
+    ("tilec.targets.cuda.profile", "tilec.exec.profiles.base", True),
+    ("tilec.targets.reference.simt", "tilec", False),
     ("tilec.driver", "tilec.frontend.jit", False),
     ("tilec.frontend.jit", "tilec.driver", True),
 ])

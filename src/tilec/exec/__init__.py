@@ -19,7 +19,6 @@ from .profiles import (
     ATOM_FAMILIES,
     ATOM_REALIZATIONS,
     FACT_KINDS,
-    MPP_DESCRIPTOR,
     PROFILE_ALIASES,
     DescriptorRule,
     Fact,
@@ -36,7 +35,7 @@ __all__ = [
     "Coordinate", "Digit", "MatrixDistribution", "MixedRadixMap", "matrix_distribution",
     "one_atom_distribution", "GRID", "GROUP", "LANE", "LEVELS", "SUBGROUP", "WARPGROUP",
     "CohortScope", "Level", "level_named", "ATOM_FAMILIES", "ATOM_REALIZATIONS", "FACT_KINDS",
-    "MPP_DESCRIPTOR", "DescriptorRule", "Fact", "FragmentCounts", "MatrixAtom", "TargetProfile",
+    "DescriptorRule", "Fact", "FragmentCounts", "MatrixAtom", "TargetProfile",
     "get_profile", "profile_names", "PROFILE_ALIASES", "resolve_profile_name", "ExecStructure",
     "LevelExtent",
 ]

@@ -588,8 +588,8 @@ def simulate(fn: Any, args: Sequence[Any], target: str = "cuda:sm_90",
     """Capture ``fn``, run the ``simt:<profile>`` pipeline (plan, schedule, machine) and run
     the Machine TileIR in the SIMT simulator (arrays written in place); ``max_groups`` stops
     after that many groups."""
-    from tilec.backends.reference.simt import simulate_module
     from tilec.exec.profiles import get_profile, resolve_profile_name
+    from tilec.targets.reference.simt import simulate_module
 
     get_profile(target)  # an unknown profile is the user's error, named before capture
     compiled = _as_kernel(fn).compile(*args, target="simt:" + resolve_profile_name(target),

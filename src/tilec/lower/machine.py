@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
+from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
 
@@ -261,13 +262,17 @@ class GroupLowering:
         self.scopes: list[dict[Any, Any]] = [{}]
         """Value environments, innermost last (candidate value -> machine value/Lowered)."""
         self.target = fn_lowering.target
-        """The target profile name."""
+        """The target profile name (what messages say)."""
+        self.profile = fn_lowering.profile
+        """The target profile whose facts the lowering reads (None: no known profile)."""
         self.skip: set[ir.Operation] = set()
         """Scheduled operations realized elsewhere (staged loads and their views)."""
         self.ldmatrix_trans = fn_lowering.options.ldmatrix_trans
         """Whether 16-bit B fragments may use ``ldmatrix.x4.trans``."""
-        self.async_copies = fn_lowering.options.async_copies and self.target.startswith("cuda")
-        """Whether staged operands may use ``cp.async`` (an sm_80+ CUDA instruction)."""
+        self.async_copies = fn_lowering.options.async_copies \
+            and self.profile is not None and self.profile.async_copies
+        """Whether staged operands may be copied asynchronously (the profile's
+        ``async_copies``: ``cp.async`` on CUDA)."""
         self.loc: ir.Location | None = None
         """Where the Scheduled operation being lowered was written: the machine operations
         made for it take this location, so simulator and emitter messages point at the
@@ -588,6 +593,7 @@ class _FunctionLowering:
         self.src = fn
         self.options = options
         self.target = fn.attributes.get("target", "")
+        self.profile: TargetProfile | None = _profile_or_none(self.target)
         attrs = {k: v for k, v in fn.attributes.items() if k != "form"}
         attrs["form"] = "machine"
         self.out = ir.Function(fn.name, [a.type for a in fn.args], fn.result_types,
@@ -597,7 +603,7 @@ class _FunctionLowering:
         self.groups: list[dict[str, Any]] = []
         """Per group: thread count and shared bytes (reported)."""
         self.ranges: dict[int, Any] | None = None
-        """Value ranges of ``src`` (``backends.ranges``), computed when a division or a
+        """Value ranges of ``src`` (``ir.ranges``), computed when a division or a
         runtime slice asks."""
 
     def outer_value(self, g: GroupLowering, v: ir.Value) -> ir.Value | None:
@@ -673,39 +679,37 @@ class _FunctionLowering:
             raise LoweringError(ir.format_located(
                 f"the group needs {smem.bytes} bytes of shared memory; {self.target} allows "
                 f"{limit} per group (smaller tiles, or fewer staged operands)", par.loc))
-        groups = _warpgroup_residency(grid_block, threads, smem.bytes, self.target)
+        groups = _warpgroup_residency(grid_block, threads, smem.bytes, self.profile)
         if groups > 1:
             grid.attributes["min_groups"] = groups
         self.groups.append({"threads": threads, "shared_bytes": smem.bytes})
 
     def shared_limit(self) -> int | None:
         """The target's shared memory per group (None when unknown)."""
-        from tilec.exec import get_profile
+        return None if self.profile is None else self.profile.shared_bytes_per_group
 
-        try:
-            return get_profile(self.target).shared_bytes_per_group
-        except ValueError:
-            return None
+
+def _profile_or_none(target: str) -> TargetProfile | None:
+    """The profile a Scheduled function was planned for (None: none is named, or unknown)."""
+    try:
+        return get_profile(target) if target else None
+    except ValueError:
+        return None
 
 
 def _warpgroup_residency(grid_block: ir.Block, threads: int, shared_bytes: int,
-                         target: str) -> int:
+                         p: TargetProfile | None) -> int:
     """Groups per compute unit to ask the compiler to fit (``min_groups``) for a group that
     issues warpgroup instructions: as many as shared memory holds, while each lane keeps its
     accumulators plus ``WGMMA_OTHER_REGISTERS``; 1 (no request) otherwise. Warpgroup
     instructions wait for their operands, so a second resident group is what hides that."""
-    from tilec.exec import get_profile
     from tilec.plan.matrix import WGMMA_OTHER_REGISTERS
 
     acc = 0
     for op in grid_block.parent_op.walk():  # type: ignore[union-attr]
         if op.name == "atom.call" and op.attr("catalog_id") in WGMMA_ATOMS:
             acc = max(acc, int(op.attr("n")) // 2)
-    if not acc:
-        return 1
-    try:
-        p = get_profile(target)
-    except ValueError:
+    if not acc or p is None:
         return 1
     if p.shared_bytes_per_unit is None or p.registers_per_unit is None or not shared_bytes:
         return 1

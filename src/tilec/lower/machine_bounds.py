@@ -5,7 +5,7 @@ A ``reindex`` without ``fill`` whose start is a runtime value (a tile slice
 GPU the source is spread over the group's registers (or repartitioned through
 shared memory), so nothing would notice a read past its end. The lowering
 puts one uniform ``check {kind = "index"}`` per source axis a runtime value
-may move out of range (``backends.index_bounds``) before the ``reindex``: its
+may move out of range (``ir.index_bounds``) before the ``reindex``: its
 symbols are Candidate scalars, uniform across the group, so the group stops
 as a whole, before any later effect, and each target reports it through the
 channel of its checks (``KernelIndexError`` at the slice, with its start).
@@ -26,14 +26,8 @@ refused with a located ``LoweringError``.
 from __future__ import annotations
 
 import tilec.ir as ir
-from tilec.backends.index_bounds import (
-    extremes,
-    reindex_bounds,
-    split,
-    total_view_report,
-    view_in_range,
-)
-from tilec.backends.ranges import Range, analyze_ranges
+from tilec.ir.index_bounds import TOTAL_VIEW_MESSAGE, extremes, reindex_bounds, split, view_in_range
+from tilec.ir.ranges import Range, analyze_ranges
 
 from .machine import GroupLowering
 from .options import LoweringError
@@ -67,10 +61,9 @@ def guard_reindex(g: GroupLowering, op: ir.Operation) -> None:
         else:
             cond = g.arith("and", g.arith("ge", offset, g.index(ok.lo)),
                            g.arith("le", offset, g.index(ok.hi)))
-        report = t.report(op)
-        g.b.create("check", [cond, start], [], {"message": report.message,
-                                                "labels": report.labels, "kind": "index"},
-                   loc=op.loc)
+        message, label = t.describe()
+        g.b.create("check", [cond, start], [], {"message": message, "labels": (label,),
+                                                "kind": "index"}, loc=op.loc)
 
 
 def _mixed_map(g: GroupLowering, op: ir.Operation, axis: int) -> LoweringError:
@@ -127,7 +120,6 @@ def guard_total_access(g: GroupLowering, access: ir.Operation) -> None:
     if any(n == 0 for n in dom):
         return
     syms = [g.scalar(x) for x in v.operands[1:]]
-    report = total_view_report(v)
     for e, ext in zip(m.results, v.operand(0).type.shape):
         f, off = split(e)  # type: ignore[misc]  # check_total_view made sure
         lo, hi = extremes(f, dom)
@@ -135,5 +127,5 @@ def guard_total_access(g: GroupLowering, access: ir.Operation) -> None:
         last = g.arith("sub", g.extent(ext), g.index(hi + 1))
         cond = g.arith("and", g.arith("ge", offset, g.index(-lo)),
                        g.arith("le", offset, last))
-        g.b.create("check", [cond], [], {"message": report.message, "labels": (),
+        g.b.create("check", [cond], [], {"message": TOTAL_VIEW_MESSAGE, "labels": (),
                                          "kind": "index"}, loc=v.loc)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import tilec.ir as ir
-from tilec.backends.ranges import analyze_ranges, step_may_be_nonpositive
+from tilec.ir.ranges import analyze_ranges, step_may_be_nonpositive
 
 from .machine import GroupLowering, Lowered, Staged, rule
 from .options import LoweringBug

@@ -22,7 +22,7 @@ their checks):
 * such a division in a ``reduce`` update is refused (a ``LoweringError``):
   the update runs in lane folds and shuffle trees with no place for a vote.
 
-Divisions by a constant or a provably nonzero value (``backends.ranges``)
+Divisions by a constant or a provably nonzero value (``ir.ranges``)
 get nothing. Top-level divisions are the host's (``kernel_checks.HostChecks``
 evaluates them with the host checks): their copies in the SIMT region get
 nothing. Nor does the prefetch of a staged load's address for a later
@@ -38,8 +38,8 @@ from collections.abc import Sequence
 import numpy as np
 
 import tilec.ir as ir
-from tilec.backends.ranges import analyze_ranges, divisor_may_be_zero
 from tilec.ir import dist_layout as L
+from tilec.ir.ranges import analyze_ranges, divisor_may_be_zero
 
 from .cloning import clone_region
 from .machine import GroupLowering, Lowered

@@ -72,10 +72,8 @@ def _store(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("atomic")
 def _atomic(g: GroupLowering, op: ir.Operation) -> None:
-    from tilec.exec import get_profile
-
     dt = op.operand(0).type.dtype
-    allowed = get_profile(g.target).atomic_dtypes
+    allowed = None if g.profile is None else g.profile.atomic_dtypes
     if allowed is not None and dt.name not in allowed:
         raise LoweringError(ir.format_located(
             f"{g.target} has no atomic {op.attr('kind')} on {dt} memory (its atomics update "

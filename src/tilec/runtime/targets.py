@@ -179,18 +179,18 @@ def default_target() -> str:
     return "reference"
 
 
-register_target(TargetInfo("reference", "tilec.backends.reference.backend", "make_backend",
+register_target(TargetInfo("reference", "tilec.targets.reference.backend", "make_backend",
                            None, "numpy interpreter of Candidate TileIR (the oracle)"))
-register_target(TargetInfo("cpu", "tilec.backends.c.backend", "make_backend", "probe",
+register_target(TargetInfo("cpu", "tilec.targets.cpu.backend", "make_backend", "probe",
                            "C compiled by the system compiler, OpenMP across programs"))
-register_target(TargetInfo("simt", "tilec.backends.reference.simt", "make_backend", None,
+register_target(TargetInfo("simt", "tilec.targets.reference.simt", "make_backend", None,
                            "SIMT simulator of Machine TileIR (numpy, lanes in lock-step)"))
-register_target(TargetInfo("cuda", "tilec.backends.cuda.backend", "make_backend", "probe",
+register_target(TargetInfo("cuda", "tilec.targets.cuda.backend", "make_backend", "probe",
                            "CUDA C++ through NVRTC (cuda-core), for the device's architecture",
                            build_probe="nvrtc_available"))
-register_target(TargetInfo("cuda:sm_90", "tilec.backends.cuda.backend", "make_backend",
+register_target(TargetInfo("cuda:sm_90", "tilec.targets.cuda.backend", "make_backend",
                            "probe_sm_90", "CUDA, Hopper profile (mma.sync, exact FP32 FFMA)",
                            build_probe="nvrtc_available"))
-register_target(TargetInfo("cuda:sm_80", "tilec.backends.cuda.backend", "make_backend",
+register_target(TargetInfo("cuda:sm_80", "tilec.targets.cuda.backend", "make_backend",
                            "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)",
                            build_probe="nvrtc_available"))

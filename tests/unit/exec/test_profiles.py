@@ -46,7 +46,7 @@ def test_metal_facts_and_mpp_descriptor() -> None:
     assert p.shared_bytes_per_group == 32 * 1024 and p.concurrent_subgroup_prior == 512
     sg = p.atom("simdgroup.8x8.f32")
     assert sg.fragments.rectangle(4, 2) == 2 * (4 * 2 + 4 + 2)
-    rule = ex.MPP_DESCRIPTOR
+    rule = p.atom("mpp.matmul2d.f32.subgroup").descriptor
     assert rule.check(8, 16, 16) is None and rule.check(16, 8, 32) is None
     assert "multiple of 16" in rule.check(8, 8, 16)
     assert "multiples of 8" in rule.check(12, 16, 16)

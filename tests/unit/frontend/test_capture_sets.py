@@ -27,7 +27,7 @@ from tilec.frontend.scopes import (
 )
 
 try:
-    import tilec.backends.reference.backend  # noqa: F401
+    import tilec.targets.reference.backend  # noqa: F401
 
     HAVE_REFERENCE = True
 except ImportError:  # pragma: no cover - depends on the checkout

@@ -10,7 +10,7 @@ import tilec as tc
 import tilec.ir as ir
 
 try:
-    import tilec.backends.reference.backend  # noqa: F401
+    import tilec.targets.reference.backend  # noqa: F401
 
     HAVE_REFERENCE = True
 except ImportError:  # pragma: no cover - depends on the checkout

@@ -19,7 +19,7 @@ from tilec.demo import DemoCase, max_error
 from tilec.lib import DEMOS as LIB_DEMOS
 
 try:
-    import tilec.backends.reference.backend  # noqa: F401
+    import tilec.targets.reference.backend  # noqa: F401
 
     HAVE_REFERENCE = True
 except ImportError:  # pragma: no cover - depends on the checkout

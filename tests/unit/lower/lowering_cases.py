@@ -16,13 +16,13 @@ import numpy as np
 
 import tilec as tc
 import tilec.ir as ir
-from tilec.backends.reference import Interpreter, bind_arguments
 from tilec.demo import DemoCase
 from tilec.lib import DEMOS as LIB_DEMOS
 from tilec.lower import LowerOptions, lower
+from tilec.targets.reference import Interpreter, bind_arguments
 
 try:
-    from tilec.backends.reference.simt import simulate_module
+    from tilec.targets.reference.simt import simulate_module
 
     SIMULATOR_MISSING: str | None = None
 except ImportError as e:  # pragma: no cover - depends on the checkout

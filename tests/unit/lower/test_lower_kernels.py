@@ -204,7 +204,7 @@ def test_permuted_trans_layout_is_a_mismatch(monkeypatch, permutation):
     """The simulator's ``ldmatrix.x4.trans`` is checked by the ragged GEMM: a wrong lane
     layout for it (delivered untransposed, or the two K halves of each fragment swapped)
     gives a wrong product, which the differential comparison reports."""
-    from tilec.backends.reference import simt_atoms as sa
+    from tilec.targets.reference import simt_atoms as sa
 
     orig = sa._ldmatrix_sources
     swap = [2, 3, 0, 1, 6, 7, 4, 5]  # registers of matrices 0 <-> 1 and 2 <-> 3

@@ -21,15 +21,15 @@ import pytest
 import tilec
 import tilec.ir as ir
 import tilec.lower as lower
-from tilec.backends.clike import UnsupportedError
-from tilec.backends.cuda.compiler import compile_cubin, nvrtc_available
-from tilec.backends.cuda.emitter import emit_cuda
-from tilec.backends.reference.errors import SimulationError
-from tilec.backends.reference.simt import simulate_module
-from tilec.backends.reference.simt_memory import Storage
 from tilec.lib.matmul import matmul
 from tilec.lower.options import LowerOptions
 from tilec.plan.report import plan_module
+from tilec.targets.clike import UnsupportedError
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
+from tilec.targets.reference.errors import SimulationError
+from tilec.targets.reference.simt import simulate_module
+from tilec.targets.reference.simt_memory import Storage
 
 NPDT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}
 

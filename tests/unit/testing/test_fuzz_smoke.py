@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tilec.backends.c.backend import probe
+from tilec.targets.cpu.backend import probe
 from tilec.testing.fuzz.campaign import run_campaign
 from tilec.testing.fuzz.generator import DEFAULT_WEIGHTS
 from tilec.testing.fuzz.paths import CPU_PATHS

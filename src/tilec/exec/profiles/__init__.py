@@ -1,8 +1,14 @@
-"""Target profiles by name. Each family lives in its own module; this only names them."""
+"""Target profiles by name. Each family's profile lives in its target package
+(``tilec.targets.<family>.profile``); this only names them and builds one when asked.
+
+The planner and lowering receive a ``TargetProfile`` and read facts from it;
+they never import a target package. The builders are named by module path and
+imported on first use, as the runtime's registry names backends.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from types import MappingProxyType
 
 import tilec.ir as ir
@@ -17,20 +23,18 @@ from .base import (
     MatrixAtom,
     TargetProfile,
 )
-from .cpu import cpu
-from .cuda import sm_80, sm_90
-from .metal import MPP_DESCRIPTOR, m1
 
 __all__ = ["ATOM_FAMILIES", "ATOM_REALIZATIONS", "FACT_KINDS", "DescriptorRule", "Fact",
-           "FragmentCounts", "MatrixAtom", "TargetProfile", "MPP_DESCRIPTOR", "get_profile",
+           "FragmentCounts", "MatrixAtom", "TargetProfile", "get_profile",
            "profile_names", "PROFILE_ALIASES", "resolve_profile_name", "UnknownProfile"]
 
-_BUILDERS: MappingProxyType[str, Callable[[], TargetProfile]] = MappingProxyType({
-    "cuda:sm_90": sm_90,
-    "cuda:sm_80": sm_80,
-    "metal:m1": m1,
-    "cpu": cpu,
+_BUILDERS: MappingProxyType[str, tuple[str, str]] = MappingProxyType({
+    "cuda:sm_90": ("tilec.targets.cuda.profile", "sm_90"),
+    "cuda:sm_80": ("tilec.targets.cuda.profile", "sm_80"),
+    "metal:m1": ("tilec.targets.metal.profile", "m1"),
+    "cpu": ("tilec.targets.cpu.profile", "cpu"),
 })
+"""Profile name -> (module, builder): a callable returning a fresh frozen ``TargetProfile``."""
 
 
 PROFILE_ALIASES: MappingProxyType[str, str] = MappingProxyType({
@@ -60,7 +64,8 @@ def profile_names() -> tuple[str, ...]:
 def get_profile(name: str) -> TargetProfile:
     """The profile called ``name`` or its alias (a fresh frozen object; ValueError if unknown)."""
     try:
-        return _BUILDERS[resolve_profile_name(name)]()
+        module, builder = _BUILDERS[resolve_profile_name(name)]
     except KeyError:
         raise UnknownProfile(f"unknown target profile {name!r}; known: {', '.join(_BUILDERS)} "
                          f"(aliases: {', '.join(PROFILE_ALIASES)})") from None
+    return getattr(importlib.import_module(module), builder)()

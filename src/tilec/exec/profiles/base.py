@@ -211,6 +211,12 @@ class TargetProfile:
     shared_alignment: int | None = None
     """Byte alignment of each group-shared buffer the allocate stage places (a swizzled
     buffer aligns to ``ir.atoms.SWIZZLE_ALIGN``); None when the target has no such memory."""
+    arch: str | None = None
+    """The instruction-set version the target's code is built for (``sm_90``), which keys
+    per-architecture data such as cost coefficients; None: not a versioned ISA."""
+    async_copies: bool = False
+    """True when global -> group-shared copies may complete asynchronously behind a fence
+    (CUDA ``cp.async``, sm_80 and newer); the lowering otherwise stages by plain copies."""
     atomic_dtypes: tuple[str, ...] | None = None
     """Element types (scalar type names) of the memory an ``atomic`` (add, max, min) may
     update; None: every type. The lowering refuses others, so that the simulator refuses

@@ -50,7 +50,7 @@ def basis_named(name: str, profile: TargetProfile) -> CostBasis:
         return SimdgroupReferenceBasis(profile)
     if name == "metal_mpp_memory_v3":
         return MppMemoryV3Basis(profile)
-    sm80 = profile.name == "cuda:sm_80"
+    sm80 = profile.arch == "sm_80"  # the sm_90 numbers serve every other architecture
     if name == "cuda_mma_v2":
         return CudaMmaV2Basis(profile, SM80_V2 if sm80 else SM90_V2)
     return CudaMmaV1Basis(profile, SM80_PRIORS if sm80 else SM90_PRIORS)

@@ -1,0 +1,179 @@
+"""``mma`` on the CPU: register-blocked micro-kernels over static-shape tiles.
+
+For ``f32`` accumulators with ``f32``/``bf16``/``f16`` operands (narrow
+operands are held as exact f32 values) and for ``f64``, the product
+``out = c + a @ b`` is cut into ``MR x (NV * lanes)`` blocks of the output.
+One block's accumulators live in vector registers (GCC/Clang vector
+extensions: 6 x 2 vectors of 8 floats = 12 AVX registers), the k loop runs
+outside the row/column loops and the columns of ``b`` are read contiguously,
+so each k step costs ``NV`` vector loads, ``MR`` broadcasts and ``MR * NV``
+multiply-adds.
+
+* ``strict_fold`` blocks compute ``acc = acc + a[i,k] * b[k,j]`` with a
+  separate multiply and add (the translation unit is compiled with
+  ``-ffp-contract=off``), in k order for every ``(i, j)``: bit-identical to
+  the reference.
+* ``unordered_tree`` blocks use fused multiply-add (x86 FMA intrinsics when
+  the compiler targets FMA; otherwise the same code as strict).
+
+Column remainders narrower than one vector and every other dtype
+combination (integers, f64 accumulators of f32 products, narrow
+accumulators) use a plain ``i, k, j`` loop with the reference's rounding steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import tilec.ir as ir
+from tilec.targets.clike import IndentedBuffer
+
+__all__ = ["MicroKernels", "MR"]
+
+MR = 6
+"""Rows of one register block."""
+NV = 2
+"""Vectors per row of one register block."""
+
+MK_SUPPORT = r"""
+#if defined(__FMA__) && defined(__AVX__)
+#include <immintrin.h>
+#define TC_VFMA_f32(a, b, c) ((tc_v8f)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#define TC_VFMA_f64(a, b, c) ((tc_v4d)_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#else
+#define TC_VFMA_f32(a, b, c) ((a) * (b) + (c))
+#define TC_VFMA_f64(a, b, c) ((a) * (b) + (c))
+#endif
+TC_INLINE tc_v8f tc_load_f32(const float *p) { tc_v8f v; memcpy(&v, p, sizeof v); return v; }
+TC_INLINE tc_v4d tc_load_f64(const double *p) { tc_v4d v; memcpy(&v, p, sizeof v); return v; }
+TC_INLINE void tc_store_f32(float *p, tc_v8f v) { memcpy(p, &v, sizeof v); }
+TC_INLINE void tc_store_f64(double *p, tc_v4d v) { memcpy(p, &v, sizeof v); }
+"""
+"""Support macros for the micro-kernels (emitted once, before the first kernel)."""
+
+
+@dataclass(frozen=True)
+class _Vec:
+    """One vector flavour."""
+
+    ctype: str
+    vtype: str
+    lanes: int
+    suffix: str
+
+
+_VECS = {"f32": _Vec("float", "tc_v8f", 8, "f32"), "f64": _Vec("double", "tc_v4d", 4, "f64")}
+
+
+class MicroKernels:
+    """Generates (once each) the micro-kernel helpers a translation unit needs."""
+
+    def __init__(self) -> None:
+        self.defs = IndentedBuffer()
+        """Helper definitions, placed before the kernel function."""
+        self._have: set[tuple] = set()
+
+    @staticmethod
+    def vector_flavour(a: ir.ScalarType, c: ir.ScalarType, precision: str) -> str | None:
+        """``"f32"``/``"f64"`` when the vector micro-kernels apply, else None."""
+        if c is ir.f32 and a.name in ("f32", "bf16", "f16"):
+            return "f32"
+        if c is ir.f64 and a is ir.f64:
+            return "f64"
+        return None
+
+    def kernel(self, flavour: str, mr: int, nv: int, fused: bool) -> str:
+        """The name of the ``mr x nv``-vector block kernel (defining it on first use)."""
+        name = f"tc_mk_{flavour}_{'fma' if fused else 'strict'}_{mr}x{nv}"
+        key = (flavour, mr, nv, fused)
+        if key in self._have:
+            return name
+        if not self._have:
+            self.defs.line(MK_SUPPORT)
+        self._have.add(key)
+        v = _VECS[flavour]
+        b = self.defs
+        t, vt, w = v.ctype, v.vtype, v.lanes
+        # Fully unrolled with one named variable per accumulator vector: compilers keep
+        # named locals in registers far more reliably than small arrays. Not inlined, so
+        # the allocation is not disturbed by the (large) kernel function around the call.
+        b.line(f"static __attribute__((noinline, unused)) void {name}(int64_t K, "
+               f"const {t} *restrict a, const {t} *restrict b, int64_t ldb, "
+               f"const {t} *cin, int64_t ldci, {t} *cout, int64_t ldco)")
+        acc = [[f"c{i}_{j}" for j in range(nv)] for i in range(mr)]
+        with b.block(""):
+            for i in range(mr):
+                for j in range(nv):
+                    b.line(f"{vt} {acc[i][j]} = tc_load_{v.suffix}(cin + {i} * ldci + {j * w});")
+            with b.block("for (int64_t k = 0; k < K; ++k)"):
+                for j in range(nv):
+                    b.line(f"const {vt} b{j} = tc_load_{v.suffix}(b + k * ldb + {j * w});")
+                for i in range(mr):
+                    b.line(f"const {t} s{i} = a[k * {mr} + {i}];")
+                    b.line(f"const {vt} a{i} = {{{', '.join([f's{i}'] * w)}}};")
+                    for j in range(nv):
+                        c = acc[i][j]
+                        if fused:
+                            b.line(f"{c} = TC_VFMA_{v.suffix}(a{i}, b{j}, {c});")
+                        else:
+                            b.line(f"{c} = {c} + a{i} * b{j};")
+            for i in range(mr):
+                for j in range(nv):
+                    b.line(f"tc_store_{v.suffix}(cout + {i} * ldco + {j * w}, {acc[i][j]});")
+        b.line("")
+        return name
+
+    def emit_vector(self, out: IndentedBuffer, flavour: str, fused: bool, a: str, b: str,
+                    c: str, o: str, m: int, n: int, k: int,
+                    declare: Callable[[int], str]) -> None:
+        """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels.
+
+        ``a`` is first packed into row panels (per k, a block's rows side by side) and
+        ``b``'s full column blocks panel by panel (``k x NV*lanes`` contiguous), so a
+        block's k loop streams two contiguous panels; the B panel stays in L1 while the
+        row blocks (the inner loop, as in BLIS) run over it. ``declare(n)`` declares a
+        scratch array of ``n`` elements and returns its name.
+        """
+        v = _VECS[flavour]
+        w = v.lanes
+        nr = NV * w
+        full_rows = m - m % MR
+        wide = n - n % nr
+        one = wide + w if n - wide >= w else wide
+        row_groups = []
+        if full_rows:
+            row_groups.append((MR, f"for (int64_t i0 = 0; i0 < {full_rows}; i0 += {MR})"))
+        if m % MR:
+            row_groups.append((m % MR, f"for (int64_t i0 = {full_rows}; i0 < {m}; i0 += {MR})"))
+        if wide or one > wide:
+            # A in row panels: for each k, the block's mr values side by side
+            ap = declare(m * k)
+            for mr, header in row_groups:
+                out.line(f"{header} for (int64_t kk = 0; kk < {k}; ++kk) "
+                         f"for (int ii = 0; ii < {mr}; ++ii) "
+                         f"{ap}[i0 * {k} + kk * {mr} + ii] = {a}[(i0 + ii) * {k} + kk];")
+        if wide:
+            bp = declare(k * wide)
+            out.line(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr}) "
+                     f"for (int64_t kk = 0; kk < {k}; ++kk) for (int jj = 0; jj < {nr}; ++jj) "
+                     f"{bp}[j0 * {k} + kk * {nr} + jj] = {b}[kk * {n} + j0 + jj];")
+            with out.block(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr})"):
+                for mr, header in row_groups:
+                    kn = self.kernel(flavour, mr, NV, fused)
+                    out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {bp} + j0 * {k}, {nr}, "
+                             f"{c} + i0 * {n} + j0, {n}, {o} + i0 * {n} + j0, {n});")
+        for mr, header in row_groups:
+            if one > wide:
+                kn = self.kernel(flavour, mr, 1, fused)
+                out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {b} + {wide}, {n}, "
+                         f"{c} + i0 * {n} + {wide}, {n}, {o} + i0 * {n} + {wide}, {n});")
+            if n > one:
+                # the last columns, narrower than a vector: a separate multiply and add
+                # (a legal order under either policy)
+                step = f"acc = acc + {a}[(i0 + ii) * {k} + kk] * {b}[kk * {n} + j];"
+                with out.block(header):
+                    out.line(f"for (int ii = 0; ii < {mr}; ++ii) for (int64_t j = {one}; "
+                             f"j < {n}; ++j) {{ {v.ctype} acc = {c}[(i0 + ii) * {n} + j]; "
+                             f"for (int64_t kk = 0; kk < {k}; ++kk) {step} "
+                             f"{o}[(i0 + ii) * {n} + j] = acc; }}")

@@ -1,0 +1,230 @@
+"""How the CUDA printer prints each Machine TileIR atom (``atom.call``): one function per
+catalog family, chosen by ``PRINTERS`` from the catalog id (``tilec.ir.atoms``).
+
+Each printer gets the emitter (its buffer, register arrays and bindings) and the
+operation; it checks what the catalog leaves to the target (register counts, memory
+spaces, the architecture) and prints inline PTX through ``ptx``. A printer returns True
+when it bound the results itself; otherwise every result is a token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import tilec.ir as ir
+from tilec.exec import get_profile
+from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS, WgmmaAtom
+from tilec.ir.ranges import I64
+from tilec.targets.clike import Scalar
+from tilec.targets.cuda import ptx
+from tilec.targets.cuda.access import plus
+
+if TYPE_CHECKING:
+    from tilec.targets.cuda.emitter import CUDAEmitter
+
+__all__ = ["PRINTERS", "printer_for"]
+
+Printer = Callable[["CUDAEmitter", ir.Operation], bool]
+
+
+def _barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
+    em.buf.line("__syncthreads();")
+    return False
+
+
+def _vote_any(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """The group's or of every register of every thread, uniform: ``bar.red.or.pred``."""
+    terms = [f"{x.name}[{e}]" for x in (em.regs(v, op) for v in op.operands)
+             for e in range(x.n)]
+    var = em.name_of(op.results[0])
+    em.buf.line(f"const uint8_t {var} = (uint8_t)(__syncthreads_or("
+                f"{' | '.join(terms) or '0'}) != 0);")
+    em.bind(op.results[0], Scalar(var, ir.i1))
+    return True
+
+
+def _shfl_xor(em: CUDAEmitter, op: ir.Operation) -> bool:
+    em.warp_atoms = True
+    v, mask = op.operand(0), op.operand(1)
+    m = em.scalar(mask, op)
+    f = em.get(v, op)
+    res = op.results[0]
+    if isinstance(f, Scalar):
+        var = em.name_of(res)
+        em.buf.line(f"const {em.ctype(f.type)} {var} = "
+                    f"{ptx.shfl_xor_expr(f.expr, em.ctype(f.type), m)};")
+        em.bind(res, Scalar(var, f.type))
+        return True
+    src = em.regs(v, op)
+    out = em.new_regs(res, op)
+    rt = em.rtype(src.dtype)
+    e = "e" if src.n > 1 else "0"
+    line = f"{out.name}[{e}] = {ptx.shfl_xor_expr(f'{src.name}[{e}]', rt, m)};"
+    if src.n > 1:
+        em.buf.line("#pragma unroll")
+        line = f"for (int e = 0; e < {src.n}; ++e) " + line
+    em.buf.line(line)
+    em.bind(res, out)
+    return True
+
+
+def _mma(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """One ``mma.sync`` of the catalog: the fragments in the atom's register counts."""
+    em.warp_atoms = True
+    cid = op.attr("catalog_id")
+    atom = MMA_ATOMS[cid]
+    a, bb, c = (em.regs(v, op) for v in op.operands[:3])
+    for x, lay, what in ((a, atom.a, "a"), (bb, atom.b, "b"), (c, atom.c, "c")):
+        if x.n != lay.regs:
+            raise em.unsupported(op, f"{cid} operand {what} has {x.n} registers per "
+                                     f"lane; the atom takes {lay.regs}")
+    if a.dtype is not atom.in_dtype or bb.dtype is not atom.in_dtype \
+            or c.dtype is not atom.acc_dtype:
+        raise em.unsupported(op, f"{cid} takes {atom.in_dtype} operands and a "
+                                 f"{atom.acc_dtype} accumulator")
+    if atom.in_dtype.bits == 16:
+        a, bb = em.packed_regs(a), em.packed_regs(bb)
+    d = em.new_regs(op.results[0], op)
+    em.buf.lines_of(ptx.mma_lines(atom, d.name, a.name, bb.name, c.name))
+    em.bind(op.results[0], d)
+    return True
+
+
+def _ldmatrix(em: CUDAEmitter, op: ir.Operation) -> bool:
+    em.warp_atoms = True
+    cid = op.attr("catalog_id")
+    ref = em.memref(op.operand(0), op)
+    if ref.space != "shared":
+        raise em.unsupported(op, f"{cid} reads shared memory")
+    out = em.new_regs(op.results[0], op)
+    if out.n != 8 or not out.packed:
+        raise em.unsupported(op, f"{cid} yields tile<8 x f16> or tile<8 x bf16>")
+    addr = f"{ref.ptr} + {em.access.address_of_first(ref)}"
+    em.buf.lines_of(ptx.ldmatrix_x4_lines(out.name, addr, cid.endswith(".trans")))
+    em.bind(op.results[0], out)
+    return True
+
+
+def _cp_async(em: CUDAEmitter, op: ir.Operation) -> bool:
+    dst = em.memref(op.operand(0), op)
+    src = em.memref(op.operand(1), op)
+    if dst.space != "shared" or src.space != "global":
+        raise em.unsupported(op, "cp.async.16 copies global -> shared")
+    valid = em.scalar(op.operand(2), op)
+    em.note_aligned16(src.ptr)
+    with em.buf.block(""):
+        em.buf.lines_of(ptx.cp_async_lines(
+            f"{dst.ptr} + {em.access.address_of_first(dst)}",
+            f"{src.ptr} + {em.access.address_of_first(src)}", src.ptr, valid))
+    return False
+
+
+def _pending(em: CUDAEmitter, op: ir.Operation) -> int:
+    pending = op.attr("pending", 0)
+    if not isinstance(pending, int) or pending < 0:
+        raise em.unsupported(op, f"{op.attr('catalog_id')} needs pending >= 0, got "
+                                 f"{pending!r}")
+    return pending
+
+
+def _wgmma_sync(em: CUDAEmitter, op: ir.Operation) -> bool:
+    cid = op.attr("catalog_id")
+    if cid == "wgmma.fence":
+        em.wgmma_descs.clear()  # descriptors are reused within one fenced group only
+    em.buf.lines_of(ptx.wgmma_sync_lines(cid, _pending(em, op)))
+    return False
+
+
+def _cp_async_commit(em: CUDAEmitter, op: ir.Operation) -> bool:
+    em.buf.lines_of(ptx.commit_lines())
+    return False
+
+
+def _cp_async_wait(em: CUDAEmitter, op: ir.Operation) -> bool:
+    em.buf.lines_of(ptx.wait_lines(_pending(em, op)))
+    return False
+
+
+def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """One warpgroup instruction: descriptors of the two swizzled shared operands (start:
+    the view's first element before the swizzle; strides: the lowering's ``a_sbo``,
+    ``b_lbo``, ``b_sbo``), accumulators updated in place in fresh arrays."""
+    atom: WgmmaAtom = WGMMA_ATOMS[op.attr("catalog_id")]
+    if not get_profile(em.target).warpgroup_mma:
+        raise em.unsupported(op, f"{atom.catalog_id} needs sm_90a (Hopper); the target "
+                                 f"is {em.target}")
+    if em.threads % 128:
+        raise em.unsupported(op, f"{atom.catalog_id} needs whole warpgroups; the block "
+                                 f"has {em.threads} threads")
+    em.wgmma = True
+    em.warp_atoms = True
+    n = op.attr("n")
+    descs = []
+    for k, (lbo, sbo) in enumerate(((16, op.attr("a_sbo")), (op.attr("b_lbo"),
+                                                             op.attr("b_sbo")))):
+        ref = em.memref(op.operand(k), op)
+        if ref.space != "shared" or ref.swizzle != 128:
+            raise em.unsupported(op, f"{atom.catalog_id} reads 128-byte swizzled shared "
+                                     "memory")
+        if not all(isinstance(x, int) and 0 < x < (1 << 18) and x % 16 == 0
+                   for x in (lbo, sbo)):
+            raise em.unsupported(op, f"{atom.catalog_id}: descriptor strides {lbo}, "
+                                     f"{sbo} are not 16-byte multiples below 256 KB")
+        var, const = em.access.first_parts(ref)
+        key = (ref.ptr, var, lbo, sbo)
+        esize = atom.in_dtype.bytes
+        base = em.wgmma_descs.get(key)
+        d = em.fresh("desc")
+        if base is not None and ((const - base[1]) * esize) % 16 == 0:
+            # same operand, another K step: the start field moves by whole 16-byte units
+            # (no carry out of the 14-bit field: both are addresses inside the buffer)
+            step = (const - base[1]) * esize // 16
+            em.buf.line(f"const uint64_t {d} = {base[0]} + {step}ull;")
+        else:
+            em.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
+                        f"{plus(var, I64, const)}), {lbo}u, {sbo}u);")
+            em.wgmma_descs[key] = (d, const)
+        descs.append(d)
+    accs = []
+    for k, (cv, rv) in enumerate(zip(op.operands[2:], op.results)):
+        c = em.regs(cv, op)
+        if c.n != 4 or c.dtype is not atom.acc_dtype:
+            raise em.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
+                                     f"4 x {atom.acc_dtype}")
+        here = cv.defining_op is not None and cv.defining_op.parent is op.parent
+        if here and sum(1 for _ in cv.uses) == 1 and not c.packed:
+            # defined in this block and dead after this instruction: updated in place (a
+            # value from outside a loop must survive the iterations, so it is copied)
+            d = c
+        else:
+            d = em.new_regs(rv, op)
+            em.copy_regs(d, c)
+        accs.append(d.name)
+        em.bind(rv, d)
+    em.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1]))
+    return True
+
+
+PRINTERS: dict[str, Printer] = {
+    "barrier.group": _barrier,
+    "vote.any": _vote_any,
+    "shfl.xor": _shfl_xor,
+    "ldmatrix.x4": _ldmatrix,
+    "ldmatrix.x4.trans": _ldmatrix,
+    "cp.async.16": _cp_async,
+    "cp.async.commit": _cp_async_commit,
+    "cp.async.wait": _cp_async_wait,
+    "wgmma.fence": _wgmma_sync,
+    "wgmma.commit": _wgmma_sync,
+    "wgmma.wait": _wgmma_sync,
+    "fence.proxy.async": _wgmma_sync,
+    **{cid: _mma for cid in MMA_ATOMS},
+    **{cid: _wgmma for cid in WGMMA_ATOMS},
+}
+"""Catalog id -> its printer."""
+
+
+def printer_for(cid: str) -> Printer | None:
+    """The printer of catalog atom ``cid`` (None: the CUDA target has none)."""
+    return PRINTERS.get(cid)

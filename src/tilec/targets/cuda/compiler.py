@@ -1,0 +1,376 @@
+"""CUDA C++ -> cubin with NVRTC, ptxas' resource report, and a disk cache.
+
+``compile_cubin(source, arch, kernel)`` compiles through ``cuda.core.Program``
+(falling back to ``cuda.bindings.nvrtc`` when cuda-core is missing or
+fails to load) to a cubin for one architecture. NVRTC needs no GPU and no
+driver for a cubin, so CI checks every emitted kernel for ``sm_80`` and
+``sm_90``. The options are fixed (``OPTIONS``): ``--fmad=false`` keeps a
+separate multiply and add separate (fused multiply-add only where the
+emitter writes ``__fmaf_rn``), and ``--ptxas-options=-v`` makes ptxas
+report registers, shared memory and spills, parsed into ``Resources``.
+
+Architectures: ``arch_for(cc)`` names the real architecture of a device
+(``sm_90`` for compute capability 9.0); a kernel that uses sm_90a-only
+instructions (``wgmma``, later) asks for ``sm_90a`` through its
+``CUDASource.min_sm``/``arch_suffix`` and gets the arch-specific target.
+
+The cache (``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, under ``cuda/``) is
+keyed by the sha256 of the ABI version, the source, the options, the arch,
+the NVRTC version and, when a driver is present, its version. Each entry is
+a cubin plus a JSON record (its sha256, ptxas log, resources); files are
+published atomically (temporary name + ``os.replace``, the cubin before the
+record), an entry is trusted only when the record parses and the cubin's
+bytes hash to it, and a corrupt entry is deleted and rebuilt.
+
+Compile errors raise ``CUDACompileError`` with NVRTC's messages, an excerpt
+of the generated source around each error line, and the TileIR operation
+that produced that line.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import tilec.ir as ir
+from tilec.targets.compile_cache import cache_root, publish, verified_entry
+from tilec.targets.cuda.prelude import ABI_VERSION
+
+__all__ = ["Resources", "Cubin", "CUDACompileError", "NVRTCUnavailable", "OPTIONS",
+           "compile_cubin", "parse_resources", "nvrtc_version", "driver_version", "arch_for",
+           "cache_dir", "cache_key", "nvrtc_available", "explain_errors"]
+
+OPTIONS = ("--std=c++17", "--fmad=false", "--ptxas-options=-v")
+"""NVRTC options of every kernel (plus ``-arch=<arch>``)."""
+
+
+class NVRTCUnavailable(ir.UserError, RuntimeError):
+    """Neither cuda-core nor cuda-bindings' NVRTC can be loaded; the message says why."""
+
+
+class CUDACompileError(RuntimeError):
+    """NVRTC rejected generated source; the message shows the source and the TileIR op."""
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What ptxas reports for one kernel (plus the dynamic shared memory the plan asks for)."""
+
+    registers: int
+    """Registers per thread."""
+    spill_stores: int
+    """Bytes of register spill stores (local memory)."""
+    spill_loads: int
+    """Bytes of register spill loads."""
+    stack_frame: int
+    """Bytes of stack frame per thread (local arrays that did not become registers)."""
+    static_shared: int
+    """Bytes of statically declared shared memory."""
+    dynamic_shared: int
+    """Bytes of dynamic shared memory the launch requests."""
+    barriers: int
+    """Named barriers used."""
+    arch: str
+    """The architecture compiled for."""
+    origin: str = "ptxas"
+    """Where the counts come from: ``ptxas`` (its ``-v`` report: registers, spills, stack),
+    ``driver`` (the loaded kernel's attributes: registers and local memory only), or
+    ``none`` when the compiler's log had no register report for this kernel: the counts
+    above are then unknown, not zero (NVRTC 13.0 was seen to give ptxas' report for the
+    first compilation of a process only)."""
+
+    @property
+    def reported(self) -> bool:
+        """Whether the counts are known (from ptxas or the driver)."""
+        return self.origin != "none"
+
+    @property
+    def shared(self) -> int:
+        """Total shared memory per block."""
+        return self.static_shared + self.dynamic_shared
+
+    def __str__(self) -> str:
+        if not self.reported:
+            return (f"{self.arch}: registers and spills not reported by the compiler, "
+                    f"{self.dynamic_shared} B dynamic shared")
+        if self.origin == "driver":
+            return (f"{self.arch}: {self.registers} registers, {self.shared} B shared "
+                    f"({self.dynamic_shared} dynamic), {self.stack_frame} B local memory "
+                    "(from the driver; spills not reported)")
+        return (f"{self.arch}: {self.registers} registers, {self.shared} B shared "
+                f"({self.dynamic_shared} dynamic), {self.stack_frame} B stack, "
+                f"spills {self.spill_stores} B stored / {self.spill_loads} B loaded")
+
+
+@dataclass(frozen=True)
+class Cubin:
+    """A compiled kernel image."""
+
+    data: bytes
+    """The cubin."""
+    arch: str
+    """Its architecture (``sm_90`` ...)."""
+    kernel: str
+    """The kernel symbol."""
+    log: str
+    """NVRTC's log (ptxas' report)."""
+    resources: Resources
+    """The parsed report."""
+    key: str
+    """The cache key."""
+    cached: bool
+    """True when it came from the disk cache."""
+
+
+def arch_for(cc: tuple[int, int], suffix: str = "") -> str:
+    """``sm_XY`` (or ``sm_XYa``) for compute capability ``(X, Y)``."""
+    return f"sm_{cc[0]}{cc[1]}{suffix}"
+
+
+@functools.lru_cache(maxsize=1)
+def nvrtc_version() -> str:
+    """``major.minor`` of the NVRTC library that compiles (raises ``NVRTCUnavailable``)."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:
+        raise NVRTCUnavailable(f"cuda-bindings is not installed ({e}); install the [cuda] extra: "
+                               "pip install 'tilec[cuda]'") from None
+    try:
+        err, major, minor = nvrtc.nvrtcVersion()
+    except Exception as e:  # the library itself is missing: nvidia-cuda-nvrtc not installed
+        raise NVRTCUnavailable(f"libnvrtc cannot be loaded ({e}); pip install nvidia-cuda-nvrtc"
+                               ) from None
+    if int(err) != 0:
+        raise NVRTCUnavailable(f"nvrtcVersion failed with {err}")
+    return f"{major}.{minor}"
+
+
+def nvrtc_available() -> str | None:
+    """None when NVRTC works here, else the reason."""
+    try:
+        nvrtc_version()
+    except NVRTCUnavailable as e:
+        return str(e)
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def driver_version() -> int | None:
+    """The CUDA driver's version (e.g. 13000), or None when there is no driver (CI)."""
+    try:
+        from cuda.bindings import driver
+
+        err, v = driver.cuDriverGetVersion()
+    except Exception:
+        return None
+    return int(v) if int(err) == 0 else None
+
+
+def cache_dir() -> Path:
+    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, with the CUDA backend's ``cuda/``."""
+    return cache_root() / "cuda"
+
+
+_RE_ORIGIN = re.compile(r"^[ \t]*/\* tilec: [^\n]*\*/[ \t]*\n", re.MULTILINE)
+
+
+def cache_key(source: str, arch: str) -> str:
+    """The sha256 naming a cubin.
+
+    The emitter's origin comments (``/* tilec: <op>#<id> at file:line */``) are left out:
+    operation ids differ between two compilations of one kernel in a process, and
+    comments do not change the cubin.
+    """
+    h = hashlib.sha256()
+    for part in (f"abi={ABI_VERSION}", " ".join(OPTIONS), arch, f"nvrtc={nvrtc_version()}",
+                 f"driver={driver_version()}", _RE_ORIGIN.sub("", source)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+_RE_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
+_RE_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
+                       r"(\d+) bytes spill loads")
+_RE_SMEM = re.compile(r"(\d+) bytes smem")
+_RE_ENTRY = re.compile(r"(?:Compiling entry function|Function properties for) '?([A-Za-z0-9_]+)'?")
+
+
+def parse_resources(log: str, kernel: str, arch: str, dynamic_shared: int = 0) -> Resources:
+    """The ptxas ``-v`` report of ``kernel`` (zeros for what the log does not say)."""
+    regs = barriers = smem = stack = st = ld = 0
+    found = False
+    current = None
+    for line in log.splitlines():
+        m = _RE_ENTRY.search(line)
+        if m:
+            current = m.group(1)
+            continue
+        if current is not None and current != kernel:
+            continue
+        m = _RE_SPILL.search(line)
+        if m:
+            stack, st, ld = (int(x) for x in m.groups())
+        m = _RE_USED.search(line)
+        if m:
+            found = True
+            regs = int(m.group(1))
+            barriers = int(m.group(2) or 0)
+            s = _RE_SMEM.search(line)
+            smem = int(s.group(1)) if s else 0
+    return Resources(regs, st, ld, stack, smem, dynamic_shared, barriers, arch,
+                     "ptxas" if found else "none")
+
+
+# ------------------------------------------------------------------------- compile
+
+
+def _compile_core(source: str, arch: str, name: str) -> tuple[bytes, str]:
+    from cuda.core import Program, ProgramOptions
+
+    opts = ProgramOptions(arch=arch, std="c++17", fma=False, ptxas_options="-v", name=name)
+    logs = io.StringIO()
+    try:
+        obj = Program(source, "c++", opts).compile("cubin", logs=logs)
+    except Exception as e:
+        raise _NVRTCFailed(str(e)) from None
+    return bytes(obj.code), logs.getvalue()
+
+
+def _compile_bindings(source: str, arch: str, name: str) -> tuple[bytes, str]:
+    from cuda.bindings import nvrtc
+
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    if int(err) != 0:
+        raise _NVRTCFailed(f"nvrtcCreateProgram: {err}")
+    try:
+        opts = [o.encode() for o in OPTIONS] + [f"-arch={arch}".encode()]
+        (cerr,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        buf = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, buf)
+        log = buf.decode(errors="replace").rstrip("\0")
+        if int(cerr) != 0:
+            raise _NVRTCFailed(f"{cerr}, compilation log:\n{log}")
+        _, n = nvrtc.nvrtcGetCUBINSize(prog)
+        cubin = b" " * n
+        (gerr,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
+        if int(gerr) != 0:
+            raise _NVRTCFailed(f"nvrtcGetCUBIN: {gerr}")
+        return cubin, log
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+class _NVRTCFailed(Exception):
+    """NVRTC's own failure text (turned into ``CUDACompileError`` with context)."""
+
+
+def _nvrtc(source: str, arch: str, name: str) -> tuple[bytes, str]:
+    try:
+        import cuda.core  # noqa: F401
+        use_core = True
+    except ImportError:
+        use_core = False
+    if use_core:
+        return _compile_core(source, arch, name)
+    return _compile_bindings(source, arch, name)
+
+
+def explain_errors(text: str, source: str, origin_of_line: Callable[[int], object] | None,
+                   name: str, context: int = 2) -> str:
+    """NVRTC's messages with the generated lines around each error and the op behind them."""
+    lines = source.splitlines()
+    out = [line for line in text.strip().splitlines()[:60]]
+    pat = re.compile(re.escape(name) + r"\((\d+)\): (?:catastrophic )?error")
+    shown: set[int] = set()
+    for line in text.splitlines():
+        m = pat.search(line)
+        if not m:
+            continue
+        n = int(m.group(1))
+        if n in shown or len(shown) >= 5:
+            continue
+        shown.add(n)
+        org = origin_of_line(n) if origin_of_line is not None else None
+        out.append("")
+        out.append(f"generated source around line {n}"
+                   + (f" (emitted for TileIR {org})" if org is not None else "") + ":")
+        for k in range(max(1, n - context), min(len(lines), n + context) + 1):
+            out.append(f"{'>' if k == n else ' '}{k:5d} | {lines[k - 1]}")
+    return "\n".join(out)
+
+
+_mem: dict[str, Cubin] = {}
+_lock = threading.Lock()
+
+
+def compile_cubin(source: str, arch: str, kernel: str, dynamic_shared: int = 0,
+                  origin_of_line: Callable[[int], object] | None = None,
+                  use_cache: bool = True) -> Cubin:
+    """The cubin of ``source`` for ``arch`` (from the cache when an intact entry exists)."""
+    key = cache_key(source, arch)
+    name = f"{kernel}.cu"
+    with _lock:
+        hit = _mem.get(key)
+        if hit is not None and use_cache:
+            return hit
+        d = cache_dir() / key[:2]
+        cub, meta = d / f"{key}.cubin", d / f"{key}.json"
+        entry = _verified(cub, meta, key) if use_cache else None
+        if entry is not None:
+            data, info = entry
+            res = Resources(**{**info["resources"], "dynamic_shared": dynamic_shared})
+            out = Cubin(data, arch, kernel, info.get("log", ""), res, key, True)
+        else:
+            t0 = time.perf_counter()
+            try:
+                data, log = _nvrtc(source, arch, name)
+            except _NVRTCFailed as e:
+                raise CUDACompileError(
+                    f"NVRTC rejected the generated CUDA source for {kernel} ({arch}):\n"
+                    + explain_errors(str(e), source, origin_of_line, name)) from None
+            res = parse_resources(log, kernel, arch, dynamic_shared)
+            out = Cubin(data, arch, kernel, log, res, key, False)
+            if use_cache:
+                _store(d, cub, meta, out, source, time.perf_counter() - t0)
+        _mem[key] = out
+        return out
+
+
+def _verified(cub: Path, meta: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
+    return verified_entry(cub, meta, key, _resources_ok, (OSError, ValueError, TypeError,
+                                                          AttributeError))
+
+
+def _resources_ok(info: dict[str, Any]) -> bool:
+    """Whether a record's resources rebuild a ``Resources`` (a bad field raises TypeError)."""
+    if not isinstance(info.get("resources"), dict):
+        return False
+    Resources(**info["resources"])
+    return True
+
+
+def _store(d: Path, cub: Path, meta: Path, c: Cubin, source: str, seconds: float) -> None:
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        publish(cub, c.data)
+        publish(cub.with_suffix(".cu"), source.encode())
+        publish(meta, json.dumps({
+            "key": c.key, "sha256": hashlib.sha256(c.data).hexdigest(), "arch": c.arch,
+            "kernel": c.kernel, "options": list(OPTIONS), "nvrtc": nvrtc_version(),
+            "driver": driver_version(), "log": c.log,
+            "resources": {**asdict(c.resources), "dynamic_shared": 0},
+            "compile_s": round(seconds, 3), "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }, indent=1).encode())
+    except OSError:
+        pass  # an unwritable cache only costs recompilation

@@ -1,0 +1,496 @@
+"""Atom implementations of the SIMT simulator, one per ``atom.call`` catalog id.
+
+Each implementation gets every thread's operands at once (leading axis
+``T``) and the mask of active threads. Matrix atoms go through the fragment
+layouts of ``tilec.ir.atoms``: each warp's A, B and C are *gathered* from
+its 32 lanes' registers through the catalog's ``(lane, register) -> (row,
+col)`` maps, multiplied with the reference numerics, and D is scattered back
+the same way, so a program whose registers do not follow the layout gets a
+wrong answer, as on hardware.
+
+Participation rules (what a GPU leaves undefined, the simulator reports):
+
+* ``barrier.group`` and ``vote.any``: every thread of the group, at uniform
+  control flow;
+* warp atoms (``mma.*``, ``ldmatrix.x4``, ``ldmatrix.x4.trans``): all 32 lanes of a
+  warp or none; an ``ldmatrix`` row is 16 contiguous, 16-byte aligned bytes;
+* ``shfl.xor``: an active lane may only read an active lane of its warp.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+import tilec.ir as ir
+from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS, FragmentLayout, MmaAtom, WgmmaAtom
+from tilec.targets import numerics as nx
+
+from .errors import SimulationError, describe_op
+from .simt_memory import AsyncCopies, GroupClock, LaneView, gather
+
+__all__ = ["AtomContext", "ATOM_IMPLS", "atom_impl", "run_atom", "diverged", "WARP"]
+
+WARP = 32
+"""Lanes per warp."""
+
+
+class AtomContext(Protocol):
+    """What an atom implementation may ask of the running group."""
+
+    lanes: int
+    """Threads in the group (``T``)."""
+    clock: GroupClock
+    """The barrier epoch."""
+    copies: AsyncCopies
+    """cp.async state."""
+
+    def divergence_cause(self) -> ir.Operation | None:
+        """The innermost enclosing operation that made some threads inactive, if any."""
+        ...
+
+
+def diverged(ctx: AtomContext, op: ir.Operation, message: str) -> SimulationError:
+    """A divergence error at ``op``; it names the ``if`` that made threads inactive too."""
+    cause = ctx.divergence_cause()
+    return SimulationError(message, "divergence", [op] + ([cause] if cause is not None else []))
+
+
+AtomImpl = Callable[[AtomContext, ir.Operation, list[Any], np.ndarray], Sequence[Any]]
+"""``(group, op, operands with a leading thread axis, active mask) -> results``."""
+
+ATOM_IMPLS: dict[str, AtomImpl] = {}
+"""Catalog id to implementation."""
+
+
+def atom_impl(*ids: str) -> Callable[[AtomImpl], AtomImpl]:
+    """Register the decorated function as the implementation of catalog ``ids``."""
+
+    def deco(fn: AtomImpl) -> AtomImpl:
+        for i in ids:
+            ATOM_IMPLS[i] = fn
+        return fn
+
+    return deco
+
+
+def run_atom(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+             ) -> Sequence[Any]:
+    """Execute one ``atom.call`` for the active threads."""
+    cid = op.attr("catalog_id")
+    impl = ATOM_IMPLS.get(cid)
+    if impl is None:
+        raise SimulationError(f"the simulator has no implementation of atom {cid!r} "
+                              f"(it knows {', '.join(sorted(ATOM_IMPLS))})", "unsupported", [op])
+    return impl(ctx, op, args, active)
+
+
+def _tokens(op: ir.Operation) -> list[Any]:
+    return [None] * len(op.results)
+
+
+def _lane_list(mask: np.ndarray, limit: int = 8) -> str:
+    idx = np.flatnonzero(mask)
+    text = ", ".join(str(int(i)) for i in idx[:limit])
+    return text + (", ..." if idx.size > limit else "")
+
+
+# ------------------------------------------------------------------ barrier
+
+
+@atom_impl("barrier.group")
+def _barrier(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+             ) -> Sequence[Any]:
+    if not active.all():
+        cause = ctx.divergence_cause()
+        ops = [op] + ([cause] if cause is not None else [])
+        why = f", because of {describe_op(cause)}" if cause is not None else ""
+        name = op.attr("catalog_id") if op.name == "atom.call" else "barrier.group"
+        raise SimulationError(
+            f"{name} is reached by {int(active.sum())} of the group's {ctx.lanes} "
+            f"threads (threads {_lane_list(~active)} do not arrive{why}); a group barrier "
+            f"must be at control flow that is uniform across the group", "divergence", ops)
+    ctx.clock.advance(op)
+    return _tokens(op)
+
+
+@atom_impl("vote.any")
+def _vote_any(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+              ) -> Sequence[Any]:
+    # A barrier first (its participation rule and its ordering of shared memory), then the
+    # group-wide or of every register.
+    _barrier(ctx, op, [], active)
+    seen = any(bool(np.asarray(x).reshape(ctx.lanes, -1)[active].any()) for x in args)
+    return [np.full(ctx.lanes, seen, bool)]
+
+
+# ------------------------------------------------------------------ shuffles
+
+
+@atom_impl("shfl.xor")
+def _shfl_xor(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+              ) -> Sequence[Any]:
+    value, mask = np.asarray(args[0]), np.asarray(args[1], np.int64)
+    t = np.arange(ctx.lanes)
+    bad = active & ((mask < 0) | (mask >= WARP))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise SimulationError(f"shfl.xor: thread {k} passes lane mask {int(mask[k])}, outside "
+                              f"[0, {WARP}) (width = {WARP})", "unsupported", [op])
+    src = (t & ~(WARP - 1)) | ((t & (WARP - 1)) ^ np.where(active, mask, 0))
+    missing = active & (src >= ctx.lanes)
+    if missing.any():
+        k = int(np.argmax(missing))
+        raise SimulationError(f"shfl.xor: thread {k} reads lane {int(src[k])}, which does not "
+                              f"exist in a group of {ctx.lanes} threads", "divergence", [op])
+    src = np.minimum(src, ctx.lanes - 1)
+    idle = active & ~active[src]
+    if idle.any():
+        k = int(np.argmax(idle))
+        raise diverged(ctx, op, f"shfl.xor: thread {k} reads thread {int(src[k])}, which is "
+                                f"inactive here (threads {_lane_list(idle)} read inactive lanes)")
+    return [value[src]]
+
+
+# ------------------------------------------------------------------ warp-wide atoms
+
+
+def _warps(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> np.ndarray:
+    """The warps that execute a warp-wide atom (all lanes active); partial warps are errors."""
+    n_full = ctx.lanes // WARP
+    if ctx.lanes % WARP and active[n_full * WARP:].any():
+        raise SimulationError(f"{op.attr('catalog_id')} is a warp-wide atom, but the group's "
+                              f"last warp has only {ctx.lanes % WARP} threads",
+                              "unsupported", [op])
+    per_warp = active[:n_full * WARP].reshape(n_full, WARP)
+    full, some = per_warp.all(axis=1), per_warp.any(axis=1)
+    partial = some & ~full
+    if partial.any():
+        w = int(np.argmax(partial))
+        raise diverged(ctx, op, f"{op.attr('catalog_id')} needs all 32 lanes of a warp, but "
+                                f"warp {w} runs it with lanes {_lane_list(per_warp[w])} only")
+    return np.flatnonzero(full)
+
+
+@functools.lru_cache(maxsize=64)
+def _layout_index(layout: FragmentLayout) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of every ``(lane, register)`` of a fragment layout, arrays ``(32, regs)``."""
+    lane, reg = np.meshgrid(np.arange(WARP), np.arange(layout.regs), indexing="ij")
+    r, c = layout.map.apply((lane, reg))
+    rows = np.broadcast_to(np.asarray(r, np.int64), lane.shape)
+    cols = np.broadcast_to(np.asarray(c, np.int64), lane.shape)
+    return rows, cols
+
+
+def _operand(layout: FragmentLayout, regs: np.ndarray) -> np.ndarray:
+    """Assemble one warp's ``rows x cols`` operand from its lanes' registers ``(32, regs)``."""
+    rows, cols = _layout_index(layout)
+    out = np.empty((layout.rows, layout.cols), regs.dtype)
+    out[rows, cols] = regs
+    return out
+
+
+def _check_regs(op: ir.Operation, role: str, x: np.ndarray, lanes: int, layout: FragmentLayout,
+                dt: np.dtype) -> None:
+    if x.shape != (lanes, layout.regs):
+        raise SimulationError(f"{op.attr('catalog_id')}: operand {role} holds "
+                              f"{x.shape[1:]} registers per thread, the atom takes "
+                              f"{layout.regs}", "unsupported", [op])
+    if x.dtype != dt:
+        raise SimulationError(f"{op.attr('catalog_id')}: operand {role} is {x.dtype}, the "
+                              f"atom takes {dt}", "unsupported", [op])
+
+
+@atom_impl(*MMA_ATOMS)
+def _mma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+         ) -> Sequence[Any]:
+    atom: MmaAtom = MMA_ATOMS[op.attr("catalog_id")]
+    a, b, c = (np.asarray(x) for x in args)
+    in_dt, acc_dt = nx.np_dtype(atom.in_dtype), nx.np_dtype(atom.acc_dtype)
+    for role, x, layout, dt in (("a", a, atom.a, in_dt), ("b", b, atom.b, in_dt),
+                                ("c", c, atom.c, acc_dt)):
+        _check_regs(op, role, x, ctx.lanes, layout, dt)
+    precision = "tf32" if atom.precision == "tf32" else "exact"
+    out = c.copy()
+    rows, cols = _layout_index(atom.c)
+    for w in _warps(ctx, op, active):
+        lanes = slice(w * WARP, (w + 1) * WARP)
+        d = nx.matmul(_operand(atom.a, a[lanes]), _operand(atom.b, b[lanes]),
+                      _operand(atom.c, c[lanes]), precision)
+        out[lanes] = d[rows, cols]
+    return [out]
+
+
+def _ldmatrix_sources(trans: bool) -> tuple[np.ndarray, np.ndarray]:
+    """For ``ldmatrix.x4`` (``.trans``): the lane and row element that lane ``l``'s register
+    ``i`` comes from, arrays ``(32, 8)``.
+
+    Lane ``8*j + r`` supplies row ``r`` of matrix ``j`` (8 elements); register ``2*j + c``
+    of lane ``l`` holds element ``(l // 4, 2*(l % 4) + c)`` of matrix ``j``, or with
+    ``.trans`` element ``(2*(l % 4) + c, l // 4)``: the matrix is delivered transposed.
+    """
+    lane = np.arange(WARP)[:, None]
+    reg = np.arange(8)[None, :]
+    j, c = reg // 2, reg % 2
+    if trans:
+        return np.broadcast_to(8 * j + 2 * (lane % 4) + c, (WARP, 8)), \
+            np.broadcast_to(lane // 4, (WARP, 8))
+    return np.broadcast_to(8 * j + lane // 4, (WARP, 8)), \
+        np.broadcast_to(2 * (lane % 4) + c, (WARP, 8))
+
+
+@atom_impl("ldmatrix.x4", "ldmatrix.x4.trans")
+def _ldmatrix_x4(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                 ) -> Sequence[Any]:
+    cid = op.attr("catalog_id")
+    view: LaneView = args[0]
+    if not isinstance(view, LaneView) or view.shape != (8,) \
+            or view.storage.space != "shared":
+        shape = view.shape if isinstance(view, LaneView) else type(view).__name__
+        raise SimulationError(f"{cid} takes one 8-element row of shared memory per lane, got "
+                              f"{shape}", "unsupported", [op])
+    warps = _warps(ctx, op, active)
+    dt = view.storage.array.dtype
+    if dt.itemsize != 2:
+        raise SimulationError(f"{cid} moves 16-bit elements; the shared buffer holds {dt}",
+                              "unsupported", [op])
+    rows = gather(view, active, op, nx.from_python(0, dt), dt, ctx.copies)
+    lanes = np.flatnonzero(active)
+    if lanes.size:
+        coords, mask = view.locate(active, op)
+        if not mask[lanes].all():
+            k = int(lanes[np.argmax(~mask[lanes].all(axis=1))])
+            raise SimulationError(f"{cid}: the row of thread {k} lies partly outside its view; "
+                                  f"each lane supplies a whole 16-byte row", "out_of_range",
+                                  [op])
+        _check_vector(op, "row", _flat(view, coords)[lanes], dt.itemsize,
+                      np.ones(lanes.size, bool))
+    src_lane, src_col = _ldmatrix_sources(cid.endswith(".trans"))
+    out = np.zeros((ctx.lanes, 8), dt)
+    for w in warps:
+        base = w * WARP
+        out[base:base + WARP] = rows[base + src_lane, src_col]
+    return [out]
+
+
+# ------------------------------------------------------------------ warpgroups
+
+WARPGROUP = 128
+"""Threads of a warpgroup."""
+
+
+def _warpgroups(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> np.ndarray:
+    """Indices of the warpgroups that run a warpgroup atom (all 128 threads or none)."""
+    cid = op.attr("catalog_id")
+    if ctx.lanes % WARPGROUP:
+        raise SimulationError(f"{cid} is a warpgroup atom, but the group has {ctx.lanes} "
+                              "threads (not whole warpgroups of 128)", "unsupported", [op])
+    per = active.reshape(-1, WARPGROUP)
+    partial = per.any(axis=1) & ~per.all(axis=1)
+    if partial.any():
+        w = int(np.argmax(partial))
+        raise diverged(ctx, op, f"{cid} needs all 128 threads of a warpgroup, but warpgroup {w} "
+                                f"runs it with threads {_lane_list(per[w])} only")
+    return np.flatnonzero(per.all(axis=1))
+
+
+@atom_impl("wgmma.fence", "wgmma.commit", "wgmma.wait")
+def _wgmma_sync(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                ) -> Sequence[Any]:
+    # wgmma runs to completion when issued here, so ordering atoms only check participation
+    _warpgroups(ctx, op, active)
+    return _tokens(op)
+
+
+@atom_impl("fence.proxy.async")
+def _fence_proxy(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                 ) -> Sequence[Any]:
+    return _tokens(op)
+
+
+def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int,
+                     shape: tuple[int, int], mn_major: bool, lbo: int, sbo: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """What a warpgroup instruction reads for an operand: the values and physical flat indices
+    of ``shape``, addressed the way the matrix descriptor does (not through the view map): the
+    start is the view's element (0, 0); element ``(i, j)`` is at logical byte offset
+    ``(i div 8) * sbo + (i mod 8) * 128 + 2j`` (K-major, ``j`` along K inside one 128-byte row)
+    or ``(j div 64) * lbo + (i div 8) * sbo + (i mod 8) * 128 + 2 (j mod 64)`` (N-major), then
+    the 128-byte swizzle. A staged layout that differs from the descriptor reads wrong values,
+    as on hardware."""
+    cid = op.attr("catalog_id")
+    st = view.storage
+    if st.space != "shared" or st.swizzle != 128:
+        raise SimulationError(f"{cid} reads 128-byte swizzled shared memory; operand "
+                              f"{st.name} is {st.space} with swizzle {st.swizzle}",
+                              "unsupported", [op])
+    es = st.array.dtype.itemsize
+    one = np.zeros(ctx.lanes, bool)
+    one[t0:t0 + WARPGROUP] = True
+    coords, _ = view.locate(one, op)
+    starts = np.ravel_multi_index(tuple(np.asarray(c[t0:t0 + WARPGROUP]).reshape(
+        WARPGROUP, -1)[:, 0] for c in coords), st.array.shape)
+    start = int(starts[0]) * es
+    if (starts != starts[0]).any():
+        raise SimulationError(f"{cid}: the threads of warpgroup {t0 // WARPGROUP} name "
+                              "different operand addresses; a descriptor is warpgroup-uniform",
+                              "unsupported", [op])
+    if start % 16:
+        raise SimulationError(f"{cid}: operand start byte {start} is not 16-byte aligned",
+                              "unsupported", [op])
+    if not all(0 < x < (1 << 18) and x % 16 == 0 for x in (lbo, sbo)):
+        raise SimulationError(f"{cid}: descriptor strides {lbo}, {sbo} do not fit the 14-bit "
+                              "fields (16-byte units below 256 KB)", "unsupported", [op])
+    i = np.arange(shape[0])[:, None]
+    j = np.arange(shape[1])[None, :]
+    if mn_major:
+        off = (j // 64) * lbo + (i // 8) * sbo + (i % 8) * 128 + (j % 64) * es
+    else:
+        off = (i // 8) * sbo + (i % 8) * 128 + j * es
+    x = start + off
+    if ((start % 128) + (0 if mn_major else shape[1] * es)) > 128:
+        raise SimulationError(f"{cid}: a K-major operand row crosses its 128-byte swizzle row",
+                              "unsupported", [op])
+    phys = (x ^ (((x >> 7) & 7) << 4)) // es
+    if (phys >= st.array.size).any() or (phys < 0).any():
+        raise SimulationError(f"{cid}: the descriptor of operand {st.name} reaches past the "
+                              "buffer", "out_of_range", [op])
+    return st.array.reshape(-1)[phys], phys
+
+
+@atom_impl(*WGMMA_ATOMS)
+def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+           ) -> Sequence[Any]:
+    atom: WgmmaAtom = WGMMA_ATOMS[op.attr("catalog_id")]
+    n = int(op.attr("n"))
+    a_view, b_view = args[0], args[1]
+    accs = [np.asarray(x) for x in args[2:]]
+    if not (isinstance(a_view, LaneView) and isinstance(b_view, LaneView)) \
+            or len(accs) != n // 8:
+        raise SimulationError(f"{atom.catalog_id} takes two shared views and {n // 8} "
+                              "accumulator fragments", "unsupported", [op])
+    in_dt, acc_dt = nx.np_dtype(atom.in_dtype), nx.np_dtype(atom.acc_dtype)
+    for k, x in enumerate(accs):
+        _check_regs(op, f"c{k}", x, ctx.lanes, atom.c, acc_dt)
+    for v in (a_view, b_view):
+        if v.storage.array.dtype != in_dt:
+            raise SimulationError(f"{atom.catalog_id} takes {in_dt} operands, got "
+                                  f"{v.storage.array.dtype}", "unsupported", [op])
+    out = [x.copy() for x in accs]
+    rows, cols = _layout_index(atom.c)
+    for w in _warpgroups(ctx, op, active):
+        t0 = w * WARPGROUP
+        a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, 16), False, 16,
+                                     int(op.attr("a_sbo")))
+        b, b_flat = _descriptor_read(ctx, op, b_view, t0, (16, n), True, int(op.attr("b_lbo")),
+                                     int(op.attr("b_sbo")))
+        for view, flat in ((a_view, a_flat), (b_view, b_flat)):
+            st = view.storage
+            f = flat.reshape(-1)
+            if st.pending is not None and (st.pending[f] > 0).any():
+                ctx.copies.report_pending(st, int(f[np.argmax(st.pending[f] > 0)]), t0, op)
+            if st.races is not None:
+                st.races.access("read", f, np.full(f.size, t0), op)
+        c = np.empty((64, n), acc_dt)
+        for q in range(4):
+            warp = slice(t0 + 32 * q, t0 + 32 * q + 32)
+            for j in range(n // 8):
+                c[16 * q + rows, 8 * j + cols] = accs[j][warp]
+        d = nx.matmul(a, b, c, "exact")
+        for q in range(4):
+            warp = slice(t0 + 32 * q, t0 + 32 * q + 32)
+            for j in range(n // 8):
+                out[j][warp] = d[16 * q + rows, 8 * j + cols]
+    return out
+
+
+# ------------------------------------------------------------------ asynchronous copies
+
+
+@atom_impl("cp.async.16")
+def _cp_async(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+              ) -> Sequence[Any]:
+    dst, src = args[0], args[1]
+    valid_bytes = np.broadcast_to(np.asarray(args[2], np.int64), (ctx.lanes,))
+    if not (isinstance(dst, LaneView) and isinstance(src, LaneView)
+            and dst.storage.space == "shared" and src.storage.space == "global"):
+        raise SimulationError("cp.async.16 takes a shared destination view and a global "
+                              "source view", "unsupported", [op])
+    dt = dst.storage.array.dtype
+    n = int(np.prod(dst.shape))
+    if dst.shape != src.shape or n * dt.itemsize != 16 or src.storage.array.dtype != dt:
+        raise SimulationError(f"cp.async.16 copies 16 bytes between views of one shape and "
+                              f"dtype; got {dst.shape} {dt} <- {src.shape} "
+                              f"{src.storage.array.dtype}", "unsupported", [op])
+    lanes = np.flatnonzero(active)
+    if lanes.size == 0:
+        return _tokens(op)
+    dcoords, dmask = dst.locate(active, op)
+    if not dmask[lanes].all():
+        raise SimulationError("cp.async.16: some destination bytes of an active thread fall "
+                              "outside the shared view", "out_of_range", [op])
+    elem = np.arange(n).reshape((1,) + dst.shape)
+    wanted = active.reshape((-1,) + (1,) * len(dst.shape)) \
+        & (elem * dt.itemsize < valid_bytes.reshape((-1,) + (1,) * len(dst.shape)))
+    scoords, smask = src.locate(active & (valid_bytes > 0), op)
+    missing = wanted & ~smask
+    if missing.any():
+        k = tuple(int(x) for x in np.argwhere(missing)[0])
+        raise SimulationError(f"cp.async.16: thread {k[0]} reads element {k[1:]} of its "
+                              f"source ({int(valid_bytes[k[0]])} valid bytes), which lies "
+                              f"outside the source view", "out_of_range", [op])
+    sflat = _flat(src, scoords)[lanes].reshape(lanes.size, n)
+    dflat = _flat(dst, dcoords)[lanes].reshape(lanes.size, n)
+    _check_vector(op, "destination", dflat, dt.itemsize, np.ones(lanes.size, bool))
+    _check_vector(op, "source", sflat, dt.itemsize, valid_bytes[lanes] >= 16)
+    data = np.zeros((lanes.size, n), dt)
+    take = wanted[lanes].reshape(lanes.size, n)
+    data[take] = src.storage.array.reshape(-1)[sflat[take]]
+    ctx.copies.issue(op, dst, dflat, lanes, data)
+    return _tokens(op)
+
+
+def _flat(view: LaneView, coords: tuple[np.ndarray, ...]) -> np.ndarray:
+    st = view.storage
+    shape = st.array.shape
+    clipped = tuple(np.clip(c, 0, max(e - 1, 0)) for c, e in zip(coords, shape))
+    flat = np.ravel_multi_index(clipped, shape) if shape else np.zeros(coords[0].shape, np.int64)
+    return st.physical(flat)
+
+
+def _check_vector(op: ir.Operation, role: str, flat: np.ndarray, itemsize: int,
+                  rows: np.ndarray) -> None:
+    """A 16-byte copy (and an ``ldmatrix`` row) needs 16 contiguous, 16-byte aligned bytes."""
+    f = flat[rows]
+    if f.size == 0:
+        return
+    contiguous = (f == f[:, :1] + np.arange(f.shape[1])).all(axis=1)
+    aligned = (f[:, 0] * itemsize) % 16 == 0
+    bad = ~(contiguous & aligned)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise SimulationError(f"{op.attr('catalog_id')}: the {role} of one thread is not 16 "
+                              f"contiguous, 16-byte aligned bytes (flat elements "
+                              f"{f[k].tolist()})",
+                              "unsupported", [op])
+
+
+@atom_impl("cp.async.commit")
+def _cp_commit(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+               ) -> Sequence[Any]:
+    ctx.copies.commit(active)
+    return _tokens(op)
+
+
+@atom_impl("cp.async.wait")
+def _cp_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+             ) -> Sequence[Any]:
+    n = op.attr("pending", 0)
+    if not isinstance(n, int) or n < 0:
+        raise SimulationError(f"cp.async.wait needs an integer pending >= 0, got {n!r}",
+                              "unsupported", [op])
+    ctx.copies.wait(active, n)
+    return _tokens(op)

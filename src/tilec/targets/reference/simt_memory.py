@@ -1,0 +1,652 @@
+"""Memory of the SIMT simulator: storage, lane-vectorized views, the race detector, cp.async.
+
+Every access is made by all active threads of a group at once: a view's
+symbols are per-thread arrays (leading axis ``T``), so locating a view gives
+root coordinates of shape ``(T, *view shape)`` plus a validity mask.
+
+Race model (shared memory only). Time inside one group is cut into *epochs*
+by ``barrier.group``. For every element of a shared allocation the detector
+remembers, per access class (plain read, plain write, atomic), the epoch of
+the latest accesses and up to two distinct threads that made them, with the
+operation each used. An access by thread ``t`` in epoch ``E`` races when
+another thread ``u != t`` accessed the same element in epoch ``E`` and at
+least one of the two accesses writes: read/write, write/read and write/write
+pairs, also between two threads of one operation (two threads storing to one
+element); atomics do not race with atomics. Keeping two distinct threads is
+enough to find *another* thread whatever ``t`` is, so the check is exact,
+not sampled. A thread re-reading or overwriting its own write never races
+(per-thread program order holds). Within a program, global memory is not
+race-checked: the only grid-wide ordering is the kernel boundary.
+
+Programs model (global memory). Programs (grid instances) of one launch are
+unordered, so two of them writing one global element is outside the contract
+whatever order the simulator runs them in: ``ProgramWrites`` remembers, per
+element of a written argument, the first program that wrote it (and whether
+with a plain store) and a second program whose atomic met it; a write by
+another program is reported unless both are atomics. Only elements actually
+written count: a bounded store's dropped elements and inactive threads write
+nothing.
+
+cp.async model. ``cp.async.16`` reads its global source when it is issued
+and leaves its shared destination *pending*; the shared write happens, and
+is checked for races as a write by the issuing thread attributed to the
+``cp.async.16`` operation, at the first ``cp.async.wait`` of that thread
+that covers its group (``pending = n`` completes every committed group but
+the newest ``n``). Reading or writing a pending destination before then is
+reported as a race with the copy (on hardware it reads stale data).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import tilec.ir as ir
+from tilec.ir.atoms import SWIZZLE_ALIGN
+from tilec.targets import numerics as nx
+
+from .errors import SimulationError, describe_op
+
+__all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "GridClock", "RaceTracker",
+           "ProgramWrites", "AsyncCopies", "gather", "scatter", "atomic_update",
+           "lane_broadcast", "lane_coords"]
+
+
+# ------------------------------------------------------------------ coordinates
+
+
+@functools.lru_cache(maxsize=512)
+def _grid(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """Row-major coordinates of ``shape``, each of shape ``(1, *shape)`` (the lane axis first)."""
+    out = []
+    for g in np.indices(shape, dtype=np.int64) if shape else ():
+        g = g.reshape((1,) + shape)
+        g.setflags(write=False)
+        out.append(g)
+    return tuple(out)
+
+
+def lane_broadcast(x: Any, rank: int) -> Any:
+    """A per-thread array ``(T,)`` reshaped to ``(T, 1, ..)`` for ``rank`` trailing axes.
+
+    Uniform values (Python or numpy scalars) are returned unchanged.
+    """
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return a[()]
+    return a.reshape(a.shape + (1,) * rank)
+
+
+def lane_coords(m: ir.IndexMap, shape: tuple[int, ...], syms: Sequence[Any], lanes: int
+                ) -> tuple[np.ndarray, ...]:
+    """``m`` at every point of ``shape`` for every thread: arrays of shape ``(T, *shape)``."""
+    full = (lanes,) + shape
+    coords = m.apply(_grid(shape), [lane_broadcast(v, len(shape)) for v in syms])
+    return tuple(np.broadcast_to(np.asarray(c, np.int64), full) for c in coords)
+
+
+# ------------------------------------------------------------------ storage
+
+
+class GroupClock:
+    """The barrier epoch of one group (advanced by every ``barrier.group``)."""
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        """Barriers passed so far."""
+        self.last_barrier: ir.Operation | None = None
+        """The barrier that opened the current epoch (None: the group start)."""
+
+    def advance(self, barrier: ir.Operation) -> None:
+        """Start a new epoch at ``barrier``."""
+        self.epoch += 1
+        self.last_barrier = barrier
+
+    def since(self) -> str:
+        """Where the current epoch began, for messages."""
+        b = self.last_barrier
+        return "the start of the group" if b is None else f"the barrier at {b.loc}"
+
+
+@dataclass(eq=False)
+class Storage:
+    """One allocation: a kernel argument (global), a group's shared memory or per-thread local."""
+
+    array: np.ndarray
+    """The data; for ``local`` storage the leading axis is the thread."""
+    space: str
+    """``global``, ``shared`` or ``local``."""
+    name: str
+    """How messages name it (``%As``, ``parameter 0 ('A')``)."""
+    op: ir.Operation | None = None
+    """The ``memory`` operation that made it (None for kernel arguments)."""
+    races: RaceTracker | None = None
+    """The race detector (shared storage only)."""
+    programs: ProgramWrites | None = None
+    """Which program wrote each element in this launch (global storage only)."""
+    pending: np.ndarray | None = None
+    """Shared storage: per flat element, the number of cp.async writes not yet completed."""
+    swizzle: int = 0
+    """Shared storage: 128 when the buffer is 128-byte swizzled (``memory {swizzle}``): the
+    element at logical flat index ``i`` lives at ``physical(i)``."""
+
+    def physical(self, flat: np.ndarray) -> np.ndarray:
+        """Physical flat element indices of logical ones (the identity unless swizzled): byte
+        offset ``x`` moves to ``x ^ (((x >> 7) & 7) << 4)``, 16-byte chunks stay whole."""
+        if not self.swizzle:
+            return flat
+        es = self.array.dtype.itemsize
+        x = np.asarray(flat, np.int64) * es
+        return (x ^ (((x >> 7) & 7) << 4)) // es
+
+    @property
+    def per_lane(self) -> bool:
+        """True when every thread has its own copy (``local``)."""
+        return self.space == "local"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The extents one thread sees."""
+        return tuple(self.array.shape[1:]) if self.per_lane else tuple(self.array.shape)
+
+    @staticmethod
+    def shared(shape: tuple[int, ...], dt: np.dtype, name: str, op: ir.Operation,
+               clock: GroupClock) -> Storage:
+        """Fresh per-group shared memory, poisoned (NaN for floats, 0 for integers)."""
+        arr = np.full(shape, _poison(dt), dt)
+        st = Storage(arr, "shared", name, op, swizzle=int(op.attr("swizzle", 0) or 0))
+        if st.swizzle and (arr.size * dt.itemsize) % SWIZZLE_ALIGN:
+            raise SimulationError(f"swizzled shared memory {name} holds {arr.size * dt.itemsize}"
+                                  " bytes, not whole 1024-byte swizzle blocks", "unsupported",
+                                  [op])
+        st.races = RaceTracker(st, clock)
+        st.pending = np.zeros(arr.size, np.int32)
+        return st
+
+    @staticmethod
+    def local(shape: tuple[int, ...], dt: np.dtype, lanes: int, name: str, op: ir.Operation
+              ) -> Storage:
+        """Fresh per-thread storage, poisoned."""
+        return Storage(np.full((lanes,) + shape, _poison(dt), dt), "local", name, op)
+
+
+def _poison(dt: np.dtype) -> Any:
+    return np.array(np.nan if nx.is_float_dtype(dt) else 0).astype(dt)[()]
+
+
+@dataclass(frozen=True, eq=False)
+class LaneGuard:
+    """One bounds check a view adds, with per-thread symbol values."""
+
+    map: ir.IndexMap
+    """From the current view's coordinates to the checked base's coordinates."""
+    syms: tuple[Any, ...]
+    """Symbol values: scalars (uniform) or ``(T,)`` arrays."""
+    extents: tuple[int, ...]
+    """The checked base's extents."""
+    total: bool
+    """True for ``bounds = "total"``: leaving the base is an error, not a dropped element."""
+    view: ir.Operation | None
+    """The ``view`` operation that introduced it."""
+
+
+@dataclass(frozen=True, eq=False)
+class LaneView:
+    """A memory value inside the simulator: a window of a ``Storage`` seen by every thread."""
+
+    storage: Storage
+    """The allocation."""
+    shape: tuple[int, ...]
+    """The window's extents."""
+    map: ir.IndexMap | None = None
+    """Window coordinates to storage coordinates (None: the identity)."""
+    syms: tuple[Any, ...] = ()
+    """Symbol values of ``map``."""
+    guards: tuple[LaneGuard, ...] = ()
+    """Bounds checks, newest view first."""
+
+    @staticmethod
+    def of(storage: Storage) -> LaneView:
+        """The whole of ``storage``."""
+        return LaneView(storage, storage.shape)
+
+    def view(self, m: ir.IndexMap, syms: tuple[Any, ...], shape: tuple[int, ...], total: bool,
+             op: ir.Operation | None) -> LaneView:
+        """``view[i] = self[m(i, syms)]`` with extents ``shape`` (maps compose as in MemRef)."""
+        composed = m if self.map is None else self.map.compose(m)
+        all_syms = syms if self.map is None else self.syms + syms
+        older = tuple(LaneGuard(g.map.compose(m), g.syms + syms, g.extents, g.total, g.view)
+                      for g in self.guards)
+        return LaneView(self.storage, shape, composed, all_syms,
+                        (LaneGuard(m, syms, self.shape, total, op),) + older)
+
+    def locate(self, active: np.ndarray, access: ir.Operation
+               ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """Storage coordinates ``(T, *shape)`` per axis and the mask of elements to access.
+
+        Inactive threads access nothing. An element that a ``total`` view maps
+        outside its base (and that no newer ``bounded`` view dropped) is an
+        out-of-range ``SimulationError`` naming the access and the view.
+        """
+        lanes = active.shape[0]
+        shape = self.shape
+        mask = np.broadcast_to(active.reshape((lanes,) + (1,) * len(shape)),
+                               (lanes,) + shape).copy()
+        for g in self.guards:
+            coords = lane_coords(g.map, shape, g.syms, lanes)
+            ok = np.ones_like(mask)
+            for c, e in zip(coords, g.extents):
+                ok &= (c >= 0) & (c < e)
+            if g.total:
+                bad = mask & ~ok
+                if bad.any():
+                    self._out_of_range(bad, coords, g, access)
+            mask &= ok
+        if self.map is None:
+            coords = tuple(np.broadcast_to(c, (lanes,) + shape) for c in _grid(shape))
+        else:
+            coords = lane_coords(self.map, shape, self.syms, lanes)
+        return coords, mask
+
+    def _out_of_range(self, bad: np.ndarray, coords: tuple[np.ndarray, ...], g: LaneGuard,
+                      access: ir.Operation) -> None:
+        where = tuple(int(x) for x in np.argwhere(bad)[0])
+        lane, elem = where[0], where[1:]
+        at = tuple(int(c[where]) for c in coords)
+        ops = [access] + ([g.view] if g.view is not None and g.view is not access else [])
+        via = f" through {describe_op(g.view)}" if g.view is not None else ""
+        raise SimulationError(
+            f"thread {lane}: element {elem} of a bounds = \"total\" view maps to {at}, outside "
+            f"its base of extents {g.extents} ({self.storage.space} memory "
+            f"{self.storage.name}); accessed by {describe_op(access)}{via}",
+            "out_of_range", ops)
+
+
+# ------------------------------------------------------------------ races
+
+
+class _Seen:
+    """Per element: the epoch of the latest accesses of one class and two distinct threads."""
+
+    def __init__(self, size: int) -> None:
+        self.epoch = np.full(size, -1, np.int64)
+        self.lane1 = np.full(size, -1, np.int64)
+        self.op1 = np.full(size, -1, np.int64)
+        self.lane2 = np.full(size, -1, np.int64)
+        self.op2 = np.full(size, -1, np.int64)
+
+    def other(self, flat: np.ndarray, lanes: np.ndarray, epoch: int
+              ) -> tuple[int, int, int] | None:
+        """The first access ``k`` whose element another thread touched this epoch: (k, lane, op)."""
+        cur = self.epoch[flat] == epoch
+        l1, l2 = self.lane1[flat], self.lane2[flat]
+        c1 = cur & (l1 != lanes)
+        c2 = cur & (l2 >= 0) & (l2 != lanes)
+        hit = c1 | c2
+        if not hit.any():
+            return None
+        k = int(np.argmax(hit))
+        if c1[k]:
+            return k, int(l1[k]), int(self.op1[flat[k]])
+        return k, int(l2[k]), int(self.op2[flat[k]])
+
+    def add(self, flat: np.ndarray, lanes: np.ndarray, epoch: int, op_id: int) -> None:
+        """Record that ``lanes[k]`` accessed ``flat[k]`` in ``epoch`` with operation ``op_id``."""
+        if flat.size == 0:
+            return
+        elems, lo, hi = _lane_range(flat, lanes)
+        stale = self.epoch[elems] != epoch
+        self.epoch[elems] = epoch
+        self.lane1[elems[stale]] = -1
+        self.lane2[elems[stale]] = -1
+        l1 = self.lane1[elems]
+        fresh = l1 < 0
+        self.lane1[elems[fresh]] = lo[fresh]
+        self.op1[elems[fresh]] = op_id
+        l1 = self.lane1[elems]
+        cand = np.where(hi != l1, hi, lo)
+        take = (self.lane2[elems] < 0) & (cand != l1)
+        self.lane2[elems[take]] = cand[take]
+        self.op2[elems[take]] = op_id
+
+
+def _lane_range(flat: np.ndarray, lanes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique elements of ``flat`` with the smallest and largest thread that touched each."""
+    elems, inv = np.unique(flat, return_inverse=True)
+    lo = np.full(elems.size, np.iinfo(np.int64).max, np.int64)
+    hi = np.full(elems.size, -1, np.int64)
+    np.minimum.at(lo, inv, lanes)
+    np.maximum.at(hi, inv, lanes)
+    return elems, lo, hi
+
+
+class _OpNumbers:
+    """Small numbers for the operations a detector records, so that per-element state names
+    an operation in an int64 array (O(1) both ways)."""
+
+    def __init__(self) -> None:
+        self._ops: list[ir.Operation] = []
+        self._ids: dict[int, int] = {}
+
+    def number(self, op: ir.Operation) -> int:
+        """``op``'s number (a new one the first time)."""
+        k = self._ids.get(op.id)
+        if k is None:
+            k = self._ids[op.id] = len(self._ops)
+            self._ops.append(op)
+        return k
+
+    def __getitem__(self, k: int) -> ir.Operation:
+        return self._ops[k]
+
+
+class RaceTracker:
+    """The race detector of one shared allocation (see the module docstring)."""
+
+    def __init__(self, storage: Storage, clock: GroupClock) -> None:
+        size = storage.array.size
+        self.storage = storage
+        """The allocation it watches."""
+        self.clock = clock
+        """The group's barrier epoch."""
+        self.reads = _Seen(size)
+        """Plain reads."""
+        self.writes = _Seen(size)
+        """Plain writes (cp.async completions included)."""
+        self.atomics = _Seen(size)
+        """Atomic read-modify-writes."""
+        self._ops = _OpNumbers()
+
+    def access(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation) -> None:
+        """Check and record accesses ``(flat[k], lanes[k])`` of ``kind`` (read/write/atomic)."""
+        if flat.size == 0:
+            return
+        epoch = self.clock.epoch
+        against = {"read": (("write", self.writes), ("atomic", self.atomics)),
+                   "write": (("write", self.writes), ("read", self.reads),
+                             ("atomic", self.atomics)),
+                   "atomic": (("write", self.writes), ("read", self.reads))}[kind]
+        for earlier_kind, seen in against:
+            hit = seen.other(flat, lanes, epoch)
+            if hit is not None:
+                k, lane, op_id = hit
+                self._report(int(flat[k]), earlier_kind, lane, self._ops[op_id], kind,
+                             int(lanes[k]), op)
+        if kind == "write":
+            elems, lo, hi = _lane_range(flat, lanes)
+            two = lo != hi
+            if two.any():
+                k = int(np.argmax(two))
+                self._report(int(elems[k]), "write", int(lo[k]), op, "write", int(hi[k]), op)
+        own = {"read": self.reads, "write": self.writes, "atomic": self.atomics}[kind]
+        own.add(flat, lanes, epoch, self._ops.number(op))
+
+    def _report(self, flat: int, kind1: str, lane1: int, op1: ir.Operation, kind2: str,
+                lane2: int, op2: ir.Operation) -> None:
+        st = self.storage
+        elem = tuple(int(x) for x in np.unravel_index(flat, st.array.shape))
+        raise SimulationError(
+            f"shared memory {st.name} element {elem}: {kind1} by thread {lane1} "
+            f"({describe_op(op1)}) and {kind2} by thread {lane2} ({describe_op(op2)}) with no "
+            f"barrier.group between them (both after {self.clock.since()})",
+            "race", [op1, op2] if op1 is not op2 else [op1])
+
+
+# ------------------------------------------------------------------ programs
+
+
+class GridClock:
+    """The launch and the program (grid instance) the simulator is running."""
+
+    def __init__(self) -> None:
+        self.launch = 0
+        """Grid-level parallels started so far (each one is a launch)."""
+        self.extents: tuple[int, ...] = ()
+        """The running launch's grid extents."""
+        self.program = -1
+        """The running program, as its row-major index in the grid."""
+
+    def start(self, extents: tuple[int, ...]) -> None:
+        """A new launch over ``extents``."""
+        self.launch += 1
+        self.extents = extents
+        self.program = -1
+
+    def coords(self, program: int) -> tuple[int, ...]:
+        """The grid coordinates of a program index."""
+        return tuple(int(c) for c in np.unravel_index(program, self.extents))
+
+
+class ProgramWrites:
+    """The cross-program write check of one global argument (see the module docstring)."""
+
+    def __init__(self, storage: Storage, clock: GridClock) -> None:
+        self.storage = storage
+        """The argument it watches."""
+        self.clock = clock
+        """The launch and program being run."""
+        self._launch = -1
+        self._ops = _OpNumbers()
+
+    def _reset(self) -> None:
+        """Fresh per-element state for a new launch (made on the first write)."""
+        size = self.storage.array.size
+        self._launch = self.clock.launch
+        self.first = np.full(size, -1, np.int64)
+        """The first program that wrote each element (-1: none yet)."""
+        self.first_op = np.full(size, -1, np.int64)
+        """The operation of that write."""
+        self.plain = np.zeros(size, bool)
+        """True once the first program wrote the element with a plain store."""
+        self.second = np.full(size, -1, np.int64)
+        """Another program whose atomic met the first program's atomics (-1: none)."""
+        self.second_op = np.full(size, -1, np.int64)
+        """The operation of that atomic."""
+
+    def write(self, kind: str, flat: np.ndarray, op: ir.Operation) -> None:
+        """Check and record that the running program writes ``flat`` (``write``/``atomic``)."""
+        if flat.size == 0:
+            return
+        if self._launch != self.clock.launch:
+            self._reset()
+        p, plain = self.clock.program, kind == "write"
+        first = self.first[flat]
+        fresh, mine = first < 0, first == p
+        other = ~fresh & ~mine
+        clash = other & (plain | self.plain[flat])  # a plain store meets another program's
+        # this program's plain store meets an atomic of another program on its own element
+        clash |= mine & plain & (self.second[flat] >= 0)
+        if clash.any():
+            k = int(np.argmax(clash))
+            e = int(flat[k])
+            if other[k]:
+                q, q_op = int(self.first[e]), int(self.first_op[e])
+            else:
+                q, q_op = int(self.second[e]), int(self.second_op[e])
+            self._report(e, q, self._ops[q_op], p, op, kind)
+        me = self._ops.number(op)
+        new = flat[fresh]
+        self.first[new] = p
+        self.first_op[new] = me
+        self.plain[flat[fresh | mine]] |= plain
+        met = flat[other & (self.second[flat] < 0)]
+        self.second[met] = p
+        self.second_op[met] = me
+
+    def _report(self, flat: int, q: int, q_op: ir.Operation, p: int, op: ir.Operation,
+                kind: str) -> None:
+        st = self.storage
+        elem = tuple(int(x) for x in np.unravel_index(flat, st.array.shape))
+        c = self.clock
+        what = "an atomic" if kind == "atomic" else "a store"
+        raise SimulationError(
+            f"global memory {st.name} element {elem} is written by program {c.coords(q)} "
+            f"({describe_op(q_op)}) and by program {c.coords(p)} with {what} "
+            f"({describe_op(op)}) in one launch (grid {c.extents}); programs may run in any "
+            "order, so they must write disjoint elements (only atomics may meet)", "race",
+            [q_op, op] if q_op is not op else [op])
+
+
+# ------------------------------------------------------------------ accesses
+
+
+def _flat_hits(view: LaneView, coords: tuple[np.ndarray, ...], mask: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Flat storage indices and threads of the accessed elements (row-major per thread)."""
+    st = view.storage
+    lanes = np.broadcast_to(np.arange(mask.shape[0]).reshape((-1,) + (1,) * (mask.ndim - 1)),
+                            mask.shape)[mask]
+    picked = tuple(c[mask] for c in coords)
+    if st.per_lane:
+        picked = (lanes,) + picked
+    flat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim else \
+        np.zeros(lanes.size, np.int64)
+    return st.physical(np.asarray(flat, np.int64)), lanes
+
+
+def _check_pending(view: LaneView, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
+                   copies: AsyncCopies | None) -> None:
+    st = view.storage
+    if st.pending is None or flat.size == 0:
+        return
+    busy = st.pending[flat] > 0
+    if busy.any() and copies is not None:
+        k = int(np.argmax(busy))
+        copies.report_pending(st, int(flat[k]), int(lanes[k]), op)
+
+
+def gather(view: LaneView, active: np.ndarray, op: ir.Operation, fill: Any, dt: np.dtype,
+           copies: AsyncCopies | None = None) -> np.ndarray:
+    """``load``: a ``(T, *shape)`` tile; elements that are not accessed read ``fill``."""
+    coords, mask = view.locate(active, op)
+    out = np.full(mask.shape, fill, dt)
+    flat, lanes = _flat_hits(view, coords, mask)
+    _check_pending(view, flat, lanes, op, copies)
+    st = view.storage
+    if st.races is not None:
+        st.races.access("read", flat, lanes, op)
+    out[mask] = st.array.reshape(-1)[flat]
+    return out
+
+
+def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.ndarray,
+            copies: AsyncCopies | None = None) -> None:
+    """``store``: write the accessed elements of ``values`` ``(T, *shape)``.
+
+    Several elements of one thread mapped to one address keep the last in
+    row-major order; two threads writing one shared element is a race.
+    """
+    coords, mask = view.locate(active, op)
+    flat, lanes = _flat_hits(view, coords, mask)
+    st = view.storage
+    _check_pending(view, flat, lanes, op, copies)
+    if st.races is not None:
+        st.races.access("write", flat, lanes, op)
+    if st.programs is not None:
+        st.programs.write("write", flat, op)
+    data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
+    st.array.reshape(-1)[flat] = data
+
+
+def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.ndarray,
+                  kind: str, copies: AsyncCopies | None = None) -> None:
+    """``atomic``: combine ``values`` into memory; repeated addresses apply thread by thread."""
+    coords, mask = view.locate(active, op)
+    flat, lanes = _flat_hits(view, coords, mask)
+    st = view.storage
+    _check_pending(view, flat, lanes, op, copies)
+    if st.races is not None:
+        st.races.access("atomic", flat, lanes, op)
+    if st.programs is not None:
+        st.programs.write("atomic", flat, op)
+    data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
+    mem = st.array.reshape(-1)
+    remaining = np.arange(flat.size)
+    while remaining.size:
+        # One round applies the first pending contribution of every distinct address.
+        _, first = np.unique(flat[remaining], return_index=True)
+        pick = remaining[first]
+        mem[flat[pick]] = nx.combine(kind, mem[flat[pick]], data[pick], st.array.dtype)
+        remaining = np.setdiff1d(remaining, pick, assume_unique=True)
+
+
+# ------------------------------------------------------------------ cp.async
+
+
+@dataclass(eq=False)
+class _Copy:
+    """One issued ``cp.async.16`` of some threads, not yet completed for all of them."""
+
+    op: ir.Operation
+    """The ``cp.async.16`` operation."""
+    storage: Storage
+    """Its shared destination."""
+    lanes: np.ndarray
+    """Issuing threads ``(k,)``."""
+    group: np.ndarray
+    """Per issuing thread, the commit-group number the copy belongs to."""
+    flat: np.ndarray
+    """Destination flat indices ``(k, n)``."""
+    data: np.ndarray
+    """The bytes to land, as elements ``(k, n)`` (zero-filled past ``valid_bytes``)."""
+    done: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    """Per issuing thread, True once its write has landed."""
+
+
+class AsyncCopies:
+    """The cp.async state of one group: per-thread commit counters and pending copies."""
+
+    def __init__(self, lanes: int) -> None:
+        self.committed = np.zeros(lanes, np.int64)
+        """Per thread, the number of commit groups it has closed."""
+        self.copies: list[_Copy] = []
+        """Issued copies with some thread still pending."""
+
+    def issue(self, op: ir.Operation, dst: LaneView, flat: np.ndarray, lanes: np.ndarray,
+              data: np.ndarray) -> None:
+        """Queue the copies of ``lanes`` (``flat``/``data`` of shape ``(k, n)``)."""
+        st = dst.storage
+        if st.pending is None:
+            raise SimulationError("cp.async.16 needs a shared-memory destination, got "
+                                  f"{st.space} memory {st.name}", "unsupported", [op])
+        _check_pending(dst, flat.reshape(-1), np.repeat(lanes, flat.shape[1]), op, self)
+        np.add.at(st.pending, flat.reshape(-1), 1)
+        c = _Copy(op, st, lanes, self.committed[lanes].copy(), flat, data)
+        c.done = np.zeros(lanes.size, bool)
+        self.copies.append(c)
+
+    def commit(self, active: np.ndarray) -> None:
+        """Close the open copy group of every active thread."""
+        self.committed[active] += 1
+
+    def wait(self, active: np.ndarray, pending_groups: int) -> None:
+        """Land every copy of an active thread whose group is older than the newest ``n``."""
+        limit = self.committed - pending_groups  # groups < limit must be complete
+        for c in self.copies:
+            due = ~c.done & active[c.lanes] & (c.group < limit[c.lanes])
+            if not due.any():
+                continue
+            flat = c.flat[due]
+            lanes = np.repeat(c.lanes[due], flat.shape[1])
+            np.subtract.at(c.storage.pending, flat.reshape(-1), 1)
+            if c.storage.races is not None:
+                c.storage.races.access("write", flat.reshape(-1), lanes, c.op)
+            c.storage.array.reshape(-1)[flat.reshape(-1)] = c.data[due].reshape(-1)
+            c.done |= due
+        self.copies = [c for c in self.copies if not c.done.all()]
+
+    def report_pending(self, st: Storage, flat: int, lane: int, op: ir.Operation) -> None:
+        """Raise the race between ``op`` and the copy still pending on element ``flat``."""
+        culprit = next((c for c in self.copies if c.storage is st
+                        and bool((c.flat[~c.done] == flat).any())), None)
+        elem = tuple(int(x) for x in np.unravel_index(flat, st.array.shape))
+        ops = [culprit.op, op] if culprit is not None else [op]
+        raise SimulationError(
+            f"shared memory {st.name} element {elem}: thread {lane} accesses it with "
+            f"{describe_op(op)} while a cp.async.16 copy into it is still in flight (no "
+            f"cp.async.wait has covered the copy's group)", "race", ops)

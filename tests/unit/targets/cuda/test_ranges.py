@@ -1,0 +1,106 @@
+"""Value ranges (``tilec.ir.ranges``): each rule, and cases that must stay 64-bit
+(products of user sizes, loop counters bounded by a size)."""
+
+from __future__ import annotations
+
+from cuda_machine_ir import SAMPLES
+
+import tilec.ir as ir
+from tilec.ir.ranges import (
+    I32,
+    I64,
+    Range,
+    affine_range,
+    analyze_ranges,
+    arith_range,
+    compare_range,
+)
+
+SIZE = Range(0, I64.hi)
+TID = Range(0, 127)
+
+
+# ----------------------------------------------------------------- rules
+
+
+def test_sums_products_and_wrap() -> None:
+    assert arith_range("add", [TID, Range(5, 5)], ir.index) == Range(5, 132)
+    assert arith_range("sub", [TID, Range(0, 10)], ir.index) == Range(-10, 127)
+    assert arith_range("mul", [Range(-2, 3), Range(-5, 4)], ir.index) == Range(-15, 12)
+    assert arith_range("neg", [TID], ir.index) == Range(-127, 0)
+    assert arith_range("fma", [TID, Range(8, 8), Range(1, 1)], ir.index) == Range(1, 1017)
+    # an i32 result that may leave 32 bits wraps: the whole type, not a wrong bound
+    assert arith_range("mul", [Range(0, 1 << 20), Range(0, 1 << 20)], ir.i32) == I32
+
+
+def test_products_of_sizes_are_not_narrowed() -> None:
+    assert arith_range("mul", [SIZE, SIZE], ir.index) == I64
+    assert arith_range("mul", [SIZE, Range(128, 128)], ir.index) == I64
+    # a loop counter bounded by cdiv(K, 32) times 32 does not fit 32 bits
+    k = Range(0, (I64.hi + 31) // 32 - 1)
+    assert not arith_range("mul", [k, Range(32, 32)], ir.index).within(I32)
+
+
+def test_division_and_modulo() -> None:
+    assert arith_range("floordiv", [Range(0, 1016), Range(32, 32)], ir.index) == Range(0, 31)
+    assert arith_range("floordiv", [Range(-7, 9), Range(4, 4)], ir.index) == Range(-2, 2)
+    assert arith_range("cdiv", [SIZE, Range(128, 128)], ir.index) == Range(0, -(-I64.hi // 128))
+    assert arith_range("rem", [Range(0, 1016), Range(32, 32)], ir.index) == Range(0, 31)
+    assert arith_range("rem", [Range(33, 40), Range(32, 32)], ir.index) == Range(1, 8)
+    assert arith_range("rem", [Range(-5, 3), Range(8, 8)], ir.index) == Range(0, 7)
+    assert arith_range("rem", [TID, Range(1, 200)], ir.index) == Range(0, 199)
+    # a divisor that may be zero or negative: nothing known
+    assert arith_range("floordiv", [TID, Range(-1, 4)], ir.index) == I64
+
+
+def test_min_max_select_bits_cast() -> None:
+    sub = Range(-(1 << 40), 1 << 40)
+    clamped = arith_range("min", [sub, Range(8, 8)], ir.index)
+    assert clamped == Range(-(1 << 40), 8)
+    assert arith_range("max", [clamped, Range(0, 0)], ir.index) == Range(0, 8)
+    assert arith_range("select", [Range(0, 1), Range(0, 8), Range(0, 0)], ir.index) == Range(0, 8)
+    assert arith_range("and", [TID, Range(31, 31)], ir.index) == Range(0, 31)
+    assert arith_range("or", [TID, Range(0, 200)], ir.index) == Range(0, 255)
+    assert arith_range("cast", [TID], ir.i32) == TID
+    assert arith_range("cast", [SIZE], ir.i32) == I32
+    assert arith_range("add", [TID, TID], ir.f32) is None
+
+
+def test_comparisons_and_booleans() -> None:
+    assert compare_range("lt", TID, Range(128, 200)) == Range(1, 1)
+    assert compare_range("ge", TID, Range(0, 0)) == Range(1, 1)
+    assert compare_range("gt", TID, Range(127, 300)) == Range(0, 0)
+    assert compare_range("lt", TID, SIZE) == Range(0, 1)
+    assert compare_range("eq", Range(3, 3), Range(3, 3)) == Range(1, 1)
+    assert compare_range("ne", Range(0, 3), Range(4, 9)) == Range(1, 1)
+    one, some = Range(1, 1), Range(0, 1)
+    assert arith_range("and", [one, some], ir.i1) == some
+    assert arith_range("and", [Range(0, 0), some], ir.i1) == Range(0, 0)
+    assert arith_range("or", [one, some], ir.i1) == one
+    assert arith_range("not", [one], ir.i1) == Range(0, 0)
+
+
+def test_affine_ranges() -> None:
+    e = (ir.s(0) * 8).floordiv(32) * 40 + (ir.s(0) * 8).mod(32) + ir.s(1) * 5120
+    # intervals do not track divisibility: (8 * tid) mod 32 is bounded by 31, not 24
+    assert affine_range(e, [TID, Range(0, 1)]) == Range(0, 31 * 40 + 31 + 5120)
+
+
+def test_analysis_of_a_kernel() -> None:
+    """Thread ids, grid coordinates and loop counters of a Machine GEMM get their bounds."""
+    s = SAMPLES["gemm_mma_bf16"]
+    fn = s.module().lookup(s.name)
+    ranges = analyze_ranges(fn, lambda rank, k: 65535)
+    found: dict[str, Range] = {}
+    for op in fn.walk():
+        if op.name == "parallel":
+            a = op.regions[0].entry.args[0]
+            found[op.attr("level")] = ranges[id(a)]
+        if op.name in ("serial", "pipeline"):
+            found.setdefault("loop", ranges[id(op.regions[0].entry.args[0])])
+    threads = next(op for op in fn.walk() if op.name == "parallel").attr("threads")
+    assert found["lane"] == Range(0, threads - 1)
+    assert found["grid"].lo == 0 and found["grid"].hi <= 65534
+    assert found["loop"].lo == 0
+    symbols = fn.args[len(fn.args) - len(fn.shape_symbols):]
+    assert all(ranges[id(a)] == SIZE for a in symbols)
