@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -192,6 +192,10 @@ class CLikeEmitter:
     """Shared machinery of the C-family emitters; targets override the tables."""
 
     TARGET: ClassVar[str] = "C-like"
+
+    PRINTERS: ClassVar[dict[str, Callable[[Any, ir.Operation], None]]] = {}
+    """Opcode -> a printer function ``(emitter, op)``, consulted before the ``emit_<opcode>``
+    methods: a target keeps families of operations in modules of their own."""
     """Target name used in diagnostics."""
 
     SCALAR_CTYPES: ClassVar[dict[str, str]] = {
@@ -386,11 +390,15 @@ class CLikeEmitter:
     def emit_op(self, op: ir.Operation) -> None:
         """Emit one operation (dispatch on ``emit_<opcode>``)."""
         self.ops[ir.op_number(op)] = (op.name, op.loc)
+        printer = self.PRINTERS.get(op.name)
         method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
-        if method is None:
+        if printer is None and method is None:
             raise self.unsupported(op, self.NO_EMISSION.format(target=self.TARGET))
         with self.buf.origin(op):
-            method(op)
+            if printer is not None:
+                printer(self, op)
+            else:
+                method(op)
 
     def alias(self, form: object) -> object:
         """The form of a second name for ``form`` (targets mark borrowed storage here)."""

@@ -317,3 +317,32 @@ def test_an_accumulator_from_outside_the_loop_is_not_updated_in_place() -> None:
     decl = next(i for i, ln in enumerate(lines) if re.match(rf"\s*float {arr}\[4\];", ln))
     loop = max(i for i, ln in enumerate(lines[:at]) if ln.lstrip().startswith("for (int64_t"))
     assert decl > loop, (arr, decl, loop)
+
+
+def test_descriptor_reuse_and_in_place_accumulators_are_decided_over_the_ir() -> None:
+    """``wgmma_facts``: within one fenced group, the later K steps of an operand derive their
+    descriptor from the first (a whole number of 16-byte units further on), a fence ends
+    the reuse, and an accumulator defined in the block with no other use is updated in
+    place; the printed kernel follows those decisions."""
+    from tilec.targets.cuda.wgmma_facts import analyze_wgmma
+
+    comp, _ = _compiled(4096, 4096, 4096, (128, 128, 64))
+    m = _machine(comp)
+    fn = m.lookup(comp.fn_name)  # type: ignore[attr-defined]
+    facts = analyze_wgmma(fn)
+    calls = _atoms(m, "wgmma.m64")
+    assert len(calls) == 4  # one per 16-deep K step of the 64-deep tile
+    fences = [op for op in fn.walk() if op.name == "atom.call"
+              and op.attr("catalog_id") == "wgmma.fence"]
+    assert fences
+    for k in (0, 1):
+        first = facts.descriptor_from(calls[0], k)
+        assert first is None  # the group's first instruction builds both descriptors
+        steps = [facts.descriptor_from(c, k) for c in calls[1:]]
+        assert all(s is not None and s.op is calls[0] and s.operand == k for s in steps)
+        assert len({s.step for s in steps}) == 3 and all(s.step != 0 for s in steps)
+    # the chained accumulators die at the next instruction: all but the first in place
+    assert [facts.updates_in_place(c, 0) for c in calls[1:]] == [True] * 3
+    text = emit_cuda(m, comp.fn_name, "cuda:sm_90").text  # type: ignore[attr-defined]
+    assert text.count("= tc_wgmma_desc(") == 2  # two built, six derived
+    assert len(re.findall(r"= desc\w* \+ -?\d+ull;", text)) == 6

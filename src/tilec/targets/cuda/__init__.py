@@ -1,11 +1,16 @@
 """The ``cuda`` target: Machine TileIR -> CUDA C++ -> NVRTC (through cuda-core) -> launch.
 
-Modules: ``prelude`` (scalar semantics as device helpers, no headers),
-``access`` (per-thread guarded and vectorized accesses), ``ptx`` (the atom
-catalog as inline PTX), ``emitter`` (``CUDAEmitter`` over the shared
-``targets.clike`` base), ``compiler`` (NVRTC, resource report, disk cache),
-``runtime`` (device arrays, validation, launch) and ``backend``
-(``make_backend``, ``probe``, ``CUDAExecutable``).
+Modules: ``profile`` (``cuda:sm_90``, ``cuda:sm_80``: limits, atoms, facts),
+``prelude`` (scalar semantics as device helpers, no headers), ``access``
+(per-thread guarded and vectorized accesses), ``ptx`` (the atom catalog as
+inline PTX), ``emitter`` (``CUDAEmitter`` over the shared ``targets.clike``
+base) with its printer tables (``tile_printers``, ``memory_printers``,
+``atom_printers``), ``forms`` (register arrays), ``kernel_abi`` (parameters and
+the grid's host steps), ``wgmma_facts`` (descriptor reuse and accumulator
+lifetimes, an analysis over the IR), ``source`` (``CUDASource``, what the
+launcher needs), ``compiler`` (NVRTC, resource report, disk cache), ``runtime``
+(device arrays, validation, launch) and ``backend`` (``make_backend``,
+``probe``, ``CUDAExecutable``).
 
 Nothing here imports ``cuda.core`` at import time: emission works without the
 ``[cuda]`` extra; compiling needs NVRTC (no GPU), running needs a device.

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import tilec.ir as ir
-from tilec.exec import get_profile
 from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS, WgmmaAtom
 from tilec.ir.ranges import I64
 from tilec.targets.clike import Scalar
@@ -130,8 +129,6 @@ def _pending(em: CUDAEmitter, op: ir.Operation) -> int:
 
 def _wgmma_sync(em: CUDAEmitter, op: ir.Operation) -> bool:
     cid = op.attr("catalog_id")
-    if cid == "wgmma.fence":
-        em.wgmma_descs.clear()  # descriptors are reused within one fenced group only
     em.buf.lines_of(ptx.wgmma_sync_lines(cid, _pending(em, op)))
     return False
 
@@ -151,7 +148,7 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
     the view's first element before the swizzle; strides: the lowering's ``a_sbo``,
     ``b_lbo``, ``b_sbo``), accumulators updated in place in fresh arrays."""
     atom: WgmmaAtom = WGMMA_ATOMS[op.attr("catalog_id")]
-    if not get_profile(em.target).warpgroup_mma:
+    if not em.profile.warpgroup_mma:
         raise em.unsupported(op, f"{atom.catalog_id} needs sm_90a (Hopper); the target "
                                  f"is {em.target}")
     if em.threads % 128:
@@ -161,6 +158,7 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
     em.warp_atoms = True
     n = op.attr("n")
     descs = []
+    facts = em.wgmma_facts
     for k, (lbo, sbo) in enumerate(((16, op.attr("a_sbo")), (op.attr("b_lbo"),
                                                              op.attr("b_sbo")))):
         ref = em.memref(op.operand(k), op)
@@ -171,20 +169,18 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
                    for x in (lbo, sbo)):
             raise em.unsupported(op, f"{atom.catalog_id}: descriptor strides {lbo}, "
                                      f"{sbo} are not 16-byte multiples below 256 KB")
-        var, const = em.access.first_parts(ref)
-        key = (ref.ptr, var, lbo, sbo)
-        esize = atom.in_dtype.bytes
-        base = em.wgmma_descs.get(key)
         d = em.fresh("desc")
-        if base is not None and ((const - base[1]) * esize) % 16 == 0:
+        base = facts.descriptor_from(op, k)
+        if base is not None:
             # same operand, another K step: the start field moves by whole 16-byte units
             # (no carry out of the 14-bit field: both are addresses inside the buffer)
-            step = (const - base[1]) * esize // 16
-            em.buf.line(f"const uint64_t {d} = {base[0]} + {step}ull;")
+            em.buf.line(f"const uint64_t {d} = {em.wgmma_descs[(id(base.op), base.operand)]}"
+                        f" + {base.step}ull;")
         else:
+            var, const = em.access.first_parts(ref)
             em.buf.line(f"const uint64_t {d} = tc_wgmma_desc(tc_smem_addr({ref.ptr} + "
                         f"{plus(var, I64, const)}), {lbo}u, {sbo}u);")
-            em.wgmma_descs[key] = (d, const)
+        em.wgmma_descs[(id(op), k)] = d
         descs.append(d)
     accs = []
     for k, (cv, rv) in enumerate(zip(op.operands[2:], op.results)):
@@ -192,11 +188,8 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
         if c.n != 4 or c.dtype is not atom.acc_dtype:
             raise em.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
                                      f"4 x {atom.acc_dtype}")
-        here = cv.defining_op is not None and cv.defining_op.parent is op.parent
-        if here and sum(1 for _ in cv.uses) == 1 and not c.packed:
-            # defined in this block and dead after this instruction: updated in place (a
-            # value from outside a loop must survive the iterations, so it is copied)
-            d = c
+        if facts.updates_in_place(op, k) and not c.packed:
+            d = c  # dead after this instruction (wgmma_facts): updated in place
         else:
             d = em.new_regs(rv, op)
             em.copy_regs(d, c)

@@ -27,7 +27,7 @@ from tilec.targets.cuda.compiler import (
     compile_cubin,
     nvrtc_available,
 )
-from tilec.targets.cuda.emitter import CUDASource, emit_cuda
+from tilec.targets.cuda.emitter import emit_cuda
 from tilec.targets.cuda.runtime import (
     Launcher,
     argument_key,
@@ -35,6 +35,7 @@ from tilec.targets.cuda.runtime import (
     check_aligned16,
     shape_bindings,
 )
+from tilec.targets.cuda.source import CUDASource
 from tilec.targets.interop_checks import kernel_label
 from tilec.targets.kernel_checks import HostChecks
 

@@ -42,9 +42,7 @@ to ``float`` and rounds each narrow result once. Accesses are emitted by
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,13 +50,12 @@ import numpy as np
 import tilec.ir as ir
 from tilec.exec import get_profile
 from tilec.ir.allocation import SharedLayout, shared_layout
-from tilec.ir.atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN
+from tilec.ir.atoms import CATALOG, SWIZZLE_ALIGN
 from tilec.ir.ranges import (
     I32,
     I64,
     Range,
     analyze_ranges,
-    is_int_division,
     type_range,
 )
 from tilec.targets.clike import (
@@ -73,181 +70,22 @@ from tilec.targets.clike import (
 from tilec.targets.cuda import ptx
 from tilec.targets.cuda.access import (
     AccessWriter,
-    IndexWriter,
     MemRef,
     ctype_of,
     div_c,
     plus,
-    unravel,
 )
 from tilec.targets.cuda.atom_printers import printer_for
+from tilec.targets.cuda.forms import Regs, is_b16, meets_word_atom, static_shape
+from tilec.targets.cuda.kernel_abi import bind_params, grid_bound, host_step
+from tilec.targets.cuda.memory_printers import MEMORY_PRINTERS
 from tilec.targets.cuda.prelude import PRELUDE
-from tilec.targets.interop_checks import written_parameters
+from tilec.targets.cuda.source import CUDASource, HostStep, ParamInfo, kernel_name
+from tilec.targets.cuda.tile_printers import TILE_PRINTERS
+from tilec.targets.cuda.wgmma_facts import analyze_wgmma
 from tilec.targets.kernel_checks import CheckInfo, host_check_ops
 
 __all__ = ["CUDAEmitter", "CUDASource", "ParamInfo", "HostStep", "emit_cuda", "kernel_name"]
-
-_IDENT = re.compile(r"[^A-Za-z0-9_]")
-
-
-def kernel_name(fn_name: str) -> str:
-    """The C symbol of the kernel emitted for ``@fn_name``."""
-    return "tilec_" + _IDENT.sub("_", fn_name)
-
-
-# --------------------------------------------------------------------- value forms
-
-
-@dataclass
-class Regs:
-    """A per-thread register array (flat, row-major over ``shape``)."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: ir.ScalarType
-    packed: bool = False
-    """16-bit elements two per 32-bit word (a ``tc_b16x``): ``name.w[j]`` is a word and
-    ``name[i]`` an element, so element-wise code reads the same either way."""
-
-    @property
-    def n(self) -> int:
-        """Number of elements."""
-        return prod(self.shape)
-
-
-# --------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class ParamInfo:
-    """One kernel parameter as the launcher sees it."""
-
-    kind: str
-    """``mem``, ``scalar``, ``symbol`` (a shape symbol) or ``dim`` (another runtime extent)."""
-    dtype: ir.ScalarType
-    """Element type (``index`` for symbols and dims)."""
-    shape: tuple[ir.Dim, ...] = ()
-    """Extents of a ``mem`` parameter."""
-    written: bool = False
-    """True when the kernel writes this memory."""
-    name: str = ""
-    """The parameter's name hint (or symbol name)."""
-    source: tuple[int, int] = (-1, -1)
-    """For ``dim``: ``(user parameter, axis)`` whose runtime extent it is."""
-
-
-@dataclass(frozen=True)
-class HostStep:
-    """One scalar op evaluated on the host to size the grid."""
-
-    key: int
-    """The value's key (its position in the step list, or ``-1 - k`` for parameter ``k``)."""
-    fn: str
-    """``constant`` or an ``arith`` function."""
-    args: tuple[int, ...]
-    """Keys of the operands."""
-    value: Any = None
-    """The constant's value."""
-    dtype: str = "index"
-    """The result type's name."""
-    failure: CheckInfo | None = None
-    """For an integer division whose divisor may be zero: what a zero divisor raises."""
-
-
-@dataclass
-class CUDASource:
-    """An emitted kernel and what the launcher needs to call it."""
-
-    text: str
-    """The CUDA C++ source."""
-    buffer: IndentedBuffer
-    """The same text, line by line, with the IR operation behind each line."""
-    kernel: str
-    """The kernel's C symbol."""
-    params: list[ParamInfo]
-    """Kernel parameters in order (user parameters, shape symbols, other dims)."""
-    threads: int
-    """Threads per block."""
-    grid_rank: int
-    """Rank of the grid ``parallel``."""
-    host_steps: list[HostStep]
-    """Scalar ops that size the grid, in order."""
-    grid_keys: list[int]
-    """Keys of the grid extents."""
-    shared_bytes: int
-    """Dynamic shared memory per block."""
-    min_sm: int = 80
-    """Lowest compute capability (x10) the kernel needs."""
-    arch_suffix: str = ""
-    """``a`` when the kernel uses arch-specific instructions (sm_90a's wgmma): compile for
-    ``sm_90a`` rather than ``sm_90`` (such a cubin runs on that architecture only)."""
-    ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
-    """Operation id -> (opcode, location)."""
-    stats: dict[str, int] = field(default_factory=dict)
-    """Emission statistics (vector chunks, scalar elements)."""
-    aligned16: frozenset[int] = frozenset()
-    """User parameters whose base address must be 16-byte aligned: sources of 16-byte
-    asynchronous copies (the launcher refuses other arrays, naming the argument)."""
-    checks: list[CheckInfo] = field(default_factory=list)
-    """The kernel's device checks; number ``k + 1`` in the failure record is ``checks[k]``.
-    When there are any, the kernel takes the record's address as its last parameter."""
-    name: str = "?"
-    """The kernel's TileIR function name (``@name`` in error messages)."""
-
-    def grid(self, values: Sequence[int]) -> tuple[int, ...]:
-        """The grid extents for parameter values ``values`` (in ``params`` order); a zero
-        divisor raises ``KernelArithmeticError`` (the host checks raise it first when the
-        division is before every top-level effect, as it is unless hand-written)."""
-        env: dict[int, Any] = {-1 - k: int(v) for k, v in enumerate(values)}
-        for st in self.host_steps:
-            if st.fn == "constant":
-                env[st.key] = st.value
-                continue
-            args = [env[a] for a in st.args]
-            if st.failure is not None and args[1] == 0:
-                raise st.failure.failure(self.name)
-            env[st.key] = host_arith(st.fn, args, st.dtype)
-        return tuple(int(env[k]) for k in self.grid_keys)
-
-    def launch_grid(self, extents: Sequence[int]) -> tuple[int, int, int]:
-        """``gridDim`` for grid extents: the last coordinate on x; above rank 3 all on x."""
-        if len(extents) > 3:
-            return (prod(extents), 1, 1)
-        g = list(reversed([int(e) for e in extents])) + [1] * (3 - len(extents))
-        return (g[0], g[1], g[2])
-
-
-def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
-    """``arith`` on host integers (the functions grid sizes use): Python semantics, then
-    wrapped to the result type ``dtype`` as the device wraps it (``i8`` of 258 is 2)."""
-    table = {
-        "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],
-        "floordiv": lambda: a[0] // a[1], "rem": lambda: a[0] % a[1],
-        "cdiv": lambda: -((-a[0]) // a[1]), "max": lambda: max(a[0], a[1]),
-        "min": lambda: min(a[0], a[1]), "neg": lambda: -a[0], "abs": lambda: abs(a[0]),
-        "eq": lambda: int(a[0] == a[1]), "ne": lambda: int(a[0] != a[1]),
-        "lt": lambda: int(a[0] < a[1]), "le": lambda: int(a[0] <= a[1]),
-        "gt": lambda: int(a[0] > a[1]), "ge": lambda: int(a[0] >= a[1]),
-        "select": lambda: a[1] if a[0] else a[2], "cast": lambda: int(a[0]),
-        "and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1],
-        "not": lambda: ~a[0],
-    }
-    if fn not in table:
-        raise ValueError(f"grid extents use arith {fn!r}, which the host does not evaluate")
-    if fn in ("floordiv", "rem", "cdiv") and a[1] == 0:
-        raise ZeroDivisionError(f"grid extent: integer division by zero in {fn}")
-    out = table[fn]()
-    t = ir.ScalarType(dtype)
-    if t.is_float:
-        return out
-    if t is ir.i1:
-        return int(out != 0) if fn == "cast" else out & 1
-    half = 1 << (t.bits - 1)
-    return (out + half) % (2 * half) - half
-
-
-# --------------------------------------------------------------------- emitter
-
 
 class CUDAEmitter(CLikeEmitter):
     """Emits one Machine TileIR function as a CUDA C++ kernel."""
@@ -274,6 +112,10 @@ class CUDAEmitter(CLikeEmitter):
 
     NO_EMISSION = "no {target} emission for this operation"
 
+    PRINTERS = {**TILE_PRINTERS, **MEMORY_PRINTERS}
+    """Printers of the register-tile operations and the accesses (``tile_printers``,
+    ``memory_printers``); the other operations are printed by ``emit_<opcode>`` here."""
+
     REG_CTYPES = {**CLikeEmitter.SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t"}
     """Element type of a per-thread register array (16-bit floats as bit patterns)."""
 
@@ -289,16 +131,21 @@ class CUDAEmitter(CLikeEmitter):
         self.target = target
         """The target name (``cuda:sm_90`` ...)."""
         self.divs: dict[int, int] = {}
-        self.ranges: dict[int, Range] = analyze_ranges(fn, _grid_bound)
+        self.ranges: dict[int, Range] = analyze_ranges(fn, grid_bound)
         """``id(value)`` -> the value's range (``tilec.ir.ranges``)."""
         self.sizes: set[str] = set()
         """C names of the size parameters (shape symbols and other extents; never negative)."""
         self._narrow_sizes: dict[str, str] = {}
-        self._param_index: dict[str, int] = {}
+        self.param_index: dict[str, int] = {}
+        """C name of a memory parameter -> its position among the user parameters."""
+        self.prologue = IndentedBuffer(depth=1)
+        """Lines at the top of the kernel: parameter strides and narrowed sizes."""
         self._aligned16: set[int] = set()
         self.access = AccessWriter(self.buf, self.fresh, self.narrow_size)
         self.threads = 0
-        align = get_profile(target).shared_alignment
+        self.profile = get_profile(target)
+        """The target's profile (the facts the printers read)."""
+        align = self.profile.shared_alignment
         assert align is not None, f"{target} has no shared_alignment"
         self.shared_align: int = align
         """Alignment of each shared buffer (the profile's ``shared_alignment``)."""
@@ -314,9 +161,11 @@ class CUDAEmitter(CLikeEmitter):
         """The (aligned) start of the kernel's dynamic shared memory."""
         self.wgmma = False
         """True once a warpgroup instruction is emitted (sm_90a, ``ptx.WGMMA_PRELUDE``)."""
-        self.wgmma_descs: dict[tuple[str, str, int, int], tuple[str, int]] = {}
-        """Descriptors emitted since the last ``wgmma.fence``: (pointer, variable part of the
-        start, LBO, SBO) -> (C name, constant part of the start)."""
+        self.wgmma_facts = analyze_wgmma(fn)
+        """Descriptor reuse and in-place accumulators of the warpgroup instructions
+        (``wgmma_facts``: decided over the IR, not while printing)."""
+        self.wgmma_descs: dict[tuple[int, int], str] = {}
+        """``(id(wgmma), operand)`` -> the C name of its descriptor."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
         self.host_checks = {ir.op_number(op) for ops in host_check_ops(fn).values() for op in ops}
@@ -358,7 +207,7 @@ class CUDAEmitter(CLikeEmitter):
         n = self._narrow_sizes.get(name)
         if n is None:
             n = f"{name}_i32"
-            self._prologue.line(f"const int {n} = (int)({name} < INT64_C(2147483647) ? {name} "
+            self.prologue.line(f"const int {n} = (int)({name} < INT64_C(2147483647) ? {name} "
                                 f": INT64_C(2147483647));")
             self._narrow_sizes[name] = n
         return n
@@ -395,7 +244,7 @@ class CUDAEmitter(CLikeEmitter):
     def declare(self, shape: Sequence[int], dtype: ir.ScalarType, name: str,
                 packed: bool = False) -> Regs:
         """Declare a register array (``packed``: 16-bit floats two per word)."""
-        if packed and _b16(dtype):
+        if packed and is_b16(dtype):
             self.b16_arrays = True
             self.buf.line(ptx.b16_array_decl(name, prod(shape)))
             return Regs(name, tuple(shape), dtype, True)
@@ -407,8 +256,8 @@ class CUDAEmitter(CLikeEmitter):
         t = v.type
         if not isinstance(t, ir.TileType):
             raise self.unsupported(op, f"expected a tile result, got {t}")
-        return self.declare(_static_shape(t, op, self), t.dtype, self.name_of(v),
-                            _meets_word_atom(v))
+        return self.declare(static_shape(t, op, self), t.dtype, self.name_of(v),
+                            meets_word_atom(v))
 
     def packed_regs(self, x: Regs) -> Regs:
         """``x`` as a packed array (a copy when it is not one)."""
@@ -470,7 +319,7 @@ class CUDAEmitter(CLikeEmitter):
                                          "have one")
         if fn.result_types:
             raise self.unsupported(None, f"@{fn.name} returns values; a kernel writes memory")
-        params, head = self._bind_params()
+        params, head = bind_params(self)
         steps: list[HostStep] = []
         keys: dict[int, int] = {id(a): -1 - k for k, a in enumerate(fn.args)}
         grid_op = None
@@ -499,7 +348,7 @@ class CUDAEmitter(CLikeEmitter):
                                                        "the grid parallel")
                         continue
                     self.emit_op(op)
-                    self._host_step(op, steps, keys)
+                    host_step(self, op, steps, keys)
                 else:
                     raise self.unsupported(op, "outside the grid parallel a Machine function "
                                                "holds only scalar constants and index arithmetic")
@@ -531,7 +380,7 @@ class CUDAEmitter(CLikeEmitter):
         if self.shared_bytes:
             out.line(f"  extern __shared__ __align__({self.shared_align}) unsigned char "
                      "tc_smem[];")
-        out.splice(self._prologue)
+        out.splice(self.prologue)
         out.splice(body)
         out.line("}")
         stats = {"vector_chunks": self.access.vector_chunks,
@@ -541,103 +390,6 @@ class CUDAEmitter(CLikeEmitter):
                           90 if self.wgmma else 80, "a" if self.wgmma else "",
                           self.ops, stats, frozenset(self._aligned16), list(self.checks),
                           fn.name)
-
-    def _host_step(self, op: ir.Operation, steps: list[HostStep], keys: dict[int, int]
-                   ) -> None:
-        if op.name == "constant":
-            key = len(steps)
-            steps.append(HostStep(key, "constant", (), op.attr("value"), op.result.type.name))
-            keys[id(op.result)] = key
-            return
-        arg_keys = [keys.get(id(v)) for v in op.operands]
-        if any(k is None for k in arg_keys) or op.result.type.is_float:
-            return  # not needed by the host unless a grid extent reads it (checked later)
-        key = len(steps)
-        failure = CheckInfo.division(op) if is_int_division(op) else None
-        steps.append(HostStep(key, op.attr("fn"), tuple(arg_keys), None,  # type: ignore[arg-type]
-                              op.result.type.name, failure))
-        keys[id(op.result)] = key
-
-    def _bind_params(self) -> tuple[list[ParamInfo], list[str]]:
-        fn = self.fn
-        pro = IndentedBuffer(depth=1)
-        self._prologue = pro
-        symbols = fn.shape_symbols
-        n_user = len(fn.args) - len(symbols)
-        if n_user < 0:
-            raise self.unsupported(None, f"@{fn.name} declares {len(symbols)} shape symbols but "
-                                         f"has only {len(fn.args)} parameters")
-        written = written_parameters(fn)
-        params: list[ParamInfo] = []
-        head: list[str] = []
-        for k, name in enumerate(symbols):
-            a = fn.args[n_user + k]
-            if a.type is not ir.index:
-                raise self.unsupported(None, f"shape symbol {name} must be an index parameter")
-            self.sym_vars[name] = self.name_of(a)
-            self.sizes.add(self.name_of(a))
-            self.bind(a, Scalar(self.name_of(a), ir.index))
-        extra: list[tuple[str, ParamInfo]] = []
-        for i, a in enumerate(fn.args[:n_user]):
-            t = a.type
-            hint = a.name_hint or f"arg{i}"
-            if isinstance(t, ir.MemoryType):
-                if t.space != "global":
-                    raise self.unsupported(None, f"parameter {hint} is {t.space} memory; kernel "
-                                                 "parameters are global")
-                ptr = self.name_of(a)
-                self._param_index[ptr] = i
-                w = i in written
-                mt = self.mtype(t.dtype)
-                head.append(f"{'' if w else 'const '}{mt} *__restrict__ {ptr}")
-                extents: list[str] = []
-                for axis, dim in enumerate(t.shape):
-                    if dim.is_static:
-                        extents.append(str(int(dim)))
-                    elif str(dim.value) in self.sym_vars:
-                        extents.append(self.sym_vars[str(dim.value)])
-                    else:
-                        var = self.fresh(f"{ptr}_e")
-                        self.sizes.add(var)
-                        extra.append((f"int64_t {var}", ParamInfo("dim", ir.index, (), False,
-                                                                  f"{hint}.shape[{axis}]",
-                                                                  (i, axis))))
-                        extents.append(var)
-                strides, sdivs = [], []
-                for axis in range(t.rank):
-                    rest = extents[axis + 1:]
-                    static = prod(int(e) for e in rest if e.isdigit())
-                    sym = [e for e in rest if not e.isdigit()]
-                    if not sym:
-                        strides.append(str(static))
-                    else:
-                        var = self.fresh(f"{ptr}_s")
-                        # left to right from an int64_t: static extents alone may overflow int
-                        wide = "(int64_t)" if rest[0].isdigit() else ""
-                        pro.line(f"const int64_t {var} = {wide}{' * '.join(rest)};")
-                        strides.append(var)
-                    sdivs.append(static)
-                flag = f"tc_al_{ptr}"
-                pro.line(f"const bool {flag} = tc_aligned16({ptr});")
-                self.bind(a, MemRef(ptr, t.dtype, "global", tuple(extents),
-                                    ir.IndexMap.identity(t.rank), (), (), tuple(strides),
-                                    tuple(sdivs), (), flag, a))
-                params.append(ParamInfo("mem", t.dtype, t.shape, w, hint))
-            elif isinstance(t, ir.ScalarType):
-                var = self.name_of(a)
-                head.append(f"{self.ctype(t)} {var}")
-                self.bind(a, Scalar(var, t))
-                params.append(ParamInfo("scalar", t, (), False, hint))
-            else:
-                raise self.unsupported(None, f"parameter {hint} of @{fn.name} has type {t}; the "
-                                             "CUDA backend takes memories and scalars")
-        for name in symbols:
-            head.append(f"int64_t {self.sym_vars[name]}")
-            params.append(ParamInfo("symbol", ir.index, (), False, name))
-        for decl, info in extra:
-            head.append(decl)
-            params.append(info)
-        return params, head
 
     # -- grid and lanes ---------------------------------------------------------------------
     def _emit_grid(self, op: ir.Operation) -> None:
@@ -854,7 +606,7 @@ class CUDAEmitter(CLikeEmitter):
             if t is ir.index or t.is_int:
                 self.divs[id(op.result)] = abs(int(value))
         elif isinstance(t, ir.TileType):
-            self.bind(op.result, Splat(self.literal(value, t.dtype), _static_shape(t, op, self),
+            self.bind(op.result, Splat(self.literal(value, t.dtype), static_shape(t, op, self),
                                        t.dtype))
         else:
             raise self.unsupported(op, f"constant of type {t}")
@@ -965,138 +717,7 @@ class CUDAEmitter(CLikeEmitter):
             self.buf.line('asm volatile("cp.async.wait_all;" ::: "memory");')
             self.buf.line("return;")
 
-    def emit_map(self, op: ir.Operation) -> None:
-        """The scalar region once per register, in a ``#pragma unroll`` loop."""
-        shape = tuple(int(e) for e in op.attr("shape").extents)
-        n = prod(shape)
-        block = op.regions[0].entry
-        forms = [self.get(v, op) for v in op.operands]
-        outs = [self.new_regs(r, op) for r in op.results]
-        e = "e" if n > 1 else "0"
-        if n > 1:
-            self.buf.line("#pragma unroll")
-        with self.buf.block(f"for (int e = 0; e < {n}; ++e)" if n > 1 else ""):
-            for a, f in zip(block.args, forms):
-                if isinstance(f, Scalar):
-                    self.bind(a, f)
-                    continue
-                if isinstance(f, Regs):
-                    src = self.to_compute(f"{f.name}[{e}]", f.dtype)
-                elif isinstance(f, Splat):
-                    src = f.expr
-                else:
-                    raise self.unsupported(op, f"map operand of type {a.type}")
-                var = self.name_of(a)
-                self.buf.line(f"const {self.ctype(a.type)} {var} = {src};")
-                self.bind(a, Scalar(var, a.type))
-            term = self.emit_block(block)
-            if term is None:
-                raise self.unsupported(op, "map region does not end with yield")
-            for out, v in zip(outs, term.operands):
-                self.buf.line(f"{out.name}[{e}] = {self.to_reg(self.scalar(v, term), out.dtype)};")
-        for r, out in zip(op.results, outs):
-            self.bind(r, out)
-
-    def emit_reindex(self, op: ir.Operation) -> None:
-        """A static map copies registers (unrolled); a symbolic one indexes at run time."""
-        m: ir.IndexMap = op.attr("map")
-        rt = op.result.type
-        shape = _static_shape(rt, op, self)
-        src_form = self.get(op.operand(0), op)
-        src_shape = _static_shape(op.operand(0).type, op, self)
-        fill = op.attr("fill")
-        if isinstance(src_form, Splat) and not m.n_symbols and _in_range(m, shape, src_shape):
-            self.bind(op.result, Splat(src_form.expr, shape, src_form.dtype))
-            return
-        src = self.regs(op.operand(0), op)
-        out = self.new_regs(op.result, op)
-        miss = self.reg_literal(fill, rt.dtype) if fill is not None else self.poison(rt.dtype)
-        if not m.n_symbols:
-            srcs: list[int | None] = []
-            for i in range(prod(shape)):
-                c = m.apply(unravel(i, shape))
-                ok = all(0 <= x < e for x, e in zip(c, src_shape))
-                srcs.append(_flat(c, src_shape) if ok else None)
-            words = _word_moves(srcs, prod(src_shape)) if src.packed and out.packed else {}
-            for i, j in enumerate(srcs):
-                if i in words:
-                    self.buf.line(f"{out.name}.w[{i // 2}] = {src.name}.w[{words[i]}];")
-                elif i - 1 in words:
-                    continue
-                else:
-                    self.buf.line(f"{out.name}[{i}] = {src.name}[{j}];" if j is not None else
-                                  f"{out.name}[{i}] = {miss};")
-        else:
-            syms = [self.int_text(v, op) for v in op.operands[1:]]
-            iw = IndexWriter([self.range_of(v) for v in op.operands[1:]])
-            for i in range(prod(shape)):
-                dims = [ir.AffineExpr((), x) for x in unravel(i, shape)]
-                conds: list[str] | None = []
-                flat = []
-                for k, r in enumerate(m.results):
-                    c, cr = iw.expr(r.substitute(dims), syms)
-                    got = self.access.bound_conds(c, cr, 0, 0, str(src_shape[k]))
-                    conds = None if got is None or conds is None else conds + got
-                    flat.append(f"{c} * {prod(src_shape[k + 1:])}")
-                ok = "false" if conds is None else " && ".join(conds) or "true"
-                self.buf.line(f"{out.name}[{i}] = ({ok}) ? {src.name}[{' + '.join(flat) or 0}] "
-                              f": {miss};")
-        self.bind(op.result, out)
-
     # -- aggregation ----------------------------------------------------------------------
-    def emit_reduce(self, op: ir.Operation) -> None:
-        """Fold a thread's own registers: a pairwise tree for a recognized merge, else in order."""
-        n_in = op.attr("n_inputs")
-        axes = tuple(sorted(op.attr("axes")))
-        inputs = [self.regs(v, op) for v in op.operands[:n_in]]
-        seeds = [self.scalar(v, op) for v in op.operands[n_in:]]
-        shape = inputs[0].shape
-        kept = [j for j in range(len(shape)) if j not in axes]
-        keep_shape = [shape[j] for j in kept]
-        red_shape = [shape[j] for j in axes]
-        outs = [self.new_regs(r, op) for r in op.results]
-        block = op.regions[0].entry
-        merge = _direct_merge(op)
-        for o in range(prod(keep_shape)):
-            ko = unravel(o, keep_shape)
-            flats = []
-            for q in range(prod(red_shape)):
-                idx = [0] * len(shape)
-                for j, v in zip(kept, ko):
-                    idx[j] = v
-                for j, v in zip(axes, unravel(q, red_shape)):
-                    idx[j] = v
-                flats.append(_flat(idx, shape))
-            if merge is not None and flats:
-                t = outs[0].dtype
-                parts = [self.to_compute(f"{inputs[0].name}[{f}]", t) for f in flats]
-                while len(parts) > 1:
-                    nxt = []
-                    for k in range(0, len(parts) - 1, 2):
-                        var = self.fresh("p")
-                        self.buf.line(f"const {self.ctype(t)} {var} = "
-                                      f"{self.merge_expr(merge, parts[k], parts[k + 1], t)};")
-                        nxt.append(var)
-                    if len(parts) % 2:
-                        nxt.append(parts[-1])
-                    parts = nxt
-                total = self.merge_expr(merge, seeds[0], parts[0], t)
-                self.buf.line(f"{outs[0].name}[{o}] = {self.to_reg(total, t)};")
-                continue
-            states = []
-            for out, seed in zip(outs, seeds):
-                s = self.fresh("s")
-                self.buf.line(f"{self.ctype(out.dtype)} {s} = {seed};")
-                states.append(s)
-            for f in flats:
-                with self.buf.block(""):
-                    self.fold_update(block, states, [self.to_compute(f"{x.name}[{f}]", x.dtype)
-                                                     for x in inputs], op)
-            for out, s in zip(outs, states):
-                self.buf.line(f"{out.name}[{o}] = {self.to_reg(s, out.dtype)};")
-        for r, out in zip(op.results, outs):
-            self.bind(r, out)
-
     def merge_expr(self, fn: str, a: str, b: str, t: ir.ScalarType) -> str:
         """``fn(a, b)`` on compute values of type ``t`` (rounded for narrow floats)."""
         if t is ir.i1:
@@ -1105,52 +726,6 @@ class CUDAEmitter(CLikeEmitter):
         expr = table[fn].format(a, b, t=self.ctype(t), u=self.utype(t), s=self.suffix(t), op=0)
         rnd = self.NARROW_ROUND.get(t.name)
         return rnd.format(expr) if rnd else expr
-
-    def emit_mma(self, op: ir.Operation) -> None:
-        """A lane-level register micro-tile ``c + a @ b``: exact FP32 FFMA, or strict order."""
-        av, bv, cv = op.operands
-        policy: ir.ArithPolicy = op.attr("policy")
-        m, k = _static_shape(av.type, op, self)
-        n = _static_shape(bv.type, op, self)[1]
-        a, b_, c = (self.regs(v, op) for v in (av, bv, cv))
-        out = self.new_regs(op.result, op)
-        at, ct = a.dtype, c.dtype
-        if at.is_float != ct.is_float:
-            raise self.unsupported(op, f"mma of {at} operands into a {ct} accumulator")
-        cc = self.ctype(ct)
-        buf = self.buf
-        tf32 = policy.precision == "tf32" and at is ir.f32
-
-        def operand(x: Regs, idx: str) -> str:
-            v = self.to_compute(f"{x.name}[{idx}]", x.dtype)
-            return f"tc_round_tf32({v})" if tf32 else f"({cc}){v}" if ct is ir.f64 else v
-
-        fused = policy.order == "unordered_tree"
-        if not ct.is_float:
-            step = f"acc = ({cc})(acc + ({cc})({operand(a, 'i * K + kk')}) * " \
-                   f"({cc})({operand(b_, 'kk * N + j')}));"
-        else:
-            wide = ct is ir.f64
-            x, y = operand(a, "i * K + kk"), operand(b_, "kk * N + j")
-            if fused:
-                core = f"{'__fma_rn' if wide else '__fmaf_rn'}({x}, {y}, acc)"
-            else:
-                mul, add = ("__dmul_rn", "__dadd_rn") if wide else ("__fmul_rn", "__fadd_rn")
-                core = f"{add}(acc, {mul}({x}, {y}))"
-            rnd = self.NARROW_ROUND.get(ct.name)
-            step = f"acc = {rnd.format(core) if rnd else core};"
-        buf.line(f"/* mma {m}x{n}x{k} {policy}: one thread's register micro-tile */")
-        with buf.block(""):
-            buf.line(f"constexpr int K = {k}, N = {n};")
-            buf.line("#pragma unroll")
-            with buf.block(f"for (int i = 0; i < {m}; ++i)"):
-                buf.line("#pragma unroll")
-                with buf.block("for (int j = 0; j < N; ++j)"):
-                    buf.line(f"{cc} acc = {self.to_compute(c.name + '[i * N + j]', ct)};")
-                    buf.line("#pragma unroll")
-                    buf.line(f"for (int kk = 0; kk < K; ++kk) {step}")
-                    buf.line(f"{out.name}[i * N + j] = {self.to_reg('acc', ct)};")
-        self.bind(op.result, out)
 
     # -- addressable effects ----------------------------------------------------------------
     def emit_memory(self, op: ir.Operation) -> None:
@@ -1174,83 +749,6 @@ class CUDAEmitter(CLikeEmitter):
         bounded = op.attr("bounds", "total") == "bounded"
         self.bind(op.result, base.sub(op.attr("map"), syms, sdivs, extents, bounded, sranges))
 
-    def emit_load(self, op: ir.Operation) -> None:
-        """Registers from a view; invalid elements get ``fill`` (NaN/0 when there is none)."""
-        ref = self.memref(op.operand(0), op)
-        rt = op.result.type
-        shape = _static_shape(rt, op, self)
-        out = self.new_regs(op.result, op)
-        fill = op.attr("fill")
-        miss = self.reg_literal(fill, rt.dtype) if fill is not None else self.poison(rt.dtype)
-        mt = self.mtype(rt.dtype)
-        cq = "const " if ref.space == "global" else ""
-
-        def vec(p: str, i0: int, w: int) -> list[str]:
-            v = self.fresh("v")
-            if out.packed and i0 % 2 == 0 and w % 2 == 0:  # whole words
-                return [f"const tc_vec16<uint32_t> {v} = "
-                        f"*reinterpret_cast<{cq}tc_vec16<uint32_t> *>({p});"] \
-                    + [f"{out.name}.w[{i0 // 2 + j}] = {v}.e[{j}];" for j in range(w // 2)]
-            return [f"const tc_vec16<{mt}> {v} = *reinterpret_cast<{cq}tc_vec16<{mt}> *>({p});"] \
-                + [f"{out.name}[{i0 + j}] = {v}.e[{j}];" for j in range(w)]
-
-        self.access.access(ref, shape, lambda lv, i: f"{out.name}[{i}] = {lv};",
-                           lambda i: f"{out.name}[{i}] = {miss};", vec)
-        self.bind(op.result, out)
-
-    def emit_store(self, op: ir.Operation) -> None:
-        """Write the valid elements of a view (16-byte stores where provable)."""
-        ref = self.memref(op.operand(0), op)
-        tv = op.operand(1)
-        shape = _static_shape(tv.type, op, self)
-        r = self.get(tv, op)
-        words = None
-        if isinstance(r, Splat):
-            val = self.to_reg(r.expr, r.dtype)
-            elem = lambda i: val  # noqa: E731
-        else:
-            src = self.regs(tv, op)
-            elem = lambda i: f"{src.name}[{i}]"  # noqa: E731
-            words = src.name if src.packed else None
-        mt = self.mtype(tv.type.dtype)
-
-        def vec(p: str, i0: int, w: int) -> list[str]:
-            v = self.fresh("v")
-            if words is not None and i0 % 2 == 0 and w % 2 == 0:  # whole words
-                return ([f"tc_vec16<uint32_t> {v};"]
-                        + [f"{v}.e[{j}] = {words}.w[{i0 // 2 + j}];" for j in range(w // 2)]
-                        + [f"*reinterpret_cast<tc_vec16<uint32_t> *>({p}) = {v};"])
-            return ([f"tc_vec16<{mt}> {v};"]
-                    + [f"{v}.e[{j}] = {elem(i0 + j)};" for j in range(w)]
-                    + [f"*reinterpret_cast<tc_vec16<{mt}> *>({p}) = {v};"])
-
-        self.access.access(ref, shape, lambda lv, i: f"{lv} = {elem(i)};", None, vec)
-
-    def emit_atomic(self, op: ir.Operation) -> None:
-        """Per-element atomic read-modify-write of the valid elements."""
-        ref = self.memref(op.operand(0), op)
-        tv = op.operand(1)
-        t = tv.type.dtype
-        kind = op.attr("kind")
-        src = self.regs(tv, op)
-        shape = _static_shape(tv.type, op, self)
-        if t.name not in (get_profile(self.target).atomic_dtypes or ()):
-            # the lowering refuses these first, from the same profile fact
-            raise self.unsupported(op, f"atomic {kind} on {t} memory")
-        if t.is_float and kind != "add":
-            fn = f"tc_atomic_{kind}_{t.name}"
-            stmt = lambda lv, i: f"{fn}(&{lv}, {src.name}[{i}]);"  # noqa: E731
-        else:
-            cast = {"i64": "(unsigned long long *)", "index": "(unsigned long long *)"}
-            fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[kind]
-            if kind != "add" and t.name in ("i64", "index"):
-                cast = {"i64": "(long long *)", "index": "(long long *)"}
-            pc = cast.get(t.name, "")
-            vc = "(unsigned long long)" if pc == "(unsigned long long *)" else \
-                "(long long)" if pc else ""
-            stmt = lambda lv, i: f"{fn}({pc}&{lv}, {vc}{src.name}[{i}]);"  # noqa: E731
-        self.access.access(ref, shape, stmt, None, None)
-
     # -- atoms ------------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
         """One catalog atom as inline PTX (``atom_printers``: a printer per catalog family)."""
@@ -1270,8 +768,8 @@ class CUDAEmitter(CLikeEmitter):
 
     def note_aligned16(self, ptr: str) -> None:
         """Record that the parameter behind ``ptr`` (if one is) must be 16-byte aligned."""
-        if ptr in self._param_index:
-            self._aligned16.add(self._param_index[ptr])
+        if ptr in self.param_index:
+            self._aligned16.add(self.param_index[ptr])
 
 
 def emit_cuda(module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> CUDASource:
@@ -1280,68 +778,6 @@ def emit_cuda(module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> CU
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def _b16(t: ir.ScalarType) -> bool:
-    """16-bit floats, the element types a register array may pack (``ptx.B16_ARRAYS``)."""
-    return t.name in ("f16", "bf16")
-
-
-def _meets_word_atom(v: ir.Value) -> bool:
-    """A 16-bit tile produced by ``ldmatrix`` or consumed as an MMA atom operand: kept packed
-    so that its words are the atoms' 32-bit registers. Other 16-bit tiles stay one element
-    per register (a staged copy or an element-wise map gains nothing from packing and would
-    pay a shift or permute per element); an MMA operand that is not packed is copied once."""
-    t = v.type
-    if not (isinstance(t, ir.TileType) and _b16(t.dtype)):
-        return False
-    d = v.defining_op
-    if d is not None and d.name == "atom.call" \
-            and str(d.attr("catalog_id", "")).startswith("ldmatrix."):
-        return True
-    return any(u.owner.name == "atom.call" and u.owner.attr("catalog_id") in MMA_ATOMS
-               and u.index < 2 for u in v.uses)
-
-
-def _word_moves(srcs: Sequence[int | None], n_src: int) -> dict[int, int]:
-    """Even output elements ``i`` whose pair ``(i, i + 1)`` is source pair ``(2w, 2w + 1)``,
-    mapped to ``w``: a packed reindex copies those as whole words."""
-    out = {}
-    for i in range(0, len(srcs) - 1, 2):
-        j, k = srcs[i], srcs[i + 1]
-        if j is not None and k == j + 1 and j % 2 == 0 and k < n_src:
-            out[i] = j // 2
-    return out
-
-
-def _static_shape(t: ir.Type, op: ir.Operation | None, em: CUDAEmitter) -> tuple[int, ...]:
-    shape = getattr(t, "shape", None)
-    if shape is None:
-        raise em.unsupported(op, f"expected a tile, got {t}")
-    if not all(d.is_static for d in shape):
-        raise em.unsupported(op, f"{t} has a symbolic extent; per-thread tiles are static")
-    return tuple(int(d) for d in shape)
-
-
-def _flat(idx: Sequence[int], shape: Sequence[int]) -> int:
-    f = 0
-    for i, e in zip(idx, shape):
-        f = f * int(e) + int(i)
-    return f
-
-
-def _in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
-    for i in range(prod(shape)):
-        c = m.apply(unravel(i, shape))
-        if not all(0 <= x < e for x, e in zip(c, src)):
-            return False
-    return True
-
-
-def _grid_bound(rank: int, k: int) -> int:
-    """An exclusive bound of grid coordinate ``k``: ``gridDim.x`` is below ``2**31``,
-    ``y`` and ``z`` at most 65535; a grid of rank above 3 is linearized onto ``x``."""
-    return (1 << 31) - 1 if rank > 3 or k == rank - 1 else 65535
 
 
 def _const_int(v: ir.Value) -> int | None:
@@ -1364,25 +800,3 @@ def _divisibility(fn: str, divs: list[int]) -> int:
     return 1
 
 
-def _direct_merge(op: ir.Operation) -> str | None:
-    """The merge of a single-state ``unordered_tree`` reduce whose update is ``merge(s, x)``.
-
-    Only then is a pairwise tree of the plain elements a permitted regrouping
-    (each contribution is ``merge(identity, x) = x``).
-    """
-    if op.attr("policy").kind != "unordered_tree" or len(op.results) != 1 \
-            or op.attr("n_inputs") != 1:
-        return None
-    block = op.regions[0].entry
-    ops = list(block.operations)
-    if len(ops) != 2 or ops[0].name != "arith" or ops[1].name != "yield":
-        return None
-    fn = ops[0].attr("fn")
-    if fn not in ("add", "mul", "max", "min"):
-        return None
-    if ir.merge_laws(op) != (fn,):
-        return None
-    st, x = block.args
-    if set(map(id, ops[0].operands)) != {id(st), id(x)} or ops[1].operand(0) is not ops[0].result:
-        return None
-    return fn

@@ -45,7 +45,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.targets import interop_checks as checks
-from tilec.targets.cuda.emitter import CUDASource, ParamInfo
+from tilec.targets.cuda.source import CUDASource, ParamInfo
 from tilec.targets.interop_checks import InteropError, shape_bindings
 from tilec.targets.kernel_checks import CheckInfo, decode_bits
 

@@ -204,7 +204,8 @@ def test_fragments_stay_packed_from_ldmatrix_to_mma() -> None:
 
 
 def test_packed_and_plain_arrays_convert_element_by_element() -> None:
-    from tilec.targets.cuda.emitter import Regs, _word_moves
+    from tilec.targets.cuda.forms import Regs
+    from tilec.targets.cuda.tile_printers import _word_moves
 
     em = CUDAEmitter(SAMPLES["add_bf16"].module(), "add_bf16")
     plain = Regs("x", (4,), ir.bf16)

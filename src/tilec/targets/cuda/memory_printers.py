@@ -1,0 +1,106 @@
+"""CUDA printers of the accesses: ``load``, ``store`` and ``atomic`` through a view.
+
+The addressing, guards and 16-byte vectorization are ``access.AccessWriter``'s;
+these say what moves per element or per vector. ``MEMORY_PRINTERS`` is the emitter's
+table for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import tilec.ir as ir
+from tilec.targets.clike import Splat
+from tilec.targets.cuda.forms import static_shape
+
+if TYPE_CHECKING:
+    from tilec.targets.cuda.emitter import CUDAEmitter
+
+__all__ = ["MEMORY_PRINTERS"]
+
+
+def print_load(em: CUDAEmitter, op: ir.Operation) -> None:
+    """Registers from a view; invalid elements get ``fill`` (NaN/0 when there is none)."""
+    ref = em.memref(op.operand(0), op)
+    rt = op.result.type
+    shape = static_shape(rt, op, em)
+    out = em.new_regs(op.result, op)
+    fill = op.attr("fill")
+    miss = em.reg_literal(fill, rt.dtype) if fill is not None else em.poison(rt.dtype)
+    mt = em.mtype(rt.dtype)
+    cq = "const " if ref.space == "global" else ""
+
+    def vec(p: str, i0: int, w: int) -> list[str]:
+        v = em.fresh("v")
+        if out.packed and i0 % 2 == 0 and w % 2 == 0:  # whole words
+            return [f"const tc_vec16<uint32_t> {v} = "
+                    f"*reinterpret_cast<{cq}tc_vec16<uint32_t> *>({p});"] \
+                + [f"{out.name}.w[{i0 // 2 + j}] = {v}.e[{j}];" for j in range(w // 2)]
+        return [f"const tc_vec16<{mt}> {v} = *reinterpret_cast<{cq}tc_vec16<{mt}> *>({p});"] \
+            + [f"{out.name}[{i0 + j}] = {v}.e[{j}];" for j in range(w)]
+
+    em.access.access(ref, shape, lambda lv, i: f"{out.name}[{i}] = {lv};",
+                       lambda i: f"{out.name}[{i}] = {miss};", vec)
+    em.bind(op.result, out)
+
+
+def print_store(em: CUDAEmitter, op: ir.Operation) -> None:
+    """Write the valid elements of a view (16-byte stores where provable)."""
+    ref = em.memref(op.operand(0), op)
+    tv = op.operand(1)
+    shape = static_shape(tv.type, op, em)
+    r = em.get(tv, op)
+    words = None
+    if isinstance(r, Splat):
+        val = em.to_reg(r.expr, r.dtype)
+        elem = lambda i: val  # noqa: E731
+    else:
+        src = em.regs(tv, op)
+        elem = lambda i: f"{src.name}[{i}]"  # noqa: E731
+        words = src.name if src.packed else None
+    mt = em.mtype(tv.type.dtype)
+
+    def vec(p: str, i0: int, w: int) -> list[str]:
+        v = em.fresh("v")
+        if words is not None and i0 % 2 == 0 and w % 2 == 0:  # whole words
+            return ([f"tc_vec16<uint32_t> {v};"]
+                    + [f"{v}.e[{j}] = {words}.w[{i0 // 2 + j}];" for j in range(w // 2)]
+                    + [f"*reinterpret_cast<tc_vec16<uint32_t> *>({p}) = {v};"])
+        return ([f"tc_vec16<{mt}> {v};"]
+                + [f"{v}.e[{j}] = {elem(i0 + j)};" for j in range(w)]
+                + [f"*reinterpret_cast<tc_vec16<{mt}> *>({p}) = {v};"])
+
+    em.access.access(ref, shape, lambda lv, i: f"{lv} = {elem(i)};", None, vec)
+
+
+def print_atomic(em: CUDAEmitter, op: ir.Operation) -> None:
+    """Per-element atomic read-modify-write of the valid elements."""
+    ref = em.memref(op.operand(0), op)
+    tv = op.operand(1)
+    t = tv.type.dtype
+    kind = op.attr("kind")
+    src = em.regs(tv, op)
+    shape = static_shape(tv.type, op, em)
+    if t.name not in (em.profile.atomic_dtypes or ()):
+        # the lowering refuses these first, from the same profile fact
+        raise em.unsupported(op, f"atomic {kind} on {t} memory")
+    if t.is_float and kind != "add":
+        fn = f"tc_atomic_{kind}_{t.name}"
+        stmt = lambda lv, i: f"{fn}(&{lv}, {src.name}[{i}]);"  # noqa: E731
+    else:
+        cast = {"i64": "(unsigned long long *)", "index": "(unsigned long long *)"}
+        fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[kind]
+        if kind != "add" and t.name in ("i64", "index"):
+            cast = {"i64": "(long long *)", "index": "(long long *)"}
+        pc = cast.get(t.name, "")
+        vc = "(unsigned long long)" if pc == "(unsigned long long *)" else \
+            "(long long)" if pc else ""
+        stmt = lambda lv, i: f"{fn}({pc}&{lv}, {vc}{src.name}[{i}]);"  # noqa: E731
+    em.access.access(ref, shape, stmt, None, None)
+
+
+MEMORY_PRINTERS: dict[str, Callable[[CUDAEmitter, ir.Operation], None]] = {
+    "load": print_load, "store": print_store, "atomic": print_atomic,
+}
+"""Opcode -> its printer."""
