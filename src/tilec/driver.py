@@ -229,6 +229,9 @@ class _Plan(_Stage):
         opts = _options(comp)
         shapes = dict(opts.shapes) if opts.shapes else None
         comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
+        realize = getattr(comp.backend, "realization_plan", None)
+        if realize is not None:  # the target plans what the matrix family does not cover
+            comp.plan.realization = realize(comp.module, comp.fn_name)
         return comp.plan, comp.plan.render
 
 
@@ -275,7 +278,9 @@ class _Emit(_Stage):
     name = "emit"
 
     def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
-        comp.source = comp.backend.emit(comp.module, comp.fn_name)
+        realization = None if comp.plan is None else comp.plan.realization
+        comp.source = comp.backend.emit(comp.module, comp.fn_name) if realization is None \
+            else comp.backend.emit(comp.module, comp.fn_name, plan=realization)
         text = comp.source.text
         return comp.source, lambda: text
 

@@ -278,6 +278,10 @@ class ModulePlan:
     """The options used."""
     profile: TargetProfile | None = None
     """The target profile."""
+    realization: Any = None
+    """The target's own realization plan, for a target that plans one beside the matrix
+    family (cpu: programs over OpenMP threads, vector lanes, register micro-tiles): any
+    object with ``render()`` and ``to_json()``; None otherwise."""
 
     def to_json(self) -> dict[str, Any]:
         """Everything, JSON-serializable."""
@@ -285,7 +289,9 @@ class ModulePlan:
                 "profile": None if self.profile is None else self.profile.to_json(),
                 "options": self.options.to_json(),
                 "groups": [g.to_json() for g in self.groups],
-                "unplanned": list(self.unplanned)}
+                "unplanned": list(self.unplanned),
+                "realization": None if self.realization is None
+                else self.realization.to_json()}
 
     def render(self) -> str:
         """A readable summary of every group."""
@@ -294,6 +300,8 @@ class ModulePlan:
             out.append(g.render())
         for u in self.unplanned:
             out.append(f"group {u['group']}: not planned ({u['reason']})")
+        if self.realization is not None:
+            out.append(self.realization.render())
         return "\n".join(out)
 
 
@@ -326,9 +334,9 @@ def plan_group(work: GroupWorkload, target: str | TargetProfile,
         plan.diagnostics.append("PlannerOptions.enabled is False")
         return plan
     if basis is None:
-        plan.fallback = "checked scalar reference"
+        plan.fallback = "the target's own realization (no matrix family)"
         plan.diagnostics.append(f"{profile.name} has no subgroup matrix atoms and no matrix "
-                                f"cost basis")
+                                f"cost basis; the target realizes matrix products itself")
         return plan
     en = enumerate_group(work, profile, options, basis.families)
     if options.threads is not None and work.exact_threads is not None \

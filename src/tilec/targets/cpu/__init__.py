@@ -1,12 +1,13 @@
 """The ``cpu`` target: TileIR -> C -> the system C compiler -> ctypes, with a disk cache.
 
-Modules: ``emitter`` (``CEmitter``, over the shared ``targets.clike`` base),
-``values`` (the forms tiles take while emitting), ``access`` (views and copy
-loops), ``reductions`` and ``mma`` (aggregation; register-blocked
-micro-kernels), ``prelude`` (scalar semantics in C), ``compiler`` (probing
-and the cached compile function), ``interop`` (numpy / DLPack arguments,
-pre-launch checks) and ``backend`` (``make_backend``, ``probe``,
-``CExecutable``).
+Modules: ``profile`` (the ``cpu`` profile and its facts), ``plan`` (the
+realization plan), ``emitter`` (``CEmitter``, over the shared ``targets.clike``
+base), ``values`` (the forms tiles take while emitting), ``access`` (views and
+copy loops), ``reductions``, ``mma`` and ``reindex`` (aggregation;
+register-blocked micro-kernels; copies with bounds), ``source`` (``CSource``),
+``prelude`` (scalar semantics in C), ``compiler`` (probing and the cached
+compile function), ``interop`` (numpy / DLPack arguments, pre-launch checks)
+and ``backend`` (``make_backend``, ``probe``, ``CExecutable``).
 
 Numerical contract (docs/design/tileir.md). Everything is bit-identical to the
 reference interpreter (NaN payloads aside) except where a policy or one of
@@ -37,13 +38,15 @@ to 0 as ``+0.0``, so the rewrite cannot change a result. ``-fno-builtin-pow``
 keeps ``pow`` the C library's C99 ``pow``: GCC's vectorizer would otherwise
 turn ``pow(x, 0.5)`` into ``sqrt(x)``, which differs at ``-0.0`` and ``-inf``.
 
-Execution: the outermost ``parallel`` is an OpenMP loop over its programs in
-dynamic chunks, only when the programs hold enough estimated work
-(``emitter.PARALLEL_WORK``) to pay for waking threads; nested ones are plain
-loops. ``OMP_NUM_THREADS`` sets the thread count. libgomp's thread pool does
+Execution is decided by the realization plan (``plan``, from the profile's
+facts, shown in the plan report): the outermost ``parallel`` is an OpenMP loop
+over its programs in dynamic chunks, only when the programs hold enough
+estimated work (``parallel_work``) to pay for waking threads; nested ones are
+plain loops; ``mma`` runs in register micro-tiles; tree reductions in lane
+partials. ``OMP_NUM_THREADS`` sets the thread count. libgomp's thread pool does
 not survive ``fork``: use the ``spawn`` start method for worker processes.
-Tiles are static-shape local arrays; a function whose tiles exceed
-``emitter.STACK_BUDGET`` keeps them in thread-local storage instead (OpenMP
+Tiles are static-shape local arrays; a function whose tiles exceed the
+profile's ``stack_budget`` keeps them in thread-local storage instead (OpenMP
 worker stacks can be small).
 
 Runtime errors (integer division by zero, ``reindex`` out of range without

@@ -20,9 +20,11 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.exec import get_profile
 from tilec.targets.cpu.compiler import CompilerNotFound, compile_cached, toolchain
 from tilec.targets.cpu.emitter import ENTRY_SYMBOL, CEmitter, CSource
 from tilec.targets.cpu.interop import NP_DTYPES, bind_arguments, shape_bindings
+from tilec.targets.cpu.plan import CpuPlan, plan_cpu
 from tilec.targets.interop_checks import kernel_label
 from tilec.targets.kernel_checks import HostChecks, decode_bits
 
@@ -51,8 +53,10 @@ class CBackend:
     """Compiles TileIR functions to C for this machine."""
 
     pipeline = ("plan", "emit", "build")
-    """The stages the compile driver runs (``tilec.driver``): the C emitter reads Candidate
-    TileIR; the plan stage gives the cpu profile's planner report."""
+    """The stages the compile driver runs (``tilec.driver``): the plan stage gives the
+    planner's report and this target's realization plan (``realization_plan``: programs
+    over OpenMP threads, vector lanes, register micro-tiles); the C emitter prints
+    Candidate TileIR as that plan says."""
 
     profile = "cpu"
     """The hardware profile the plan stage plans for."""
@@ -61,9 +65,14 @@ class CBackend:
         self.name = name
         """The target name."""
 
-    def emit(self, module: ir.Module, fn_name: str) -> CSource:
-        """The C translation unit for ``fn_name`` (no compilation)."""
-        return CEmitter(module, fn_name).emit()
+    def realization_plan(self, module: ir.Module, fn_name: str) -> CpuPlan:
+        """How ``fn_name`` runs on the CPU (``plan.plan_cpu`` for this target's profile)."""
+        return plan_cpu(module, fn_name, get_profile(self.profile))
+
+    def emit(self, module: ir.Module, fn_name: str, plan: CpuPlan | None = None) -> CSource:
+        """The C translation unit for ``fn_name`` (no compilation), realized as ``plan``
+        says (None: ``realization_plan``)."""
+        return CEmitter(module, fn_name, plan).emit()
 
     def compile(self, module: ir.Module, fn_name: str) -> CExecutable:
         """Verify, emit, compile (or reuse the cached object) and wrap ``fn_name``."""

@@ -15,8 +15,8 @@ How values become C (decisions, see docs in the package ``__init__``):
 
 * a scalar is a ``const`` local; loop-carried scalars are mutable locals;
 * a tile is a static-shape, row-major local array (``float t[4096]``,
-  64-byte aligned). When one function's tiles need more than
-  ``STACK_BUDGET`` bytes, its arrays become ``static _Thread_local`` so that
+  64-byte aligned). When one function's tiles need more than the plan's
+  stack budget, its arrays become ``static _Thread_local`` so that
   OpenMP worker threads (small default stacks) never overflow;
 * an operation may write its result into a dead operand's array (the
   operand is owned, has this one use and lives in the same block), so
@@ -53,75 +53,25 @@ How values become C (decisions, see docs in the package ``__init__``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import tilec.ir as ir
-from tilec.ir.index_bounds import reindex_bounds
 from tilec.ir.ranges import analyze_ranges, divisor_may_be_zero, step_may_be_nonpositive
 from tilec.targets.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
-from tilec.targets.cpu.access import CopyLoops, Level, ViewRef, affine_c, prod
-from tilec.targets.cpu.mma import MicroKernels
+from tilec.targets.cpu.access import CopyLoops, Level, ViewRef, prod
+from tilec.targets.cpu.mma import MicroKernels, print_mma
+from tilec.targets.cpu.plan import CpuPlan, plan_cpu
 from tilec.targets.cpu.prelude import PRELUDE
 from tilec.targets.cpu.reductions import ReductionEmission
+from tilec.targets.cpu.reindex import print_reindex
+from tilec.targets.cpu.source import CSource, ParamInfo
 from tilec.targets.cpu.values import Lazy, Splat, Tile, static_shape
-from tilec.targets.index_bounds import bound_report, index_report, total_view_report
+from tilec.targets.index_bounds import total_view_report
 from tilec.targets.kernel_checks import CheckInfo, host_check_ops
 
 __all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
 
 ENTRY_SYMBOL = "tilec_entry"
 """The exported C symbol of a compiled kernel."""
-
-STACK_BUDGET = 256 * 1024
-"""Bytes of tile arrays one function may keep on the stack before switching to thread-locals."""
-
-PARALLEL_WORK = 1 << 18
-"""Estimated element operations below which a parallel nest runs on the calling thread alone:
-about 0.1 ms of work, several times what waking the OpenMP workers costs on an idle machine."""
-
-
-# --------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class ParamInfo:
-    """One entry argument as the launcher sees it."""
-
-    kind: str
-    """``mem``, ``tile``, ``scalar`` or ``symbol``."""
-    dtype: ir.ScalarType
-    """Element type (``index`` for symbols)."""
-    shape: tuple[ir.Dim, ...] = ()
-    """Extents of a ``mem`` parameter."""
-    written: bool = False
-    """True when the kernel stores or atomically updates this memory (an output)."""
-    name: str = ""
-    """The parameter's name hint."""
-
-
-@dataclass
-class CSource:
-    """The emitted translation unit and what the launcher needs to call it."""
-
-    text: str
-    """The C source."""
-    buffer: IndentedBuffer
-    """The same text, line by line, with the IR operation behind each line."""
-    params: list[ParamInfo]
-    """Entry arguments in order (user parameters, then shape symbols)."""
-    dim_slots: list[tuple[int, int]]
-    """``tc_dims[k]`` is the extent of axis ``dim_slots[k][1]`` of parameter ``dim_slots[k][0]``."""
-    results: list[ir.Type]
-    """Result types of the function."""
-    ops: dict[int, tuple[str, ir.Location]] = field(default_factory=dict)
-    """Operation id -> (opcode, location), for runtime error messages."""
-    checks: dict[int, CheckInfo] = field(default_factory=dict)
-    """Operation id -> what an emitted ``check`` (or a tested division, or a ``total`` view
-    an access leaves) reports when it fails."""
-    reads: dict[tuple[int, int], CheckInfo] = field(default_factory=dict)
-    """``(reindex id, source axis)`` -> what a read leaving that axis reports (its start is
-    ``tc_ck[0]``, the axis ``tc_ck[1]``)."""
-
 
 # --------------------------------------------------------------------- emitter
 
@@ -131,11 +81,16 @@ class CEmitter(ReductionEmission, CLikeEmitter):
 
     TARGET = "C"
 
-    def __init__(self, module: ir.Module, fn_name: str) -> None:
+    PRINTERS = {"mma": print_mma, "reindex": print_reindex}
+    """Printers kept in modules of their own (``mma``, ``reindex``)."""
+
+    def __init__(self, module: ir.Module, fn_name: str, plan: CpuPlan | None = None) -> None:
         super().__init__()
         fn = module.lookup(fn_name)
         if fn is None:
             raise KeyError(f"module has no function @{fn_name}")
+        self.plan = plan if plan is not None else plan_cpu(module, fn_name)
+        """The realization plan this translation unit prints (``plan.py``)."""
         self.module = module
         """The module being emitted."""
         self.fn: ir.Function = fn
@@ -251,7 +206,7 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             if block is not fn.entry:
                 raise self.unsupported(block.operations.first,
                                        "functions with several blocks (br) are not supported")
-        self.tls = _tile_bytes(fn, self) > STACK_BUDGET
+        self.tls = self.plan.thread_local
         body = self.buf
         params, dim_slots = self._bind_params()
         with body.indent():
@@ -488,8 +443,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
                 results.append(tile)
             else:
                 results.append(self.mutable_result(res, op, init))
-        use_omp = (self.parallel_depth == 0
-                   and all(isinstance(v.type, ir.TileType) for v in inits))
+        programs = self.plan.programs[ir.op_number(op)]
+        use_omp = programs.threaded
         ev = [self.fresh("n") for _ in exts]
         for n, e in zip(ev, exts):
             self.buf.line(f"const int64_t {n} = {e};")
@@ -501,11 +456,12 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             # it (an estimate from the static tile sizes of one program; loops count once).
             total = " * ".join(ev)
             chunk = self.fresh("chunk")
-            work = _program_work(body)
-            self.buf.line(f"const int64_t {chunk} = tc_max_i(1, ({total}) / (8 * TC_THREADS()));")
+            work, per = programs.work, programs.chunks_per_thread
+            self.buf.line(f"const int64_t {chunk} = tc_max_i(1, ({total}) / "
+                          f"({per} * TC_THREADS()));")
             self.buf.line(f"#pragma omp parallel for collapse({rank}) "
                           f"schedule(dynamic, {chunk}) "
-                          f"if({total} > 1 && ({total}) * {work} >= {PARALLEL_WORK})")
+                          f"if({total} > 1 && ({total}) * {work} >= {programs.threshold})")
         for c, n in zip(coords[:-1], ev[:-1]):
             self.buf.line(f"for (int64_t {c} = 0; {c} < {n}; ++{c})")
         with self.buf.block(f"for (int64_t {coords[-1]} = 0; {coords[-1]} < {ev[-1]}; "
@@ -682,156 +638,9 @@ class CEmitter(ReductionEmission, CLikeEmitter):
         for res, out in zip(op.results, outs):
             self.bind(res, out)
 
-    def emit_reindex(self, op: ir.Operation) -> None:
-        """Fold static broadcasts/transposes into map uses; otherwise copy with bounds."""
-        m: ir.IndexMap = op.attr("map")
-        rt = op.result.type
-        shape = static_shape(rt, op, self)
-        src_form = self.get(op.operand(0), op)
-        if isinstance(src_form, Splat) and self._static_in_range(m, shape, src_form.shape):
-            self.bind(op.result, Splat(src_form.expr, shape, src_form.dtype))
-            return
-        if (op.num_operands == 1 and isinstance(src_form, Tile)
-                and self._static_in_range(m, shape, src_form.shape)
-                and all(u.owner.name == "map" and u.owner.parent is op.parent
-                        for u in op.result.uses)):
-            self.bind(op.result, Lazy(src_form, m, shape, rt.dtype))
-            return
-        src = self.materialize(op.operand(0), op)
-        syms = tuple(self.scalar(v, op) for v in op.operands[1:])
-        self._test_reads(op, shape, syms)
-        strides = tuple(str(prod(src.shape[j + 1:])) for j in range(len(src.shape)))
-        exts = tuple(str(e) for e in src.shape)
-        ref = ViewRef(src.name, src.dtype, tuple(str(e) for e in shape), m, syms, strides,
-                      (Level(m, syms, exts),), op.operand(0))
-        dst = self.new_tile(op.result)
-        fill = op.attr("fill")
-        fill_c = self.literal(fill, rt.dtype) if fill is not None else self._poison(rt.dtype)
-        self.copies.read(ref, shape, dst.name, "{}", fill_c)
-        self.bind(op.result, dst)
-
-    def _test_reads(self, op: ir.Operation, shape: Sequence[int], syms: Sequence[str]) -> None:
-        """Before a ``reindex`` without ``fill`` copies: each source axis it may leave, in
-        order; a failure reports the first coordinate read and leaves like a check."""
-        tests, mixed = reindex_bounds(op, self.ranges)
-        src = [int(e) for e in op.operand(0).type.shape]
-        m: ir.IndexMap = op.attr("map")
-        for axis in sorted([t.axis for t in tests] + mixed):
-            start = self.fresh("first")
-            bound = next((t for t in tests if t.axis == axis), None)
-            if bound is not None:  # one runtime offset g: the extremes of the rest are static
-                g, ok = self.fresh("g"), bound.admissible
-                self.buf.line(f"const int64_t {g} = {affine_c(bound.offset, [], syms)};")
-                self.buf.line(f"const int64_t {start} = {g} + INT64_C({bound.lo});")
-                # compared with the admissible offsets, not as g + hi, which could wrap
-                bad = "1" if ok is None else f"{g} < INT64_C({ok.lo}) || {g} > INT64_C({ok.hi})"
-                report = bound_report(op, bound)
-            else:  # the map mixes coordinates and symbols: scan the tile
-                idx = [self.fresh("i") for _ in shape]
-                c, last = self.fresh("c"), self.fresh("last")
-                self.buf.line(f"int64_t {start} = INT64_MAX, {last} = INT64_MIN;")
-                for i, n in zip(idx, shape):
-                    self.buf.line(f"for (int64_t {i} = 0; {i} < {n}; ++{i})")
-                with self.buf.block(""):
-                    self.buf.line(f"const int64_t {c} = {affine_c(m.results[axis], idx, syms)};")
-                    self.buf.line(f"{start} = tc_min_i({start}, {c}); "
-                                  f"{last} = tc_max_i({last}, {c});")
-                bad = f"{start} < 0 || {last} >= {src[axis]}"
-                report = index_report(op, axis, None, src[axis], False)
-            self.reads[(report.op_id, axis)] = report
-            with self.buf.block(f"if (__builtin_expect({bad}, 0))"):
-                with self.buf.block(f"if (tc_fail(tc_st, TC_ERR_REINDEX, {report.op_id}))"):
-                    self.buf.line(f"tc_ck[0] = {start}; tc_ck[1] = {axis};")
-                self._leave()
-
-    @staticmethod
-    def _static_in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
-        """True when every result is ``d_j`` (unit coefficient) or a constant, always in range."""
-        if m.n_symbols:
-            return False
-        for r, ext in zip(m.results, src):
-            if not r.terms:
-                if not 0 <= r.constant < ext:
-                    return False
-                continue
-            if len(r.terms) != 1 or r.constant != 0:
-                return False
-            (atom, c), = r.terms
-            if atom[0] != "d" or c != 1 or shape[atom[1]] > ext:
-                return False
-        return True
-
     def _poison(self, t: ir.ScalarType) -> str:
         """The value the reference gives unspecified elements (NaN for floats, 0 otherwise)."""
         return self.literal(float("nan"), t) if t.is_float else "0"
-
-    def emit_mma(self, op: ir.Operation) -> None:
-        """``c + a @ b`` with register-blocked micro-kernels (see ``mma.py``)."""
-        av, bv, cv = op.operands
-        policy: ir.ArithPolicy = op.attr("policy")
-        at, ct = av.type.dtype, cv.type.dtype
-        m, k = static_shape(av.type, op, self)
-        n = static_shape(bv.type, op, self)[1]
-        a = self.materialize(av, op)
-        bt = self.materialize(bv, op)
-        if policy.precision == "tf32" and at is ir.f32:
-            a, bt = (self._rounded_tf32(x) for x in (a, bt))
-        if self.can_take(cv, op):
-            out = self.take(cv, op)
-            c = out
-        else:
-            c = self.materialize(cv, op)
-            out = self.new_tile(op.result)
-        flavour = self.mk.vector_flavour(at, ct, policy.precision)
-        if at.is_float != ct.is_float:
-            raise self.unsupported(op, f"mma of {at} operands into a {ct} accumulator")
-        if flavour is not None and m and n:
-            fused = policy.order == "unordered_tree"
-            if k == 0:
-                self.copy_tile(out, cv, op)
-            else:
-                self.mk.emit_vector(self.buf, flavour, fused, a.name, bt.name, c.name,
-                                    out.name, m, n, k,
-                                    lambda size: self.declare_tile((size,), ct, "bpack"))
-        else:
-            self._mma_generic(a, bt, c, out, m, n, k)
-        self.bind(op.result, Tile(out.name, out.shape, out.dtype, True))
-
-    def _rounded_tf32(self, x: Tile) -> Tile:
-        name = self.declare_tile(x.shape, x.dtype, "tf32")
-        self.buf.line(f"for (int64_t e = 0; e < {x.size}; ++e) "
-                      f"{name}[e] = tc_round_tf32({x.name}[e]);")
-        return Tile(name, x.shape, x.dtype, True)
-
-    def _mma_generic(self, a: Tile, b: Tile, c: Tile, out: Tile, m: int, n: int, k: int
-                     ) -> None:
-        """The reference's loop: product in the operand precision, accumulate, round per step."""
-        at, ct = a.dtype, c.dtype
-        cc = self.ctype(ct)
-        if not at.is_float:
-            step = f"({cc})(acc[j] + ({cc}){a.name}[i * {k} + kk] * ({cc}){b.name}[kk * {n} + j])"
-            wt = cc
-            finish = "acc[j]"
-        else:
-            pt = "double" if at is ir.f64 else "float"
-            wt = "double" if (pt == "double" or ct is ir.f64) else "float"
-            prod_ = f"({wt})(({pt}){a.name}[i * {k} + kk] * ({pt}){b.name}[kk * {n} + j])"
-            narrow = ct.name in ("f16", "bf16") or (ct is ir.f32 and wt == "double")
-            s = f"acc[j] + {prod_}"
-            if not narrow:
-                step = s
-            elif ct is ir.f32:
-                step = f"(double)(float)({s})"
-            else:
-                step = f"({wt}){self.NARROW_ROUND[ct.name].format(f'(float)({s})')}"
-            finish = f"({cc})acc[j]"
-        b_ = self.buf
-        with b_.block(f"for (int64_t i = 0; i < {m}; ++i)"):
-            b_.line(f"{wt} acc[{max(n, 1)}];")
-            b_.line(f"for (int64_t j = 0; j < {n}; ++j) acc[j] = ({wt}){c.name}[i * {n} + j];")
-            b_.line(f"for (int64_t kk = 0; kk < {k}; ++kk) for (int64_t j = 0; j < {n}; ++j) "
-                    f"acc[j] = {step};")
-            b_.line(f"for (int64_t j = 0; j < {n}; ++j) {out.name}[i * {n} + j] = {finish};")
 
     # -- addressable effects ----------------------------------------------------------------
     def emit_memory(self, op: ir.Operation) -> None:
@@ -914,38 +723,3 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             fn = f"tc_atomic_{kind}_{self.ctype(t)}"
             stmt = lambda lv, f: f"{fn}(&{lv}, {src.name}[{f}]);"  # noqa: E731
         self.copies.write(view, shape, stmt)
-
-
-# --------------------------------------------------------------------- helpers
-
-
-def _program_work(block: ir.Block) -> int:
-    """Element operations of one program, estimated from static tile sizes (loops count once)."""
-    work = 1
-    for op in block.walk():
-        if op.name == "mma":
-            a, b = (v.type for v in op.operands[:2])
-            if all(d.is_static for d in (*a.shape, *b.shape)):
-                work += int(a.shape[0]) * int(a.shape[1]) * int(b.shape[1])
-            continue
-        for r in op.results:
-            t = r.type
-            if isinstance(t, ir.TileType) and all(d.is_static for d in t.shape):
-                work += prod(int(d) for d in t.shape)
-    return work
-
-
-def _tile_bytes(fn: ir.Function, em: CEmitter) -> int:
-    """An estimate of the bytes of tile arrays one call of ``fn`` declares (packs included)."""
-    total = 0
-    for op in fn.walk():
-        if op.name == "mma":  # the packed copies of a and b (see mma.py), plus tf32 roundings
-            total += sum(2 * prod(int(d) for d in v.type.shape) * 8 for v in op.operands[:2]
-                         if all(d.is_static for d in v.type.shape))
-        for r in op.results:
-            t = r.type
-            if isinstance(t, ir.TileType) and all(d.is_static for d in t.shape):
-                total += prod(int(d) for d in t.shape) * (8 if t.dtype.bits > 32 else 4)
-            elif isinstance(t, ir.MemoryType) and op.name == "memory":
-                total += prod(int(d) for d in t.shape) * t.dtype.bytes
-    return total

@@ -2,7 +2,8 @@
 
 For ``f32`` accumulators with ``f32``/``bf16``/``f16`` operands (narrow
 operands are held as exact f32 values) and for ``f64``, the product
-``out = c + a @ b`` is cut into ``MR x (NV * lanes)`` blocks of the output.
+``out = c + a @ b`` is cut into ``MR x (NV * lanes)`` blocks of the output
+(``MR``, ``NV``: the realization plan's ``rows`` and ``vectors``, ``plan.py``).
 One block's accumulators live in vector registers (GCC/Clang vector
 extensions: 6 x 2 vectors of 8 floats = 12 AVX registers), the k loop runs
 outside the row/column loops and the columns of ``b`` are read contiguously,
@@ -25,16 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import tilec.ir as ir
 from tilec.targets.clike import IndentedBuffer
+from tilec.targets.cpu.values import Tile, static_shape
 
-__all__ = ["MicroKernels", "MR"]
+if TYPE_CHECKING:
+    from tilec.targets.cpu.emitter import CEmitter
 
-MR = 6
-"""Rows of one register block."""
-NV = 2
-"""Vectors per row of one register block."""
+__all__ = ["MicroKernels", "print_mma"]
+
 
 MK_SUPPORT = r"""
 #if defined(__FMA__) && defined(__AVX__)
@@ -126,8 +128,9 @@ class MicroKernels:
 
     def emit_vector(self, out: IndentedBuffer, flavour: str, fused: bool, a: str, b: str,
                     c: str, o: str, m: int, n: int, k: int,
-                    declare: Callable[[int], str]) -> None:
-        """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels.
+                    declare: Callable[[int], str], rows: int = 6, vectors: int = 2) -> None:
+        """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels, in
+        ``rows x vectors`` blocks of vectors (the realization plan's register micro-tile).
 
         ``a`` is first packed into row panels (per k, a block's rows side by side) and
         ``b``'s full column blocks panel by panel (``k x NV*lanes`` contiguous), so a
@@ -135,6 +138,7 @@ class MicroKernels:
         row blocks (the inner loop, as in BLIS) run over it. ``declare(n)`` declares a
         scratch array of ``n`` elements and returns its name.
         """
+        MR, NV = rows, vectors  # noqa: N806
         v = _VECS[flavour]
         w = v.lanes
         nr = NV * w
@@ -177,3 +181,77 @@ class MicroKernels:
                              f"j < {n}; ++j) {{ {v.ctype} acc = {c}[(i0 + ii) * {n} + j]; "
                              f"for (int64_t kk = 0; kk < {k}; ++kk) {step} "
                              f"{o}[(i0 + ii) * {n} + j] = acc; }}")
+
+
+def print_mma(em: CEmitter, op: ir.Operation) -> None:
+    """``c + a @ b`` with register-blocked micro-kernels (see ``mma.py``)."""
+    av, bv, cv = op.operands
+    policy: ir.ArithPolicy = op.attr("policy")
+    at, ct = av.type.dtype, cv.type.dtype
+    m, k = static_shape(av.type, op, em)
+    n = static_shape(bv.type, op, em)[1]
+    a = em.materialize(av, op)
+    bt = em.materialize(bv, op)
+    if policy.precision == "tf32" and at is ir.f32:
+        a, bt = (_rounded_tf32(em, x) for x in (a, bt))
+    if em.can_take(cv, op):
+        out = em.take(cv, op)
+        c = out
+    else:
+        c = em.materialize(cv, op)
+        out = em.new_tile(op.result)
+    if at.is_float != ct.is_float:
+        raise em.unsupported(op, f"mma of {at} operands into a {ct} accumulator")
+    tile = em.plan.micro_tiles[ir.op_number(op)]  # the realization plan (plan.py)
+    if tile.flavour is not None:
+        if tile.lanes != _VECS[tile.flavour].lanes:
+            raise em.unsupported(op, f"the plan asks for {tile.lanes}-lane {tile.flavour} "
+                                     f"vectors; the C printer's have {_VECS[tile.flavour].lanes}")
+        if k == 0:
+            em.copy_tile(out, cv, op)
+        else:
+            em.mk.emit_vector(em.buf, tile.flavour, tile.fused, a.name, bt.name, c.name,
+                              out.name, m, n, k,
+                              lambda size: em.declare_tile((size,), ct, "bpack"),
+                              tile.rows, tile.vectors)
+    else:
+        _mma_generic(em, a, bt, c, out, m, n, k)
+    em.bind(op.result, Tile(out.name, out.shape, out.dtype, True))
+
+
+def _rounded_tf32(em: CEmitter, x: Tile) -> Tile:
+    name = em.declare_tile(x.shape, x.dtype, "tf32")
+    em.buf.line(f"for (int64_t e = 0; e < {x.size}; ++e) "
+                  f"{name}[e] = tc_round_tf32({x.name}[e]);")
+    return Tile(name, x.shape, x.dtype, True)
+
+
+def _mma_generic(em: CEmitter, a: Tile, b: Tile, c: Tile, out: Tile, m: int, n: int, k: int
+                 ) -> None:
+    """The reference's loop: product in the operand precision, accumulate, round per step."""
+    at, ct = a.dtype, c.dtype
+    cc = em.ctype(ct)
+    if not at.is_float:
+        step = f"({cc})(acc[j] + ({cc}){a.name}[i * {k} + kk] * ({cc}){b.name}[kk * {n} + j])"
+        wt = cc
+        finish = "acc[j]"
+    else:
+        pt = "double" if at is ir.f64 else "float"
+        wt = "double" if (pt == "double" or ct is ir.f64) else "float"
+        prod_ = f"({wt})(({pt}){a.name}[i * {k} + kk] * ({pt}){b.name}[kk * {n} + j])"
+        narrow = ct.name in ("f16", "bf16") or (ct is ir.f32 and wt == "double")
+        s = f"acc[j] + {prod_}"
+        if not narrow:
+            step = s
+        elif ct is ir.f32:
+            step = f"(double)(float)({s})"
+        else:
+            step = f"({wt}){em.NARROW_ROUND[ct.name].format(f'(float)({s})')}"
+        finish = f"({cc})acc[j]"
+    b_ = em.buf
+    with b_.block(f"for (int64_t i = 0; i < {m}; ++i)"):
+        b_.line(f"{wt} acc[{max(n, 1)}];")
+        b_.line(f"for (int64_t j = 0; j < {n}; ++j) acc[j] = ({wt}){c.name}[i * {n} + j];")
+        b_.line(f"for (int64_t kk = 0; kk < {k}; ++kk) for (int64_t j = 0; j < {n}; ++j) "
+                f"acc[j] = {step};")
+        b_.line(f"for (int64_t j = 0; j < {n}; ++j) {out.name}[i * {n} + j] = {finish};")

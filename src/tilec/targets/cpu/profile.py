@@ -2,7 +2,9 @@
 
 A CPU group is one OpenMP worker running one program; there is no group-shared
 memory level and no cooperative subgroup, so the matrix mapping family does not
-apply and matrix operations use the checked scalar reference.
+apply: the target's own realization plan (``plan.py``) maps programs onto
+OpenMP threads and matrix products onto register micro-tiles of vector lanes,
+with the numbers below.
 """
 
 from __future__ import annotations
@@ -26,5 +28,23 @@ def cpu() -> TargetProfile:
             Fact("concurrent_subgroup_prior", 16, "prior",
                  "a typical worker count; the real count is the OpenMP runtime's"),
             Fact("vector_lanes_f32", 8, "prior", "AVX2-class 256-bit vectors; not queried"),
+            Fact("vector_lanes_f64", 4, "prior", "AVX2-class 256-bit vectors; not queried"),
+            Fact("register_block_rows", 6, "prior",
+                 "6 x 2 vectors of accumulators = 12 of the 16 AVX registers, leaving room "
+                 "for the two B vectors and a broadcast A value (the BLIS-style micro-tile)"),
+            Fact("register_block_vectors", 2, "prior", "see register_block_rows"),
+            Fact("reduction_lanes_32", 16, "prior",
+                 "two 256-bit vectors of 32-bit partials: enough independent adds to hide "
+                 "the add latency"),
+            Fact("reduction_lanes_64", 8, "prior", "two 256-bit vectors of 64-bit partials"),
+            Fact("parallel_work", 1 << 18, "prior",
+                 "estimated element operations (about 0.1 ms) below which waking the OpenMP "
+                 "workers costs more than it saves on an idle machine"),
+            Fact("omp_chunks_per_thread", 8, "prior",
+                 "dynamic chunks per thread: programs differ in cost (ragged edge tiles) and "
+                 "the machine may be shared, so a static split waits for the slowest"),
+            Fact("stack_budget", 256 * 1024, "prior",
+                 "bytes of tile arrays a call keeps on the stack (OpenMP worker stacks can be "
+                 "small); above it they are thread-local"),
         ),
     )

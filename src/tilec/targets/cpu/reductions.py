@@ -4,7 +4,8 @@
   an update ``state op x`` through ``cast`` chains with ``x`` independent of
   the states, as the reference recognizes it) over a suffix of the axes: each
   contribution (the update applied to the merge's exact identity) joins one of
-  8 or 16 lane partials (a vectorizable loop), the lanes merge pairwise, then
+  the plan's lane partials (``plan.py``: 8 or 16, a vectorizable loop), the
+  lanes merge pairwise, then
   ``merge(seed, partial)``. The regrouping differs from the reference's tree,
   so sums agree within their rounding error, max/min exactly;
 * otherwise, in source order (``strict_fold``): a row loop with the state in
@@ -41,11 +42,11 @@ class ReductionEmission:
         n_red = prod(shape[j] for j in axes)
         outs = [self.new_tile(r) for r in op.results]
         block = op.regions[0].entry
-        suffix = axes == tuple(range(rank - len(axes), rank))
-        tree = ir.merge_laws(op) if op.attr("policy").kind == "unordered_tree" else None
-        if suffix and tree is not None:
-            self._reduce_lanes(op, block, inputs, seeds, outs, tree, n_keep, n_red)
-        elif suffix:
+        choice = self.plan.reductions[ir.op_number(op)]  # the realization plan (plan.py)
+        if choice.kind == "lanes":
+            self._reduce_lanes(op, block, inputs, seeds, outs, ir.merge_laws(op), n_keep, n_red,
+                               choice.lanes)
+        elif choice.kind == "rows":
             self._reduce_rows(op, block, inputs, seeds, outs, n_keep, n_red)
         else:
             self._reduce_general(op, block, inputs, seeds, outs, shape, kept)
@@ -74,12 +75,11 @@ class ReductionEmission:
 
     def _reduce_lanes(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],
                       seeds: list[str], outs: list[Tile], merges: Sequence[str], n_keep: int,
-                      n_red: int) -> None:
+                      n_red: int, w: int) -> None:
         """Tree order: each contribution (the update applied to the identity) joins one of W
         lane partials; lanes merge pairwise at the end, then ``merge(seed, partial)``."""
         b = self.buf
         o, q = self.fresh("o"), self.fresh("q")
-        w = 8 if any(x.dtype.bits > 32 for x in outs) else 16
         idents = [self.identity(fn, out.dtype) for fn, out in zip(merges, outs)]
         with b.block(f"for (int64_t {o} = 0; {o} < {n_keep}; ++{o})"):
             accs = []
