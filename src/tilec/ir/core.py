@@ -413,6 +413,17 @@ class Operation:
         """The value in slot ``i``."""
         return self._operands[i]._value
 
+    def operand_named(self, name: str) -> Value:
+        """The operand the opcode names ``name`` (``OpDef.operand_names``: ``mma``'s ``a``,
+        ``b``, ``acc``; the ``memory`` of a ``load``/``store``/``atomic`` and a ``store``'s
+        ``value``; a ``view``'s ``base``; a ``reindex``'s ``source``; a ``check``'s
+        ``condition``)."""
+        names = self.opdef.operand_names
+        if name not in names:
+            raise KeyError(f"'{self.name}' has no operand named {name!r}"
+                           + (f" (it names {', '.join(names)})" if names else ""))
+        return self._operands[names.index(name)]._value
+
     def set_operand(self, i: int, value: Value) -> None:
         """Point slot ``i`` at ``value``; moves one use between lists in O(1)."""
         use = self._operands[i]

@@ -87,6 +87,9 @@ class OpDef:
     """Effect class (one of ``EFFECTS``); ``read``/``write`` act on operand 0."""
     verify: Callable[[Operation], None] | None = None
     """Type/structure hook; raises ``OpVerifyError``."""
+    operand_names: tuple[str, ...] = ()
+    """Names of the leading operands, in order (``Operation.operand_named``); the rest
+    (variadic symbols, inits) are read by position."""
 
 
 OPS: dict[str, OpDef] = {}
@@ -523,11 +526,13 @@ register_op(OpDef("map", "pure", "a scalar region lifted over the dimensions of 
 register_op(OpDef("reindex", "pure",
                   "read a tile through an index map (transpose, broadcast, reshape, slice)",
                   operands=(1, None), results=(1, 1), verify=_verify_reindex,
+                  operand_names=("source",),
                   attrs={"map": AttrDef(lambda x: isinstance(x, IndexMap), True,
                                         "result coordinate -> source coordinate"),
                          "fill": AttrDef(_is_num, False, "value where the map leaves the source")}))
 register_op(OpDef("mma", "pure", "c + a @ b on tiles under an arithmetic policy",
                   operands=(3, 3), results=(1, 1), verify=_verify_mma,
+                  operand_names=("a", "b", "acc"),
                   attrs={"policy": AttrDef(lambda x: isinstance(x, ArithPolicy), True,
                                            "product precision and summation order")}))
 
@@ -580,16 +585,19 @@ register_op(OpDef("memory", "effect", "explicit addressable storage", results=(1
                   effect="alloc", verify=_verify_memory))
 register_op(OpDef("view", "effect", "a window of memory through an index map",
                   operands=(1, None), results=(1, 1), verify=_verify_view,
+                  operand_names=("base",),
                   attrs={"map": AttrDef(lambda x: isinstance(x, IndexMap), True,
                                         "view coordinate -> base coordinate"),
                          "bounds": _BOUNDS}))
 register_op(OpDef("load", "effect", "snapshot a view into a tile", operands=(1, 1),
                   results=(1, 1), effect="read", verify=_verify_load,
+                  operand_names=("memory",),
                   attrs={"fill": AttrDef(_is_num, False, "value for out-of-range elements")}))
 register_op(OpDef("store", "effect", "write a tile through a view", operands=(2, 2),
-                  effect="write", verify=_verify_store))
+                  effect="write", verify=_verify_store, operand_names=("memory", "value")))
 register_op(OpDef("atomic", "effect", "read-modify-write a tile through a view",
                   operands=(2, 2), effect="read_write", verify=_verify_store,
+                  operand_names=("memory", "value"),
                   attrs={"kind": AttrDef(lambda x: x in ("add", "max", "min"), True,
                                          "combiner")}))
 register_op(OpDef("sync", "effect", "abstract synchronization at a scope",
@@ -620,6 +628,7 @@ where the failure must stop a whole group, lowering.md)."""
 register_op(OpDef("check", "effect",
                   "a runtime assertion: the program stops with an error unless the i1 holds",
                   operands=(1, None), effect="sync", verify=_verify_check,
+                  operand_names=("condition",),
                   attrs={"message": AttrDef(_is_str, True,
                                             "what failed: the assert's message or its source"),
                          "labels": AttrDef(_is_str_tuple, True,

@@ -81,7 +81,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
             f"internal: the {real} mma's accumulator arrives as {c.layout} but its result is "
             f"scheduled as {layout_of(op.result)} (the Scheduled form lacks the repartition "
             "of C)", op.loc))
-    a_t, b_t = op.operand(0).type, op.operand(1).type
+    a_t, b_t = op.operand_named("a").type, op.operand_named("b").type
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
     swizzle = real in WGMMA_ATOMS

@@ -27,7 +27,7 @@ __all__: list[str] = []
 @rule("view")
 def _view(g: GroupLowering, op: ir.Operation) -> None:
     check_total_view(g, op)
-    base = g.scalar(op.operand(0))
+    base = g.scalar(op.operand_named("base"))
     syms = [g.scalar(v) for v in op.operands[1:]]
     t = op.result.type
     if base.type.space != t.space:
@@ -50,7 +50,7 @@ def _memory(g: GroupLowering, op: ir.Operation) -> None:
 @rule("load")
 def _load(g: GroupLowering, op: ir.Operation) -> None:
     guard_total_access(g, op)
-    mem = g.scalar(op.operand(0))
+    mem = g.scalar(op.operand_named("memory"))
     lay = layout_of(op.result)
     dt = op.result.type.dtype
     g.sync.read(mem)
@@ -67,12 +67,12 @@ def _load(g: GroupLowering, op: ir.Operation) -> None:
 @rule("store")
 def _store(g: GroupLowering, op: ir.Operation) -> None:
     guard_total_access(g, op)
-    g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1))
+    g.store_registers(g.scalar(op.operand_named("memory")), g.operand(op, 1))
 
 
 @rule("atomic")
 def _atomic(g: GroupLowering, op: ir.Operation) -> None:
-    dt = op.operand(0).type.dtype
+    dt = op.operand_named("memory").type.dtype
     allowed = None if g.profile is None else g.profile.atomic_dtypes
     if allowed is not None and dt.name not in allowed:
         raise LoweringError(ir.format_located(
@@ -80,7 +80,8 @@ def _atomic(g: GroupLowering, op: ir.Operation) -> None:
             f"{', '.join(a for a in allowed if a != 'index')}): accumulate into a memory of "
             "one of those types", op.loc))
     guard_total_access(g, op)
-    g.store_registers(g.scalar(op.operand(0)), g.operand(op, 1), atomic=op.attr("kind"))
+    g.store_registers(g.scalar(op.operand_named("memory")), g.operand(op, 1),
+                      atomic=op.attr("kind"))
 
 
 @rule("sync")

@@ -178,7 +178,7 @@ class Staging:
                         g.lower_op(op)
                 finally:
                     g.speculative = outer
-                window = g.lookup(ld.operand(0))
+                window = g.lookup(ld.operand_named("memory"))
                 dst = self._version(ld, ver)
                 plan = _async_plan(g, ld) if g.async_copies else None
                 if plan is None:
@@ -249,7 +249,7 @@ def swizzled_map(rows: int, cols: int) -> ir.IndexMap:
 def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
     """The operations of ``stage`` the load's address depends on, in block order."""
     need: set[ir.Operation] = set()
-    stack = [ld.operand(0)]
+    stack = [ld.operand_named("memory")]
     while stack:
         v = stack.pop()
         d = v.defining_op
@@ -295,7 +295,7 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
     v = lay.param("v") or 1
     if lay.kind != "blocked" or v * esize != 16:
         return None
-    view = ld.operand(0).defining_op
+    view = ld.operand_named("memory").defining_op
     if view is None or view.name != "view":
         return None
     base = view.operand(0)

@@ -481,7 +481,7 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
     # joined by an elementwise op or a shared initial value) and only one anchor wins it.
     fixed: dict[ir.Value, L.DistLayout] = {}
     for op, ch in g.mma.items():
-        acc_in, res = op.operand(2), op.result
+        acc_in, res = op.operand_named("acc"), op.result
         mode = ch.accumulator
         loop = _recurrence_loop(op)
         # Every realization reads C in its accumulator layout and leaves D in it, so a C of
@@ -530,7 +530,7 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
 
 def _recurrence_loop(op: ir.Operation) -> ir.Operation | None:
     """The serial loop whose carried value the mma's accumulator is, if any."""
-    c = op.operand(2)
+    c = op.operand_named("acc")
     loop = op.parent_op
     if loop is None or loop.name != "serial" or not isinstance(c, ir.BlockArgument):
         return None
@@ -659,7 +659,7 @@ def _mem_plan(v: ir.Value) -> str:
 def _address_is_iteration_local(load: ir.Operation, loop: ir.Operation,
                                 stage: ir.Block) -> bool:
     """True when the load's address reads only its stage's counter and loop invariants."""
-    stack, seen = [load.operand(0)], set()
+    stack, seen = [load.operand_named("memory")], set()
     while stack:
         v = stack.pop()
         if v in seen:

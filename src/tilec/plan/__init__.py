@@ -11,6 +11,7 @@ from .matrix import (
     REALIZATIONS,
     Enumeration,
     MatrixCandidate,
+    Realization,
     Rejection,
     ThreadSearch,
     WorkCounts,
@@ -39,8 +40,8 @@ from .work import (
 
 __all__ = [
     "CostBasis", "GroupTerms", "Priced", "basis_named", "select_basis", "GroupSite",
-    "extract_groups", "shapes_from_arrays", "REALIZATIONS", "Enumeration", "MatrixCandidate",
-    "Rejection",
+    "extract_groups", "shapes_from_arrays", "REALIZATIONS", "Realization", "Enumeration",
+    "MatrixCandidate", "Rejection",
     "ThreadSearch", "WorkCounts", "atoms_for", "divisors", "enumerate_group", "factorizations",
     "fragment_scalars", "minimum_fragment_budget", "thread_search", "work_counts", "COST_BASES",
     "PlannerOptions", "GroupPlan", "ModulePlan", "Selection", "ThreadOutcome", "plan_group",

@@ -21,6 +21,7 @@ file. A cost coefficient can never reach this code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 from math import isqrt
 from typing import Any
@@ -37,13 +38,28 @@ from .options import PlannerOptions
 from .work import GroupWorkload, MatrixWorkload, elided_elements
 
 __all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
-           "MatrixCandidate", "Rejection", "WorkCounts", "work_counts", "fragment_scalars",
-           "minimum_fragment_budget", "OpEnumeration", "Enumeration", "enumerate_group",
-           "atoms_for", "WGMMA_ATOM_IDS", "WGMMA_OTHER_REGISTERS", "wgmma_rule"]
+           "Realization", "MatrixCandidate", "Rejection", "WorkCounts", "work_counts",
+           "fragment_scalars", "minimum_fragment_budget", "OpEnumeration", "Enumeration",
+           "enumerate_group", "atoms_for", "WGMMA_ATOM_IDS", "WGMMA_OTHER_REGISTERS", "wgmma_rule"]
 
-REALIZATIONS = ("one_atom", "rectangle", "wgmma", "mpp", "scalar")
-"""Realization kinds: the one-atom reference, a fragment rectangle, a fragment rectangle
-issued by warpgroup instructions from shared memory, an MPP rectangle, scalar."""
+class Realization(StrEnum):
+    """How a matrix operation is realized: a closed set (members equal their names, so
+    reports and JSON read the same)."""
+
+    ONE_ATOM = "one_atom"
+    """The one-atom reference: each subgroup issues one atom at a time."""
+    RECTANGLE = "rectangle"
+    """A fragment rectangle of atoms per subgroup, in registers."""
+    WGMMA = "wgmma"
+    """A fragment rectangle issued by warpgroup instructions reading shared memory."""
+    MPP = "mpp"
+    """An MPP rectangle (memory operands)."""
+    SCALAR = "scalar"
+    """The checked scalar path (no atom)."""
+
+
+REALIZATIONS = tuple(Realization)
+"""Every realization kind, in a fixed order."""
 
 WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16")
 """Atoms whose rectangles a warpgroup instruction (64 x n x 16) can realize."""
@@ -134,9 +150,9 @@ def thread_search(profile: TargetProfile, options: PlannerOptions,
     return ThreadSearch(counts, None, False, None)
 
 
-def fragment_scalars(atom: MatrixAtom, realization: str, rm: int = 1, rn: int = 1) -> int:
+def fragment_scalars(atom: MatrixAtom, realization: Realization, rm: int = 1, rn: int = 1) -> int:
     """Explicit state per lane: the atom's own counts over the realization's rectangle."""
-    if realization == "scalar":
+    if realization == Realization.SCALAR:
         return 0
     return atom.fragments.rectangle(rm, rn)
 
@@ -162,7 +178,7 @@ class MatrixCandidate:
     """Threads per group."""
     subgroups: int
     """G; for the scalar reference, the subgroups its threads occupy (rounded up)."""
-    realization: str
+    realization: Realization
     """One of ``REALIZATIONS``."""
     accumulator: str
     """One of ``ACCUMULATOR_MODES``."""
@@ -186,11 +202,11 @@ class MatrixCandidate:
     @property
     def label(self) -> str:
         """A short human-readable name."""
-        if self.realization == "scalar":
+        if self.realization == Realization.SCALAR:
             return f"scalar reference @ {self.threads} threads"
         assert self.distribution is not None and self.atom is not None
         d = self.distribution
-        shape = "one-atom" if self.realization == "one_atom" else \
+        shape = "one-atom" if self.realization == Realization.ONE_ATOM else \
             f"{d.gm}x{d.gn}/{d.rm}x{d.rn}"
         mode = self.accumulator + (" overwrite" if self.overwrite else "")
         return f"{self.realization} {shape} {mode} @ {self.threads}"
@@ -217,7 +233,7 @@ class Rejection:
     """The operation's identity."""
     threads: int | None
     """Thread count (None when the rejection does not depend on it)."""
-    realization: str
+    realization: Realization
     """Realization kind."""
     atom: str | None
     """Atom id, if any."""
@@ -263,7 +279,7 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
     """The seed's derived counts for candidate ``c`` of operation ``w``."""
     zero = Fraction(0)
     e = w.executions
-    if c.realization == "scalar" or c.atom is None or c.distribution is None:
+    if c.realization == Realization.SCALAR or c.atom is None or c.distribution is None:
         # no fragments at all: only scalar multiply-adds (with their reads) remain
         return WorkCounts(zero, zero, zero, zero, zero, zero, 0, w.m * w.n * w.k * e)
     am, an, ak = c.atom.shape
@@ -273,7 +289,7 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
     d = c.distribution
     issues = u * v * q * e
     phys = u * v * q_phys * e
-    if c.realization == "one_atom":
+    if c.realization == Realization.ONE_ATOM:
         inputs, phys_inputs = 2 * u * v * q * e, 2 * u * v * q_phys * e
     else:
         inputs = d.subgroups * (d.rm + d.rn) * q * e
@@ -314,12 +330,12 @@ class Enumeration:
     """Realizations examined (candidates plus rejections)."""
 
 
-def _footprint(w: MatrixWorkload, realization: str, accumulator: str,
+def _footprint(w: MatrixWorkload, realization: Realization, accumulator: str,
                forward_inputs: bool) -> tuple[int, int]:
     """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging."""
     st = w.staging_bytes()
     released = 0
-    if realization == "mpp" and forward_inputs:
+    if realization == Realization.MPP and forward_inputs:
         released += st["A"] + st["B"]
     if accumulator in ("resident", "direct"):
         released += st["D"]
@@ -340,7 +356,7 @@ def register_limit(profile: TargetProfile, threads: int) -> int | None:
 
 
 def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str | None,
-                       realization: str, rej: list[Rejection]) -> list[str]:
+                       realization: Realization, rej: list[Rejection]) -> list[str]:
     """Eligible accumulator modes; records one thread-independent rejection per ineligible mode."""
     modes = ["nonresident"]
 
@@ -366,13 +382,13 @@ def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str 
     return modes
 
 
-def _candidate(w: MatrixWorkload, threads: int, realization: str, accumulator: str,
+def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumulator: str,
                atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
                options: PlannerOptions, subgroups: int = 0) -> MatrixCandidate:
     forward = options.forward_snapshots and w.inputs_forwardable
     shared, released = _footprint(w, realization, accumulator, forward)
     elided = elided_elements(w.domains, accumulator)
-    overwrite = (realization == "mpp" and accumulator == "direct" and w.overwrite)
+    overwrite = (realization == Realization.MPP and accumulator == "direct" and w.overwrite)
     return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,
                            realization,
                            accumulator, atom, dist, scalars, overwrite, shared, released, elided,
@@ -387,7 +403,8 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
     u, v = w.m // am, w.n // an
     g = threads // profile.subgroup_width
     reg_limit = register_limit(profile, threads)
-    realization = "mpp" if atom.realization == "memory_operands" else "rectangle"
+    realization = Realization.MPP if atom.realization == "memory_operands" \
+        else Realization.RECTANGLE
     examined = 0
 
     def legal_state(kind: str, scalars: int, params: tuple[tuple[str, Any], ...],
@@ -406,13 +423,13 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
             return False
         return True
 
-    if realization == "rectangle":
+    if realization == Realization.RECTANGLE:
         examined += 1
-        scalars = fragment_scalars(atom, "one_atom")
-        if legal_state("one_atom", scalars, ()):
+        scalars = fragment_scalars(atom, Realization.ONE_ATOM)
+        if legal_state(Realization.ONE_ATOM, scalars, ()):
             dist = one_atom_distribution(g, u, v)
-            out.candidates.append(_candidate(w, threads, "one_atom", "nonresident", atom, dist,
-                                             scalars, options))
+            out.candidates.append(_candidate(w, threads, Realization.ONE_ATOM, "nonresident",
+                                             atom, dist, scalars, options))
     for gm, gn in factorizations(g):
         params: tuple[tuple[str, Any], ...] = (("gm", gm), ("gn", gn))
         examined += 1
@@ -434,15 +451,15 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
             for mode in modes:
                 out.candidates.append(_candidate(w, threads, realization, mode, atom, dist,
                                                  scalars, options))
-        if profile.warpgroup_mma and options.warpgroup_mma and realization == "rectangle" \
-                and atom.id in WGMMA_ATOM_IDS:
+        if profile.warpgroup_mma and options.warpgroup_mma \
+                and realization == Realization.RECTANGLE and atom.id in WGMMA_ATOM_IDS:
             examined += 1
             why = wgmma_rule(w, atom, g, gm, gn, rm, rn)
             if why is not None:
                 rej.append(Rejection(w.op, threads, "wgmma", atom.id, params, why))
                 continue
             acc = rm * rn * atom.fragments.c  # A and B stay in shared memory
-            if not legal_state("wgmma", acc, params, rm, rn):
+            if not legal_state(Realization.WGMMA, acc, params, rm, rn):
                 continue
             if reg_limit is not None and acc + WGMMA_OTHER_REGISTERS > reg_limit:
                 rej.append(Rejection(w.op, threads, "wgmma", atom.id, params,
@@ -451,8 +468,8 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                                      f"the {reg_limit} available to each of {threads} threads"))
                 continue
             for mode in modes:
-                out.candidates.append(_candidate(w, threads, "wgmma", mode, atom, dist, acc,
-                                                 options))
+                out.candidates.append(_candidate(w, threads, Realization.WGMMA, mode, atom, dist,
+                                                 acc, options))
     return examined
 
 
@@ -495,7 +512,8 @@ def enumerate_group(work: GroupWorkload, profile: TargetProfile, options: Planne
                                      f"fragment budget {budget} is below this realization's "
                                      f"minimum of {minimum} scalars per lane"))
                 continue
-            kind = "mpp" if atom.realization == "memory_operands" else "rectangle"
+            kind = Realization.MPP if atom.realization == "memory_operands" \
+                else Realization.RECTANGLE
             usable.append((atom, _accumulator_modes(w, options, atom.id, kind, rej)))
         plans.append((w, usable, not usable))
     for t in search.counts:
@@ -509,8 +527,9 @@ def enumerate_group(work: GroupWorkload, profile: TargetProfile, options: Planne
                                          f"{t} threads is not a whole number of "
                                          f"{profile.subgroup_width}-lane subgroups; the checked "
                                          f"scalar reference is used"))
-                oe.candidates.append(_candidate(w, t, "scalar", "nonresident", None, None, 0,
-                                                options, -(-t // profile.subgroup_width)))
+                oe.candidates.append(_candidate(w, t, Realization.SCALAR, "nonresident", None,
+                                                None, 0, options,
+                                                -(-t // profile.subgroup_width)))
             else:
                 for atom, modes in usable:
                     en.enumerated += _enumerate_atom(w, atom, t, profile, options, budget, modes,

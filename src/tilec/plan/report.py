@@ -24,7 +24,7 @@ from tilec.exec import ExecStructure, TargetProfile, get_profile
 
 from .cost import CostBasis, GroupTerms, Priced, select_basis
 from .extract import extract_groups
-from .matrix import Enumeration, Rejection, enumerate_group
+from .matrix import Enumeration, Realization, Rejection, enumerate_group
 from .options import PlannerOptions
 from .solver import Option, Problem, ProblemResult, SearchCounters, solve
 from .work import GroupWorkload
@@ -240,7 +240,7 @@ _SHORT = MappingProxyType({"fragment_loads": "frag lds", "warp_steps": "warp stp
 
 def _warp_tile(c: Any) -> str:
     """``rows x columns`` of one subgroup's rectangle ('-' for the reference realizations)."""
-    if c.atom is None or c.distribution is None or c.realization == "one_atom":
+    if c.atom is None or c.distribution is None or c.realization == Realization.ONE_ATOM:
         return "-"
     am, an, _ = c.atom.shape
     return f"{c.distribution.rm * am}x{c.distribution.rn * an}"

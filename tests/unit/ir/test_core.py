@@ -277,3 +277,27 @@ def test_function_body_is_attached_without_module():
     fn = Function("loose", [f32])
     op = fn.entry.append(_arith("neg", fn.args[0]))
     assert op.is_attached and op.function is fn
+
+
+def test_named_operands_of_the_ops_lowering_reads() -> None:
+    """``operand_named``: the op definition names its leading operands; a name it does not
+    have is a KeyError that lists the names it has."""
+    import numpy as np
+
+    import tilec as tc
+    from tilec.lib.matmul import matmul
+
+    a = np.ones((32, 16), np.float32)
+    c = np.zeros((32, 32), np.float32)
+    fn = tc.compile(matmul, a, a.T.copy(), c, target="reference").module.lookup("matmul")
+    ops = {op.name: op for op in fn.walk()}
+    mma = ops["mma"]
+    assert [mma.operand_named(n) for n in ("a", "b", "acc")] == list(mma.operands)
+    assert ops["load"].operand_named("memory") is ops["load"].operand(0)
+    assert ops["store"].operand_named("value") is ops["store"].operand(1)
+    assert ops["view"].operand_named("base") is ops["view"].operand(0)
+    with pytest.raises(KeyError, match="'mma' has no operand named 'c' .it names a, b, acc."):
+        mma.operand_named("c")
+    with pytest.raises(KeyError) as e:
+        ops["arith"].operand_named("x")
+    assert e.value.args[0] == "'arith' has no operand named 'x'"

@@ -122,3 +122,16 @@ def test_capacity_rejection_is_reported() -> None:
     assert gp.selected is None
     assert any("exceeds the group-memory capacity" in d for d in gp.diagnostics)
     assert gp.counters["dp_capacity_rejected"] >= 1
+
+
+def test_realization_kinds_are_a_closed_enum_that_reads_as_its_names(matmul_module) -> None:
+    from tilec.plan import REALIZATIONS, Realization
+
+    assert REALIZATIONS == tuple(Realization) and len(set(REALIZATIONS)) == 5
+    assert Realization("wgmma") is Realization.WGMMA and f"{Realization.ONE_ATOM}" == "one_atom"
+    with pytest.raises(ValueError):
+        Realization("tensor_core")
+    mp = plan.plan_module(matmul_module(), "cuda:sm_90")
+    kinds = {p.candidate.realization for g in mp.groups for p in g.candidates}
+    assert kinds and all(isinstance(k, Realization) for k in kinds)
+    assert json.loads(json.dumps(mp.to_json()))["groups"][0]["candidates"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from tilec.exec import TargetProfile
 from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json, scalar_priced
-from tilec.plan.matrix import MatrixCandidate, work_counts
+from tilec.plan.matrix import MatrixCandidate, Realization, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "CudaCoefficients", "SM90_PRIORS", "SM80_PRIORS", "CudaMmaV1Basis"]
@@ -108,7 +108,7 @@ class CudaMmaV1Basis:
         """Features and additive score of one candidate."""
         k = self.coefficients
         wc = work_counts(candidate, work)
-        if candidate.realization == "scalar":
+        if candidate.realization == Realization.SCALAR:
             g = max(1, -(-candidate.threads // self.profile.subgroup_width))
             score = (wc.scalar_fmas * k.scalar_fma + candidate.remaining_elements * k.element) / g
             return scalar_priced(candidate, wc, score)

@@ -51,7 +51,7 @@ from typing import Any
 
 from tilec.exec import Fact, TargetProfile
 from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
-from tilec.plan.matrix import MatrixCandidate, register_limit, work_counts
+from tilec.plan.matrix import MatrixCandidate, Realization, register_limit, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "AtomPrices", "CudaV2Coefficients", "SM90_V2", "SM80_V2", "CudaMmaV2Basis",
@@ -273,7 +273,7 @@ class CudaMmaV2Basis:
         k = self.coefficients
         wc = work_counts(candidate, work)
         e = work.executions
-        if candidate.realization == "scalar":
+        if candidate.realization == Realization.SCALAR:
             score = wc.scalar_fmas * k.scalar_fma + candidate.remaining_elements * k.element
             return scalar_priced(candidate, wc, score)
         assert candidate.atom is not None and candidate.distribution is not None
@@ -281,16 +281,16 @@ class CudaMmaV2Basis:
         ap = k.prices(candidate.atom.id)
         g, t = d.subgroups, candidate.threads
         loads = float(wc.physical_input_transfers)
-        if candidate.realization == "one_atom":
+        if candidate.realization == Realization.ONE_ATOM:
             a_loads = b_loads = loads / 2
-        elif candidate.realization == "wgmma":
+        elif candidate.realization == Realization.WGMMA:
             a_loads = b_loads = 0.0  # the instruction reads both operands from shared memory
         else:
             a_loads, b_loads = loads * d.rm / (d.rm + d.rn), loads * d.rn / (d.rm + d.rn)
         st = work.staging_bytes()
         staged = st["A"] + st["B"]
         chunks = math.ceil(staged / STAGING_CHUNK_BYTES) * e
-        issue_cost = k.wgmma_issue if candidate.realization == "wgmma" else ap.issue
+        issue_cost = k.wgmma_issue if candidate.realization == Realization.WGMMA else ap.issue
         math_issue = float(wc.physical_matrix_issues) * issue_cost
         frag = a_loads * ap.a_load + b_loads * ap.b_load
         acc = (float(wc.accumulator_transfers) * k.accumulator_transfer

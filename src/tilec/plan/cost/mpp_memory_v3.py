@@ -35,7 +35,7 @@ from typing import Any
 
 from tilec.exec import TargetProfile
 from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json, scalar_priced
-from tilec.plan.matrix import MatrixCandidate, work_counts
+from tilec.plan.matrix import MatrixCandidate, Realization, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "MppCoefficients", "M1_PRIORS", "MppMemoryV3Basis", "WEIGHTED_FEATURES"]
@@ -113,7 +113,7 @@ class MppMemoryV3Basis:
         """Features and additive score of one candidate."""
         k = self.coefficients
         wc = work_counts(candidate, work)
-        if candidate.realization == "scalar":
+        if candidate.realization == Realization.SCALAR:
             g = max(1, -(-candidate.threads // self.profile.subgroup_width))
             score = (wc.scalar_fmas * k.scalar_fma
                      + candidate.remaining_elements * k.element_weight) / g

@@ -28,7 +28,7 @@ from typing import Any
 
 from tilec.exec import TargetProfile
 from tilec.plan.cost.base import GroupTerms, Priced, coefficients_json, scalar_priced
-from tilec.plan.matrix import MatrixCandidate, work_counts
+from tilec.plan.matrix import MatrixCandidate, Realization, work_counts
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "ReferenceCoefficients", "M1_PRIORS", "SimdgroupReferenceBasis"]
@@ -87,7 +87,7 @@ class SimdgroupReferenceBasis:
         k = self.coefficients
         wc = work_counts(candidate, work)
         elements = candidate.remaining_elements * k.independent_element
-        if candidate.realization == "scalar":
+        if candidate.realization == Realization.SCALAR:
             score = float(wc.scalar_fmas) * k.scalar_fma + elements
             return scalar_priced(candidate, wc, score)
         assert candidate.atom is not None and candidate.distribution is not None
