@@ -3,7 +3,7 @@
 Import the public names from ``tilec``; this package is their implementation.
 """
 
-from . import matrix, reductions, tiles, views  # noqa: F401  (register the builtins)
+from . import matrix, reductions, tiles, value_builtins, views  # noqa: F401  (register the builtins)
 from .builtins import SURFACE, Builtin, constexpr
 from .dtypes import (
     DType,
