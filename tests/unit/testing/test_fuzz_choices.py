@@ -46,3 +46,36 @@ def test_overrun_bounds_the_stream() -> None:
     except Overrun:
         return
     raise AssertionError("no Overrun")
+
+
+def test_programs_do_not_depend_on_which_family_module_was_imported_first() -> None:
+    """Choices index the registered producers and statements, so their order is canonical:
+    a process that imports a family module directly first generates the same programs."""
+    import subprocess
+    import sys
+
+    code = ("import tilec.testing.fuzz.gen_reduce, tilec.testing.fuzz.gen_matrix\n"
+            "from tilec.testing.fuzz.campaign import program_seed\n"
+            "from tilec.testing.fuzz.choices import ChoiceStream\n"
+            "from tilec.testing.fuzz.generator import generate\n"
+            "print(generate(ChoiceStream(program_seed(7, 3))).source())\n")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout
+    from tilec.testing.fuzz.campaign import program_seed
+    from tilec.testing.fuzz.choices import ChoiceStream
+    from tilec.testing.fuzz.generator import generate
+
+    assert other == generate(ChoiceStream(program_seed(7, 3))).source() + "\n"
+
+
+def test_a_dead_workers_program_is_regenerated_from_its_seed() -> None:
+    """The failure file of a worker that died holds the choices of the program it ran."""
+    from tilec.testing.fuzz.campaign import _regenerated, program_seed
+    from tilec.testing.fuzz.choices import ChoiceStream
+    from tilec.testing.fuzz.generator import DEFAULT_WEIGHTS, generate
+    from tilec.testing.fuzz.repro import replay_program
+
+    choices = _regenerated(program_seed(11, 5), dict(DEFAULT_WEIGHTS))
+    assert choices
+    want = generate(ChoiceStream(program_seed(11, 5)), dict(DEFAULT_WEIGHTS)).source()
+    assert replay_program(choices, dict(DEFAULT_WEIGHTS)).source() == want

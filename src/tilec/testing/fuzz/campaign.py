@@ -356,7 +356,7 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
                             res.outcomes["cuda"] = gpu_runner.finish(choices, camp.weights, res)
                     else:
                         idx = task["index"]
-                        choices = list(ChoiceStream(task["stream_seed"]).record)
+                        choices = _regenerated(task["stream_seed"], camp.weights)
                         res = _crashed(task, status, payload)
                     for f in camp.add(idx, choices, res):
                         handle(f)
@@ -370,6 +370,17 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
         pool.close()
     camp.seconds = time.monotonic() - t0
     return camp
+
+
+def _regenerated(stream_seed: int, weights: dict[str, int]) -> list[int]:
+    """The choices of the program a worker died running: generation is deterministic, so
+    the failure file regenerates that program (a fresh stream has recorded nothing)."""
+    stream = ChoiceStream(stream_seed)
+    try:
+        generate(stream, weights)
+    except Exception:  # the generator itself failed: the worker's report says so
+        return []
+    return list(stream.record)
 
 
 def _crashed(task: dict[str, Any], status: str, payload: Any) -> ProgramResult:

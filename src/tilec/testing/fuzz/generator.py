@@ -208,9 +208,25 @@ _LEAVES = {"var", "window", "full"}
 """Producers that stop recursion."""
 
 
+_MODULE_ORDER = ("gen_elementwise", "gen_windows", "gen_loops", "gen_matrix", "gen_memory",
+                 "gen_parallel", "gen_reduce")
+"""The order the family modules register in when ``families`` imports them: choices index
+the registered lists, so the lists are kept in this order whatever imported a family
+module first (a test importing ``gen_matrix`` directly used to change every program)."""
+
+
+def _canonical(makers: list[Any]) -> None:
+    """Sort registered producers or statements by family module, keeping each module's own
+    registration order."""
+    makers.sort(key=lambda m: _MODULE_ORDER.index(m.make.__module__.rpartition(".")[2]))
+
+
 def generate(stream: ChoiceStream, weights: dict[str, int] | None = None) -> Program:
     """Draw one program from ``stream``."""
     from . import families  # noqa: F401  (registers the producers and statements)
+
+    _canonical(PRODUCERS)
+    _canonical(STATEMENTS)
 
     w = dict(DEFAULT_WEIGHTS if weights is None else weights)
     g = Gen(stream, w)
