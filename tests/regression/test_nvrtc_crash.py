@@ -65,25 +65,43 @@ def test_the_kernel_builds_although_nvrtc_crashes_on_it(tmp_path: Path,
         assert "built it with -Xnvvm -opt=" in message and "signal 11" in message
 
 
-def test_a_crash_of_the_child_is_retried_then_reported(monkeypatch: pytest.MonkeyPatch,
-                                                       tmp_path: Path) -> None:
-    """The real isolation: a child that dies by a signal at the default level is retried
-    at the next NVVM level; dying at every level is a ``CUDACompileError`` naming them."""
-    child = tmp_path / "nvrtc_child.py"
-    real = Path(compiler.__file__).with_name("nvrtc_child.py").read_text() \
-        .replace("from __future__ import annotations\n", "")
-    child.write_text(
-        "import json, os, signal, sys\n"
-        "req = json.load(open(os.path.join(sys.argv[1], 'request.json')))\n"
-        "if os.environ.get('CRASH_ALL') or '-opt=1' not in req['options']:\n"
-        "    os.kill(os.getpid(), signal.SIGSEGV)\n" + real)
+@pytest.fixture()
+def fake_child(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Make the NVRTC child one that dies by SIGSEGV on requests without ``-opt=1`` (on every
+    request when ``CRASH_ALL`` is set when it starts), and compiles the others for real."""
+    real = Path(compiler.__file__).with_name("nvrtc_child.py")
+    (tmp_path / "nvrtc_child.py").write_text(
+        "import base64, importlib.util, json, os, signal, sys\n"
+        "sys.path.pop(0)\n"
+        f"spec = importlib.util.spec_from_file_location('real_child', {str(real)!r})\n"
+        "child = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(child)\n"
+        "for line in sys.stdin:\n"
+        "    req = json.loads(line)\n"
+        "    if os.environ.get('CRASH_ALL') or '-opt=1' not in req['options']:\n"
+        "        os.kill(os.getpid(), signal.SIGSEGV)\n"
+        "    cubin, log = child.compile_in_process(req['source'], req['arch'], req['name'],\n"
+        "                                          req['options'])\n"
+        "    print(json.dumps({'cubin': base64.b64encode(cubin).decode(), 'log': log}),\n"
+        "          flush=True)\n")
+    compiler._server.close()
     monkeypatch.setattr(compiler, "__file__", str(tmp_path / "compiler.py"))
+    yield
+    compiler._server.close()  # the next build starts the real child again
+
+
+def test_a_crash_of_the_child_is_retried_then_reported(fake_child: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real isolation: a child that dies by a signal at the default level is replaced
+    and the build retried at the next NVVM level; dying at every level is a
+    ``CUDACompileError`` naming them. This process survives both."""
     src = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
     with pytest.warns(RuntimeWarning, match=r"NVRTC crashed building k for sm_80 \(default "
                                             r"options: signal 11\); built it with -Xnvvm "
                                             r"-opt=1"):
         cub = compile_cubin(src, "sm_80", "k", use_cache=False)
     assert cub.data
+    compiler._server.close()
     monkeypatch.setenv("CRASH_ALL", "1")
     with pytest.raises(CUDACompileError, match="crashed building k for sm_80 at every NVVM"):
         compile_cubin(src, "sm_80", "k", use_cache=False)

@@ -3,7 +3,8 @@
 ``compile_cubin(source, arch, kernel)`` compiles through ``cuda.core.Program``
 (falling back to ``cuda.bindings.nvrtc`` when cuda-core is missing or
 fails to load) to a cubin for one architecture, in a child process
-(``nvrtc_child.py``, about 0.2 s of overhead on a build that is not cached):
+(``nvrtc_child.py``, one per process, started on the first build that is
+not cached):
 NVRTC's NVVM optimizer has crashed on generated kernels, and a crash there
 must not kill the caller. A crashed build is retried at lower NVVM
 optimization levels (``NVVM_RETRIES``) with a warning; only a crash at
@@ -34,9 +35,12 @@ that produced that line.
 
 from __future__ import annotations
 
+import atexit
+import base64
 import functools
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -257,24 +261,70 @@ segfaulted on generated kernels, e.g. the fuzz program of
 tests/regression/test_nvrtc_crash.py, which builds at ``-opt=1``."""
 
 
+class _Server:
+    """This process's NVRTC child (``nvrtc_child.py``), started on first use and again
+    after it dies; requests are serialized by ``compile_cubin``'s lock."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        """The running child (None: none yet, or it died)."""
+        self.stderr: Any = None
+        """A temporary file with the child's stderr (what it said before dying)."""
+        self.pid = 0
+        """The process that started the child (a forked process starts its own)."""
+
+    def _start(self) -> subprocess.Popen[str]:
+        child = Path(__file__).with_name("nvrtc_child.py")
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([sys.executable, str(child)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        self.pid = os.getpid()
+        return self.proc
+
+    def compile(self, source: str, arch: str, name: str, options: list[str]
+                ) -> tuple[bytes, str]:
+        """The cubin and log; raises ``_NVRTCFailed`` (rejected) or ``_NVRTCCrashed``."""
+        alive = self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None
+        proc = self.proc if alive else self._start()  # type: ignore[assignment]
+        req = {"source": source, "arch": arch, "name": name, "options": options}
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps(req) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:  # the child died on this request
+            code = proc.wait()
+            self.proc = None
+            self.stderr.seek(0)
+            tail = "\n".join(self.stderr.read().strip().splitlines()[-5:])
+            how = f"signal {-code}" if code < 0 else f"exit code {code}"
+            raise _NVRTCCrashed(how + (f": {tail}" if tail else ""))
+        reply = json.loads(line)
+        if "error" in reply:
+            raise _NVRTCFailed(reply["error"])
+        return base64.b64decode(reply["cubin"]), reply["log"]
+
+    def close(self) -> None:
+        """End the child (it exits at the end of its input)."""
+        if self.proc is not None and self.pid == os.getpid() and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+        self.proc = None
+
+
+_server = _Server()
+atexit.register(_server.close)
+
+
 def _nvrtc(source: str, arch: str, name: str, extra: tuple[str, ...] = ()) -> tuple[bytes, str]:
-    """NVRTC in a child process (``nvrtc_child.py``), so that a crash of NVRTC is reported,
-    not fatal to this process; raises ``_NVRTCFailed`` (rejected) or ``_NVRTCCrashed``."""
-    child = Path(__file__).with_name("nvrtc_child.py")
-    with tempfile.TemporaryDirectory(prefix="tilec-nvrtc-") as d:
-        req = {"source": source, "arch": arch, "name": name, "options": [*OPTIONS, *extra]}
-        (Path(d) / "request.json").write_text(json.dumps(req))
-        proc = subprocess.run([sys.executable, str(child), d], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
-        out = Path(d)
-        if proc.returncode == 0 and (out / "kernel.cubin").exists():
-            return (out / "kernel.cubin").read_bytes(), (out / "log.txt").read_text()
-        if proc.returncode == 1 and (out / "error.txt").exists():
-            raise _NVRTCFailed((out / "error.txt").read_text())
-        how = f"signal {-proc.returncode}" if proc.returncode < 0 else \
-            f"exit code {proc.returncode}"
-        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
-        raise _NVRTCCrashed(how + (f": {tail}" if tail else ""))
+    """NVRTC in this process's child (``nvrtc_child.py``), so that a crash of NVRTC is
+    reported, not fatal to this process."""
+    return _server.compile(source, arch, name, [*OPTIONS, *extra])
 
 
 def _build(source: str, arch: str, kernel: str, name: str,

@@ -1,13 +1,16 @@
-"""NVRTC in a child process: ``python nvrtc_child.py DIR`` compiles ``DIR/request.json``.
+"""NVRTC in a child process: ``python nvrtc_child.py`` serves compile requests.
 
 NVRTC runs in-process in its caller, so a crash of NVRTC itself (NVVM's optimizer
 has segfaulted on generated kernels) would kill the user's Python process. The
-CUDA target therefore compiles here, in a short-lived child, and learns of a crash
-from its exit status (``compiler.compile_cubin`` retries at a lower NVVM level).
+CUDA target therefore compiles here, in a child that lives as long as its parent
+(one per process, started on the first build that is not cached), and learns of a
+crash when the child dies (``compiler.compile_cubin`` starts another and retries at
+a lower NVVM level).
 
-The request: ``{"source", "arch", "name", "options"}``. Results, in ``DIR``:
-``kernel.cubin`` and ``log.txt`` (exit 0), or ``error.txt`` with NVRTC's message
-(exit 1: the source was rejected). Any other exit is a crash.
+Protocol: one JSON object per line on stdin, ``{"source", "arch", "name",
+"options"}``; one JSON object per line on stdout, ``{"cubin": base64, "log"}`` when
+built or ``{"error"}`` with NVRTC's message when the source was rejected. End of
+input ends the child.
 
 This file is run as a script, not imported through ``tilec`` (importing the
 package costs more than the compile it guards): it imports only cuda-core or
@@ -21,11 +24,11 @@ import sys
 if __name__ == "__main__":
     sys.path.pop(0)  # this folder: its modules must not shadow the standard library
 
+import base64
 import io
 import json
-import os
 
-__all__ = ["compile_in_process", "NVRTCFailed"]
+__all__ = ["compile_in_process", "NVRTCFailed", "serve"]
 
 
 class NVRTCFailed(Exception):
@@ -85,23 +88,20 @@ def compile_in_process(source: str, arch: str, name: str, options: list[str]
     return _compile_bindings(source, arch, name, options)
 
 
-def main(directory: str) -> int:
-    """Compile the request in ``directory``; 0 built, 1 rejected."""
-    with open(os.path.join(directory, "request.json")) as f:
-        req = json.load(f)
-    try:
-        cubin, log = compile_in_process(req["source"], req["arch"], req["name"],
-                                        list(req["options"]))
-    except NVRTCFailed as e:
-        with open(os.path.join(directory, "error.txt"), "w") as f:
-            f.write(str(e))
-        return 1
-    with open(os.path.join(directory, "kernel.cubin"), "wb") as f:
-        f.write(cubin)
-    with open(os.path.join(directory, "log.txt"), "w") as f:
-        f.write(log)
+def serve() -> int:
+    """Answer requests until the end of input."""
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            cubin, log = compile_in_process(req["source"], req["arch"], req["name"],
+                                            list(req["options"]))
+            reply = {"cubin": base64.b64encode(cubin).decode(), "log": log}
+        except NVRTCFailed as e:
+            reply = {"error": str(e)}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1]))
+    raise SystemExit(serve())
