@@ -82,8 +82,8 @@ def fake_child(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         "        os.kill(os.getpid(), signal.SIGSEGV)\n"
         "    cubin, log = child.compile_in_process(req['source'], req['arch'], req['name'],\n"
         "                                          req['options'])\n"
-        "    print(json.dumps({'cubin': base64.b64encode(cubin).decode(), 'log': log}),\n"
-        "          flush=True)\n")
+        "    print(json.dumps({'id': req['id'], 'cubin': base64.b64encode(cubin).decode(),\n"
+        "                      'log': log}), flush=True)\n")
     compiler._server.close()
     monkeypatch.setattr(compiler, "__file__", str(tmp_path / "compiler.py"))
     yield
@@ -105,6 +105,34 @@ def test_a_crash_of_the_child_is_retried_then_reported(fake_child: None,
     monkeypatch.setenv("CRASH_ALL", "1")
     with pytest.raises(CUDACompileError, match="crashed building k for sm_80 at every NVVM"):
         compile_cubin(src, "sm_80", "k", use_cache=False)
+
+
+def test_an_interrupted_build_never_hands_its_answer_to_the_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build interrupted while NVRTC works (a time limit's exception, ^C) stops the child:
+    the next build gets its own cubin, not the interrupted one's."""
+    import signal
+
+    a = "extern \"C\" __global__ void ka(float *x) { x[threadIdx.x] = 1.0f; }\n"
+    b = "extern \"C\" __global__ void kb(float *x) { x[threadIdx.x] = 2.0f; }\n"
+
+    class Interrupted(Exception):
+        pass
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    compile_cubin(b, "sm_80", "kb", use_cache=False)  # a child is running
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.02)  # fires while NVRTC compiles ka
+        with pytest.raises(Interrupted):
+            compile_cubin(a, "sm_80", "ka", use_cache=False)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    got = compile_cubin(b, "sm_80", "kb", use_cache=False)
+    assert b"kb" in got.data and b"ka" not in got.data
 
 
 def test_a_rejected_source_is_still_an_error_with_context() -> None:

@@ -272,6 +272,8 @@ class _Server:
         """A temporary file with the child's stderr (what it said before dying)."""
         self.pid = 0
         """The process that started the child (a forked process starts its own)."""
+        self.requests = 0
+        """Requests sent; each carries its number and the child echoes it."""
 
     def _start(self) -> subprocess.Popen[str]:
         child = Path(__file__).with_name("nvrtc_child.py")
@@ -286,7 +288,9 @@ class _Server:
         """The cubin and log; raises ``_NVRTCFailed`` (rejected) or ``_NVRTCCrashed``."""
         alive = self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None
         proc = self.proc if alive else self._start()  # type: ignore[assignment]
-        req = {"source": source, "arch": arch, "name": name, "options": options}
+        self.requests += 1
+        req = {"id": self.requests, "source": source, "arch": arch, "name": name,
+               "options": options}
         try:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(json.dumps(req) + "\n")
@@ -294,6 +298,11 @@ class _Server:
             line = proc.stdout.readline()
         except (BrokenPipeError, OSError):
             line = ""
+        except BaseException:
+            # interrupted (a time limit, ^C) with the request in flight: its answer must
+            # never be read as the next request's, so this child goes
+            self._kill()
+            raise
         if not line:  # the child died on this request
             code = proc.wait()
             self.proc = None
@@ -302,9 +311,19 @@ class _Server:
             how = f"signal {-code}" if code < 0 else f"exit code {code}"
             raise _NVRTCCrashed(how + (f": {tail}" if tail else ""))
         reply = json.loads(line)
+        if reply.get("id") != self.requests:
+            self._kill()
+            raise RuntimeError(f"the NVRTC child answered request {reply.get('id')} to request "
+                               f"{self.requests}; it was stopped")
         if "error" in reply:
             raise _NVRTCFailed(reply["error"])
         return base64.b64decode(reply["cubin"]), reply["log"]
+
+    def _kill(self) -> None:
+        if self.proc is not None and self.pid == os.getpid():
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
 
     def close(self) -> None:
         """End the child (it exits at the end of its input)."""

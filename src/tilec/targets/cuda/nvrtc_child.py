@@ -7,10 +7,10 @@ CUDA target therefore compiles here, in a child that lives as long as its parent
 crash when the child dies (``compiler.compile_cubin`` starts another and retries at
 a lower NVVM level).
 
-Protocol: one JSON object per line on stdin, ``{"source", "arch", "name",
-"options"}``; one JSON object per line on stdout, ``{"cubin": base64, "log"}`` when
-built or ``{"error"}`` with NVRTC's message when the source was rejected. End of
-input ends the child.
+Protocol: one JSON object per line on stdin, ``{"id", "source", "arch", "name",
+"options"}``; one JSON object per line on stdout, ``{"id", "cubin": base64, "log"}``
+when built or ``{"id", "error"}`` with NVRTC's message when the source was rejected
+(``id`` echoes the request's). End of input ends the child.
 
 This file is run as a script, not imported through ``tilec`` (importing the
 package costs more than the compile it guards): it imports only cuda-core or
@@ -95,9 +95,10 @@ def serve() -> int:
         try:
             cubin, log = compile_in_process(req["source"], req["arch"], req["name"],
                                             list(req["options"]))
-            reply = {"cubin": base64.b64encode(cubin).decode(), "log": log}
+            reply = {"id": req.get("id"), "cubin": base64.b64encode(cubin).decode(),
+                     "log": log}
         except NVRTCFailed as e:
-            reply = {"error": str(e)}
+            reply = {"id": req.get("id"), "error": str(e)}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
     return 0
