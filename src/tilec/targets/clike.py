@@ -391,14 +391,15 @@ class CLikeEmitter:
         """Emit one operation (dispatch on ``emit_<opcode>``)."""
         self.ops[ir.op_number(op)] = (op.name, op.loc)
         printer = self.PRINTERS.get(op.name)
-        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        method = None if printer is not None else \
+            getattr(self, "emit_" + op.name.replace(".", "_"), None)
         if printer is None and method is None:
             raise self.unsupported(op, self.NO_EMISSION.format(target=self.TARGET))
         with self.buf.origin(op):
             if printer is not None:
                 printer(self, op)
             else:
-                method(op)
+                method(op)  # type: ignore[misc]
 
     def alias(self, form: object) -> object:
         """The form of a second name for ``form`` (targets mark borrowed storage here)."""

@@ -26,8 +26,7 @@ def index_report(op: ir.Operation, axis: int, span: int | None, extent: ir.Dim |
 def bound_report(op: ir.Operation, bound: AxisBound) -> CheckInfo:
     """What ``reindex`` ``op`` reports when ``bound``'s test fails (the value: the first
     coordinate read)."""
-    message, label = bound.describe()
-    return CheckInfo(ir.op_number(op), op.loc, message, (label,), (ir.index,), "index")
+    return index_report(op, bound.axis, bound.hi - bound.lo + 1, bound.extent, bound.index)
 
 
 def total_view_report(view: ir.Operation) -> CheckInfo:

@@ -128,7 +128,7 @@ class MicroKernels:
 
     def emit_vector(self, out: IndentedBuffer, flavour: str, fused: bool, a: str, b: str,
                     c: str, o: str, m: int, n: int, k: int,
-                    declare: Callable[[int], str], rows: int = 6, vectors: int = 2) -> None:
+                    declare: Callable[[int], str], rows: int, vectors: int) -> None:
         """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels, in
         ``rows x vectors`` blocks of vectors (the realization plan's register micro-tile).
 

@@ -30,7 +30,7 @@ Cost: one walk of the function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import tilec.ir as ir
@@ -131,8 +131,6 @@ class CpuPlan:
 
     def to_json(self) -> dict[str, Any]:
         """Everything, JSON-serializable."""
-        from dataclasses import asdict
-
         return {"function": self.function, "tile_bytes": self.tile_bytes,
                 "stack_budget": self.stack_budget, "thread_local": self.thread_local,
                 "programs": [asdict(c) for c in self.programs.values()],

@@ -277,6 +277,8 @@ class _Server:
 
     def _start(self) -> subprocess.Popen[str]:
         child = Path(__file__).with_name("nvrtc_child.py")
+        if self.stderr is not None:
+            self.stderr.close()  # the previous child's
         self.stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen([sys.executable, str(child)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr, text=True)

@@ -139,6 +139,6 @@ def analyze_wgmma(fn: ir.Function) -> WgmmaFacts:
                 live[key] = (op, k, const)
         for k, cv in enumerate(op.operands[2:]):
             d = cv.defining_op
-            if d is not None and d.parent is op.parent and sum(1 for _ in cv.uses) == 1:
+            if d is not None and d.parent is op.parent and cv.num_uses == 1:
                 facts.in_place.add((id(op), k))
     return facts

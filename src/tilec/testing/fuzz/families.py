@@ -9,3 +9,7 @@ from . import (  # noqa: F401
     gen_reduce,
     gen_windows,
 )
+from .generator import PRODUCERS, STATEMENTS, canonical_order
+
+canonical_order(PRODUCERS)  # whatever family module was imported first
+canonical_order(STATEMENTS)

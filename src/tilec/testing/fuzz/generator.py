@@ -19,7 +19,7 @@ from .numerics import DT, DTYPES
 from .program import Expr, IndexExpr, Param, Program, Stmt, Store, Var
 
 __all__ = ["Gen", "Producer", "StmtMaker", "FAMILIES", "DEFAULT_WEIGHTS", "generate",
-           "PRODUCERS", "STATEMENTS", "small_extent"]
+           "PRODUCERS", "STATEMENTS", "small_extent", "canonical_order"]
 
 FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory")
 """The feature families, selectable with ``--features``."""
@@ -215,18 +215,15 @@ the registered lists, so the lists are kept in this order whatever imported a fa
 module first (a test importing ``gen_matrix`` directly used to change every program)."""
 
 
-def _canonical(makers: list[Any]) -> None:
+def canonical_order(makers: list[Any]) -> None:
     """Sort registered producers or statements by family module, keeping each module's own
-    registration order."""
+    registration order (``families`` calls this once every family has registered)."""
     makers.sort(key=lambda m: _MODULE_ORDER.index(m.make.__module__.rpartition(".")[2]))
 
 
 def generate(stream: ChoiceStream, weights: dict[str, int] | None = None) -> Program:
     """Draw one program from ``stream``."""
     from . import families  # noqa: F401  (registers the producers and statements)
-
-    _canonical(PRODUCERS)
-    _canonical(STATEMENTS)
 
     w = dict(DEFAULT_WEIGHTS if weights is None else weights)
     g = Gen(stream, w)
