@@ -11,6 +11,8 @@ from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
 from .ir import ArgumentError, UserError
 from .runtime import TargetUnavailable, available_targets, default_target
+from .runtime.records import VERSION as __version__
+from .runtime.records import RecordWarning
 from .targets.kernel_checks import (
     KernelArithmeticError,
     KernelAssertionError,
@@ -18,8 +20,6 @@ from .targets.kernel_checks import (
     KernelLoopError,
 )
 from .targets.reference.errors import SimulationError
-
-__version__ = "0.1.0"
 
 
 def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any) -> None:
@@ -42,7 +42,20 @@ def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any)
         raise e.with_traceback(None) from None
 
 
-__all__ = ["__version__", "available_targets", "default_target", "simulate", "SimulationError",
+def tune(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Measured selection of ``fn``'s tunables for the call ``fn(*args)``: see
+    ``tilec.tuning.tune`` and ``docs/guide/tuning.md``. Returns a ``TuneResult``."""
+    from .ir import UserError
+    from .tuning import tune as run_tune
+
+    try:
+        return run_tune(fn, *args, **kwargs)
+    except UserError as e:
+        raise e.with_traceback(None) from None
+
+
+__all__ = ["__version__", "tune", "RecordWarning", "available_targets", "default_target",
+           "simulate", "SimulationError",
            "ArgumentError", "TargetUnavailable", "UserError", "KernelAssertionError",
            "KernelArithmeticError", "KernelIndexError", "KernelLoopError",
            *_frontend_all]

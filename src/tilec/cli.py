@@ -155,6 +155,60 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Tune the kernels of FILE on their example inputs; or export / import records."""
+    from tilec.runtime.records import export_records, import_records, records_dir
+
+    con = _console()
+    if args.import_path:
+        n = import_records(args.import_path)
+        con.print(f"imported {n} record(s) into {records_dir()}")
+        return 0
+    if args.export_path and not args.file:
+        n = export_records(args.export_path)
+        con.print(f"exported {n} record(s) from {records_dir()} to {args.export_path}")
+        return 0
+    if not args.file:
+        raise SystemExit("tilec tune: give a FILE to tune, or --export PATH / --import PATH")
+    from tilec.demo import cases_of, load_file
+
+    path = Path(args.file)
+    if not path.exists():
+        raise SystemExit(f"tilec: no such file: {path}")
+    cases = [c for c in cases_of(load_file(path))
+             if not args.kernel or args.kernel in (c.name, c.kernel_name)]
+    cases = [c for c in cases if _kernel_of(c.kernel).tunables]
+    if not cases:
+        raise SystemExit(f"tilec: {args.file} has no kernel with tc.tunable parameters and "
+                         f"example inputs" + (f" named {args.kernel}" if args.kernel else ""))
+    written = []
+    for case in cases:
+        k = _kernel_of(case.kernel)
+        # The example's constexprs fix everything but the tunables, which are searched.
+        fixed = {n: v for n, v in case.constexprs.items() if n not in k.tunables}
+        inputs = case.make_inputs(_rng(args.seed))
+        con.rule(f"tuning {case.name} on {args.target or tilec.default_target()}")
+        result = tilec.tune(k, *inputs, target=args.target, budget=args.budget,
+                            progress=lambda s: con.print(f"  {s}", markup=False, highlight=False),
+                            **fixed)
+        con.print(result.table(), markup=False, highlight=False)
+        if result.model_regret is not None:
+            con.print(f"model pick {result.model_pick.label}: regret "
+                      f"{result.model_regret:+.1%} against the selection")
+        if result.record is not None:
+            written.append(result.record)
+    if args.export_path:
+        n = export_records(args.export_path, written)
+        con.print(f"exported {n} record(s) to {args.export_path}")
+    return 0
+
+
+def _kernel_of(fn: Any) -> Any:
+    from tilec.frontend.jit import _as_kernel
+
+    return _as_kernel(fn)
+
+
 def cmd_targets(args: argparse.Namespace) -> int:
     """List every target and whether it can run here."""
     from tilec.runtime import available_targets, default_target
@@ -206,6 +260,20 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--json", action="store_true", help="print JSON instead of tables")
     pl.add_argument("--output", "-o", default=None, help="write the JSON here")
     pl.set_defaults(func=cmd_plan)
+
+    tu = sub.add_parser("tune", help="measured selection of the tunable kernels in a file")
+    tu.add_argument("file", nargs="?", default=None)
+    tu.add_argument("--kernel", default=None, help="only this kernel (or demo case)")
+    tu.add_argument("--target", default=None, help="target (default: the best available here)")
+    tu.add_argument("--budget", type=int, default=None,
+                    help="candidates to build and time, best by the model (default 8 where the "
+                         "model prices them, else all)")
+    tu.add_argument("--seed", type=int, default=0, help="random seed for the example inputs")
+    tu.add_argument("--export", dest="export_path", default=None,
+                    help="write the records (of this run, or all without FILE) to one file")
+    tu.add_argument("--import", dest="import_path", default=None,
+                    help="read a file written by --export into the record directory")
+    tu.set_defaults(func=cmd_tune)
 
     t = sub.add_parser("targets", help="list targets and whether they can run here")
     t.set_defaults(func=cmd_targets)

@@ -28,9 +28,9 @@ ALLOWED: dict[str, set[str]] = {
                        "tilec.targets.reference"},
 }
 """Layers below the public facade. ``tilec`` (the facade), ``tilec.cli``, ``tilec.demo``,
-``tilec.lib`` and ``tilec.testing`` sit on top and may import any of them."""
+``tilec.lib``, ``tilec.testing`` and ``tilec.tuning`` sit on top and may import any of them."""
 
-TOP = {"tilec", "tilec.cli", "tilec.demo", "tilec.lib", "tilec.testing"}
+TOP = {"tilec", "tilec.cli", "tilec.demo", "tilec.lib", "tilec.testing", "tilec.tuning"}
 
 
 def layer(module: str) -> str:

@@ -30,10 +30,12 @@ from .jit import (
     interpret,
     kernel,
 )
+from .tunables import Resolution, Tunable, tunable
 
 globals().update(SURFACE)
 
 __all__ = ["TileSyntaxError", "kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction",
-           "Compiled", "ArraySpec", "array", "constexpr", "Builtin", "DType", "float16",
+           "Compiled", "ArraySpec", "array", "constexpr", "tunable", "Tunable", "Resolution",
+           "Builtin", "DType", "float16",
            "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "bool_", "index",
            *SURFACE]

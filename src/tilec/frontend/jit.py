@@ -36,6 +36,7 @@ from .builtins import constexpr
 from .capture import Capture, CaptureBuilder, CaptureContext
 from .dtypes import DType, dtype_from_numpy, numpy_dtype
 from .errors import SourceInfo, TileSyntaxError
+from .tunables import Resolution, Tunable
 from .values import Affine, MemVal, ScalarVal
 
 __all__ = ["kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction", "Compiled",
@@ -117,6 +118,11 @@ def _params(fn: Callable[..., Any]) -> list[_Param]:
             raise TileSyntaxError.at(bad, f"kernel parameter {p.name}: *args, **kwargs and "
                                      f"keyword-only parameters are not supported", src)
         ann = _annotation(fn, p)
+        if isinstance(p.default, Tunable) and ann is not constexpr:
+            node, src = _parse(fn)
+            bad = next((a for a in node.args.args if a.arg == p.name), node)
+            raise TileSyntaxError.at(bad, f"kernel parameter {p.name}: tc.tunable() is the "
+                                     f"default of a tc.constexpr parameter only", src)
         out.append(_Param(p.name, ann is constexpr,
                           p.default if p.default is not p.empty else _NO_DEFAULT,
                           ann.ir if isinstance(ann, DType) else None))
@@ -187,6 +193,7 @@ class Kernel:
         self._source: tuple[ast.FunctionDef, SourceInfo] | None = None
         self._modules: dict[tuple, ir.Module] = {}
         self._compiled: dict[tuple, Compiled] = {}
+        self._resolutions: dict[tuple, Resolution] = {}
 
     @property
     def params(self) -> list[_Param]:
@@ -194,6 +201,13 @@ class Kernel:
         if self._params is None:
             self._params = _params(self.fn)
         return self._params
+
+    @property
+    def tunables(self) -> dict[str, Tunable]:
+        """The tunable constexpr parameters (``tc.tunable`` defaults), in order."""
+        from .tunables import space
+
+        return space(self.params)
 
     @property
     def runtime_params(self) -> list[_Param]:
@@ -244,18 +258,112 @@ class Kernel:
         return mod
 
     def compile(self, *args: Any, target: str | None = None,
-                static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Compiled:
-        """Specialize on ``args``/``constexprs`` and capture; cached per key and target."""
-        key, specs, values = self.specialize(args, constexprs, static_shapes)
+                static_shapes: bool | Sequence[str] = False, variant: dict[str, Any] | None = None,
+                **constexprs: Any) -> Compiled:
+        """Specialize on ``args``/``constexprs`` and capture; cached per key and target.
+
+        Tunable parameters not given by keyword are resolved first (``resolve``);
+        ``variant`` fixes plan-space choices (``tunables.VARIANT_FIELDS``) instead of a
+        record's."""
         from tilec.runtime import check_target_name, default_target
 
         tgt = target or default_target()
         check_target_name(tgt)
-        got = self._compiled.get((key, tgt))
+        resolution = None
+        if self.tunables:
+            resolution = self.resolve(args, tgt, static_shapes, **constexprs)
+            constexprs = {**constexprs, **resolution.values}
+            if variant is None:
+                variant = dict(resolution.variant)
+        key, specs, values = self.specialize(args, constexprs, static_shapes)
+        vkey = tuple(sorted((variant or {}).items()))
+        got = self._compiled.get((key, tgt, vkey))
         if got is None:
-            got = Compiled(self, self.module_for(key, specs, values), tgt, specs, values)
-            self._compiled[(key, tgt)] = got
+            got = Compiled(self, self.module_for(key, specs, values), tgt, specs, values,
+                           resolution, variant)
+            self._compiled[(key, tgt, vkey)] = got
+        elif resolution is not None:
+            got.selection = resolution  # the latest call's resolution (the object is shared)
         return got
+
+    def resolve(self, args: Sequence[Any], target: str,
+                static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Resolution:
+        """How this call's tunable parameters resolve (``frontend/tunables.py``): fixed by
+        keyword, from a tuning record, by the model, or to the declared defaults. Cached
+        per specialization, shape bucket and target."""
+        from . import tunables as tn
+
+        space = self.tunables
+        fixed = {k: v for k, v in constexprs.items() if k in space}
+        if len(fixed) == len(space):
+            return Resolution(dict(fixed), "fixed", fixed=tuple(fixed))
+        base = {**constexprs, **tn.defaults(space, fixed)}
+        key0, specs, _ = self.specialize(args, base, static_shapes)
+        buckets = tn.shape_bucket(specs, args)
+        cache = (key0, buckets, target, tuple(sorted(fixed)))
+        got = self._resolutions.get(cache)
+        if got is None:
+            got = self._resolve(args, target, static_shapes, constexprs, fixed, buckets)
+            self._resolutions[cache] = got
+        return got
+
+    def _resolve(self, args: Sequence[Any], target: str, static_shapes: Any,
+                 constexprs: dict[str, Any], fixed: dict[str, Any], buckets: Any
+                 ) -> Resolution:
+        from . import tunables as tn
+
+        space = self.tunables
+        default = tn.defaults(space, fixed)
+        fixed_names = tuple(fixed)
+        if buckets is None:
+            return Resolution(default, "default", "the extents are not known (array specs "
+                              "without shapes): no record or model applies", fixed_names)
+        key = self.record_key(args, constexprs, buckets, target, static_shapes)
+        from tilec.runtime.records import load_record, record_path
+
+        record = load_record(key)
+        if record is not None:
+            got = tn.recorded_config(record, space, fixed)
+            if isinstance(got, str):
+                import warnings
+
+                from tilec.runtime.records import RecordWarning
+
+                warnings.warn(f"tuning record {record_path(key)} ignored: {got}", RecordWarning,
+                              stacklevel=3)
+            else:
+                return Resolution(got[0], "record", str(record_path(key)), fixed_names,
+                                  variant=got[1])
+        if key.cost_basis == "none":
+            return Resolution(default, "default", f"{target} has no cost basis to rank the "
+                              f"configurations and no tuning record", fixed_names)
+
+        def module_of(cfg: dict[str, Any]) -> tuple[ir.Module, str]:
+            k, sp, vals = self.specialize(args, {**constexprs, **cfg}, static_shapes)
+            return self.module_for(k, sp, vals), self.fn.__name__
+
+        scores = tn.model_scores(module_of, target, tn.configurations(space, fixed), buckets)
+        best = tn.model_pick(scores)
+        if best is None:
+            why = scores[0].reason if scores else "no configuration"
+            return Resolution(default, "default", f"no configuration was priced ({why})",
+                              fixed_names, tuple(scores))
+        return Resolution(dict(best.config), "model", f"{key.cost_basis} score "
+                          f"{best.score:.6g}", fixed_names, tuple(scores))
+
+    def record_key(self, args: Sequence[Any], constexprs: dict[str, Any], buckets: Any,
+                   target: str, static_shapes: bool | Sequence[str] = False) -> Any:
+        """The tuning-record key of a call: the kernel captured with every tunable at its
+        declared default (whatever the call fixes), the specialization without the
+        tunables, the shape bucket, the target and its device."""
+        from .tunables import defaults, record_key
+
+        space = self.tunables
+        rest = {k: v for k, v in constexprs.items() if k not in space}
+        key, specs, values = self.specialize(args, {**rest, **defaults(space)}, static_shapes)
+        spec = repr((key[0], tuple(kv for kv in key[1] if kv[0] not in space)))
+        return record_key(self.module_for(key, specs, values), self.fn.__name__, spec,
+                          buckets, target)
 
     def __call__(self, *args: Any, **constexprs: Any) -> None:
         """Compile for the default target (cached) and run with ``args``."""
@@ -433,7 +541,8 @@ class Compiled:
     """A kernel specialized and captured for one target: ``.ir``, ``.module``, call it to run."""
 
     def __init__(self, k: Kernel, module: ir.Module, target: str, specs: list[_ArgSpec],
-                 constexprs: dict[str, Any]) -> None:
+                 constexprs: dict[str, Any], selection: Resolution | None = None,
+                 variant: dict[str, Any] | None = None) -> None:
         self.kernel = k
         """The kernel this was compiled from."""
         self.module = module
@@ -446,6 +555,12 @@ class Compiled:
         """What each runtime argument was specialized on."""
         self.constexprs = dict(constexprs)
         """The constexpr values baked in."""
+        self.selection = selection
+        """How the latest ``compile`` call that returned this object resolved the tunable
+        parameters (None: the kernel has none)."""
+        self.variant = dict(variant or {})
+        """The plan-space choices fixed for this compilation (``tunables.VARIANT_FIELDS``;
+        empty: the planner's own selection)."""
         self._compilation: Any = None
         self._plan: Any = None
 
@@ -461,9 +576,16 @@ class Compiled:
         does not need the device: a CUDA kernel's source, cubin and resources come from
         NVRTC alone; only running it needs the GPU."""
         if self._compilation is None:
-            from tilec.driver import begin
+            from tilec.driver import begin, default_options
+            from tilec.runtime import load_backend
 
-            self._compilation = begin(self.module, self.fn_name, self.target)
+            from .tunables import apply_variant
+
+            options = None
+            if self.variant:
+                options = apply_variant(default_options(load_backend(self.target)),
+                                        self.variant)
+            self._compilation = begin(self.module, self.fn_name, self.target, options)
         return self._compilation.run(until)
 
     @property

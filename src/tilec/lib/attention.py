@@ -21,8 +21,8 @@ __all__ = ["flash_attention", "DEMOS"]
 
 
 @tc.kernel
-def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
-                    HEAD_DIM: tc.constexpr = 32):
+def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 64),
+                    BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32):
     """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head (non-causal)."""
     BH, S, D = Q.shape
     SK = K.shape[1]

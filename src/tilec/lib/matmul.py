@@ -20,8 +20,9 @@ __all__ = ["matmul", "pipelined_matmul", "batched_matmul", "gemm_bias_act", "DEM
 
 
 @tc.kernel
-def matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64, BK: tc.constexpr = 32,
-           PRECISION: tc.constexpr = "exact"):
+def matmul(A, B, C, BM: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+           BN: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+           BK: tc.constexpr = tc.tunable(32, 64), PRECISION: tc.constexpr = "exact"):
     """``C = A @ B`` for row-major ``A: MxK``, ``B: KxN`` (f32 accumulation)."""
     M, K = A.shape
     N = B.shape[1]
@@ -37,8 +38,9 @@ def matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64, BK: tc.constex
 
 
 @tc.kernel
-def pipelined_matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
-                     BK: tc.constexpr = 32, WINDOW: tc.constexpr = 2):
+def pipelined_matmul(A, B, C, BM: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+                     BN: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+                     BK: tc.constexpr = tc.tunable(32, 64), WINDOW: tc.constexpr = 2):
     """``C = A @ B`` with the K loop cut into a load stage and a compute stage."""
     M, K = A.shape
     N = B.shape[1]
@@ -55,8 +57,9 @@ def pipelined_matmul(A, B, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
 
 
 @tc.kernel
-def batched_matmul(A, B, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
-                   BK: tc.constexpr = 32):
+def batched_matmul(A, B, C, BM: tc.constexpr = tc.tunable(16, 32, 64, 128, default=32),
+                   BN: tc.constexpr = tc.tunable(16, 32, 64, 128, default=32),
+                   BK: tc.constexpr = tc.tunable(16, 32, 64, default=32)):
     """``C[b] = A[b] @ B[b]`` for every batch index ``b``."""
     NB, M, K = A.shape
     N = B.shape[2]
@@ -88,8 +91,9 @@ def activation(x, ACT):
 
 
 @tc.kernel
-def gemm_bias_act(A, B, bias, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
-                  BK: tc.constexpr = 32, ACT: tc.constexpr = "relu"):
+def gemm_bias_act(A, B, bias, C, BM: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+                  BN: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+                  BK: tc.constexpr = tc.tunable(32, 64), ACT: tc.constexpr = "relu"):
     """``C = act(A @ B + bias)`` with the bias added and the activation applied in registers."""
     M, K = A.shape
     N = B.shape[1]

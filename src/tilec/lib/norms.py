@@ -18,7 +18,8 @@ __all__ = ["layernorm", "rmsnorm", "DEMOS"]
 
 
 @tc.kernel
-def layernorm(X, W, B, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
+def layernorm(X, W, B, Y, eps, BM: tc.constexpr = tc.tunable(1, 2, 4, 8, 16, default=4),
+              BN: tc.constexpr = 128):
     """``Y = (X - mean) / sqrt(var + eps) * W + B`` per row (biased variance)."""
     M, N = X.shape
     assert N <= BN, "layernorm holds a row in one tile: pass BN >= N"
@@ -37,7 +38,8 @@ def layernorm(X, W, B, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
 
 
 @tc.kernel
-def rmsnorm(X, W, Y, eps, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
+def rmsnorm(X, W, Y, eps, BM: tc.constexpr = tc.tunable(1, 2, 4, 8, 16, default=4),
+            BN: tc.constexpr = 128):
     """``Y = X / sqrt(mean(X**2) + eps) * W`` per row."""
     M, N = X.shape
     assert N <= BN, "rmsnorm holds a row in one tile: pass BN >= N"

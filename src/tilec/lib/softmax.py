@@ -17,7 +17,8 @@ __all__ = ["softmax", "online_softmax", "DEMOS"]
 
 
 @tc.kernel
-def softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
+def softmax(X, Y, BM: tc.constexpr = tc.tunable(1, 2, 4, 8, 16, default=4),
+            BN: tc.constexpr = 128):
     """``Y = softmax(X, axis=1)`` for rows of at most ``BN`` elements."""
     M, N = X.shape
     assert N <= BN, "softmax holds a row in one tile: pass BN >= N or use online_softmax"
@@ -29,7 +30,8 @@ def softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 128):
 
 
 @tc.kernel
-def online_softmax(X, Y, BM: tc.constexpr = 4, BN: tc.constexpr = 32):
+def online_softmax(X, Y, BM: tc.constexpr = tc.tunable(1, 2, 4, 8, 16, default=4),
+                   BN: tc.constexpr = tc.tunable(32, 64, 128, 256)):
     """Softmax of rows of any length: a running max and rescaled sum, then a second pass."""
     M, N = X.shape
     assert Y.shape[0] == M and Y.shape[1] == N, "Y must have X's shape"

@@ -65,6 +65,19 @@ class CBackend:
         self.name = name
         """The target name."""
 
+    def device_identity(self) -> str:
+        """This machine as tuning records name it: the CPU model, its thread count and the
+        C compiler's first ``--version`` line."""
+        import os
+
+        from .compiler import cpu_model
+
+        try:
+            cc = toolchain().identity.splitlines()[0]
+        except CompilerNotFound:
+            cc = "no C compiler"
+        return f"{cpu_model()}; {os.cpu_count()} threads; {cc}"
+
     def realization_plan(self, module: ir.Module, fn_name: str) -> CpuPlan:
         """How ``fn_name`` runs on the CPU (``plan.plan_cpu`` for this target's profile)."""
         return plan_cpu(module, fn_name, get_profile(self.profile))

@@ -250,6 +250,18 @@ def _cpu_identity() -> str:
     return text
 
 
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else ``platform.processor()``."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def cache_key(source: str, tc: Toolchain) -> str:
     """The sha256 naming a compiled object."""
     h = hashlib.sha256()

@@ -142,6 +142,20 @@ class CUDABackend:
         self.arch = arch_for(cc) if self.runnable else f"sm_{sm}"  # type: ignore[arg-type]
         """The architecture cubins are built for (the device's, else the profile's)."""
 
+    def device_identity(self) -> str:
+        """The GPU as tuning records name it: its name, architecture and driver version
+        (``no device`` when there is none here)."""
+        if self.device_cc is None:
+            return "no device"
+        from cuda.bindings import driver
+
+        err, raw = driver.cuDeviceGetName(256, 0)
+        name = raw.split(b"\0", 1)[0].decode() if int(err) == 0 else "unknown GPU"
+        err, version = driver.cuDriverGetVersion()
+        drv = f"{version // 1000}.{version % 1000 // 10}" if int(err) == 0 else "unknown"
+        major, minor = self.device_cc
+        return f"{name}; sm_{major}{minor}; driver {drv}"
+
     def planner_overrides(self) -> dict[str, Any]:
         """Planner options this device changes (the driver applies them): warpgroup
         instructions (``wgmma``) only where the cubin is built for sm_90 (``sm_90a``); other

@@ -1,0 +1,146 @@
+"""Measured selection of ``lib.matmul`` on the GPU: the bars of ``docs/guide/tuning.md``.
+
+1. bf16 4096^3: every configuration of the tunable space at the planner's own plan is
+   built, validated on the GPU against the reference and timed (the *fixed tiles*); the
+   model's pick (a call with no tile arguments and no record) and the tuned kernel (a call
+   with no tile arguments after ``tc.tune``) are timed with ``do_bench``, as torch is.
+2. Regret of the model pick on held-out GEMM shapes (none of them is in the sweep the
+   cost basis was fitted to): for each shape every configuration is timed and the regret
+   is ``time(model pick) / time(best) - 1``.
+
+Records go to ``results/tune_matmul-<device>-<date>.json``. Run from the repository root:
+``PYTHONPATH=src python benchmarks/tune_matmul.py`` (``--limit-s`` bounds the wall time;
+shapes not reached are reported as skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cuda_common import Recorder, bench_ms  # noqa: E402
+
+REGRET_SHAPES = [  # (M, N, K, dtype): square, ragged, skinny, K-heavy, bf16 and f32
+    (2048, 2048, 2048, "bf16"), (1000, 1000, 1000, "bf16"), (8192, 8192, 1024, "bf16"),
+    (4096, 4096, 1024, "bf16"), (16, 4096, 4096, "bf16"), (128, 128, 8192, "bf16"),
+    (777, 1555, 333, "bf16"), (3000, 500, 2000, "bf16"), (512, 512, 512, "bf16"),
+    (1024, 1024, 1024, "f32"), (2048, 2048, 2048, "f32"), (333, 517, 250, "f32"),
+    (64, 2048, 2048, "f32"), (1500, 1500, 4000, "f32"),
+]
+
+
+def _inputs(m: int, n: int, k: int, dtype: str, seed: int):
+    import torch
+
+    tdt = torch.bfloat16 if dtype == "bf16" else torch.float32
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", dtype=tdt, generator=g)
+    b = torch.randn(k, n, device="cuda", dtype=tdt, generator=g)
+    return a, b, torch.empty(m, n, device="cuda", dtype=torch.float32)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
+    p.add_argument("--skip-regret", action="store_true")
+    args = p.parse_args()
+    os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
+    import torch
+
+    import tilec as tc
+    from tilec.lib.matmul import matmul
+
+    start = time.perf_counter()
+    rec = Recorder("tune_matmul")
+
+    def say(text: str) -> None:
+        print(f"  [{time.perf_counter() - start:6.1f}s] {text}", flush=True)
+
+    # ---------------------------------------------------------------- bf16 4096^3
+    n = 4096
+    a, b, c = _inputs(n, n, n, "bf16", 0)
+    want = (a.float() @ b.float())
+    torch_ms = bench_ms(lambda: torch.matmul(a, b))
+    pick = matmul.compile(a, b, c)
+    say(f"model pick: {pick.selection}")
+    matmul(a, b, c)
+    torch.cuda.synchronize()
+    err = float((c - want).abs().max() / want.abs().max())
+    model_ms = bench_ms(lambda: matmul(a, b, c))
+    sweep = tc.tune(matmul, a, b, c, budget=None, threads_per_config=1, store=False,
+                    batches=3, replay_rounds=1, batch_ms=10.0, progress=say)
+    fixed = {}
+    for cand in sweep.candidates:
+        if not cand.ok:
+            continue
+        exe = matmul.compile(a, b, c, variant=cand.variant, **cand.config).executable()
+        fixed[cand.label] = bench_ms(lambda exe=exe: exe(a, b, c))
+    failed = [cd.label for cd in sweep.candidates if not cd.ok]
+    best_label = min(fixed, key=fixed.get)
+    best_ms = fixed[best_label]
+    say(f"fixed tiles: {len(fixed)} timed, best {best_label} {best_ms:.4f} ms; "
+        f"{len(failed)} not valid: {failed}")
+    tuned = tc.tune(matmul, a, b, c, progress=say)
+    matmul._resolutions.clear()
+    sel = matmul.compile(a, b, c).selection
+    assert sel.source == "record", sel
+    c.zero_()
+    matmul(a, b, c)
+    torch.cuda.synchronize()
+    err_tuned = float((c - want).abs().max() / want.abs().max())
+    tuned_ms = bench_ms(lambda: matmul(a, b, c))
+    shape = [n, n, n]
+    common = {"fixed_tiles_timed": len(fixed), "fixed_tiles_invalid": failed,
+              "best_fixed": best_label, "best_fixed_ms": best_ms}
+    rec.add("lib.matmul best fixed tile", shape, "bf16", best_ms, "torch", torch_ms,
+            tuned=False, regret=0.0, config=best_label, **common)
+    rec.add("lib.matmul model pick", shape, "bf16", model_ms, "torch", torch_ms, tuned=False,
+            regret=model_ms / best_ms - 1, config=str(pick.selection), rel_error=err,
+            vs_best_fixed=best_ms / model_ms, **common)
+    rec.add("lib.matmul tuned", shape, "bf16", tuned_ms, "torch", torch_ms, tuned=True,
+            regret=tuned_ms / best_ms - 1, config=str(sel), rel_error=err_tuned,
+            vs_best_fixed=best_ms / tuned_ms, tune_seconds=tuned.seconds,
+            tune_table=tuned.table(), **common)
+
+    # ---------------------------------------------------------------- regret
+    regrets = []
+    validated = {"bf16"}
+    for m, nn, k, dt in ([] if args.skip_regret else REGRET_SHAPES):
+        if time.perf_counter() - start > args.limit_s:
+            say(f"time limit: {m}x{nn}x{k} {dt} skipped")
+            continue
+        a, b, c = _inputs(m, nn, k, dt, 1)
+        matmul._resolutions.clear()
+        pick = matmul.compile(a, b, c).selection
+        r = tc.tune(matmul, a, b, c, budget=None, threads_per_config=1, store=False,
+                    batches=3, replay_rounds=1, batch_ms=5.0, progress=lambda s: None,
+                    validate=dt not in validated)
+        validated.add(dt)
+        timed = {cd.label: cd.search_ms for cd in r.candidates if cd.search_ms}
+        best = min(timed, key=timed.get)
+        model = next((cd for cd in r.candidates if cd.config == dict(pick.values)), None)
+        model_ms = model.search_ms if model is not None else None
+        regret = model_ms / timed[best] - 1 if model_ms else None
+        regrets.append(regret)
+        torch_ms = bench_ms(lambda a=a, b=b: torch.matmul(a, b))
+        rec.add("lib.matmul model pick (regret)", [m, nn, k], dt, model_ms, "torch", torch_ms,
+                tuned=False, regret=regret, config=str(pick), best=best,
+                best_ms=timed[best], configs_timed=len(timed),
+                invalid=[cd.label for cd in r.candidates if not cd.ok])
+    done = [x for x in regrets if x is not None]
+    if done:
+        say(f"regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "
+            f"max {max(done):.1%}")
+    rec.write()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

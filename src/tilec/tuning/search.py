@@ -1,0 +1,413 @@
+"""``tune``: measured selection over a kernel's tunables and its plan variants.
+
+The steps (``docs/guide/tuning.md``): enumerate and shortlist the space
+(``space``), build the shortlisted candidates in parallel processes, validate
+each against the reference on fresh inputs (``validate``), time the valid ones
+here one at a time, replay the best three in every order (``measure``), and
+store the record (``tilec.runtime.records``) that later calls resolve their
+tunables from. Every candidate and every rejection is kept, with its reason.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import tilec.ir as ir
+from tilec.frontend.jit import ArraySpec, Kernel, _as_kernel
+from tilec.frontend.tunables import defaults, shape_bucket
+
+from .measure import Timer, median_spread, replay_orders
+from .space import Candidate, Rejection, enumerate_space, label, shortlist
+from .validate import compare, make_inputs
+
+__all__ = ["tune", "TuneResult"]
+
+
+@dataclass
+class TuneResult:
+    """What a tuning run did."""
+
+    kernel: str
+    """The kernel's name."""
+    target: str
+    """The target name."""
+    selected: Candidate | None
+    """The replay's choice (None: no candidate validated)."""
+    candidates: list[Candidate]
+    """Every shortlisted candidate, in the model's order, with its outcome."""
+    rejections: list[Rejection]
+    """Every configuration or candidate left out, with the stage and the reason."""
+    record: Path | None = None
+    """The record file written (None: not stored)."""
+    model_pick: Candidate | None = None
+    """The model's first choice among the shortlisted candidates."""
+    configurations: int = 0
+    """How many configurations the tunables give."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall time per step (space, build, validate, measure, replay)."""
+
+    @property
+    def model_regret(self) -> float | None:
+        """The model pick's search time over the selection's, minus 1 (None: not both
+        measured)."""
+        a, b = self.model_pick, self.selected
+        if a is None or b is None or a.search_ms is None or b.search_ms is None:
+            return None
+        return a.search_ms / b.search_ms - 1.0
+
+    def table(self) -> str:
+        """The candidates as a text table: model score and rank, validation, times and the
+        residual of the measured time against the model's scale."""
+        measured = [c for c in self.candidates if c.search_ms and c.score]
+        scale = float(np.median([c.search_ms / c.score for c in measured])) if measured else None
+        head = f"{'candidate':<44} {'score':>10} {'rank':>4} {'valid':<8} {'search ms':>10} " \
+               f"{'replay ms':>10} {'host ms':>9} {'resid':>6}"
+        rows = [head, "-" * len(head)]
+        for c in self.candidates:
+            resid = "" if scale is None or not (c.search_ms and c.score) \
+                else f"{c.search_ms / (scale * c.score) - 1:+.2f}"
+            mark = " *" if c is self.selected else ""
+            rows.append(f"{(c.label + mark)[:44]:<44} "
+                        f"{'-' if c.score is None else f'{c.score:.4g}':>10} "
+                        f"{'-' if c.model_rank is None else c.model_rank:>4} "
+                        f"{('ok' if c.ok else 'FAILED' if c.validation else '-'):<8} "
+                        f"{_ms(c.search_ms):>10} {_ms(c.replay_ms):>10} {_ms(c.host_ms):>9} "
+                        f"{resid:>6}")
+        if self.rejections:
+            rows.append(f"{len(self.rejections)} rejected:")
+            for r in self.rejections[:20]:
+                rows.append(f"  [{r.stage}] {label(r.config, r.variant)}: {r.reason[:160]}")
+            if len(self.rejections) > 20:
+                rows.append(f"  ... {len(self.rejections) - 20} more in the record")
+        return "\n".join(rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record body (without the key)."""
+        sel = self.selected
+        pick = self.model_pick
+        return {
+            "selected": None if sel is None else {**sel.to_json(), "label": sel.label},
+            "model_pick": None if pick is None else {"label": pick.label,
+                                                     "config": pick.to_json()["config"],
+                                                     "variant": dict(pick.variant)},
+            "model_regret": self.model_regret,
+            "configurations": self.configurations,
+            "candidates": [c.to_json() for c in self.candidates],
+            "rejections": [r.to_json() for r in self.rejections],
+            "seconds": dict(self.seconds),
+        }
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:.4f}"
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _kernel_ref(k: Kernel) -> tuple[str, str | None, str] | None:
+    """How a worker process finds ``k``: (module, file, qualified name), or None when it
+    cannot (a kernel defined in a function or typed at a prompt)."""
+    qual = getattr(k.fn, "__qualname__", "")
+    mod = getattr(k.fn, "__module__", None)
+    if not mod or "<locals>" in qual:
+        return None
+    file = getattr(sys.modules.get(mod), "__file__", None)
+    if mod == "__main__" or _importable(mod):
+        if mod == "__main__" and not file:
+            return None
+        return mod, file, qual
+    return ("__main__", file, qual) if file else None  # loaded from a file: load it again
+
+
+def _importable(mod: str) -> bool:
+    """True when a fresh interpreter finds ``mod``'s top-level package on ``sys.path``."""
+    import importlib.machinery
+
+    return importlib.machinery.PathFinder.find_spec(mod.split(".")[0]) is not None
+
+
+def _load_kernel(ref: tuple[str, str | None, str]) -> Kernel:
+    import importlib
+    import importlib.util
+
+    mod_name, file, qual = ref
+    if mod_name != "__main__":
+        module: Any = importlib.import_module(mod_name)
+    else:
+        spec = importlib.util.spec_from_file_location("_tilec_tuned_script", file)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    obj: Any = module
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    return _as_kernel(obj)
+
+
+def _build_one(ref: tuple[str, str | None, str], arg_specs: list[Any], target: str,
+               variant: dict[str, Any], constexprs: dict[str, Any]) -> tuple[float, str | None]:
+    """A worker: build one candidate (its binary lands in the compile cache)."""
+    t0 = time.perf_counter()
+    try:
+        k = _load_kernel(ref)
+        k.compile(*arg_specs, target=target, variant=variant, **constexprs).executable()
+    except Exception as e:  # reported as the candidate's build failure
+        return time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+    return time.perf_counter() - t0, None
+
+
+def _arg_specs(k: Kernel, args: Sequence[Any], static_shapes: Any) -> list[Any]:
+    """Arguments a worker can compile from: array specs (symbolic extents unless static)
+    and the scalars themselves."""
+    rt = k.runtime_params
+    statics = {p.name for p in rt} if static_shapes is True else set(static_shapes or ())
+    out = []
+    for p, a in zip(rt, args):
+        if hasattr(a, "shape") and hasattr(a, "dtype"):
+            from tilec.frontend.dtypes import dtype_from_numpy, numpy_dtype
+
+            dt = dtype_from_numpy(a.dtype)
+            shape = tuple(int(e) for e in a.shape) if p.name in statics else \
+                (None,) * len(a.shape)
+            out.append(ArraySpec(shape, numpy_dtype(dt) if dt is not None else a.dtype))
+        else:
+            out.append(a)
+    return out
+
+
+def _prebuild(k: Kernel, cands: list[Candidate], args: Sequence[Any], target: str,
+              constexprs: dict[str, Any], static_shapes: Any, jobs: int,
+              say: Callable[[str], None]) -> None:
+    """Build the candidates in ``jobs`` worker processes, so that their binaries are in the
+    compile cache when this process builds them (a cache hit). A worker's failure is not
+    the candidate's: this process builds it again and reports what it raises."""
+    ref = _kernel_ref(k)
+    if jobs <= 1 or len(cands) <= 1 or ref is None:
+        if ref is None and jobs > 1:
+            say(f"{k.__name__} is not importable by a worker; building here, one at a time")
+        return
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    specs = _arg_specs(k, args, static_shapes)
+    try:
+        with cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+            futs = {pool.submit(_build_one, ref, specs, target, dict(c.variant),
+                                {**constexprs, **c.config}): i for i, c in enumerate(cands)}
+            for n, fut in enumerate(cf.as_completed(futs), start=1):
+                i = futs[fut]
+                secs, err = fut.result()
+                cands[i].compile_s = round(secs, 3)
+                say(f"built {n}/{len(cands)}: {cands[i].label} ({secs:.1f} s)"
+                    + (f"; the worker reports {err[:120]}" if err else ""))
+    except (cf.process.BrokenProcessPool, OSError) as e:
+        say(f"the build workers stopped ({type(e).__name__}); building here, one at a time")
+
+
+# --------------------------------------------------------------------------- devices
+
+
+def _device_args(target: str, args: Sequence[Any]) -> tuple[list[Any], bool]:
+    """The arguments to time with, and whether they are torch tensors. On ``cuda`` host
+    arrays are copied to the device (with torch)."""
+    if not target.startswith("cuda"):
+        return list(args), False
+    import torch
+
+    from tilec.testing.fuzz.paths import to_device
+
+    out = [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in args]
+    return out, any(isinstance(a, torch.Tensor) for a in out)
+
+
+def _run_checked(target: str, compiled: Any, host: list[Any]) -> list[Any]:
+    """Run ``compiled`` on copies of ``host`` (on the device for ``cuda``); the outputs."""
+    if not target.startswith("cuda"):
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in host]
+        compiled.run(got)
+        return got
+    import torch
+
+    from tilec.testing.fuzz.paths import to_device, to_host
+
+    dev = [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in host]
+    compiled.run(dev)
+    torch.cuda.synchronize()
+    return [to_host(torch, d) if isinstance(a, np.ndarray) else a for a, d in zip(host, dev)]
+
+
+# --------------------------------------------------------------------------- the search
+
+
+def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | None = None,
+         threads_per_config: int = 2, jobs: int | None = None, batches: int = 10,
+         replay_rounds: int = 2, batch_ms: float = 20.0, seed: int = 0, store: bool = True,
+         progress: bool | Callable[[str], None] = True, static_shapes: Any = False,
+         validate: bool = True, **constexprs: Any) -> TuneResult:
+    """Search ``kernel``'s tunables and plan variants for the call ``kernel(*args)`` on
+    ``target`` and store the choice; see ``docs/guide/tuning.md``.
+
+    ``budget``: how many candidates (best by the model) are built and measured (default:
+    8 when the target's model prices them, else all); ``constexprs`` fix parameters (a
+    tunable given here is not searched). ``args`` are the timing inputs (host arrays are
+    copied to the device on ``cuda``; outputs are overwritten). ``validate=False`` skips
+    the reference check, for measurement studies of configurations validated before: such a
+    run stores no record (an unvalidated candidate is never a choice)."""
+    from tilec.runtime import default_target, require
+    from tilec.runtime.records import store_record
+
+    k = _as_kernel(kernel)
+    tgt = target or default_target()
+    require(tgt)
+    space_t = k.tunables
+    if not space_t:
+        raise ir.ArgumentError(f"{k.__name__} has no tc.tunable parameters to tune")
+    say = progress if callable(progress) else (_printer() if progress else (lambda s: None))
+    fixed = {n: v for n, v in constexprs.items() if n in space_t}
+    t_start = time.perf_counter()
+    _, specs, _ = k.specialize(args, {**constexprs, **defaults(space_t, fixed)},
+                                        static_shapes)
+    buckets = shape_bucket(specs, args)
+
+    def module_of(cfg: dict[str, Any]) -> tuple[ir.Module, str]:
+        kk, sp, vals = k.specialize(args, {**constexprs, **cfg}, static_shapes)
+        return k.module_for(kk, sp, vals), k.fn.__name__
+
+    space = enumerate_space(module_of, tgt, space_t, fixed, buckets, threads_per_config)
+    priced = any(c.score is not None for c in space.candidates)
+    short, dropped = shortlist(space, budget if budget is not None else (8 if priced else None))
+    result = TuneResult(k.__name__, tgt, None, short, [*space.rejections, *dropped],
+                        configurations=space.configurations)
+    result.model_pick = next((c for c in short if c.model_rank == 0), None)
+    say(f"{k.__name__} on {tgt}: {space.configurations} configurations, "
+        f"{len(space.candidates)} legal candidates, {len(space.rejections)} rejected; "
+        f"measuring {len(short)}")
+    result.seconds["space"] = round(time.perf_counter() - t_start, 3)
+
+    t0 = time.perf_counter()
+    _prebuild(k, short, args, tgt, constexprs, static_shapes,
+              jobs if jobs is not None else min(len(short), os.cpu_count() or 1), say)
+    built: list[tuple[Candidate, Any]] = []
+    for c in short:
+        t1 = time.perf_counter()
+        try:
+            compiled = k.compile(*args, target=tgt, variant=c.variant, static_shapes=static_shapes,
+                                 **{**constexprs, **c.config})
+            compiled.executable()
+        except Exception as e:  # a build failure is this candidate's, not the search's
+            c.validation = f"build failed: {type(e).__name__}: {e}"
+            result.rejections.append(Rejection(c.config, c.variant, "compile", c.validation))
+            continue
+        if c.compile_s is None:
+            c.compile_s = round(time.perf_counter() - t1, 3)
+        built.append((c, compiled))
+    result.seconds["build"] = round(time.perf_counter() - t0, 3)
+
+    t0 = time.perf_counter()
+    fn = built[0][1].module.lookup(built[0][1].fn_name) if built else None
+    shrink = static_shapes is False
+    rng = np.random.default_rng(seed)
+    host = make_inputs(fn, specs, args, rng, shrink) if fn is not None else []
+    refs: dict[str, list[Any]] = {}
+    valid: list[tuple[Candidate, Any]] = []
+    for c, compiled in built:
+        if not validate:
+            c.validation = "not validated"
+            valid.append((c, compiled))
+            continue
+        ck = repr(sorted(c.config.items()))
+        try:
+            if ck not in refs:
+                want = [a.copy() if isinstance(a, np.ndarray) else a for a in host]
+                k.compile(*want, target="reference", static_shapes=static_shapes,
+                          **{**constexprs, **c.config}).run(want)
+                refs[ck] = want
+            got = _run_checked(tgt, compiled, host)
+        except Exception as e:  # an error raised by the candidate (or its reference run)
+            c.validation = f"error: {type(e).__name__}: {e}"
+            result.rejections.append(Rejection(c.config, c.variant, "run", c.validation))
+            say(f"validate {c.label}: {c.validation[:160]}")
+            continue
+        check = compare([p.name for p in k.runtime_params], got, refs[ck])
+        c.validation = "ok" if check.ok else f"mismatch: {check.detail}"
+        if not check.ok:
+            result.rejections.append(Rejection(c.config, c.variant, "validate", c.validation))
+            say(f"validate {c.label}: {c.validation[:160]}")
+            continue
+        valid.append((c, compiled))
+    result.seconds["validate"] = round(time.perf_counter() - t0, 3)
+
+    t0 = time.perf_counter()
+    dev, uses_torch = _device_args(tgt, args)
+    timer = Timer(tgt, batch_ms, uses_torch)
+    runs: list[tuple[Candidate, Callable[[], Any], int]] = []
+    for n, (c, compiled) in enumerate(valid, start=1):
+        exe = compiled.executable()
+
+        def run(exe: Any = exe) -> Any:
+            return exe(*dev)
+
+        try:
+            compiled.check_args(dev)
+            calls = timer.calls_per_batch(run)
+            samples = [timer.batch(run, calls) for _ in range(batches)]
+        except Exception as e:  # a launch failure at the timing shape
+            c.validation = f"error at the timing shape: {type(e).__name__}: {e}"
+            result.rejections.append(Rejection(c.config, c.variant, "run", c.validation))
+            continue
+        c.search_ms, c.search_spread = median_spread([s.device_ms for s in samples])
+        c.host_ms = float(np.median([s.host_ms for s in samples]))
+        runs.append((c, run, calls))
+        say(f"measured {n}/{len(valid)}: {c.label}: {c.search_ms:.4f} ms")
+    result.seconds["measure"] = round(time.perf_counter() - t0, 3)
+
+    t0 = time.perf_counter()
+    finalists = sorted(runs, key=lambda r: r[0].search_ms)[:3]
+    if finalists:
+        orders = replay_orders(len(finalists))
+        for _ in range(replay_rounds):
+            for order in orders:
+                for i in order:
+                    c, run, calls = finalists[i]
+                    c.replay_batches.append(timer.batch(run, calls).device_ms)
+        for c, _, _ in finalists:
+            c.replay_ms = float(np.median(c.replay_batches))
+        result.selected = min((f[0] for f in finalists), key=lambda c: c.replay_ms)
+    result.seconds["replay"] = round(time.perf_counter() - t0, 3)
+
+    if result.selected is not None:
+        say(f"selected {result.selected.label}: {result.selected.replay_ms:.4f} ms "
+            f"(replay median of {len(result.selected.replay_batches)} batches)")
+        if store and validate:
+            key = k.record_key(args, constexprs, buckets, tgt, static_shapes)
+            body = result.to_json()
+            body["created"] = datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds")
+            body["protocol"] = {"batches": batches, "replay_rounds": replay_rounds,
+                                "batch_ms": batch_ms, "validation_seed": seed,
+                                "validation_shrunk": shrink,
+                                "device_timer": "cuda events" if uses_torch else "host clock"}
+            result.record = store_record(key, body)
+            k._resolutions.clear()  # later calls resolve from the new record
+            say(f"record: {result.record}")
+    else:
+        say("no candidate validated; nothing stored")
+    return result
+
+
+def _printer() -> Callable[[str], None]:
+    def say(text: str) -> None:
+        print(f"[tune] {text}", file=sys.stderr, flush=True)
+
+    return say

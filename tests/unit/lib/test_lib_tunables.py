@@ -1,0 +1,58 @@
+"""Every library kernel declares its tunables, and every value the search can choose is
+differential-tested: a covering set of configurations (each value of each tunable at
+least once) runs on the reference interpreter, the cpu target and the SIMT simulator of
+cuda:sm_90, each against the demo's numpy oracle, with the outputs poisoned with NaN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec as tc
+from tilec.demo import _poisoned, max_error
+from tilec.frontend.jit import _as_kernel
+from tilec.lib import DEMOS
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+TUNED = [c for c in DEMOS if _as_kernel(c.kernel).tunables]
+
+
+def covering(tunables):
+    """Configurations in which every value of every tunable appears at least once."""
+    width = max(len(t.values) for t in tunables.values())
+    return [{n: t.values[i % len(t.values)] for n, t in tunables.items()} for i in range(width)]
+
+
+def test_the_library_kernels_declare_tunables():
+    names = {c.kernel_name for c in TUNED}
+    assert {"matmul", "pipelined_matmul", "batched_matmul", "gemm_bias_act", "softmax",
+            "online_softmax", "layernorm", "rmsnorm", "flash_attention"} <= names
+
+
+@pytest.mark.parametrize("case", TUNED, ids=lambda c: c.name)
+@pytest.mark.parametrize("path", ["reference", "cpu", "simt:cuda:sm_90"])
+def test_every_tunable_value_matches_numpy(case, path):
+    k = _as_kernel(case.kernel)
+    rest = {n: v for n, v in case.constexprs.items() if n not in k.tunables}
+    inputs = list(case.make_inputs(np.random.default_rng(3)))
+    expected = case.expected(*[a.copy() if isinstance(a, np.ndarray) else a for a in inputs])
+    outs = sorted(expected)
+    legal = 0
+    for cfg in covering(k.tunables):
+        args = _poisoned(inputs, outs)
+        try:
+            if path == "reference":
+                tc.interpret(k, *args, **rest, **cfg)
+            elif path == "cpu":
+                tc.compile(k, *args, target="cpu", **rest, **cfg)(*args)
+            else:
+                tc.simulate(k, *args, target="cuda:sm_90", **rest, **cfg)
+        except tc.KernelAssertionError as e:  # a configuration the kernel's contract refuses
+            assert "assertion failed" in str(e)
+            continue
+        legal += 1
+        for i in outs:
+            err = max_error(args[i], expected[i])
+            assert err <= case.rtol, f"{case.name} {cfg} on {path}: error {err:.3g}"
+    assert legal >= 1
