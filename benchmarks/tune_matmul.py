@@ -109,6 +109,9 @@ def main() -> int:
             vs_best_fixed=best_ms / tuned_ms, tune_seconds=tuned.seconds,
             tune_table=tuned.table(), **common)
 
+    rec.write()  # the bars first: a later time limit keeps them
+    rec.records = []
+
     # ---------------------------------------------------------------- regret
     regrets = []
     validated = {"bf16"}
@@ -138,7 +141,8 @@ def main() -> int:
     if done:
         say(f"regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "
             f"max {max(done):.1%}")
-    rec.write()
+    if rec.records:
+        rec.write()
     return 0
 
 
