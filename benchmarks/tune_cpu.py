@@ -67,7 +67,7 @@ def main() -> int:
            rel_error=check())
 
     t0 = time.perf_counter()
-    result = tc.tune(matmul, a, b, c, target="cpu", budget=None, batches=5, replay_rounds=2,
+    result = tc.tune(matmul, a, b, c, target="cpu", budget="all", batches=5, replay_rounds=2,
                      batch_ms=200.0)
     tune_s = time.perf_counter() - t0
     print(result.table(), flush=True)

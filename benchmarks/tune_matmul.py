@@ -74,7 +74,7 @@ def main() -> int:
     torch.cuda.synchronize()
     err = float((c - want).abs().max() / want.abs().max())
     model_ms = bench_ms(lambda: matmul(a, b, c))
-    sweep = tc.tune(matmul, a, b, c, budget=None, threads_per_config=1, store=False,
+    sweep = tc.tune(matmul, a, b, c, budget="all", threads_per_config=1, store=False,
                     batches=3, replay_rounds=1, batch_ms=10.0, progress=say)
     fixed = {}
     for cand in sweep.candidates:
@@ -122,7 +122,7 @@ def main() -> int:
         a, b, c = _inputs(m, nn, k, dt, 1)
         matmul._resolutions.clear()
         pick = matmul.compile(a, b, c).selection
-        r = tc.tune(matmul, a, b, c, budget=None, threads_per_config=1, store=False,
+        r = tc.tune(matmul, a, b, c, budget="all", threads_per_config=1, store=False,
                     batches=3, replay_rounds=1, batch_ms=5.0, progress=lambda s: None,
                     validate=dt not in validated)
         validated.add(dt)

@@ -29,7 +29,7 @@ def _inputs(torch, m, n, k, dt):
 def test_every_configuration_validates_on_the_gpu_and_the_record_is_used(torch_cuda, dtype):
     torch = torch_cuda
     a, b, c = _inputs(torch, 1000, 1100, 700, getattr(torch, dtype))
-    r = tc.tune(matmul, a, b, c, budget=None, threads_per_config=2 if dtype == "bfloat16" else 1,
+    r = tc.tune(matmul, a, b, c, budget="all", threads_per_config=2 if dtype == "bfloat16" else 1,
                 batches=2,
                 replay_rounds=1, batch_ms=2.0, progress=False)
     bad = [(x.label, x.validation) for x in r.candidates if not x.ok]

@@ -250,7 +250,7 @@ def _run_checked(target: str, compiled: Any, host: list[Any]) -> list[Any]:
 # --------------------------------------------------------------------------- the search
 
 
-def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | None = None,
+def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str | None = None,
          threads_per_config: int = 2, jobs: int | None = None, batches: int = 10,
          replay_rounds: int = 2, batch_ms: float = 20.0, seed: int = 0, store: bool = True,
          progress: bool | Callable[[str], None] = True, static_shapes: Any = False,
@@ -258,9 +258,9 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | None 
     """Search ``kernel``'s tunables and plan variants for the call ``kernel(*args)`` on
     ``target`` and store the choice; see ``docs/guide/tuning.md``.
 
-    ``budget``: how many candidates (best by the model) are built and measured (default:
-    8 when the target's model prices them, else all); ``constexprs`` fix parameters (a
-    tunable given here is not searched). ``args`` are the timing inputs (host arrays are
+    ``budget``: how many candidates (best by the model) are built and measured: an int,
+    ``"all"``, or None for the default (8 when the target's model prices them, else all).
+    ``constexprs`` fix parameters (a tunable given here is not searched). ``args`` are the timing inputs (host arrays are
     copied to the device on ``cuda``; outputs are overwritten). ``validate=False`` skips
     the reference check, for measurement studies of configurations validated before: such a
     run stores no record (an unvalidated candidate is never a choice)."""
@@ -286,7 +286,15 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | None 
 
     space = enumerate_space(module_of, tgt, space_t, fixed, buckets, threads_per_config)
     priced = any(c.score is not None for c in space.candidates)
-    short, dropped = shortlist(space, budget if budget is not None else (8 if priced else None))
+    if budget == "all" or (budget is None and not priced):
+        keep = None
+    elif budget is None:
+        keep = 8
+    elif isinstance(budget, int) and budget >= 1:
+        keep = budget
+    else:
+        raise ir.ArgumentError(f"tune(): budget must be a positive int or 'all', got {budget!r}")
+    short, dropped = shortlist(space, keep)
     result = TuneResult(k.__name__, tgt, None, short, [*space.rejections, *dropped],
                         configurations=space.configurations)
     result.model_pick = next((c for c in short if c.model_rank == 0), None)
