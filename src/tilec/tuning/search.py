@@ -260,8 +260,9 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
 
     ``budget``: how many candidates (best by the model) are built and measured: an int,
     ``"all"``, or None for the default (8 when the target's model prices them, else all).
-    ``constexprs`` fix parameters (a tunable given here is not searched). ``args`` are the timing inputs (host arrays are
-    copied to the device on ``cuda``; outputs are overwritten). ``validate=False`` skips
+    ``constexprs`` fix parameters (a tunable given here is not searched). ``args`` are the
+    timing inputs (host arrays are copied to the device on ``cuda``; outputs are
+    overwritten). ``validate=False`` skips
     the reference check, for measurement studies of configurations validated before: such a
     run stores no record (an unvalidated candidate is never a choice)."""
     from tilec.runtime import default_target, require
