@@ -76,7 +76,7 @@ def main() -> int:
     f_ms, fp_ms, _, _ = measure(lambda: fixed(a, b, c), lambda: a @ b, args.rounds)
     record("lib.matmul best fixed tile", f_ms, fp_ms, tuned=False, regret=0.0,
            config=best.label, rel_error=check())
-    matmul._resolutions.clear()
+    matmul.forget_resolutions()
     c[...] = 0
     matmul(a, b, c)
     err = check()

@@ -6,7 +6,9 @@
    with no tile arguments after ``tc.tune``) are timed with ``do_bench``, as torch is.
 2. Regret of the model pick on held-out GEMM shapes (none of them is in the sweep the
    cost basis was fitted to): for each shape every configuration is timed and the regret
-   is ``time(model pick) / time(best) - 1``.
+   is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with its score
+   terms (``samples``), so ``tilec tune --refit results/tune_matmul-*.json`` refits the
+   basis on them and reports the leave-one-out regret.
 
 Records go to ``results/tune_matmul-<device>-<date>.json``. Run from the repository root:
 ``PYTHONPATH=src python benchmarks/tune_matmul.py`` (``--limit-s`` bounds the wall time;
@@ -88,7 +90,7 @@ def main() -> int:
     say(f"fixed tiles: {len(fixed)} timed, best {best_label} {best_ms:.4f} ms; "
         f"{len(failed)} not valid: {failed}")
     tuned = tc.tune(matmul, a, b, c, progress=say)
-    matmul._resolutions.clear()
+    matmul.forget_resolutions()
     sel = matmul.compile(a, b, c).selection
     assert sel.source == "record", sel
     c.zero_()
@@ -100,7 +102,8 @@ def main() -> int:
     common = {"fixed_tiles_timed": len(fixed), "fixed_tiles_invalid": failed,
               "best_fixed": best_label, "best_fixed_ms": best_ms}
     rec.add("lib.matmul best fixed tile", shape, "bf16", best_ms, "torch", torch_ms,
-            tuned=False, regret=0.0, config=best_label, **common)
+            tuned=False, regret=0.0, config=best_label,
+            samples=[cd.to_json() for cd in sweep.candidates if cd.search_ms], **common)
     rec.add("lib.matmul model pick", shape, "bf16", model_ms, "torch", torch_ms, tuned=False,
             regret=model_ms / best_ms - 1, config=str(pick.selection), rel_error=err,
             vs_best_fixed=best_ms / model_ms, **common)
@@ -120,7 +123,7 @@ def main() -> int:
             say(f"time limit: {m}x{nn}x{k} {dt} skipped")
             continue
         a, b, c = _inputs(m, nn, k, dt, 1)
-        matmul._resolutions.clear()
+        matmul.forget_resolutions()
         pick = matmul.compile(a, b, c).selection
         r = tc.tune(matmul, a, b, c, budget="all", threads_per_config=1, store=False,
                     batches=3, replay_rounds=1, batch_ms=5.0, progress=lambda s: None,
@@ -136,6 +139,7 @@ def main() -> int:
         rec.add("lib.matmul model pick (regret)", [m, nn, k], dt, model_ms, "torch", torch_ms,
                 tuned=False, regret=regret, config=str(pick), best=best,
                 best_ms=timed[best], configs_timed=len(timed),
+                samples=[cd.to_json() for cd in r.candidates if cd.search_ms],
                 invalid=[cd.label for cd in r.candidates if not cd.ok])
     done = [x for x in regrets if x is not None]
     if done:

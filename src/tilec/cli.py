@@ -160,6 +160,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from tilec.runtime.records import export_records, import_records, records_dir
 
     con = _console()
+    if args.refit is not None:
+        from tilec.runtime.records import list_records
+        from tilec.tuning import refit, sample_sets_from_files
+
+        files = args.refit or [str(p) for p in list_records()]
+        sets = sample_sets_from_files(files)
+        if not sets:
+            raise SystemExit("tilec tune --refit: no measured candidates with score terms in "
+                             + (", ".join(args.refit) if args.refit else str(records_dir())))
+        con.print(f"{len(sets)} sample sets, {sum(len(s.times) for s in sets)} candidates")
+        con.print(refit(sets).render(), markup=False, highlight=False)
+        return 0
     if args.import_path:
         n = import_records(args.import_path)
         con.print(f"imported {n} record(s) into {records_dir()}")
@@ -273,6 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the records (of this run, or all without FILE) to one file")
     tu.add_argument("--import", dest="import_path", default=None,
                     help="read a file written by --export into the record directory")
+    tu.add_argument("--refit", nargs="*", default=None, metavar="RECORD",
+                    help="fit the cost basis's term weights to measured candidates (the given "
+                         "record or benchmark files, else every record) and print the "
+                         "leave-one-out regret before and after")
     tu.set_defaults(func=cmd_tune)
 
     t = sub.add_parser("targets", help="list targets and whether they can run here")

@@ -35,7 +35,7 @@ def test_every_configuration_validates_on_the_gpu_and_the_record_is_used(torch_c
     bad = [(x.label, x.validation) for x in r.candidates if not x.ok]
     assert not bad, bad
     assert len(r.candidates) >= 32 and r.selected is not None and r.record is not None
-    matmul._resolutions.clear()
+    matmul.forget_resolutions()
     sel = matmul.compile(a, b, c).selection
     assert sel.source == "record" and dict(sel.values) == r.selected.config
     c.fill_(float("nan"))

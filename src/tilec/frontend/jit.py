@@ -194,6 +194,7 @@ class Kernel:
         self._modules: dict[tuple, ir.Module] = {}
         self._compiled: dict[tuple, Compiled] = {}
         self._resolutions: dict[tuple, Resolution] = {}
+        self._fast: dict[tuple, tuple[Compiled, Resolution | None]] = {}
 
     @property
     def params(self) -> list[_Param]:
@@ -268,6 +269,12 @@ class Kernel:
         from tilec.runtime import check_target_name, default_target
 
         tgt = target or default_target()
+        fast = _fast_key(tgt, args, constexprs, static_shapes, variant)
+        hit = self._fast.get(fast) if fast is not None else None
+        if hit is not None:
+            if hit[1] is not None:
+                hit[0].selection = hit[1]
+            return hit[0]
         check_target_name(tgt)
         resolution = None
         if self.tunables:
@@ -284,7 +291,17 @@ class Kernel:
             self._compiled[(key, tgt, vkey)] = got
         elif resolution is not None:
             got.selection = resolution  # the latest call's resolution (the object is shared)
+        if fast is not None:
+            if len(self._fast) >= _FAST_ENTRIES:
+                self._fast.clear()
+            self._fast[fast] = (got, resolution)
         return got
+
+    def forget_resolutions(self) -> None:
+        """Drop the cached resolutions of tunables (a new tuning record applies to the next
+        call); compiled kernels stay cached."""
+        self._resolutions.clear()
+        self._fast.clear()
 
     def resolve(self, args: Sequence[Any], target: str,
                 static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Resolution:
@@ -375,6 +392,34 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<tc.kernel {self.__name__}>"
+
+
+_FAST_ENTRIES = 1024
+"""Calls remembered by their argument signature (``_fast_key``) per kernel."""
+
+
+def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
+              static_shapes: Any, variant: Any) -> tuple | None:
+    """What a call's compiled kernel depends on, cheaply: the target, each array's type,
+    element type and extents, each scalar's type, the keywords. None when something is not
+    hashable (the call then takes the full path)."""
+    sig = []
+    for a in args:
+        shape = getattr(a, "shape", None)
+        if shape is not None and hasattr(a, "dtype"):
+            sig.append((type(a), str(a.dtype), tuple(shape)))
+        elif isinstance(a, ArraySpec):
+            sig.append((ArraySpec, repr(a.dtype), a.shape))
+        else:
+            sig.append(type(a))
+    try:
+        key = (target, tuple(sig), tuple(sorted(constexprs.items())),
+               static_shapes if isinstance(static_shapes, bool) else tuple(static_shapes),
+               None if variant is None else tuple(sorted(variant.items())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _hashable(v: Any) -> Any:

@@ -408,7 +408,7 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
                                 "validation_shrunk": shrink,
                                 "device_timer": "cuda events" if uses_torch else "host clock"}
             result.record = store_record(key, body)
-            k._resolutions.clear()  # later calls resolve from the new record
+            k.forget_resolutions()  # later calls resolve from the new record
             say(f"record: {result.record}")
     else:
         say("no candidate validated; nothing stored")

@@ -22,6 +22,8 @@ from typing import Any
 import tilec.ir as ir
 from tilec.frontend.tunables import bucket_shapes, configurations
 
+from .refit import plan_terms
+
 __all__ = ["Candidate", "Rejection", "Space", "enumerate_space", "shortlist", "label"]
 
 
@@ -47,6 +49,8 @@ class Candidate:
     """A one-line summary of the plan (threads, realizations, shared bytes)."""
     model_rank: int | None = None
     """Position in the model's order (0: the model's pick)."""
+    terms: dict[str, float] = field(default_factory=dict)
+    """The score's terms (``refit.plan_terms``; they sum to ``score``), for refitting."""
     compile_s: float | None = None
     """Seconds to build it (in a worker process, or here)."""
     validation: str = ""
@@ -78,7 +82,8 @@ class Candidate:
 
         return {"config": {k: _json_value(v) for k, v in self.config.items()},
                 "variant": dict(self.variant), "score": self.score, "plan": self.plan,
-                "model_rank": self.model_rank, "compile_s": self.compile_s,
+                "model_rank": self.model_rank, "terms": dict(self.terms), "label": self.label,
+                "compile_s": self.compile_s,
                 "validation": self.validation, "search_ms": self.search_ms,
                 "search_spread": self.search_spread, "host_ms": self.host_ms,
                 "replay_ms": self.replay_ms, "replay_batches": list(self.replay_batches)}
@@ -186,7 +191,7 @@ def enumerate_space(module_of: Callable[[dict[str, Any]], tuple[ir.Module, str]]
                     opts.planner, threads=threads))
                 chosen = variant_comp.run("plan").plan
             cands.append(Candidate(dict(cfg), {"threads": threads}, score,
-                                   _summary(chosen, threads)))
+                                   _summary(chosen, threads), terms=plan_terms(chosen)))
     order = sorted(range(len(cands)), key=lambda i: (cands[i].score is None,
                                                      cands[i].score or 0.0, i))
     ranked = [cands[i] for i in order]

@@ -137,3 +137,18 @@ def test_a_threads_variant_changes_the_plan_and_the_kernel():
     assert opts.planner.threads == 128 and opts.wgmma_stages == 4
     with pytest.raises(tc.ArgumentError, match="unknown plan-variant"):
         apply_variant(opts, {"warps": 4})
+
+
+def test_a_repeated_call_takes_the_signature_cache_and_forgetting_clears_it():
+    x32 = np.zeros((40, 8), np.float32)
+    first = tc.compile(scaled, x32, x32, target="reference")
+    assert tc.compile(scaled, x32, x32, target="reference") is first
+    x64 = np.zeros((40, 8), np.float64)
+    other = tc.compile(scaled, x64, x64, target="reference")
+    assert other is not first and other.specs[0].dtype.name == "f64"
+    fixed = tc.compile(scaled, x32, x32, target="reference", BM=16)
+    assert fixed.constexprs["BM"] == 16 and fixed.selection.source == "fixed"
+    assert tc.compile(scaled, x32, x32, target="reference").selection.source == "default"
+    scaled.forget_resolutions()
+    assert not scaled._fast and not scaled._resolutions
+    assert tc.compile(scaled, x32, x32, target="reference") is first  # still compiled

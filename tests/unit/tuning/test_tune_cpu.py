@@ -131,7 +131,7 @@ def test_a_record_whose_choice_left_the_space_is_ignored_with_a_warning():
     body = json.loads(r.record.read_text())
     body["selected"]["config"]["BM"] = 5
     r.record.write_text(json.dumps(body))
-    rowscale._resolutions.clear()
+    rowscale.forget_resolutions()
     with pytest.warns(tc.RecordWarning, match="BM=5 is not one of"):
         sel = tc.compile(rowscale, x, y, target="cpu").selection
     assert sel.source == "default"
