@@ -241,10 +241,16 @@ def model_pick(scores: Sequence[ConfigScore]) -> ConfigScore | None:
     return min(scored, key=lambda s: s.score) if scored else None
 
 
-VARIANT_FIELDS = ("threads", "stages", "wgmma_stages", "double_buffer", "async_copies")
+TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
+"""Variant choices that are facts of the target's own realization plan (cpu: the register
+micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
+
+VARIANT_FIELDS = ("threads", "stages", "wgmma_stages", "double_buffer", "async_copies",
+                  *TARGET_FACT_FIELDS)
 """The plan-space choices a variant may fix: ``threads`` (``PlannerOptions.threads``:
 threads per group, which fixes the planner's thread count and so its selection), the
-rest ``LowerOptions`` fields of the same name."""
+target facts (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same
+name."""
 
 
 def apply_variant(options: Any, variant: Mapping[str, Any]) -> Any:
@@ -255,9 +261,12 @@ def apply_variant(options: Any, variant: Mapping[str, Any]) -> Any:
     if bad:
         raise ArgumentError(f"unknown plan-variant choices {', '.join(bad)}; a variant fixes "
                             f"{', '.join(VARIANT_FIELDS)}")
-    lowered = {k: v for k, v in variant.items() if k != "threads"}
+    facts = {k: v for k, v in variant.items() if k in TARGET_FACT_FIELDS}
+    lowered = {k: v for k, v in variant.items() if k != "threads" and k not in facts}
     if "threads" in variant:
         options = replace(options, planner=replace(options.planner, threads=variant["threads"]))
+    if facts:
+        options = replace(options, target_facts={**dict(options.target_facts or {}), **facts})
     return replace(options, **lowered) if lowered else options
 
 

@@ -65,6 +65,10 @@ class LowerOptions:
     """Load pairs of 16-bit B fragments (``rn >= 2`` 8-column blocks of a row-major K x N
     staged tile) with one ``ldmatrix.x4.trans`` each; False loads every B fragment element
     by element through the atom's layout."""
+    target_facts: Mapping[str, int] | None = None
+    """Profile facts the target's own realization plan uses instead of its profile's (cpu:
+    ``register_block_rows``, ``register_block_vectors`` ..., see ``targets/cpu/plan.py``);
+    a target without such a plan ignores them."""
     verify: bool = True
     """Verify each produced form."""
 

@@ -247,6 +247,120 @@ def _run_checked(target: str, compiled: Any, host: list[Any]) -> list[Any]:
     return [to_host(torch, d) if isinstance(a, np.ndarray) else a for a, d in zip(host, dev)]
 
 
+class _Run:
+    """The build, validation and timing steps of one search, over lists of candidates."""
+
+    def __init__(self, k: Kernel, args: Sequence[Any], target: str, constexprs: dict[str, Any],
+                 static_shapes: Any, result: TuneResult, say: Callable[[str], None],
+                 validate: bool, seed: int) -> None:
+        self.k, self.args, self.target = k, args, target
+        self.constexprs, self.static_shapes = constexprs, static_shapes
+        self.result, self.say, self.check = result, say, validate
+        self.jobs: int | None = None
+        self.shrink = static_shapes is False
+        self.rng = np.random.default_rng(seed)
+        self.refs: dict[str, list[Any]] = {}
+        self.host: list[Any] | None = None
+        self.dev, self.uses_torch = _device_args(target, args)
+        self.timer: Timer | None = None
+
+    def _reject(self, c: Candidate, stage: str) -> None:
+        self.result.rejections.append(Rejection(c.config, c.variant, stage, c.validation))
+
+    def _add(self, step: str, t0: float) -> None:
+        self.result.seconds[step] = round(self.result.seconds.get(step, 0.0)
+                                          + time.perf_counter() - t0, 3)
+
+    def build(self, cands: list[Candidate]) -> list[tuple[Candidate, Any]]:
+        """Build in worker processes (into the cache), then here; failures are rejections."""
+        t0 = time.perf_counter()
+        jobs = self.jobs if self.jobs is not None else min(len(cands), os.cpu_count() or 1)
+        _prebuild(self.k, cands, self.args, self.target, self.constexprs, self.static_shapes,
+                  jobs, self.say)
+        built = []
+        for c in cands:
+            t1 = time.perf_counter()
+            try:
+                compiled = self.k.compile(*self.args, target=self.target, variant=c.variant,
+                                          static_shapes=self.static_shapes,
+                                          **{**self.constexprs, **c.config})
+                compiled.executable()
+            except Exception as e:  # a build failure is this candidate's, not the search's
+                c.validation = f"build failed: {type(e).__name__}: {e}"
+                self._reject(c, "compile")
+                continue
+            if c.compile_s is None:
+                c.compile_s = round(time.perf_counter() - t1, 3)
+            built.append((c, compiled))
+        self._add("build", t0)
+        return built
+
+    def validate(self, built: list[tuple[Candidate, Any]], specs: list[Any]
+                 ) -> list[tuple[Candidate, Any]]:
+        """The candidates whose outputs match the reference on fresh inputs."""
+        t0 = time.perf_counter()
+        if built and self.host is None:
+            fn = built[0][1].module.lookup(built[0][1].fn_name)
+            self.host = make_inputs(fn, specs, self.args, self.rng, self.shrink)
+        valid = []
+        for c, compiled in built:
+            if not self.check:
+                c.validation = "not validated"
+                valid.append((c, compiled))
+                continue
+            ck = repr(sorted(c.config.items()))
+            try:
+                if ck not in self.refs:
+                    want = [a.copy() if isinstance(a, np.ndarray) else a for a in self.host]
+                    self.k.compile(*want, target="reference", static_shapes=self.static_shapes,
+                                   **{**self.constexprs, **c.config}).run(want)
+                    self.refs[ck] = want
+                got = _run_checked(self.target, compiled, self.host)
+            except Exception as e:  # an error raised by the candidate (or its reference run)
+                c.validation = f"error: {type(e).__name__}: {e}"
+                self._reject(c, "run")
+                self.say(f"validate {c.label}: {c.validation[:160]}")
+                continue
+            check = compare([p.name for p in self.k.runtime_params], got, self.refs[ck])
+            c.validation = "ok" if check.ok else f"mismatch: {check.detail}"
+            if not check.ok:
+                self._reject(c, "validate")
+                self.say(f"validate {c.label}: {c.validation[:160]}")
+                continue
+            valid.append((c, compiled))
+        self._add("validate", t0)
+        return valid
+
+    def measure(self, valid: list[tuple[Candidate, Any]], batches: int, batch_ms: float
+                ) -> list[tuple[Candidate, Callable[[], Any], int]]:
+        """Time each candidate: (candidate, its call, calls per batch)."""
+        t0 = time.perf_counter()
+        if self.timer is None:
+            self.timer = Timer(self.target, batch_ms, self.uses_torch)
+        runs = []
+        for n, (c, compiled) in enumerate(valid, start=1):
+            exe = compiled.executable()
+            dev = self.dev
+
+            def run(exe: Any = exe, dev: list[Any] = dev) -> Any:
+                return exe(*dev)
+
+            try:
+                compiled.check_args(dev)
+                calls = self.timer.calls_per_batch(run)
+                samples = [self.timer.batch(run, calls) for _ in range(batches)]
+            except Exception as e:  # a launch failure at the timing shape
+                c.validation = f"error at the timing shape: {type(e).__name__}: {e}"
+                self._reject(c, "run")
+                continue
+            c.search_ms, c.search_spread = median_spread([s.device_ms for s in samples])
+            c.host_ms = float(np.median([s.host_ms for s in samples]))
+            runs.append((c, run, calls))
+            self.say(f"measured {n}/{len(valid)}: {c.label}: {c.search_ms:.4f} ms")
+        self._add("measure", t0)
+        return runs
+
+
 # --------------------------------------------------------------------------- the search
 
 
@@ -254,7 +368,7 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
          threads_per_config: int = 2, jobs: int | None = None, batches: int = 10,
          replay_rounds: int = 2, batch_ms: float = 20.0, seed: int = 0, store: bool = True,
          progress: bool | Callable[[str], None] = True, static_shapes: Any = False,
-         validate: bool = True, **constexprs: Any) -> TuneResult:
+         validate: bool = True, refine: int = 3, **constexprs: Any) -> TuneResult:
     """Search ``kernel``'s tunables and plan variants for the call ``kernel(*args)`` on
     ``target`` and store the choice; see ``docs/guide/tuning.md``.
 
@@ -262,10 +376,12 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
     ``"all"``, or None for the default (8 when the target's model prices them, else all).
     ``constexprs`` fix parameters (a tunable given here is not searched). ``args`` are the
     timing inputs (host arrays are copied to the device on ``cuda``; outputs are
-    overwritten). ``validate=False`` skips
-    the reference check, for measurement studies of configurations validated before: such a
-    run stores no record (an unvalidated candidate is never a choice)."""
-    from tilec.runtime import default_target, require
+    overwritten). ``validate=False`` skips the reference check, for measurement studies of
+    configurations validated before: such a run stores no record (an unvalidated candidate
+    is never a choice). ``refine``: how many of the best configurations are measured again
+    with each of the target's own variants (``Backend.tuning_variants``: the cpu's register
+    micro-tiles); 0 skips that stage."""
+    from tilec.runtime import default_target, load_backend, require
     from tilec.runtime.records import store_record
 
     k = _as_kernel(kernel)
@@ -304,82 +420,25 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
         f"measuring {len(short)}")
     result.seconds["space"] = round(time.perf_counter() - t_start, 3)
 
-    t0 = time.perf_counter()
-    _prebuild(k, short, args, tgt, constexprs, static_shapes,
-              jobs if jobs is not None else min(len(short), os.cpu_count() or 1), say)
-    built: list[tuple[Candidate, Any]] = []
-    for c in short:
-        t1 = time.perf_counter()
-        try:
-            compiled = k.compile(*args, target=tgt, variant=c.variant, static_shapes=static_shapes,
-                                 **{**constexprs, **c.config})
-            compiled.executable()
-        except Exception as e:  # a build failure is this candidate's, not the search's
-            c.validation = f"build failed: {type(e).__name__}: {e}"
-            result.rejections.append(Rejection(c.config, c.variant, "compile", c.validation))
-            continue
-        if c.compile_s is None:
-            c.compile_s = round(time.perf_counter() - t1, 3)
-        built.append((c, compiled))
-    result.seconds["build"] = round(time.perf_counter() - t0, 3)
-
-    t0 = time.perf_counter()
-    fn = built[0][1].module.lookup(built[0][1].fn_name) if built else None
-    shrink = static_shapes is False
-    rng = np.random.default_rng(seed)
-    host = make_inputs(fn, specs, args, rng, shrink) if fn is not None else []
-    refs: dict[str, list[Any]] = {}
-    valid: list[tuple[Candidate, Any]] = []
-    for c, compiled in built:
-        if not validate:
-            c.validation = "not validated"
-            valid.append((c, compiled))
-            continue
-        ck = repr(sorted(c.config.items()))
-        try:
-            if ck not in refs:
-                want = [a.copy() if isinstance(a, np.ndarray) else a for a in host]
-                k.compile(*want, target="reference", static_shapes=static_shapes,
-                          **{**constexprs, **c.config}).run(want)
-                refs[ck] = want
-            got = _run_checked(tgt, compiled, host)
-        except Exception as e:  # an error raised by the candidate (or its reference run)
-            c.validation = f"error: {type(e).__name__}: {e}"
-            result.rejections.append(Rejection(c.config, c.variant, "run", c.validation))
-            say(f"validate {c.label}: {c.validation[:160]}")
-            continue
-        check = compare([p.name for p in k.runtime_params], got, refs[ck])
-        c.validation = "ok" if check.ok else f"mismatch: {check.detail}"
-        if not check.ok:
-            result.rejections.append(Rejection(c.config, c.variant, "validate", c.validation))
-            say(f"validate {c.label}: {c.validation[:160]}")
-            continue
-        valid.append((c, compiled))
-    result.seconds["validate"] = round(time.perf_counter() - t0, 3)
-
-    t0 = time.perf_counter()
-    dev, uses_torch = _device_args(tgt, args)
-    timer = Timer(tgt, batch_ms, uses_torch)
-    runs: list[tuple[Candidate, Callable[[], Any], int]] = []
-    for n, (c, compiled) in enumerate(valid, start=1):
-        exe = compiled.executable()
-
-        def run(exe: Any = exe) -> Any:
-            return exe(*dev)
-
-        try:
-            compiled.check_args(dev)
-            calls = timer.calls_per_batch(run)
-            samples = [timer.batch(run, calls) for _ in range(batches)]
-        except Exception as e:  # a launch failure at the timing shape
-            c.validation = f"error at the timing shape: {type(e).__name__}: {e}"
-            result.rejections.append(Rejection(c.config, c.variant, "run", c.validation))
-            continue
-        c.search_ms, c.search_spread = median_spread([s.device_ms for s in samples])
-        c.host_ms = float(np.median([s.host_ms for s in samples]))
-        runs.append((c, run, calls))
-        say(f"measured {n}/{len(valid)}: {c.label}: {c.search_ms:.4f} ms")
-    result.seconds["measure"] = round(time.perf_counter() - t0, 3)
+    run = _Run(k, args, tgt, constexprs, static_shapes, result, say, validate, seed)
+    run.jobs = jobs
+    runs = run.measure(run.validate(run.build(short), specs), batches, batch_ms)
+    variants = getattr(load_backend(tgt), "tuning_variants", None)
+    extra = variants(*module_of(runs[0][0].config)) if variants is not None and refine \
+        and runs else []
+    if extra:
+        # Stage 2: the target's own variants (cpu: register micro-tiles) of the best
+        # configurations, each against the same protocol.
+        best = sorted(runs, key=lambda r: r[0].search_ms)[:refine]
+        more = [Candidate(dict(c.config), {**c.variant, **v}, c.score, c.plan, terms=c.terms)
+                for c, _, _ in best for v in extra]
+        say(f"refining the best {len(best)}: {len(more)} candidates with the target's "
+            f"variants")
+        result.candidates.extend(more)
+        runs += run.measure(run.validate(run.build(more), specs), batches, batch_ms)
+    timer = run.timer
+    shrink = run.shrink
+    uses_torch = run.uses_torch
 
     t0 = time.perf_counter()
     finalists = sorted(runs, key=lambda r: r[0].search_ms)[:3]

@@ -146,3 +146,31 @@ def test_a_kernel_without_tunables_is_refused():
     x, y = _args(4, 4)
     with pytest.raises(tc.ArgumentError, match="no tc.tunable parameters"):
         tc.tune(plain, x, y, target="cpu", progress=False)
+
+
+def test_the_cpu_refines_the_best_configurations_with_register_micro_tiles():
+    from tilec.lib.matmul import matmul
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((96, 80)).astype(np.float32)
+    b = rng.standard_normal((80, 72)).astype(np.float32)
+    c = np.zeros((96, 72), np.float32)
+    r = tc.tune(matmul, a, b, c, target="cpu", jobs=1, batches=2, replay_rounds=1,
+                batch_ms=1.0, progress=False, refine=1, BM=32, BK=32)
+    plain = [x for x in r.candidates if not x.variant]
+    tiles = [x for x in r.candidates if x.variant]
+    assert len(plain) == 4 and len(tiles) >= 3  # BN in 4 values; one refined configuration
+    assert all(set(x.variant) == {"register_block_rows", "register_block_vectors"}
+               for x in tiles)
+    assert all(x.ok and x.search_ms for x in r.candidates), r.table()
+    best_plain = min(plain, key=lambda x: x.search_ms)
+    assert {x.config["BN"] for x in tiles} == {best_plain.config["BN"]}
+    # The record keeps the variant, and the next call compiles with it.
+    matmul.forget_resolutions()
+    got = tc.compile(matmul, a, b, c, target="cpu", BM=32, BK=32)
+    assert got.selection.source == "record" and got.variant == r.selected.variant
+    if got.variant:
+        (tile,) = got.plan.realization.micro_tiles.values()
+        assert tile.rows == got.variant["register_block_rows"]
+    got(a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)

@@ -15,6 +15,7 @@ results returns them (one value, or a tuple).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from tilec.exec import get_profile
 from tilec.targets.cpu.compiler import CompilerNotFound, compile_cached, toolchain
 from tilec.targets.cpu.emitter import ENTRY_SYMBOL, CEmitter, CSource
 from tilec.targets.cpu.interop import NP_DTYPES, bind_arguments, shape_bindings
-from tilec.targets.cpu.plan import CpuPlan, plan_cpu
+from tilec.targets.cpu.plan import TUNABLE_FACTS, CpuPlan, plan_cpu, with_facts
 from tilec.targets.interop_checks import kernel_label
 from tilec.targets.kernel_checks import HostChecks, decode_bits
 
@@ -49,6 +50,10 @@ def make_backend(target_name: str = "cpu") -> CBackend:
     return CBackend(target_name)
 
 
+WIDE_FACTS = {"vector_lanes_f32": 16, "vector_lanes_f64": 8, "register_block_vectors": 4}
+"""The cpu profile's facts where the C compiler targets AVX-512."""
+
+
 class CBackend:
     """Compiles TileIR functions to C for this machine."""
 
@@ -65,6 +70,20 @@ class CBackend:
         self.name = name
         """The target name."""
 
+    def tuning_variants(self, module: ir.Module, fn_name: str) -> list[dict[str, int]]:
+        """Register micro-tiles (rows x vectors of accumulators) a tuning run tries beside
+        the default one, sized to the vector registers of the compiler's target (32 with
+        AVX-512, else 16); none for a kernel without a vector ``mma`` (they would change
+        nothing)."""
+        if not any(t.flavour for t in self.realization_plan(module, fn_name).micro_tiles.values()):
+            return []
+        try:
+            bits = toolchain().vector_bits
+        except CompilerNotFound:
+            bits = 256
+        tiles = [(6, 2), (8, 3), (12, 2), (4, 4)] if bits == 512 else [(4, 3), (3, 4), (8, 1)]
+        return [{"register_block_rows": r, "register_block_vectors": v} for r, v in tiles]
+
     def device_identity(self) -> str:
         """This machine as tuning records name it: the CPU model, its thread count and the
         C compiler's first ``--version`` line."""
@@ -78,9 +97,30 @@ class CBackend:
             cc = "no C compiler"
         return f"{cpu_model()}; {os.cpu_count()} threads; {cc}"
 
-    def realization_plan(self, module: ir.Module, fn_name: str) -> CpuPlan:
-        """How ``fn_name`` runs on the CPU (``plan.plan_cpu`` for this target's profile)."""
-        return plan_cpu(module, fn_name, get_profile(self.profile))
+    def realization_plan(self, module: ir.Module, fn_name: str,
+                         facts: Mapping[str, int] | None = None) -> CpuPlan:
+        """How ``fn_name`` runs on the CPU (``plan.plan_cpu``): this target's profile, with
+        the vector lanes of the C compiler's target (16 f32 lanes where it targets AVX-512)
+        and then ``facts`` (``LowerOptions.target_facts``: a tuning variant's micro-tile)."""
+        profile = get_profile(self.profile)
+        try:
+            bits = toolchain().vector_bits
+        except CompilerNotFound:
+            bits = 256
+        if bits == 512:
+            profile = with_facts(profile, WIDE_FACTS, "measured", "probed: the C compiler's "
+                                 "flags target AVX-512 (it defines __AVX512F__); 6 x 4 "
+                                 "vectors of accumulators use 24 of its 32 registers (lib.matmul "
+                                 "f32 1024^3 with 256x256x64 tiles on a 2-core Xeon: 6 x 4 "
+                                 "16.9 ms, 6 x 2 24.1 ms)")
+        if facts:
+            bad = sorted(set(facts) - set(TUNABLE_FACTS))
+            if bad:
+                raise ir.UserError(f"cpu: the realization plan has no tunable fact "
+                                   f"{', '.join(bad)} (it takes {', '.join(TUNABLE_FACTS)})")
+            profile = with_facts(profile, facts, "prior", "given for this compilation "
+                                 "(LowerOptions.target_facts, e.g. a tuning variant)")
+        return plan_cpu(module, fn_name, profile)
 
     def emit(self, module: ir.Module, fn_name: str, plan: CpuPlan | None = None) -> CSource:
         """The C translation unit for ``fn_name`` (no compilation), realized as ``plan``

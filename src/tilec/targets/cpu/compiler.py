@@ -117,6 +117,9 @@ class Toolchain:
     """True when ``-march=native`` works."""
     notes: tuple[str, ...] = field(default=())
     """Human-readable fallbacks taken while probing."""
+    vector_bits: int = 256
+    """512 when the final flags target AVX-512 (the compiler defines ``__AVX512F__``), else
+    256: the vector width the micro-kernels are planned for (``CBackend.realization_plan``)."""
 
 
 def find_compiler() -> str | None:
@@ -141,9 +144,17 @@ int tc_probe(float *x, int64_t n) {
 """
 
 
-def _try_compile(cc: str, flags: list[str], workdir: str) -> tuple[bool, str]:
+_AVX512_SRC = _PROBE_SRC + r"""
+#ifndef __AVX512F__
+#error "the flags do not target AVX-512"
+#endif
+"""
+
+
+def _try_compile(cc: str, flags: list[str], workdir: str, text: str = _PROBE_SRC
+                 ) -> tuple[bool, str]:
     src = Path(workdir) / "probe.c"
-    src.write_text(_PROBE_SRC)
+    src.write_text(text)
     out = Path(workdir) / "probe.so"
     try:
         p = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"], capture_output=True,
@@ -174,7 +185,8 @@ def _probe(cc: str) -> Toolchain:
             memo.parent.mkdir(parents=True, exist_ok=True)
             publish(memo, json.dumps({"cc": cc, "identity": identity, "flags": tc.flags,
                                       "openmp": tc.openmp, "native": tc.native,
-                                      "notes": tc.notes}).encode())
+                                      "notes": tc.notes,
+                                      "vector_bits": tc.vector_bits}).encode())
         except OSError:
             pass  # a read-only cache directory only costs a probe per process
     return tc
@@ -194,7 +206,8 @@ def _read_probe_memo(path: Path, cc: str, identity: str) -> Toolchain | None:
         if d["cc"] != cc or d["identity"] != identity or not isinstance(d["flags"], list):
             return None
         return Toolchain(cc, identity, tuple(str(f) for f in d["flags"]), bool(d["openmp"]),
-                         bool(d["native"]), tuple(str(n) for n in d["notes"]))
+                         bool(d["native"]), tuple(str(n) for n in d["notes"]),
+                         int(d["vector_bits"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -217,8 +230,9 @@ def _probe_flags(cc: str, identity: str) -> Toolchain:
                 why = err.splitlines()[0][:160] if err else "failed"
                 tail = "; programs run sequentially" if extra[0] == "-fopenmp" else ""
                 notes.append(f"{' '.join(extra)} unsupported ({why}){tail}")
+        wide, _ = _try_compile(cc, flags, tmp, _AVX512_SRC)
     return Toolchain(cc, identity, tuple(flags), have["-fopenmp"], have["-march=native"],
-                     tuple(notes))
+                     tuple(notes), 512 if wide else 256)
 
 
 def toolchain() -> Toolchain:

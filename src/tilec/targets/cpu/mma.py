@@ -54,6 +54,26 @@ TC_INLINE void tc_store_f64(double *p, tc_v4d v) { memcpy(p, &v, sizeof v); }
 """
 """Support macros for the micro-kernels (emitted once, before the first kernel)."""
 
+MK_SUPPORT_512 = r"""
+typedef float tc_v16f __attribute__((vector_size(64)));
+typedef double tc_v8d __attribute__((vector_size(64)));
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define TC_VFMA_f32x16(a, b, c) ((tc_v16f)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#define TC_VFMA_f64x8(a, b, c) ((tc_v8d)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#else
+#define TC_VFMA_f32x16(a, b, c) ((a) * (b) + (c))
+#define TC_VFMA_f64x8(a, b, c) ((a) * (b) + (c))
+#endif
+TC_INLINE tc_v16f tc_load_f32x16(const float *p) { tc_v16f v; memcpy(&v, p, sizeof v); return v; }
+TC_INLINE tc_v8d tc_load_f64x8(const double *p) { tc_v8d v; memcpy(&v, p, sizeof v); return v; }
+TC_INLINE void tc_store_f32x16(float *p, tc_v16f v) { memcpy(p, &v, sizeof v); }
+TC_INLINE void tc_store_f64x8(double *p, tc_v8d v) { memcpy(p, &v, sizeof v); }
+"""
+"""Support of the 512-bit micro-kernels (emitted once, before the first of them): the
+vector types are GCC/Clang vector extensions, so a compiler without AVX-512 still builds
+them (as pairs of narrower operations)."""
+
 
 @dataclass(frozen=True)
 class _Vec:
@@ -65,7 +85,14 @@ class _Vec:
     suffix: str
 
 
-_VECS = {"f32": _Vec("float", "tc_v8f", 8, "f32"), "f64": _Vec("double", "tc_v4d", 4, "f64")}
+_VECS = {("f32", 8): _Vec("float", "tc_v8f", 8, "f32"),
+         ("f64", 4): _Vec("double", "tc_v4d", 4, "f64"),
+         ("f32", 16): _Vec("float", "tc_v16f", 16, "f32x16"),
+         ("f64", 8): _Vec("double", "tc_v8d", 8, "f64x8")}
+"""The vector flavours: (element type, lanes) -> C types and helper suffix."""
+
+LANES = {"f32": (8, 16), "f64": (4, 8)}
+"""The lane counts the micro-kernels exist for, per flavour (256- and 512-bit vectors)."""
 
 
 class MicroKernels:
@@ -75,6 +102,7 @@ class MicroKernels:
         self.defs = IndentedBuffer()
         """Helper definitions, placed before the kernel function."""
         self._have: set[tuple] = set()
+        self._wide = False  # MK_SUPPORT_512 emitted
 
     @staticmethod
     def vector_flavour(a: ir.ScalarType, c: ir.ScalarType, precision: str) -> str | None:
@@ -85,16 +113,19 @@ class MicroKernels:
             return "f64"
         return None
 
-    def kernel(self, flavour: str, mr: int, nv: int, fused: bool) -> str:
+    def kernel(self, flavour: str, mr: int, nv: int, fused: bool, lanes: int) -> str:
         """The name of the ``mr x nv``-vector block kernel (defining it on first use)."""
-        name = f"tc_mk_{flavour}_{'fma' if fused else 'strict'}_{mr}x{nv}"
-        key = (flavour, mr, nv, fused)
+        v = _VECS[(flavour, lanes)]
+        name = f"tc_mk_{v.suffix}_{'fma' if fused else 'strict'}_{mr}x{nv}"
+        key = (flavour, lanes, mr, nv, fused)
         if key in self._have:
             return name
         if not self._have:
             self.defs.line(MK_SUPPORT)
+        if lanes == LANES[flavour][1] and not self._wide:
+            self.defs.line(MK_SUPPORT_512)
+            self._wide = True
         self._have.add(key)
-        v = _VECS[flavour]
         b = self.defs
         t, vt, w = v.ctype, v.vtype, v.lanes
         # Fully unrolled with one named variable per accumulator vector: compilers keep
@@ -128,7 +159,8 @@ class MicroKernels:
 
     def emit_vector(self, out: IndentedBuffer, flavour: str, fused: bool, a: str, b: str,
                     c: str, o: str, m: int, n: int, k: int,
-                    declare: Callable[[int], str], rows: int, vectors: int) -> None:
+                    declare: Callable[[int], str], rows: int, vectors: int,
+                    lanes: int) -> None:
         """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels, in
         ``rows x vectors`` blocks of vectors (the realization plan's register micro-tile).
 
@@ -139,7 +171,7 @@ class MicroKernels:
         scratch array of ``n`` elements and returns its name.
         """
         MR, NV = rows, vectors  # noqa: N806
-        v = _VECS[flavour]
+        v = _VECS[(flavour, lanes)]
         w = v.lanes
         nr = NV * w
         full_rows = m - m % MR
@@ -164,12 +196,12 @@ class MicroKernels:
                      f"{bp}[j0 * {k} + kk * {nr} + jj] = {b}[kk * {n} + j0 + jj];")
             with out.block(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr})"):
                 for mr, header in row_groups:
-                    kn = self.kernel(flavour, mr, NV, fused)
+                    kn = self.kernel(flavour, mr, NV, fused, lanes)
                     out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {bp} + j0 * {k}, {nr}, "
                              f"{c} + i0 * {n} + j0, {n}, {o} + i0 * {n} + j0, {n});")
         for mr, header in row_groups:
             if one > wide:
-                kn = self.kernel(flavour, mr, 1, fused)
+                kn = self.kernel(flavour, mr, 1, fused, lanes)
                 out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {b} + {wide}, {n}, "
                          f"{c} + i0 * {n} + {wide}, {n}, {o} + i0 * {n} + {wide}, {n});")
             if n > one:
@@ -204,16 +236,17 @@ def print_mma(em: CEmitter, op: ir.Operation) -> None:
         raise em.unsupported(op, f"mma of {at} operands into a {ct} accumulator")
     tile = em.plan.micro_tiles[ir.op_number(op)]  # the realization plan (plan.py)
     if tile.flavour is not None:
-        if tile.lanes != _VECS[tile.flavour].lanes:
+        if (tile.flavour, tile.lanes) not in _VECS:
+            have = " or ".join(map(str, LANES[tile.flavour]))
             raise em.unsupported(op, f"the plan asks for {tile.lanes}-lane {tile.flavour} "
-                                     f"vectors; the C printer's have {_VECS[tile.flavour].lanes}")
+                                     f"vectors; the C printer's have {have}")
         if k == 0:
             em.copy_tile(out, cv, op)
         else:
             em.mk.emit_vector(em.buf, tile.flavour, tile.fused, a.name, bt.name, c.name,
                               out.name, m, n, k,
                               lambda size: em.declare_tile((size,), ct, "bpack"),
-                              tile.rows, tile.vectors)
+                              tile.rows, tile.vectors, tile.lanes)
     else:
         _mma_generic(em, a, bt, c, out, m, n, k)
     em.bind(op.result, Tile(out.name, out.shape, out.dtype, True))

@@ -30,15 +30,22 @@ Cost: one walk of the function.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import tilec.ir as ir
-from tilec.exec import TargetProfile, get_profile
+from tilec.exec import Fact, TargetProfile, get_profile
 from tilec.targets.clike import prod
 from tilec.targets.cpu.mma import MicroKernels
 
-__all__ = ["CpuPlan", "ProgramsChoice", "MicroTileChoice", "ReductionChoice", "plan_cpu"]
+__all__ = ["CpuPlan", "ProgramsChoice", "MicroTileChoice", "ReductionChoice", "plan_cpu",
+           "with_facts", "TUNABLE_FACTS"]
+
+TUNABLE_FACTS = ("register_block_rows", "register_block_vectors", "vector_lanes_f32",
+                 "vector_lanes_f64", "omp_chunks_per_thread", "parallel_work")
+"""The facts a compilation may override (``LowerOptions.target_facts``, a tuning variant)."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +276,17 @@ def _reduction(op: ir.Operation, profile: TargetProfile) -> ReductionChoice:
             else "strict_fold"
         return ReductionChoice(number, loc, "rows", 0, f"{why}: in source order")
     return ReductionChoice(number, loc, "general", 0, "the reduced axes are not trailing")
+
+
+def with_facts(profile: TargetProfile, facts: Mapping[str, int], kind: str, source: str
+               ) -> TargetProfile:
+    """``profile`` with the named facts' values replaced (each tagged ``kind``/``source``);
+    an unknown name is a ``KeyError``."""
+    for name in facts:
+        profile.fact(name)  # raises for a fact the profile does not have
+    new = tuple(Fact(f.name, facts[f.name], kind, source) if f.name in facts else f
+                for f in profile.facts)
+    return dataclasses.replace(profile, facts=new)
 
 
 def plan_cpu(module: ir.Module, fn_name: str, profile: TargetProfile | None = None) -> CpuPlan:

@@ -117,16 +117,22 @@ def test_reductions_fold_into_lane_partials_by_state_width() -> None:
         assert (leading.kind, leading.lanes) == ("general", 0), leading
 
 
-@pytest.mark.parametrize("rows, vectors", [(4, 1), (3, 2), (1, 1), (8, 2)])
-def test_other_register_blocks_print_and_stay_exact(rows: int, vectors: int) -> None:
+@pytest.mark.parametrize("rows, vectors, lanes", [(4, 1, 8), (3, 2, 8), (1, 1, 8), (8, 2, 8),
+                                                   (6, 4, 16), (8, 3, 16), (1, 1, 16)])
+def test_other_register_blocks_print_and_stay_exact(rows: int, vectors: int, lanes: int
+                                                    ) -> None:
     """The emitter prints the plan's block, and every block gives the reference's values
-    (within the unordered_tree bound: fused steps here, in another grouping there)."""
+    (within the unordered_tree bound: fused steps here, in another grouping there), with
+    256- and 512-bit vectors (the latter build without AVX-512 too, as vector extensions)."""
     comp, args = _gemm(np.float32, BM=64, BN=64, BK=32)
     plan = plan_cpu(comp.module, comp.fn_name)
     (k,) = plan.micro_tiles
-    plan.micro_tiles[k] = dataclasses.replace(plan.micro_tiles[k], rows=rows, vectors=vectors)
+    plan.micro_tiles[k] = dataclasses.replace(plan.micro_tiles[k], rows=rows, vectors=vectors,
+                                              lanes=lanes)
     src = CBackend().emit(comp.module, comp.fn_name, plan).text
-    assert f"tc_mk_f32_fma_{rows}x{vectors}(" in src
+    suffix = "f32" if lanes == 8 else "f32x16"
+    assert f"tc_mk_{suffix}_fma_{rows}x{vectors}(" in src
+    assert ("tc_v16f" in src) == (lanes == 16)
     got, want = _run(comp, args, plan)
     assert not np.isnan(got).any()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -166,8 +172,9 @@ def test_a_plan_the_printer_cannot_print_is_refused_with_the_reason() -> None:
     comp, _ = _gemm(np.float32, BM=64, BN=64, BK=32)
     plan = plan_cpu(comp.module, comp.fn_name)
     (k,) = plan.micro_tiles
-    plan.micro_tiles[k] = dataclasses.replace(plan.micro_tiles[k], lanes=16)
-    with pytest.raises(UnsupportedError, match="16-lane f32 vectors; the C printer's have 8"):
+    plan.micro_tiles[k] = dataclasses.replace(plan.micro_tiles[k], lanes=12)
+    with pytest.raises(UnsupportedError, match="12-lane f32 vectors; the C printer's have 8 "
+                                               "or 16"):
         CBackend().emit(comp.module, comp.fn_name, plan)
 
 
@@ -179,3 +186,39 @@ def test_the_driver_plans_and_the_emitter_prints_that_plan() -> None:
     assert c.plan.to_json()["realization"]["micro_tiles"][0]["rows"] == 6
     assert "cpu realization of @matmul" in c.plan.render()
     assert c.source.text == CBackend().emit(comp.module, comp.fn_name, realization).text
+
+
+@pytest.mark.parametrize("bits, lanes, vectors", [(256, 8, 2), (512, 16, 4)])
+def test_the_backend_plans_for_the_compilers_vector_width(monkeypatch, bits, lanes, vectors):
+    import tilec.targets.cpu.backend as backend
+
+    real = backend.toolchain()
+    monkeypatch.setattr(backend, "toolchain",
+                        lambda: dataclasses.replace(real, vector_bits=bits))
+    comp, _ = _gemm(np.float32, BM=64, BN=64, BK=32)
+    (tile,) = CBackend().realization_plan(comp.module, comp.fn_name).micro_tiles.values()
+    assert (tile.lanes, tile.rows, tile.vectors) == (lanes, 6, vectors)
+    variants = CBackend().tuning_variants(comp.module, comp.fn_name)
+    assert variants and all(v["register_block_rows"] * v["register_block_vectors"]
+                            <= (26 if bits == 512 else 12) for v in variants)
+
+
+def test_a_compilation_overrides_the_micro_tile_and_stays_exact():
+    comp, args = _gemm(np.float32, BM=64, BN=64, BK=32)
+    got = [x.copy() for x in args]
+    c = tc.compile(matmul, *got, target="cpu", variant={"register_block_rows": 4,
+                                                        "register_block_vectors": 3},
+                   BM=64, BN=64, BK=32)
+    (tile,) = c.plan.realization.micro_tiles.values()
+    assert (tile.rows, tile.vectors) == (4, 3)
+    assert "_fma_4x3(" in c.source
+    c(*got)
+    want = [x.copy() for x in args]
+    comp(*want)
+    np.testing.assert_allclose(got[-1], want[-1], rtol=1e-5, atol=1e-5)
+    with pytest.raises(tc.UserError, match="no tunable fact warps"):
+        CBackend().realization_plan(comp.module, comp.fn_name, {"warps": 2})
+    # A kernel without a vector mma has no micro-tile variants to try.
+    x = np.zeros((8, 32), np.float32)
+    rs = tc.compile(row_sum, x, np.zeros(8, np.float32), target="reference")
+    assert CBackend().tuning_variants(rs.module, rs.fn_name) == []
