@@ -1,9 +1,9 @@
 """Measured selection of ``lib.matmul`` on the CPU against numpy's BLAS, in the same run.
 
 ``lib.matmul`` f32 1024^3 on target ``cpu``: the declared defaults (the cpu target has
-no cost basis, so a call without a record takes them), every configuration of the
-tunable space (``tc.tune`` with no budget), and a call with no tile arguments after
-tuning, each timed against ``A @ B`` in interleaved ABBA rounds (``cpu.measure``).
+no cost basis, so a call without a record takes them), the fastest candidate of the search
+(every configuration of the tunable space, then register micro-tiles of the best three),
+fixed explicitly, and a call with no tile arguments after tuning, each timed against ``A @ B`` in interleaved ABBA rounds (``cpu.measure``).
 Records go to ``benchmarks/results/tune_cpu-<device>-<date>.json``::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/tune_cpu.py
@@ -72,7 +72,7 @@ def main() -> int:
     tune_s = time.perf_counter() - t0
     print(result.table(), flush=True)
     best = min((x for x in result.candidates if x.search_ms), key=lambda x: x.search_ms)
-    fixed = matmul.compile(a, b, c, target="cpu", **best.config)
+    fixed = matmul.compile(a, b, c, target="cpu", variant=best.variant, **best.config)
     f_ms, fp_ms, _, _ = measure(lambda: fixed(a, b, c), lambda: a @ b, args.rounds)
     record("lib.matmul best fixed tile", f_ms, fp_ms, tuned=False, regret=0.0,
            config=best.label, rel_error=check())
