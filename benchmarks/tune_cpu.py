@@ -3,8 +3,9 @@
 ``lib.matmul`` f32 1024^3 on target ``cpu``: the declared defaults (the cpu target has
 no cost basis, so a call without a record takes them), the fastest candidate of the search
 (every configuration of the tunable space, then register micro-tiles of the best three),
-fixed explicitly, and a call with no tile arguments after tuning, each timed against ``A @ B`` in interleaved ABBA rounds (``cpu.measure``).
-Records go to ``benchmarks/results/tune_cpu-<device>-<date>.json``::
+fixed explicitly, and a call with no tile arguments after tuning, each timed against
+``A @ B`` in interleaved ABBA rounds (``cpu.measure``). Records go to
+``benchmarks/results/tune_cpu-<device>-<date>.json``::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/tune_cpu.py
 """
