@@ -87,14 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any, list[Any]]]:
     """(case, compiled, inputs) for every demo case of FILE, optionally filtered by ``--kernel``."""
-    from tilec.demo import cases_of, load_file
-
-    path = Path(args.file)
-    if not path.exists():
-        raise SystemExit(f"tilec: no such file: {path}")
-    cases = cases_of(load_file(path))
-    if args.kernel:
-        cases = [c for c in cases if c.name == args.kernel or c.kernel_name == args.kernel]
+    cases = _file_cases(args)
     if not cases:
         raise SystemExit(f"tilec: {args.file} declares no kernels with example inputs "
                          "(see docs/guide/cli.md: a module needs DEMOS or make_inputs)")
@@ -105,6 +98,19 @@ def _compiled_cases(args: argparse.Namespace) -> list[tuple[Any, Any, list[Any]]
                                  **case.constexprs)
         out.append((case, compiled, list(inputs)))
     return out
+
+
+def _file_cases(args: argparse.Namespace) -> list[Any]:
+    """The demo cases of FILE (``DEMOS`` or ``make_inputs``), only ``--kernel``'s if given."""
+    from tilec.demo import cases_of, load_file
+
+    path = Path(args.file)
+    if not path.exists():
+        raise SystemExit(f"tilec: no such file: {path}")
+    cases = cases_of(load_file(path))
+    if args.kernel:
+        cases = [c for c in cases if args.kernel in (c.name, c.kernel_name)]
+    return cases
 
 
 def _rng(seed: int) -> Any:
@@ -157,11 +163,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """Tune the kernels of FILE on their example inputs; or export / import records."""
-    from tilec.runtime.records import export_records, import_records, records_dir
+    from tilec.frontend.jit import _as_kernel
+    from tilec.runtime.records import export_records, import_records, list_records, records_dir
 
     con = _console()
     if args.refit is not None:
-        from tilec.runtime.records import list_records
         from tilec.tuning import refit, sample_sets_from_files
 
         files = args.refit or [str(p) for p in list_records()]
@@ -182,20 +188,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 0
     if not args.file:
         raise SystemExit("tilec tune: give a FILE to tune, or --export PATH / --import PATH")
-    from tilec.demo import cases_of, load_file
-
-    path = Path(args.file)
-    if not path.exists():
-        raise SystemExit(f"tilec: no such file: {path}")
-    cases = [c for c in cases_of(load_file(path))
-             if not args.kernel or args.kernel in (c.name, c.kernel_name)]
-    cases = [c for c in cases if _kernel_of(c.kernel).tunables]
+    cases = [c for c in _file_cases(args) if _as_kernel(c.kernel).tunables]
     if not cases:
         raise SystemExit(f"tilec: {args.file} has no kernel with tc.tunable parameters and "
                          f"example inputs" + (f" named {args.kernel}" if args.kernel else ""))
     written = []
     for case in cases:
-        k = _kernel_of(case.kernel)
+        k = _as_kernel(case.kernel)
         # The example's constexprs fix everything but the tunables, which are searched.
         fixed = {n: v for n, v in case.constexprs.items() if n not in k.tunables}
         inputs = case.make_inputs(_rng(args.seed))
@@ -213,12 +212,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
         n = export_records(args.export_path, written)
         con.print(f"exported {n} record(s) to {args.export_path}")
     return 0
-
-
-def _kernel_of(fn: Any) -> Any:
-    from tilec.frontend.jit import _as_kernel
-
-    return _as_kernel(fn)
 
 
 def cmd_targets(args: argparse.Namespace) -> int:

@@ -231,9 +231,7 @@ class _Plan(_Stage):
         comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
         realize = getattr(comp.backend, "realization_plan", None)
         if realize is not None:  # the target plans what the matrix family does not cover
-            facts = dict(opts.target_facts) if opts.target_facts else None
-            comp.plan.realization = realize(comp.module, comp.fn_name, facts) if facts \
-                else realize(comp.module, comp.fn_name)
+            comp.plan.realization = realize(comp.module, comp.fn_name, opts.target_facts)
         return comp.plan, comp.plan.render
 
 

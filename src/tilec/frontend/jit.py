@@ -190,6 +190,7 @@ class Kernel:
         self.fn = fn
         """The Python function."""
         self._params: list[_Param] | None = None
+        self._tunables: dict[str, Tunable] | None = None
         self._source: tuple[ast.FunctionDef, SourceInfo] | None = None
         self._modules: dict[tuple, ir.Module] = {}
         self._compiled: dict[tuple, Compiled] = {}
@@ -206,9 +207,11 @@ class Kernel:
     @property
     def tunables(self) -> dict[str, Tunable]:
         """The tunable constexpr parameters (``tc.tunable`` defaults), in order."""
-        from .tunables import space
+        if self._tunables is None:
+            from .tunables import space
 
-        return space(self.params)
+            self._tunables = space(self.params)
+        return self._tunables
 
     @property
     def runtime_params(self) -> list[_Param]:

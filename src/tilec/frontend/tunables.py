@@ -33,7 +33,7 @@ from tilec.ir import ArgumentError
 from .dtypes import DType
 
 __all__ = ["Tunable", "tunable", "Resolution", "ConfigScore", "space", "configurations",
-           "shape_bucket", "model_scores", "SOURCES"]
+           "shape_bucket", "plan_configuration", "model_scores", "SOURCES"]
 
 SOURCES = ("fixed", "record", "model", "default")
 """Where a resolved configuration came from (``Resolution.source``)."""
@@ -192,6 +192,37 @@ def bucket_shapes(fn: ir.Function, buckets: Sequence[tuple[int, ...]]) -> dict[s
     return out
 
 
+def plan_configuration(module_of: Any, target: str, config: Mapping[str, Any],
+                       buckets: Sequence[tuple[int, ...]] | None, threads: int | None = None
+                       ) -> tuple[Any, str, str]:
+    """Capture one configuration (``module_of(config)``) and run ``target``'s plan stage
+    with the shapes ``buckets`` give (and ``threads`` fixed, if given).
+
+    Returns ``(plan, "", "")``, or ``(None, stage, reason)`` where ``stage`` is
+    ``capture`` or ``plan`` (a ``UserError`` there) or ``none`` (the target does not plan).
+    """
+    from dataclasses import replace
+
+    from tilec.driver import begin, default_options
+
+    try:
+        module, fn_name = module_of(config)
+    except ir.UserError as e:
+        return None, "capture", str(e)
+    comp = begin(module, fn_name, target)
+    if "plan" not in comp.pipeline:
+        return None, "none", f"{target} does not plan"
+    opts = default_options(comp.backend)
+    shapes = bucket_shapes(module.lookup(fn_name), buckets) if buckets else {}
+    if threads is not None:
+        opts = replace(opts, planner=replace(opts.planner, threads=threads))
+    comp.options = replace(opts, shapes=shapes or None)
+    try:
+        return comp.run("plan").plan, "", ""
+    except ir.UserError as e:
+        return None, "plan", str(e)
+
+
 def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any]],
                  buckets: Sequence[tuple[int, ...]]) -> list[ConfigScore]:
     """Capture and plan every configuration for ``target``; score each by the sum of its
@@ -200,38 +231,20 @@ def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any
     ``module_of(config)`` captures one configuration (a ``UserError`` is that
     configuration's rejection). A configuration with a matrix group that has no selected
     plan scores None (the checked scalar reference is not priced against the atoms)."""
-    from dataclasses import replace
-
-    from tilec.driver import begin, default_options
-
     out = []
     for cfg in configs:
-        try:
-            module, fn_name = module_of(cfg)
-        except ir.UserError as e:
-            out.append(ConfigScore(dict(cfg), None, f"capture: {e}"))
-            continue
-        comp = begin(module, fn_name, target)
-        if "plan" not in comp.pipeline:
-            out.append(ConfigScore(dict(cfg), None, f"{target} does not plan"))
-            continue
-        opts = default_options(comp.backend)
-        shapes = bucket_shapes(module.lookup(fn_name), buckets)
-        comp.options = replace(opts, shapes=shapes or None)
-        try:
-            comp.run("plan")
-        except ir.UserError as e:
-            out.append(ConfigScore(dict(cfg), None, f"plan: {e}"))
-            continue
-        groups = comp.plan.groups
-        if not groups:
+        plan, stage, reason = plan_configuration(module_of, target, cfg, buckets)
+        if plan is None:
+            out.append(ConfigScore(dict(cfg), None, reason if stage == "none"
+                                   else f"{stage}: {reason}"))
+        elif not plan.groups:
             out.append(ConfigScore(dict(cfg), None, "no matrix group to price"))
-            continue
-        missing = [g.group for g in groups if g.selected is None]
-        if missing:
+        elif any(g.selected is None for g in plan.groups):
+            missing = [g.group for g in plan.groups if g.selected is None]
             out.append(ConfigScore(dict(cfg), None, f"no selected plan for {', '.join(missing)}"))
-            continue
-        out.append(ConfigScore(dict(cfg), float(sum(g.selected.kernel_score for g in groups))))
+        else:
+            out.append(ConfigScore(dict(cfg),
+                                   float(sum(g.selected.kernel_score for g in plan.groups))))
     return out
 
 
@@ -270,27 +283,23 @@ def apply_variant(options: Any, variant: Mapping[str, Any]) -> Any:
     return replace(options, **lowered) if lowered else options
 
 
-def cost_basis_name(target: str) -> str:
-    """The name and version of the cost basis ``target``'s plan stage scores in, or
-    ``none`` (no plan stage, or a profile without a matrix basis)."""
+def cost_basis_name(backend: Any) -> str:
+    """The name and version of the cost basis a target's plan stage scores in (``backend``:
+    its backend), or ``none`` (no plan stage, or a profile without a matrix basis)."""
     from tilec.driver import default_options
     from tilec.exec import get_profile
     from tilec.plan import select_basis
-    from tilec.runtime import load_backend
 
-    backend = load_backend(target)
     if "plan" not in tuple(backend.pipeline):
         return "none"
     basis = select_basis(get_profile(backend.profile), default_options(backend).planner)
     return "none" if basis is None else basis.name
 
 
-def device_identity(target: str) -> str:
-    """The device ``target`` runs on here, as its backend names it (``none`` if it does not
+def device_identity(backend: Any) -> str:
+    """The device a target runs on here, as its backend names it (``none`` if it does not
     say)."""
-    from tilec.runtime import load_backend
-
-    ident = getattr(load_backend(target), "device_identity", None)
+    ident = getattr(backend, "device_identity", None)
     return "none" if ident is None else str(ident())
 
 
@@ -299,13 +308,15 @@ def record_key(module: ir.Module, fn_name: str, spec: str, buckets: Any, target:
     defaults, ``spec`` the specialization without the tunables."""
     import hashlib
 
+    from tilec.runtime import load_backend
     from tilec.runtime.records import VERSION, RecordKey
 
+    backend = load_backend(target)
     text = ir.print_module(module)
     return RecordKey(kernel=fn_name, ir_sha256=hashlib.sha256(text.encode()).hexdigest(),
                      spec=spec, shapes=repr(buckets), target=target,
-                     device=device_identity(target), version=VERSION,
-                     cost_basis=cost_basis_name(target))
+                     device=device_identity(backend), version=VERSION,
+                     cost_basis=cost_basis_name(backend))
 
 
 def recorded_config(record: Mapping[str, Any], tunables: Mapping[str, Tunable],

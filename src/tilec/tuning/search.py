@@ -170,13 +170,13 @@ def _build_one(ref: tuple[str, str | None, str], arg_specs: list[Any], target: s
 def _arg_specs(k: Kernel, args: Sequence[Any], static_shapes: Any) -> list[Any]:
     """Arguments a worker can compile from: array specs (symbolic extents unless static)
     and the scalars themselves."""
+    from tilec.frontend.dtypes import dtype_from_numpy, numpy_dtype
+
     rt = k.runtime_params
     statics = {p.name for p in rt} if static_shapes is True else set(static_shapes or ())
     out = []
     for p, a in zip(rt, args):
         if hasattr(a, "shape") and hasattr(a, "dtype"):
-            from tilec.frontend.dtypes import dtype_from_numpy, numpy_dtype
-
             dt = dtype_from_numpy(a.dtype)
             shape = tuple(int(e) for e in a.shape) if p.name in statics else \
                 (None,) * len(a.shape)
@@ -252,11 +252,11 @@ class _Run:
 
     def __init__(self, k: Kernel, args: Sequence[Any], target: str, constexprs: dict[str, Any],
                  static_shapes: Any, result: TuneResult, say: Callable[[str], None],
-                 validate: bool, seed: int) -> None:
+                 validate: bool, seed: int, jobs: int | None) -> None:
         self.k, self.args, self.target = k, args, target
         self.constexprs, self.static_shapes = constexprs, static_shapes
         self.result, self.say, self.check = result, say, validate
-        self.jobs: int | None = None
+        self.jobs = jobs
         self.shrink = static_shapes is False
         self.rng = np.random.default_rng(seed)
         self.refs: dict[str, list[Any]] = {}
@@ -420,9 +420,8 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
         f"measuring {len(short)}")
     result.seconds["space"] = round(time.perf_counter() - t_start, 3)
 
-    run = _Run(k, args, tgt, constexprs, static_shapes, result, say, validate, seed)
-    run.jobs = jobs
-    runs = run.measure(run.validate(run.build(short), specs), batches, batch_ms)
+    steps = _Run(k, args, tgt, constexprs, static_shapes, result, say, validate, seed, jobs)
+    runs = steps.measure(steps.validate(steps.build(short), specs), batches, batch_ms)
     variants = getattr(load_backend(tgt), "tuning_variants", None)
     extra = variants(*module_of(runs[0][0].config)) if variants is not None and refine \
         and runs else []
@@ -435,10 +434,7 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
         say(f"refining the best {len(best)}: {len(more)} candidates with the target's "
             f"variants")
         result.candidates.extend(more)
-        runs += run.measure(run.validate(run.build(more), specs), batches, batch_ms)
-    timer = run.timer
-    shrink = run.shrink
-    uses_torch = run.uses_torch
+        runs += steps.measure(steps.validate(steps.build(more), specs), batches, batch_ms)
 
     t0 = time.perf_counter()
     finalists = sorted(runs, key=lambda r: r[0].search_ms)[:3]
@@ -447,8 +443,8 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
         for _ in range(replay_rounds):
             for order in orders:
                 for i in order:
-                    c, run, calls = finalists[i]
-                    c.replay_batches.append(timer.batch(run, calls).device_ms)
+                    c, call, calls = finalists[i]
+                    c.replay_batches.append(steps.timer.batch(call, calls).device_ms)
         for c, _, _ in finalists:
             c.replay_ms = float(np.median(c.replay_batches))
         result.selected = min((f[0] for f in finalists), key=lambda c: c.replay_ms)
@@ -464,8 +460,9 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
                 timespec="seconds")
             body["protocol"] = {"batches": batches, "replay_rounds": replay_rounds,
                                 "batch_ms": batch_ms, "validation_seed": seed,
-                                "validation_shrunk": shrink,
-                                "device_timer": "cuda events" if uses_torch else "host clock"}
+                                "validation_shrunk": steps.shrink,
+                                "device_timer": "cuda events" if steps.uses_torch
+                                else "host clock"}
             result.record = store_record(key, body)
             k.forget_resolutions()  # later calls resolve from the new record
             say(f"record: {result.record}")

@@ -16,11 +16,11 @@ say where they ranked.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import tilec.ir as ir
-from tilec.frontend.tunables import bucket_shapes, configurations
+from tilec.frontend.tunables import configurations, plan_configuration
 
 from .refit import plan_terms
 
@@ -156,40 +156,24 @@ def enumerate_space(module_of: Callable[[dict[str, Any]], tuple[ir.Module, str]]
                     buckets: Sequence[tuple[int, ...]] | None,
                     threads_per_config: int = 2) -> Space:
     """Every configuration captured and planned; see the module docstring."""
-    from tilec.driver import begin, default_options
-
     cands: list[Candidate] = []
     rejs: list[Rejection] = []
     configs = configurations(tunables, fixed)
     for cfg in configs:
-        try:
-            module, fn_name = module_of(cfg)
-        except ir.UserError as e:
-            rejs.append(Rejection(dict(cfg), {}, "capture", str(e)))
+        plan, stage, reason = plan_configuration(module_of, target, cfg, buckets)
+        if plan is None:
+            if stage == "none":
+                cands.append(Candidate(dict(cfg), {}, None, reason))
+            else:
+                rejs.append(Rejection(dict(cfg), {}, stage, reason))
             continue
-        comp = begin(module, fn_name, target)
-        if "plan" not in comp.pipeline:
-            cands.append(Candidate(dict(cfg), {}, None, f"{target} does not plan"))
-            continue
-        shapes = bucket_shapes(module.lookup(fn_name), buckets) if buckets else {}
-        comp.options = replace(default_options(comp.backend), shapes=shapes or None)
-        try:
-            comp.run("plan")
-        except ir.UserError as e:
-            rejs.append(Rejection(dict(cfg), {}, "plan", str(e)))
-            continue
-        plan = comp.plan
         if not plan.groups or any(g.selected is None for g in plan.groups):
             cands.append(Candidate(dict(cfg), {}, None, _summary(plan, None)))
             continue
         for threads, score in _thread_scores(plan)[:threads_per_config]:
             chosen = plan
             if threads != plan.groups[0].selected.threads:
-                variant_comp = begin(module, fn_name, target)
-                opts = default_options(variant_comp.backend)
-                variant_comp.options = replace(opts, shapes=shapes or None, planner=replace(
-                    opts.planner, threads=threads))
-                chosen = variant_comp.run("plan").plan
+                chosen = plan_configuration(module_of, target, cfg, buckets, threads)[0]
             cands.append(Candidate(dict(cfg), {"threads": threads}, score,
                                    _summary(chosen, threads), terms=plan_terms(chosen)))
     order = sorted(range(len(cands)), key=lambda i: (cands[i].score is None,

@@ -50,6 +50,14 @@ def make_backend(target_name: str = "cpu") -> CBackend:
     return CBackend(target_name)
 
 
+def _vector_bits() -> int:
+    """The vector width the C compiler targets (256 without a compiler: nothing is built)."""
+    try:
+        return toolchain().vector_bits
+    except CompilerNotFound:
+        return 256
+
+
 WIDE_FACTS = {"vector_lanes_f32": 16, "vector_lanes_f64": 8, "register_block_vectors": 4}
 """The cpu profile's facts where the C compiler targets AVX-512."""
 
@@ -77,11 +85,8 @@ class CBackend:
         nothing)."""
         if not any(t.flavour for t in self.realization_plan(module, fn_name).micro_tiles.values()):
             return []
-        try:
-            bits = toolchain().vector_bits
-        except CompilerNotFound:
-            bits = 256
-        tiles = [(6, 2), (8, 3), (12, 2), (4, 4)] if bits == 512 else [(4, 3), (3, 4), (8, 1)]
+        wide = _vector_bits() == 512
+        tiles = [(6, 2), (8, 3), (12, 2), (4, 4)] if wide else [(4, 3), (3, 4), (8, 1)]
         return [{"register_block_rows": r, "register_block_vectors": v} for r, v in tiles]
 
     def device_identity(self) -> str:
@@ -103,16 +108,13 @@ class CBackend:
         the vector lanes of the C compiler's target (16 f32 lanes where it targets AVX-512)
         and then ``facts`` (``LowerOptions.target_facts``: a tuning variant's micro-tile)."""
         profile = get_profile(self.profile)
-        try:
-            bits = toolchain().vector_bits
-        except CompilerNotFound:
-            bits = 256
-        if bits == 512:
+        if _vector_bits() == 512:
             profile = with_facts(profile, WIDE_FACTS, "measured", "probed: the C compiler's "
                                  "flags target AVX-512 (it defines __AVX512F__); 6 x 4 "
                                  "vectors of accumulators use 24 of its 32 registers (lib.matmul "
-                                 "f32 1024^3 with 256x256x64 tiles on a 2-core Xeon: 6 x 4 "
-                                 "16.9 ms, 6 x 2 24.1 ms)")
+                                 "f32 1024^3 with 256x256x64 tiles on a 2-core Xeon, one "
+                                 "run while other work shared the cores: 6 x 4 16.9 ms, "
+                                 "6 x 2 24.1 ms)")
         if facts:
             bad = sorted(set(facts) - set(TUNABLE_FACTS))
             if bad:
