@@ -2,8 +2,10 @@
 
 1. bf16 4096^3: every configuration of the tunable space at the planner's own plan is
    built, validated on the GPU against the reference and timed (the *fixed tiles*); the
-   model's pick (a call with no tile arguments and no record) and the tuned kernel (a call
-   with no tile arguments after ``tc.tune``) are timed with ``do_bench``, as torch is.
+   model's pick (a call with no tile arguments and no record), the tuned kernel (a call
+   with no tile arguments after ``tc.tune``), the three fastest fixed tiles and torch are
+   then timed with ``do_bench`` in ``--rounds`` interleaved rounds (the order reversed
+   every other round), and each arm's time is its median over the rounds.
 2. Regret of the model pick on held-out GEMM shapes (none of them is in the sweep the
    cost basis was fitted to): for each shape every configuration is timed and the regret
    is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with its score
@@ -23,7 +25,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -48,10 +52,20 @@ def _inputs(m: int, n: int, k: int, dtype: str, seed: int):
     return a, b, torch.empty(m, n, device="cuda", dtype=torch.float32)
 
 
+def interleaved(arms: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
+    """Each arm's median ``bench_ms`` over ``rounds`` rounds, alternating the order."""
+    times: dict[str, list[float]] = {k: [] for k in arms}
+    for r in range(rounds):
+        for k in (list(arms) if r % 2 == 0 else list(reversed(arms))):
+            times[k].append(bench_ms(arms[k]))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
     p.add_argument("--skip-regret", action="store_true")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bar arms")
     args = p.parse_args()
     os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
     import torch
@@ -69,26 +83,22 @@ def main() -> int:
     n = 4096
     a, b, c = _inputs(n, n, n, "bf16", 0)
     want = (a.float() @ b.float())
-    torch_ms = bench_ms(lambda: torch.matmul(a, b))
     pick = matmul.compile(a, b, c)
     say(f"model pick: {pick.selection}")
     matmul(a, b, c)
     torch.cuda.synchronize()
     err = float((c - want).abs().max() / want.abs().max())
-    model_ms = bench_ms(lambda: matmul(a, b, c))
     sweep = tc.tune(matmul, a, b, c, budget="all", threads_per_config=1, store=False,
                     batches=3, replay_rounds=1, batch_ms=10.0, progress=say)
-    fixed = {}
+    fixed, exes = {}, {}
     for cand in sweep.candidates:
         if not cand.ok:
             continue
         exe = matmul.compile(a, b, c, variant=cand.variant, **cand.config).executable()
+        exes[cand.label] = exe
         fixed[cand.label] = bench_ms(lambda exe=exe: exe(a, b, c))
     failed = [cd.label for cd in sweep.candidates if not cd.ok]
-    best_label = min(fixed, key=fixed.get)
-    best_ms = fixed[best_label]
-    say(f"fixed tiles: {len(fixed)} timed, best {best_label} {best_ms:.4f} ms; "
-        f"{len(failed)} not valid: {failed}")
+    say(f"fixed tiles: {len(fixed)} timed, {len(failed)} not valid: {failed}")
     tuned = tc.tune(matmul, a, b, c, progress=say)
     matmul.forget_resolutions()
     sel = matmul.compile(a, b, c).selection
@@ -97,10 +107,25 @@ def main() -> int:
     matmul(a, b, c)
     torch.cuda.synchronize()
     err_tuned = float((c - want).abs().max() / want.abs().max())
-    tuned_ms = bench_ms(lambda: matmul(a, b, c))
+    # the bar arms, interleaved: the model pick is the same call without a record, so it
+    # is a fixed executable of the configuration and plan the model chose
+    top = sorted(fixed, key=fixed.get)[:3]
+    model_exe = matmul.compile(a, b, c, **dict(pick.selection.values)).executable()
+    arms: dict[str, Callable[[], Any]] = {f"fixed {k}": (lambda e=exes[k]: e(a, b, c))
+                                          for k in top}
+    arms["model pick"] = lambda: model_exe(a, b, c)
+    arms["tuned call"] = lambda: matmul(a, b, c)
+    arms["torch"] = lambda: torch.matmul(a, b)
+    med = interleaved(arms, args.rounds)
+    say("interleaved medians: " + ", ".join(f"{k} {v:.4f}" for k, v in med.items()))
+    best_label = min(top, key=lambda k: med[f"fixed {k}"])
+    best_ms, model_ms, tuned_ms = med[f"fixed {best_label}"], med["model pick"], med["tuned call"]
+    torch_ms = med["torch"]
     shape = [n, n, n]
     common = {"fixed_tiles_timed": len(fixed), "fixed_tiles_invalid": failed,
-              "best_fixed": best_label, "best_fixed_ms": best_ms}
+              "best_fixed": best_label, "best_fixed_ms": best_ms,
+              "interleaved_medians": med, "rounds": args.rounds,
+              "sweep_ms": fixed}
     rec.add("lib.matmul best fixed tile", shape, "bf16", best_ms, "torch", torch_ms,
             tuned=False, regret=0.0, config=best_label,
             samples=[cd.to_json() for cd in sweep.candidates if cd.search_ms], **common)
