@@ -56,8 +56,11 @@ def test_configurations_are_the_cross_product_minus_fixed():
     assert len(held) == 4 and all(c["BK"] == 64 and c["BM"] == 128 for c in held)
 
 
-def test_shape_buckets_round_symbolic_extents_up_to_powers_of_two():
+def test_shape_buckets_round_symbolic_extents_up_to_quarter_octaves():
     assert [bucket(e) for e in (1, 16, 17, 1000, 4096)] == [16, 16, 32, 1024, 4096]
+    assert [bucket(e) for e in (3000, 777, 1555, 333, 500, 513, 4097)] == \
+        [3072, 896, 1792, 384, 512, 640, 5120]
+    assert all(e <= bucket(e) < 1.25 * e + 16 for e in range(1, 20000, 7))
     x = np.zeros((1000, 17), np.float32)
     c = tc.compile(scaled, x, x, target="reference", BM=8)
     assert shape_bucket(c.specs, [x, x]) == ((1024, 32), (1024, 32))
