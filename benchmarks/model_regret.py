@@ -1,0 +1,153 @@
+"""The model's regret on recorded measurements, recomputed with the code as it is now.
+
+``tune_matmul.py`` times every configuration of ``lib.matmul`` per shape and keeps the
+times (``samples``). This script re-runs only the model: for every recorded shape it asks
+``lib.matmul`` which configuration it would pick now (a call with no tile arguments and
+no record, planned for the ``cuda`` target; no GPU is needed) and looks that
+configuration's time up in the record:
+
+    regret = t(pick now) / t(best recorded) - 1
+
+So a change to the cost basis or to the shape buckets is judged against measurements
+without running anything on the device. The figures it prints are only as good as the
+recorded times (one device run each); a change that looks better here is confirmed by a
+new ``tune_matmul.py`` run on held-out shapes.
+
+``PYTHONPATH=src python benchmarks/model_regret.py results/tune_matmul-*.json``
+(``--commit C`` keeps only records measured at commit ``C``). ``--grid`` replays the
+variants of ``cuda_mma_v3`` that its facts cite (each of its coefficients changed alone,
+and v2's values) and prints the mean and maximum regret of each: the fit that chose v3's
+values, reproducible from the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import os
+import statistics
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+GRID = [  # (label, coefficients changed from cuda_mma_v3's)
+    ("cuda_mma_v3", {}),
+    ("whole_waves off", {"whole_waves": False}),
+    ("wgmma_registers off", {"wgmma_registers": False}),
+    ("fill_target_subgroups 8", {"fill_target_subgroups": 8}),
+    ("fill_target_subgroups 12", {"fill_target_subgroups": 12}),
+    ("fill_target_subgroups 14", {"fill_target_subgroups": 14}),
+    ("fill_target_subgroups 20", {"fill_target_subgroups": 20}),
+    ("exposed_tail_byte 0", {"exposed_tail_byte": 0.0}),
+    ("exposed_tail_byte 0.4", {"exposed_tail_byte": 0.4}),
+    ("exposed_tail_byte 0.8", {"exposed_tail_byte": 0.8}),
+    ("v2's values", {"whole_waves": False, "wgmma_registers": False,
+                     "fill_target_subgroups": 0, "exposed_tail_byte": 0.0}),
+]
+
+
+def sample_shapes(paths: list[str], commit: str | None) -> list[dict[str, Any]]:
+    """Per recorded shape: its extents, dtype and the time of every configuration at the
+    plan the model priced it by (of several plans of one configuration, the lowest-scoring
+    one: the planner's own); the last record of a shape wins."""
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for p in paths:
+        for r in json.loads(Path(p).read_text()):
+            if not isinstance(r, dict) or not r.get("samples"):
+                continue
+            if commit and r.get("commit") != commit:
+                continue
+            times, scores = {}, {}
+            for s in r["samples"]:
+                key = json.dumps(s.get("config") or {}, sort_keys=True)
+                score = s.get("score") if s.get("score") is not None else float("inf")
+                if s.get("search_ms") and score < scores.get(key, float("inf")) + 1e-9:
+                    times[key], scores[key] = float(s["search_ms"]), score
+            if len(times) >= 2:
+                key = (tuple(r["shape"]), r["dtype"])
+                out[key] = {"shape": tuple(r["shape"]), "dtype": r["dtype"], "times": times,
+                            "commit": r.get("commit")}
+    return list(out.values())
+
+
+def pick_now(m: int, n: int, k: int, dtype: str) -> tuple[dict[str, int], str]:
+    """The configuration ``lib.matmul`` picks by the model for this shape, and its note."""
+    import tilec as tc
+    from tilec.lib.matmul import matmul
+
+    dt = tc.bfloat16 if dtype == "bf16" else tc.float32
+    args = [tc.array((m, k), dt), tc.array((k, n), dt), tc.array((m, n), tc.float32)]
+    matmul.forget_resolutions()
+    sel = matmul.resolve(args, "cuda")
+    return dict(sel.values), str(sel)
+
+
+@contextlib.contextmanager
+def coefficients(**values: Any) -> Iterator[None]:
+    """``cuda_mma_v3``'s sm_90 record with ``values`` changed, for the enclosed replays."""
+    import tilec.plan.cost as cost
+    from tilec.exec import Fact
+
+    base = cost.SM90_V3
+    facts = tuple(f for f in base.facts if f.name not in values)
+    facts += tuple(Fact(n, v, "prior", "model_regret --grid") for n, v in values.items())
+    cost.SM90_V3 = dataclasses.replace(base, **values, facts=facts)
+    try:
+        yield
+    finally:
+        cost.SM90_V3 = base
+
+
+def replay(shapes: list[dict[str, Any]]) -> list[tuple[str, dict[str, int], str, float | None]]:
+    """Per shape: its name, the pick now, the best recorded configuration, the regret (None
+    when the pick was not timed)."""
+    out = []
+    for s in shapes:
+        m, n, k = s["shape"]
+        cfg, _ = pick_now(m, n, k, s["dtype"])
+        key = json.dumps(cfg, sort_keys=True)
+        best = min(s["times"], key=s["times"].get)
+        regret = s["times"][key] / s["times"][best] - 1 if key in s["times"] else None
+        out.append((f"{m}x{n}x{k} {s['dtype']}", cfg, best, regret))
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("files", nargs="+")
+    p.add_argument("--commit", default=None, help="only records measured at this commit")
+    p.add_argument("--grid", action="store_true", help="replay the variants of cuda_mma_v3")
+    args = p.parse_args()
+    os.environ["TILEC_CACHE_DIR"] = tempfile.mkdtemp()  # no record applies: the model picks
+    shapes = sample_shapes(args.files, args.commit)
+    if not shapes:
+        print("no recorded shapes with samples", file=sys.stderr)
+        return 1
+    if args.grid:
+        print(f"{'variant':<28} {'mean':>7} {'max':>7}")
+        for label, values in GRID:
+            with coefficients(**values):
+                got = [r for *_, r in replay(shapes) if r is not None]
+            print(f"{label:<28} {statistics.mean(got):>7.1%} {max(got):>7.1%}", flush=True)
+        return 0
+    regrets = []
+    fmt = "BM={BM} BN={BN} BK={BK}".format
+    print(f"{'shape':<22} {'pick now':<22} {'best recorded':<22} {'regret':>7}")
+    for name, cfg, best, regret in replay(shapes):
+        if regret is None:
+            print(f"{name:<22} pick {cfg} was not timed in the record")
+            continue
+        regrets.append(regret)
+        print(f"{name:<22} {fmt(**cfg):<22} {fmt(**json.loads(best)):<22} {regret:>7.1%}")
+    if regrets:
+        print(f"regret over {len(regrets)} shapes: mean {statistics.mean(regrets):.1%}, "
+              f"max {max(regrets):.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
