@@ -1,9 +1,10 @@
 """Refitting the cost basis from measured candidates, and the regret it leaves.
 
 Each candidate of a tuning run keeps the *terms* of its model score
-(``plan_terms``): the score is their sum. For ``cuda_mma_v2``
+(``plan_terms``): the score is their sum. For ``cuda_mma_v2`` and ``v3``
 these are the issue-slot components of every selected operation (math, fragment loads,
-accumulator transfers, warp steps, staging, remaining elements), each already multiplied
+accumulator transfers, warp steps, staging, remaining elements; v3 adds the exposed
+tail), each already multiplied
 by that operation's register-spill and latency factors and by its group's scale, and the
 groups' offsets. For any other basis there is one term, the score. The refit finds one
 non-negative weight per term, so that the weighted sum predicts the measured time:
@@ -11,9 +12,11 @@ non-negative weight per term, so that the weighted sum predicts the measured tim
     minimize  sum_i (sum_k w_k * terms_ik / t_i - 1)^2   over w >= 0
 
 This is a relative least-squares fit, so a 10 us kernel counts as much as a 1 ms one.
-It is solved exactly by Lawson-Hanson NNLS (``nnls``). A weight is the factor by which
-the basis's coefficient for that component is off: ``math`` 1.3 means the atoms cost 30%
-more issue slots than the basis says. It is inspectable, and it keeps the basis's shape.
+It is solved exactly by Lawson-Hanson NNLS (``nnls``). A weight is in milliseconds per
+unit; divided by ``unit``, the one weight shared by every term that fits best, it is the
+factor by which the basis's coefficient for that component is off: ``math`` 1.3 means the
+atoms cost 30% more issue slots than the basis says. It is inspectable, and it keeps the
+basis's shape.
 
 ``refit`` scores the fitted model by leave-one-out regret. Each *sample set* (the
 candidates of one shape) is held out in turn, the weights are fitted on the others, and
@@ -39,8 +42,9 @@ __all__ = ["TERMS", "plan_terms", "SampleSet", "nnls", "fit", "refit", "RefitRep
            "sample_sets_from_files"]
 
 TERMS = ("math", "fragment_loads", "accumulator", "warp_steps", "staging", "elements",
-         "offset")
-"""The score terms of ``cuda_mma_v2`` (other bases have the single term ``score``)."""
+         "tail", "offset")
+"""The score terms of ``cuda_mma_v2`` and ``v3`` (other bases have the single term
+``score``)."""
 
 
 def plan_terms(plan: Any) -> dict[str, float]:
@@ -58,6 +62,8 @@ def plan_terms(plan: Any) -> dict[str, float]:
                 out["score"] = out.get("score", 0.0) + p.score * scale
                 continue
             factor = f["spill"] * f["latency"] * scale
+            if f.get("exposed_tail"):
+                out["tail"] = out.get("tail", 0.0) + f["exposed_tail"] * scale
             parts = {k: f.get(k, 0.0) for k in TERMS[:5]}
             parts["elements"] = f["issue"] - sum(parts.values())
             for k, v in parts.items():
@@ -142,7 +148,10 @@ class RefitReport:
     """The fitted weights and the leave-one-out regret before and after the fit."""
 
     weights: dict[str, float]
-    """Every term's weight, fitted on every set."""
+    """Every term's weight, fitted on every set (milliseconds per unit of the term)."""
+    unit: float = 1.0
+    """The basis's own milliseconds per unit: the one weight shared by every term that
+    fits best (``weights / unit`` = 1 means the basis prices that term as measured)."""
     regret_before: dict[str, float] = field(default_factory=dict)
     """Per set, the unfitted model's regret."""
     regret_after: dict[str, float] = field(default_factory=dict)
@@ -157,7 +166,9 @@ class RefitReport:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serializable description."""
-        return {"weights": self.weights, "regret_before": self.regret_before,
+        return {"weights": self.weights, "unit": self.unit,
+                "relative_weights": {k: v / self.unit for k, v in self.weights.items()},
+                "regret_before": self.regret_before,
                 "regret_after": self.regret_after,
                 "picks": {k: list(v) for k, v in self.picks.items()},
                 "mean_max_before": self.summary("before"),
@@ -165,8 +176,9 @@ class RefitReport:
 
     def render(self) -> str:
         """The weights and a table of regrets."""
-        lines = ["term weights (1 = the basis as it is):"]
-        lines += [f"  {k:<16} {v:8.3f}" for k, v in self.weights.items()]
+        lines = [f"term weights relative to the basis (1 = the basis as it is; the basis "
+                 f"fits at {self.unit:.4g} ms per unit):"]
+        lines += [f"  {k:<16} {v / self.unit:8.3f}" for k, v in self.weights.items()]
         lines.append(f"{'held-out set':<40} {'before':>8} {'after':>8}")
         for k in self.regret_before:
             lines.append(f"{k[:40]:<40} {self.regret_before[k]:>8.1%} "
@@ -181,7 +193,10 @@ def refit(sets: Sequence[SampleSet]) -> RefitReport:
     """Fit on every set, and score by leave-one-out regret (see the module docstring)."""
     sets = [s for s in sets if len(s.times) >= 2]
     names = _names(sets)
-    report = RefitReport(fit(sets, names))
+    ratios = np.concatenate([s.matrix(names).sum(axis=1) / np.array(s.times, float)
+                             for s in sets]) if sets else np.zeros(0)
+    unit = float(ratios.sum() / (ratios ** 2).sum()) if ratios.any() else 1.0
+    report = RefitReport(fit(sets, names), unit=unit)
     for i, s in enumerate(sets):
         before, pick_b = _regret(s, {}, names)
         w = fit([x for j, x in enumerate(sets) if j != i], names) if len(sets) > 1 \
