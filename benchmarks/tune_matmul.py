@@ -6,9 +6,10 @@
    with no tile arguments after ``tc.tune``), the three fastest fixed tiles and torch are
    then timed with ``do_bench`` in ``--rounds`` interleaved rounds (the order reversed
    every other round), and each arm's time is its median over the rounds.
-2. Regret of the model pick on held-out GEMM shapes (none of them is in the sweep the
-   cost basis was fitted to): for each shape every configuration is timed and the regret
-   is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with its score
+2. Regret of the model pick on GEMM shapes (``--shapes heldout``, the default: none of
+   them is in the sweep the cost basis was fitted to; ``fit``: the shapes it was fitted
+   to): for each shape every configuration is timed (5 batches of 10 ms each) and the
+   regret is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with its score
    terms (``samples``), so ``tilec tune --refit results/tune_matmul-*.json`` refits the
    basis on them and reports the leave-one-out regret.
 
@@ -33,13 +34,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cuda_common import Recorder, bench_ms  # noqa: E402
 
-REGRET_SHAPES = [  # (M, N, K, dtype): square, ragged, skinny, K-heavy, bf16 and f32
+FIT_SHAPES = [  # (M, N, K, dtype): square, ragged, skinny, K-heavy, bf16 and f32
     (2048, 2048, 2048, "bf16"), (1000, 1000, 1000, "bf16"), (8192, 8192, 1024, "bf16"),
     (4096, 4096, 1024, "bf16"), (16, 4096, 4096, "bf16"), (128, 128, 8192, "bf16"),
     (777, 1555, 333, "bf16"), (3000, 500, 2000, "bf16"), (512, 512, 512, "bf16"),
     (1024, 1024, 1024, "f32"), (2048, 2048, 2048, "f32"), (333, 517, 250, "f32"),
     (64, 2048, 2048, "f32"), (1500, 1500, 4000, "f32"),
 ]
+"""The shapes ``cuda_mma_v3`` was fitted to (their sweep at commit b3206a5)."""
+
+HELDOUT_SHAPES = [  # none of them in FIT_SHAPES or the 4096^3 sweep
+    (3072, 3072, 3072, "bf16"), (1536, 1536, 1536, "bf16"), (6144, 4096, 2048, "bf16"),
+    (2000, 3000, 1000, "bf16"), (256, 8192, 1024, "bf16"), (8192, 256, 2048, "bf16"),
+    (768, 768, 6144, "bf16"), (1111, 999, 777, "bf16"), (700, 700, 700, "bf16"),
+    (1536, 1536, 1536, "f32"), (4096, 1024, 512, "f32"), (800, 1200, 600, "f32"),
+    (32, 4096, 1024, "f32"), (512, 512, 8192, "f32"), (2500, 2500, 2500, "f32"),
+]
+"""The shapes the regret is reported on: held out from every fit of the cost basis."""
 
 
 def _inputs(m: int, n: int, k: int, dtype: str, seed: int):
@@ -66,6 +77,8 @@ def main() -> int:
     p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
     p.add_argument("--skip-regret", action="store_true")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bar arms")
+    p.add_argument("--shapes", choices=("heldout", "fit", "all"), default="heldout",
+                   help="the regret shapes")
     args = p.parse_args()
     os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
     import torch
@@ -143,7 +156,9 @@ def main() -> int:
     # ---------------------------------------------------------------- regret
     regrets = []
     validated = {"bf16"}
-    for m, nn, k, dt in ([] if args.skip_regret else REGRET_SHAPES):
+    shapes = {"heldout": HELDOUT_SHAPES, "fit": FIT_SHAPES,
+              "all": FIT_SHAPES + HELDOUT_SHAPES}[args.shapes]
+    for m, nn, k, dt in ([] if args.skip_regret else shapes):
         if time.perf_counter() - start > args.limit_s:
             say(f"time limit: {m}x{nn}x{k} {dt} skipped")
             continue
@@ -151,7 +166,7 @@ def main() -> int:
         matmul.forget_resolutions()
         pick = matmul.compile(a, b, c).selection
         r = tc.tune(matmul, a, b, c, budget="all", threads_per_config=1, store=False,
-                    batches=3, replay_rounds=1, batch_ms=5.0, progress=lambda s: None,
+                    batches=5, replay_rounds=1, batch_ms=10.0, progress=lambda s: None,
                     validate=dt not in validated)
         validated.add(dt)
         timed = {cd.label: cd.search_ms for cd in r.candidates if cd.search_ms}
@@ -165,7 +180,9 @@ def main() -> int:
                 tuned=False, regret=regret, config=str(pick), best=best,
                 best_ms=timed[best], configs_timed=len(timed),
                 samples=[cd.to_json() for cd in r.candidates if cd.search_ms],
-                invalid=[cd.label for cd in r.candidates if not cd.ok])
+                invalid=[cd.label for cd in r.candidates if not cd.ok],
+                shape_set=args.shapes if args.shapes != "all" else
+                ("fit" if (m, nn, k, dt) in FIT_SHAPES else "heldout"))
     done = [x for x in regrets if x is not None]
     if done:
         say(f"regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "

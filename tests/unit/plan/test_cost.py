@@ -20,8 +20,10 @@ from tilec.plan.cost.mpp_memory_v3 import WEIGHTED_FEATURES
 
 def test_basis_selection_per_target_and_option() -> None:
     opts = plan.PlannerOptions()
-    assert select_basis(get_profile("cuda:sm_90"), opts).name == "cuda_mma_v2"
-    assert select_basis(get_profile("cuda:sm_80"), opts).name == "cuda_mma_v2"
+    assert select_basis(get_profile("cuda:sm_90"), opts).name == "cuda_mma_v3"
+    assert select_basis(get_profile("cuda:sm_80"), opts).name == "cuda_mma_v3"
+    v2 = select_basis(get_profile("cuda:sm_90"), plan.PlannerOptions(cost_basis="cuda_mma_v2"))
+    assert v2.name == "cuda_mma_v2" and not v2.coefficients.whole_waves
     v1 = select_basis(get_profile("cuda:sm_90"), plan.PlannerOptions(cost_basis="cuda_mma_v1"))
     assert isinstance(v1, CudaMmaV1Basis)
     assert select_basis(get_profile("metal:m1"), opts).name == "metal_simdgroup_reference_v1"

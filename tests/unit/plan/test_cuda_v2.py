@@ -34,8 +34,9 @@ def _warp_tile(p: plan.Priced) -> tuple[int, int]:
 
 
 def _selected(g: plan.GroupWorkload, target: str = "cuda:sm_90", **opts) -> plan.Priced:
+    opts.setdefault("cost_basis", "cuda_mma_v2")  # the default is v3 (test_cuda_v3.py)
     gp = plan.plan_group(g, target, plan.PlannerOptions(**opts))
-    assert gp.cost_basis == "cuda_mma_v2" or opts.get("cost_basis")
+    assert gp.cost_basis == opts["cost_basis"]
     assert gp.selected is not None
     (choice,) = gp.selected.choices
     return choice
@@ -246,7 +247,8 @@ def test_every_coefficient_is_a_tagged_fact() -> None:
 
 
 def test_report_explains_the_choice_with_score_terms() -> None:
-    gp = plan.plan_group(_gemm(128, 128, 32, "bf16"), SM90)
+    gp = plan.plan_group(_gemm(128, 128, 32, "bf16"), SM90,
+                         plan.PlannerOptions(cost_basis="cuda_mma_v2"))
     text = gp.render()
     assert "cost basis cuda_mma_v2" in text and "selected: 128 threads" in text
     for column in ("warp", "x group", "math", "frag lds", "warp stp", "regs est", "resident",

@@ -27,7 +27,8 @@ Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak):
     resident   = G * min(registers per unit // (round_up(min(registers, cap), 8) * threads),
                          shared per unit // staged shared bytes, 64 // G, 32)     (warps/SM)
     latency    = max(1, target_resident_subgroups / resident)
-    score      = issue * spill * latency
+    tail       = tile m * n * 4 * exposed_tail_byte / (resident / G)    (v3; 0 in v2)
+    score      = issue * spill * latency + tail
 
 Per thread count (``group_terms``)::
 
@@ -51,7 +52,13 @@ from typing import Any
 
 from tilec.exec import Fact, TargetProfile
 from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
-from tilec.plan.matrix import MatrixCandidate, Realization, register_limit, work_counts
+from tilec.plan.matrix import (
+    WGMMA_OTHER_REGISTERS,
+    MatrixCandidate,
+    Realization,
+    register_limit,
+    work_counts,
+)
 from tilec.plan.work import GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "AtomPrices", "CudaV2Coefficients", "SM90_V2", "SM80_V2", "CudaMmaV2Basis",
@@ -118,6 +125,25 @@ class CudaV2Coefficients:
     wgmma_issue: float
     """Issue slots per m16n8k16-equivalent atom of a warpgroup instruction (``wgmma``
     realization; it loads no fragments: both operands are read from shared memory)."""
+    wgmma_registers: bool
+    """Registers of a ``wgmma`` candidate are its accumulators plus
+    ``WGMMA_OTHER_REGISTERS`` and its operands have ``wgmma_staging_versions`` versions, as
+    the lowering asks the compiler for (``min_groups``); False in v2, which estimates them
+    as for ``mma.sync``."""
+    wgmma_staging_versions: int
+    """Shared-memory versions of the operands of a ``wgmma`` group (``wgmma_stages``), for
+    its occupancy when ``wgmma_registers``."""
+    whole_waves: bool
+    """The busiest compute unit runs ``ceil(P / units)`` groups (v3); v2 priced ``P / units``,
+    so 144 groups on 132 units cost 1.09 groups' time instead of 2."""
+    exposed_tail_byte: float
+    """Issue slots per accumulator byte a group drains after its last K step, divided by
+    the groups resident per unit (a second resident group computes while one drains; with
+    one, the drain is exposed); 0 in v2."""
+    fill_target_subgroups: int
+    """Resident warps per unit below which an underfilled device is penalized
+    (``group_terms``: warps per group times groups on the busiest unit); 0 = the
+    ``target_resident_subgroups`` of v2."""
     facts: tuple[Fact, ...]
     """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
     provenance: str
@@ -173,6 +199,8 @@ _WGMMA = ("a hand-written kernel with this lowering's structure (cp.async ring o
           "versions, 128-byte swizzled operands, 2 warpgroups of m64n128k16, one wait per K "
           "step) ran bf16 4096^3 at 128x128x64 in 0.242 ms on the H200, 2026-11-30, against "
           "0.50 ms for the best mma.sync plan of the same size: 7 * 0.242 / 0.50")
+_V2_ONLY = "v2 as measured (cuda_mma_v3 sets it: see plan/cost/cuda_mma_v3.py)"
+
 _ATOMS = (
     AtomPrices("mma.m16n8k16.bf16", 7.0, 1.9, 0.95),
     AtomPrices("mma.m16n8k16.f16", 7.0, 1.9, 0.95),
@@ -228,12 +256,19 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
              "the lowering double-buffers matrix operands by default"),
         Fact("wgmma_issue", 3.4, "measured" if fit_kind == "measured" else "prior",
              _WGMMA if fit_kind == "measured" else "the sm_90 number; sm_80 has no wgmma"),
+        Fact("wgmma_registers", False, "prior", _V2_ONLY),
+        Fact("wgmma_staging_versions", 3, "prior", "LowerOptions.wgmma_stages (default)"),
+        Fact("whole_waves", False, "prior", _V2_ONLY),
+        Fact("exposed_tail_byte", 0.0, "prior", _V2_ONLY),
+        Fact("fill_target_subgroups", 0, "prior", _V2_ONLY),
     )
     return CudaV2Coefficients(
         atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
         staging_chunk=0.3, element=1.0 / 8.0, scalar_fma=3.0 / 32.0, base_registers=15.3,
         registers_per_chunk=7.5, spill_weight=1.0, target_resident_subgroups=8,
-        min_group_subgroups=4, staging_versions=2, wgmma_issue=3.4, facts=facts,
+        min_group_subgroups=4, staging_versions=2, wgmma_issue=3.4, wgmma_registers=False,
+        wgmma_staging_versions=3, whole_waves=False, exposed_tail_byte=0.0,
+        fill_target_subgroups=0, facts=facts,
         provenance=units_note)
 
 
@@ -290,7 +325,8 @@ class CudaMmaV2Basis:
         st = work.staging_bytes()
         staged = st["A"] + st["B"]
         chunks = math.ceil(staged / STAGING_CHUNK_BYTES) * e
-        issue_cost = k.wgmma_issue if candidate.realization == Realization.WGMMA else ap.issue
+        wg = candidate.realization == Realization.WGMMA
+        issue_cost = k.wgmma_issue if wg else ap.issue
         math_issue = float(wc.physical_matrix_issues) * issue_cost
         frag = a_loads * ap.a_load + b_loads * ap.b_load
         acc = (float(wc.accumulator_transfers) * k.accumulator_transfer
@@ -299,13 +335,17 @@ class CudaMmaV2Basis:
         staging = chunks * k.staging_chunk
         elements = candidate.remaining_elements * k.element
         issue = math_issue + frag + acc + steps + staging + elements
-        regs = register_estimate(candidate.fragment_scalars, staged, t, k)
+        wg_regs = wg and k.wgmma_registers
+        regs = float(candidate.fragment_scalars + WGMMA_OTHER_REGISTERS) if wg_regs \
+            else register_estimate(candidate.fragment_scalars, staged, t, k)
         cap = register_limit(self.profile, t)
         spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
-        shared = candidate.shared_bytes + (k.staging_versions - 1) * staged
+        versions = k.wgmma_staging_versions if wg_regs else k.staging_versions
+        shared = candidate.shared_bytes + (versions - 1) * staged
         resident = self._resident(g, t, regs, cap, shared)
         latency = max(1.0, k.target_resident_subgroups / resident)
-        score = issue * spill * latency
+        tail = work.m * work.n * 4.0 * k.exposed_tail_byte / max(1, resident // g)
+        score = issue * spill * latency + tail
         matrix = float(wc.physical_matrix_issues)
         feats = (("matrix_issues", matrix), ("issue_cost", issue_cost), ("math", math_issue),
                  ("a_fragment_loads", a_loads), ("b_fragment_loads", b_loads),
@@ -325,6 +365,7 @@ class CudaMmaV2Basis:
                  ("registers", regs), ("register_cap", float(cap or 0)),
                  ("spill", spill), ("group_shared_bytes", float(shared)),
                  ("resident_subgroups", float(resident)), ("latency", latency),
+                 ("exposed_tail", tail),
                  ("score", score))
         return Priced(candidate, wc, feats, score)
 
@@ -354,8 +395,10 @@ class CudaMmaV2Basis:
         small = max(1.0, k.min_group_subgroups / g)
         units = p.compute_units or 1
         if group.programs is not None:
-            per_unit = max(1.0, group.programs / units)
-            fill = max(1.0, k.target_resident_subgroups / (g * per_unit))
+            per_unit = float(math.ceil(group.programs / units)) if k.whole_waves \
+                else max(1.0, group.programs / units)
+            target = k.fill_target_subgroups or k.target_resident_subgroups
+            fill = max(1.0, target / (g * per_unit))
             waves = per_unit
         else:
             fill, waves = 1.0, 1.0

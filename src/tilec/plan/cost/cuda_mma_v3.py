@@ -1,0 +1,87 @@
+"""Cost basis ``cuda_mma_v3``: ``cuda_mma_v2``'s formulas with whole waves, an underfill
+target, warpgroup-instruction registers as the lowering requests them, and an exposed tail.
+
+``cuda_mma_v2`` was fitted to plan sweeps of one shape (``lib.matmul`` 4096^3). Asked to
+pick tiles for other shapes (``tc.tunable``, ``docs/guide/tuning.md``) it left a regret of
+16.8% mean and 65% max over 14 GEMM shapes on the H200 (``benchmarks/tune_matmul.py`` at
+commit b3206a5). Replaying its picks against those measurements without a device
+(``benchmarks/model_regret.py``) showed four causes; each is a coefficient of the same
+record (``CudaV2Coefficients``; the formulas are in ``plan/cost/cuda_mma_v2.py``, where
+v2's values leave v2 as it was):
+
+- ``whole_waves``: the busiest SM runs ``ceil(P / SMs)`` groups. 12 x 12 groups of
+  128x128 on 132 SMs take two groups' time (f32 1500x1500x4000: 0.93 ms against 0.55 ms
+  for 64x64 tiles); v2's ``P / SMs`` = 1.09 missed it.
+- ``fill_target_subgroups`` = 16: with fewer groups than SMs, each SM holds one group,
+  and 8 warps do not hide a warpgroup instruction's latency (bf16 3000x500x2000: 128x128
+  tiles at 8 warps 0.089 ms, 256x64 tiles at 16 warps 0.055 ms, the same work per SM).
+- ``wgmma_registers``: a ``wgmma`` group holds its accumulators plus
+  ``WGMMA_OTHER_REGISTERS`` per lane, which is what the lowering asks ptxas for
+  (``min_groups``); v2's ``mma.sync`` estimate gave 128x128 tiles 139 registers and one
+  group per SM, where they run two.
+- ``exposed_tail_byte`` = 0.6: after its last K step a group drains its accumulator; a
+  second resident group computes meanwhile, a lone one does not. 256x128 tiles (one group
+  per SM) ran 3 us per group slower than 128x128 tiles (two per SM) at bf16 4096^3 and
+  8192x8192x1024, the same work per SM; 3 us is about 0.6 issue slots per byte of a
+  128x256 f32 accumulator.
+
+The values are the best of a grid scored by the mean and the maximum regret of the
+replayed picks on those 14 shapes (``benchmarks/model_regret.py --grid`` prints it from the
+record): 7.3% mean, 65.1% max (a 512^3 shape whose 32 configurations all ran within 15-25
+us, with batch spreads up to 23%), against 12.8% / 70.7% for v2's values with the same
+shape buckets; each coefficient changed alone raises the mean (its fact says how much).
+The regret on held-out shapes is measured by ``benchmarks/tune_matmul.py`` (its
+``HELDOUT_SHAPES``, none of them in the fit). A linear reweighting of v3's terms
+(``tilec tune --refit``) left the leave-one-out mean at 7.1%, so the terms keep weight 1.
+The shape buckets that bind the model's extents are finer too (``frontend/tunables.py``:
+four steps per octave instead of powers of two). Every other number is v2's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
+
+from tilec.exec import Fact
+from tilec.plan.cost.cuda_mma_v2 import SM80_V2, SM90_V2, CudaV2Coefficients
+
+__all__ = ["NAME", "SM90_V3", "SM80_V3", "V3_VALUES"]
+
+NAME = "cuda_mma_v3"
+"""This basis's name and version."""
+
+_FIT = ("grid fit to the bf16 and f32 lib.matmul sweeps of 14 shapes x 32 tile "
+        "configurations on the H200 at commit b3206a5 "
+        "(benchmarks/results/tune_matmul-NVIDIA-H200-2026-12-02.json): the value with the "
+        "lowest mean regret of the model's replayed picks (benchmarks/model_regret.py)")
+
+V3_VALUES = MappingProxyType({"whole_waves": True, "fill_target_subgroups": 16,
+                              "wgmma_registers": True, "exposed_tail_byte": 0.6})
+"""What v3 sets on v2's record."""
+
+_SOURCES = MappingProxyType({
+    "whole_waves": "the busiest SM runs ceil(P / SMs) groups; off (the other v3 values "
+                   "kept): 11.7% mean, 70.7% max regret, on: 7.3%, 65.1%, in the " + _FIT,
+    "fill_target_subgroups": "four warps per scheduler; " + _FIT + " (8: 10.5% mean regret, "
+                             "12: 9.9%, 14 and 16: 7.3%, 20: 11.6%)",
+    "wgmma_registers": "the lowering's own request (lower/machine.py, min_groups); off: "
+                       "8.4% mean regret against 7.3% on, in the " + _FIT,
+    "exposed_tail_byte": "3 us per exposed 128 KB accumulator drain (256x128 against 128x128 "
+                         "tiles at one and two groups per SM); " + _FIT + " (0: 9.0% mean "
+                         "regret, 0.4: 8.8%, 0.6: 7.3%, 0.8: 7.6%)",
+})
+
+
+def _v3(base: CudaV2Coefficients, kind: str, note: str) -> CudaV2Coefficients:
+    facts = tuple(f for f in base.facts if f.name not in V3_VALUES)
+    facts += tuple(Fact(n, v, kind, _SOURCES[n]) for n, v in V3_VALUES.items())
+    return replace(base, **V3_VALUES, facts=facts, provenance=note)
+
+
+SM90_V3 = _v3(SM90_V2, "measured", "cuda_mma_v2's sm_90 record with the v3 coefficients "
+              "fitted to the H200 tuning sweeps; see facts")
+"""Default coefficients for ``cuda:sm_90``."""
+
+SM80_V3 = _v3(SM80_V2, "prior", "prior: the sm_90 v3 record carried over (not measured on "
+              "sm_80)")
+"""Default coefficients for ``cuda:sm_80``."""
