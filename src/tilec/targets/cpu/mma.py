@@ -113,11 +113,15 @@ class MicroKernels:
             return "f64"
         return None
 
-    def kernel(self, flavour: str, mr: int, nv: int, fused: bool, lanes: int) -> str:
-        """The name of the ``mr x nv``-vector block kernel (defining it on first use)."""
+    def kernel(self, flavour: str, mr: int, nv: int, fused: bool, lanes: int,
+               rows_a: bool = False) -> str:
+        """The name of the ``mr x nv``-vector block kernel (defining it on first use).
+
+        Its ``a`` is a row panel (``a[k * mr + i]``), or with ``rows_a`` the block's rows
+        of A as they are (``a[i * lda + k]``, ``lda`` an argument: no packing)."""
         v = _VECS[(flavour, lanes)]
-        name = f"tc_mk_{v.suffix}_{'fma' if fused else 'strict'}_{mr}x{nv}"
-        key = (flavour, lanes, mr, nv, fused)
+        name = f"tc_mk_{v.suffix}_{'fma' if fused else 'strict'}_{mr}x{nv}{'_ra' if rows_a else ''}"
+        key = (flavour, lanes, mr, nv, fused, rows_a)
         if key in self._have:
             return name
         if not self._have:
@@ -131,8 +135,9 @@ class MicroKernels:
         # Fully unrolled with one named variable per accumulator vector: compilers keep
         # named locals in registers far more reliably than small arrays. Not inlined, so
         # the allocation is not disturbed by the (large) kernel function around the call.
+        lda = ", int64_t lda" if rows_a else ""
         b.line(f"static __attribute__((noinline, unused)) void {name}(int64_t K, "
-               f"const {t} *restrict a, const {t} *restrict b, int64_t ldb, "
+               f"const {t} *restrict a{lda}, const {t} *restrict b, int64_t ldb, "
                f"const {t} *cin, int64_t ldci, {t} *cout, int64_t ldco)")
         acc = [[f"c{i}_{j}" for j in range(nv)] for i in range(mr)]
         with b.block(""):
@@ -143,7 +148,8 @@ class MicroKernels:
                 for j in range(nv):
                     b.line(f"const {vt} b{j} = tc_load_{v.suffix}(b + k * ldb + {j * w});")
                 for i in range(mr):
-                    b.line(f"const {t} s{i} = a[k * {mr} + {i}];")
+                    at = f"a[{i} * lda + k]" if rows_a else f"a[k * {mr} + {i}]"
+                    b.line(f"const {t} s{i} = {at};")
                     b.line(f"const {vt} a{i} = {{{', '.join([f's{i}'] * w)}}};")
                     for j in range(nv):
                         c = acc[i][j]
@@ -160,15 +166,19 @@ class MicroKernels:
     def emit_vector(self, out: IndentedBuffer, flavour: str, fused: bool, a: str, b: str,
                     c: str, o: str, m: int, n: int, k: int,
                     declare: Callable[[int], str], rows: int, vectors: int,
-                    lanes: int) -> None:
+                    lanes: int, rows_a: bool = False) -> None:
         """``o = c + a @ b`` (static ``m x k`` times ``k x n``) with the vector kernels, in
         ``rows x vectors`` blocks of vectors (the realization plan's register micro-tile).
 
-        ``a`` is first packed into row panels (per k, a block's rows side by side) and
-        ``b``'s full column blocks panel by panel (``k x NV*lanes`` contiguous), so a
-        block's k loop streams two contiguous panels; the B panel stays in L1 while the
-        row blocks (the inner loop, as in BLIS) run over it. ``declare(n)`` declares a
-        scratch array of ``n`` elements and returns its name.
+        ``b``'s full column blocks are packed panel by panel (``k x NV*lanes``
+        contiguous): a block's k loop streams the panel, which stays in L1 while the row
+        blocks (the inner loop, as in BLIS) run over it. ``a`` is read as it is, a
+        block's ``mr`` rows each streamed along k (``rows_a``: its elements already have
+        the accumulator's type), else first packed into row panels (per k, a block's rows
+        side by side), converting its elements. Packing A in the kernel's order cost a
+        scalar transpose of the whole tile per call for no reuse the rows lack: the rows
+        are ``mr`` sequential streams a broadcast reads from L1 either way.
+        ``declare(n)`` declares a scratch array of ``n`` elements and returns its name.
         """
         MR, NV = rows, vectors  # noqa: N806
         v = _VECS[(flavour, lanes)]
@@ -182,9 +192,11 @@ class MicroKernels:
             row_groups.append((MR, f"for (int64_t i0 = 0; i0 < {full_rows}; i0 += {MR})"))
         if m % MR:
             row_groups.append((m % MR, f"for (int64_t i0 = {full_rows}; i0 < {m}; i0 += {MR})"))
-        if wide or one > wide:
+        if rows_a:
+            ap, pa = a, f", {k}"  # block rows at a + i0 * k, stride k
+        elif wide or one > wide:
             # A in row panels: for each k, the block's mr values side by side
-            ap = declare(m * k)
+            ap, pa = declare(m * k), ""
             for mr, header in row_groups:
                 out.line(f"{header} for (int64_t kk = 0; kk < {k}; ++kk) "
                          f"for (int ii = 0; ii < {mr}; ++ii) "
@@ -196,13 +208,13 @@ class MicroKernels:
                      f"{bp}[j0 * {k} + kk * {nr} + jj] = {b}[kk * {n} + j0 + jj];")
             with out.block(f"for (int64_t j0 = 0; j0 < {wide}; j0 += {nr})"):
                 for mr, header in row_groups:
-                    kn = self.kernel(flavour, mr, NV, fused, lanes)
-                    out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {bp} + j0 * {k}, {nr}, "
+                    kn = self.kernel(flavour, mr, NV, fused, lanes, rows_a)
+                    out.line(f"{header} {kn}({k}, {ap} + i0 * {k}{pa}, {bp} + j0 * {k}, {nr}, "
                              f"{c} + i0 * {n} + j0, {n}, {o} + i0 * {n} + j0, {n});")
         for mr, header in row_groups:
             if one > wide:
-                kn = self.kernel(flavour, mr, 1, fused, lanes)
-                out.line(f"{header} {kn}({k}, {ap} + i0 * {k}, {b} + {wide}, {n}, "
+                kn = self.kernel(flavour, mr, 1, fused, lanes, rows_a)
+                out.line(f"{header} {kn}({k}, {ap} + i0 * {k}{pa}, {b} + {wide}, {n}, "
                          f"{c} + i0 * {n} + {wide}, {n}, {o} + i0 * {n} + {wide}, {n});")
             if n > one:
                 # the last columns, narrower than a vector: a separate multiply and add
@@ -246,7 +258,8 @@ def print_mma(em: CEmitter, op: ir.Operation) -> None:
             em.mk.emit_vector(em.buf, tile.flavour, tile.fused, a.name, bt.name, c.name,
                               out.name, m, n, k,
                               lambda size: em.declare_tile((size,), ct, "bpack"),
-                              tile.rows, tile.vectors, tile.lanes)
+                              tile.rows, tile.vectors, tile.lanes,
+                              rows_a=a.dtype == ct)
     else:
         _mma_generic(em, a, bt, c, out, m, n, k)
     em.bind(op.result, Tile(out.name, out.shape, out.dtype, True))

@@ -8,6 +8,7 @@ compared with the reference interpreter.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -131,9 +132,33 @@ def test_other_register_blocks_print_and_stay_exact(rows: int, vectors: int, lan
                                               lanes=lanes)
     src = CBackend().emit(comp.module, comp.fn_name, plan).text
     suffix = "f32" if lanes == 8 else "f32x16"
-    assert f"tc_mk_{suffix}_fma_{rows}x{vectors}(" in src
+    assert f"tc_mk_{suffix}_fma_{rows}x{vectors}_ra(" in src  # f32 A: its rows as they are
     assert ("tc_v16f" in src) == (lanes == 16)
     got, want = _run(comp, args, plan)
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_is_read_in_place_unless_its_elements_need_converting(dtype: str) -> None:
+    """The micro-kernels read A's rows where they are when A has the accumulator's type;
+    16-bit A is converted while packed into row panels. Both give the reference's values,
+    on ragged extents (row and column remainders)."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(5)
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else getattr(np, dtype)
+    acc = np.float32
+    a = rng.standard_normal((70, 40)).astype(dt)
+    b = rng.standard_normal((40, 50)).astype(dt)
+    c = np.full((70, 50), np.nan, acc)
+    comp = tc.compile(matmul, a, b, c, target="reference", BM=64, BN=64, BK=32)
+    src = CBackend().emit(comp.module, comp.fn_name).text
+    kernels = set(re.findall(r"void (tc_mk_\w+)\(", src))
+    assert kernels, src
+    assert all(k.endswith("_ra") for k in kernels) == (dtype != "bfloat16"), kernels
+    assert ("bpack" in src) and (src.count("kk * ") >= 1)
+    got, want = _run(comp, [a, b, c])
     assert not np.isnan(got).any()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
@@ -211,7 +236,7 @@ def test_a_compilation_overrides_the_micro_tile_and_stays_exact():
                    BM=64, BN=64, BK=32)
     (tile,) = c.plan.realization.micro_tiles.values()
     assert (tile.rows, tile.vectors) == (4, 3)
-    assert "_fma_4x3(" in c.source
+    assert "_fma_4x3_ra(" in c.source
     c(*got)
     want = [x.copy() for x in args]
     comp(*want)
