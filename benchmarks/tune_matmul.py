@@ -6,12 +6,13 @@
    with no tile arguments after ``tc.tune``), the three fastest fixed tiles and torch are
    then timed with ``do_bench`` in ``--rounds`` interleaved rounds (the order reversed
    every other round), and each arm's time is its median over the rounds.
-2. Regret of the model pick on GEMM shapes (``--shapes heldout``, the default: none of
-   them is in the sweep the cost basis was fitted to; ``fit``: the shapes it was fitted
+2. Regret of the model pick on GEMM shapes (``--shapes heldout2``, the default: shapes
+   no fit of the cost basis has seen; ``heldout``: the shapes held out from
+   ``cuda_mma_v3``'s fit and measured at 27f09b5; ``fit``: the shapes it was fitted
    to): for each shape every configuration is timed (5 batches of 10 ms each) and the
-   regret is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with its score
-   terms (``samples``), so ``tilec tune --refit results/tune_matmul-*.json`` refits the
-   basis on them and reports the leave-one-out regret.
+   regret is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with
+   its score terms (``samples``), so ``tilec tune --refit results/tune_matmul-*.json``
+   refits the basis on them and reports the leave-one-out regret.
 
 Records go to ``results/tune_matmul-<device>-<date>.json``. Run from the repository root:
 ``PYTHONPATH=src python benchmarks/tune_matmul.py`` (``--limit-s`` bounds the wall time;
@@ -50,7 +51,17 @@ HELDOUT_SHAPES = [  # none of them in FIT_SHAPES or the 4096^3 sweep
     (1536, 1536, 1536, "f32"), (4096, 1024, 512, "f32"), (800, 1200, 600, "f32"),
     (32, 4096, 1024, "f32"), (512, 512, 8192, "f32"), (2500, 2500, 2500, "f32"),
 ]
-"""The shapes the regret is reported on: held out from every fit of the cost basis."""
+"""The shapes the regret was reported on at 27f09b5, held out from cuda_mma_v3's fit
+(seen since: a later fit may use them)."""
+
+HELDOUT2_SHAPES = [  # none of them in FIT_SHAPES, HELDOUT_SHAPES or the 4096^3 sweep
+    (5120, 5120, 2048, "bf16"), (2304, 2304, 2304, "bf16"), (1000, 4000, 2000, "bf16"),
+    (384, 384, 12288, "bf16"), (128, 16384, 1024, "bf16"), (16384, 128, 1024, "bf16"),
+    (1300, 1700, 900, "bf16"), (900, 900, 900, "bf16"), (4000, 4000, 500, "bf16"),
+    (1280, 1280, 1280, "f32"), (3000, 1000, 700, "f32"), (64, 8192, 2048, "f32"),
+    (640, 480, 4096, "f32"), (1100, 1300, 1500, "f32"),
+]
+"""Shapes no fit has seen: the held-out set for the next change to the cost basis."""
 
 
 def _inputs(m: int, n: int, k: int, dtype: str, seed: int):
@@ -77,8 +88,8 @@ def main() -> int:
     p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
     p.add_argument("--skip-regret", action="store_true")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bar arms")
-    p.add_argument("--shapes", choices=("heldout", "fit", "all"), default="heldout",
-                   help="the regret shapes")
+    p.add_argument("--shapes", choices=("heldout", "heldout2", "fit", "all"),
+                   default="heldout2", help="the regret shapes")
     args = p.parse_args()
     os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
     import torch
@@ -156,8 +167,8 @@ def main() -> int:
     # ---------------------------------------------------------------- regret
     regrets = []
     validated = {"bf16"}
-    shapes = {"heldout": HELDOUT_SHAPES, "fit": FIT_SHAPES,
-              "all": FIT_SHAPES + HELDOUT_SHAPES}[args.shapes]
+    shapes = {"heldout": HELDOUT_SHAPES, "heldout2": HELDOUT2_SHAPES, "fit": FIT_SHAPES,
+              "all": FIT_SHAPES + HELDOUT_SHAPES + HELDOUT2_SHAPES}[args.shapes]
     for m, nn, k, dt in ([] if args.skip_regret else shapes):
         if time.perf_counter() - start > args.limit_s:
             say(f"time limit: {m}x{nn}x{k} {dt} skipped")
@@ -182,7 +193,8 @@ def main() -> int:
                 samples=[cd.to_json() for cd in r.candidates if cd.search_ms],
                 invalid=[cd.label for cd in r.candidates if not cd.ok],
                 shape_set=args.shapes if args.shapes != "all" else
-                ("fit" if (m, nn, k, dt) in FIT_SHAPES else "heldout"))
+                ("fit" if (m, nn, k, dt) in FIT_SHAPES else
+                 "heldout" if (m, nn, k, dt) in HELDOUT_SHAPES else "heldout2"))
     done = [x for x in regrets if x is not None]
     if done:
         say(f"regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "
