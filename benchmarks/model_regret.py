@@ -66,7 +66,7 @@ def sample_shapes(paths: list[str], commit: str | None) -> list[dict[str, Any]]:
             for s in r["samples"]:
                 key = json.dumps(s.get("config") or {}, sort_keys=True)
                 score = s.get("score") if s.get("score") is not None else float("inf")
-                if s.get("search_ms") and score < scores.get(key, float("inf")) + 1e-9:
+                if s.get("search_ms") and (key not in times or score < scores[key]):
                     times[key], scores[key] = float(s["search_ms"]), score
             if len(times) >= 2:
                 key = (tuple(r["shape"]), r["dtype"])

@@ -368,8 +368,11 @@ class Kernel:
             why = scores[0].reason if scores else "no configuration"
             return Resolution(default, "default", f"no configuration was priced ({why})",
                               fixed_names, tuple(scores))
+        # compile at the thread count that was priced (the shape-generic plan may pick
+        # another: the call's extents decide waves and underfill)
+        variant = {"threads": best.threads} if best.threads is not None else {}
         return Resolution(dict(best.config), "model", f"{key.cost_basis} score "
-                          f"{best.score:.6g}", fixed_names, tuple(scores))
+                          f"{best.score:.6g}", fixed_names, tuple(scores), variant=variant)
 
     def record_key(self, args: Sequence[Any], constexprs: dict[str, Any], buckets: Any,
                    target: str, static_shapes: bool | Sequence[str] = False) -> Any:

@@ -95,11 +95,15 @@ class ConfigScore:
     """The summed kernel score of the selected plans (None: not scored, see ``reason``)."""
     reason: str = ""
     """Why there is no score (capture failed, no plan, no cost basis), else empty."""
+    threads: int | None = None
+    """The thread count of the plans that were priced, when every group selected the same
+    one (a call that takes this configuration compiles at it: the planner's shape-generic
+    choice may differ from the one priced with the call's extents)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serializable description."""
         return {"config": {k: _json_value(v) for k, v in self.config.items()},
-                "score": self.score, "reason": self.reason}
+                "score": self.score, "reason": self.reason, "threads": self.threads}
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,8 @@ class Resolution:
     scores: tuple[ConfigScore, ...] = field(default=(), repr=False)
     """The model's score of every configuration it looked at (source ``model``)."""
     variant: Mapping[str, Any] = field(default_factory=dict)
-    """The plan-space choices a record fixed (``VARIANT_FIELDS``); empty otherwise."""
+    """The plan-space choices a record fixed (``VARIANT_FIELDS``), or for a model pick the
+    thread count its plans were priced at; empty otherwise."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serializable description."""
@@ -249,8 +254,10 @@ def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any
             missing = [g.group for g in plan.groups if g.selected is None]
             out.append(ConfigScore(dict(cfg), None, f"no selected plan for {', '.join(missing)}"))
         else:
+            threads = {g.selected.threads for g in plan.groups}
             out.append(ConfigScore(dict(cfg),
-                                   float(sum(g.selected.kernel_score for g in plan.groups))))
+                                   float(sum(g.selected.kernel_score for g in plan.groups)),
+                                   threads=threads.pop() if len(threads) == 1 else None))
     return out
 
 

@@ -126,13 +126,17 @@ def _names(sets: Iterable[SampleSet]) -> list[str]:
 
 
 def fit(sets: Sequence[SampleSet], names: Sequence[str] | None = None) -> dict[str, float]:
-    """The non-negative weight of every term, fitted to every set's candidates."""
+    """The non-negative weight of every term, fitted to every set's candidates (ms per
+    unit); a term no candidate has gets the one weight shared by every term that fits
+    best, so a set that alone has it is priced as the basis prices it."""
     names = list(names or _names(sets))
     rows = [s.matrix(names) / np.array(s.times, float)[:, None] for s in sets]
     a = np.vstack(rows) if rows else np.zeros((0, len(names)))
     used = a.any(axis=0)
-    w = np.ones(len(names))
-    if a.shape[0]:
+    r = a.sum(axis=1)
+    unit = float(r.sum() / (r ** 2).sum()) if r.any() else 1.0
+    w = np.full(len(names), unit)  # a term the sets never use: the basis's own price
+    if a.shape[0] and used.any():
         w[used] = nnls(a[:, used], np.ones(a.shape[0]))
     return dict(zip(names, (float(v) for v in w)))
 

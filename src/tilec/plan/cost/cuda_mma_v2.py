@@ -27,15 +27,18 @@ Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak):
     resident   = G * min(registers per unit // (round_up(min(registers, cap), 8) * threads),
                          shared per unit // staged shared bytes, 64 // G, 32)     (warps/SM)
     latency    = max(1, target_resident_subgroups / resident)
-    tail       = tile m * n * 4 * exposed_tail_byte / (resident / G)    (v3; 0 in v2)
+    tail       = tile m * n * acc bytes * exposed_tail_byte / (resident / G)
+                 (v3, when E is known; 0 in v2)
     score      = issue * spill * latency + tail
 
 Per thread count (``group_terms``)::
 
     offset = common elements * element
     small  = max(1, min_group_subgroups / G)
-    fill   = max(1, target_resident_subgroups / (G * max(1, P / units)))   (P known only)
-    scale  = max(small, fill) * max(1, P / units)
+    per    = max(1, P / units)    (v3, whole_waves: ceil(P / units))       (P known only)
+    fill   = max(1, target / (G * per))   target = fill_target_subgroups or, in v2,
+                                                    target_resident_subgroups
+    scale  = max(small, fill) * per
 
 Units are warp issue slots (one warp FFMA = 1). Every coefficient is a
 ``Fact`` tagged ``spec``, ``measured`` or ``prior`` with its source; the
@@ -59,7 +62,7 @@ from tilec.plan.matrix import (
     register_limit,
     work_counts,
 )
-from tilec.plan.work import GroupWorkload, MatrixWorkload
+from tilec.plan.work import DTYPE_BYTES, GroupWorkload, MatrixWorkload
 
 __all__ = ["NAME", "AtomPrices", "CudaV2Coefficients", "SM90_V2", "SM80_V2", "CudaMmaV2Basis",
            "register_estimate"]
@@ -344,7 +347,10 @@ class CudaMmaV2Basis:
         shared = candidate.shared_bytes + (versions - 1) * staged
         resident = self._resident(g, t, regs, cap, shared)
         latency = max(1.0, k.target_resident_subgroups / resident)
-        tail = work.m * work.n * 4.0 * k.exposed_tail_byte / max(1, resident // g)
+        # a per-group cost weighs against E executions only when E is known: a shape-generic
+        # plan prices one, and the tail would outweigh the issue it is compared with
+        tail = (work.m * work.n * DTYPE_BYTES[work.acc_dtype] * k.exposed_tail_byte
+                / max(1, resident // g)) if work.executions_known else 0.0
         score = issue * spill * latency + tail
         matrix = float(wc.physical_matrix_issues)
         feats = (("matrix_issues", matrix), ("issue_cost", issue_cost), ("math", math_issue),

@@ -22,19 +22,26 @@ v2's values leave v2 as it was):
 - ``exposed_tail_byte`` = 0.6: after its last K step a group drains its accumulator; a
   second resident group computes meanwhile, a lone one does not. 256x128 tiles (one group
   per SM) ran 3 us per group slower than 128x128 tiles (two per SM) at bf16 4096^3 and
-  8192x8192x1024, the same work per SM; 3 us is about 0.6 issue slots per byte of a
-  128x256 f32 accumulator.
+  8192x8192x1024, the same work per SM. The fit prefers more than 3 us would give (0.6
+  slots per byte is about 10 us per 128x256 f32 accumulator at the model's own scale).
+  The tail is priced only when the trip count is known: a shape-generic plan prices one
+  execution, and a per-group cost would outweigh it.
 
 The values are the best of a grid scored by the mean and the maximum regret of the
 replayed picks on those 14 shapes (``benchmarks/model_regret.py --grid --commit b3206a5``
 prints it from the record): 7.3% mean, 65.1% max (a 512^3 shape whose 32 configurations
 all ran within 15-25 us, with batch spreads up to 23%), against 13.4% / 70.7% for v2's
-values with the same shape buckets; each coefficient changed alone raises the mean (its
-fact says how much). On 15 shapes held out from the fit (``benchmarks/tune_matmul.py``'s
+values with the same shape buckets. Each coefficient changed alone raises the mean (its
+fact says how much), except a larger tail (1.5: 5.7%), which the held-out sweep below
+rejected; that sweep thus chose between the two and is no longer unseen. On 15 shapes
+held out from the fit (``benchmarks/tune_matmul.py``'s
 ``HELDOUT_SHAPES``, measured at 27f09b5) v3 left 14.6% mean and 75.2% max regret, v2's
 values 18.7% / 70.9% in the replay: better than v2, short of the 10% / 25% the tuning
 guide aims at. A linear reweighting of v3's terms (``tilec tune --refit``) left the
 leave-one-out mean on the fit at 7.1%, so the terms keep weight 1.
+A call the model resolves compiles at the thread count its plans were priced at
+(``Resolution.variant``): the shape-generic plan of the same tiles may pick another one,
+since only the call's extents show waves and underfill.
 The shape buckets that bind the model's extents are finer too (``frontend/tunables.py``:
 four steps per octave instead of powers of two). Every other number is v2's.
 """
@@ -68,10 +75,12 @@ _SOURCES = MappingProxyType({
                              "12: 9.9%, 16: 7.3%, 20: 9.9%)",
     "wgmma_registers": "the lowering's own request (lower/machine.py, min_groups); off: "
                        "8.4% mean regret against 7.3% on, in the " + _FIT,
-    "exposed_tail_byte": "3 us per exposed 128 KB accumulator drain (256x128 against 128x128 "
-                         "tiles at one and two groups per SM); " + _FIT + " (0: 9.0% mean "
+    "exposed_tail_byte": "an exposed accumulator drain (256x128 against 128x128 tiles at one "
+                         "and two groups per SM: 3 us per group), priced when the trip count "
+                         "is known; " + _FIT + " (0: 9.0% mean "
                          "regret, 0.4: 8.8%, 0.6: 7.3%, 0.8: 7.6%, 1.5: 5.7%; 1.5 is not taken: "
-                         "on the held-out sweep at 27f09b5 it gives 16.0% against 14.2%)",
+                         "replayed on the held-out sweep at 27f09b5 (its 15 shapes and "
+                         "4096^3) it gives 16.0% against 0.6's 14.2%)",
 })
 
 
