@@ -86,3 +86,14 @@ def test_the_terms_of_a_plan_sum_to_its_score(shape):
         assert set(terms) >= {"math", "warp_steps", "staging"}
         assert sum(terms.values()) == pytest.approx(
             sum(g.selected.kernel_score for g in plan.groups), rel=1e-9)
+
+
+def test_weights_are_reported_relative_to_the_basis_and_an_unused_term_keeps_its_price():
+    sets = _synthetic({"math": 2.0, "staging": 2.0})  # the basis right up to one factor
+    report = refit(sets)
+    assert report.unit == pytest.approx(2.0)
+    assert report.to_json()["relative_weights"] == pytest.approx({"math": 1.0, "staging": 1.0})
+    assert "math                1.000" in report.render()
+    # a term no set has (a held-out set alone may have it) is priced at the shared unit
+    w = fit(sets, ["math", "staging", "tail"])
+    assert w["tail"] == pytest.approx(2.0) and w["math"] == pytest.approx(2.0)

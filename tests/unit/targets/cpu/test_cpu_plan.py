@@ -142,22 +142,24 @@ def test_other_register_blocks_print_and_stay_exact(rows: int, vectors: int, lan
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_a_is_read_in_place_unless_its_elements_need_converting(dtype: str) -> None:
     """The micro-kernels read A's rows where they are when A has the accumulator's type;
-    16-bit A is converted while packed into row panels. Both give the reference's values,
-    on ragged extents (row and column remainders)."""
+    16-bit A is converted while packed into row panels. Both give the reference's values
+    with row remainders (40 rows in blocks of 6) and columns narrower than a vector
+    (BN = 52 with 16- or 8-lane vectors)."""
     import ml_dtypes
 
     rng = np.random.default_rng(5)
     dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else getattr(np, dtype)
-    acc = np.float32
     a = rng.standard_normal((70, 40)).astype(dt)
-    b = rng.standard_normal((40, 50)).astype(dt)
-    c = np.full((70, 50), np.nan, acc)
-    comp = tc.compile(matmul, a, b, c, target="reference", BM=64, BN=64, BK=32)
+    b = rng.standard_normal((40, 90)).astype(dt)
+    c = np.full((70, 90), np.nan, np.float32)
+    comp = tc.compile(matmul, a, b, c, target="reference", BM=40, BN=52, BK=32)
     src = CBackend().emit(comp.module, comp.fn_name).text
     kernels = set(re.findall(r"void (tc_mk_\w+)\(", src))
-    assert kernels, src
+    assert len(kernels) >= 2, kernels                      # full rows and the remainder
     assert all(k.endswith("_ra") for k in kernels) == (dtype != "bfloat16"), kernels
-    assert ("bpack" in src) and (src.count("kk * ") >= 1)
+    a_pack = re.search(r"\[i0 \* 32 \+ kk \* \d+ \+ ii\] = ", src)  # A into row panels
+    assert (a_pack is None) == (dtype != "bfloat16")
+    assert "acc = acc + " in src                             # columns narrower than a vector
     got, want = _run(comp, [a, b, c])
     assert not np.isnan(got).any()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
