@@ -167,9 +167,10 @@ def main() -> int:
     # ---------------------------------------------------------------- regret
     regrets = []
     validated = {"bf16"}
-    shapes = {"heldout": HELDOUT_SHAPES, "heldout2": HELDOUT2_SHAPES, "fit": FIT_SHAPES,
-              "all": FIT_SHAPES + HELDOUT_SHAPES + HELDOUT2_SHAPES}[args.shapes]
-    for m, nn, k, dt in ([] if args.skip_regret else shapes):
+    sets = {"fit": FIT_SHAPES, "heldout": HELDOUT_SHAPES, "heldout2": HELDOUT2_SHAPES}
+    shapes = [(shape, name) for name, group in sets.items() for shape in group
+              if args.shapes in (name, "all")]
+    for (m, nn, k, dt), shape_set in ([] if args.skip_regret else shapes):
         if time.perf_counter() - start > args.limit_s:
             say(f"time limit: {m}x{nn}x{k} {dt} skipped")
             continue
@@ -192,9 +193,7 @@ def main() -> int:
                 best_ms=timed[best], configs_timed=len(timed),
                 samples=[cd.to_json() for cd in r.candidates if cd.search_ms],
                 invalid=[cd.label for cd in r.candidates if not cd.ok],
-                shape_set=args.shapes if args.shapes != "all" else
-                ("fit" if (m, nn, k, dt) in FIT_SHAPES else
-                 "heldout" if (m, nn, k, dt) in HELDOUT_SHAPES else "heldout2"))
+                shape_set=shape_set)
     done = [x for x in regrets if x is not None]
     if done:
         say(f"regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "

@@ -125,17 +125,26 @@ def _names(sets: Iterable[SampleSet]) -> list[str]:
     return list(seen)
 
 
+def _rows(sets: Sequence[SampleSet], names: Sequence[str]) -> np.ndarray:
+    """Every candidate's terms over its measured time, one row each."""
+    rows = [s.matrix(names) / np.array(s.times, float)[:, None] for s in sets]
+    return np.vstack(rows) if rows else np.zeros((0, len(names)))
+
+
+def _unit(a: np.ndarray) -> float:
+    """The one weight shared by every term that fits the rows ``a`` best (ms per unit)."""
+    r = a.sum(axis=1)
+    return float(r.sum() / (r ** 2).sum()) if r.any() else 1.0
+
+
 def fit(sets: Sequence[SampleSet], names: Sequence[str] | None = None) -> dict[str, float]:
     """The non-negative weight of every term, fitted to every set's candidates (ms per
     unit); a term no candidate has gets the one weight shared by every term that fits
     best, so a set that alone has it is priced as the basis prices it."""
     names = list(names or _names(sets))
-    rows = [s.matrix(names) / np.array(s.times, float)[:, None] for s in sets]
-    a = np.vstack(rows) if rows else np.zeros((0, len(names)))
+    a = _rows(sets, names)
     used = a.any(axis=0)
-    r = a.sum(axis=1)
-    unit = float(r.sum() / (r ** 2).sum()) if r.any() else 1.0
-    w = np.full(len(names), unit)  # a term the sets never use: the basis's own price
+    w = np.full(len(names), _unit(a))  # a term the sets never use: the basis's own price
     if a.shape[0] and used.any():
         w[used] = nnls(a[:, used], np.ones(a.shape[0]))
     return dict(zip(names, (float(v) for v in w)))
@@ -197,10 +206,7 @@ def refit(sets: Sequence[SampleSet]) -> RefitReport:
     """Fit on every set, and score by leave-one-out regret (see the module docstring)."""
     sets = [s for s in sets if len(s.times) >= 2]
     names = _names(sets)
-    ratios = np.concatenate([s.matrix(names).sum(axis=1) / np.array(s.times, float)
-                             for s in sets]) if sets else np.zeros(0)
-    unit = float(ratios.sum() / (ratios ** 2).sum()) if ratios.any() else 1.0
-    report = RefitReport(fit(sets, names), unit=unit)
+    report = RefitReport(fit(sets, names), unit=_unit(_rows(sets, names)))
     for i, s in enumerate(sets):
         before, pick_b = _regret(s, {}, names)
         w = fit([x for j, x in enumerate(sets) if j != i], names) if len(sets) > 1 \

@@ -102,24 +102,31 @@ MEASURED_712EAC1 = {
 }
 
 
+def modelled_as_measured(g: plan.GroupWorkload, measured: dict, basis: object,
+                         cost_basis: str) -> dict:
+    """The model's time of each measured (threads, warp tile) plan of ``g`` under
+    ``cost_basis``, after checking that every pair whose measured times differ by more
+    than 5% is ordered the same by the model."""
+    model = {}
+    for p in _priced(g, cost_basis=cost_basis):
+        key = (p.candidate.threads, _warp_tile(p))
+        if key in measured:
+            t = basis.group_terms(key[0], g)  # type: ignore[attr-defined]
+            model[key] = (p.score + t.offset) * t.scale
+    assert set(model) == set(measured)
+    for x in measured:
+        for y in measured:
+            if measured[y] > 1.05 * measured[x]:
+                assert model[x] < model[y], (x, measured[x], y, measured[y])
+    return model
+
+
 @pytest.mark.parametrize("tile", list(MEASURED_712EAC1), ids=lambda t: "x".join(map(str, t)))
 def test_model_orders_the_measured_bf16_plans_as_measured(tile) -> None:
     m, n, k = tile
     measured = MEASURED_712EAC1[tile]
     g = _gemm(m, n, k, "bf16", programs=(4096 // m) * (4096 // n), executions=4096 // k)
-    basis = CudaMmaV2Basis(SM90)
-    model = {}
-    for p in _priced(g):
-        key = (p.candidate.threads, _warp_tile(p))
-        if key in measured:
-            t = basis.group_terms(key[0], g)
-            model[key] = (p.score + t.offset) * t.scale
-    assert set(model) == set(measured)
-    # every pair whose measured times differ by more than 5% is ordered the same by the model
-    for x in measured:
-        for y in measured:
-            if measured[y] > 1.05 * measured[x]:
-                assert model[x] < model[y], (x, measured[x], y, measured[y])
+    model = modelled_as_measured(g, measured, CudaMmaV2Basis(SM90), "cuda_mma_v2")
     fastest = min(measured, key=measured.__getitem__)
     assert min(model, key=model.__getitem__) == fastest
 

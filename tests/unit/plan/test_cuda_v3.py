@@ -9,7 +9,7 @@ import dataclasses
 import math
 
 import pytest
-from test_cuda_v2 import DEFAULTS, MEASURED_712EAC1, _gemm, _warp_tile
+from test_cuda_v2 import DEFAULTS, MEASURED_712EAC1, _gemm, _warp_tile, modelled_as_measured
 
 import tilec as tc
 import tilec.plan as plan
@@ -121,19 +121,7 @@ def test_v3_orders_the_measured_bf16_plans_as_measured(tile) -> None:
     m, n, k = tile
     measured = MEASURED_712EAC1[tile]
     g = _gemm(m, n, k, "bf16", programs=(4096 // m) * (4096 // n), executions=4096 // k)
-    gp = plan.plan_group(g, SM90)
-    model = {}
-    for p in gp.candidates:
-        key = (p.candidate.threads, _warp_tile(p))
-        if p.candidate.realization == "rectangle" and p.candidate.accumulator == "direct" \
-                and key in measured:
-            t = V3.group_terms(key[0], g)
-            model[key] = (p.score + t.offset) * t.scale
-    assert set(model) == set(measured)
-    for x in measured:
-        for y in measured:
-            if measured[y] > 1.05 * measured[x]:
-                assert model[x] < model[y], (x, measured[x], y, measured[y])
+    modelled_as_measured(g, measured, V3, "cuda_mma_v3")
 
 
 # H200, lib.matmul, every configuration timed at commit b3206a5 (benchmarks/results/
