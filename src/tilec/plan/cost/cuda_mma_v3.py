@@ -36,7 +36,8 @@ fact says how much), except a larger tail (1.5: 5.7%), which the held-out sweep 
 rejected; that sweep thus chose between the two and is no longer unseen. On 15 shapes
 held out from the fit (``benchmarks/tune_matmul.py``'s
 ``HELDOUT_SHAPES``, measured at 27f09b5) v3 left 14.6% mean and 75.2% max regret, v2's
-values 18.7% / 70.9% in the replay: better than v2, short of the 10% / 25% the tuning
+values 18.7% / 70.9% replayed on that record with its 4096^3 sweep (v3 there: 14.2%
+/ 75.2%): better than v2, short of the 10% / 25% the tuning
 guide aims at. A linear reweighting of v3's terms (``tilec tune --refit``) left the
 leave-one-out mean on the fit at 7.1%, so the terms keep weight 1.
 A call the model resolves compiles at the thread count its plans were priced at
