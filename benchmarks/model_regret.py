@@ -14,10 +14,13 @@ recorded times (one device run each); a change that looks better here is confirm
 new ``tune_matmul.py`` run on held-out shapes.
 
 ``PYTHONPATH=src python benchmarks/model_regret.py results/tune_matmul-*.json``
-(``--commit C`` keeps only records measured at commit ``C``). ``--grid`` replays the
-variants of ``cuda_mma_v3`` that its facts cite (each of its coefficients changed alone,
-and v2's values) and prints the mean and maximum regret of each: the fit that chose v3's
-values, reproducible from the record.
+(``--commit C`` keeps only records measured at commit ``C``). A pick is looked up at the
+thread count it is priced at now when the record timed that one; otherwise at the
+configuration's plan in the record (marked: such a figure is an estimate), and the
+summary gives both. ``--grid`` replays the variants of ``cuda_mma_v4`` that its facts
+cite (each of its coefficients changed alone, and v3's and v2's values) and prints the
+mean and maximum regret of each: the fit that chose v4's values, reproducible from the
+records.
 """
 
 from __future__ import annotations
@@ -34,19 +37,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-GRID = [  # (label, coefficients changed from cuda_mma_v3's)
-    ("cuda_mma_v3", {}),
-    ("whole_waves off", {"whole_waves": False}),
-    ("wgmma_registers off", {"wgmma_registers": False}),
-    ("fill_target_subgroups 8", {"fill_target_subgroups": 8}),
+GRID = [  # (label, coefficients changed from cuda_mma_v4's)
+    ("cuda_mma_v4", {}),
+    ("ffma_target_resident_subgroups 8", {"ffma_target_resident_subgroups": 8}),
+    ("ffma_target_resident_subgroups 16", {"ffma_target_resident_subgroups": 16}),
+    ("ffma_target_resident_subgroups 20", {"ffma_target_resident_subgroups": 20}),
+    ("ffma_target_resident_subgroups 24", {"ffma_target_resident_subgroups": 24}),
+    ("exposed_step 0", {"exposed_step": 0.0}),
+    ("exposed_step 1000", {"exposed_step": 1000.0}),
+    ("exposed_step 1500", {"exposed_step": 1500.0}),
+    ("exposed_step 2500", {"exposed_step": 2500.0}),
+    ("exposed_step 4000", {"exposed_step": 4000.0}),
+    ("exposed_tail_byte 0.3", {"exposed_tail_byte": 0.3}),
+    ("exposed_tail_byte 1.0", {"exposed_tail_byte": 1.0}),
     ("fill_target_subgroups 12", {"fill_target_subgroups": 12}),
-    ("fill_target_subgroups 20", {"fill_target_subgroups": 20}),
-    ("exposed_tail_byte 0", {"exposed_tail_byte": 0.0}),
-    ("exposed_tail_byte 0.4", {"exposed_tail_byte": 0.4}),
-    ("exposed_tail_byte 0.8", {"exposed_tail_byte": 0.8}),
-    ("exposed_tail_byte 1.5", {"exposed_tail_byte": 1.5}),
-    ("target_resident_subgroups 12", {"target_resident_subgroups": 12}),
-    ("v2's values", {"whole_waves": False, "wgmma_registers": False,
+    ("v3's values", {"ffma_target_resident_subgroups": 0, "exposed_step": 0.0}),
+    ("v2's values", {"ffma_target_resident_subgroups": 0, "exposed_step": 0.0,
+                     "whole_waves": False, "wgmma_registers": False,
                      "fill_target_subgroups": 0, "exposed_tail_byte": 0.0}),
 ]
 
@@ -54,7 +61,8 @@ GRID = [  # (label, coefficients changed from cuda_mma_v3's)
 def sample_shapes(paths: list[str], commit: str | None) -> list[dict[str, Any]]:
     """Per recorded shape: its extents, dtype and the time of every configuration at the
     plan the model priced it by (of several plans of one configuration, the lowest-scoring
-    one: the planner's own); the last record of a shape wins."""
+    one: the planner's own), and of every (configuration, thread count) timed; the last
+    record of a shape wins."""
     out: dict[tuple[Any, ...], dict[str, Any]] = {}
     for p in paths:
         for r in json.loads(Path(p).read_text()):
@@ -62,21 +70,27 @@ def sample_shapes(paths: list[str], commit: str | None) -> list[dict[str, Any]]:
                 continue
             if commit and r.get("commit") not in commit.split(","):
                 continue
-            times, scores = {}, {}
+            times, scores, threads = {}, {}, {}
             for s in r["samples"]:
                 key = json.dumps(s.get("config") or {}, sort_keys=True)
                 score = s.get("score") if s.get("score") is not None else float("inf")
-                if s.get("search_ms") and (key not in times or score < scores[key]):
+                if not s.get("search_ms"):
+                    continue
+                if key not in times or score < scores[key]:
                     times[key], scores[key] = float(s["search_ms"]), score
+                t = (s.get("variant") or {}).get("threads")
+                if t is not None:
+                    threads[(key, t)] = float(s["search_ms"])
             if len(times) >= 2:
                 key = (tuple(r["shape"]), r["dtype"])
                 out[key] = {"shape": tuple(r["shape"]), "dtype": r["dtype"], "times": times,
-                            "commit": r.get("commit")}
+                            "threads": threads, "commit": r.get("commit")}
     return list(out.values())
 
 
-def pick_now(m: int, n: int, k: int, dtype: str) -> tuple[dict[str, int], str]:
-    """The configuration ``lib.matmul`` picks by the model for this shape, and its note."""
+def pick_now(m: int, n: int, k: int, dtype: str) -> tuple[dict[str, int], int | None]:
+    """The configuration ``lib.matmul`` picks by the model for this shape, and the thread
+    count it was priced at."""
     import ml_dtypes
     import numpy as np
 
@@ -88,37 +102,50 @@ def pick_now(m: int, n: int, k: int, dtype: str) -> tuple[dict[str, int], str]:
     args = [np.empty((m, k), dt), np.empty((k, n), dt), np.empty((m, n), np.float32)]
     matmul.forget_resolutions()
     sel = matmul.resolve(args, "cuda")
-    return dict(sel.values), str(sel)
+    return dict(sel.values), sel.variant.get("threads")
 
 
 @contextlib.contextmanager
 def coefficients(**values: Any) -> Iterator[None]:
-    """``cuda_mma_v3``'s sm_90 record with ``values`` changed, for the enclosed replays."""
+    """``cuda_mma_v4``'s sm_90 record with ``values`` changed, for the enclosed replays."""
     import tilec.plan.cost as cost
     from tilec.exec import Fact
 
-    base = cost.SM90_V3
+    base = cost.SM90_V4
     facts = tuple(f for f in base.facts if f.name not in values)
     facts += tuple(Fact(n, v, "prior", "model_regret --grid") for n, v in values.items())
-    cost.SM90_V3 = dataclasses.replace(base, **values, facts=facts)
+    cost.SM90_V4 = dataclasses.replace(base, **values, facts=facts)
     try:
         yield
     finally:
-        cost.SM90_V3 = base
+        cost.SM90_V4 = base
 
 
-def replay(shapes: list[dict[str, Any]]) -> list[tuple[str, dict[str, int], str, float | None]]:
+def replay(shapes: list[dict[str, Any]]
+           ) -> list[tuple[str, dict[str, int], str, float | None, bool]]:
     """Per shape: its name, the pick now, the best recorded configuration, the regret (None
-    when the pick was not timed)."""
+    when the pick was not timed) and whether the record timed the pick at the thread count
+    it is priced at now (else the configuration's time at the record's plan is used)."""
     out = []
     for s in shapes:
         m, n, k = s["shape"]
-        cfg, _ = pick_now(m, n, k, s["dtype"])
+        cfg, threads = pick_now(m, n, k, s["dtype"])
         key = json.dumps(cfg, sort_keys=True)
         best = min(s["times"], key=s["times"].get)
-        regret = s["times"][key] / s["times"][best] - 1 if key in s["times"] else None
-        out.append((f"{m}x{n}x{k} {s['dtype']}", cfg, best, regret))
+        floor = min([s["times"][best], *s["threads"].values()])
+        exact = (key, threads) in s["threads"]
+        t = s["threads"][(key, threads)] if exact else s["times"].get(key)
+        out.append((f"{m}x{n}x{k} {s['dtype']}", cfg, best,
+                    t / floor - 1 if t is not None else None, exact))
     return out
+
+
+def _summary(rows: list[tuple[Any, ...]]) -> str:
+    got = [r for *_, r, _ in rows if r is not None]
+    exact = [r for *_, r, e in rows if r is not None and e]
+    return (f"{statistics.mean(got):>7.1%} {max(got):>7.1%}   {len(exact):>2} at the priced "
+            f"thread count: {statistics.mean(exact):.1%} mean, {max(exact):.1%} max"
+            if exact else f"{statistics.mean(got):>7.1%} {max(got):>7.1%}")
 
 
 def main() -> int:
@@ -134,24 +161,24 @@ def main() -> int:
         print("no recorded shapes with samples", file=sys.stderr)
         return 1
     if args.grid:
-        print(f"{'variant':<28} {'mean':>7} {'max':>7}")
+        print(f"{'variant':<36} {'mean':>7} {'max':>7}")
         for label, values in GRID:
             with coefficients(**values):
-                got = [r for *_, r in replay(shapes) if r is not None]
-            print(f"{label:<28} {statistics.mean(got):>7.1%} {max(got):>7.1%}", flush=True)
+                rows = replay(shapes)
+            print(f"{label:<36} {_summary(rows)}", flush=True)
         return 0
-    regrets = []
     fmt = "BM={BM} BN={BN} BK={BK}".format
     print(f"{'shape':<22} {'pick now':<22} {'best recorded':<22} {'regret':>7}")
-    for name, cfg, best, regret in replay(shapes):
+    rows = replay(shapes)
+    for name, cfg, best, regret, exact in rows:
         if regret is None:
             print(f"{name:<22} pick {cfg} was not timed in the record")
             continue
-        regrets.append(regret)
-        print(f"{name:<22} {fmt(**cfg):<22} {fmt(**json.loads(best)):<22} {regret:>7.1%}")
-    if regrets:
-        print(f"regret over {len(regrets)} shapes: mean {statistics.mean(regrets):.1%}, "
-              f"max {max(regrets):.1%}")
+        mark = "" if exact else "  (timed at another thread count)"
+        print(f"{name:<22} {fmt(**cfg):<22} {fmt(**json.loads(best)):<22} {regret:>7.1%}{mark}")
+    if any(r is not None for *_, r, _ in rows):
+        n = sum(1 for *_, r, _ in rows if r is not None)
+        print(f"regret over {n} shapes: mean, max {_summary(rows)}")
     return 0
 
 

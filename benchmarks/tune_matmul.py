@@ -9,10 +9,18 @@
 2. Regret of the model pick on GEMM shapes (``--shapes heldout2``, the default: shapes
    no fit of the cost basis has seen; ``heldout``: the shapes held out from
    ``cuda_mma_v3``'s fit and measured at 27f09b5; ``fit``: the shapes it was fitted
-   to): for each shape every configuration is timed (5 batches of 10 ms each) and the
-   regret is ``time(model pick) / time(best) - 1``. Every timed candidate is kept with
-   its score terms (``samples``), so ``tilec tune --refit results/tune_matmul-*.json``
-   refits the basis on them and reports the leave-one-out regret.
+   to; ``cuda_mma_v4`` was fitted to both of the last). For each shape every
+   configuration is timed (5 batches of 10 ms each: the search), then the model's pick
+   and the two fastest other configurations of the search are replayed: one batch each
+   per round, in all six orders, twice (``replay_orders``), so that drift falls on every
+   arm alike. The regret is ``replay(model pick) / min(replay) - 1``: a frozen replay of
+   the pick, not the search minimum, which the noise of 30 timings biases low (the
+   search figure, ``time(model pick) / time(best) - 1`` over the search times, is kept
+   as ``search_regret``). Times are device milliseconds per call of calls enqueued back
+   to back, so a kernel shorter than the launch path (about 14 us per call) is timed as
+   the launch path. Every timed candidate is kept with its score terms (``samples``), so
+   ``tilec tune --refit results/tune_matmul-*.json`` refits the basis on them and
+   reports the leave-one-out regret.
 
 Records go to ``results/tune_matmul-<device>-<date>.json``. Run from the repository root:
 ``PYTHONPATH=src python benchmarks/tune_matmul.py`` (``--limit-s`` bounds the wall time;
@@ -81,6 +89,32 @@ def interleaved(arms: dict[str, Callable[[], Any]], rounds: int) -> dict[str, fl
         for k in (list(arms) if r % 2 == 0 else list(reversed(arms))):
             times[k].append(bench_ms(arms[k]))
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def replay_regret(kernel: Any, args: tuple[Any, ...], model: Any, candidates: Any,
+                  passes: int = 2) -> dict[str, Any]:
+    """Replay the model's pick against the two fastest other candidates of the search:
+    one batch of each per round, every order of the three ``passes`` times. Returns the
+    arms' median device ms per call and the pick's regret against the fastest arm."""
+    from tilec.tuning.measure import Timer, replay_orders
+
+    timed = sorted((cd for cd in candidates if cd.search_ms and cd.label != model.label),
+                   key=lambda cd: cd.search_ms)
+    arms = [model, *timed[:2]]
+    runs = []
+    for cd in arms:
+        exe = kernel.compile(*args, variant=cd.variant, **cd.config).executable()
+        runs.append(lambda exe=exe: exe(*args))
+    timer = Timer("cuda", batch_ms=10.0, uses_torch=True)
+    calls = [timer.calls_per_batch(run) for run in runs]
+    times: list[list[float]] = [[] for _ in arms]
+    orders = replay_orders(len(arms))
+    for order in orders * passes:
+        for i in order:
+            times[i].append(timer.batch(runs[i], calls[i]).device_ms)
+    med = {cd.label: statistics.median(t) for cd, t in zip(arms, times, strict=True)}
+    return {"medians": med, "rounds": len(orders) * passes,
+            "regret": med[model.label] / min(med.values()) - 1}
 
 
 def main() -> int:
@@ -185,18 +219,27 @@ def main() -> int:
         best = min(timed, key=timed.get)
         model = next((cd for cd in r.candidates if cd.config == dict(pick.values)), None)
         model_ms = model.search_ms if model is not None else None
-        regret = model_ms / timed[best] - 1 if model_ms else None
+        search_regret = model_ms / timed[best] - 1 if model_ms else None
+        replayed = replay_regret(matmul, (a, b, c), model, r.candidates) if model_ms else {}
+        regret = replayed["regret"] if replayed else None
         regrets.append(regret)
+        say(f"{m}x{nn}x{k} {dt}: pick {pick} ({model.label if model else 'not timed'}), "
+            + (f"replayed regret {regret:.1%}, search {search_regret:.1%}"
+               if regret is not None else "no regret"))
         torch_ms = bench_ms(lambda a=a, b=b: torch.matmul(a, b))
-        rec.add("lib.matmul model pick (regret)", [m, nn, k], dt, model_ms, "torch", torch_ms,
-                tuned=False, regret=regret, config=str(pick), best=best,
+        pick_ms = replayed["medians"][model.label] if replayed else model_ms
+        rec.add("lib.matmul model pick (regret)", [m, nn, k], dt, pick_ms, "torch", torch_ms,
+                tuned=False, regret=regret, search_regret=search_regret, search_ms=model_ms,
+                replay=replayed.get("medians"), replay_rounds=replayed.get("rounds"),
+                config=str(pick), pick_variant=dict(pick.variant),
+                model_variant=dict(model.variant) if model else None, best=best,
                 best_ms=timed[best], configs_timed=len(timed),
                 samples=[cd.to_json() for cd in r.candidates if cd.search_ms],
                 invalid=[cd.label for cd in r.candidates if not cd.ok],
                 shape_set=shape_set)
     done = [x for x in regrets if x is not None]
     if done:
-        say(f"regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "
+        say(f"replayed regret over {len(done)} shapes: mean {statistics.mean(done):.1%}, "
             f"max {max(done):.1%}")
     if rec.records:
         rec.write()

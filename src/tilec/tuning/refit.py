@@ -1,10 +1,10 @@
 """Refitting the cost basis from measured candidates, and the regret it leaves.
 
 Each candidate of a tuning run keeps the *terms* of its model score
-(``plan_terms``): the score is their sum. For ``cuda_mma_v2`` and ``v3``
+(``plan_terms``): the score is their sum. For ``cuda_mma_v2``, ``v3`` and ``v4``
 these are the issue-slot components of every selected operation (math, fragment loads,
 accumulator transfers, warp steps, staging, remaining elements; v3 adds the exposed
-tail), each already multiplied
+tail, v4 the exposed waits per K step), each already multiplied
 by that operation's register-spill and latency factors and by its group's scale, and the
 groups' offsets. For any other basis there is one term, the score. The refit finds one
 non-negative weight per term, so that the weighted sum predicts the measured time:
@@ -42,8 +42,8 @@ __all__ = ["TERMS", "plan_terms", "SampleSet", "nnls", "fit", "refit", "RefitRep
            "sample_sets_from_files"]
 
 TERMS = ("math", "fragment_loads", "accumulator", "warp_steps", "staging", "elements",
-         "tail", "offset")
-"""The score terms of ``cuda_mma_v2`` and ``v3`` (other bases have the single term
+         "tail", "waits", "offset")
+"""The score terms of ``cuda_mma_v2``, ``v3`` and ``v4`` (other bases have the single term
 ``score``)."""
 
 
@@ -62,8 +62,9 @@ def plan_terms(plan: Any) -> dict[str, float]:
                 out["score"] = out.get("score", 0.0) + p.score * scale
                 continue
             factor = f["spill"] * f["latency"] * scale
-            if f.get("exposed_tail"):
-                out["tail"] = out.get("tail", 0.0) + f["exposed_tail"] * scale
+            for term, feature in (("tail", "exposed_tail"), ("waits", "exposed_steps")):
+                if f.get(feature):
+                    out[term] = out.get(term, 0.0) + f[feature] * scale
             parts = {k: f.get(k, 0.0) for k in TERMS[:5]}
             parts["elements"] = f["issue"] - sum(parts.values())
             for k, v in parts.items():

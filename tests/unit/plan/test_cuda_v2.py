@@ -34,7 +34,7 @@ def _warp_tile(p: plan.Priced) -> tuple[int, int]:
 
 
 def _selected(g: plan.GroupWorkload, target: str = "cuda:sm_90", **opts) -> plan.Priced:
-    opts.setdefault("cost_basis", "cuda_mma_v2")  # the default is v3 (test_cuda_v3.py)
+    opts.setdefault("cost_basis", "cuda_mma_v2")  # the default is v4 (test_cuda_v4.py)
     gp = plan.plan_group(g, target, plan.PlannerOptions(**opts))
     assert gp.cost_basis == opts["cost_basis"]
     assert gp.selected is not None

@@ -26,10 +26,12 @@ Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak):
     spill      = 1 + spill_weight * max(0, registers - cap) / cap
     resident   = G * min(registers per unit // (round_up(min(registers, cap), 8) * threads),
                          shared per unit // staged shared bytes, 64 // G, 32)     (warps/SM)
-    latency    = max(1, target_resident_subgroups / resident)
+    latency    = max(1, target / resident)    target = target_resident_subgroups
+                 (v4, lane FFMA: ffma_target_resident_subgroups)
     tail       = tile m * n * acc bytes * exposed_tail_byte / (resident / G)
                  (v3, when E is known; 0 in v2)
-    score      = issue * spill * latency + tail
+    waits      = E * exposed_step / (resident / G)          (v4, when E is known; 0 before)
+    score      = issue * spill * latency + tail + waits
 
 Per thread count (``group_terms``)::
 
@@ -147,6 +149,14 @@ class CudaV2Coefficients:
     """Resident warps per unit below which an underfilled device is penalized
     (``group_terms``: warps per group times groups on the busiest unit); 0 = the
     ``target_resident_subgroups`` of v2."""
+    ffma_target_resident_subgroups: int
+    """Resident warps per unit below which a lane-FFMA candidate's latency is not hidden
+    (its fragments come from shared memory every K step, with no matrix instruction to
+    overlap them); 0 = ``target_resident_subgroups``, as in v2 and v3."""
+    exposed_step: float
+    """Issue slots per K step that a group waits (its barrier and the operands' arrival)
+    with nothing else to run, divided by the groups resident per unit (another resident
+    group computes meanwhile); priced when the trip count is known; 0 in v2 and v3."""
     facts: tuple[Fact, ...]
     """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
     provenance: str
@@ -203,6 +213,7 @@ _WGMMA = ("a hand-written kernel with this lowering's structure (cp.async ring o
           "step) ran bf16 4096^3 at 128x128x64 in 0.242 ms on the H200, 2026-11-30, against "
           "0.50 ms for the best mma.sync plan of the same size: 7 * 0.242 / 0.50")
 _V2_ONLY = "v2 as measured (cuda_mma_v3 sets it: see plan/cost/cuda_mma_v3.py)"
+_BEFORE_V4 = "v2 and v3 as measured (cuda_mma_v4 sets it: see plan/cost/cuda_mma_v4.py)"
 
 _ATOMS = (
     AtomPrices("mma.m16n8k16.bf16", 7.0, 1.9, 0.95),
@@ -264,6 +275,8 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         Fact("whole_waves", False, "prior", _V2_ONLY),
         Fact("exposed_tail_byte", 0.0, "prior", _V2_ONLY),
         Fact("fill_target_subgroups", 0, "prior", _V2_ONLY),
+        Fact("ffma_target_resident_subgroups", 0, "prior", _BEFORE_V4),
+        Fact("exposed_step", 0.0, "prior", _BEFORE_V4),
     )
     return CudaV2Coefficients(
         atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
@@ -271,7 +284,8 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         registers_per_chunk=7.5, spill_weight=1.0, target_resident_subgroups=8,
         min_group_subgroups=4, staging_versions=2, wgmma_issue=3.4, wgmma_registers=False,
         wgmma_staging_versions=3, whole_waves=False, exposed_tail_byte=0.0,
-        fill_target_subgroups=0, facts=facts,
+        fill_target_subgroups=0, ffma_target_resident_subgroups=0, exposed_step=0.0,
+        facts=facts,
         provenance=units_note)
 
 
@@ -346,12 +360,17 @@ class CudaMmaV2Basis:
         versions = k.wgmma_staging_versions if wg_regs else k.staging_versions
         shared = candidate.shared_bytes + (versions - 1) * staged
         resident = self._resident(g, t, regs, cap, shared)
-        latency = max(1.0, k.target_resident_subgroups / resident)
+        target = (k.ffma_target_resident_subgroups or k.target_resident_subgroups) \
+            if candidate.atom.family == "lane_ffma" else k.target_resident_subgroups
+        latency = max(1.0, target / resident)
         # a per-group cost weighs against E executions only when E is known: a shape-generic
         # plan prices one, and the tail would outweigh the issue it is compared with
-        tail = (work.m * work.n * DTYPE_BYTES[work.acc_dtype] * k.exposed_tail_byte
-                / max(1, resident // g)) if work.executions_known else 0.0
-        score = issue * spill * latency + tail
+        alone = max(1, resident // g)  # groups resident per unit
+        known = work.executions_known
+        tail = work.m * work.n * DTYPE_BYTES[work.acc_dtype] * k.exposed_tail_byte / alone \
+            if known else 0.0
+        waits = e * k.exposed_step / alone if known else 0.0
+        score = issue * spill * latency + tail + waits
         matrix = float(wc.physical_matrix_issues)
         feats = (("matrix_issues", matrix), ("issue_cost", issue_cost), ("math", math_issue),
                  ("a_fragment_loads", a_loads), ("b_fragment_loads", b_loads),
@@ -371,7 +390,7 @@ class CudaMmaV2Basis:
                  ("registers", regs), ("register_cap", float(cap or 0)),
                  ("spill", spill), ("group_shared_bytes", float(shared)),
                  ("resident_subgroups", float(resident)), ("latency", latency),
-                 ("exposed_tail", tail),
+                 ("exposed_tail", tail), ("exposed_steps", waits),
                  ("score", score))
         return Priced(candidate, wc, feats, score)
 
