@@ -143,3 +143,49 @@ def test_f64_fma_bound_covers_cancellation() -> None:
     r = nx.fma(x, x, z)
     fused = 2.0 ** -60  # (1 + 2^-30)^2 - (1 + 2^-29), exactly
     assert abs(float(r.a[0]) - fused) <= r.e[0]
+
+
+def test_a_zero_product_of_a_value_that_may_be_zero_has_no_known_sign() -> None:
+    # (a - b) * 0.0 where a - b cancels: -0.0 or +0.0 by the rounding of a - b (the GPU
+    # campaign of seed 20261218 found the model claiming the sign)
+    x = nx.MV(np.array([-1.5e-8, 2.0, -1.5e-8], np.float32), np.array([3e-8, 1e-6, 0.0]), F32)
+    zero = exact(np.array([0.0, 0.0, 0.0], np.float32), F32)
+    r = nx.binary("mul", x, zero)
+    assert r.e[0] > 0 and r.e[0] < 1e-40                # either zero, nothing else
+    assert r.e[1] == 0 and r.e[2] == 0                  # the sign is known: bit-exact
+    assert np.signbit(r.a[2])
+    # fma: a zero product of unknown sign decides the sum's sign only when z is -0.0
+    for z, bounded in ((-0.0, True), (0.0, False), (1.0, False)):
+        zz = exact(np.array([z], np.float32), F32)
+        got = nx.fma(nx.MV(x.a[:1], x.e[:1], F32), exact(np.array([0.0], np.float32), F32), zz)
+        assert (got.e[0] > 0) == bounded, z
+
+
+# program 607 of the GPU campaign of seed 20261218, shrunk: its output Y0 is
+# (fma(..) - full(0.1) @ X3..) * 0.0, where the difference cancels (the choices regenerate it)
+SEED_20261218_607 = [
+    1, 4, 3, 0, 16, 15, 2, 28, 2, 9, 110, 8, 1, 2, 17, 45, 0, 13, 4, 3, 30, 8, 1, 1, 32, 5, 1,
+    0, 9, 2, 1, 8, 2, 0, 0, 1, 1, 0, 2, 1, 134, 5, 2, 0, 9, 55, 13, 3, 2, 25, 5, 1, 0, 0, 1, 2,
+    1, 6, 0, 5, 0, 0, 1, 7, 2, 1, 4, 2, 2, 2, 3, 27, 1, 0, 1, 24, 1, 1, 11, 0, 12, 2, 0, 0, 1,
+    0, 1, 3, 12, 1, 0, 1, 1, 1, 2, 20, 3, 1, 7, 1, 10, 1, 1, 2, 0, 2, 1, 1, 0, 0, 9, 0, 1, 2,
+    51, 3, 1, 9, 8, 64, 11, 8, 11, 25, 0, 1, 24, 6, 2, 1, 0, 16, 2, 4, 10, 7, 0, 1, 0, 1, 1,
+    20, 25, 2, 0, 1, 2, 5, 5, 2, 0, 0, 3, 1, 23, 12, 2, 0, 6, 1, 6, 3, 100, 2, 7, 0, 7, 1, 14,
+    6, 0, 0, 0, 0, 0, 9, 0, 1, 13, 17, 2, 5, 0, 2, 5, 1, 0, 1, 14, 1, 9, 2, 1, 7, 3, 1, 50, 13,
+    13, 7, 4, 2, 1, 1, 6, 1, 5, 4, 0, 13, 60, 12, 3, 88, 1, 1, 0, 1, 0, 1, 13, 1, 25, 18, 3, 0,
+    20, 1, 1, 63, 11, 1, 1, 6, 80, 5, 2, 1, 0, 0, 0, 29, 3, 2, 0, 1, 8, 7, 1, 0, 3, 63, 30, 17,
+    0, 9, 1, 11, 0, 1, 52, 16, 0, 38, 8, 28, 22, 0, 1, 31, 3, 2, 1, 1, 27, 0, 0, 2, 36, 18, 10,
+    5, 8, 22, 2, 0, 8, 1, 1, 6, 3, 1, 3, 11, 0, 0, 0, 1, 1, 24, 19288, 2,
+]
+SEED_20261218_607_WEIGHTS = {"elementwise": 4, "loops": 3, "matrix": 3, "memory": 2,
+                             "parallel": 2, "reduce": 3, "windows": 3}
+
+
+def test_the_zero_sign_case_of_seed_20261218_passes_on_cpu() -> None:
+    """The cpu target gives +0.0 where the reference gives -0.0 (a legal regrouping of the
+    ``unordered_tree`` mma), as the GPU did; the model no longer claims the sign."""
+    from tilec.testing.fuzz.repro import replay_program
+    from tilec.testing.fuzz.runner import run_program
+
+    prog = replay_program(SEED_20261218_607, SEED_20261218_607_WEIGHTS)
+    res = run_program(prog, ["cpu"])
+    assert {p: o.kind for p, o in res.outcomes.items()} == {"reference": "ok", "cpu": "ok"}
