@@ -9,8 +9,10 @@ Cases (the library kernels, compiled for target ``cpu``):
   ``(x - mean) / sqrt(var + eps) * w + b``.
 
 Each case first checks tilec's result against numpy, then times both in
-interleaved, counterbalanced rounds (tilec, numpy, numpy, tilec, ...) after
-warm-up and reports medians (``perf_counter``, milliseconds per call).
+interleaved, counterbalanced rounds of blocks (tilec, numpy, numpy, tilec, ...;
+a block is a pause that lets the other side's worker threads go idle, one
+untimed call and three timed ones: ``measure``) after warm-up and reports
+medians (``perf_counter``, milliseconds per call).
 ``ratio = peer_ms / tilec_ms``: above 1 means tilec is faster. Every record
 carries the machine, the time and the load average around the measurement
 (this machine may be shared; every run of a day is kept in the day's file),
@@ -96,25 +98,40 @@ def machine() -> dict[str, Any]:
     }
 
 
-def measure(tilec_fn: Callable[[], Any], peer_fn: Callable[[], Any], rounds: int
+SETTLE_S = 0.25
+"""Seconds each timed block waits first. After a call, numpy's OpenBLAS worker threads
+busy-wait for a while (and libgomp's, after a tilec call, briefly): a call that starts
+within that time shares the cores with spinning threads. Measured on a 2-core Xeon, f32
+1024^3: tilec right after numpy 15.5 ms, numpy 10.9; after a 0.05 s pause 12.5 / 10.9;
+after 0.2 s 10.6 / 10.8. Both sides wait alike."""
+
+
+def measure(tilec_fn: Callable[[], Any], peer_fn: Callable[[], Any], rounds: int,
+            per_block: int = 3, settle_s: float = SETTLE_S
             ) -> tuple[float, float, list[float], list[float]]:
-    """Median ms of each, timed in interleaved ABBA rounds after two warm-up calls each."""
+    """Median ms of each, timed in interleaved ABBA rounds of blocks: per round one block
+    of each (tilec, numpy, then numpy, tilec), a block being a pause of ``settle_s``
+    (``SETTLE_S``), one untimed call and ``per_block`` timed calls; after two warm-up
+    calls each."""
     for _ in range(2):
         tilec_fn()
         peer_fn()
     t_times: list[float] = []
     p_times: list[float] = []
 
-    def once(fn: Callable[[], Any], out: list[float]) -> None:
-        """Time one call of ``fn`` into ``out``."""
-        t0 = time.perf_counter()
+    def block(fn: Callable[[], Any], out: list[float]) -> None:
+        """Settle, warm ``fn`` up once, time ``per_block`` calls into ``out``."""
+        time.sleep(settle_s)
         fn()
-        out.append((time.perf_counter() - t0) * 1e3)
+        for _ in range(per_block):
+            t0 = time.perf_counter()
+            fn()
+            out.append((time.perf_counter() - t0) * 1e3)
 
     for r in range(rounds):
         pair = [(tilec_fn, t_times), (peer_fn, p_times)]
         for fn, out in (pair if r % 2 == 0 else pair[::-1]):
-            once(fn, out)
+            block(fn, out)
     return statistics.median(t_times), statistics.median(p_times), t_times, p_times
 
 
@@ -190,7 +207,8 @@ def _record(kernel: str, shape: list[int], peer: str, err: float, tiles: dict[st
         "kernel": kernel, "shape": shape, "dtype": "f32", "tilec_ms": round(t_ms, 3),
         "peer": peer, "peer_ms": round(p_ms, 3), "ratio": round(p_ms / t_ms, 3),
         "tilec_min_ms": round(min(t_all), 3), "peer_min_ms": round(min(p_all), 3),
-        "rounds": rounds, "tiles": tiles, "max_error_vs_f64": err,
+        "rounds": rounds, "calls_per_block": 3, "settle_s": SETTLE_S, "tiles": tiles,
+        "max_error_vs_f64": err,
         "loadavg_before": before, "loadavg_after": loadavg(),
     }
     if flops:

@@ -4,7 +4,8 @@
 no cost basis, so a call without a record takes them), the fastest candidate of the search
 (every configuration of the tunable space, then register micro-tiles of the best three),
 fixed explicitly, and a call with no tile arguments after tuning, each timed against
-``A @ B`` in interleaved ABBA rounds (``cpu.measure``). Records go to
+``A @ B`` in interleaved ABBA rounds of blocks, each after a pause that lets the other
+side's worker threads go idle (``cpu.measure``). Records go to
 ``benchmarks/results/tune_cpu-<device>-<date>.json``::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/tune_cpu.py
@@ -26,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cpu import RESULTS, commit, machine, measure  # noqa: E402
+from cpu import RESULTS, SETTLE_S, commit, machine, measure  # noqa: E402
 
 
 def main() -> int:
@@ -54,7 +55,9 @@ def main() -> int:
                "target": "cpu", "device": cpu_name(), "date": now.date().isoformat(),
                "time": now.strftime("%H:%M:%SZ"), "commit": commit(), "tilec_ms": tilec_ms,
                "peer": "numpy", "peer_ms": peer_ms, "ratio": peer_ms / tilec_ms,
-               "loadavg": os.getloadavg(), "machine": info, **extra}
+               "loadavg": os.getloadavg(), "machine": info,
+               "timing": {"rounds": args.rounds, "calls_per_block": 3, "settle_s": SETTLE_S},
+               **extra}
         records.append(rec)
         print(f"{kernel:34s} tilec {tilec_ms:8.2f} ms  numpy {peer_ms:8.2f} ms  "
               f"ratio {peer_ms / tilec_ms:5.2f}  {extra.get('config', '')}", flush=True)
