@@ -24,19 +24,26 @@ V3 = basis_named("cuda_mma_v3", SM90)
 V3_OPTIONS = plan.PlannerOptions(cost_basis="cuda_mma_v3")  # v4 is the default
 
 
+def only_these_differ(new: object, sm80: object, base: object, values: object,
+                     commits: tuple[str, ...]) -> None:
+    """``new`` differs from ``base`` in exactly ``values``, each a measured fact citing
+    ``commits``; every fact has a kind and a source; sm_80's are priors."""
+    differ = {f.name for f in dataclasses.fields(new) if f.name not in ("facts", "provenance")
+              and getattr(new, f.name) != getattr(base, f.name)}
+    assert differ == set(values)
+    facts = {f.name: f for f in new.facts}
+    for name in values:
+        assert facts[name].value == getattr(new, name) and facts[name].kind == "measured"
+        assert all(c in facts[name].source for c in commits)
+    assert all(f.kind in FACT_KINDS and f.source for f in new.facts)
+    assert {f.kind for f in sm80.facts if f.name in values} == {"prior"}
+
+
 def test_only_v3s_four_coefficients_differ_from_v2() -> None:
     assert select_basis(SM90, V3_OPTIONS).name == "cuda_mma_v3"
     assert V3.coefficients is SM90_V3 and basis_named("cuda_mma_v3", get_profile(
         "cuda:sm_80")).coefficients is SM80_V3
-    differ = {f.name for f in dataclasses.fields(SM90_V3) if f.name not in ("facts", "provenance")
-              and getattr(SM90_V3, f.name) != getattr(SM90_V2, f.name)}
-    assert differ == set(V3_VALUES)
-    facts = {f.name: f for f in SM90_V3.facts}
-    for name in V3_VALUES:
-        assert facts[name].value == getattr(SM90_V3, name) and facts[name].kind == "measured"
-        assert "b3206a5" in facts[name].source
-    assert all(f.kind in FACT_KINDS and f.source for f in SM90_V3.facts)
-    assert {f.kind for f in SM80_V3.facts if f.name in V3_VALUES} == {"prior"}
+    only_these_differ(SM90_V3, SM80_V3, SM90_V2, V3_VALUES, ("b3206a5",))
 
 
 def test_the_busiest_unit_runs_whole_waves() -> None:

@@ -9,11 +9,11 @@ import dataclasses
 import numpy as np
 import pytest
 from test_cuda_v2 import DEFAULTS, _gemm, _warp_tile
-from test_cuda_v3 import MEASURED_F32
+from test_cuda_v3 import MEASURED_F32, only_these_differ
 
 import tilec as tc
 import tilec.plan as plan
-from tilec.exec import FACT_KINDS, get_profile
+from tilec.exec import get_profile
 from tilec.plan.cost import basis_named, select_basis
 from tilec.plan.cost.cuda_mma_v3 import SM90_V3
 from tilec.plan.cost.cuda_mma_v4 import SM80_V4, SM90_V4, V4_VALUES
@@ -28,15 +28,7 @@ def test_v4_is_the_default_and_only_its_two_coefficients_differ_from_v3() -> Non
     assert select_basis(get_profile("cuda:sm_80"), plan.PlannerOptions()).name == "cuda_mma_v4"
     assert V4.coefficients is SM90_V4 and basis_named("cuda_mma_v4", get_profile(
         "cuda:sm_80")).coefficients is SM80_V4
-    differ = {f.name for f in dataclasses.fields(SM90_V4) if f.name not in ("facts", "provenance")
-              and getattr(SM90_V4, f.name) != getattr(SM90_V3, f.name)}
-    assert differ == set(V4_VALUES)
-    facts = {f.name: f for f in SM90_V4.facts}
-    for name in V4_VALUES:
-        assert facts[name].value == getattr(SM90_V4, name) and facts[name].kind == "measured"
-        assert "b3206a5" in facts[name].source and "27f09b5" in facts[name].source
-    assert all(f.kind in FACT_KINDS and f.source for f in SM90_V4.facts)
-    assert {f.kind for f in SM80_V4.facts if f.name in V4_VALUES} == {"prior"}
+    only_these_differ(SM90_V4, SM80_V4, SM90_V3, V4_VALUES, ("b3206a5", "27f09b5"))
 
 
 def _priced(g: plan.GroupWorkload, options: plan.PlannerOptions | None = None

@@ -49,13 +49,15 @@ four steps per octave instead of powers of two). Every other number is v2's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
+from typing import Any
 
 from tilec.exec import Fact
 from tilec.plan.cost.cuda_mma_v2 import SM80_V2, SM90_V2, CudaV2Coefficients
 
-__all__ = ["NAME", "SM90_V3", "SM80_V3", "V3_VALUES"]
+__all__ = ["NAME", "SM90_V3", "SM80_V3", "V3_VALUES", "derive"]
 
 NAME = "cuda_mma_v3"
 """This basis's name and version."""
@@ -85,10 +87,17 @@ _SOURCES = MappingProxyType({
 })
 
 
+def derive(base: CudaV2Coefficients, values: Mapping[str, Any], sources: Mapping[str, str],
+           kind: str, note: str) -> CudaV2Coefficients:
+    """``base`` with ``values`` set, each with a fact of ``kind`` citing its source, and
+    ``note`` as the provenance (how v3 derives from v2, and v4 from v3)."""
+    facts = tuple(f for f in base.facts if f.name not in values)
+    facts += tuple(Fact(n, v, kind, sources[n]) for n, v in values.items())
+    return replace(base, **values, facts=facts, provenance=note)
+
+
 def _v3(base: CudaV2Coefficients, kind: str, note: str) -> CudaV2Coefficients:
-    facts = tuple(f for f in base.facts if f.name not in V3_VALUES)
-    facts += tuple(Fact(n, v, kind, _SOURCES[n]) for n, v in V3_VALUES.items())
-    return replace(base, **V3_VALUES, facts=facts, provenance=note)
+    return derive(base, V3_VALUES, _SOURCES, kind, note)
 
 
 SM90_V3 = _v3(SM90_V2, "measured", "cuda_mma_v2's sm_90 record with the v3 coefficients "

@@ -33,12 +33,9 @@ no fit has used) is the held-out set for v4. Every other number is v3's.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import MappingProxyType
 
-from tilec.exec import Fact
-from tilec.plan.cost.cuda_mma_v2 import CudaV2Coefficients
-from tilec.plan.cost.cuda_mma_v3 import SM80_V3, SM90_V3
+from tilec.plan.cost.cuda_mma_v3 import SM80_V3, SM90_V3, derive
 
 __all__ = ["NAME", "SM90_V4", "SM80_V4", "V4_VALUES"]
 
@@ -66,16 +63,10 @@ _SOURCES = MappingProxyType({
 })
 
 
-def _v4(base: CudaV2Coefficients, kind: str, note: str) -> CudaV2Coefficients:
-    facts = tuple(f for f in base.facts if f.name not in V4_VALUES)
-    facts += tuple(Fact(n, v, kind, _SOURCES[n]) for n, v in V4_VALUES.items())
-    return replace(base, **V4_VALUES, facts=facts, provenance=note)
-
-
-SM90_V4 = _v4(SM90_V3, "measured", "cuda_mma_v3's sm_90 record with the v4 coefficients "
-              "fitted to the H200 tuning sweeps; see facts")
+SM90_V4 = derive(SM90_V3, V4_VALUES, _SOURCES, "measured", "cuda_mma_v3's sm_90 record with "
+                 "the v4 coefficients fitted to the H200 tuning sweeps; see facts")
 """Default coefficients for ``cuda:sm_90``."""
 
-SM80_V4 = _v4(SM80_V3, "prior", "prior: the sm_90 v4 record carried over (not measured on "
-              "sm_80)")
+SM80_V4 = derive(SM80_V3, V4_VALUES, _SOURCES, "prior", "prior: the sm_90 v4 record carried "
+                 "over (not measured on sm_80)")
 """Default coefficients for ``cuda:sm_80``."""
