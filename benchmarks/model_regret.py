@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import os
 import statistics
@@ -109,12 +108,11 @@ def pick_now(m: int, n: int, k: int, dtype: str) -> tuple[dict[str, int], int | 
 def coefficients(**values: Any) -> Iterator[None]:
     """``cuda_mma_v4``'s sm_90 record with ``values`` changed, for the enclosed replays."""
     import tilec.plan.cost as cost
-    from tilec.exec import Fact
+    from tilec.plan.cost.cuda_mma_v3 import derive
 
     base = cost.SM90_V4
-    facts = tuple(f for f in base.facts if f.name not in values)
-    facts += tuple(Fact(n, v, "prior", "model_regret --grid") for n, v in values.items())
-    cost.SM90_V4 = dataclasses.replace(base, **values, facts=facts)
+    cost.SM90_V4 = derive(base, values, dict.fromkeys(values, "model_regret --grid"), "prior",
+                          base.provenance)
     try:
         yield
     finally:

@@ -30,6 +30,7 @@ shapes not reached are reported as skipped).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -96,24 +97,20 @@ def replay_regret(kernel: Any, args: tuple[Any, ...], model: Any, candidates: An
     """Replay the model's pick against the two fastest other candidates of the search:
     one batch of each per round, every order of the three ``passes`` times. Returns the
     arms' median device ms per call and the pick's regret against the fastest arm."""
-    from tilec.tuning.measure import Timer, replay_orders
+    from tilec.tuning.measure import Timer, replay, replay_orders
 
     timed = sorted((cd for cd in candidates if cd.search_ms and cd.label != model.label),
                    key=lambda cd: cd.search_ms)
     arms = [model, *timed[:2]]
+    timer = Timer("cuda", batch_ms=10.0, uses_torch=True)
     runs = []
     for cd in arms:
         exe = kernel.compile(*args, variant=cd.variant, **cd.config).executable()
-        runs.append(lambda exe=exe: exe(*args))
-    timer = Timer("cuda", batch_ms=10.0, uses_torch=True)
-    calls = [timer.calls_per_batch(run) for run in runs]
-    times: list[list[float]] = [[] for _ in arms]
-    orders = replay_orders(len(arms))
-    for order in orders * passes:
-        for i in order:
-            times[i].append(timer.batch(runs[i], calls[i]).device_ms)
+        run = functools.partial(exe, *args)
+        runs.append((run, timer.calls_per_batch(run)))
+    times = replay(timer, runs, passes)
     med = {cd.label: statistics.median(t) for cd, t in zip(arms, times, strict=True)}
-    return {"medians": med, "rounds": len(orders) * passes,
+    return {"medians": med, "rounds": len(replay_orders(len(arms))) * passes,
             "regret": med[model.label] / min(med.values()) - 1}
 
 

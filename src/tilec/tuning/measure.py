@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Timer", "Sample", "replay_orders", "median_spread"]
+__all__ = ["Timer", "Sample", "replay_orders", "replay", "median_spread"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,20 @@ def replay_orders(n: int) -> list[tuple[int, ...]]:
     if not 1 <= n <= 3:
         raise ValueError(f"a replay takes 1 to 3 finalists, got {n}")
     return list(itertools.permutations(range(n)))
+
+
+def replay(timer: Timer, arms: Sequence[tuple[Callable[[], Any], int]], rounds: int
+           ) -> list[list[float]]:
+    """Device ms per call of each arm ``(run, calls per batch)``: ``rounds`` times every
+    order of the arms (``replay_orders``), one batch of each arm per order."""
+    times: list[list[float]] = [[] for _ in arms]
+    orders = replay_orders(len(arms))
+    for _ in range(rounds):
+        for order in orders:
+            for i in order:
+                run, calls = arms[i]
+                times[i].append(timer.batch(run, calls).device_ms)
+    return times
 
 
 class Timer:

@@ -25,7 +25,7 @@ import tilec.ir as ir
 from tilec.frontend.jit import ArraySpec, Kernel, _as_kernel
 from tilec.frontend.tunables import defaults, shape_bucket
 
-from .measure import Timer, median_spread, replay_orders
+from .measure import Timer, median_spread, replay
 from .space import Candidate, Rejection, enumerate_space, label, shortlist
 from .validate import compare, make_inputs
 
@@ -439,13 +439,10 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
     t0 = time.perf_counter()
     finalists = sorted(runs, key=lambda r: r[0].search_ms)[:3]
     if finalists:
-        orders = replay_orders(len(finalists))
-        for _ in range(replay_rounds):
-            for order in orders:
-                for i in order:
-                    c, call, calls = finalists[i]
-                    c.replay_batches.append(steps.timer.batch(call, calls).device_ms)
-        for c, _, _ in finalists:
+        times = replay(steps.timer, [(call, calls) for _, call, calls in finalists],
+                       replay_rounds)
+        for (c, _, _), t in zip(finalists, times, strict=True):
+            c.replay_batches.extend(t)
             c.replay_ms = float(np.median(c.replay_batches))
         result.selected = min((f[0] for f in finalists), key=lambda c: c.replay_ms)
     result.seconds["replay"] = round(time.perf_counter() - t0, 3)

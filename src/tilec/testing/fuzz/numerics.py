@@ -555,7 +555,7 @@ def fma(x: MV, y: MV, z: MV) -> MV:
         mx, my = (np.broadcast_to(_mag(t), shape) for t in (x, y))
         e = _mulz(mx, ey) + _mulz(my, ex) + _mulz(ex, ey) + ez
         # a zero product of unknown sign decides the sign of the sum only with z = -0
-        za = np.broadcast_to(z.a.astype(_F64), shape)
+        za = np.broadcast_to(zz, shape)
         neg_zero = (za == 0) & np.signbit(za) & (ez == 0)
         e = _zero_sign(v, e, (_sign_unknown(x, shape) | _sign_unknown(y, shape)) & neg_zero,
                        dt)
