@@ -17,15 +17,16 @@ new ``tune_matmul.py`` run on held-out shapes.
 (``--commit C`` keeps only records measured at commit ``C``). A pick is looked up at the
 thread count it is priced at now when the record timed that one; otherwise at the
 configuration's plan in the record (marked: such a figure is an estimate), and the
-summary gives both. ``--grid`` replays the variants of ``cuda_mma_v4`` that its facts
-cite (each of its coefficients changed alone, and v3's and v2's values) and prints the
-mean and maximum regret of each: the fit that chose v4's values, reproducible from the
-records.
+summary gives both. ``--grid`` replays the variants of ``cuda_mma_v5`` that its facts
+cite (each of its coefficients changed alone, and v4's values) and prints the mean and
+maximum regret of each: the fit that chose v5's values, reproducible from the records;
+``--set NAME=VALUE`` replays one variant shape by shape.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import json
 import os
@@ -36,24 +37,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-GRID = [  # (label, coefficients changed from cuda_mma_v4's)
-    ("cuda_mma_v4", {}),
-    ("ffma_target_resident_subgroups 8", {"ffma_target_resident_subgroups": 8}),
-    ("ffma_target_resident_subgroups 16", {"ffma_target_resident_subgroups": 16}),
-    ("ffma_target_resident_subgroups 20", {"ffma_target_resident_subgroups": 20}),
-    ("ffma_target_resident_subgroups 24", {"ffma_target_resident_subgroups": 24}),
-    ("exposed_step 0", {"exposed_step": 0.0}),
-    ("exposed_step 1000", {"exposed_step": 1000.0}),
-    ("exposed_step 1500", {"exposed_step": 1500.0}),
-    ("exposed_step 2500", {"exposed_step": 2500.0}),
-    ("exposed_step 4000", {"exposed_step": 4000.0}),
-    ("exposed_tail_byte 0.3", {"exposed_tail_byte": 0.3}),
-    ("exposed_tail_byte 1.0", {"exposed_tail_byte": 1.0}),
-    ("fill_target_subgroups 12", {"fill_target_subgroups": 12}),
-    ("v3's values", {"ffma_target_resident_subgroups": 0, "exposed_step": 0.0}),
-    ("v2's values", {"ffma_target_resident_subgroups": 0, "exposed_step": 0.0,
-                     "whole_waves": False, "wgmma_registers": False,
-                     "fill_target_subgroups": 0, "exposed_tail_byte": 0.0}),
+GRID = [  # (label, coefficients changed from cuda_mma_v5's)
+    ("cuda_mma_v5", {}),
+    *((f"misaligned_chunk {v}", {"misaligned_chunk": float(v)}) for v in (0, 1, 2, 3, 5, 6)),
+    *((f"misaligned_step {v}", {"misaligned_step": float(v)}) for v in (0, 1000, 3000)),
+    ("v4's values", {"misaligned_chunk": 0.0, "misaligned_step": 0.0}),
 ]
 
 
@@ -106,17 +94,17 @@ def pick_now(m: int, n: int, k: int, dtype: str) -> tuple[dict[str, int], int | 
 
 @contextlib.contextmanager
 def coefficients(**values: Any) -> Iterator[None]:
-    """``cuda_mma_v4``'s sm_90 record with ``values`` changed, for the enclosed replays."""
+    """``cuda_mma_v5``'s sm_90 record with ``values`` changed, for the enclosed replays."""
     import tilec.plan.cost as cost
     from tilec.plan.cost.cuda_mma_v3 import derive
 
-    base = cost.SM90_V4
-    cost.SM90_V4 = derive(base, values, dict.fromkeys(values, "model_regret --grid"), "prior",
+    base = cost.SM90_V5
+    cost.SM90_V5 = derive(base, values, dict.fromkeys(values, "model_regret --grid"), "prior",
                           base.provenance)
     try:
         yield
     finally:
-        cost.SM90_V4 = base
+        cost.SM90_V5 = base
 
 
 def replay(shapes: list[dict[str, Any]]
@@ -151,8 +139,11 @@ def main() -> int:
     p.add_argument("files", nargs="+")
     p.add_argument("--commit", default=None,
                    help="only records measured at these commits (comma-separated)")
-    p.add_argument("--grid", action="store_true", help="replay the variants of cuda_mma_v3")
+    p.add_argument("--grid", action="store_true", help="replay the variants of the default")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="replay with this coefficient changed (repeatable; a Python literal)")
     args = p.parse_args()
+    changed = {n: ast.literal_eval(v) for n, v in (kv.split("=", 1) for kv in args.set)}
     os.environ["TILEC_CACHE_DIR"] = tempfile.mkdtemp()  # no record applies: the model picks
     shapes = sample_shapes(args.files, args.commit)
     if not shapes:
@@ -167,7 +158,8 @@ def main() -> int:
         return 0
     fmt = "BM={BM} BN={BN} BK={BK}".format
     print(f"{'shape':<22} {'pick now':<22} {'best recorded':<22} {'regret':>7}")
-    rows = replay(shapes)
+    with coefficients(**changed):
+        rows = replay(shapes)
     for name, cfg, best, regret, exact in rows:
         if regret is None:
             print(f"{name:<22} pick {cfg} was not timed in the record")

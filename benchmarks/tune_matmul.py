@@ -6,10 +6,12 @@
    with no tile arguments after ``tc.tune``), the three fastest fixed tiles and torch are
    then timed with ``do_bench`` in ``--rounds`` interleaved rounds (the order reversed
    every other round), and each arm's time is its median over the rounds.
-2. Regret of the model pick on GEMM shapes (``--shapes heldout2``, the default: shapes
-   no fit of the cost basis has seen; ``heldout``: the shapes held out from
-   ``cuda_mma_v3``'s fit and measured at 27f09b5; ``fit``: the shapes it was fitted
-   to; ``cuda_mma_v4`` was fitted to both of the last). For each shape every
+2. Regret of the model pick on GEMM shapes (``--shapes heldout3``, the default: shapes
+   no fit of the cost basis has seen; ``heldout2``: those measured at e200bc0, held out
+   from ``cuda_mma_v4``'s fit and used by the model extents' and ``cuda_mma_v5``'s;
+   ``heldout``: those held out from ``cuda_mma_v3``'s fit, measured at 27f09b5; ``fit``:
+   the shapes it was fitted to; ``--skip-bars`` runs only this part, ``--part I/N`` every
+   N-th shape from the I-th). For each shape every
    configuration is timed (5 batches of 10 ms each: the search), then the model's pick
    and the two fastest other configurations of the search are replayed: one batch each
    per round, in all six orders, twice (``replay_orders``), so that drift falls on every
@@ -70,7 +72,20 @@ HELDOUT2_SHAPES = [  # none of them in FIT_SHAPES, HELDOUT_SHAPES or the 4096^3 
     (1280, 1280, 1280, "f32"), (3000, 1000, 700, "f32"), (64, 8192, 2048, "f32"),
     (640, 480, 4096, "f32"), (1100, 1300, 1500, "f32"),
 ]
-"""Shapes no fit has seen: the held-out set for the next change to the cost basis."""
+"""The shapes the regret was reported on at e200bc0, held out from cuda_mma_v4's fit
+(seen since: the fit of the model extents and of cuda_mma_v5 used them)."""
+
+HELDOUT3_SHAPES = [  # none of them in any set above or the 4096^3 sweep
+    (2560, 2560, 2560, "bf16"), (1792, 1792, 1792, "bf16"), (3500, 2500, 1500, "bf16"),
+    (512, 8192, 2048, "bf16"), (8192, 512, 1024, "bf16"), (640, 640, 8192, "bf16"),
+    (1400, 1000, 600, "bf16"), (96, 6144, 3072, "bf16"), (6000, 3000, 800, "bf16"),
+    (1792, 1792, 1792, "f32"), (2000, 700, 1300, "f32"), (128, 8192, 1024, "f32"),
+    (1000, 1000, 6000, "f32"), (3300, 2200, 1100, "f32"),
+    # rows that are not 16-byte aligned (cuda_mma_v5 prices their staging): bf16 pitches
+    # 4 mod 16, f32 pitches 4 mod 16
+    (1234, 1366, 1010, "bf16"), (999, 1501, 777, "f32"),
+]
+"""Shapes no fit has seen: the held-out set of ``cuda_mma_v5``."""
 
 
 def _inputs(m: int, n: int, k: int, dtype: str, seed: int):
@@ -114,25 +129,12 @@ def replay_regret(kernel: Any, args: tuple[Any, ...], model: Any, candidates: An
             "regret": med[model.label] / min(med.values()) - 1}
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
-    p.add_argument("--skip-regret", action="store_true")
-    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bar arms")
-    p.add_argument("--shapes", choices=("heldout", "heldout2", "fit", "all"),
-                   default="heldout2", help="the regret shapes")
-    args = p.parse_args()
-    os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
+def bars(matmul: Any, rec: Recorder, rounds: int, say: Callable[[str], None]) -> None:
+    """The bf16 4096^3 bars: the best fixed tile, the model pick and the tuned call, timed
+    interleaved with torch."""
     import torch
 
     import tilec as tc
-    from tilec.lib.matmul import matmul
-
-    start = time.perf_counter()
-    rec = Recorder("tune_matmul")
-
-    def say(text: str) -> None:
-        print(f"  [{time.perf_counter() - start:6.1f}s] {text}", flush=True)
 
     # ---------------------------------------------------------------- bf16 4096^3
     n = 4096
@@ -171,7 +173,7 @@ def main() -> int:
     arms["model pick"] = lambda: model_exe(a, b, c)
     arms["tuned call"] = lambda: matmul(a, b, c)
     arms["torch"] = lambda: torch.matmul(a, b)
-    med = interleaved(arms, args.rounds)
+    med = interleaved(arms, rounds)
     say("interleaved medians: " + ", ".join(f"{k} {v:.4f}" for k, v in med.items()))
     best_label = min(top, key=lambda k: med[f"fixed {k}"])
     best_ms, model_ms, tuned_ms = med[f"fixed {best_label}"], med["model pick"], med["tuned call"]
@@ -179,7 +181,7 @@ def main() -> int:
     shape = [n, n, n]
     common = {"fixed_tiles_timed": len(fixed), "fixed_tiles_invalid": failed,
               "best_fixed": best_label, "best_fixed_ms": best_ms,
-              "interleaved_medians": med, "rounds": args.rounds,
+              "interleaved_medians": med, "rounds": rounds,
               "sweep_ms": fixed}
     rec.add("lib.matmul best fixed tile", shape, "bf16", best_ms, "torch", torch_ms,
             tuned=False, regret=0.0, config=best_label,
@@ -192,15 +194,47 @@ def main() -> int:
             vs_best_fixed=best_ms / tuned_ms, tune_seconds=tuned.seconds,
             tune_table=tuned.table(), **common)
 
-    rec.write()  # the bars first: a later time limit keeps them
-    rec.records = []
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
+    p.add_argument("--skip-regret", action="store_true")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bar arms")
+    p.add_argument("--shapes", choices=("heldout", "heldout2", "heldout3", "fit", "all"),
+                   default="heldout3", help="the regret shapes")
+    p.add_argument("--skip-bars", action="store_true",
+                   help="only the regret shapes (no bf16 4096^3 bars)")
+    p.add_argument("--part", default="0/1", metavar="I/N",
+                   help="only every N-th regret shape from the I-th (split a set over runs)")
+    args = p.parse_args()
+    part, parts = (int(x) for x in args.part.split("/"))
+    if not 0 <= part < parts:
+        p.error(f"--part {args.part}: want I/N with 0 <= I < N")
+    os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
+    import torch
+
+    import tilec as tc
+    from tilec.lib.matmul import matmul
+
+    start = time.perf_counter()
+    rec = Recorder("tune_matmul")
+
+    def say(text: str) -> None:
+        print(f"  [{time.perf_counter() - start:6.1f}s] {text}", flush=True)
+
+    if not args.skip_bars:
+        bars(matmul, rec, args.rounds, say)
+        rec.write()  # the bars first: a later time limit keeps them
+        rec.records = []
 
     # ---------------------------------------------------------------- regret
     regrets = []
-    validated = {"bf16"}
-    sets = {"fit": FIT_SHAPES, "heldout": HELDOUT_SHAPES, "heldout2": HELDOUT2_SHAPES}
+    validated = set() if args.skip_bars else {"bf16"}  # the bars' tune validated bf16
+    sets = {"fit": FIT_SHAPES, "heldout": HELDOUT_SHAPES, "heldout2": HELDOUT2_SHAPES,
+            "heldout3": HELDOUT3_SHAPES}
     shapes = [(shape, name) for name, group in sets.items() for shape in group
-              if args.shapes in (name, "all")]
+              if args.shapes in (name, "all")][part::parts]
     for (m, nn, k, dt), shape_set in ([] if args.skip_regret else shapes):
         if time.perf_counter() - start > args.limit_s:
             say(f"time limit: {m}x{nn}x{k} {dt} skipped")

@@ -310,7 +310,7 @@ class Kernel:
                 static_shapes: bool | Sequence[str] = False, **constexprs: Any) -> Resolution:
         """How this call's tunable parameters resolve (``frontend/tunables.py``): fixed by
         keyword, from a tuning record, by the model, or to the declared defaults. Cached
-        per specialization, shape bucket and target."""
+        per specialization, extents and target."""
         from . import tunables as tn
 
         space = self.tunables
@@ -320,16 +320,20 @@ class Kernel:
         base = {**constexprs, **tn.defaults(space, fixed)}
         key0, specs, _ = self.specialize(args, base, static_shapes)
         buckets = tn.shape_bucket(specs, args)
-        cache = (key0, buckets, target, tuple(sorted(fixed)))
+        extents = tn.call_extents(specs, args)
+        cache = (key0, extents, target, tuple(sorted(fixed)))
         got = self._resolutions.get(cache)
         if got is None:
-            got = self._resolve(args, target, static_shapes, constexprs, fixed, buckets)
+            got = self._resolve(args, target, static_shapes, constexprs, fixed, buckets,
+                                extents)
             self._resolutions[cache] = got
         return got
 
     def _resolve(self, args: Sequence[Any], target: str, static_shapes: Any,
-                 constexprs: dict[str, Any], fixed: dict[str, Any], buckets: Any
-                 ) -> Resolution:
+                 constexprs: dict[str, Any], fixed: dict[str, Any], buckets: Any,
+                 extents: Any) -> Resolution:
+        """Resolve from the record of ``buckets`` (the record key's shapes), else by the
+        model priced at the call's ``extents`` (``tunables.call_extents``)."""
         from . import tunables as tn
 
         space = self.tunables
@@ -362,7 +366,7 @@ class Kernel:
             k, sp, vals = self.specialize(args, {**constexprs, **cfg}, static_shapes)
             return self.module_for(k, sp, vals), self.fn.__name__
 
-        scores = tn.model_scores(module_of, target, tn.configurations(space, fixed), buckets)
+        scores = tn.model_scores(module_of, target, tn.configurations(space, fixed), extents)
         best = tn.model_pick(scores)
         if best is None:
             why = scores[0].reason if scores else "no configuration"

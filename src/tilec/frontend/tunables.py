@@ -33,7 +33,7 @@ from tilec.ir import ArgumentError
 from .dtypes import DType
 
 __all__ = ["Tunable", "tunable", "Resolution", "ConfigScore", "space", "configurations",
-           "shape_bucket", "plan_configuration", "model_scores", "SOURCES"]
+           "shape_bucket", "call_extents", "plan_configuration", "model_scores", "SOURCES"]
 
 SOURCES = ("fixed", "record", "model", "default")
 """Where a resolved configuration came from (``Resolution.source``)."""
@@ -176,11 +176,13 @@ def bucket(extent: int) -> int:
     return max(16, -(-extent // step) * step)
 
 
-def shape_bucket(specs: Sequence[Any], args: Sequence[Any]
+def shape_bucket(specs: Sequence[Any], args: Sequence[Any], round_to: Any = None
                  ) -> tuple[tuple[int, ...], ...] | None:
-    """Per array argument, its extents with every symbolic one bucketed (``bucket``); a
-    static extent stays as it is (the specialization already holds it). None when an
-    argument has no extents to read (a ``tc.array`` spec with a symbolic axis)."""
+    """Per array argument, its extents with every symbolic one bucketed (``bucket``, or
+    ``round_to`` when given); a static extent stays as it is (the specialization already
+    holds it). None when an argument has no extents to read (a ``tc.array`` spec with a
+    symbolic axis)."""
+    round_to = round_to or bucket
     out = []
     for s, a in zip(specs, args):
         if s.kind != "array":
@@ -188,9 +190,18 @@ def shape_bucket(specs: Sequence[Any], args: Sequence[Any]
         shape = tuple(getattr(a, "shape", ()))
         if len(shape) != len(s.shape) or any(e is None for e in shape):
             return None
-        out.append(tuple(int(e) if want is not None else bucket(int(e))
+        out.append(tuple(int(e) if want is not None else round_to(int(e))
                          for e, want in zip(shape, s.shape)))
     return tuple(out)
+
+
+def call_extents(specs: Sequence[Any], args: Sequence[Any]
+                 ) -> tuple[tuple[int, ...], ...] | None:
+    """Per array argument, its extents as called: what the model prices. A record is kept
+    per bucket, but the model sees the call's own program counts (a bucket priced 2304^3
+    at 64x128 tiles as 800 programs in 7 waves where the call launches 648 in 5) and row
+    pitches (whose alignment decides how operands are staged)."""
+    return shape_bucket(specs, args, int)
 
 
 def bucket_shapes(fn: ir.Function, buckets: Sequence[tuple[int, ...]]) -> dict[str, int]:

@@ -44,7 +44,7 @@ from typing import Any
 import tilec.ir as ir
 
 from .options import PlannerOptions
-from .work import AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
+from .work import DTYPE_BYTES, AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
 
 __all__ = ["GroupSite", "extract_groups", "fold_index", "shapes_from_arrays"]
 
@@ -289,6 +289,25 @@ class _Reader:
                           "capability")
         return st, None
 
+    def aligned_rows(self, load_v: ir.Value) -> float:
+        """The fraction of an operand's tile rows that start 16-byte aligned: the row pitch
+        of the memory its load reads (row-major: the innermost extent times the element
+        size), ``gcd(pitch, 16) / 16``; 1.0 when the pitch is not known."""
+        ld = load_v.defining_op
+        if ld is None or ld.name != "load":
+            return 1.0
+        src = ld.operand(0)
+        view = src.defining_op
+        if view is not None and view.name == "view":
+            src = view.operand(0)
+        t = src.type
+        if not isinstance(t, ir.MemoryType) or t.rank < 2 or str(t.dtype) not in DTYPE_BYTES:
+            return 1.0
+        inner = self.dim(t.shape[-1])
+        if inner is None:
+            return 1.0
+        return math.gcd(inner * DTYPE_BYTES[str(t.dtype)], 16) / 16
+
     def k_interval(self, load_v: ir.Value, k_axis: int, loop: ir.Operation | None, k: int
                    ) -> AffineExtent | None:
         """The physical K of one operand read through a zero-filled bounded view, if provable."""
@@ -400,7 +419,9 @@ class _Reader:
             precision=policy.precision if policy is not None else "exact", executions=execs,
             executions_known=known, recurrence=recurrence, direct_output=direct,
             overwrite=overwrite, physical_k=physical, domains=domains,
-            inputs_forwardable=False, location=str(mma.loc))
+            inputs_forwardable=False, location=str(mma.loc),
+            a_aligned_rows=self.aligned_rows(mma.operand(0)),
+            b_aligned_rows=self.aligned_rows(mma.operand(1)))
         return w, owned
 
     def common_elements(self, group: ir.Operation, owned: set[int],

@@ -187,6 +187,12 @@ class MatrixWorkload:
     """True when A and B may be read straight from memory (snapshot forwarding proof)."""
     location: str = ""
     """Source location for reports."""
+    a_aligned_rows: float = 1.0
+    """Fraction of A's tile rows whose 16-byte staging chunks start 16-byte aligned in
+    memory: ``gcd(row pitch in bytes, 16) / 16`` of its (row-major) base; 1.0 when the
+    pitch is not known. The others are staged element by element."""
+    b_aligned_rows: float = 1.0
+    """The same for B."""
 
     def __post_init__(self) -> None:
         if min(self.m, self.n, self.k) < 1:
@@ -199,6 +205,8 @@ class MatrixWorkload:
                                  f"the {self.executions} executions")
         if self.direct_output and self.recurrence is None:
             raise ValueError(f"{self.op}: a direct output needs a proved recurrence")
+        if not (0.0 < self.a_aligned_rows <= 1.0 and 0.0 < self.b_aligned_rows <= 1.0):
+            raise ValueError(f"{self.op}: aligned row fractions must be in (0, 1]")
         for t in (self.dtype, self.acc_dtype):
             if t not in DTYPE_BYTES:
                 raise ValueError(f"{self.op}: no element size known for {t!r}")

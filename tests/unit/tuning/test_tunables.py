@@ -8,7 +8,12 @@ import pytest
 
 import tilec as tc
 from tilec.driver import begin, default_options
-from tilec.frontend.tunables import apply_variant, bucket, configurations, shape_bucket
+from tilec.frontend.tunables import (
+    apply_variant,
+    bucket,
+    configurations,
+    shape_bucket,
+)
 from tilec.lib.matmul import matmul
 
 
@@ -67,6 +72,25 @@ def test_shape_buckets_round_symbolic_extents_up_to_quarter_octaves():
     assert shape_bucket(c.specs, [tc.array((None, 8), tc.float32)] * 2) is None
 
 
+def test_calls_in_one_bucket_are_priced_at_their_own_extents():
+    # 2304^3 and 2560^3 share a bucket (and so a tuning record) but not the model's
+    # pricing: each call's resolution is made at its extents
+    picks = {}
+    for n in (2304, 2560):
+        a = np.zeros((n, n), ml_dtypes.bfloat16)
+        c = np.zeros((n, n), np.float32)
+        matmul.forget_resolutions()
+        r = matmul.resolve([a, a, c], "cuda:sm_90")
+        assert r.source == "model"
+        picks[n] = {s.score for s in r.scores if s.score is not None}
+        key = matmul.record_key([a, a, c], {}, shape_bucket(
+            matmul.specialize([a, a, c], {"BM": 64, "BN": 64, "BK": 32}, False)[1],
+            [a, a, c]), "cuda:sm_90")
+        picks[n, "key"] = key
+    assert picks[2304] != picks[2560]
+    assert picks[2304, "key"] == picks[2560, "key"]
+
+
 def test_fixed_default_and_reference_resolutions():
     x = np.zeros((40, 8), np.float32)
     assert tc.compile(scaled, x, x, target="reference", BM=4).selection.source == "fixed"
@@ -87,7 +111,7 @@ def _plan_score(cfg, shape, dtype):
     from dataclasses import replace
 
     fn = comp_.module.lookup(comp_.fn_name)
-    shapes = {s: bucket(shape[0]) for s in fn.shape_symbols}
+    shapes = {s: shape[0] for s in fn.shape_symbols}
     comp.options = replace(default_options(comp.backend), shapes=shapes)
     plan = comp.run("plan").plan
     if not plan.groups or any(g.selected is None for g in plan.groups):

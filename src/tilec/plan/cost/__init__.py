@@ -8,13 +8,15 @@
 | ``cuda_mma_v2``                  | cuda        | mma_sync, lane_ffma  |
 | ``cuda_mma_v3``                  | cuda        | mma_sync, lane_ffma  |
 | ``cuda_mma_v4``                  | cuda        | mma_sync, lane_ffma  |
+| ``cuda_mma_v5``                  | cuda        | mma_sync, lane_ffma  |
 
-Every coefficient record carries its provenance. ``cuda_mma_v4`` (the CUDA
-default), ``v3`` and ``v2`` tag each coefficient as a ``Fact``; the others are priors
+Every coefficient record carries its provenance. ``cuda_mma_v5`` (the CUDA
+default), ``v4``, ``v3`` and ``v2`` tag each coefficient as a ``Fact``; the others are priors
 throughout. ``v3`` is ``v2``'s formulas with four more coefficients set (waves, underfill,
 warpgroup registers and operands: ``cuda_mma_v3.py``), ``v4`` is ``v3`` with two more (a
-lane-FFMA latency target and an exposed wait per K step: ``cuda_mma_v4.py``).
-``cuda_mma_v1``, ``v2`` and ``v3`` stay selectable by name for comparisons and reports.
+lane-FFMA latency target and an exposed wait per K step: ``cuda_mma_v4.py``), ``v5``
+is ``v4`` with two more (operand rows that are not 16-byte aligned: ``cuda_mma_v5.py``).
+``cuda_mma_v1`` to ``v4`` stay selectable by name for comparisons and reports.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tilec.plan.cost.cuda_mma_v1 import SM80_PRIORS, SM90_PRIORS, CudaCoefficien
 from tilec.plan.cost.cuda_mma_v2 import SM80_V2, SM90_V2, CudaMmaV2Basis, CudaV2Coefficients
 from tilec.plan.cost.cuda_mma_v3 import SM80_V3, SM90_V3
 from tilec.plan.cost.cuda_mma_v4 import SM80_V4, SM90_V4
+from tilec.plan.cost.cuda_mma_v5 import SM80_V5, SM90_V5
 from tilec.plan.cost.mpp_memory_v3 import MppCoefficients, MppMemoryV3Basis
 from tilec.plan.cost.simdgroup_reference import ReferenceCoefficients, SimdgroupReferenceBasis
 from tilec.plan.options import PlannerOptions
@@ -43,6 +46,7 @@ BASIS_TARGET_FAMILY = MappingProxyType({
     "cuda_mma_v2": "cuda",
     "cuda_mma_v3": "cuda",
     "cuda_mma_v4": "cuda",
+    "cuda_mma_v5": "cuda",
 })
 """The target family each basis is written for."""
 
@@ -66,6 +70,8 @@ def basis_named(name: str, profile: TargetProfile) -> CostBasis:
         return CudaMmaV2Basis(profile, SM80_V3 if sm80 else SM90_V3, name="cuda_mma_v3")
     if name == "cuda_mma_v4":
         return CudaMmaV2Basis(profile, SM80_V4 if sm80 else SM90_V4, name="cuda_mma_v4")
+    if name == "cuda_mma_v5":
+        return CudaMmaV2Basis(profile, SM80_V5 if sm80 else SM90_V5, name="cuda_mma_v5")
     return CudaMmaV1Basis(profile, SM80_PRIORS if sm80 else SM90_PRIORS)
 
 

@@ -18,6 +18,10 @@ Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak):
     warp steps      G * E * warp_step          (loop, barrier and per-thread staging address
                                                 work: paid by every warp, every execution)
     staging         ceil((A + B bytes) / 16) * E * staging_chunk
+                    + misaligned * misaligned_chunk                           (v5)
+    misaligned      (ceil(A bytes / 16) * (1 - a_aligned_rows)
+                     + ceil(B bytes / 16) * (1 - b_aligned_rows)) * E
+                    (chunks staged by element copies: their row is not 16-byte aligned)
     elements        remaining independent elements * element
     issue = the sum of the above
 
@@ -30,7 +34,9 @@ Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak):
                  (v4, lane FFMA: ffma_target_resident_subgroups)
     tail       = tile m * n * acc bytes * exposed_tail_byte / (resident / G)
                  (v3, when E is known; 0 in v2)
-    waits      = E * exposed_step / (resident / G)          (v4, when E is known; 0 before)
+    waits      = E * step / (resident / G)                 (v4, when E is known; 0 before)
+                 step = exposed_step + misaligned_step if misaligned > 0 (v5), else
+                 exposed_step
     score      = issue * spill * latency + tail + waits
 
 Per thread count (``group_terms``)::
@@ -157,6 +163,14 @@ class CudaV2Coefficients:
     """Issue slots per K step that a group waits (its barrier and the operands' arrival)
     with nothing else to run, divided by the groups resident per unit (another resident
     group computes meanwhile); priced when the trip count is known; 0 in v2 and v3."""
+    misaligned_chunk: float
+    """Issue slots per staged 16-byte chunk whose row does not start 16-byte aligned
+    (``MatrixWorkload.a_aligned_rows``): the copy falls back to guarded element loads and
+    stores; 0 before v5."""
+    misaligned_step: float
+    """Issue slots per K step that a group with such chunks waits for its element loads
+    (synchronous, unlike ``cp.async``), shared among resident groups as the exposed waits
+    are; 0 before v5."""
     facts: tuple[Fact, ...]
     """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
     provenance: str
@@ -214,6 +228,8 @@ _WGMMA = ("a hand-written kernel with this lowering's structure (cp.async ring o
           "0.50 ms for the best mma.sync plan of the same size: 7 * 0.242 / 0.50")
 _V2_ONLY = "v2 as measured (cuda_mma_v3 sets it: see plan/cost/cuda_mma_v3.py)"
 _BEFORE_V4 = "v2 and v3 as measured (cuda_mma_v4 sets it: see plan/cost/cuda_mma_v4.py)"
+
+_BEFORE_V5 = "v2 to v4 as measured (cuda_mma_v5 sets it: see plan/cost/cuda_mma_v5.py)"
 
 _ATOMS = (
     AtomPrices("mma.m16n8k16.bf16", 7.0, 1.9, 0.95),
@@ -277,6 +293,8 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         Fact("fill_target_subgroups", 0, "prior", _V2_ONLY),
         Fact("ffma_target_resident_subgroups", 0, "prior", _BEFORE_V4),
         Fact("exposed_step", 0.0, "prior", _BEFORE_V4),
+        Fact("misaligned_chunk", 0.0, "prior", _BEFORE_V5),
+        Fact("misaligned_step", 0.0, "prior", _BEFORE_V5),
     )
     return CudaV2Coefficients(
         atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
@@ -285,7 +303,7 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         min_group_subgroups=4, staging_versions=2, wgmma_issue=3.4, wgmma_registers=False,
         wgmma_staging_versions=3, whole_waves=False, exposed_tail_byte=0.0,
         fill_target_subgroups=0, ffma_target_resident_subgroups=0, exposed_step=0.0,
-        facts=facts,
+        misaligned_chunk=0.0, misaligned_step=0.0, facts=facts,
         provenance=units_note)
 
 
@@ -350,6 +368,10 @@ class CudaMmaV2Basis:
                + float(wc.direct_global_stores) * k.direct_global_store)
         steps = g * e * k.warp_step
         staging = chunks * k.staging_chunk
+        misaligned = (math.ceil(st["A"] / STAGING_CHUNK_BYTES) * (1.0 - work.a_aligned_rows)
+                      + math.ceil(st["B"] / STAGING_CHUNK_BYTES) * (1.0 - work.b_aligned_rows)
+                      ) * e
+        staging += misaligned * k.misaligned_chunk
         elements = candidate.remaining_elements * k.element
         issue = math_issue + frag + acc + steps + staging + elements
         wg_regs = wg and k.wgmma_registers
@@ -369,7 +391,8 @@ class CudaMmaV2Basis:
         known = work.executions_known
         tail = work.m * work.n * DTYPE_BYTES[work.acc_dtype] * k.exposed_tail_byte / alone \
             if known else 0.0
-        waits = e * k.exposed_step / alone if known else 0.0
+        step = k.exposed_step + (k.misaligned_step if misaligned else 0.0)
+        waits = e * step / alone if known else 0.0
         score = issue * spill * latency + tail + waits
         matrix = float(wc.physical_matrix_issues)
         feats = (("matrix_issues", matrix), ("issue_cost", issue_cost), ("math", math_issue),
@@ -382,6 +405,7 @@ class CudaMmaV2Basis:
                  ("warp_steps_per_mma", steps / matrix),
                  ("staged_chunks", float(chunks)),
                  ("staged_chunks_per_thread", math.ceil(staged / STAGING_CHUNK_BYTES) / t),
+                 ("misaligned_chunks", misaligned),
                  ("staging", staging),
                  ("independent_elements", float(candidate.remaining_elements)),
                  ("elided_independent_elements", float(candidate.elided_elements)),
