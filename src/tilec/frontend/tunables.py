@@ -200,8 +200,9 @@ def call_extents(specs: Sequence[Any], args: Sequence[Any]
     """Per array argument, its extents as called: what the model prices. A record is kept
     per bucket, but the model sees the call's own program counts (a bucket priced 2304^3
     at 64x128 tiles as 800 programs in 7 waves where the call launches 648 in 5) and row
-    pitches (whose alignment decides how operands are staged)."""
-    return shape_bucket(specs, args, int)
+    pitches (whose alignment decides how operands are staged). An empty extent is priced
+    as 1 (a call with no work runs no program, whatever is picked)."""
+    return shape_bucket(specs, args, lambda e: max(1, int(e)))
 
 
 def bucket_shapes(fn: ir.Function, buckets: Sequence[tuple[int, ...]]) -> dict[str, int]:

@@ -91,6 +91,20 @@ def test_calls_in_one_bucket_are_priced_at_their_own_extents():
     assert picks[2304, "key"] == picks[2560, "key"]
 
 
+def test_an_empty_call_is_priced_and_compiles():
+    # M = 0: no program runs, but the model still ranks the tiles (an empty extent is
+    # priced as 1, where a workload of no programs would be rejected)
+    a = np.zeros((0, 8), np.float32)
+    b = np.zeros((8, 5), np.float32)
+    c = np.zeros((0, 5), np.float32)
+    matmul.forget_resolutions()
+    r = matmul.resolve([a, b, c], "cuda:sm_90")
+    assert r.source == "model"
+    comp = tc.compile(matmul, a, b, c, target="cuda:sm_90")
+    assert comp.selection.values == r.values
+    matmul.forget_resolutions()
+
+
 def test_fixed_default_and_reference_resolutions():
     x = np.zeros((40, 8), np.float32)
     assert tc.compile(scaled, x, x, target="reference", BM=4).selection.source == "fixed"
