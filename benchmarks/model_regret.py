@@ -41,7 +41,8 @@ GRID = [  # (label, coefficients changed from cuda_mma_v5's)
     ("cuda_mma_v5", {}),
     *((f"misaligned_chunk {v}", {"misaligned_chunk": float(v)}) for v in (0, 1, 2, 3, 5, 6)),
     *((f"misaligned_step {v}", {"misaligned_step": float(v)}) for v in (0, 1000, 3000)),
-    ("v4's values", {"misaligned_chunk": 0.0, "misaligned_step": 0.0}),
+    *((f"warp_step {v}", {"warp_step": float(v)}) for v in (55, 65, 110, 160)),
+    ("v4's values", {"misaligned_chunk": 0.0, "misaligned_step": 0.0, "warp_step": 55.0}),
 ]
 
 

@@ -146,7 +146,7 @@ def _priced(g: plan.GroupWorkload, **opts) -> list[plan.Priced]:
 
 
 def test_more_threads_cost_more_warp_steps_per_mma() -> None:
-    ps = _priced(_gemm(128, 128, 32, "bf16"))
+    ps = _priced(_gemm(128, 128, 32, "bf16"), cost_basis="cuda_mma_v2")
     per_threads = {}
     for p in ps:
         per_threads.setdefault(p.candidate.threads, set()).add(p.feature("warp_steps_per_mma"))
