@@ -1,4 +1,4 @@
-"""The ``tilec`` command: demo, run, ir, plan, targets.
+"""The ``tilec`` command: demo, run, ir, plan, tune, targets, cache.
 
 Every subcommand prints with rich; long work shows a progress bar. Errors in
 user programs print as located diagnostics, not tracebacks.
@@ -7,9 +7,11 @@ user programs print as located diagnostics, not tracebacks.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import runpy
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,35 @@ def _examples_dir() -> Path | None:
         if cand.is_dir() and (parent / "pyproject.toml").exists():
             return cand
     return None
+
+
+@contextlib.contextmanager
+def _script_folder(path: Path) -> Iterator[None]:
+    """The script's folder first on ``sys.path`` while it runs or loads, as ``python FILE``
+    puts it (so a file's sibling modules import)."""
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(folder)
+
+
+def _target_names() -> str:
+    """Every name ``--target`` accepts, for help texts."""
+    from tilec.exec import PROFILE_ALIASES, profile_names
+    from tilec.runtime import available_targets
+
+    names = [info.name for info, _ in available_targets()]
+    names += [n for n in (*profile_names(), *PROFILE_ALIASES) if n not in names]
+    return ", ".join(names)
+
+
+def _short(reason: str) -> str:
+    """A reason's first clause (``no usable CUDA driver: DynamicLibNotFoundError: ...``
+    is ``no usable CUDA driver``)."""
+    return reason.split(":", 1)[0].strip()
 
 
 # ------------------------------------------------------------------- subcommands
@@ -80,8 +111,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.exists():
         raise SystemExit(f"tilec: no such file: {path}")
+    argv = sys.argv
     sys.argv = [str(path), *args.rest]
-    runpy.run_path(str(path), run_name="__main__")
+    try:
+        with _script_folder(path):
+            runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.argv = argv
     return 0
 
 
@@ -107,7 +143,8 @@ def _file_cases(args: argparse.Namespace) -> list[Any]:
     path = Path(args.file)
     if not path.exists():
         raise SystemExit(f"tilec: no such file: {path}")
-    cases = cases_of(load_file(path))
+    with _script_folder(path):
+        cases = cases_of(load_file(path))
     if args.kernel:
         cases = [c for c in cases if args.kernel in (c.name, c.kernel_name)]
     return cases
@@ -215,19 +252,65 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def cmd_targets(args: argparse.Namespace) -> int:
-    """List every target and whether it can run here."""
+    """List every target and whether it can run here: one row each, a long reason shortened
+    in the table and given whole once below it."""
     from tilec.runtime import available_targets, default_target
 
     con = _console()
     default = default_target()
     table = Table(title="tilec targets")
-    for col in ("target", "available", "default", "what"):
-        table.add_column(col)
+    for col in ("target", "runs here", "what"):
+        table.add_column(col, no_wrap=col != "what")
+    notes: dict[str, int] = {}
     for info, reason in available_targets():
-        table.add_row(info.name, "[green]yes[/green]" if reason is None else f"no: {reason}",
-                      "*" if info.name == default else "", info.summary)
+        if reason is None:
+            here = "[green]yes[/green]" + (" (default)" if info.name == default else "")
+        else:
+            n = notes.setdefault(reason, len(notes) + 1)
+            here = f"no: {_short(reason)} [{n}]"
+        table.add_row(info.name, here, info.summary)
     con.print(table)
+    for reason, n in notes.items():
+        con.print(f"[{n}] {reason}", markup=False)
+    con.print("planning and reports (tilec plan, tilec ir --after plan) take any of: "
+              + _target_names(), markup=False)
     return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    """Show or clear the on-disk cache."""
+    from tilec.runtime.cache import RECORDS, cache_root, cache_usage, clear_cache
+
+    con = _console()
+    root = cache_root()
+    if args.action == "clear":
+        files, size = clear_cache(records=args.records)
+        kept = "" if args.records else f" (tuning records in {RECORDS}/ kept: --records " \
+                                        "removes them too)"
+        con.print(f"removed {files} file(s), {_size(size)} from {root}{kept}", markup=False)
+        return 0
+    usage = cache_usage()
+    con.print(f"cache: {root}" + ("" if usage else " (empty)"), markup=False)
+    if usage:
+        table = Table()
+        for col in ("directory", "files", "size", "holds"):
+            table.add_column(col, justify="right" if col in ("files", "size") else "left")
+        what = {"c": "C kernels built for cpu", "cuda": "CUDA binaries",
+                RECORDS: "tuning records (tilec tune)"}
+        for e in usage:
+            table.add_row(e.name, str(e.files), _size(e.bytes), what.get(e.name, ""))
+        con.print(table)
+    con.print("set TILEC_CACHE_DIR to move it; `tilec cache clear` removes the binaries",
+              markup=False)
+    return 0
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,7 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("demo", help="run the example kernels and check them against the reference")
-    d.add_argument("--target", default=None, help="target (default: the best available here)")
+    d.add_argument("--target", default=None,
+                   help="target (default: the best available here; see tilec targets)")
     d.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
     d.set_defaults(func=cmd_demo)
 
@@ -255,12 +339,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the same as --after capture / schedule / machine")
     i.add_argument("--kernel", default=None, help="only this kernel")
     i.add_argument("--target", default="cuda:sm_90",
-                   help="target whose pipeline runs (default cuda:sm_90; needs no GPU)")
+                   help="target whose pipeline runs (default cuda:sm_90, which needs no GPU "
+                        "up to --after build); one of: " + _target_names())
     i.set_defaults(func=cmd_ir)
 
     pl = sub.add_parser("plan", help="print the planner's report for the kernels in a file")
     pl.add_argument("file")
-    pl.add_argument("--target", default="cuda:sm_90")
+    pl.add_argument("--target", default="cuda:sm_90",
+                    help="profile to plan for (default cuda:sm_90; planning needs no GPU); "
+                         "one of: " + _target_names())
     pl.add_argument("--kernel", default=None, help="only this kernel")
     pl.add_argument("--json", action="store_true", help="print JSON instead of tables")
     pl.add_argument("--output", "-o", default=None, help="write the JSON here")
@@ -286,6 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("targets", help="list targets and whether they can run here")
     t.set_defaults(func=cmd_targets)
+
+    ca = sub.add_parser("cache", help="show or clear the on-disk cache ($TILEC_CACHE_DIR)")
+    ca.add_argument("action", nargs="?", default="info", choices=("info", "clear"))
+    ca.add_argument("--records", action="store_true",
+                    help="with clear: remove the tuning records too (measurements)")
+    ca.set_defaults(func=cmd_cache)
     return p
 
 

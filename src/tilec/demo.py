@@ -84,8 +84,23 @@ def load_file(path: Path) -> ModuleType:
 
 
 def cases_of(mod: ModuleType) -> list[DemoCase]:
-    """The ``DEMOS`` a module declares."""
-    return list(getattr(mod, "DEMOS", []))
+    """The ``DEMOS`` a module declares; without them, one case per ``@tc.kernel`` of the
+    module when it defines ``make_inputs(rng)`` (those inputs serve every kernel, and such
+    a case checks nothing: it has no ``expected``)."""
+    demos = getattr(mod, "DEMOS", None)
+    if demos is not None:
+        return list(demos)
+    make = getattr(mod, "make_inputs", None)
+    if not callable(make):
+        return []
+    from tilec.frontend.jit import Kernel
+
+    return [DemoCase(name=n, kernel=v, make_inputs=make, expected=_no_expectation)
+            for n, v in vars(mod).items() if isinstance(v, Kernel)]
+
+
+def _no_expectation(*inputs: Any) -> dict[int, np.ndarray]:
+    return {}
 
 
 def all_cases(examples_dir: Path | None) -> list[DemoCase]:

@@ -76,9 +76,9 @@ class RecordKey:
 
 def records_dir() -> Path:
     """``$TILEC_CACHE_DIR/tune`` (or ``~/.cache/tilec/tune``)."""
-    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                             "tilec")
-    return Path(root) / "tune"
+    from .cache import RECORDS, cache_root
+
+    return cache_root() / RECORDS
 
 
 def record_path(key: RecordKey) -> Path:

@@ -39,10 +39,8 @@ _BUILDERS: MappingProxyType[str, tuple[str, str]] = MappingProxyType({
 
 PROFILE_ALIASES: MappingProxyType[str, str] = MappingProxyType({
     "cuda": "cuda:sm_90",       # the runtime's ``cuda`` target runs on the H200 here
-    "tirx:cuda": "cuda:sm_90",
     "metal": "metal:m1",
     "reference": "cpu",         # the interpreter has no execution hierarchy to plan for
-    "tirx:llvm": "cpu",
 })
 """Runtime target names without an architecture, and the profile each plans with."""
 
@@ -52,7 +50,13 @@ class UnknownProfile(ir.UserError, ValueError):
 
 
 def resolve_profile_name(target: str) -> str:
-    """The profile name for a runtime target name (itself when it already is one)."""
+    """The profile name for a runtime target name (itself when it already is one); the
+    simulator's ``simt:<profile>`` plans with ``<profile>``, plain ``simt`` with
+    ``cuda:sm_90`` (its default)."""
+    if target == "simt":
+        return "cuda:sm_90"
+    if target.startswith("simt:"):
+        target = target[len("simt:"):]
     return PROFILE_ALIASES.get(target, target)
 
 
