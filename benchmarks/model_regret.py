@@ -39,10 +39,13 @@ from typing import Any
 
 GRID = [  # (label, coefficients changed from cuda_mma_v5's)
     ("cuda_mma_v5", {}),
-    *((f"misaligned_chunk {v}", {"misaligned_chunk": float(v)}) for v in (0, 1, 2, 3, 5, 6)),
-    *((f"misaligned_step {v}", {"misaligned_step": float(v)}) for v in (0, 1000, 3000)),
-    *((f"warp_step {v}", {"warp_step": float(v)}) for v in (55, 65, 110, 160)),
-    ("v4's values", {"misaligned_chunk": 0.0, "misaligned_step": 0.0, "warp_step": 55.0}),
+    *((f"misaligned_chunk {v}", {"misaligned_chunk": float(v)}) for v in (0, 4, 12)),
+    *((f"misaligned_step {v}", {"misaligned_step": float(v)}) for v in (0, 4000)),
+    *((f"fill_target_subgroups {v}", {"fill_target_subgroups": v}) for v in (10, 14, 16)),
+    *((f"exposed_tail_byte {v}", {"exposed_tail_byte": v}) for v in (0.6, 0.8, 1.3)),
+    *((f"warp_step {v}", {"warp_step": float(v)}) for v in (80, 110)),
+    ("v4's values", {"misaligned_chunk": 0.0, "misaligned_step": 0.0,
+                     "fill_target_subgroups": 16, "exposed_tail_byte": 0.6}),
 ]
 
 

@@ -6,10 +6,10 @@
    with no tile arguments after ``tc.tune``), the three fastest fixed tiles and torch are
    then timed with ``do_bench`` in ``--rounds`` interleaved rounds (the order reversed
    every other round), and each arm's time is its median over the rounds.
-2. Regret of the model pick on GEMM shapes (``--shapes heldout4``, the default: shapes
-   no fit of the cost basis has seen; ``heldout3``: those measured at 2175251, used by
-   ``cuda_mma_v5``'s ``warp_step``; ``heldout2``: those measured at e200bc0, held out
-   from ``cuda_mma_v4``'s fit and used by the model extents' and ``cuda_mma_v5``'s;
+2. Regret of the model pick on GEMM shapes (``--shapes heldout5``, the default: shapes
+   no fit of the cost basis has seen; ``heldout4`` and ``heldout3``: those measured at
+   0acda3a and 2175251, used by ``cuda_mma_v5``'s final fit; ``heldout2``: those
+   measured at e200bc0, held out from ``cuda_mma_v4``'s fit and used by v5's;
    ``heldout``: those held out from ``cuda_mma_v3``'s fit, measured at 27f09b5; ``fit``:
    the shapes it was fitted to; ``--skip-bars`` runs only this part, ``--part I/N`` every
    N-th shape from the I-th). For each shape every
@@ -96,8 +96,18 @@ HELDOUT4_SHAPES = [  # none of them in any set above or the 4096^3 sweep
     (2304, 2304, 2304, "f32"), (1200, 3400, 900, "f32"), (256, 4096, 4096, "f32"),
     (4096, 256, 1536, "f32"), (700, 900, 5000, "f32"), (1750, 1250, 1003, "f32"),
 ]
-"""Shapes no fit has seen: the held-out set of ``cuda_mma_v5`` (the last two of each dtype
-have rows that are not 16-byte aligned)."""
+"""The shapes the regret was reported on at 0acda3a and 693467d (seen since: v5's final fit
+used them)."""
+
+HELDOUT5_SHAPES = [  # none of them in any set above or the 4096^3 sweep
+    (2816, 2816, 2816, "bf16"), (1408, 1408, 1408, "bf16"), (320, 8192, 1536, "bf16"),
+    (8192, 320, 1536, "bf16"), (768, 3072, 4096, "bf16"), (1800, 2400, 1200, "bf16"),
+    (5000, 3000, 1000, "bf16"), (1111, 2222, 888, "bf16"),
+    (1600, 1600, 1600, "f32"), (2800, 1400, 900, "f32"), (192, 4096, 2048, "f32"),
+    (3000, 3000, 600, "f32"), (800, 800, 6400, "f32"), (1333, 999, 1111, "f32"),
+]
+"""Shapes no fit has seen: the held-out set of ``cuda_mma_v5`` (the last of each dtype has
+rows that are not 16-byte aligned)."""
 
 
 def _inputs(m: int, n: int, k: int, dtype: str, seed: int):
@@ -213,9 +223,9 @@ def main() -> int:
     p.add_argument("--limit-s", type=float, default=400.0, help="stop starting new shapes after")
     p.add_argument("--skip-regret", action="store_true")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the bar arms")
-    p.add_argument("--shapes", choices=("heldout", "heldout2", "heldout3", "heldout4", "fit",
-                                        "all"),
-                   default="heldout4", help="the regret shapes")
+    p.add_argument("--shapes", choices=("heldout", "heldout2", "heldout3", "heldout4",
+                                        "heldout5", "fit", "all"),
+                   default="heldout5", help="the regret shapes")
     p.add_argument("--skip-bars", action="store_true",
                    help="only the regret shapes (no bf16 4096^3 bars)")
     p.add_argument("--part", default="0/1", metavar="I/N",
@@ -245,7 +255,8 @@ def main() -> int:
     regrets = []
     validated = set() if args.skip_bars else {"bf16"}  # the bars' tune validated bf16
     sets = {"fit": FIT_SHAPES, "heldout": HELDOUT_SHAPES, "heldout2": HELDOUT2_SHAPES,
-            "heldout3": HELDOUT3_SHAPES, "heldout4": HELDOUT4_SHAPES}
+            "heldout3": HELDOUT3_SHAPES, "heldout4": HELDOUT4_SHAPES,
+            "heldout5": HELDOUT5_SHAPES}
     shapes = [(shape, name) for name, group in sets.items() for shape in group
               if args.shapes in (name, "all")][part::parts]
     for (m, nn, k, dt), shape_set in ([] if args.skip_regret else shapes):
