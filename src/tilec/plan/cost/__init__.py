@@ -15,7 +15,8 @@ default), ``v4``, ``v3`` and ``v2`` tag each coefficient as a ``Fact``; the othe
 throughout. ``v3`` is ``v2``'s formulas with four more coefficients set (waves, underfill,
 warpgroup registers and operands: ``cuda_mma_v3.py``), ``v4`` is ``v3`` with two more (a
 lane-FFMA latency target and an exposed wait per K step: ``cuda_mma_v4.py``), ``v5``
-is ``v4`` with two more (operand rows that are not 16-byte aligned: ``cuda_mma_v5.py``).
+is ``v4`` with two more (operand rows that are not 16-byte aligned) and v3's underfill
+target and tail price refitted (``cuda_mma_v5.py``).
 ``cuda_mma_v1`` to ``v4`` stay selectable by name for comparisons and reports.
 """
 
