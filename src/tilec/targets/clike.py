@@ -6,7 +6,8 @@ Two pieces live here:
   operation that produced it (id, opcode, source location), so a C compiler
   diagnostic or a profile line maps back to the TileIR operation and the
   Python line it came from. Operation boundaries are also visible in the text
-  as ``/* tilec: <op>#<id> at file:line */`` comments.
+  as ``/* tilec: <op>#<id> at file:line:col */`` comments (the file's name only, so
+  an emitted source holds no machine path; cache keys leave these lines out).
 * ``CLikeEmitter``: naming, the value table (``id(value)`` -> its form at
   emission time: ``Scalar``, ``TupleVal``, ``TokenVal`` or a target's own),
   per-op dispatch to a method ``emit_<opcode>`` found by name (``atom.call`` ->
@@ -28,6 +29,7 @@ helpers named ``tc_*`` are defined by each target's prelude.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -125,7 +127,11 @@ class IndentedBuffer:
         saved = self._origin
         number = ir.op_number(op)
         self._origin = LineOrigin(number, op.name, op.loc)
-        loc = f" at {op.loc}" if op.loc.known else ""
+        # the file's name only: an emitted source names no machine path (the line's
+        # origin keeps the whole location for diagnostics)
+        where = op.loc
+        loc = f" at {os.path.basename(where.filename)}:{where.line}:{where.col + 1}" \
+            if where.known else ""
         self.line(f"/* tilec: {op.name}#{number}{loc} */")
         try:
             yield self

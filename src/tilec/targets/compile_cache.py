@@ -3,8 +3,11 @@
 Both compilers keep, per content hash, a binary plus a JSON record that holds
 the binary's sha256. The rules they share live here: the cache root
 (``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``), atomic publication (temporary
-name in the same directory, then ``os.replace``) and the check that trusts an
-entry only when its record parses and the bytes hash to it.
+name in the same directory, then ``os.replace``), the check that trusts an
+entry only when its record parses and the bytes hash to it, and the source text a key
+hashes (without the emitters' origin comments, which name operation ids and source
+files: two checkouts, or two processes that numbered operations differently, share one
+entry).
 """
 
 from __future__ import annotations
@@ -12,12 +15,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cache_root", "publish", "verified_entry", "unlink_quietly"]
+__all__ = ["cache_root", "publish", "verified_entry", "unlink_quietly", "keyed_source"]
+
+_RE_ORIGIN = re.compile(r"^[ \t]*/\* tilec: [^\n]*\*/[ \t]*\n", re.MULTILINE)
+"""A line holding only an origin comment (``/* tilec: <op>#<id> at file:line:col */``)."""
+
+
+def keyed_source(source: str) -> str:
+    """``source`` as a cache key hashes it: without its origin-comment lines (they do not
+    change the object code)."""
+    return _RE_ORIGIN.sub("", source)
 
 
 def cache_root() -> Path:

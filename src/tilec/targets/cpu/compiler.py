@@ -60,7 +60,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import tilec.ir as ir
-from tilec.targets.compile_cache import cache_root, publish, unlink_quietly, verified_entry
+from tilec.targets.compile_cache import (
+    cache_root,
+    keyed_source,
+    publish,
+    unlink_quietly,
+    verified_entry,
+)
 from tilec.targets.cpu.prelude import ABI_VERSION
 
 __all__ = ["Toolchain", "CompilerNotFound", "CCompileError", "toolchain", "find_compiler",
@@ -277,10 +283,10 @@ def cpu_model() -> str:
 
 
 def cache_key(source: str, tc: Toolchain) -> str:
-    """The sha256 naming a compiled object."""
+    """The sha256 naming a compiled object (origin comments left out: ``keyed_source``)."""
     h = hashlib.sha256()
     for part in (f"abi={ABI_VERSION}", tc.cc, tc.identity, " ".join(tc.flags),
-                 _cpu_identity() if tc.native else "", source):
+                 _cpu_identity() if tc.native else "", keyed_source(source)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import tilec.ir as ir
-from tilec.targets.compile_cache import cache_root, publish, verified_entry
+from tilec.targets.compile_cache import cache_root, keyed_source, publish, verified_entry
 from tilec.targets.cuda.prelude import ABI_VERSION
 
 __all__ = ["Resources", "Cubin", "CUDACompileError", "NVRTCUnavailable", "OPTIONS",
@@ -192,7 +192,6 @@ def cache_dir() -> Path:
     return cache_root() / "cuda"
 
 
-_RE_ORIGIN = re.compile(r"^[ \t]*/\* tilec: [^\n]*\*/[ \t]*\n", re.MULTILINE)
 
 
 def cache_key(source: str, arch: str) -> str:
@@ -204,7 +203,7 @@ def cache_key(source: str, arch: str) -> str:
     """
     h = hashlib.sha256()
     for part in (f"abi={ABI_VERSION}", " ".join(OPTIONS), arch, f"nvrtc={nvrtc_version()}",
-                 f"driver={driver_version()}", _RE_ORIGIN.sub("", source)):
+                 f"driver={driver_version()}", keyed_source(source)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

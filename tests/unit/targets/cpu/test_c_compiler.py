@@ -66,6 +66,30 @@ def test_key_covers_source_flags_and_compiler() -> None:
                                                        tc.openmp, tc.native))
 
 
+def test_key_ignores_origin_comments_only() -> None:
+    """Two checkouts (or two processes numbering operations differently) share an entry:
+    the origin comments name op ids and source files, not code."""
+    tc = cc.toolchain()
+    body = SRC % 1
+    here = "  /* tilec: arith#3 at /one/checkout/k.py:7:3 */\n" + body
+    there = "/* tilec: arith#41 at k.py:7:3 */\n" + body
+    assert cc.cache_key(here, tc) == cc.cache_key(there, tc) == cc.cache_key(body, tc)
+    assert cc.cache_key("/* other */\n" + body, tc) != cc.cache_key(body, tc)
+
+
+def test_emitted_c_names_no_machine_path() -> None:
+    import numpy as np
+
+    import tilec
+    from tilec.lib.matmul import matmul
+
+    a = np.zeros((64, 64), np.float32)
+    src = tilec.compile(matmul, a, a, a, target="cpu", BM=32, BN=32, BK=32).after("emit")
+    origins = [line for line in src.splitlines() if "/* tilec: " in line]
+    assert origins and all(" at matmul.py:" in line for line in origins if " at " in line)
+    assert str(Path(tilec.__file__).parent) not in src and os.sep + "lib" + os.sep not in src
+
+
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "flip", "bad_meta", "no_meta",
                                     "meta_for_other"])
 def test_corrupt_entries_are_rebuilt(fresh_cache: Path, damage: str) -> None:
@@ -160,3 +184,33 @@ def test_unusable_cache_directory_falls_back(monkeypatch: pytest.MonkeyPatch,
     with pytest.warns(UserWarning, match="not writable"):
         lib = cc.compile_cached(SRC % 6)
     assert _call(lib, 1) == 9
+
+
+_PROCESS = """
+import sys
+import numpy as np
+import tilec
+from tilec.lib.matmul import matmul
+if sys.argv[1] == "other-first":  # compile something else first: op numbering moves on
+    for case in tilec.lib.DEMOS:
+        if case.kernel is not matmul:
+            ins = case.make_inputs(np.random.default_rng(0))
+            tilec.compile(case.kernel, *ins, target="cpu", **case.constexprs)(*ins)
+            break
+a = np.ones((64, 64), np.float32); c = np.zeros((64, 64), np.float32)
+tilec.compile(matmul, a, a, c, target="cpu", BM=32, BN=32, BK=32)(a, a, c)
+assert float(c[0, 0]) == 64.0
+"""
+
+
+def test_a_kernel_hits_the_disk_cache_whatever_its_process_compiled_before(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TILEC_CACHE_DIR": str(tmp_path)}
+    run = [sys.executable, "-c", _PROCESS]
+    subprocess.run([*run, "alone"], env=env, check=True, timeout=300)
+    objects = set((tmp_path / "c").rglob("*.so"))
+    subprocess.run([*run, "other-first"], env=env, check=True, timeout=300)
+    added = set((tmp_path / "c").rglob("*.so")) - objects
+    assert len(objects) == 1 and len(added) == 1  # the other kernel only: matmul was a hit
