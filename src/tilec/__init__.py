@@ -11,6 +11,7 @@ from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
 from .ir import ArgumentError, UserError
 from .runtime import TargetUnavailable, available_targets, default_target
+from .runtime.log import configure_from_env as _configure_logging
 from .runtime.records import VERSION as __version__
 from .runtime.records import RecordWarning
 from .targets.kernel_checks import (
@@ -20,6 +21,8 @@ from .targets.kernel_checks import (
     KernelLoopError,
 )
 from .targets.reference.errors import SimulationError
+
+_configure_logging()  # TILEC_LOG (runtime/log.py)
 
 
 def simulate(fn: Any, *args: Any, target: str = "cuda:sm_90", **constexprs: Any) -> None:

@@ -25,12 +25,15 @@ target's backend, in that order; none of them calls back.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import tilec.ir as ir
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["STAGES", "StageRecord", "Compilation", "UnknownStage", "begin", "compile_module",
            "default_options", "lower_for"]
@@ -170,6 +173,7 @@ class Compilation:
     def record(self, name: str, value: Any, seconds: float, render: Callable[[], str]) -> None:
         """Keep stage ``name``'s product (called by the stage passes)."""
         self.records.append(StageRecord(name, _FORMS[name], value, seconds, render))
+        _log.info("@%s %s for %s: %.1f ms", self.fn_name, name, self.target, seconds * 1e3)
 
     def __repr__(self) -> str:
         done = ", ".join(r.name for r in self.records)

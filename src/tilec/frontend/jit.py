@@ -22,7 +22,9 @@ import ast
 import functools
 import inspect
 import linecache
+import logging
 import textwrap
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +43,8 @@ from .values import Affine, MemVal, ScalarVal
 
 __all__ = ["kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction", "Compiled",
            "ArraySpec", "array"]
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -257,8 +261,11 @@ class Kernel:
         """Capture (once per key) the Candidate TileIR module."""
         mod = self._modules.get(key)
         if mod is None:
+            start = time.perf_counter()
             mod = build_module(self, specs, values)
             self._modules[key] = mod
+            _log.info("@%s capture: %.1f ms", self.fn.__name__,
+                      (time.perf_counter() - start) * 1e3)
         return mod
 
     def compile(self, *args: Any, target: str | None = None,

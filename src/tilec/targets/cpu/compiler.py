@@ -46,6 +46,7 @@ import ctypes
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
 import re
@@ -71,6 +72,8 @@ from tilec.targets.cpu.prelude import ABI_VERSION
 
 __all__ = ["Toolchain", "CompilerNotFound", "CCompileError", "toolchain", "find_compiler",
            "cache_dir", "compile_cached", "cache_key", "BASE_FLAGS"]
+
+_log = logging.getLogger(__name__)
 
 BASE_FLAGS = ("-O3", "-std=c11", "-fPIC", "-shared", "-ffp-contract=off", "-fwrapv",
               "-fno-math-errno", "-fno-trapping-math", "-fno-builtin-pow")
@@ -322,7 +325,10 @@ def compile_cached(source: str, origin_of_line: Callable[[int], object] | None =
         so, meta = d / f"{key}.so", d / f"{key}.json"
         data = _verified(so, meta, key)
         if data is None:
+            _log.debug("C cache miss %s: building", key[:16])
             data = _build(source, tc, key, so, meta, origin_of_line)
+        else:
+            _log.debug("C cache hit %s", key[:16])
         lib = _load_private_copy(data, d)
         _loaded[key] = lib
         return lib

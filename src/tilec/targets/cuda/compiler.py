@@ -40,6 +40,7 @@ import base64
 import functools
 import hashlib
 import json
+import logging
 import os
 import re
 import subprocess
@@ -60,6 +61,8 @@ from tilec.targets.cuda.prelude import ABI_VERSION
 __all__ = ["Resources", "Cubin", "CUDACompileError", "NVRTCUnavailable", "OPTIONS",
            "compile_cubin", "parse_resources", "nvrtc_version", "driver_version", "arch_for",
            "cache_dir", "cache_key", "nvrtc_available", "explain_errors"]
+
+_log = logging.getLogger(__name__)
 
 OPTIONS = ("--std=c++17", "--fmad=false", "--ptxas-options=-v")
 """NVRTC options of every kernel (plus ``-arch=<arch>``)."""
@@ -416,7 +419,9 @@ def compile_cubin(source: str, arch: str, kernel: str, dynamic_shared: int = 0,
             data, info = entry
             res = Resources(**{**info["resources"], "dynamic_shared": dynamic_shared})
             out = Cubin(data, arch, kernel, info.get("log", ""), res, key, True)
+            _log.debug("CUDA cache hit %s (%s, %s)", key[:16], kernel, arch)
         else:
+            _log.debug("CUDA cache miss %s (%s, %s): building", key[:16], kernel, arch)
             t0 = time.perf_counter()
             data, log, extra = _build(source, arch, kernel, name, origin_of_line)
             res = parse_resources(log, kernel, arch, dynamic_shared)
