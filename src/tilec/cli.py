@@ -178,15 +178,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     con = _console()
     reports = {}
+    target = args.target or tilec.default_target()
     cases = _compiled_cases(argparse.Namespace(**{**vars(args), "target": "reference"}))
     for case, compiled, inputs in cases:
         fn = compiled.module.lookup(compiled.fn_name)
         # The demo inputs bind the shape symbols, so program counts and trip counts are known.
         shapes = {compiled.fn_name: shapes_from_arrays(fn, inputs)}
-        plan = plan_module(compiled.module, args.target, shapes=shapes)
+        plan = plan_module(compiled.module, target, shapes=shapes)
         reports[case.name] = plan.to_json()
         if not args.json:
-            con.rule(f"{case.name} on {args.target}")
+            con.rule(f"{case.name} on {target}")
             con.print(plan.render(), markup=False)
     if args.json:
         text = json.dumps(reports, indent=2, sort_keys=True)
@@ -345,9 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("plan", help="print the planner's report for the kernels in a file")
     pl.add_argument("file")
-    pl.add_argument("--target", default="cuda:sm_90",
-                    help="profile to plan for (default cuda:sm_90; planning needs no GPU); "
-                         "one of: " + _target_names())
+    pl.add_argument("--target", default=None,
+                    help="target or profile to plan for (default: the default target, "
+                         "TILEC_TARGET or the best available here; planning needs no GPU, so "
+                         "any of these works anywhere): " + _target_names())
     pl.add_argument("--kernel", default=None, help="only this kernel")
     pl.add_argument("--json", action="store_true", help="print JSON instead of tables")
     pl.add_argument("--output", "-o", default=None, help="write the JSON here")

@@ -76,6 +76,15 @@ def test_plan_accepts_every_runtime_target_name(user_file, capsys, target, profi
     assert f"plan for {profile}" in capsys.readouterr().out
 
 
+def test_plan_defaults_to_the_default_target(user_file, capsys, monkeypatch):
+    monkeypatch.setenv("TILEC_TARGET", "cuda:sm_80")
+    assert main(["plan", str(user_file)]) == 0
+    assert "plan for cuda:sm_80" in capsys.readouterr().out
+    monkeypatch.setenv("TILEC_TARGET", "cpu")
+    assert main(["plan", str(user_file)]) == 0
+    assert "plan for cpu" in capsys.readouterr().out
+
+
 def test_an_unknown_target_is_one_line_naming_the_known_ones(user_file, capsys):
     assert main(["plan", str(user_file), "--target", "bogus"]) == 1
     err = capsys.readouterr().err.strip()
