@@ -53,6 +53,18 @@ ROW_TILES = {"BM": 4, "BN": 1024}
 """Softmax/layernorm: four whole rows per program (one tile spans a row)."""
 
 
+def append_records(benchmark: str, device: str, date: str,
+                   records: list[dict[str, Any]]) -> tuple[Path, int]:
+    """Add ``records`` to ``results/<benchmark>-<device>-<date>.json`` (every run of a day
+    is kept; ``device`` is made file-name safe); returns the path and the earlier count."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9]+", "-", device).strip("-")
+    path = RESULTS / f"{benchmark}-{name}-{date}.json"
+    earlier = json.loads(path.read_text()) if path.exists() else []
+    path.write_text(json.dumps(earlier + records, indent=1) + "\n")
+    return path, len(earlier)
+
+
 def commit() -> str:
     """The repository's short commit, ``-dirty`` when the tree has changes."""
     try:
@@ -226,17 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
     info = machine()
-    device = re.sub(r"[^A-Za-z0-9]+", "-", info["cpu"]).strip("-")
     date = datetime.date.today().isoformat()
     base = {"benchmark": "cpu", "target": "cpu", "device": info["cpu"], "date": date,
             "time": datetime.datetime.now().strftime("%H:%M:%S"), "commit": commit()}
     records = [{**base, **rec, "machine": info} for rec in cases(args.rounds)]
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        path = RESULTS / f"cpu-{device}-{date}.json"
-        earlier = json.loads(path.read_text()) if path.exists() else []
-        path.write_text(json.dumps(earlier + records, indent=1) + "\n")  # every run of the day
-        print(f"wrote {path} ({len(earlier)} earlier records kept)")
+        path, earlier = append_records("cpu", info["cpu"], date, records)
+        print(f"wrote {path} ({earlier} earlier records kept)")
     return 0
 
 

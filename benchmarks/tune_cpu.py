@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
-import re
 import sys
 import tempfile
 import time
@@ -27,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cpu import RESULTS, SETTLE_S, commit, machine, measure  # noqa: E402
+from cpu import SETTLE_S, append_records, commit, machine, measure  # noqa: E402
 
 
 def main() -> int:
@@ -91,11 +89,7 @@ def main() -> int:
            config=str(sel.selection), rel_error=err, tune_seconds=round(tune_s, 1),
            candidates=len(result.candidates),
            invalid=[x.label for x in result.candidates if not x.ok])
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    device = re.sub(r"[^A-Za-z0-9]+", "-", cpu_name()).strip("-")
-    path = RESULTS / f"tune_cpu-{device}-{now.date().isoformat()}.json"
-    earlier = json.loads(path.read_text()) if path.exists() else []
-    path.write_text(json.dumps(earlier + records, indent=1) + "\n")
+    path, _ = append_records("tune_cpu", cpu_name(), now.date().isoformat(), records)
     print(f"wrote {path}")
     return 0
 

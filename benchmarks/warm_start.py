@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cpu import RESULTS, commit, machine  # noqa: E402
+from cpu import append_records, commit, machine  # noqa: E402
 
 N = 256
 
@@ -158,11 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             device = device_name()
         records.append({**base, **rec, "device": device, "machine": info})
     if not args.no_write:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9]+", "-", records[-1]["device"]).strip("-")
-        path = RESULTS / f"warm_start-{name}-{date}.json"
-        earlier = json.loads(path.read_text()) if path.exists() else []
-        path.write_text(json.dumps(earlier + records, indent=1) + "\n")
+        path, _ = append_records("warm_start", records[-1]["device"], date, records)
         print(f"wrote {path}")
     return 0
 

@@ -56,11 +56,12 @@ def _script_folder(path: Path) -> Iterator[None]:
 
 
 def _target_names() -> str:
-    """Every name ``--target`` accepts, for help texts."""
+    """Every name ``--target`` accepts, for help texts (the registry's names: no target is
+    probed, since every command builds the parser)."""
     from tilec.exec import PROFILE_ALIASES, profile_names
-    from tilec.runtime import available_targets
+    from tilec.runtime import target_names
 
-    names = [info.name for info, _ in available_targets()]
+    names = target_names()
     names += [n for n in (*profile_names(), *PROFILE_ALIASES) if n not in names]
     return ", ".join(names)
 
@@ -273,8 +274,8 @@ def cmd_targets(args: argparse.Namespace) -> int:
     con.print(table)
     for reason, n in notes.items():
         con.print(f"[{n}] {reason}", markup=False)
-    con.print("planning and reports (tilec plan, tilec ir --after plan) take any of: "
-              + _target_names(), markup=False)
+    con.print("names tilec plan takes (targets and planning profiles): " + _target_names(),
+              markup=False)
     return 0
 
 
@@ -307,11 +308,13 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB"):
         n /= 1024
-    return f"{n} B"  # pragma: no cover
+        if n < 1024 or unit == "GiB":
+            break
+    return f"{n:.1f} {unit}"
 
 
 def build_parser() -> argparse.ArgumentParser:

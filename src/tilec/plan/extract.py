@@ -44,7 +44,7 @@ from typing import Any
 import tilec.ir as ir
 
 from .options import PlannerOptions
-from .work import DTYPE_BYTES, AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
+from .work import AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
 
 __all__ = ["GroupSite", "extract_groups", "fold_index", "shapes_from_arrays"]
 
@@ -301,12 +301,12 @@ class _Reader:
         if view is not None and view.name == "view":
             src = view.operand(0)
         t = src.type
-        if not isinstance(t, ir.MemoryType) or t.rank < 2 or str(t.dtype) not in DTYPE_BYTES:
+        if not isinstance(t, ir.MemoryType) or t.rank < 2:
             return 1.0
         inner = self.dim(t.shape[-1])
         if inner is None:
             return 1.0
-        return math.gcd(inner * DTYPE_BYTES[str(t.dtype)], 16) / 16
+        return math.gcd(inner * t.dtype.bytes, 16) / 16
 
     def k_interval(self, load_v: ir.Value, k_axis: int, loop: ir.Operation | None, k: int
                    ) -> AffineExtent | None:

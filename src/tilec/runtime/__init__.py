@@ -12,9 +12,10 @@ from .targets import (
     load_backend,
     register_target,
     require,
+    target_names,
     why_unavailable,
 )
 
 __all__ = ["Backend", "Executable", "TargetInfo", "TargetUnavailable", "available_targets",
            "check_target_name", "default_target", "get_backend", "load_backend", "register_target",
-           "require", "why_unavailable"]
+           "require", "target_names", "why_unavailable"]

@@ -21,7 +21,8 @@ RECORDS = "tune"
 
 
 def cache_root() -> Path:
-    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``."""
+    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec`` (the compilers read the same rule from
+    ``targets/compile_cache.py``: targets may not import the runtime layer)."""
     root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
                                                              "tilec")
     return Path(root)
@@ -57,14 +58,10 @@ def cache_usage() -> list[CacheEntry]:
     root = cache_root()
     if not root.is_dir():
         return []
-    out = []
-    loose = [p for p in root.iterdir() if p.is_file()]
-    if loose:
-        out.append(CacheEntry(".", len(loose), sum(p.stat().st_size for p in loose)))
-    for p in sorted(root.iterdir()):
-        if p.is_dir():
-            out.append(CacheEntry(p.name, *_walk(p)))
-    return out
+    entries = sorted(root.iterdir())
+    loose = [p.stat().st_size for p in entries if p.is_file()]
+    out = [CacheEntry(".", len(loose), sum(loose))] if loose else []
+    return out + [CacheEntry(p.name, *_walk(p)) for p in entries if p.is_dir()]
 
 
 def clear_cache(records: bool = False) -> tuple[int, int]:

@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from .cache import RECORDS, cache_root
+
 __all__ = ["SCHEMA", "VERSION", "RecordKey", "RecordWarning", "records_dir", "record_path",
            "load_record", "store_record", "list_records", "export_records", "import_records"]
 
@@ -76,8 +78,6 @@ class RecordKey:
 
 def records_dir() -> Path:
     """``$TILEC_CACHE_DIR/tune`` (or ``~/.cache/tilec/tune``)."""
-    from .cache import RECORDS, cache_root
-
     return cache_root() / RECORDS
 
 

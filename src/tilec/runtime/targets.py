@@ -20,7 +20,7 @@ from tilec.ir import UserError
 __all__ = ["Backend", "Executable", "TargetInfo", "register_target", "get_backend",
            "load_backend", "require",
            "available_targets", "default_target", "TargetUnavailable", "why_unavailable",
-           "check_target_name"]
+           "check_target_name", "target_names"]
 
 
 class TargetUnavailable(UserError, RuntimeError):
@@ -75,6 +75,11 @@ def register_target(info: TargetInfo) -> None:
     _REGISTRY[info.name] = info
 
 
+def target_names() -> list[str]:
+    """Every registered target's name, sorted (no probe runs)."""
+    return sorted(_REGISTRY)
+
+
 def _family(name: str) -> str:
     return name.split(":", 1)[0]
 
@@ -107,7 +112,7 @@ def check_target_name(name: str) -> None:
     if family in _NOT_BUILT:
         raise TargetUnavailable(f"target {name!r}: {_NOT_BUILT[family]}")
     raise TargetUnavailable(f"unknown target {name!r}; known targets: "
-                            f"{', '.join(sorted(_REGISTRY))}")
+                            f"{', '.join(target_names())}")
 
 
 def _lookup(name: str) -> TargetInfo:

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.exec import resolve_profile_name
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
@@ -741,6 +742,6 @@ class SimtBackend:
 
 
 def make_backend(target_name: str = "simt:cuda:sm_90") -> SimtBackend:
-    """The registry factory: ``simt:<profile>`` (default profile ``cuda:sm_90``)."""
-    profile = target_name.split(":", 1)[1] if target_name.startswith("simt:") else ""
-    return SimtBackend(target_name, profile or "cuda:sm_90")
+    """The registry factory: ``simt:<profile>`` (default profile ``cuda:sm_90``:
+    ``resolve_profile_name``, as the planner reads the name)."""
+    return SimtBackend(target_name, resolve_profile_name(target_name))
