@@ -25,6 +25,7 @@ target's backend, in that order; none of them calls back.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tilec.ir as ir
+from tilec.support import OFF, progress, progress_enabled
 
 _log = logging.getLogger(__name__)
 
@@ -44,6 +46,11 @@ STAGES = ("capture", "plan", "schedule", "machine", "allocate", "emit", "build")
 _FORMS = {"capture": "candidate", "plan": "plan", "schedule": "scheduled",
           "machine": "machine", "allocate": "machine", "emit": "source", "build": "binary"}
 """What each stage's record holds."""
+
+LARGE_MODULE = 10_000
+"""A module of at least this many operations (a long ``tc.static_range`` unrolled) shows
+its stages as progress on the terminal (``tilec.support.progress``); the stages' time
+grows with it. ``TILEC_LOG=info`` logs every stage's time whatever the size."""
 
 
 class UnknownStage(ir.UserError, ValueError):
@@ -120,6 +127,9 @@ class Compilation:
             StageRecord("capture", "candidate", module, 0.0, lambda: ir.print_module(module))]
         """What each stage produced, in order, starting with the captured module."""
         self._done = 0  # stages of ``pipeline`` run so far
+        self.shown: Any = OFF
+        """The terminal's progress row while ``run`` runs (``OFF`` otherwise); each stage
+        names itself on it."""
         self.skipped: tuple[str, ...] = ()
         """Stages not run because the module came in a later form (Machine TileIR written
         or lowered elsewhere enters after ``machine``)."""
@@ -158,12 +168,29 @@ class Compilation:
         if stop <= self._done:
             return self
         passes = [_PASSES[name]() for name in self.pipeline[self._done:stop]]
+        shown = self._progress(len(passes))
 
         def after(p: ir.Pass, comp: Any) -> None:
             self._done += 1
+            shown.advance()
 
-        ir.PassManager(passes, after=after).run(self)
+        with shown:
+            self.shown = shown
+            try:
+                ir.PassManager(passes, after=after).run(self)
+            finally:
+                self.shown = OFF
         return self
+
+    def _progress(self, stages: int) -> Any:
+        """A progress row over ``stages`` stages when progress is on and the module is large
+        (counting stops at ``LARGE_MODULE``); else ``OFF``."""
+        if not progress_enabled():
+            return OFF
+        ops = (op for f in self.module for op in f.body.walk())
+        if next(itertools.islice(ops, LARGE_MODULE - 1, None), None) is None:
+            return OFF
+        return progress(f"compiling @{self.fn_name} for {self.target}", total=stages)
 
     def after(self, name: str) -> str:
         """The printed product of stage ``name`` (running the pipeline that far)."""
@@ -195,6 +222,7 @@ class _Stage(ir.Pass):
             for r in comp.records:
                 if r.value is comp.module:
                     r.text  # noqa: B018 - printed now, before this stage changes the module
+        comp.shown.describe(f"compiling @{comp.fn_name} for {comp.target}: {self.name}")
         start = time.perf_counter()
         value, render = self.step(comp)
         comp.record(self.name, value, time.perf_counter() - start, render)

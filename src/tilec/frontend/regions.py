@@ -16,10 +16,12 @@ algebra of ``scopes.py`` (see ``capture.py`` for the whole story):
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
+from tilec.support import progress
 
 from . import reductions, tiles
 from .builtins import SURFACE as B
@@ -83,6 +85,10 @@ class _Par:
 
 _LEVELS = ("grid", "group", "subgroup", "lane")
 """Execution levels, outermost first: a nested nest must bind a strictly inner one."""
+
+UNROLL_PROGRESS = 1000
+"""A ``tc.static_range`` of at least this many trips shows its unrolling as progress on the
+terminal (``tilec.support.progress``): capture time grows with the unrolled body."""
 
 
 class _Retype(Exception):
@@ -582,9 +588,14 @@ class RegionCapture:
         for n in ast.walk(node):
             if isinstance(n, (ast.Break, ast.Continue)) and self.sets.loop_of.get(id(n)) is node:
                 raise self.error(n, "break/continue are not supported in tc.static_range loops")
-        for i in range(*vals):
-            self.env[name] = i
-            self.visit_body(node.body)
+        trips = range(*vals)
+        where = f"{os.path.basename(self.src.filename)}:{node.lineno + self.src.line_offset}"
+        with progress(f"unrolling tc.static_range at {where}", total=len(trips),
+                      minimum=UNROLL_PROGRESS) as shown:
+            for i in trips:
+                self.env[name] = i
+                self.visit_body(node.body)
+                shown.advance()
 
     # --------------------------------------------------------------------- parallel
     def _parallel(self, node: ast.For, site: tiles.CallSite) -> None:

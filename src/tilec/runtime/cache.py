@@ -1,10 +1,12 @@
 """The on-disk cache: where it is, what it holds, and clearing it.
 
 Everything tilec keeps between processes lives under one root, ``$TILEC_CACHE_DIR`` or
-``~/.cache/tilec``: each backend's compiled binaries in its own subdirectory (``c/``,
-``cuda/``) and the tuning records in ``tune/``. Binaries are rebuilt on a miss, so
-clearing them costs only compile time; tuning records are measurements, so ``clear``
-keeps them unless asked (``tilec cache clear --records``).
+the platform's cache folder (``tilec.support.cache_root``: ``~/.cache/tilec`` on Linux,
+``~/Library/Caches/tilec`` on macOS, ``%LOCALAPPDATA%\\tilec\\Cache`` on Windows): each
+backend's compiled binaries in its own subdirectory (``c/``, ``cuda/``) and the tuning
+records in ``tune/``. Binaries are rebuilt on a miss, so clearing them costs only compile
+time; tuning records are measurements, so ``clear`` keeps them unless asked (``tilec cache
+clear --records``).
 """
 
 from __future__ import annotations
@@ -14,18 +16,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilec.support import cache_root
+
 __all__ = ["RECORDS", "CacheEntry", "cache_root", "cache_usage", "clear_cache"]
 
 RECORDS = "tune"
 """The subdirectory of tuning records (``runtime/records.py``)."""
-
-
-def cache_root() -> Path:
-    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec`` (the compilers read the same rule from
-    ``targets/compile_cache.py``: targets may not import the runtime layer)."""
-    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                             "tilec")
-    return Path(root)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Tuning records: JSON files that remember what measured selection chose, and why.
 
-One file per key, in ``$TILEC_CACHE_DIR/tune/`` (default ``~/.cache/tilec/tune/``),
+One file per key, in ``tune/`` under the cache root (``tilec.support.cache_root``),
 named by the key's digest. A record holds the key (so a file is checked against
 the key it is read for), the selected configuration and plan variant, every
 candidate with its model score, validation, search and replay times, and every
@@ -77,7 +77,7 @@ class RecordKey:
 
 
 def records_dir() -> Path:
-    """``$TILEC_CACHE_DIR/tune`` (or ``~/.cache/tilec/tune``)."""
+    """``tune/`` under the cache root (``$TILEC_CACHE_DIR`` or the platform's cache folder)."""
     return cache_root() / RECORDS
 
 

@@ -1,8 +1,8 @@
 """Disk-cache helpers shared by the C and CUDA compilers.
 
 Both compilers keep, per content hash, a binary plus a JSON record that holds
-the binary's sha256. The rules they share live here: the cache root
-(``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``), atomic publication (temporary
+the binary's sha256. The rules they share live here: the cache root (re-exported
+from ``tilec.support``, which ``tilec cache`` reads too), atomic publication (temporary
 name in the same directory, then ``os.replace``), the check that trusts an
 entry only when its record parses and the bytes hash to it, and the source text a key
 hashes (without the emitters' origin comments, which name operation ids and source
@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tilec.support import cache_root
+
 __all__ = ["cache_root", "publish", "verified_entry", "unlink_quietly", "keyed_source"]
 
 _RE_ORIGIN = re.compile(r"^[ \t]*/\* tilec: [^\n]*\*/[ \t]*\n", re.MULTILINE)
@@ -31,13 +33,6 @@ def keyed_source(source: str) -> str:
     """``source`` as a cache key hashes it: without its origin-comment lines (they do not
     change the object code)."""
     return _RE_ORIGIN.sub("", source)
-
-
-def cache_root() -> Path:
-    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``; each backend adds its own subdirectory."""
-    root = os.environ.get("TILEC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                               "tilec")
-    return Path(root)
 
 
 def unlink_quietly(path: Path | str) -> None:

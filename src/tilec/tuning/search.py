@@ -14,7 +14,7 @@ import datetime
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ import numpy as np
 import tilec.ir as ir
 from tilec.frontend.jit import ArraySpec, Kernel, _as_kernel
 from tilec.frontend.tunables import defaults, shape_bucket
+from tilec.support import OFF, Task, progress
 
 from .measure import Timer, median_spread, replay
 from .space import Candidate, Rejection, enumerate_space, label, shortlist
@@ -186,9 +187,14 @@ def _arg_specs(k: Kernel, args: Sequence[Any], static_shapes: Any) -> list[Any]:
     return out
 
 
+def _quiet_worker() -> None:
+    """A build worker shows no progress of its own: the parent's row counts its builds."""
+    os.environ["TILEC_PROGRESS"] = "0"
+
+
 def _prebuild(k: Kernel, cands: list[Candidate], args: Sequence[Any], target: str,
               constexprs: dict[str, Any], static_shapes: Any, jobs: int,
-              say: Callable[[str], None]) -> None:
+              say: Callable[[str], None], row: Callable[[str, int], Task]) -> None:
     """Build the candidates in ``jobs`` worker processes, so that their binaries are in the
     compile cache when this process builds them (a cache hit). A worker's failure is not
     the candidate's: this process builds it again and reports what it raises."""
@@ -202,7 +208,9 @@ def _prebuild(k: Kernel, cands: list[Candidate], args: Sequence[Any], target: st
 
     specs = _arg_specs(k, args, static_shapes)
     try:
-        with cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+        with cf.ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn"),
+                                    initializer=_quiet_worker) as pool, \
+                row(f"building in {jobs} workers", len(cands)) as shown:
             futs = {pool.submit(_build_one, ref, specs, target, dict(c.variant),
                                 {**constexprs, **c.config}): i for i, c in enumerate(cands)}
             for n, fut in enumerate(cf.as_completed(futs), start=1):
@@ -211,6 +219,7 @@ def _prebuild(k: Kernel, cands: list[Candidate], args: Sequence[Any], target: st
                 cands[i].compile_s = round(secs, 3)
                 say(f"built {n}/{len(cands)}: {cands[i].label} ({secs:.1f} s)"
                     + (f"; the worker reports {err[:120]}" if err else ""))
+                shown.advance()
     except (cf.process.BrokenProcessPool, OSError) as e:
         say(f"the build workers stopped ({type(e).__name__}); building here, one at a time")
 
@@ -247,13 +256,21 @@ def _run_checked(target: str, compiled: Any, host: list[Any]) -> list[Any]:
     return [to_host(torch, d) if isinstance(a, np.ndarray) else a for a, d in zip(host, dev)]
 
 
+def _counted(items: Sequence[Any], shown: Task) -> Iterator[Any]:
+    """``items``, advancing ``shown`` as each one's loop body ends (``continue`` included)."""
+    for x in items:
+        yield x
+        shown.advance()
+
+
 class _Run:
     """The build, validation and timing steps of one search, over lists of candidates."""
 
     def __init__(self, k: Kernel, args: Sequence[Any], target: str, constexprs: dict[str, Any],
                  static_shapes: Any, result: TuneResult, say: Callable[[str], None],
-                 validate: bool, seed: int, jobs: int | None) -> None:
+                 validate: bool, seed: int, jobs: int | None, show: bool = True) -> None:
         self.k, self.args, self.target = k, args, target
+        self.show = show  # progress rows on the terminal (tune(progress=False): none)
         self.constexprs, self.static_shapes = constexprs, static_shapes
         self.result, self.say, self.check = result, say, validate
         self.jobs = jobs
@@ -267,6 +284,10 @@ class _Run:
     def _reject(self, c: Candidate, stage: str) -> None:
         self.result.rejections.append(Rejection(c.config, c.variant, stage, c.validation))
 
+    def row(self, what: str, total: int) -> Task:
+        """A progress row for one step over ``total`` candidates (``OFF`` when quiet)."""
+        return progress(f"tune {self.k.__name__}: {what}", total=total) if self.show else OFF
+
     def _add(self, step: str, t0: float) -> None:
         self.result.seconds[step] = round(self.result.seconds.get(step, 0.0)
                                           + time.perf_counter() - t0, 3)
@@ -276,22 +297,24 @@ class _Run:
         t0 = time.perf_counter()
         jobs = self.jobs if self.jobs is not None else min(len(cands), os.cpu_count() or 1)
         _prebuild(self.k, cands, self.args, self.target, self.constexprs, self.static_shapes,
-                  jobs, self.say)
+                  jobs, self.say, self.row)
         built = []
-        for c in cands:
-            t1 = time.perf_counter()
-            try:
-                compiled = self.k.compile(*self.args, target=self.target, variant=c.variant,
-                                          static_shapes=self.static_shapes,
-                                          **{**self.constexprs, **c.config})
-                compiled.executable()
-            except Exception as e:  # a build failure is this candidate's, not the search's
-                c.validation = f"build failed: {type(e).__name__}: {e}"
-                self._reject(c, "compile")
-                continue
-            if c.compile_s is None:
-                c.compile_s = round(time.perf_counter() - t1, 3)
-            built.append((c, compiled))
+        with self.row("building", len(cands)) as shown:
+            for c in _counted(cands, shown):
+                t1 = time.perf_counter()
+                try:
+                    compiled = self.k.compile(*self.args, target=self.target,
+                                              variant=c.variant,
+                                              static_shapes=self.static_shapes,
+                                              **{**self.constexprs, **c.config})
+                    compiled.executable()
+                except Exception as e:  # a build failure is this candidate's, not the search's
+                    c.validation = f"build failed: {type(e).__name__}: {e}"
+                    self._reject(c, "compile")
+                    continue
+                if c.compile_s is None:
+                    c.compile_s = round(time.perf_counter() - t1, 3)
+                built.append((c, compiled))
         self._add("build", t0)
         return built
 
@@ -303,31 +326,33 @@ class _Run:
             fn = built[0][1].module.lookup(built[0][1].fn_name)
             self.host = make_inputs(fn, specs, self.args, self.rng, self.shrink)
         valid = []
-        for c, compiled in built:
-            if not self.check:
-                c.validation = "not validated"
+        with self.row("validating", len(built)) if self.check else OFF as shown:
+            for c, compiled in _counted(built, shown):
+                if not self.check:
+                    c.validation = "not validated"
+                    valid.append((c, compiled))
+                    continue
+                ck = repr(sorted(c.config.items()))
+                try:
+                    if ck not in self.refs:
+                        want = [a.copy() if isinstance(a, np.ndarray) else a for a in self.host]
+                        self.k.compile(*want, target="reference",
+                                       static_shapes=self.static_shapes,
+                                       **{**self.constexprs, **c.config}).run(want)
+                        self.refs[ck] = want
+                    got = _run_checked(self.target, compiled, self.host)
+                except Exception as e:  # an error raised by the candidate (or its reference)
+                    c.validation = f"error: {type(e).__name__}: {e}"
+                    self._reject(c, "run")
+                    self.say(f"validate {c.label}: {c.validation[:160]}")
+                    continue
+                check = compare([p.name for p in self.k.runtime_params], got, self.refs[ck])
+                c.validation = "ok" if check.ok else f"mismatch: {check.detail}"
+                if not check.ok:
+                    self._reject(c, "validate")
+                    self.say(f"validate {c.label}: {c.validation[:160]}")
+                    continue
                 valid.append((c, compiled))
-                continue
-            ck = repr(sorted(c.config.items()))
-            try:
-                if ck not in self.refs:
-                    want = [a.copy() if isinstance(a, np.ndarray) else a for a in self.host]
-                    self.k.compile(*want, target="reference", static_shapes=self.static_shapes,
-                                   **{**self.constexprs, **c.config}).run(want)
-                    self.refs[ck] = want
-                got = _run_checked(self.target, compiled, self.host)
-            except Exception as e:  # an error raised by the candidate (or its reference run)
-                c.validation = f"error: {type(e).__name__}: {e}"
-                self._reject(c, "run")
-                self.say(f"validate {c.label}: {c.validation[:160]}")
-                continue
-            check = compare([p.name for p in self.k.runtime_params], got, self.refs[ck])
-            c.validation = "ok" if check.ok else f"mismatch: {check.detail}"
-            if not check.ok:
-                self._reject(c, "validate")
-                self.say(f"validate {c.label}: {c.validation[:160]}")
-                continue
-            valid.append((c, compiled))
         self._add("validate", t0)
         return valid
 
@@ -338,25 +363,26 @@ class _Run:
         if self.timer is None:
             self.timer = Timer(self.target, batch_ms, self.uses_torch)
         runs = []
-        for n, (c, compiled) in enumerate(valid, start=1):
-            exe = compiled.executable()
-            dev = self.dev
+        with self.row("measuring", len(valid)) as shown:
+            for n, (c, compiled) in enumerate(_counted(valid, shown), start=1):
+                exe = compiled.executable()
+                dev = self.dev
 
-            def run(exe: Any = exe, dev: list[Any] = dev) -> Any:
-                return exe(*dev)
+                def run(exe: Any = exe, dev: list[Any] = dev) -> Any:
+                    return exe(*dev)
 
-            try:
-                compiled.check_args(dev)
-                calls = self.timer.calls_per_batch(run)
-                samples = [self.timer.batch(run, calls) for _ in range(batches)]
-            except Exception as e:  # a launch failure at the timing shape
-                c.validation = f"error at the timing shape: {type(e).__name__}: {e}"
-                self._reject(c, "run")
-                continue
-            c.search_ms, c.search_spread = median_spread([s.device_ms for s in samples])
-            c.host_ms = float(np.median([s.host_ms for s in samples]))
-            runs.append((c, run, calls))
-            self.say(f"measured {n}/{len(valid)}: {c.label}: {c.search_ms:.4f} ms")
+                try:
+                    compiled.check_args(dev)
+                    calls = self.timer.calls_per_batch(run)
+                    samples = [self.timer.batch(run, calls) for _ in range(batches)]
+                except Exception as e:  # a launch failure at the timing shape
+                    c.validation = f"error at the timing shape: {type(e).__name__}: {e}"
+                    self._reject(c, "run")
+                    continue
+                c.search_ms, c.search_spread = median_spread([s.device_ms for s in samples])
+                c.host_ms = float(np.median([s.host_ms for s in samples]))
+                runs.append((c, run, calls))
+                self.say(f"measured {n}/{len(valid)}: {c.label}: {c.search_ms:.4f} ms")
         self._add("measure", t0)
         return runs
 
@@ -420,7 +446,8 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
         f"measuring {len(short)}")
     result.seconds["space"] = round(time.perf_counter() - t_start, 3)
 
-    steps = _Run(k, args, tgt, constexprs, static_shapes, result, say, validate, seed, jobs)
+    steps = _Run(k, args, tgt, constexprs, static_shapes, result, say, validate, seed, jobs,
+                 show=progress is not False)
     runs = steps.measure(steps.validate(steps.build(short), specs), batches, batch_ms)
     variants = getattr(load_backend(tgt), "tuning_variants", None)
     extra = variants(*module_of(runs[0][0].config)) if variants is not None and refine \

@@ -1,7 +1,7 @@
 """The system C compiler, probed once, and one cached compile function.
 
 ``compile_cached(source)`` returns a loaded shared object for a C source. The
-on-disk cache (``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, under ``c/``) is
+on-disk cache (``c/`` under ``tilec.support.cache_root()``) is
 keyed by the sha256 of: the ABI version, the source, the compiler's path and
 ``--version`` text, the final flags and, with ``-march=native``, the CPU's
 identity (a cache directory shared between machines must not hand an AVX-512
@@ -254,7 +254,7 @@ def toolchain() -> Toolchain:
 
 
 def cache_dir() -> Path:
-    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, with the C backend's ``c/`` subdirectory."""
+    """The cache root (``tilec.support.cache_root``) with the C backend's ``c/``."""
     return cache_root() / "c"
 
 

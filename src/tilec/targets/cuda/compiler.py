@@ -20,7 +20,7 @@ Architectures: ``arch_for(cc)`` names the real architecture of a device
 instructions (``wgmma``, later) asks for ``sm_90a`` through its
 ``CUDASource.min_sm``/``arch_suffix`` and gets the arch-specific target.
 
-The cache (``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, under ``cuda/``) is
+The cache (``cuda/`` under ``tilec.support.cache_root()``) is
 keyed by the sha256 of the ABI version, the source, the options, the arch,
 the NVRTC version and, when a driver is present, its version. Each entry is
 a cubin plus a JSON record (its sha256, ptxas log, resources); files are
@@ -191,7 +191,7 @@ def driver_version() -> int | None:
 
 
 def cache_dir() -> Path:
-    """``$TILEC_CACHE_DIR`` or ``~/.cache/tilec``, with the CUDA backend's ``cuda/``."""
+    """The cache root (``tilec.support.cache_root``) with the CUDA backend's ``cuda/``."""
     return cache_root() / "cuda"
 
 

@@ -41,6 +41,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.exec import resolve_profile_name
+from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
@@ -91,10 +92,12 @@ class _Host(Interpreter):
     """The reference interpreter with grid-level ``parallel`` replaced by group simulation."""
 
     def __init__(self, module: ir.Module, max_groups: int | None,
-                 names: dict[int, str]) -> None:
+                 names: dict[int, str], label: str = "simulating") -> None:
         super().__init__(module)
         self.max_groups = max_groups
         """Stop after this many groups (None: run the whole grid)."""
+        self.label = label
+        """What the terminal's progress row says while the grid runs."""
         self.groups_run = 0
         """Groups simulated so far."""
         self._names = names
@@ -138,14 +141,19 @@ class _Host(Interpreter):
         extents = [max(int(env[v]), 0) for v in op.operands]
         block = op.regions[0].entry
         self._grid.start(tuple(extents))
-        for program, point in enumerate(np.ndindex(*extents)):
-            if self.max_groups is not None and self.groups_run >= self.max_groups:
-                return
-            self._grid.program = program
-            for a, c in zip(block.args, point):
-                env[a] = np.int64(c)
-            self._run_group(op, block, env)
-            self.groups_run += 1
+        total = math.prod(extents)
+        if self.max_groups is not None:
+            total = max(min(total, self.max_groups - self.groups_run), 0)
+        with progress(f"{self.label}: groups", total=total) as shown:
+            for program, point in enumerate(np.ndindex(*extents)):
+                if self.max_groups is not None and self.groups_run >= self.max_groups:
+                    return
+                self._grid.program = program
+                for a, c in zip(block.args, point):
+                    env[a] = np.int64(c)
+                self._run_group(op, block, env)
+                self.groups_run += 1
+                shown.advance()
 
     def _run_group(self, grid: ir.Operation, block: ir.Block, env: dict[ir.Value, Any]) -> None:
         clock = GroupClock()
@@ -692,7 +700,7 @@ def simulate_module(module: ir.Module, fn_name: str, args: list, *,
     HostChecks(fn).run(entry)
     names = {id(a): f"%{p.name_hint}" if p.name_hint else f"parameter {i}"
              for i, (p, a) in enumerate(zip(fn.args, args)) if isinstance(a, np.ndarray)}
-    _Host(module, max_groups, names).run(fn, entry)
+    _Host(module, max_groups, names, f"simulating @{fn_name}").run(fn, entry)
 
 
 class SimtExecutable:
