@@ -93,6 +93,8 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "schedule": AttrDef(lambda x: x in ("double_buffer",), False,
                         "loop: the committed schedule of its staged matrix operands"),
     "versions": AttrDef(_pos_int, False, "loop: ring-buffer versions of its staged operands"),
+    "in_flight": AttrDef(_pos_int, False, "loop: warpgroup instruction groups left in flight "
+                         "at the end of each iteration (retired after the loop)"),
 }
 """Attributes the Scheduled form adds, with their checks."""
 

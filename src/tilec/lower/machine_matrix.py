@@ -326,7 +326,9 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     fragments the column blocks). Per 16-wide K step one instruction reads the warpgroup's
     64 x 16 slice of A and the 16 x n slice of B straight from the staged (swizzled) shared
     tiles; the steps form one committed group, waited for before the accumulators are used
-    (and before the next iteration's barrier lets the ring version be refilled)."""
+    (and before the next iteration's barrier lets the ring version be refilled). In a loop
+    scheduled with ``in_flight = L`` the loop waits instead, leaving ``L`` groups pending: the
+    next iteration's instructions issue while this one's retire (see ``machine_pipeline``)."""
     atom = WGMMA_ATOMS[op.attr("realization")]
     rn = op.attr("rn")
     if op.attr("gn") != 1 or op.attr("rm") != 1:
@@ -350,7 +352,10 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
         accs = list(g.atom(atom.catalog_id, [av, bv, *accs], [x.type for x in accs],
                            n=n, **descriptor).results)
     g.atom("wgmma.commit", [], [ir.token])
-    g.atom("wgmma.wait", [], [], pending=0)
+    loop = op.parent_op
+    if loop is None or not loop.attr("in_flight"):
+        g.atom("wgmma.wait", [], [], pending=0)
+    # else the loop's Staging.end_iteration waits, leaving groups in flight
     return Lowered(c.layout, accs)
 
 

@@ -21,7 +21,19 @@ v - 1)``) rather than computed from the counter in every iteration.
 
 One barrier per iteration: the barrier that publishes iteration ``j``'s
 copies also retires the reads of iteration ``j - 1``, so the version they read
-can be refilled right after it. The tracker of group barriers is told so:
+can be refilled right after it.
+
+A loop whose warpgroup instructions stay in flight (``in_flight = L``, the
+schedule's ``_in_flight_blocker`` proves it legal) ends each iteration with
+``wgmma.wait L`` instead of 0: at iteration ``j``'s barrier only the groups up
+to ``j - 1 - L`` are known retired, so the refill goes ``L`` iterations later
+(iteration ``j + W - 1 - L`` into the version iteration ``j - 1 - L`` read),
+``W - 1 - L`` iterations are issued ahead, the copy wait allows ``W - 2 - L``
+pending groups, and the last iteration waits with 0 so that nothing is in
+flight when the loop ends. (The wait is in the loop, not after it: on the path
+that skips the loop the accumulators are set by ordinary moves, and ptxas
+serializes every warpgroup instruction of a kernel where such a definition
+meets an instruction group in flight.) The tracker of group barriers is told so:
 the ring buffers' accesses inside the loop are ordered by this protocol, not
 by a barrier at the end of the body.
 
@@ -58,6 +70,12 @@ class Staging:
         self.loop = loop
         self.versions = int(loop.attr("versions"))
         """Ring-buffer versions ``W``."""
+        self.lag = int(loop.attr("in_flight") or 0)
+        """Warpgroup instruction groups left in flight per iteration (``L``)."""
+        self.ahead = self.versions - 1 - self.lag
+        """Iterations issued ahead of the one computing (``W - 1 - L``)."""
+        self._last: ir.Value | None = None
+        """With groups in flight: whether this iteration is the last (set per iteration)."""
         uses = staged_loads(loop)
         self.loads = list(uses)
         """The staged loads, in program order."""
@@ -100,9 +118,9 @@ class Staging:
 
     # -- protocol ------------------------------------------------------------------
     def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
-        """Issue the first ``W - 1`` iterations (each guarded by the trip count)."""
+        """Issue the first ``W - 1 - L`` iterations (each guarded by the trip count)."""
         g = self.g
-        for p in range(self.versions - 1):
+        for p in range(self.ahead):
             iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
             g.guarded(g.arith("lt", iv, ub), lambda iv=iv, p=p: self.issue(iv, g.index(p)))
             if g.async_copies:
@@ -116,18 +134,26 @@ class Staging:
         (``next_version``) rather than computed from the counter: a 64-bit remainder by a
         non-power-of-two costs more than the select."""
         g = self.g
-        w = self.versions
+        w, ahead = self.versions, self.ahead
         if g.async_copies:
-            g.atom("cp.async.wait", [], [], pending=w - 2)
+            g.atom("cp.async.wait", [], [], pending=ahead - 1)
         if self.swizzled:
             # the copies this thread saw land are read next by wgmma (the async proxy)
             g.atom("fence.proxy.async", [], [ir.token])
         g.sync.barrier()
-        ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
-        # (j + W - 1) mod W: the version iteration j - 1 read
-        ver_ahead = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
-                            g.arith("sub", ver, g.index(1)))
-        g.guarded(g.arith("lt", ahead, ub), lambda: self.issue(ahead, ver_ahead))
+        it_ahead = g.arith("add", iv, g.arith("mul", step, g.index(ahead)))
+        # (j + W - 1 - L) mod W: the version iteration j - 1 - L read
+        back = w - ahead
+        if back == 1:
+            ver_ahead = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
+                                g.arith("sub", ver, g.index(1)))
+        else:
+            ver_ahead = g.arith("select", g.arith("lt", ver, g.index(back)),
+                                g.arith("add", ver, g.index(ahead)),
+                                g.arith("sub", ver, g.index(back)))
+        g.guarded(g.arith("lt", it_ahead, ub), lambda: self.issue(it_ahead, ver_ahead))
+        if self.lag:
+            self._last = g.arith("ge", g.arith("add", iv, step), ub)
         if g.async_copies:
             g.atom("cp.async.commit", [], [ir.token])
         for ld in self.loads:
@@ -141,13 +167,20 @@ class Staging:
 
     def end_iteration(self) -> None:
         """The ring buffers' accesses of this iteration need no barrier at the end of the
-        body: the next iteration's leading barrier orders them (see the protocol)."""
+        body: the next iteration's leading barrier orders them (see the protocol). With
+        groups in flight, this iteration's warpgroup instructions are waited for here:
+        ``L`` groups stay pending, none in the last iteration."""
+        if self.lag:
+            g = self.g
+            g.guarded(self._last, lambda: g.atom("wgmma.wait", [], [], pending=0), None,
+                      lambda: g.atom("wgmma.wait", [], [], pending=self.lag))
         for ring in self.rings.values():
             self.g.sync.reads.discard(ring)
             self.g.sync.writes.discard(ring)
 
     def finish(self) -> None:
-        """No copy group outlives the loop; the last iteration's reads of the ring buffers
+        """No copy group outlives the loop (nor a warpgroup instruction group: the last
+        iteration waited for all of them); the last iteration's reads of the ring buffers
         stay pending for the code after the loop (no trailing barrier retired them)."""
         if self.g.async_copies:
             self.g.atom("cp.async.wait", [], [], pending=0)

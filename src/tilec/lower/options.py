@@ -58,6 +58,12 @@ class LowerOptions:
     """Ring-buffer versions of a double-buffered ``serial`` loop whose operands feed warpgroup
     instructions (``wgmma``): the H200 sweep of 128x128x64 bf16 tiles ran 2 versions in 0.497
     ms, 3 in 0.391 and 4 in 0.375 with one group per SM (benchmarks/gemm_stages.py)."""
+    wgmma_in_flight: int = 1
+    """Warpgroup instruction groups a staged loop leaves in flight at the end of each
+    iteration (``wgmma.wait`` with this many pending), so that the next iteration's
+    instructions issue before the previous ones retire; the ring is then refilled one
+    iteration later. 0 waits for every iteration's group. Applied where the schedule proves
+    it legal (``schedule._in_flight_blocker``), else noted in the report."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
@@ -73,6 +79,8 @@ class LowerOptions:
     """Verify each produced form."""
 
     def __post_init__(self) -> None:
+        if self.wgmma_in_flight not in (0, 1):
+            raise ValueError(f"wgmma_in_flight must be 0 or 1, got {self.wgmma_in_flight}")
         if self.stages < 2 or self.wgmma_stages < 2:
             raise ValueError(f"stages must be at least 2, got {self.stages} and "
                              f"{self.wgmma_stages} (wgmma)")

@@ -45,7 +45,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
-                  "stage_layouts", "schedule", "versions")
+                  "stage_layouts", "schedule", "versions", "in_flight")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -99,6 +99,9 @@ class GroupSchedule:
     """What was decided and why (kept in the report)."""
     staging: dict[ir.Operation, int] = field(default_factory=dict)
     """Loops whose matrix operands are double-buffered, with the ring-buffer versions."""
+    in_flight: dict[ir.Operation, int] = field(default_factory=dict)
+    """Staged loops whose warpgroup instruction groups stay in flight across the back edge:
+    groups left pending at the end of an iteration (``wgmma.wait`` with that many)."""
 
 
 # ---------------------------------------------------------------------- entry point
@@ -465,6 +468,49 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         while versions > max(2, options.stages) and versions * per + slack > shared_limit:
             versions -= 1
     g.staging[loop] = window or versions
+    if wgmma and options.wgmma_in_flight:
+        why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight)
+        if why is None:
+            g.in_flight[loop] = options.wgmma_in_flight
+            g.notes.append(f"{loop.name} at {loop.loc}: {options.wgmma_in_flight} wgmma "
+                           "group(s) stay in flight across iterations (the ring is refilled "
+                           "one iteration later)")
+        else:
+            g.notes.append(f"{loop.name} at {loop.loc}: every iteration waits for its wgmma "
+                           f"group: {why}")
+
+
+def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag: int
+                       ) -> str | None:
+    """Why the warpgroup instructions of ``loop`` must retire in the iteration that issued
+    them, or None when ``lag`` groups may stay in flight.
+
+    In flight across the back edge, an instruction still reads its ring version and still
+    writes its accumulator registers. So the ring must have a version to spare (the refill
+    goes ``lag`` iterations later: ``versions >= 2 + lag``), and each accumulator must be
+    carried from the loop's own argument straight to its ``yield`` with no other reader in
+    the loop (the next iteration's instruction is its only consumer until the wait after the
+    loop)."""
+    if versions < 2 + lag:
+        return f"{versions} ring versions leave none to spare (in flight needs {2 + lag})"
+    if len(loop.regions) != 1:
+        return "a multi-stage pipeline hands values between stages"
+    body = loop.regions[0].entry
+    term = body.terminator
+    for op in loop.walk(include_self=False):
+        if op.name != "mma" or g.mma[op].realization not in WGMMA_ATOMS:
+            continue
+        acc = op.operand(2)
+        if op.parent is not body:
+            return f"the mma at {op.loc} is inside a nested region"
+        if not (isinstance(acc, ir.BlockArgument) and acc.owner is body and acc.index > 0):
+            return f"the accumulator of the mma at {op.loc} is not the loop's carried value"
+        if len(list(acc.uses)) != 1:
+            return f"the accumulator of the mma at {op.loc} has another reader in the loop"
+        uses = list(op.result.uses)
+        if len(uses) != 1 or uses[0].owner is not term or uses[0].index != acc.index - 1:
+            return f"the result of the mma at {op.loc} is read in the loop or not carried"
+    return None
 
 
 def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
@@ -731,6 +777,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
         if op in g.staging:
             op.attributes["schedule"] = "double_buffer"
             op.attributes["versions"] = g.staging[op]
+            if op in g.in_flight:
+                op.attributes["in_flight"] = g.in_flight[op]
         if op.name == "pipeline":
             op.attributes["stage_layouts"] = tuple(
                 tuple(g.layouts.get(a) if isinstance(a.type, ir.TileType) else None

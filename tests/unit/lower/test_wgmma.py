@@ -349,3 +349,149 @@ def test_descriptor_reuse_and_in_place_accumulators_are_decided_over_the_ir() ->
     text = emit_cuda(m, comp.fn_name, "cuda:sm_90").text  # type: ignore[attr-defined]
     assert text.count("= tc_wgmma_desc(") == 2  # two built, six derived
     assert len(re.findall(r"= desc\w* \+ -?\d+ull;", text)) == 6
+
+
+# ---------------------------------------------------------------- groups left in flight
+
+
+def _loop_atoms(m: ir.Module) -> tuple[list[str], list[str], list[str]]:
+    """Catalog ids before, inside and after the staged K loop (in walk order)."""
+    loop = next(op for op in m.walk() if op.name == "serial"
+                and any(c.name == "atom.call" and c.attr("catalog_id") == "wgmma.commit"
+                        for c in op.walk()))
+    inside = {id(op) for op in loop.walk()}
+    before, within, after = [], [], []
+    seen_loop = False
+    for op in m.walk():
+        if op is loop:
+            seen_loop = True
+        if op.name != "atom.call":
+            continue
+        cid = str(op.attr("catalog_id"))
+        (within if id(op) in inside else after if seen_loop else before).append(cid)
+    return before, within, after
+
+
+def _waits(m: ir.Module) -> list[int]:
+    return [op.attr("pending") for op in m.walk() if op.name == "atom.call"
+            and op.attr("catalog_id") == "wgmma.wait"]
+
+
+def test_a_staged_loop_leaves_one_wgmma_group_in_flight() -> None:
+    """With three ring versions and the accumulators carried straight through the loop, each
+    iteration waits with one group pending (none in the last), the ring is issued one
+    iteration ahead instead of two, and the product is right; ``wgmma_in_flight=0`` gives the
+    protocol that waits every iteration, which differs."""
+    comp, args = _compiled(256, 256, 320, (128, 128, 64), seed=11)
+    m = _machine(comp)
+    loop = next(op for op in m.walk() if op.name == "serial" and any(
+        c.name == "atom.call" and str(c.attr("catalog_id")).startswith("wgmma.m64")
+        for c in op.walk()))
+    before, within, after = _loop_atoms(m)
+    assert before.count("cp.async.commit") == 1  # W - 1 - L = 1 iteration ahead
+    assert "wgmma.wait" not in after and "wgmma.wait" not in before
+    assert sorted(_waits(m)) == [0, 1]  # the last iteration's and the others'
+    cp_waits = [op.attr("pending") for op in loop.walk() if op.name == "atom.call"
+                and op.attr("catalog_id") == "cp.async.wait"]
+    assert cp_waits == [0]
+    simulate_module(m, comp.fn_name, args, verify=True)
+    assert np.abs(args[2] - _want(args)).max() <= 1e-5 * float(np.abs(_want(args)).max())
+
+    m0 = _machine(comp, wgmma_in_flight=0)
+    before0, _, _ = _loop_atoms(m0)
+    assert before0.count("cp.async.commit") == 2 and _waits(m0) == [0]
+    args[2][:] = np.nan
+    simulate_module(m0, comp.fn_name, args, verify=True)
+    assert np.abs(args[2] - _want(args)).max() <= 1e-5 * float(np.abs(_want(args)).max())
+
+
+def test_the_schedule_says_why_groups_cannot_stay_in_flight() -> None:
+    """Two ring versions leave none to spare; an accumulator read inside the loop must be
+    complete there. Both loops wait every iteration, the report says why, and the products
+    are right."""
+    comp, args = _compiled(128, 192, 256, (128, 192, 128), seed=3)
+    m = _machine(comp)
+    assert _waits(m) == [0]
+    from tilec.lower.schedule import schedule_module
+
+    _, groups = schedule_module(comp.module, "cuda:sm_90")  # type: ignore[attr-defined]
+    text = "\n".join(n for g in groups for n in g.notes)
+    assert "2 ring versions leave none to spare" in text, text
+
+    import tilec as tc
+
+    @tc.kernel
+    def scaled(A, B, C, BM: tc.constexpr = 128, BN: tc.constexpr = 128,
+               BK: tc.constexpr = 64):
+        for pm, pn in tc.parallel(tc.cdiv(A.shape[0], BM), tc.cdiv(B.shape[1], BN)):
+            acc = tc.zeros((BM, BN), tc.float32)
+            for k in tc.serial(tc.cdiv(A.shape[1], BK)):
+                a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+                b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+                acc = tc.mma(a, b, acc) * 0.5
+            C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
+
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((128, 192)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((192, 128)).astype(ml_dtypes.bfloat16)
+    c = np.full((128, 128), np.nan, np.float32)
+    comp2 = tilec.compile(scaled, a, b, c, target="reference")
+    m2 = _machine(comp2)
+    assert _atoms(m2, "wgmma.m64") and _waits(m2) == [0]
+    simulate_module(m2, comp2.fn_name, [a, b, c])
+    want = np.zeros((128, 128))
+    for k in range(3):
+        want = (want + a[:, 64 * k:64 * k + 64].astype(np.float64)
+                @ b[64 * k:64 * k + 64].astype(np.float64)) * 0.5
+    assert np.abs(c - want).max() <= 1e-4
+
+
+def test_simulator_reports_a_ring_refilled_under_an_instruction_in_flight(monkeypatch) -> None:
+    """Refilling the version the previous iteration's instructions read (the distance of the
+    protocol without groups in flight) while leaving them in flight is a race on the GPU; the
+    simulator reports it instead of computing the product it would have had."""
+    from tilec.lower import machine_pipeline
+
+    comp, args = _compiled(256, 256, 320, (128, 128, 64), seed=13)
+    init = machine_pipeline.Staging.__init__
+
+    def too_far_ahead(self, g, loop):  # type: ignore[no-untyped-def]
+        init(self, g, loop)
+        self.ahead = self.versions - 1  # the wait still leaves self.lag groups in flight
+
+    monkeypatch.setattr(machine_pipeline.Staging, "__init__", too_far_ahead)
+    m = _machine(comp)
+    monkeypatch.undo()
+    with pytest.raises(SimulationError, match="may still read it") as e:
+        simulate_module(m, comp.fn_name, args)
+    assert e.value.kind == "race"
+
+
+def test_simulator_reports_accumulators_read_before_their_group_retires() -> None:
+    """Without the last iteration's full wait the epilogue reads registers an instruction is
+    still writing; the simulator says so (and a group never waited for is a hang)."""
+    comp, args = _compiled(128, 128, 192, (128, 128, 64), seed=14)
+    m = _machine(comp)
+    for op in m.walk():
+        if op.name == "atom.call" and op.attr("catalog_id") == "wgmma.wait":
+            op.attributes["pending"] = 1
+    with pytest.raises(SimulationError, match="still writing") as e:
+        simulate_module(m, comp.fn_name, args)
+    assert e.value.kind == "race"
+
+
+@pytest.mark.skipif(nvrtc_available() is not None, reason=f"NVRTC: {nvrtc_available()}")
+@pytest.mark.parametrize("in_flight", [0, 1])
+def test_groups_in_flight_are_not_serialized_by_ptxas(in_flight: int) -> None:
+    """ptxas serializes every warpgroup instruction of a kernel (warning C7515) when an
+    ordinary instruction defines accumulator registers while a group is in flight; the
+    in-loop last wait keeps the loop-skipping path's zero moves out of that window."""
+    comp, _ = _compiled(4096, 4096, 4096, (128, 128, 64))
+    m = _machine(comp, wgmma_in_flight=in_flight)
+    assert sorted(set(_waits(m))) == sorted({0, in_flight})
+    src = emit_cuda(m, comp.fn_name, "cuda:sm_90")  # type: ignore[attr-defined]
+    cub = compile_cubin(src.text, "sm_90" + src.arch_suffix, src.kernel, src.shared_bytes,
+                        src.buffer.origin_of_line)
+    if not cub.log:
+        pytest.skip("the compile cache held this kernel without its ptxas log")
+    assert "C7515" not in cub.log and "serialized" not in cub.log, cub.log

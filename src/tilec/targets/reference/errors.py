@@ -16,8 +16,9 @@ import tilec.ir as ir
 
 __all__ = ["SimulationError", "KINDS", "op_text", "describe_op"]
 
-KINDS = ("race", "out_of_range", "divergence", "unsupported")
-"""The kinds of ``SimulationError``."""
+KINDS = ("race", "out_of_range", "divergence", "unsupported", "hang")
+"""The kinds of ``SimulationError`` (``hang``: an asynchronous operation that nothing ever
+waits for, which on the GPU leaves its results undefined or blocks forever)."""
 
 
 def op_text(op: ir.Operation) -> str:

@@ -41,6 +41,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.exec import resolve_profile_name
+from tilec.ir.atoms import WGMMA_ATOMS
 from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
@@ -63,6 +64,7 @@ from .simt_memory import (
     lane_coords,
     scatter,
 )
+from .simt_wgmma import InFlightGroups
 
 __all__ = ["simulate_module", "SimtBackend", "SimtExecutable",
            "make_backend", "LANE_OPS"]
@@ -249,6 +251,8 @@ class LaneRunner:
         """The group's barrier epoch."""
         self.copies = AsyncCopies(lanes)
         """The group's cp.async state."""
+        self.wgmma = InFlightGroups(lanes // 128)
+        """The group's warpgroup instruction groups not yet retired."""
         self.env: dict[ir.Value, Any] = {}
         """Per-thread values (leading axis ``T``); uniform ones are broadcast on first use."""
         self._host_env = host_env
@@ -305,6 +309,9 @@ class LaneRunner:
         if impl is None:
             raise _unsupported(op, f"'{op.name}' is not executable inside the lane-level body")
         args = [self.get(v) for v in op.operands]
+        if self.wgmma.groups and not (op.name == "atom.call"
+                                      and op.attr("catalog_id") in WGMMA_ATOMS):
+            self.wgmma.check_operands(op, args)
         try:
             results = impl(self, op, args, active)
         except (SimulationError, InterpretError, KernelFailure):
@@ -398,8 +405,10 @@ class LaneRunner:
                 for a, b, r in zip(then, other, op.results)]
 
     def finish(self) -> None:
-        """End of the body: land copies no thread waited for (nothing can observe them)."""
+        """End of the body: land copies no thread waited for (nothing can observe them); a
+        warpgroup instruction group never retired is an error."""
         self.copies.wait(np.ones(self.lanes, bool), 0)
+        self.wgmma.finish()
 
 
 def _arith(op: ir.Operation, args: list[Any], active: np.ndarray | None = None) -> Any:

@@ -31,6 +31,7 @@ from tilec.targets import numerics as nx
 
 from .errors import SimulationError, describe_op
 from .simt_memory import AsyncCopies, GroupClock, LaneView, gather
+from .simt_wgmma import InFlightGroups
 
 __all__ = ["AtomContext", "ATOM_IMPLS", "atom_impl", "run_atom", "diverged", "WARP"]
 
@@ -47,6 +48,8 @@ class AtomContext(Protocol):
     """The barrier epoch."""
     copies: AsyncCopies
     """cp.async state."""
+    wgmma: InFlightGroups
+    """Warpgroup instruction groups not yet retired."""
 
     def divergence_cause(self) -> ir.Operation | None:
         """The innermost enclosing operation that made some threads inactive, if any."""
@@ -300,8 +303,18 @@ def _warpgroups(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> np.nd
 @atom_impl("wgmma.fence", "wgmma.commit", "wgmma.wait")
 def _wgmma_sync(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
                 ) -> Sequence[Any]:
-    # wgmma runs to completion when issued here, so ordering atoms only check participation
-    _warpgroups(ctx, op, active)
+    # the product is computed at issue; commit and wait track what is still in flight
+    # (simt_wgmma), so that a disturbed instruction is reported instead of trusted
+    wgs = _warpgroups(ctx, op, active)
+    cid = op.attr("catalog_id")
+    if cid == "wgmma.commit":
+        ctx.wgmma.commit(wgs)
+    elif cid == "wgmma.wait":
+        n = op.attr("pending", 0)
+        if not isinstance(n, int) or n < 0:
+            raise SimulationError(f"wgmma.wait needs an integer pending >= 0, got {n!r}",
+                                  "unsupported", [op])
+        ctx.wgmma.wait(wgs, n)
     return _tokens(op)
 
 
@@ -404,6 +417,7 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
             warp = slice(t0 + 32 * q, t0 + 32 * q + 32)
             for j in range(n // 8):
                 out[j][warp] = d[16 * q + rows, 8 * j + cols]
+        ctx.wgmma.issue(int(w), op, [(a_view.storage, a_flat), (b_view.storage, b_flat)], out)
     return out
 
 

@@ -133,6 +133,11 @@ class Storage:
     swizzle: int = 0
     """Shared storage: 128 when the buffer is 128-byte swizzled (``memory {swizzle}``): the
     element at logical flat index ``i`` lives at ``physical(i)``."""
+    mma_reads: np.ndarray | None = None
+    """Shared storage: per physical flat element, the ``wgmma`` reads not yet retired (set
+    when a warpgroup instruction first reads it; ``simt_wgmma``)."""
+    mma: Any = None
+    """The ``simt_wgmma.InFlightGroups`` that counts ``mma_reads`` (for its reports)."""
 
     def physical(self, flat: np.ndarray) -> np.ndarray:
         """Physical flat element indices of logical ones (the identity unless swizzled): byte
@@ -509,6 +514,12 @@ def _flat_hits(view: LaneView, coords: tuple[np.ndarray, ...], mask: np.ndarray
     return st.physical(np.asarray(flat, np.int64)), lanes
 
 
+def check_mma_reads(st: Storage, flat: np.ndarray, op: ir.Operation) -> None:
+    """A write of ``op`` to ``flat`` must not meet a ``wgmma`` read still in flight."""
+    if st.mma_reads is not None and flat.size and st.mma is not None:
+        st.mma.report_write(st, flat, op)
+
+
 def _check_pending(view: LaneView, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
                    copies: AsyncCopies | None) -> None:
     st = view.storage
@@ -545,6 +556,7 @@ def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.nda
     flat, lanes = _flat_hits(view, coords, mask)
     st = view.storage
     _check_pending(view, flat, lanes, op, copies)
+    check_mma_reads(st, flat, op)
     if st.races is not None:
         st.races.access("write", flat, lanes, op)
     if st.programs is not None:
@@ -560,6 +572,7 @@ def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: 
     flat, lanes = _flat_hits(view, coords, mask)
     st = view.storage
     _check_pending(view, flat, lanes, op, copies)
+    check_mma_reads(st, flat, op)
     if st.races is not None:
         st.races.access("atomic", flat, lanes, op)
     if st.programs is not None:
@@ -615,6 +628,7 @@ class AsyncCopies:
             raise SimulationError("cp.async.16 needs a shared-memory destination, got "
                                   f"{st.space} memory {st.name}", "unsupported", [op])
         _check_pending(dst, flat.reshape(-1), np.repeat(lanes, flat.shape[1]), op, self)
+        check_mma_reads(st, flat.reshape(-1), op)
         np.add.at(st.pending, flat.reshape(-1), 1)
         c = _Copy(op, st, lanes, self.committed[lanes].copy(), flat, data)
         c.done = np.zeros(lanes.size, bool)

@@ -162,6 +162,19 @@ def _k_loop(g: Gen) -> list[Stmt]:
     BK = small_extent(s)
     while M * BK > 8192 or BK * N > 8192:
         BK = max(1, BK // 2)
+    return _k_loop_of(g, M, N, BK, acc_dt, op_dt)
+
+
+def _warpgroup_k_loop(g: Gen) -> list[Stmt]:
+    """A K loop of 16-bit tiles the size of warpgroup instructions (M and N of 64 or 128, 64
+    deep): on ``cuda:sm_90`` it can stage swizzled rings and keep groups in flight."""
+    s = g.s
+    M, N = s.pick([64, 128]), s.pick([64, 128])
+    return _k_loop_of(g, M, N, 64, DTYPES["f32"], DTYPES[s.pick(["bf16", "f16"])])
+
+
+def _k_loop_of(g: Gen, M: int, N: int, BK: int, acc_dt: DT, op_dt: DT) -> list[Stmt]:
+    s = g.s
     from .gen_elementwise import Full
     from .gen_windows import Load, loaded, window_origin
 
@@ -210,3 +223,4 @@ def _v(name: str, like: Expr) -> Expr:
 PRODUCERS.append(Producer("matrix", "mma", 4, lambda g, s, d: len(s) == 2 and d.name in
                           ("f32", "f64", "i32"), _mma))
 STATEMENTS.append(StmtMaker("matrix", "k_loop", 6, _k_loop))
+STATEMENTS.append(StmtMaker("matrix", "warpgroup_k_loop", 1, _warpgroup_k_loop))

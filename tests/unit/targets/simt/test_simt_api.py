@@ -99,7 +99,7 @@ def test_simulation_error_fields() -> None:
     e = SimulationError("something", "race", [op])
     assert e.kind == "race" and e.ops == (op,) and e.locations == (op.loc,)
     assert str(e).startswith("race: something") and str(op.loc) in str(e)
-    assert set(KINDS) == {"race", "out_of_range", "divergence", "unsupported"}
+    assert set(KINDS) == {"race", "out_of_range", "divergence", "unsupported", "hang"}
     with pytest.raises(ValueError):
         SimulationError("x", "bogus")
 
