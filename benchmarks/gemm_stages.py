@@ -1,12 +1,14 @@
 """Time ``lib.matmul`` (default plan) with 2, 3 and 4 cp.async pipeline stages.
 
 For each dtype and tile, the lowering's ``stages`` option (ring-buffer versions of the
-double-buffered K loop) is varied; every variant is checked against torch (output poisoned
-with NaN first) and timed with ``do_bench`` medians, next to ``torch.matmul`` in the same
-run. Records go to ``benchmarks/results/gemm_stages-<device>-<date>.json``; this is the
-measurement behind the lowering's default stage count.
+double-buffered K loop) is varied, and for warpgroup-instruction plans also
+``wgmma_in_flight`` (0: wait for every iteration's group; 1: leave one in flight); every
+variant is checked against torch (output poisoned with NaN first) and timed with
+``do_bench`` medians, next to ``torch.matmul`` in the same run. Records go to
+``benchmarks/results/gemm_stages-<device>-<date>.json``; this is the measurement behind
+the lowering's default stage count and groups in flight.
 
-    PYTHONPATH=src python benchmarks/gemm_stages.py [--size 4096]
+    PYTHONPATH=src python benchmarks/gemm_stages.py [--size 4096] [--stages 3,4]
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def main() -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=4096)
+    p.add_argument("--stages", default=",".join(map(str, STAGES)),
+                   help="comma-separated ring versions to try")
+    p.add_argument("--in-flight", default="0,1",
+                   help="comma-separated wgmma groups in flight to try (wgmma plans only)")
     add_case_filters(p)
     args = p.parse_args()
     n = args.size
@@ -54,8 +60,11 @@ def main() -> int:
             continue
         a, b, c, want, comp = square_gemm(n, dt, (bm, bn, bk), n)
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
-        for st in STAGES:
-            opts = dataclasses.replace(LowerOptions(), stages=st, wgmma_stages=st)
+        variants = [(st, fl) for st in map(int, args.stages.split(","))
+                    for fl in map(int, args.in_flight.split(","))]
+        for st, fl in variants:
+            opts = dataclasses.replace(LowerOptions(), stages=st, wgmma_stages=st,
+                                       wgmma_in_flight=fl)
             try:
                 m = lower.lower_to_machine(comp.module, be.profile, opts)
                 exe = be.compile(m, comp.fn_name)
@@ -63,16 +72,21 @@ def main() -> int:
                 rec.add("matmul", (n, n, n), dt, None, "torch", torch_ms,
                         tile=f"{bm}x{bn}x{bk}", stages=st, note=f"{type(e).__name__}: {e}")
                 continue
+            flying = sorted({int(op.attr("pending")) for op in m.walk()
+                             if op.name == "atom.call"
+                             and op.attr("catalog_id") == "wgmma.wait"})
+            if fl and flying in ([], [0]):
+                continue  # not a wgmma plan, or groups in flight not legal: same as fl = 0
             c.fill_(float("nan"))
             exe(a, b, c, sync=True)
             err = rel_error(c, want)
             ok = err <= (1e-2 if dt == "bf16" else 1e-4)
             ms = bench_ms(lambda e=exe, x=a, y=b, z=c: e(x, y, z)) if ok else None
             rec.add("matmul", (n, n, n), dt, ms, "torch", torch_ms, tile=f"{bm}x{bn}x{bk}",
-                    stages=st, rel_error=err, resources=str(exe.resources),
-                    note=f"{bm}x{bn}x{bk} stages={st} {exe.resources}")
-            print(f"{dt} {bm}x{bn}x{bk} stages={st}: {ms} ms (torch {torch_ms:.4f}), rel "
-                  f"{err:.2e}, {exe.resources}", flush=True)
+                    stages=st, in_flight=fl, rel_error=err, resources=str(exe.resources),
+                    note=f"{bm}x{bn}x{bk} stages={st} in_flight={fl} {exe.resources}")
+            print(f"{dt} {bm}x{bn}x{bk} stages={st} in_flight={fl}: {ms} ms (torch "
+                  f"{torch_ms:.4f}), rel {err:.2e}, {exe.resources}", flush=True)
     rec.write()
     return 0
 

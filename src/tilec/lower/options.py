@@ -58,12 +58,16 @@ class LowerOptions:
     """Ring-buffer versions of a double-buffered ``serial`` loop whose operands feed warpgroup
     instructions (``wgmma``): the H200 sweep of 128x128x64 bf16 tiles ran 2 versions in 0.497
     ms, 3 in 0.391 and 4 in 0.375 with one group per SM (benchmarks/gemm_stages.py)."""
-    wgmma_in_flight: int = 1
+    wgmma_in_flight: int = 0
     """Warpgroup instruction groups a staged loop leaves in flight at the end of each
     iteration (``wgmma.wait`` with this many pending), so that the next iteration's
     instructions issue before the previous ones retire; the ring is then refilled one
-    iteration later. 0 waits for every iteration's group. Applied where the schedule proves
-    it legal (``schedule._in_flight_blocker``), else noted in the report."""
+    iteration later. Applied where the schedule proves it legal
+    (``schedule._in_flight_blocker``), else noted in the report. Default 0 (wait for every
+    iteration's group): with every thread issuing the ring's copies, the shorter copy lead
+    costs more than the overlap gains; the H200 sweep of bf16 4096^3 (128x128x64,
+    128x256x64, 256x128x64 tiles, 3 and 4 versions) ran 1-5% slower with 1 in flight
+    (benchmarks/gemm_stages.py)."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""

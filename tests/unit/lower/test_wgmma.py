@@ -380,10 +380,10 @@ def _waits(m: ir.Module) -> list[int]:
 def test_a_staged_loop_leaves_one_wgmma_group_in_flight() -> None:
     """With three ring versions and the accumulators carried straight through the loop, each
     iteration waits with one group pending (none in the last), the ring is issued one
-    iteration ahead instead of two, and the product is right; ``wgmma_in_flight=0`` gives the
-    protocol that waits every iteration, which differs."""
+    iteration ahead instead of two, and the product is right; ``wgmma_in_flight=0`` (the
+    default) gives the protocol that waits every iteration, which differs."""
     comp, args = _compiled(256, 256, 320, (128, 128, 64), seed=11)
-    m = _machine(comp)
+    m = _machine(comp, wgmma_in_flight=1)
     loop = next(op for op in m.walk() if op.name == "serial" and any(
         c.name == "atom.call" and str(c.attr("catalog_id")).startswith("wgmma.m64")
         for c in op.walk()))
@@ -397,7 +397,7 @@ def test_a_staged_loop_leaves_one_wgmma_group_in_flight() -> None:
     simulate_module(m, comp.fn_name, args, verify=True)
     assert np.abs(args[2] - _want(args)).max() <= 1e-5 * float(np.abs(_want(args)).max())
 
-    m0 = _machine(comp, wgmma_in_flight=0)
+    m0 = _machine(comp)
     before0, _, _ = _loop_atoms(m0)
     assert before0.count("cp.async.commit") == 2 and _waits(m0) == [0]
     args[2][:] = np.nan
@@ -410,11 +410,12 @@ def test_the_schedule_says_why_groups_cannot_stay_in_flight() -> None:
     complete there. Both loops wait every iteration, the report says why, and the products
     are right."""
     comp, args = _compiled(128, 192, 256, (128, 192, 128), seed=3)
-    m = _machine(comp)
+    m = _machine(comp, wgmma_in_flight=1)
     assert _waits(m) == [0]
     from tilec.lower.schedule import schedule_module
 
-    _, groups = schedule_module(comp.module, "cuda:sm_90")  # type: ignore[attr-defined]
+    _, groups = schedule_module(comp.module, "cuda:sm_90",  # type: ignore[attr-defined]
+                                LowerOptions(wgmma_in_flight=1))
     text = "\n".join(n for g in groups for n in g.notes)
     assert "2 ring versions leave none to spare" in text, text
 
@@ -436,7 +437,7 @@ def test_the_schedule_says_why_groups_cannot_stay_in_flight() -> None:
     b = rng.standard_normal((192, 128)).astype(ml_dtypes.bfloat16)
     c = np.full((128, 128), np.nan, np.float32)
     comp2 = tilec.compile(scaled, a, b, c, target="reference")
-    m2 = _machine(comp2)
+    m2 = _machine(comp2, wgmma_in_flight=1)
     assert _atoms(m2, "wgmma.m64") and _waits(m2) == [0]
     simulate_module(m2, comp2.fn_name, [a, b, c])
     want = np.zeros((128, 128))
@@ -460,7 +461,7 @@ def test_simulator_reports_a_ring_refilled_under_an_instruction_in_flight(monkey
         self.ahead = self.versions - 1  # the wait still leaves self.lag groups in flight
 
     monkeypatch.setattr(machine_pipeline.Staging, "__init__", too_far_ahead)
-    m = _machine(comp)
+    m = _machine(comp, wgmma_in_flight=1)
     monkeypatch.undo()
     with pytest.raises(SimulationError, match="may still read it") as e:
         simulate_module(m, comp.fn_name, args)
@@ -471,7 +472,7 @@ def test_simulator_reports_accumulators_read_before_their_group_retires() -> Non
     """Without the last iteration's full wait the epilogue reads registers an instruction is
     still writing; the simulator says so (and a group never waited for is a hang)."""
     comp, args = _compiled(128, 128, 192, (128, 128, 64), seed=14)
-    m = _machine(comp)
+    m = _machine(comp, wgmma_in_flight=1)
     for op in m.walk():
         if op.name == "atom.call" and op.attr("catalog_id") == "wgmma.wait":
             op.attributes["pending"] = 1
