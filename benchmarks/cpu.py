@@ -11,8 +11,8 @@ Cases (the library kernels, compiled for target ``cpu``):
 Each case first checks tilec's result against numpy, then times both in
 interleaved, counterbalanced rounds of blocks (tilec, numpy, numpy, tilec, ...;
 a block is a pause that lets the other side's worker threads go idle, one
-untimed call and three timed ones: ``measure``) after warm-up and reports
-medians (``perf_counter``, milliseconds per call).
+untimed call and three timed ones, through ``tilec.testing.do_bench``: ``measure``) after
+warm-up and reports medians (``perf_counter_ns``, milliseconds per call).
 ``ratio = peer_ms / tilec_ms``: above 1 means tilec is faster. Every record
 carries the machine, the time and the load average around the measurement
 (this machine may be shared; every run of a day is kept in the day's file),
@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from tilec.testing import do_bench
 from tilec.testing.host import cpu_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,11 +135,10 @@ def measure(tilec_fn: Callable[[], Any], peer_fn: Callable[[], Any], rounds: int
     def block(fn: Callable[[], Any], out: list[float]) -> None:
         """Settle, warm ``fn`` up once, time ``per_block`` calls into ``out``."""
         time.sleep(settle_s)
-        fn()
-        for _ in range(per_block):
-            t0 = time.perf_counter()
-            fn()
-            out.append((time.perf_counter() - t0) * 1e3)
+        # warmup_ms=0 is one untimed call. No flush: the inputs stay cache-warm, as in the
+        # records measured before do_bench, so days stay comparable.
+        out.extend(do_bench(fn, device="cpu", warmup_ms=0, min_reps=per_block,
+                            max_reps=per_block, flush_l2=False).samples)
 
     for r in range(rounds):
         pair = [(tilec_fn, t_times), (peer_fn, p_times)]

@@ -2,8 +2,9 @@
 
 Run the benchmarks from the repository root with ``PYTHONPATH=src`` on a
 machine with torch, triton and cuda-core (tilec itself need not be
-installed). Timings are ``triton.testing.do_bench`` medians (warm-up
-excluded) on fresh random inputs, after a correctness check against torch.
+installed). Timings are ``tilec.testing.do_bench`` medians (CUDA events, warm-up
+excluded, L2 flushed before each call) on fresh random inputs, after a correctness check
+against torch.
 """
 
 from __future__ import annotations
@@ -24,26 +25,11 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def bench_ms(fn: Callable[[], Any]) -> float:
-    """Median milliseconds of ``fn`` (triton's do_bench when present, else CUDA events)."""
-    try:
-        from triton.testing import do_bench
+    """Median milliseconds of ``fn`` on the GPU (``tilec.testing.do_bench``: 25 ms warm-up,
+    100 ms of timed calls, each timed with CUDA events after an L2 flush)."""
+    from tilec.testing import do_bench
 
-        return float(do_bench(fn, warmup=25, rep=100, return_mode="median"))
-    except ImportError:
-        import torch
-
-        for _ in range(10):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(50):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-        return float(np.median(times))
+    return do_bench(fn, device="cuda").median_ms
 
 
 def host_us_per_call(fn: Callable[[], Any], calls: int = 200) -> float:

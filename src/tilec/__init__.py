@@ -57,6 +57,16 @@ def tune(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise e.with_traceback(None) from None
 
 
+def __getattr__(name: str) -> Any:
+    """``tilec.testing`` (``tc.testing.do_bench``), imported when first read: importing tilec
+    does not import the testing tools."""
+    if name == "testing":
+        import importlib
+
+        return importlib.import_module(".testing", __name__)
+    raise AttributeError(f"module 'tilec' has no attribute {name!r}")
+
+
 __all__ = ["__version__", "tune", "RecordWarning", "available_targets", "default_target",
            "simulate", "SimulationError",
            "ArgumentError", "TargetUnavailable", "UserError", "KernelAssertionError",
