@@ -37,6 +37,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+# The replays patch the cost coefficients in this process (``coefficients``): a resolution
+# must be priced now, never read from (or written to) the warm-start cache, whose key does
+# not see an in-process patch (docs/design/warm_start.md).
+os.environ["TILEC_WARM_START"] = "0"
+
 GRID = [  # (label, coefficients changed from cuda_mma_v5's)
     ("cuda_mma_v5", {}),
     *((f"misaligned_chunk {v}", {"misaligned_chunk": float(v)}) for v in (0, 4, 12)),

@@ -7,7 +7,11 @@ fills a fresh cache; then ``--runs`` new processes each import tilec, compile
 them) and call it once, synchronized. Reported per target, medians over the runs:
 
 * ``tilec_ms``: the compile and the first call, after ``import tilec`` (``import_ms``);
-* the time of each compile stage (``TILEC_LOG=info``: capture, plan, ..., build);
+* the time of each compile stage (``TILEC_LOG=info``: capture, plan, ..., build; ``warm``:
+  finding and loading the launch record, when the call took the warm-start path,
+  ``docs/design/warm_start.md``);
+* ``warm_path_runs``: how many warm processes took that path (the kernel came from its
+  launch record), and ``planned_runs``: how many imported the planner at all;
 * ``peer_ms``: the peer's first call in a new process after its import, the same
   product (``numpy`` ``A @ B`` on cpu, ``torch.matmul`` on cuda), so ``ratio =
   peer_ms / tilec_ms`` is how far tilec's first call is from a library's that needs no
@@ -64,7 +68,8 @@ sync()
 t3 = time.perf_counter()
 assert float(c[0, 0]) == N, float(c[0, 0])
 print(json.dumps({"import_ms": 1e3 * (t1 - t0), "tilec_ms": 1e3 * (t3 - t2),
-                  "config": str(k.selection)}))
+                  "config": str(k.selection), "warm": k.warm,
+                  "planned": "tilec.plan" in sys.modules}))
 """.replace("N, N", f"{N}, {N}").replace("== N", f"== {N}")
 
 _PEER = """
@@ -123,6 +128,8 @@ def measure(target: str, runs: int) -> dict[str, Any]:
         "cold_ms": round(cold["tilec_ms"], 1), "runs": runs, "config": warm[-1]["config"],
         "stages_ms": {k: round(med(v), 2) for k, v in stages.items()},
         "all_tilec_ms": [round(w["tilec_ms"], 1) for w in warm],
+        "warm_path_runs": sum(bool(w.get("warm")) for w in warm),
+        "planned_runs": sum(bool(w.get("planned")) for w in warm),
     }
     rec["ratio"] = round(rec["peer_ms"] / rec["tilec_ms"], 4)
     print(f"{target:5s} warm first compile+call {rec['tilec_ms']:7.1f} ms (import "

@@ -9,7 +9,7 @@ an element nothing wrote shows (``unwritten``).
 
 The CUDA target without a GPU: ``cuda_source`` emits a kernel's CUDA, ``cubin``
 compiles it with NVRTC (``needs_nvrtc`` skips where it is missing), and
-``fake_driver`` stands in for cuda.core and the driver so that a ``launchable``
+``fake_driver`` stands in for the driver so that a ``launchable``
 executable runs its host side (the check record included) here. The GPU tests
 (``tests/device``) move arrays with ``to_device``/``to_host``, poison device
 outputs with ``poison`` and compare with ``reference_run``.
@@ -194,40 +194,34 @@ class FakeDeviceArray:
 
 def fake_driver(monkeypatch: pytest.MonkeyPatch, record: np.ndarray,
                 on_launch: Callable[[tuple[Any, ...]], Sequence[int] | None]) -> list[str]:
-    """Replace cuda.core and the driver calls of the launcher by fakes; host array ``record``
-    stands in for the device's check record.
+    """Replace the driver calls of the launcher by fakes; host array ``record`` stands in for
+    the device's check record.
 
-    ``on_launch`` gets each launch's kernel arguments (the record's address last) and returns
-    the words the kernel writes at the record's start (None: it passes). The returned list
-    collects the calls in order: ``launch``, ``copy`` (the record to the host), ``sync`` and
-    ``clear`` (the record set to zero)."""
-    import cuda.core
+    ``on_launch`` gets each launch's kernel arguments (each parameter slot as an integer, the
+    record's address last) and returns the words the kernel writes at the record's start
+    (None: it passes). The returned list collects the calls in order: ``launch``, ``copy``
+    (the record to the host), ``sync`` and ``clear`` (the record set to zero)."""
     from cuda.bindings import driver
 
     ok = driver.CUresult.CUDA_SUCCESS
     calls: list[str] = []
 
-    class Device:
-        def __init__(self, ordinal: int) -> None:
-            self.device_id = ordinal
-
-        def set_current(self) -> None:
-            pass
-
-    class ObjectCode:
-        @staticmethod
-        def from_cubin(data: bytes, name: str) -> ObjectCode:
-            return ObjectCode()
-
-        def get_kernel(self, name: str) -> str:
-            return name
-
-    def launch(stream: Any, config: Any, kernel: Any, *args: Any) -> None:
+    def launch(f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int, shared: int,
+               stream: Any, params: int, extra: int) -> tuple[Any]:
         calls.append("launch")
-        words = on_launch(args)
+        args = []
+        k = 0
+        while True:  # the launcher ends its pointer array with NULL
+            slot = ctypes.c_void_p.from_address(params + 8 * k).value
+            if not slot:
+                break
+            args.append(ctypes.c_int64.from_address(slot).value)
+            k += 1
+        words = on_launch(tuple(args))
         if words is not None:
             data = np.array(words, np.uint64)
             ctypes.memmove(int(args[-1]), data.ctypes.data, data.nbytes)
+        return (ok,)
 
     def memcpy(dst: Any, src: Any, n: int, stream: Any) -> tuple[Any]:
         calls.append("copy")
@@ -243,15 +237,19 @@ def fake_driver(monkeypatch: pytest.MonkeyPatch, record: np.ndarray,
         calls.append("sync")
         return (ok,)
 
-    monkeypatch.setattr(cuda.core, "Device", Device)
-    monkeypatch.setattr(cuda.core, "ObjectCode", ObjectCode)
-    monkeypatch.setattr(cuda.core, "launch", launch)
-    monkeypatch.setattr(driver, "cuMemAlloc", lambda n: (ok, record.ctypes.data))
-    monkeypatch.setattr(driver, "cuMemsetD8", memset)
-    monkeypatch.setattr(driver, "cuMemsetD8Async", memset)
-    monkeypatch.setattr(driver, "cuMemcpyDtoHAsync", memcpy)
-    monkeypatch.setattr(driver, "cuStreamSynchronize", synchronize)
-    monkeypatch.setattr(driver, "cuMemFree", lambda p: (ok,))
+    none = driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
+    for name, fake in [
+            ("cuInit", lambda flags: (ok,)), ("cuDeviceGet", lambda n: (ok, n)),
+            ("cuDevicePrimaryCtxRetain", lambda dev: (ok, 1)),
+            ("cuCtxSetCurrent", lambda ctx: (ok,)),
+            ("cuModuleLoadData", lambda image: (ok, 1)),
+            ("cuModuleGetFunction", lambda mod, name: (ok, name)),
+            ("cuFuncLoad", lambda f: (ok,)), ("cuFuncSetAttribute", lambda f, a, v: (ok,)),
+            ("cuLaunchKernel", launch), ("cuStreamIsCapturing", lambda s: (ok, none)),
+            ("cuMemAlloc", lambda n: (ok, record.ctypes.data)), ("cuMemsetD8", memset),
+            ("cuMemsetD8Async", memset), ("cuMemcpyDtoHAsync", memcpy),
+            ("cuStreamSynchronize", synchronize), ("cuMemFree", lambda p: (ok,))]:
+        monkeypatch.setattr(driver, name, fake)
     return calls
 
 

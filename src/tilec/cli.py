@@ -582,7 +582,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
         for col in ("directory", "files", "size", "holds"):
             table.add_column(col, justify="right" if col in ("files", "size") else "left")
         what = {"c": "C kernels built for cpu", "cuda": "CUDA binaries",
-                RECORDS: "tuning records (tilec tune)"}
+                "warm": "launch records for warm starts", RECORDS: "tuning records (tilec tune)"}
         for e in usage:
             table.add_row(e.name, str(e.files), _size(e.bytes), what.get(e.name, ""))
         con.print(table)

@@ -21,6 +21,14 @@ never builds, and the source of a CUDA kernel needs NVRTC but no GPU driver.
 
 Layering: the frontend calls the driver; the driver calls the planner, lowering and the
 target's backend, in that order; none of them calls back.
+
+Warm start (``docs/design/warm_start.md``): a target whose backend keeps *launch records*
+(``launch_record``/``load_launch``: the binary's cache key and what calling it needs, as
+JSON) lets the frontend skip every stage for a kernel it compiled before. The driver says
+what such a record depends on besides the captured module and the options
+(``target_identity``: the backend's build identity, the planner overrides it applies, the
+device) and translates between a finished compilation and its record; the frontend keys
+and stores the records.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from tilec.support import OFF, progress, progress_enabled
 _log = logging.getLogger(__name__)
 
 __all__ = ["STAGES", "StageRecord", "Compilation", "UnknownStage", "begin", "compile_module",
-           "default_options", "lower_for"]
+           "default_options", "lower_for", "target_identity", "launch_record", "load_launch"]
 
 STAGES = ("capture", "plan", "schedule", "machine", "allocate", "emit", "build")
 """Every stage name, in pipeline order (``capture`` is the frontend's, always first)."""
@@ -365,3 +373,47 @@ def lower_for(module: ir.Module, fn_name: str, target: str, options: Any = None)
     """The Machine TileIR ``target``'s pipeline makes of ``@fn_name`` (a new module)."""
     return compile_module(module, fn_name, target, "machine", options).module
 
+
+
+# ------------------------------------------------------------------ warm start
+
+
+def target_identity(target: str) -> str | None:
+    """Everything a compiled kernel of ``target`` depends on besides its Candidate module and
+    its variant: the backend's build identity (``compile_identity``: compiler, flags,
+    architecture, versions), the planner overrides ``default_options`` applies for this
+    device, and the device's identity. None when the target keeps no launch records (or
+    cannot say: then every compile takes the full pipeline)."""
+    from tilec.runtime import load_backend
+
+    try:
+        backend = load_backend(target)
+        ident = getattr(backend, "compile_identity", None)
+        if ident is None or not hasattr(backend, "load_launch"):
+            return None
+        overrides = backend.planner_overrides() if hasattr(backend, "planner_overrides") \
+            else {}
+        device = backend.device_identity() if hasattr(backend, "device_identity") else ""
+        return "\0".join((target, str(backend.profile), ident(),
+                          repr(sorted(overrides.items())), str(device)))
+    except ir.UserError:  # no compiler, no NVRTC ...: the full pipeline says why
+        return None
+
+
+def launch_record(comp: Compilation) -> dict[str, Any] | None:
+    """The launch record of a finished compilation (JSON: what ``load_launch`` needs to call
+    its executable in another process), or None when its target keeps none."""
+    if not comp.complete or comp.executable is None:
+        return None
+    make = getattr(comp.backend, "launch_record", None)
+    return None if make is None else make(comp.executable)
+
+
+def load_launch(target: str, record: dict[str, Any]) -> Any:
+    """The executable ``record`` describes (no stage runs), or None when it cannot be loaded
+    (another format, the binary gone): then compile."""
+    from tilec.runtime import load_backend
+
+    backend = load_backend(target)
+    load = getattr(backend, "load_launch", None)
+    return None if load is None else load(record)

@@ -14,15 +14,24 @@ argument per symbolic extent. Function attributes: ``kernel``,
 ``param_names``, ``shape_symbols`` (``A_0``: parameter ``A``, axis 0),
 ``shape_bindings`` (``(param_index, axis)`` per symbol, so a runner reads
 symbol values off the arrays) and ``constexprs``.
+
+Warm start (``warm.py``, ``docs/design/warm_start.md``): a key compiled before, in any
+process, is found on disk by its content key and yields a ``Compiled`` whose executable
+comes straight from the target's launch record; its module, plan and stages are
+recomputed only when asked for. A call of a ``Compiled`` binds its arguments once per
+argument signature (the target's executable keeps the bound facts) and checks the
+specialization (``check_args``) only when it binds.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import inspect
 import linecache
 import logging
+import os
 import textwrap
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +43,7 @@ import numpy as np
 import tilec.ir as ir
 from tilec.ir import ArgumentError
 
+from . import warm
 from .builtins import constexpr
 from .capture import Capture, CaptureBuilder, CaptureContext
 from .dtypes import DType, dtype_from_numpy, numpy_dtype
@@ -200,6 +210,7 @@ class Kernel:
         self._compiled: dict[tuple, Compiled] = {}
         self._resolutions: dict[tuple, Resolution] = {}
         self._fast: dict[tuple, tuple[Compiled, Resolution | None]] = {}
+        self._digest: Any = _UNSET
 
     @property
     def params(self) -> list[_Param]:
@@ -227,6 +238,31 @@ class Kernel:
         if self._source is None:
             self._source = _parse(self.fn)
         return self._source
+
+    def content_digest(self) -> str | None:
+        """What capture reads for this kernel (its source, its helpers', the globals they
+        name, its parameters), as one digest (``warm.kernel_digest``), once per object;
+        None when some of it cannot be read."""
+        if self._digest is _UNSET:
+            d = warm.kernel_digest(self.fn)
+            self._digest = None if d is None else \
+                hashlib.sha256(f"{d}\0{self.params!r}".encode()).hexdigest()
+        return self._digest
+
+    def _warm_key(self, kind: str, target: str, *parts: Any) -> str | None:
+        """The key of this kernel's warm-start entry of ``kind`` for ``parts`` on ``target``;
+        None when warm start is off or the content cannot be keyed."""
+        if not warm.enabled():
+            return None
+        digest = self.content_digest()
+        if digest is None:
+            return None
+        from tilec.driver import target_identity
+
+        ident = target_identity(target)
+        if ident is None:
+            return None
+        return warm.entry_key(kind, digest, target, ident, *parts)
 
     def specialize(self, args: Sequence[Any], constexprs: dict[str, Any],
                    static_shapes: bool | Sequence[str] = False
@@ -276,9 +312,9 @@ class Kernel:
         Tunable parameters not given by keyword are resolved first (``resolve``);
         ``variant`` fixes plan-space choices (``tunables.VARIANT_FIELDS``) instead of a
         record's."""
-        from tilec.runtime import check_target_name, default_target
+        from tilec.runtime import check_target_name
 
-        tgt = target or default_target()
+        tgt = target or _default_target()
         fast = _fast_key(tgt, args, constexprs, static_shapes, variant)
         hit = self._fast.get(fast) if fast is not None else None
         if hit is not None:
@@ -296,8 +332,7 @@ class Kernel:
         vkey = tuple(sorted((variant or {}).items()))
         got = self._compiled.get((key, tgt, vkey))
         if got is None:
-            got = Compiled(self, self.module_for(key, specs, values), tgt, specs, values,
-                           resolution, variant)
+            got = self._new_compiled(key, specs, values, tgt, resolution, variant, vkey)
             self._compiled[(key, tgt, vkey)] = got
         elif resolution is not None:
             got.selection = resolution  # the latest call's resolution (the object is shared)
@@ -305,6 +340,26 @@ class Kernel:
             if len(self._fast) >= _FAST_ENTRIES:
                 self._fast.clear()
             self._fast[fast] = (got, resolution)
+        return got
+
+    def _new_compiled(self, key: tuple, specs: list[_ArgSpec], values: dict[str, Any],
+                      target: str, resolution: Resolution | None,
+                      variant: dict[str, Any] | None, vkey: tuple) -> Compiled:
+        """The ``Compiled`` of a key new to this process: from its launch entry when one
+        exists (no capture: the executable is loaded from the target's record), else
+        captured now (its first ``executable()`` stores the entry)."""
+        lkey = self._warm_key("launch", target, key, vkey)
+        if lkey is not None:
+            start = time.perf_counter()
+            exe = _load_warm(lkey, target)
+            if exe is not None:
+                _log.info("@%s warm for %s: %.1f ms", self.fn.__name__, target,
+                          (time.perf_counter() - start) * 1e3)
+                return Compiled(self, None, target, specs, values, resolution, variant,
+                                key=key, executable=exe)
+        got = Compiled(self, self.module_for(key, specs, values), target, specs, values,
+                       resolution, variant, key=key)
+        got.warm_key = lkey
         return got
 
     def forget_resolutions(self) -> None:
@@ -331,16 +386,32 @@ class Kernel:
         cache = (key0, extents, target, tuple(sorted(fixed)))
         got = self._resolutions.get(cache)
         if got is None:
-            got = self._resolve(args, target, static_shapes, constexprs, fixed, buckets,
-                                extents)
+            rkey = self._warm_key("resolution", target, key0, extents, tuple(sorted(fixed)))
+            body = warm.read("resolution", rkey) if rkey is not None else None
+            if body is not None and warm.record_state(body.get("record")) == body.get("state"):
+                try:
+                    got = warm.resolution_from_json(body["resolution"])
+                except (KeyError, TypeError, ValueError):
+                    got = None
+            if got is None:
+                got, record, keep = self._resolve(args, target, static_shapes, constexprs,
+                                                  fixed, buckets, extents)
+                if rkey is not None and keep:
+                    warm.write("resolution", rkey, {
+                        "resolution": warm.resolution_to_json(got), "record": record,
+                        "state": warm.record_state(record)})
             self._resolutions[cache] = got
         return got
 
     def _resolve(self, args: Sequence[Any], target: str, static_shapes: Any,
                  constexprs: dict[str, Any], fixed: dict[str, Any], buckets: Any,
-                 extents: Any) -> Resolution:
+                 extents: Any) -> tuple[Resolution, str | None, bool]:
         """Resolve from the record of ``buckets`` (the record key's shapes), else by the
-        model priced at the call's ``extents`` (``tunables.call_extents``)."""
+        model priced at the call's ``extents`` (``tunables.call_extents``).
+
+        Returns the resolution, the tuning-record file consulted (None: none) and whether
+        the outcome may be kept as a warm-start entry (not when a record was ignored with a
+        warning: each process should say so)."""
         from . import tunables as tn
 
         space = self.tunables
@@ -348,11 +419,14 @@ class Kernel:
         fixed_names = tuple(fixed)
         if buckets is None:
             return Resolution(default, "default", "the extents are not known (array specs "
-                              "without shapes): no record or model applies", fixed_names)
+                              "without shapes): no record or model applies", fixed_names), \
+                None, True
         key = self.record_key(args, constexprs, buckets, target, static_shapes)
         from tilec.runtime.records import load_record, record_path
 
+        path = str(record_path(key))
         record = load_record(key)
+        keep = record is not None or not os.path.exists(path)
         if record is not None:
             got = tn.recorded_config(record, space, fixed)
             if isinstance(got, str):
@@ -363,11 +437,12 @@ class Kernel:
                 warnings.warn(f"tuning record {record_path(key)} ignored: {got}", RecordWarning,
                               stacklevel=3)
             else:
-                return Resolution(got[0], "record", str(record_path(key)), fixed_names,
-                                  variant=got[1])
+                return Resolution(got[0], "record", path, fixed_names, variant=got[1]), \
+                    path, True
+            keep = False
         if key.cost_basis == "none":
             return Resolution(default, "default", f"{target} has no cost basis to rank the "
-                              f"configurations and no tuning record", fixed_names)
+                              f"configurations and no tuning record", fixed_names), path, keep
 
         def module_of(cfg: dict[str, Any]) -> tuple[ir.Module, str]:
             k, sp, vals = self.specialize(args, {**constexprs, **cfg}, static_shapes)
@@ -378,12 +453,13 @@ class Kernel:
         if best is None:
             why = scores[0].reason if scores else "no configuration"
             return Resolution(default, "default", f"no configuration was priced ({why})",
-                              fixed_names, tuple(scores))
+                              fixed_names, tuple(scores)), path, keep
         # compile at the thread count that was priced (the shape-generic plan may pick
         # another: the call's extents decide waves and underfill)
         variant = {"threads": best.threads} if best.threads is not None else {}
         return Resolution(dict(best.config), "model", f"{key.cost_basis} score "
-                          f"{best.score:.6g}", fixed_names, tuple(scores), variant=variant)
+                          f"{best.score:.6g}", fixed_names, tuple(scores), variant=variant), \
+            path, keep
 
     def record_key(self, args: Sequence[Any], constexprs: dict[str, Any], buckets: Any,
                    target: str, static_shapes: bool | Sequence[str] = False) -> Any:
@@ -424,7 +500,7 @@ def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
     for a in args:
         shape = getattr(a, "shape", None)
         if shape is not None and hasattr(a, "dtype"):
-            sig.append((type(a), str(a.dtype), tuple(shape)))
+            sig.append((type(a), a.dtype, tuple(shape)))
         elif isinstance(a, ArraySpec):
             sig.append((ArraySpec, repr(a.dtype), a.shape))
         else:
@@ -437,6 +513,38 @@ def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
     except TypeError:
         return None
     return key
+
+
+_UNSET = object()
+
+_DEFAULT_TARGET: list[str] = []
+"""The probed default target of this process (``runtime.default_target`` probes every
+target; a call of a kernel should not)."""
+
+
+def _default_target() -> str:
+    """``TILEC_TARGET`` when set, else ``runtime.default_target()``, probed once."""
+    env = os.environ.get("TILEC_TARGET")
+    if env:
+        return env
+    if not _DEFAULT_TARGET:
+        from tilec.runtime import default_target
+
+        _DEFAULT_TARGET.append(default_target())
+    return _DEFAULT_TARGET[0]
+
+
+def _load_warm(key: str, target: str) -> Any:
+    """The executable of launch entry ``key`` (None: no entry, or it cannot be loaded)."""
+    body = warm.read("launch", key)
+    if body is None or body.get("target") != target:
+        return None
+    from tilec.driver import load_launch
+
+    try:
+        return load_launch(target, body["record"])
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
+        return None  # a damaged record: compile again (and overwrite it)
 
 
 def _hashable(v: Any) -> Any:
@@ -602,13 +710,17 @@ def _verify(module: ir.Module) -> None:
 class Compiled:
     """A kernel specialized and captured for one target: ``.ir``, ``.module``, call it to run."""
 
-    def __init__(self, k: Kernel, module: ir.Module, target: str, specs: list[_ArgSpec],
+    def __init__(self, k: Kernel, module: ir.Module | None, target: str, specs: list[_ArgSpec],
                  constexprs: dict[str, Any], selection: Resolution | None = None,
-                 variant: dict[str, Any] | None = None) -> None:
+                 variant: dict[str, Any] | None = None, key: tuple | None = None,
+                 executable: Any = None) -> None:
+        if module is None and key is None:
+            raise ValueError("a Compiled without its module needs the specialization key "
+                             "to capture it when asked")
         self.kernel = k
         """The kernel this was compiled from."""
-        self.module = module
-        """The Candidate TileIR module."""
+        self._module = module
+        self._key = key
         self.fn_name = k.fn.__name__
         """The kernel function's symbol in ``module``."""
         self.target = target
@@ -625,6 +737,26 @@ class Compiled:
         empty: the planner's own selection)."""
         self._compilation: Any = None
         self._plan: Any = None
+        self._exe: Any = executable
+        self._from_record = executable is not None
+        self.warm_key: str | None = None
+        """The launch entry this compilation's executable is stored under once built (None:
+        warm start is off, or the kernel cannot be keyed)."""
+
+    @property
+    def module(self) -> ir.Module:
+        """The Candidate TileIR module (captured on first use when the executable came from a
+        warm-start launch record)."""
+        if self._module is None:
+            assert self._key is not None
+            self._module = self.kernel.module_for(self._key, self.specs, self.constexprs)
+        return self._module
+
+    @property
+    def warm(self) -> bool:
+        """True when the executable came from a warm-start launch record (no stage ran to
+        make it)."""
+        return self._from_record
 
     @property
     def ir(self) -> str:
@@ -648,7 +780,17 @@ class Compiled:
                 options = apply_variant(default_options(load_backend(self.target)),
                                         self.variant)
             self._compilation = begin(self.module, self.fn_name, self.target, options)
-        return self._compilation.run(until)
+        comp = self._compilation.run(until)
+        if comp.complete and comp.executable is not None and comp.executable is not self._exe:
+            self._exe = comp.executable  # from now on the pipeline's own (stages["build"])
+            if self.warm_key is not None:  # a later process loads it from its record
+                from tilec.driver import launch_record
+
+                record = launch_record(comp)
+                if record is not None:
+                    warm.write("launch", self.warm_key, {"target": self.target,
+                                                         "fn": self.fn_name, "record": record})
+        return comp
 
     @property
     def stages(self) -> dict[str, Any]:
@@ -660,8 +802,11 @@ class Compiled:
         return self.compilation("capture").after(stage)
 
     def executable(self) -> Any:
-        """The backend's executable (compiled on first use)."""
-        return self.compilation().executable
+        """The backend's executable (compiled on first use, or loaded from its launch
+        record)."""
+        if self._exe is None:
+            self.compilation()
+        return self._exe
 
     @property
     def source(self) -> str:
@@ -713,22 +858,44 @@ class Compiled:
                 if s.dtype.is_int and isinstance(a, float):
                     raise ArgumentError(f"argument {s.name}: compiled for {s.dtype}, got a float")
 
-    def __call__(self, *args: Any) -> None:
-        """Run on the target with the runtime arguments (outputs are written in place)."""
+    def __call__(self, *args: Any, stream: Any = None) -> None:
+        """Run on the target with the runtime arguments (outputs are written in place).
+
+        On CUDA the launch goes to ``stream`` when given (a torch or cupy stream, a raw
+        handle), else to the current stream of the arguments' framework."""
         try:
-            self.run(args)
+            self.run(args, stream)
         except ir.UserError as e:
             raise e.with_traceback(None) from None
 
-    def run(self, args: Sequence[Any]) -> None:
-        """``__call__`` without the traceback trimming (for other entry points)."""
-        self.check_args(args)
-        exe = self.executable()
+    def run(self, args: Sequence[Any], stream: Any = None) -> None:
+        """``__call__`` without the traceback trimming (for other entry points).
+
+        The specialization is checked (``check_args``) on the first call and then whenever
+        the executable binds an argument signature it has not seen (its ``run``); a call
+        with a bound signature goes straight to the launch."""
+        exe = self._exe
+        first = exe is None
+        if first:
+            self.check_args(args)
+            exe = self.executable()
         if not getattr(exe, "runnable", True):
             from tilec.runtime import require
 
             require(self.target)  # raises with the reason it cannot run here
-        exe(*args)
+        run = getattr(exe, "run", None)
+        if run is None:  # the oracles: no binding cache
+            if not first:
+                self.check_args(args)
+            if stream is not None:
+                raise ArgumentError(f"target {self.target!r} takes no stream")
+            exe(*args)
+        elif stream is None:
+            run(args, None if first else self.check_args)
+        elif getattr(exe, "takes_stream", False):
+            run(args, None if first else self.check_args, stream=stream)
+        else:
+            raise ArgumentError(f"target {self.target!r} takes no stream (streams are CUDA's)")
 
     def __repr__(self) -> str:
         return f"<Compiled {self.fn_name} for {self.target}>"

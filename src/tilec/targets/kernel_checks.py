@@ -52,7 +52,7 @@ from . import numerics as nx
 
 __all__ = ["KernelFailure", "KernelAssertionError", "KernelArithmeticError", "KernelIndexError",
            "KernelLoopError", "CheckInfo",
-           "HostChecks",
+           "HostChecks", "location_from_json",
            "host_check_ops", "host_divisions", "format_value", "encode_bits", "decode_bits",
            "DIVISION_SYMBOLS"]
 
@@ -200,6 +200,11 @@ def decode_bits(word: int, t: ir.ScalarType) -> Any:
     return int(w.view(np.int64))
 
 
+def location_from_json(d: Sequence[Any]) -> ir.Location:
+    """The ``ir.Location`` of ``[filename, line, col, end_col]`` (``CheckInfo.to_json``)."""
+    return ir.Location(str(d[0]), int(d[1]), int(d[2]), None if d[3] is None else int(d[3]))
+
+
 @dataclass(frozen=True)
 class CheckInfo:
     """What one ``check`` operation (or one integer division) reports when it fails."""
@@ -238,6 +243,20 @@ class CheckInfo:
         """The report of counted loop ``op`` (``serial``/``pipeline``) when its step is not
         positive; the one reported value is the step."""
         return CheckInfo(ir.op_number(op), op.loc, op.name, ("step",), (ir.index,), "step")
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON (``from_json`` reads it back): a launch record keeps it."""
+        loc = self.location
+        return {"op": self.op_id, "loc": [loc.filename, loc.line, loc.col, loc.end_col],
+                "message": self.message, "labels": list(self.labels),
+                "types": [t.name for t in self.types], "kind": self.kind}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> CheckInfo:
+        """The report ``to_json`` wrote."""
+        return CheckInfo(int(d["op"]), location_from_json(d["loc"]), str(d["message"]),
+                         tuple(str(x) for x in d["labels"]),
+                         tuple(ir.ScalarType(t) for t in d["types"]), str(d["kind"]))
 
     def failure(self, kernel: str, values: Sequence[Any] = ()) -> KernelFailure:
         """The error for a failure with ``values`` (numbers, one per label)."""
@@ -311,22 +330,37 @@ def host_divisions(fn: ir.Function) -> dict[str, list[ir.Operation]]:
 
 
 class HostChecks:
-    """The host checks of one function, ready to evaluate on argument values."""
+    """The host checks of one function, ready to evaluate on argument values.
 
-    def __init__(self, fn: ir.Function) -> None:
-        self.kernel = fn.name
+    Built from the function (``HostChecks(fn)``) or from its JSON form (``from_json``, what a
+    warm-start launch record keeps: no IR is needed to run the checks again)."""
+
+    def __init__(self, fn: ir.Function | None = None) -> None:
+        self.kernel = ""
         """The function's name (for messages)."""
-        self.ops = host_check_ops(fn)
-        """The host checks by phase."""
-        self.divisions = host_divisions(fn)
+        self.ops: dict[str, list[ir.Operation]] = {"before": [], "after": []}
+        """The host checks by phase (empty when read back from JSON)."""
+        self.divisions: dict[str, list[ir.Operation]] = {"before": [], "after": []}
         """The top-level divisions whose divisor may be zero, by phase (evaluated with the
         checks, so the first failure in program order is the one raised)."""
-        self._args = list(fn.args)
-        self._scalars = [k for k, a in enumerate(fn.args) if isinstance(a.type, ir.ScalarType)]
+        self._scalars: list[tuple[int, ir.ScalarType]] = []
+        """``(entry argument, type)`` of each scalar parameter: the checks' inputs."""
+        self._steps: dict[str, list[_Step]] = {"before": [], "after": []}
+        """Per phase, the scalar code to evaluate in order (value slots: the entry arguments
+        first, then one per result)."""
         self._passed: dict[str, tuple[Any, ...]] = {}
         """Per phase, the scalar argument values the checks last passed with: the checks are a
         function of them, so a call with the same ones (the usual case) skips the work."""
-        self._steps: dict[str, list[ir.Operation]] = {}
+        if fn is not None:
+            self._build(fn)
+
+    def _build(self, fn: ir.Function) -> None:
+        self.kernel = fn.name
+        self.ops = host_check_ops(fn)
+        self.divisions = host_divisions(fn)
+        self._scalars = [(k, a.type) for k, a in enumerate(fn.args)
+                         if isinstance(a.type, ir.ScalarType)]
+        slots: dict[int, int] = {id(a): k for k, a in enumerate(fn.args)}
         order = {op.id: k for k, op in enumerate(fn.entry.operations)}
         for phase, checks in self.ops.items():
             needed: dict[int, ir.Operation] = {}
@@ -334,7 +368,13 @@ class HostChecks:
                 needed[c.id] = c
                 for d in _cone(c, fn) or []:
                     needed[d.id] = d
-            self._steps[phase] = sorted(needed.values(), key=lambda o: order[o.id])
+            steps = []
+            for op in sorted(needed.values(), key=lambda o: order[o.id]):
+                for r in op.results:
+                    slots.setdefault(id(r), len(slots))
+                steps.append(_Step.of(op, [slots[id(v)] for v in op.operands],
+                                      [slots[id(r)] for r in op.results]))
+            self._steps[phase] = steps
 
     def __bool__(self) -> bool:
         return any(self._steps.values())
@@ -345,20 +385,107 @@ class HostChecks:
         steps = self._steps[phase]
         if not steps:
             return
-        key = tuple(getattr(values[k], "value", values[k]) for k in self._scalars)
+        key = tuple(getattr(values[k], "value", values[k]) for k, _ in self._scalars)
         if self._passed.get(phase) == key:
             return
-        env: dict[ir.Value, Any] = {}
-        for k in self._scalars:
-            env[self._args[k]] = _number(values[k], self._args[k].type)
-        for op in steps:
-            args = [env[v] for v in op.operands]
-            if op.name == "check":
+        env: dict[int, Any] = {k: _number(values[k], t) for k, t in self._scalars}
+        for st in steps:
+            args = [env[v] for v in st.operands]
+            if st.kind == "check":
                 if not bool(args[0]):
-                    raise CheckInfo.of(op).failure(self.kernel, args[1:])
+                    assert st.info is not None
+                    raise st.info.failure(self.kernel, args[1:])
                 continue
-            env.update(zip(op.results, _evaluate(op, args, self.kernel)))
+            env.update(zip(st.results, st.evaluate(args, self.kernel)))
         self._passed[phase] = key
+
+    def to_json(self) -> dict[str, Any]:
+        """The checks as JSON (``from_json`` reads it back)."""
+        return {"kernel": self.kernel, "scalars": [[k, t.name] for k, t in self._scalars],
+                "steps": {ph: [st.to_json() for st in steps]
+                          for ph, steps in self._steps.items()}}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> HostChecks:
+        """The checks ``to_json`` wrote (``ops`` and ``divisions`` stay empty)."""
+        out = HostChecks()
+        out.kernel = str(d["kernel"])
+        out._scalars = [(int(k), ir.ScalarType(t)) for k, t in d["scalars"]]
+        out._steps = {ph: [_Step.from_json(s) for s in steps] for ph, steps in d["steps"].items()}
+        return out
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One scalar operation of a host check's cone (or the check itself), without the IR."""
+
+    kind: str
+    """``constant``, ``tuple``, ``tuple_get``, ``arith`` or ``check``."""
+    operands: tuple[int, ...]
+    """The value slots it reads."""
+    results: tuple[int, ...]
+    """The value slots it defines."""
+    fn: str = ""
+    """The ``arith`` function."""
+    value: Any = None
+    """The constant's value, or the ``tuple_get`` index."""
+    operand_type: str = ""
+    """The ``arith`` operand type (the second operand's for ``select``)."""
+    result_type: str = ""
+    """The result type (``constant``, ``arith``)."""
+    info: CheckInfo | None = None
+    """What a failing ``check`` reports, or what a zero divisor of an integer division
+    raises."""
+
+    @staticmethod
+    def of(op: ir.Operation, operands: Sequence[int], results: Sequence[int]) -> _Step:
+        """The step of ``op`` reading and defining those slots."""
+        if op.name == "check":
+            return _Step("check", tuple(operands), tuple(results), info=CheckInfo.of(op))
+        if op.name == "constant":
+            return _Step("constant", (), tuple(results), value=op.attr("value"),
+                         result_type=op.result.type.name)
+        if op.name == "tuple_get":
+            return _Step("tuple_get", tuple(operands), tuple(results), value=op.attr("index"))
+        if op.name == "tuple":
+            return _Step("tuple", tuple(operands), tuple(results))
+        if op.name != "arith":
+            raise ValueError(f"'{op.name}' is not scalar code a host check can evaluate")
+        fn = op.attr("fn")
+        operand = op.operand(1 if fn == "select" else 0).type
+        return _Step("arith", tuple(operands), tuple(results), fn=fn, operand_type=operand.name,
+                     result_type=op.result.type.name,
+                     info=CheckInfo.division(op) if fn in DIVISION_SYMBOLS else None)
+
+    def evaluate(self, args: list[Any], kernel: str) -> list[Any]:
+        """The results on numpy scalars, as the reference interpreter defines them."""
+        if self.kind == "constant":
+            return [nx.from_python(self.value, nx.np_dtype(ir.ScalarType(self.result_type)))]
+        if self.kind == "tuple":
+            return [tuple(args)]
+        if self.kind == "tuple_get":
+            return [args[0][self.value]]
+        try:
+            return [nx.evaluate(self.fn, args, nx.np_dtype(ir.ScalarType(self.operand_type)),
+                                nx.np_dtype(ir.ScalarType(self.result_type)))]
+        except ZeroDivisionError:
+            if self.info is None:
+                raise
+            raise self.info.failure(kernel) from None
+
+    def to_json(self) -> list[Any]:
+        """``[kind, operands, results, fn, value, operand type, result type, info]``."""
+        return [self.kind, list(self.operands), list(self.results), self.fn, self.value,
+                self.operand_type, self.result_type,
+                None if self.info is None else self.info.to_json()]
+
+    @staticmethod
+    def from_json(d: Sequence[Any]) -> _Step:
+        """The step ``to_json`` wrote."""
+        kind, operands, results, fn, value, operand_type, result_type, info = d
+        return _Step(str(kind), tuple(int(v) for v in operands), tuple(int(v) for v in results),
+                     str(fn), value, str(operand_type), str(result_type),
+                     None if info is None else CheckInfo.from_json(info))
 
 
 def _number(x: Any, t: ir.ScalarType) -> Any:
@@ -370,21 +497,3 @@ def _number(x: Any, t: ir.ScalarType) -> Any:
     if t is ir.i1:
         return np.bool_(bool(x))
     return nx.from_python(float(x) if t.is_float else int(x), dt)
-
-
-def _evaluate(op: ir.Operation, args: list[Any], kernel: str) -> list[Any]:
-    """One scalar operation on numpy scalars, as the reference interpreter defines it."""
-    if op.name == "constant":
-        return [nx.from_python(op.attr("value"), nx.np_dtype(op.result.type))]
-    if op.name == "tuple":
-        return [tuple(args)]
-    if op.name == "tuple_get":
-        return [args[0][op.attr("index")]]
-    if op.name != "arith":
-        raise ValueError(f"'{op.name}' is not scalar code a host check can evaluate")
-    fn = op.attr("fn")
-    operand_type = op.operand(1 if fn == "select" else 0).type
-    try:
-        return [nx.evaluate(fn, args, nx.np_dtype(operand_type), nx.np_dtype(op.result.type))]
-    except ZeroDivisionError:
-        raise CheckInfo.division(op).failure(kernel) from None

@@ -22,23 +22,52 @@ target and tail price refitted (``cuda_mma_v5.py``).
 
 from __future__ import annotations
 
+import importlib
 from types import MappingProxyType
+from typing import Any
 
 from tilec.exec import TargetProfile
 from tilec.plan.cost.base import CostBasis, GroupTerms, Priced, coefficients_json
-from tilec.plan.cost.cuda_mma_v1 import SM80_PRIORS, SM90_PRIORS, CudaCoefficients, CudaMmaV1Basis
-from tilec.plan.cost.cuda_mma_v2 import SM80_V2, SM90_V2, CudaMmaV2Basis, CudaV2Coefficients
-from tilec.plan.cost.cuda_mma_v3 import SM80_V3, SM90_V3
-from tilec.plan.cost.cuda_mma_v4 import SM80_V4, SM90_V4
-from tilec.plan.cost.cuda_mma_v5 import SM80_V5, SM90_V5
-from tilec.plan.cost.mpp_memory_v3 import MppCoefficients, MppMemoryV3Basis
-from tilec.plan.cost.simdgroup_reference import ReferenceCoefficients, SimdgroupReferenceBasis
 from tilec.plan.options import PlannerOptions
 
 __all__ = ["CostBasis", "GroupTerms", "Priced", "coefficients_json", "CudaCoefficients",
            "CudaMmaV1Basis", "CudaV2Coefficients", "CudaMmaV2Basis", "MppCoefficients",
            "MppMemoryV3Basis", "ReferenceCoefficients", "SimdgroupReferenceBasis",
            "BASIS_TARGET_FAMILY", "basis_named", "select_basis"]
+
+_LAZY = MappingProxyType({
+    **dict.fromkeys(("SM80_PRIORS", "SM90_PRIORS", "CudaCoefficients", "CudaMmaV1Basis"),
+                    "cuda_mma_v1"),
+    **dict.fromkeys(("SM80_V2", "SM90_V2", "CudaMmaV2Basis", "CudaV2Coefficients"),
+                    "cuda_mma_v2"),
+    **dict.fromkeys(("SM80_V3", "SM90_V3"), "cuda_mma_v3"),
+    **dict.fromkeys(("SM80_V4", "SM90_V4"), "cuda_mma_v4"),
+    **dict.fromkeys(("SM80_V5", "SM90_V5"), "cuda_mma_v5"),
+    **dict.fromkeys(("MppCoefficients", "MppMemoryV3Basis"), "mpp_memory_v3"),
+    **dict.fromkeys(("ReferenceCoefficients", "SimdgroupReferenceBasis"),
+                    "simdgroup_reference"),
+})
+"""Names of this package that live in a basis module, imported on first use: a process
+that plans for a target without a matrix basis (``cpu``), or plans nothing (a warm start),
+never loads the bases' coefficient tables. A name assigned here (``cost.SM90_V5 = ...``,
+as ``benchmarks/model_regret.py`` does) is what ``basis_named`` reads from then on."""
+
+
+def __getattr__(name: str) -> Any:
+    """A basis module's name, imported on first use and kept in this namespace."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals().setdefault(name, value)
+    return globals()[name]
+
+
+def _get(name: str) -> Any:
+    """``name`` of this namespace (a patched value first), importing its module if needed."""
+    got = globals().get(name)
+    return got if got is not None else __getattr__(name)
+
 
 BASIS_TARGET_FAMILY = MappingProxyType({
     "metal_simdgroup_reference_v1": "metal",
@@ -61,19 +90,17 @@ def basis_named(name: str, profile: TargetProfile) -> CostBasis:
         raise ValueError(f"cost basis {name} is written for {family} targets, not "
                          f"{profile.name}; its features would be mislabeled")
     if name == "metal_simdgroup_reference_v1":
-        return SimdgroupReferenceBasis(profile)
+        return _get("SimdgroupReferenceBasis")(profile)
     if name == "metal_mpp_memory_v3":
-        return MppMemoryV3Basis(profile)
+        return _get("MppMemoryV3Basis")(profile)
     sm80 = profile.arch == "sm_80"  # the sm_90 numbers serve every other architecture
     if name == "cuda_mma_v2":
-        return CudaMmaV2Basis(profile, SM80_V2 if sm80 else SM90_V2)
-    if name == "cuda_mma_v3":
-        return CudaMmaV2Basis(profile, SM80_V3 if sm80 else SM90_V3, name="cuda_mma_v3")
-    if name == "cuda_mma_v4":
-        return CudaMmaV2Basis(profile, SM80_V4 if sm80 else SM90_V4, name="cuda_mma_v4")
-    if name == "cuda_mma_v5":
-        return CudaMmaV2Basis(profile, SM80_V5 if sm80 else SM90_V5, name="cuda_mma_v5")
-    return CudaMmaV1Basis(profile, SM80_PRIORS if sm80 else SM90_PRIORS)
+        return _get("CudaMmaV2Basis")(profile, _get("SM80_V2" if sm80 else "SM90_V2"))
+    if name in ("cuda_mma_v3", "cuda_mma_v4", "cuda_mma_v5"):
+        v = name[-1]
+        return _get("CudaMmaV2Basis")(profile, _get(f"SM80_V{v}" if sm80 else f"SM90_V{v}"),
+                                      name=name)
+    return _get("CudaMmaV1Basis")(profile, _get("SM80_PRIORS" if sm80 else "SM90_PRIORS"))
 
 
 def select_basis(profile: TargetProfile, options: PlannerOptions) -> CostBasis | None:

@@ -6,8 +6,9 @@ base), ``values`` (the forms tiles take while emitting), ``access`` (views and
 copy loops), ``reductions``, ``mma`` and ``reindex`` (aggregation;
 register-blocked micro-kernels; copies with bounds), ``source`` (``CSource``),
 ``prelude`` (scalar semantics in C), ``compiler`` (probing and the cached
-compile function), ``interop`` (numpy / DLPack arguments, pre-launch checks)
-and ``backend`` (``make_backend``, ``probe``, ``CExecutable``).
+compile function), ``interop`` (numpy / DLPack arguments, pre-launch checks),
+``runtime`` (``CExecutable``, its launch description and binding cache) and ``backend``
+(``make_backend``, ``probe``, launch records).
 
 Numerical contract (docs/design/tileir.md). Everything is bit-identical to the
 reference interpreter (NaN payloads aside) except where a policy or one of

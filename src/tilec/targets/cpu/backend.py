@@ -9,31 +9,26 @@ validates them (see ``interop.py``), evaluates the host checks
 ``reindex`` without ``fill`` or an access leaving a ``total`` view as
 ``KernelIndexError``, a failed ``assert`` as ``KernelAssertionError``) with
 the location of the operation that failed. A function with
-results returns them (one value, or a tuple).
+results returns them (one value, or a tuple). The executable and its binding cache live in
+``runtime.py``; this module imports the emitter, the realization plan and the compiler's
+build path only when it compiles, so a process that only loads cached kernels
+(``load_launch``) never imports them.
 """
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Mapping
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
-from tilec.exec import get_profile
-from tilec.targets.cpu.compiler import CompilerNotFound, compile_cached, toolchain
-from tilec.targets.cpu.emitter import ENTRY_SYMBOL, CEmitter, CSource
-from tilec.targets.cpu.interop import NP_DTYPES, bind_arguments, shape_bindings
-from tilec.targets.cpu.plan import TUNABLE_FACTS, CpuPlan, plan_cpu, with_facts
-from tilec.targets.interop_checks import kernel_label
-from tilec.targets.kernel_checks import HostChecks, decode_bits
+from tilec.targets.cpu.compiler import CompilerNotFound, toolchain
+from tilec.targets.cpu.runtime import CExecutable, CLaunch, KernelError
+
+if TYPE_CHECKING:  # the emitter and the planner load when a kernel is compiled, not called
+    from tilec.targets.cpu.plan import CpuPlan
+    from tilec.targets.cpu.source import CSource
 
 __all__ = ["CBackend", "CExecutable", "KernelError", "make_backend", "probe"]
-
-
-class KernelError(ir.UserError, RuntimeError):
-    """A runtime error the kernel reported (with the failing operation's location)."""
 
 
 def probe() -> str | None:
@@ -107,6 +102,9 @@ class CBackend:
         """How ``fn_name`` runs on the CPU (``plan.plan_cpu``): this target's profile, with
         the vector lanes of the C compiler's target (16 f32 lanes where it targets AVX-512)
         and then ``facts`` (``LowerOptions.target_facts``: a tuning variant's micro-tile)."""
+        from tilec.exec import get_profile
+        from tilec.targets.cpu.plan import TUNABLE_FACTS, plan_cpu, with_facts
+
         profile = get_profile(self.profile)
         if _vector_bits() == 512:
             profile = with_facts(profile, WIDE_FACTS, "measured", "probed: the C compiler's "
@@ -127,6 +125,8 @@ class CBackend:
     def emit(self, module: ir.Module, fn_name: str, plan: CpuPlan | None = None) -> CSource:
         """The C translation unit for ``fn_name`` (no compilation), realized as ``plan``
         says (None: ``realization_plan``)."""
+        from tilec.targets.cpu.emitter import CEmitter
+
         return CEmitter(module, fn_name, plan).emit()
 
     def compile(self, module: ir.Module, fn_name: str) -> CExecutable:
@@ -139,77 +139,37 @@ class CBackend:
 
     def build(self, module: ir.Module, fn_name: str, src: CSource) -> CExecutable:
         """Compile emitted ``src`` with the system compiler (cached) and wrap ``fn_name``."""
-        lib = compile_cached(src.text, src.buffer.origin_of_line)
+        from tilec.targets.cpu.compiler import cache_key, compile_cached
+
+        tc = toolchain()
+        lib = compile_cached(src.text, src.buffer.origin_of_line, tc)
         fn = module.lookup(fn_name)
         assert fn is not None
-        return CExecutable(fn, src, lib)
+        return CExecutable(CLaunch.of(fn, src, cache_key(src.text, tc)), lib, src.text)
 
+    # -- warm start (tilec.driver: content-keyed launch records) --------------------------
+    def compile_identity(self) -> str:
+        """What a kernel built here depends on besides its source: the C compiler (path,
+        version, flags), the CPU where the flags say ``-march=native``, the vector width the
+        realization plan reads, and the ABI."""
+        from tilec.targets.cpu.compiler import toolchain_identity
 
-class CExecutable:
-    """A compiled kernel; call it with the user-level arguments."""
+        return "cpu:" + toolchain_identity(toolchain())
 
-    def __init__(self, fn: ir.Function, src: CSource, lib: ctypes.CDLL) -> None:
-        self.name = fn.name
-        """The kernel's name."""
-        self.source = src.text
-        """The generated C source."""
-        self.params = src.params
-        """Entry parameters as the launcher sees them."""
-        self._src = src
-        self._lib = lib
-        self._entry = getattr(lib, ENTRY_SYMBOL)
-        self._entry.restype = ctypes.c_int32
-        self._entry.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                ctypes.c_void_p, ctypes.c_void_p]
-        self._bindings = shape_bindings(fn)
-        self._label = kernel_label(fn)
-        self._host_checks = HostChecks(fn)
-        self._n_values = max([len(c.labels) for c in src.checks.values()]
-                             + [2] * bool(src.reads), default=0)
-
-    def __call__(self, *args: Any) -> Any:
-        b = bind_arguments(self.name, self.params, args, self._bindings, self._src.dim_slots,
-                           self._label)
-        if self._host_checks:
-            self._host_checks.run([k if a is None else None for a, k in zip(b.arrays, b.keep)]
-                                  + [int(b.arrays[p].shape[ax]) for p, ax in self._bindings])
-        results = [np.zeros(_shape(t), NP_DTYPES[_elem(t).name]) for t in self._src.results]
-        rets = (ctypes.c_void_p * max(len(results), 1))()
-        for k, r in enumerate(results):
-            rets[k] = r.ctypes.data
-        status = (ctypes.c_int32 * 2)()
-        values = (ctypes.c_int64 * max(self._n_values, 1))()
-        self._entry(b.args, b.dims, rets, status, values)
-        if status[0]:
-            self._raise(int(status[0]), int(status[1]), values)
-        if not results:
+    def launch_record(self, exe: Any) -> dict[str, Any] | None:
+        """What ``load_launch`` needs to call ``exe`` again in another process (JSON), or None
+        when it has no such form."""
+        if not isinstance(exe, CExecutable):
             return None
-        outs = [r[()] if r.ndim == 0 and not isinstance(t, ir.TileType) else r
-                for r, t in zip(results, self._src.results)]
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        return exe.launch.to_json()
 
-    def _raise(self, code: int, op_id: int, values: Any) -> None:
-        check = self._src.checks.get(op_id)
-        if code in (2, 3, 4) and check is not None:  # a zero divisor, a total view, a check
-            raise check.failure(self.name, [decode_bits(values[k], t)
-                                            for k, t in enumerate(check.types)])
-        read = self._src.reads.get((op_id, int(values[1]))) if code == 1 else None
-        if read is not None:  # a reindex leaving its source: the start, then the axis
-            raise read.failure(self.name, [int(values[0])])
-        name, loc = self._src.ops.get(op_id, ("?", ir.UNKNOWN))
-        if code == 2:  # only a division the emitter did not test: a wrong value range
-            raise RuntimeError(ir.format_located(
-                f"internal: '{name}' divided by zero although its divisor was proven nonzero",
-                loc))
-        raise KernelError(f"kernel @{self.name} failed with status {code} in '{name}' at {loc}")
+    def load_launch(self, record: dict[str, Any]) -> CExecutable | None:
+        """The executable a ``launch_record`` describes, from the cached shared object; None
+        when the record is of another format or the object is gone (compile again)."""
+        from tilec.targets.cpu.compiler import load_cached
 
-    def __repr__(self) -> str:
-        return f"<CExecutable @{self.name}>"
-
-
-def _shape(t: ir.Type) -> tuple[int, ...]:
-    return tuple(int(d) for d in t.shape) if isinstance(t, ir.TileType) else ()
-
-
-def _elem(t: ir.Type) -> ir.ScalarType:
-    return t if isinstance(t, ir.ScalarType) else t.dtype  # type: ignore[attr-defined]
+        launch = CLaunch.from_json(record)
+        if launch is None:
+            return None
+        lib = load_cached(launch.key)
+        return None if lib is None else CExecutable(launch, lib)

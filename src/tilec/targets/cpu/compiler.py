@@ -51,7 +51,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -71,7 +70,8 @@ from tilec.targets.compile_cache import (
 from tilec.targets.cpu.prelude import ABI_VERSION
 
 __all__ = ["Toolchain", "CompilerNotFound", "CCompileError", "toolchain", "find_compiler",
-           "cache_dir", "compile_cached", "cache_key", "BASE_FLAGS"]
+           "cache_dir", "compile_cached", "cache_key", "load_cached", "cached_source",
+           "toolchain_identity", "BASE_FLAGS"]
 
 _log = logging.getLogger(__name__)
 
@@ -162,6 +162,8 @@ _AVX512_SRC = _PROBE_SRC + r"""
 
 def _try_compile(cc: str, flags: list[str], workdir: str, text: str = _PROBE_SRC
                  ) -> tuple[bool, str]:
+    import subprocess  # not imported by a process whose kernels are all cached
+
     src = Path(workdir) / "probe.c"
     src.write_text(text)
     out = Path(workdir) / "probe.so"
@@ -181,41 +183,54 @@ def _try_compile(cc: str, flags: list[str], workdir: str, text: str = _PROBE_SRC
 
 @functools.cache
 def _probe(cc: str) -> Toolchain:
+    """The toolchain of compiler ``cc``: from the probe memo when one was written for this
+    compiler binary (same path, modification time and size), else probed (its
+    ``--version`` and the optional flags) and memoized. A process whose kernels are all
+    cached so starts no compiler at all."""
+    memo = _probe_memo_path(cc)
+    tc = _read_probe_memo(memo, cc)
+    if tc is not None:
+        return tc
+    import subprocess
+
     try:
         ver = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CompilerNotFound(f"C compiler {cc} does not run: {e}") from None
     identity = (ver.stdout or ver.stderr).strip()
-    memo = _probe_memo_path(cc, identity)
-    tc = _read_probe_memo(memo, cc, identity)
-    if tc is None:
-        tc = _probe_flags(cc, identity)
-        try:
-            memo.parent.mkdir(parents=True, exist_ok=True)
-            publish(memo, json.dumps({"cc": cc, "identity": identity, "flags": tc.flags,
-                                      "openmp": tc.openmp, "native": tc.native,
-                                      "notes": tc.notes,
-                                      "vector_bits": tc.vector_bits}).encode())
-        except OSError:
-            pass  # a read-only cache directory only costs a probe per process
+    tc = _probe_flags(cc, identity)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        publish(memo, json.dumps({"cc": cc, "identity": identity, "flags": tc.flags,
+                                  "openmp": tc.openmp, "native": tc.native,
+                                  "notes": tc.notes,
+                                  "vector_bits": tc.vector_bits}).encode())
+    except OSError:
+        pass  # a read-only cache directory only costs a probe per process
     return tc
 
 
-def _probe_memo_path(cc: str, identity: str) -> Path:
-    st = os.stat(cc)
-    h = hashlib.sha256(f"{cc}\0{st.st_mtime_ns}\0{st.st_size}\0{identity}\0"
+def _probe_memo_path(cc: str) -> Path:
+    """The memo of compiler binary ``cc``: named by its path, modification time and size
+    (a reinstalled or upgraded compiler is another file), the base flags and the CPU."""
+    try:
+        st = os.stat(cc)
+    except OSError as e:
+        raise CompilerNotFound(f"C compiler {cc} does not run: {e}") from None
+    h = hashlib.sha256(f"v2\0{cc}\0{st.st_mtime_ns}\0{st.st_size}\0"
                        f"{' '.join(BASE_FLAGS)}\0{_cpu_identity()}".encode()).hexdigest()
     return cache_dir() / "probe" / f"{h}.json"
 
 
-def _read_probe_memo(path: Path, cc: str, identity: str) -> Toolchain | None:
+def _read_probe_memo(path: Path, cc: str) -> Toolchain | None:
     """A previous probe of the same compiler binary; None when absent or unreadable."""
     try:
         d = json.loads(path.read_text())
-        if d["cc"] != cc or d["identity"] != identity or not isinstance(d["flags"], list):
+        if d["cc"] != cc or not isinstance(d["flags"], list) \
+                or not isinstance(d["identity"], str):
             return None
-        return Toolchain(cc, identity, tuple(str(f) for f in d["flags"]), bool(d["openmp"]),
-                         bool(d["native"]), tuple(str(n) for n in d["notes"]),
+        return Toolchain(cc, d["identity"], tuple(str(f) for f in d["flags"]),
+                         bool(d["openmp"]), bool(d["native"]), tuple(str(n) for n in d["notes"]),
                          int(d["vector_bits"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -260,7 +275,9 @@ def cache_dir() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def _cpu_identity() -> str:
-    text = platform.machine() + " " + platform.processor()
+    """The CPU's architecture, model and feature flags (``/proc/cpuinfo``'s first processor;
+    ``platform.processor()`` where there is none: on Linux it starts ``uname -p``)."""
+    text = platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -269,7 +286,7 @@ def _cpu_identity() -> str:
                 if line.strip() == "":
                     break
     except OSError:
-        pass
+        text += " " + platform.processor()
     return text
 
 
@@ -295,7 +312,21 @@ def cache_key(source: str, tc: Toolchain) -> str:
     return h.hexdigest()
 
 
+def toolchain_identity(tc: Toolchain) -> str:
+    """Everything ``cache_key`` hashes besides the source, as one digest: what an object
+    built from a given source depends on (a warm-start key includes it)."""
+    h = hashlib.sha256()
+    for part in (f"abi={ABI_VERSION}", tc.cc, tc.identity, " ".join(tc.flags),
+                 _cpu_identity() if tc.native else "", f"vector_bits={tc.vector_bits}"):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
 _loaded: dict[str, ctypes.CDLL] = {}
+_sources: dict[str, str] = {}
+"""The source of every object this process built or loaded with its source, by key: the
+disk copy may be under another cache root (``TILEC_CACHE_DIR`` changed) or removed."""
 _lock = threading.Lock()
 
 
@@ -309,6 +340,7 @@ def compile_cached(source: str, origin_of_line: Callable[[int], object] | None =
     tc = tc or toolchain()
     key = cache_key(source, tc)
     with _lock:
+        _sources[key] = source
         lib = _loaded.get(key)
         if lib is not None:
             return lib
@@ -334,6 +366,35 @@ def compile_cached(source: str, origin_of_line: Callable[[int], object] | None =
         return lib
 
 
+def load_cached(key: str) -> ctypes.CDLL | None:
+    """The loaded shared object cached under ``key`` (``cache_key``), without its source;
+    None when no intact entry exists (a corrupt one is removed)."""
+    with _lock:
+        lib = _loaded.get(key)
+        if lib is not None:
+            return lib
+        d = cache_dir() / key[:2]
+        data = _verified(d / f"{key}.so", d / f"{key}.json", key)
+        if data is None:
+            return None
+        try:
+            lib = _load_private_copy(data, d)
+        except OSError:  # an unwritable cache directory: load from this process's own
+            lib = _load_private_copy(data, _private_dir())
+        _loaded[key] = lib
+        return lib
+
+
+def cached_source(key: str) -> str | None:
+    """The C source kept beside the object cached under ``key`` (None when it is gone)."""
+    if key in _sources:
+        return _sources[key]
+    try:
+        return (cache_dir() / key[:2] / f"{key}.c").read_text()
+    except OSError:
+        return None
+
+
 @functools.cache
 def _private_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="tilec-c-"))
@@ -347,6 +408,8 @@ def _verified(so: Path, meta: Path, key: str) -> bytes | None:
 
 def _build(source: str, tc: Toolchain, key: str, so: Path, meta: Path,
            origin_of_line: Callable[[int], object] | None) -> bytes:
+    import subprocess
+
     with tempfile.TemporaryDirectory(dir=so.parent, prefix=".build-") as tmp:
         (Path(tmp) / "kernel.c").write_text(source)
         t0 = time.perf_counter()

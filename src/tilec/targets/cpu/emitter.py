@@ -63,15 +63,12 @@ from tilec.targets.cpu.plan import CpuPlan, plan_cpu
 from tilec.targets.cpu.prelude import PRELUDE
 from tilec.targets.cpu.reductions import ReductionEmission
 from tilec.targets.cpu.reindex import print_reindex
-from tilec.targets.cpu.source import CSource, ParamInfo
+from tilec.targets.cpu.source import ENTRY_SYMBOL, CSource, ParamInfo
 from tilec.targets.cpu.values import Lazy, Splat, Tile, static_shape
 from tilec.targets.index_bounds import total_view_report
 from tilec.targets.kernel_checks import CheckInfo, host_check_ops
 
 __all__ = ["CEmitter", "CSource", "ParamInfo", "ENTRY_SYMBOL"]
-
-ENTRY_SYMBOL = "tilec_entry"
-"""The exported C symbol of a compiled kernel."""
 
 # --------------------------------------------------------------------- emitter
 

@@ -25,7 +25,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.targets import interop_checks as checks
-from tilec.targets.cpu.emitter import ParamInfo
+from tilec.targets.cpu.source import ParamInfo
 from tilec.targets.interop_checks import InteropError, as_host_array, shape_bindings
 
 __all__ = ["InteropError", "NP_DTYPES", "CTYPES", "as_host_array", "scalar_value", "Binding",

@@ -8,7 +8,10 @@ import tilec.ir as ir
 from tilec.targets.clike import IndentedBuffer
 from tilec.targets.kernel_checks import CheckInfo
 
-__all__ = ["CSource", "ParamInfo"]
+__all__ = ["CSource", "ParamInfo", "ENTRY_SYMBOL"]
+
+ENTRY_SYMBOL = "tilec_entry"
+"""The C symbol of every translation unit's entry function."""
 
 
 @dataclass(frozen=True)

@@ -16,30 +16,15 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
-from tilec.targets.cuda.compiler import (
-    Cubin,
-    Resources,
-    arch_for,
-    compile_cubin,
-    nvrtc_available,
-)
-from tilec.targets.cuda.emitter import emit_cuda
-from tilec.targets.cuda.runtime import (
-    Launcher,
-    argument_key,
-    bind_arguments,
-    check_aligned16,
-    shape_bindings,
-)
-from tilec.targets.cuda.source import CUDASource
-from tilec.targets.interop_checks import kernel_label
-from tilec.targets.kernel_checks import HostChecks
+from tilec.targets.cuda.runtime import CUDAExecutable
 
-__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe",
+if TYPE_CHECKING:  # the emitter and NVRTC load when a kernel is compiled, not called
+    from tilec.targets.cuda.source import CUDASource
+
+__all__ = ["CUDABackend", "CUDAExecutable", "make_backend", "probe", "nvrtc_available",
            "probe_sm_80", "probe_sm_90", "device_capability", "TARGET_SM"]
 
 TARGET_SM = {"cuda:sm_90": 90, "cuda:sm_80": 80}
@@ -50,10 +35,9 @@ TARGET_SM = {"cuda:sm_90": 90, "cuda:sm_80": 80}
 def _device_facts(ordinal: int = 0) -> tuple[tuple[int, int] | None, str | None]:
     """``((major, minor), None)`` for device ``ordinal``, or ``(None, reason)``."""
     try:
-        import cuda.core  # noqa: F401
         from cuda.bindings import driver
     except ImportError as e:
-        return None, f"cuda-core is not installed ({e}); pip install 'tilec[cuda]'"
+        return None, f"cuda-bindings is not installed ({e}); pip install 'tilec[cuda]'"
     try:
         (err,) = driver.cuInit(0)
         if int(err) != 0:
@@ -86,6 +70,14 @@ def probe() -> str | None:
     if cc < (8, 0):
         return f"the device has compute capability {cc[0]}.{cc[1]}; tilec needs 8.0 or newer"
     return nvrtc_available()
+
+
+def nvrtc_available() -> str | None:
+    """None when NVRTC works here (kernels can be built, not necessarily run), else the
+    reason (``compiler.nvrtc_available``; the registry's build probe)."""
+    from tilec.targets.cuda import compiler
+
+    return compiler.nvrtc_available()
 
 
 def _probe_for(sm: int) -> str | None:
@@ -139,7 +131,7 @@ class CUDABackend:
         self.runnable = cc is not None and cc[0] * 10 + cc[1] >= sm
         """True when the kernels built here can run here (a device of the profile's
         architecture or newer); otherwise they are built for the profile only."""
-        self.arch = arch_for(cc) if self.runnable else f"sm_{sm}"  # type: ignore[arg-type]
+        self.arch = f"sm_{cc[0]}{cc[1]}" if self.runnable else f"sm_{sm}"  # type: ignore[index]
         """The architecture cubins are built for (the device's, else the profile's)."""
 
     def device_identity(self) -> str:
@@ -164,6 +156,8 @@ class CUDABackend:
 
     def emit(self, machine: ir.Module, fn_name: str) -> CUDASource:
         """The CUDA kernel for ``fn_name`` of a Machine TileIR module (no compilation)."""
+        from tilec.targets.cuda.emitter import emit_cuda
+
         _require_machine(machine, fn_name, self.name)
         return emit_cuda(machine, fn_name, self.profile)
 
@@ -177,16 +171,40 @@ class CUDABackend:
               arch: str | None = None) -> CUDAExecutable:
         """Compile emitted ``src`` (or reuse the cached cubin); ``arch`` overrides the
         architecture."""
+        from tilec.targets.cuda.compiler import compile_cubin
+        from tilec.targets.interop_checks import kernel_label, shape_bindings
+        from tilec.targets.kernel_checks import HostChecks
+
         arch = arch or self.arch
         if src.min_sm > int(re.match(r"sm_(\d+)", arch).group(1)):  # type: ignore[union-attr]
             raise ValueError(f"@{fn_name} needs sm_{src.min_sm}; cannot build it for {arch}")
         if src.arch_suffix and not arch.endswith(src.arch_suffix):
             arch += src.arch_suffix  # e.g. sm_90 -> sm_90a for wgmma
         cub = compile_cubin(src.text, arch, src.kernel, src.shared_bytes,
-                            src.buffer.origin_of_line)
+                            src.buffer.origin_of_line if src.buffer is not None else None)
         fn = machine.lookup(fn_name)
         assert fn is not None
-        return CUDAExecutable(fn, src, cub, self.runnable)
+        return CUDAExecutable(src, cub, self.runnable, shape_bindings(fn), kernel_label(fn),
+                              HostChecks(fn), src.text)
+
+    # -- warm start (tilec.driver: content-keyed launch records) --------------------------
+    def compile_identity(self) -> str:
+        """What a kernel built here depends on besides its source and its plan's profile:
+        the profile, the architecture cubins are built for, and what names a cubin (ABI,
+        options, NVRTC's and the driver's versions)."""
+        from tilec.targets.cuda.compiler import build_identity
+
+        return f"cuda:{self.profile}:{self.arch}:runnable={self.runnable}:" \
+            + build_identity(self.arch)
+
+    def launch_record(self, exe: Any) -> dict[str, Any] | None:
+        """What ``load_launch`` needs to call ``exe`` again in another process (JSON)."""
+        return exe.launch_record() if isinstance(exe, CUDAExecutable) else None
+
+    def load_launch(self, record: dict[str, Any]) -> CUDAExecutable | None:
+        """The executable a ``launch_record`` describes, from the cached cubin; None when the
+        record is of another format or the cubin is gone (compile again)."""
+        return CUDAExecutable.from_launch_record(record, self.runnable)
 
 
 def _require_machine(module: ir.Module, fn_name: str, target: str) -> None:
@@ -198,63 +216,3 @@ def _require_machine(module: ir.Module, fn_name: str, target: str) -> None:
         raise ValueError(f"the {target} backend prints Machine TileIR; @{fn_name} is "
                          f"{form or 'candidate'} (lower it with "
                          f"tilec.driver.compile_module(module, {fn_name!r}, {target!r}))")
-
-
-class CUDAExecutable:
-    """A compiled kernel; call it with the user-level arguments (device arrays, scalars)."""
-
-    def __init__(self, fn: ir.Function, src: CUDASource, cubin: Cubin, runnable: bool) -> None:
-        self.name = fn.name
-        """The kernel function's name."""
-        self.source = src.text
-        """The generated CUDA C++."""
-        self.kernel = src
-        """The emitted kernel (parameters, launch geometry, line origins)."""
-        self.cubin = cubin
-        """The compiled image."""
-        self.resources: Resources = cubin.resources
-        """Registers, shared memory and spills reported by ptxas."""
-        self._bindings = shape_bindings(fn)
-        self._label = kernel_label(fn)
-        self._host_checks = HostChecks(fn)
-        self._n_entry = len(fn.args)
-        self.runnable = runnable
-        """False when built where it cannot run (no device, or an older one): inspect only."""
-        self._launchers: dict[int, Launcher] = {}
-        self._last_key: tuple[Any, ...] | None = None
-        self._last_bound: Any = None
-
-    def __call__(self, *args: Any, stream: Any = None, sync: bool | None = None) -> None:
-        """Validate ``args``, launch on the arguments' stream, check the launch."""
-        if not self.runnable:
-            raise RuntimeError(f"@{self.name} was compiled for {self.cubin.arch} without a CUDA "
-                               "device here; it can be inspected (source, resources), not run")
-        key = argument_key(args)
-        if key is not None and key == self._last_key:
-            bound = self._last_bound  # its values; the arrays themselves are ``args``
-        else:
-            bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings,
-                                   self._label)
-            check_aligned16(self.kernel, bound)
-            self._host_checks.run(bound.values[:self._n_entry], "before")
-            # Keep the checked values, not the arrays (no reference to the caller's tensors);
-            # equal keys give equal values, so the host checks passed for the cached ones too.
-            self._last_key, self._last_bound = key, replace(bound, objects=[])
-        dev = max(bound.device, 0)
-        launcher = self._launchers.get(dev)
-        if launcher is None:
-            launcher = Launcher(self.kernel, self.cubin.data, dev)
-            self._launchers[dev] = launcher
-            if not self.resources.reported:  # the compiler's log said nothing: ask the driver
-                r = self.resources
-                self.resources = replace(
-                    r, registers=launcher.attribute("NUM_REGS"),
-                    stack_frame=launcher.attribute("LOCAL_SIZE_BYTES"),
-                    static_shared=launcher.attribute("SHARED_SIZE_BYTES"), origin="driver")
-        failed = launcher.launch(bound, stream, sync, args)
-        if failed is not None:
-            raise failed[0].failure(self.name, failed[1])
-        self._host_checks.run(bound.values[:self._n_entry], "after")
-
-    def __repr__(self) -> str:
-        return f"<CUDAExecutable @{self.name} {self.cubin.arch}: {self.resources}>"

@@ -43,7 +43,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import threading
@@ -52,15 +51,19 @@ import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
 from tilec.targets.compile_cache import cache_root, keyed_source, publish, verified_entry
 from tilec.targets.cuda.prelude import ABI_VERSION
 
+if TYPE_CHECKING:  # started on the first build that is not cached
+    import subprocess
+
 __all__ = ["Resources", "Cubin", "CUDACompileError", "NVRTCUnavailable", "OPTIONS",
            "compile_cubin", "parse_resources", "nvrtc_version", "driver_version", "arch_for",
-           "cache_dir", "cache_key", "nvrtc_available", "explain_errors"]
+           "cache_dir", "cache_key", "nvrtc_available", "explain_errors", "load_cubin",
+           "cached_source", "build_identity"]
 
 _log = logging.getLogger(__name__)
 
@@ -205,11 +208,22 @@ def cache_key(source: str, arch: str) -> str:
     comments do not change the cubin.
     """
     h = hashlib.sha256()
-    for part in (f"abi={ABI_VERSION}", " ".join(OPTIONS), arch, f"nvrtc={nvrtc_version()}",
-                 f"driver={driver_version()}", keyed_source(source)):
+    for part in (*_build_parts(arch), keyed_source(source)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def _build_parts(arch: str) -> tuple[str, ...]:
+    return (f"abi={ABI_VERSION}", " ".join(OPTIONS), arch, f"nvrtc={nvrtc_version()}",
+            f"driver={driver_version()}")
+
+
+def build_identity(arch: str) -> str:
+    """Everything ``cache_key`` hashes besides the source (the ABI, the options, the
+    architecture, NVRTC's and the driver's versions), as one digest: what a cubin built
+    from a given source depends on (a warm-start key includes it)."""
+    return hashlib.sha256("\0".join(_build_parts(arch)).encode()).hexdigest()
 
 
 _RE_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
@@ -278,6 +292,8 @@ class _Server:
         """Requests sent; each carries its number and the child echoes it."""
 
     def _start(self) -> subprocess.Popen[str]:
+        import subprocess
+
         child = Path(__file__).with_name("nvrtc_child.py")
         if self.stderr is not None:
             self.stderr.close()  # the previous child's
@@ -332,6 +348,8 @@ class _Server:
     def close(self) -> None:
         """End the child (it exits at the end of its input)."""
         if self.proc is not None and self.pid == os.getpid() and self.proc.stdin is not None:
+            import subprocess
+
             try:
                 self.proc.stdin.close()
                 self.proc.wait(timeout=5)
@@ -430,6 +448,32 @@ def compile_cubin(source: str, arch: str, kernel: str, dynamic_shared: int = 0,
                 _store(d, cub, meta, out, source, time.perf_counter() - t0, extra)
         _mem[key] = out
         return out
+
+
+def load_cubin(key: str, arch: str, kernel: str, dynamic_shared: int = 0) -> Cubin | None:
+    """The cubin cached under ``key`` (``cache_key``), without its source; None when no intact
+    entry exists (a corrupt one is removed)."""
+    with _lock:
+        hit = _mem.get(key)
+        if hit is not None:
+            return hit
+        d = cache_dir() / key[:2]
+        entry = _verified(d / f"{key}.cubin", d / f"{key}.json", key)
+        if entry is None:
+            return None
+        data, info = entry
+        res = Resources(**{**info["resources"], "dynamic_shared": dynamic_shared})
+        out = Cubin(data, arch, kernel, info.get("log", ""), res, key, True)
+        _mem[key] = out
+        return out
+
+
+def cached_source(key: str) -> str | None:
+    """The CUDA source kept beside the cubin cached under ``key`` (None when it is gone)."""
+    try:
+        return (cache_dir() / key[:2] / f"{key}.cu").read_text()
+    except OSError:
+        return None
 
 
 def _verified(cub: Path, meta: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:

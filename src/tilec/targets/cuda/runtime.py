@@ -1,4 +1,4 @@
-"""Device arrays, pre-launch validation and the launch itself (through ``cuda.core``).
+"""Device arrays, pre-launch validation, the launch itself and ``CUDAExecutable``.
 
 Arrays: a torch CUDA tensor (read directly: ``data_ptr``, ``stride``, dtype,
 device; this covers ``bfloat16``, which ``__cuda_array_interface__`` cannot
@@ -12,46 +12,56 @@ dtype, static extents, agreement of symbolic extents, C-contiguity, device,
 writability of outputs, alignment to the element size, and aliasing (an
 output's byte range overlapping any other array argument). An empty array
 passes the layout and alignment checks whatever its strides and address: no
-element of it is ever accessed.
+element of it is ever accessed. Arguments are bound once per *signature* (a torch
+tensor's shape, strides, dtype and device; a number's type: ``signature``); a later call
+with the same signature re-checks only what depends on addresses and values
+(``CUDAExecutable``).
 
-The launch runs on the caller's stream: ``stream=`` when given, else the
-current torch (or cupy) stream of the arguments, else the legacy default
-stream; so it is ordered after the framework's work on the inputs. Every
-driver call is checked; after the launch the stream is queried so that an
-earlier asynchronous fault surfaces here, and with ``sync=True`` (or
-``TILEC_CUDA_SYNC=1``) the launch is waited for and checked completely.
-Dynamic shared memory above the 48 KB default is requested from the driver
-once per kernel (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``).
+The launch goes through the driver API (``cuda.bindings.driver``: ``cuModuleLoadData``,
+``cuLaunchKernel``; ``cuda.core`` is not imported on the call path) on the caller's
+stream: ``stream=`` when given, else the current torch (or cupy) stream of the arguments,
+else the legacy default stream; so it is ordered after the framework's work on the inputs
+and can be captured into a CUDA graph (``torch.cuda.graph``). A call allocates, frees,
+copies and waits for nothing; every driver call is checked; with ``sync=True`` (or
+``TILEC_CUDA_SYNC=1``, for debugging) the launch is waited for and checked completely.
+Dynamic shared memory above the 48 KB default is requested from the driver once per
+kernel (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``). An asynchronous fault of the
+kernel surfaces at the caller's next synchronization, as with any library kernel.
 
 A kernel with device checks (``CUDASource.checks``) writes its first failed
 check into a small device record the launcher owns (one per loaded kernel);
 every launch of such a kernel is synchronous: the launcher copies the record
 back and synchronizes the stream, so a failure is raised by the call that
 launched it (``CheckInfo.failure``: the same ``KernelAssertionError`` as every
-target), and the record is cleared for the next launch. Kernels whose checks
-are all host checks launch asynchronously as before.
+target), and the record is cleared for the next launch. A launch into a stream that is
+being captured is not waited for (it runs at replay): its device checks still stop the
+kernel, and a failure is reported by the next uncaptured launch of the kernel. Kernels
+whose checks are all host checks launch asynchronously.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 import numbers
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 import tilec.ir as ir
 from tilec.targets import interop_checks as checks
-from tilec.targets.cuda.source import CUDASource, ParamInfo
+from tilec.targets.cuda.source import LAUNCH_SCHEMA, CUDASource, ParamInfo
 from tilec.targets.interop_checks import InteropError, shape_bindings
-from tilec.targets.kernel_checks import CheckInfo, decode_bits
+from tilec.targets.kernel_checks import CheckInfo, HostChecks, decode_bits
 
 __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
-           "BoundLaunch", "bind_arguments", "argument_key", "check_aligned16", "Launcher",
-           "ELEM_BYTES"]
+           "BoundLaunch", "bind_arguments", "signature", "check_aligned16", "Launcher",
+           "CUDAExecutable", "stream_handle", "ELEM_BYTES"]
 
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
               "i64": 8, "index": 8}
@@ -232,26 +242,6 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
     return BoundLaunch(values, arrays, ints, device, objects)
 
 
-def argument_key(user_args: Sequence[Any]) -> tuple[Any, ...] | None:
-    """Everything ``bind_arguments`` reads from ``user_args``, when that is cheap to get.
-
-    Torch tensors (address, shape, strides, dtype, device) and Python numbers (type, value)
-    give a key; any other argument gives None. Two calls with equal keys validate and
-    bind identically (every check is a function of these facts), so an executable may
-    reuse the earlier ``BoundLaunch``'s values for the later call.
-    """
-    key: list[Any] = []
-    for x in user_args:
-        t = type(x)
-        if t.__module__.startswith("torch") and hasattr(x, "data_ptr"):
-            key.append((x.data_ptr(), x.shape, x.stride(), x.dtype, x.device))
-        elif t in (int, float, bool):
-            key.append((t, x))
-        else:
-            return None
-    return tuple(key)
-
-
 def check_aligned16(src: CUDASource, bound: BoundLaunch) -> None:
     """Refuse arrays the kernel copies with 16-byte ``cp.async`` unless their base address
     is 16-byte aligned (the copies would fault or read the wrong bytes)."""
@@ -288,7 +278,26 @@ def _check(result: Any, what: str) -> Any:
     return rest[0] if len(rest) == 1 else rest
 
 
-def _stream_handle(objects: Sequence[Any], device: int) -> int:
+
+# ------------------------------------------------------------------ streams
+
+
+def stream_handle(stream: Any) -> int:
+    """The raw ``CUstream`` handle of ``stream``: an int, a torch or cupy stream, a cuda.core
+    stream (``__cuda_stream__``) or a ``cuda.bindings`` ``CUstream``."""
+    if isinstance(stream, int):
+        return stream
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):  # torch, cupy, cuda.core
+        h = getattr(stream, attr, None)
+        if h is not None:
+            return int(h)
+    return int(stream)
+
+
+def _current_stream(objects: Sequence[Any], device: int) -> int:
     """The current stream of the arguments' framework (0: the legacy default stream)."""
     for x in objects:
         mod = type(x).__module__
@@ -306,46 +315,79 @@ def _stream_handle(objects: Sequence[Any], device: int) -> int:
     return 0
 
 
+def _torch_stream_of(device: int) -> Callable[[], int] | None:
+    """A function giving torch's current raw stream on ``device`` (None without one)."""
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        return None
+    return functools.partial(raw, device)
+
+
+# ------------------------------------------------------------------ the launcher
+
+
+_SLOT_TYPES = {"f16": ctypes.c_float, "bf16": ctypes.c_float, "f32": ctypes.c_float,
+               "f64": ctypes.c_double, "i1": ctypes.c_uint8, "i8": ctypes.c_int8,
+               "i16": ctypes.c_int16, "i32": ctypes.c_int32, "i64": ctypes.c_int64,
+               "index": ctypes.c_int64}
+"""The C type a scalar kernel parameter is passed as (narrow floats as their f32 value)."""
+
+
 class Launcher:
-    """A loaded kernel on one device; launches it with validated arguments."""
+    """A loaded kernel on one device, launched through the driver API.
+
+    The call path is one ``cuCtxSetCurrent`` and one ``cuLaunchKernel`` on the caller's
+    stream: nothing is allocated, freed, copied or waited for, so a launch can be captured
+    into a CUDA graph. The exceptions are kernels with device checks (their record is read
+    back, synchronously, unless the stream is capturing) and ``sync``/``TILEC_CUDA_SYNC=1``
+    (debugging: wait for the launch and check it)."""
 
     def __init__(self, source: CUDASource, cubin: bytes, device: int) -> None:
-        from cuda.core import Device, ObjectCode
+        from cuda.bindings import driver
 
         self.source = source
         """The emitted kernel."""
-        self.device = Device(device)
-        """The cuda.core device."""
-        self.device.set_current()
-        self.kernel = ObjectCode.from_cubin(cubin, name=source.kernel).get_kernel(source.kernel)
-        """The cuda.core kernel."""
+        self.device = device
+        """The CUDA device ordinal."""
+        self._driver = driver  # the module: no import statement on the call path
+        _check(driver.cuInit(0), "initializing the CUDA driver")
+        dev = _check(driver.cuDeviceGet(device), f"opening CUDA device {device}")
+        self.context = _check(driver.cuDevicePrimaryCtxRetain(dev),
+                              f"retaining device {device}'s primary context")
+        """The device's primary context (the one torch and cupy use)."""
+        _check(driver.cuCtxSetCurrent(self.context), f"making device {device} current")
+        self._image = ctypes.create_string_buffer(cubin, len(cubin))
+        self.module = _check(driver.cuModuleLoadData(ctypes.addressof(self._image)),
+                             f"loading {source.kernel}'s cubin")
+        """The loaded ``CUmodule``."""
+        self.function = _check(driver.cuModuleGetFunction(self.module, source.kernel.encode()),
+                               f"finding {source.kernel} in its cubin")
+        """The kernel's ``CUfunction``."""
+        load = getattr(driver, "cuFuncLoad", None)
+        if load is not None:  # lazy module loading: load now, not in a captured launch
+            load(self.function)
         self._streams: dict[int, Any] = {}
         self._configs: dict[tuple[int, ...], Any] = {}
-        """Launch configuration per integer-parameter values (None: nothing to run); the grid
-        is a function of those values (the host steps)."""
+        """Launch configuration ``(grid, block, shared bytes)`` per integer-parameter values
+        (None: nothing to run); the grid is a function of those values (the host steps)."""
+        self.lock = threading.Lock()
+        """Held while a launch's parameter slots are filled and launched."""
         self._record: Any = None
         """The device address of the failure record (kernels with device checks only)."""
         self._record_host = np.zeros(1 + max((len(c.labels) for c in source.checks),
                                              default=0), np.uint64)
         """The record's host copy: the failed check's number (0: none), then its values."""
         if source.checks:
-            from cuda.bindings import driver
-
             what = f"allocating {source.kernel}'s check record"
             self._record = _check(driver.cuMemAlloc(self._record_host.nbytes), what)
             _check(driver.cuMemsetD8(self._record, 0, self._record_host.nbytes), what)
         if source.shared_bytes > _SMEM_DEFAULT:
-            from cuda.bindings import driver
-
             attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            handle = self.kernel.handle
-            what = (f"raising {source.kernel}'s dynamic shared memory to "
-                    f"{source.shared_bytes} bytes")
-            if isinstance(handle, driver.CUkernel):  # library-loaded: set it per device
-                _check(driver.cuKernelSetAttribute(attr, source.shared_bytes, handle,
-                                                   driver.CUdevice(self.device.device_id)), what)
-            else:
-                _check(driver.cuFuncSetAttribute(handle, attr, source.shared_bytes), what)
+            _check(driver.cuFuncSetAttribute(self.function, attr, source.shared_bytes),
+                   f"raising {source.kernel}'s dynamic shared memory to "
+                   f"{source.shared_bytes} bytes")
 
     def __del__(self) -> None:
         record, self._record = getattr(self, "_record", None), None
@@ -357,98 +399,434 @@ class Launcher:
             except Exception:  # the driver may be gone at interpreter exit
                 pass
 
+    @property
+    def record(self) -> int:
+        """The failure record's device address (0: the kernel has no device checks)."""
+        return 0 if self._record is None else int(self._record)
+
     def attribute(self, name: str) -> int:
         """An integer attribute of the loaded kernel (``NUM_REGS``, ``LOCAL_SIZE_BYTES``,
         ``SHARED_SIZE_BYTES`` ...; the ``CU_FUNC_ATTRIBUTE_`` suffix) from the driver."""
         from cuda.bindings import driver
 
         attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
-        handle = self.kernel.handle
-        what = f"reading {self.source.kernel}'s {name}"
-        if isinstance(handle, driver.CUkernel):
-            return int(_check(driver.cuKernelGetAttribute(
-                attr, handle, driver.CUdevice(self.device.device_id)), what))
-        return int(_check(driver.cuFuncGetAttribute(attr, handle), what))
+        return int(_check(driver.cuFuncGetAttribute(attr, self.function),
+                          f"reading {self.source.kernel}'s {name}"))
 
-    def _stream(self, handle: int, stream_type: Any) -> Any:
-        """The ``cuda.core`` stream wrapping ``handle`` (made once per handle)."""
+    def stream(self, handle: int) -> Any:
+        """The ``CUstream`` of raw handle ``handle`` (made once per handle)."""
         st = self._streams.get(handle)
         if st is None:
-            st = stream_type.from_handle(handle)
-            self._streams[handle] = st
+            st = self._driver.CUstream(handle)
+            if len(self._streams) < 64:
+                self._streams[handle] = st
         return st
 
-    def _config(self, ints: Sequence[int], config_type: Any) -> Any:
-        """The launch configuration for integer-parameter values ``ints`` (None: an empty
-        grid); a grid CUDA cannot launch is an error."""
+    def config(self, ints: tuple[int, ...]) -> Any:
+        """``(grid, threads, shared bytes)`` for integer-parameter values ``ints`` (None: an
+        empty grid); a grid CUDA cannot launch is an error."""
+        got = self._configs.get(ints, False)
+        if got is not False:
+            return got
         src = self.source
         extents = src.grid(ints)
         if any(e <= 0 for e in extents):  # an empty nest (negative extents too) runs nothing
-            return None
-        grid = src.launch_grid(extents)
-        if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
-            raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
-                              "y, z <= 65535); the lowering should linearize this grid")
-        return config_type(grid=grid, block=(src.threads, 1, 1), shmem_size=src.shared_bytes)
+            cfg = None
+        else:
+            grid = src.launch_grid(extents)
+            if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
+                raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
+                                  "y, z <= 65535); the lowering should linearize this grid")
+            cfg = (grid, src.threads, src.shared_bytes)
+        if len(self._configs) < 64:
+            self._configs[ints] = cfg
+        return cfg
 
-    def launch(self, bound: BoundLaunch, stream: Any = None, sync: bool | None = None,
-               objects: Sequence[Any] | None = None) -> tuple[CheckInfo, list[Any]] | None:
-        """Launch on ``stream`` (default: the current stream of the arguments, ``objects`` or
-        else ``bound.objects``) and check errors; returns the failed device check with its
-        values, if any (then the launch was waited for)."""
-        from cuda.bindings import driver
-        from cuda.core import LEGACY_DEFAULT_STREAM, LaunchConfig, Stream, launch
-
+    def launch(self, config: Any, stream: Any, params: int, sync: bool | None = None
+               ) -> tuple[CheckInfo, list[Any]] | None:
+        """Launch with ``config`` on ``stream`` (a ``CUstream``), the parameters at address
+        ``params`` (an array of pointers to each value); returns the failed device check with
+        its values, if any (then the launch was waited for)."""
+        driver = self._driver
         src = self.source
-        ints = tuple(bound.ints)
-        if ints in self._configs:
-            config = self._configs[ints]
-        else:
-            config = self._config(bound.ints, LaunchConfig)
-            if len(self._configs) < 64:
-                self._configs[ints] = config
-        if config is None:
-            return None  # no instance to run
-        self.device.set_current()
-        if stream is None:
-            handle = _stream_handle(bound.objects if objects is None else objects,
-                                    bound.device)
-            stream = LEGACY_DEFAULT_STREAM if handle == 0 else self._stream(handle, Stream)
-        elif isinstance(stream, int):
-            stream = LEGACY_DEFAULT_STREAM if stream == 0 else self._stream(stream, Stream)
-        extra = [np.uint64(int(self._record))] if self._record is not None else []
-        try:
-            launch(stream, config, self.kernel, *bound.values, *extra)
-        except Exception as e:
-            raise LaunchError(f"launching {src.kernel} (grid {config.grid}, block {src.threads}, "
-                              f"{src.shared_bytes} B dynamic shared memory) failed: {e}") from None
-        handle = stream.handle
+        (grid, threads, shared) = config
+        err, = driver.cuCtxSetCurrent(self.context)
+        if int(err) == 0:
+            err, = driver.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], threads, 1,
+                                         1, shared, stream, params, 0)
+        if int(err) != 0:
+            raise LaunchError(f"launching {src.kernel} (grid {grid}, block {threads}, "
+                              f"{shared} B dynamic shared memory) failed: {err}")
+        want_sync = sync if sync is not None else os.environ.get("TILEC_CUDA_SYNC") == "1"
+        if self._record is None and not want_sync:
+            return None
+        if _capturing(driver, stream):  # captured: it runs at replay, nothing to read or wait for
+            return None
         if self._record is not None:
-            return self._read_record(handle)
-        if sync if sync is not None else os.environ.get("TILEC_CUDA_SYNC") == "1":
-            _check(driver.cuStreamSynchronize(handle), f"{src.kernel} (synchronized)")
-        else:
-            (err,) = driver.cuStreamQuery(handle)
-            if int(err) not in (0, int(driver.CUresult.CUDA_ERROR_NOT_READY)):
-                raise LaunchError(f"{src.kernel}: the stream reports {err} after the launch")
+            return self._read_record(stream)
+        _check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
         return None
 
-    def _read_record(self, handle: Any) -> tuple[CheckInfo, list[Any]] | None:
+    def _read_record(self, stream: Any) -> tuple[CheckInfo, list[Any]] | None:
         """Wait for the launch, read the failure record and clear it after a failure."""
         from cuda.bindings import driver
 
         src, host, n = self.source, self._record_host, self._record_host.nbytes
-        _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, handle),
+        _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, stream),
                f"{src.kernel}: reading the check record")
-        _check(driver.cuStreamSynchronize(handle), f"{src.kernel} (synchronized)")
+        _check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
         k = int(host[0])
         if not k:
             return None
-        _check(driver.cuMemsetD8Async(self._record, 0, n, handle),
+        _check(driver.cuMemsetD8Async(self._record, 0, n, stream),
                f"{src.kernel}: clearing the check record")
-        _check(driver.cuStreamSynchronize(handle), f"{src.kernel}: clearing the check record")
+        _check(driver.cuStreamSynchronize(stream), f"{src.kernel}: clearing the check record")
         if not 1 <= k <= len(src.checks):
             raise LaunchError(f"{src.kernel}: the check record names check {k}, which the kernel "
                               f"does not have")
         info = src.checks[k - 1]
         return info, [decode_bits(int(w), t) for w, t in zip(host[1:], info.types)]
+
+
+def _capturing(driver: Any, stream: Any) -> bool:
+    """Whether ``stream`` is being captured into a graph (an error asking counts as yes: the
+    legacy stream reports one while another stream captures)."""
+    err, status = driver.cuStreamIsCapturing(stream)
+    if int(err) != 0:
+        return True
+    return int(status) != int(driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
+
+
+# ------------------------------------------------------------------ bound signatures
+
+
+_TORCH_TYPES: set[type] = set()
+"""Tensor types whose facts ``signature`` reads directly (torch's, seen once)."""
+_OTHER_TYPES: set[type] = set()
+"""Argument types that have no signature (always bound the slow way)."""
+
+
+def signature(user_args: Sequence[Any]) -> tuple[Any, ...] | None:
+    """What binding reads of the arguments besides their addresses and values: a torch
+    tensor's shape, strides, dtype and device, a number's type. None when an argument is
+    anything else (it is then bound the slow way every call). Two calls with one signature
+    agree in every check but alignment, aliasing and the values (``CUDAExecutable.run``
+    re-checks those)."""
+    sig: list[Any] = []
+    for x in user_args:
+        t = type(x)
+        if t in _TORCH_TYPES:
+            sig.append((x.shape, x.stride(), x.dtype, x.get_device()))
+        elif t is int or t is float or t is bool:
+            sig.append(t)
+        elif t in _OTHER_TYPES:
+            return None
+        elif t.__module__.startswith("torch") and hasattr(x, "data_ptr") \
+                and hasattr(x, "get_device"):
+            _TORCH_TYPES.add(t)
+            sig.append((x.shape, x.stride(), x.dtype, x.get_device()))
+        else:
+            _OTHER_TYPES.add(t)
+            return None
+    return tuple(sig)
+
+
+@dataclass
+class _Plan:
+    """One argument signature, bound: what every call with it shares."""
+
+    launcher: Launcher
+    """The kernel loaded on the arguments' device."""
+    scalar: tuple[bool, ...]
+    """Per user parameter: a scalar (else an array)."""
+    dtypes: tuple[ir.ScalarType, ...]
+    """Per user parameter: its (element) type."""
+    itemsize: tuple[int, ...]
+    """Per user parameter: its element size (0 for scalars)."""
+    nbytes: tuple[int, ...]
+    """Per user parameter: the bytes it spans (0 for scalars)."""
+    aligned16: tuple[int, ...]
+    """User parameters whose address must be 16-byte aligned (and that are not empty)."""
+    written: tuple[int, ...]
+    """Array parameters the kernel writes (checked against every other array for overlap)."""
+    arrays: tuple[int, ...]
+    """Array parameters."""
+    slots: Any
+    """One 8-byte slot per kernel parameter (its value), the symbols' and the record's
+    filled once."""
+    views: list[Any]
+    """Per user parameter: the ctypes view its value is written through."""
+    params: int
+    """Address of the array of pointers to the slots (``cuLaunchKernel``'s
+    ``kernelParams``)."""
+    keep: Any
+    """That array (alive as long as the plan)."""
+    ints: list[int]
+    """Per kernel parameter, its integer value (scalars' filled per call)."""
+    int_scalars: tuple[int, ...]
+    """Integer scalar parameters (their values change the grid's host steps)."""
+    config: Any
+    """The launch configuration when no integer scalar decides it, else ``False``."""
+    entry: list[Any]
+    """The entry-argument values the host checks read (scalars filled per call)."""
+    checked: bool
+    """True when the host checks depend on the signature alone and passed."""
+    current_stream: Callable[[], int] | None
+    """torch's current stream on the device, when the arguments are torch tensors."""
+
+
+def make_plan(launcher: Launcher, bound: BoundLaunch, has_host_checks: bool) -> _Plan:
+    """The plan of ``bound``'s signature on ``launcher`` (symbols, record, grid filled)."""
+    src = launcher.source
+    user = [p for p in src.params if p.kind in ("mem", "scalar")]
+    n = len(src.params) + bool(launcher.record)
+    slots = (ctypes.c_uint64 * max(n, 1))()
+    base = ctypes.addressof(slots)
+    views: list[Any] = []
+    for k, p in enumerate(user):
+        if p.kind == "scalar":
+            views.append(_SLOT_TYPES[p.dtype.name].from_buffer(slots, 8 * k))
+        else:
+            views.append(None)
+    for k in range(len(user), len(src.params)):
+        slots[k] = int(bound.values[k]) & (2**64 - 1)
+    if launcher.record:
+        slots[n - 1] = launcher.record
+    # one pointer per slot, then a NULL the driver does not read (it marks the end)
+    keep = (ctypes.c_void_p * (n + 1))(*(base + 8 * k for k in range(n)), None)
+    arrays = bound.arrays
+    scalar = tuple(p.kind == "scalar" for p in user)
+    int_scalars = tuple(k for k, p in enumerate(user) if p.kind == "scalar"
+                        and not p.dtype.is_float)
+    config: Any = False if int_scalars else launcher.config(tuple(bound.ints))
+    torch_args = any(type(x).__module__.startswith("torch") for x in bound.objects)
+    dev = max(bound.device, 0)
+    n_entry = sum(1 for p in src.params if p.kind != "dim")
+    return _Plan(
+        launcher, scalar, tuple(p.dtype for p in user),
+        tuple(0 if a is None else ELEM_BYTES[a.dtype] for a in arrays),
+        tuple(0 if a is None else a.nbytes for a in arrays),
+        tuple(i for i in sorted(src.aligned16) if i < len(arrays)),
+        tuple(i for i, p in enumerate(user) if p.kind == "mem" and p.written),
+        tuple(i for i, p in enumerate(user) if p.kind == "mem"),
+        slots, views, ctypes.addressof(keep), keep, list(bound.ints), int_scalars, config,
+        [0 if isinstance(v, np.uint64) else v for v in bound.values[:n_entry]],
+        not has_host_checks or not any(scalar),
+        _torch_stream_of(dev) if torch_args else None)
+
+
+# ------------------------------------------------------------------ the executable
+
+
+class CUDAExecutable:
+    """A compiled kernel; call it with the user-level arguments (device arrays, scalars).
+
+    Arguments are bound once per ``signature``: the first call with one validates
+    everything (``bind_arguments``, the 16-byte alignment of ``cp.async`` sources, the host
+    checks) and makes a ``_Plan``; a later call reads each tensor's address, re-checks what
+    depends on addresses and values (element and 16-byte alignment, a non-null pointer,
+    outputs overlapping other arrays, the scalar values, the host checks when the kernel
+    has scalar parameters), writes the addresses and scalars into the plan's parameter
+    slots and launches. A re-check that fails binds the slow way, which raises the full
+    error."""
+
+    takes_stream = True
+    """``run`` and ``__call__`` take ``stream=``."""
+
+    def __init__(self, src: CUDASource, cubin: Any, runnable: bool,
+                 bindings: Sequence[tuple[int, int]], label: str, host_checks: HostChecks,
+                 source: str | None = None) -> None:
+        self.name = src.name
+        """The kernel function's name."""
+        self._source = source
+        self.kernel = src
+        """The emitted kernel (parameters, launch geometry, line origins)."""
+        self.cubin = cubin
+        """The compiled image."""
+        self.resources: Any = cubin.resources
+        """Registers, shared memory and spills reported by ptxas."""
+        self._bindings = list(bindings)
+        self._label = label
+        self._host_checks = host_checks
+        self._n_entry = sum(1 for p in src.params if p.kind != "dim")
+        self.runnable = runnable
+        """False when built where it cannot run (no device, or an older one): inspect only."""
+        self._launchers: dict[int, Launcher] = {}
+        self._plans: dict[tuple[Any, ...], _Plan] = {}
+        self.bindings_made = 0
+        """How many argument signatures were bound the slow way (validated in full)."""
+
+    @property
+    def source(self) -> str:
+        """The generated CUDA C++ (read from the cache beside the cubin when this executable
+        came from a launch record)."""
+        if self._source is None:
+            from tilec.targets.cuda.compiler import cached_source
+
+            text = cached_source(self.cubin.key)
+            if text is None:
+                raise FileNotFoundError(f"the CUDA source of @{self.name} is no longer in the "
+                                        f"cache (key {self.cubin.key[:16]}); compile it again")
+            self._source = text
+        return self._source
+
+    def __call__(self, *args: Any, stream: Any = None, sync: bool | None = None) -> None:
+        """Validate ``args``, launch on the caller's stream (``stream``, else the arguments'
+        current torch/cupy stream), check the launch."""
+        self.run(args, stream=stream, sync=sync)
+
+    def run(self, args: Sequence[Any], prevalidate: Callable[[Sequence[Any]], None] | None
+            = None, stream: Any = None, sync: bool | None = None) -> None:
+        """``__call__``; ``prevalidate(args)`` runs first whenever the arguments' signature
+        was not bound before (a caller's own checks, e.g. ``Compiled.check_args``)."""
+        if not self.runnable:
+            raise RuntimeError(f"@{self.name} was compiled for {self.cubin.arch} without a CUDA "
+                               "device here; it can be inspected (source, resources), not run")
+        key = signature(args)
+        plan = self._plans.get(key) if key is not None else None
+        got = self._recheck(plan, args) if plan is not None else None
+        if got is None:
+            if prevalidate is not None:
+                prevalidate(args)
+            self._slow(args, key, stream, sync)
+            return
+        assert plan is not None
+        ptrs, values = got
+        entry = None
+        if not plan.checked:
+            entry = list(plan.entry)
+            for i, v in enumerate(values):
+                if v is not None:
+                    entry[i] = v
+            self._host_checks.run(entry, "before")
+        self._launch(plan, ptrs, values, stream, sync, args)
+        if entry is not None:
+            self._host_checks.run(entry, "after")
+
+    @staticmethod
+    def _recheck(plan: _Plan, args: Sequence[Any]) -> tuple[list[int], list[Any]] | None:
+        """The addresses and scalar values of a call of a bound signature, re-checked; None
+        when a re-check fails."""
+        ptrs: list[int] = []
+        values: list[Any] = []
+        for i, is_scalar in enumerate(plan.scalar):
+            x = args[i]
+            if is_scalar:
+                try:
+                    values.append(checks.checked_number(x, plan.dtypes[i], ""))
+                except ir.UserError:
+                    return None
+                ptrs.append(0)
+                continue
+            p = x.data_ptr()
+            if plan.nbytes[i] and (p == 0 or p % plan.itemsize[i]):
+                return None
+            ptrs.append(p)
+            values.append(None)
+        for i in plan.aligned16:
+            if plan.nbytes[i] and ptrs[i] % 16:
+                return None
+        for i in plan.written:  # an output overlapping another array (byte ranges)
+            lo = ptrs[i]
+            hi = lo + plan.nbytes[i]
+            if lo == hi:
+                continue
+            for j in plan.arrays:
+                q = ptrs[j]
+                if j != i and plan.nbytes[j] and lo < q + plan.nbytes[j] and q < hi:
+                    return None
+        return ptrs, values
+
+    def _launch(self, plan: _Plan, ptrs: list[int], values: list[Any], stream: Any,
+                sync: bool | None, objects: Sequence[Any]) -> None:
+        """Write the call's addresses and scalars into the plan's slots and launch on the
+        caller's stream; raise a failed device check."""
+        config = plan.config
+        if config is False:
+            ints = list(plan.ints)
+            for i in plan.int_scalars:
+                ints[i] = int(values[i])
+            config = plan.launcher.config(tuple(ints))
+        if config is None:
+            return  # no program to run
+        launcher = plan.launcher
+        if stream is not None:
+            handle = stream_handle(stream)
+        elif plan.current_stream is not None:
+            handle = plan.current_stream()
+        else:
+            handle = _current_stream(objects, launcher.device)
+        st = launcher.stream(handle)
+        with launcher.lock:
+            slots, views = plan.slots, plan.views
+            for i, v in enumerate(values):
+                if v is None:
+                    slots[i] = ptrs[i]
+                else:
+                    views[i].value = v
+            failed = launcher.launch(config, st, plan.params, sync)
+        if failed is not None:
+            raise failed[0].failure(self.name, failed[1])
+
+    def _slow(self, args: Sequence[Any], key: tuple[Any, ...] | None, stream: Any,
+              sync: bool | None) -> None:
+        """Validate everything, bind, launch; remember the signature's plan."""
+        bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings,
+                               self._label)
+        check_aligned16(self.kernel, bound)
+        entry = bound.values[:self._n_entry]
+        self._host_checks.run(entry, "before")
+        launcher = self._launcher(max(bound.device, 0))
+        plan = make_plan(launcher, bound, bool(self._host_checks))
+        ptrs = [0 if a is None else a.ptr for a in bound.arrays]
+        values = [None if a is not None else v for a, v in zip(bound.arrays, bound.values)]
+        self._launch(plan, ptrs, values, stream, sync, bound.objects)
+        self._host_checks.run(entry, "after")
+        if key is not None:
+            self.bindings_made += 1
+            if len(self._plans) >= 256:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[key] = plan
+
+    def _launcher(self, dev: int) -> Launcher:
+        launcher = self._launchers.get(dev)
+        if launcher is None:
+            launcher = Launcher(self.kernel, self.cubin.data, dev)
+            self._launchers[dev] = launcher
+            if not self.resources.reported:  # the compiler's log said nothing: ask the driver
+                r = self.resources
+                self.resources = replace(
+                    r, registers=launcher.attribute("NUM_REGS"),
+                    stack_frame=launcher.attribute("LOCAL_SIZE_BYTES"),
+                    static_shared=launcher.attribute("SHARED_SIZE_BYTES"), origin="driver")
+        return launcher
+
+    # -- launch records (warm start) ------------------------------------------------------
+    def launch_record(self) -> dict[str, Any]:
+        """What ``from_launch_record`` needs to call this kernel in another process (JSON)."""
+        c = self.cubin
+        return {"schema": LAUNCH_SCHEMA, "source": self.kernel.launch_json(),
+                "bindings": [list(b) for b in self._bindings], "label": self._label,
+                "host_checks": self._host_checks.to_json(),
+                "cubin": {"key": c.key, "arch": c.arch, "kernel": c.kernel}}
+
+    @staticmethod
+    def from_launch_record(d: dict[str, Any], runnable: bool) -> CUDAExecutable | None:
+        """The executable ``launch_record`` described, from the cached cubin; None when the
+        record is of another format or the cubin is gone."""
+        from tilec.targets.cuda.compiler import load_cubin
+
+        if d.get("schema") != LAUNCH_SCHEMA:
+            return None
+        src = CUDASource.from_launch_json(d["source"])
+        if src is None:
+            return None
+        c = d["cubin"]
+        cub = load_cubin(str(c["key"]), str(c["arch"]), str(c["kernel"]), src.shared_bytes)
+        if cub is None:
+            return None
+        return CUDAExecutable(src, cub, runnable, [(int(p), int(a)) for p, a in d["bindings"]],
+                              str(d["label"]), HostChecks.from_json(d["host_checks"]))
+
+    def __repr__(self) -> str:
+        return f"<CUDAExecutable @{self.name} {self.cubin.arch}: {self.resources}>"

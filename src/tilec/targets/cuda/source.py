@@ -14,9 +14,13 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.targets.clike import IndentedBuffer, prod
-from tilec.targets.kernel_checks import CheckInfo
+from tilec.targets.kernel_checks import CheckInfo, location_from_json
 
-__all__ = ["CUDASource", "ParamInfo", "HostStep", "host_arith", "kernel_name"]
+__all__ = ["CUDASource", "ParamInfo", "HostStep", "host_arith", "kernel_name",
+           "LAUNCH_SCHEMA"]
+
+LAUNCH_SCHEMA = 1
+"""The version of ``CUDASource.launch_json``'s format; another version is not read."""
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
@@ -67,9 +71,11 @@ class CUDASource:
     """An emitted kernel and what the launcher needs to call it."""
 
     text: str
-    """The CUDA C++ source."""
-    buffer: IndentedBuffer
-    """The same text, line by line, with the IR operation behind each line."""
+    """The CUDA C++ source (empty when read back from a launch record: the executable reads
+    it from the cache on demand)."""
+    buffer: IndentedBuffer | None
+    """The same text, line by line, with the IR operation behind each line (None when read
+    back from a launch record)."""
     kernel: str
     """The kernel's C symbol."""
     params: list[ParamInfo]
@@ -101,6 +107,51 @@ class CUDASource:
     When there are any, the kernel takes the record's address as its last parameter."""
     name: str = "?"
     """The kernel's TileIR function name (``@name`` in error messages)."""
+
+    def launch_json(self) -> dict[str, Any]:
+        """What the launcher reads of this kernel, as JSON (``from_launch_json``): everything
+        but the text and its line origins."""
+        def dim(d: ir.Dim) -> int | str:
+            return d.value
+
+        def loc(x: ir.Location) -> list[Any]:
+            return [x.filename, x.line, x.col, x.end_col]
+
+        return {
+            "schema": LAUNCH_SCHEMA, "kernel": self.kernel, "name": self.name,
+            "params": [[p.kind, p.dtype.name, [dim(d) for d in p.shape], p.written, p.name,
+                        list(p.source)] for p in self.params],
+            "threads": self.threads, "grid_rank": self.grid_rank,
+            "host_steps": [[st.key, st.fn, list(st.args), st.value, st.dtype,
+                            None if st.failure is None else st.failure.to_json()]
+                           for st in self.host_steps],
+            "grid_keys": list(self.grid_keys), "shared_bytes": self.shared_bytes,
+            "min_sm": self.min_sm, "arch_suffix": self.arch_suffix,
+            "ops": [[k, name, loc(x)] for k, (name, x) in self.ops.items()],
+            "stats": dict(self.stats), "aligned16": sorted(self.aligned16),
+            "checks": [c.to_json() for c in self.checks],
+        }
+
+    @staticmethod
+    def from_launch_json(d: dict[str, Any]) -> CUDASource | None:
+        """The kernel ``launch_json`` described (no text, no buffer); None for another
+        schema."""
+        if d.get("schema") != LAUNCH_SCHEMA:
+            return None
+        params = [ParamInfo(str(k), ir.ScalarType(t), tuple(ir.Dim(e) for e in shape),
+                            bool(w), str(n), (int(src[0]), int(src[1])))
+                  for k, t, shape, w, n, src in d["params"]]
+        steps = [HostStep(int(key), str(fn), tuple(int(a) for a in args), value, str(dtype),
+                          None if fail is None else CheckInfo.from_json(fail))
+                 for key, fn, args, value, dtype, fail in d["host_steps"]]
+        return CUDASource(
+            "", None, str(d["kernel"]), params, int(d["threads"]), int(d["grid_rank"]), steps,
+            [int(k) for k in d["grid_keys"]], int(d["shared_bytes"]), int(d["min_sm"]),
+            str(d["arch_suffix"]),
+            {int(k): (str(n), location_from_json(x)) for k, n, x in d["ops"]},
+            {str(k): int(v) for k, v in d["stats"].items()},
+            frozenset(int(i) for i in d["aligned16"]),
+            [CheckInfo.from_json(c) for c in d["checks"]], str(d["name"]))
 
     def grid(self, values: Sequence[int]) -> tuple[int, ...]:
         """The grid extents for parameter values ``values`` (in ``params`` order); a zero
