@@ -64,6 +64,10 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(".testing", __name__)
+    if name == "torch":  # tc.torch.custom_op (torch_ops.py); importing tilec never imports torch
+        import importlib
+
+        return importlib.import_module(".torch_ops", __name__)
     raise AttributeError(f"module 'tilec' has no attribute {name!r}")
 
 

@@ -29,14 +29,16 @@ ALLOWED: dict[str, set[str]] = {
                        "tilec.targets.reference"},
 }
 """Layers below the public facade. ``tilec`` (the facade), ``tilec.cli``, ``tilec.demo``,
-``tilec.lib``, ``tilec.testing`` and ``tilec.tuning`` sit on top and may import any of them."""
+``tilec.lib``, ``tilec.testing``, ``tilec.torch_ops`` (``tc.torch``) and ``tilec.tuning`` sit on
+top and may import any of them."""
 # ``tilec.support`` (the cache location, terminal progress) imports nothing of tilec and
 # every layer but the IR may use it: the IR stays self-contained.
 for _layer, _allowed in ALLOWED.items():
     if _layer not in ("tilec.support", "tilec.ir"):
         _allowed.add("tilec.support")
 
-TOP = {"tilec", "tilec.cli", "tilec.demo", "tilec.lib", "tilec.testing", "tilec.tuning"}
+TOP = {"tilec", "tilec.cli", "tilec.demo", "tilec.lib", "tilec.testing", "tilec.torch_ops",
+       "tilec.tuning"}
 
 
 def layer(module: str) -> str:
