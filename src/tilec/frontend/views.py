@@ -72,12 +72,50 @@ def _permute_memory(cap: Capture, node: ast.AST, m: MemVal, perm: Sequence[int])
 
 
 def reshape(cap: Capture, node: ast.AST, x: Any, shape: tuple[int, ...]) -> Any:
-    """Row-major reshape of a tile."""
+    """Row-major reshape of a tile; a window reshaped by dropping or inserting unit axes only
+    stays a window (``squeeze_window``), so that ``A.tile((b, i, k), (1, BM, BK)).reshape(BM,
+    BK)`` is a matrix operand like a 2-D window."""
+    if isinstance(x, MemVal) and x.window:
+        squeezed = squeeze_window(cap, node, x, shape)
+        if squeezed is not None:
+            return squeezed
     old = tile_shape(cap, node, x)
     if math.prod(old) != math.prod(shape):
         raise cap.error(node, f"cannot reshape a {_shape_str(old)} tile to {_shape_str(shape)} "
                         f"(element counts differ)")
     return reindex(cap, node, x, ir.IndexMap.reshape(old, shape), (), shape)
+
+
+def unit_axes_map(old: Sequence[int], new: Sequence[int]) -> ir.IndexMap | None:
+    """The map from ``new`` coordinates to ``old`` ones when the two shapes differ only by
+    unit axes (the non-unit extents agree in order), else None."""
+    if [e for e in old if e != 1] != [e for e in new if e != 1]:
+        return None
+    axes = iter(k for k, e in enumerate(new) if e != 1)
+    return ir.IndexMap(len(new), [ir.const(0) if e == 1 else ir.d(next(axes)) for e in old])
+
+
+def squeeze_window(cap: Capture, node: ast.AST, m: MemVal, shape: Sequence[int]
+                   ) -> MemVal | None:
+    """The window ``m`` seen with ``shape`` when that only drops or inserts unit axes: one
+    view of ``m``'s source whose map is ``m``'s composed with the unit-axis map (a view of a
+    view would hide the source from the matrix staging); None for any other reshape."""
+    t = m.type
+    if not all(e.is_static for e in t.shape):
+        return None
+    unit = unit_axes_map([int(e) for e in t.shape], shape)
+    if unit is None:
+        return None
+    vt = ir.MemoryType(list(shape), t.dtype, t.space)
+    d = m.value.defining_op
+    if d is not None and d.name == "view":
+        base, syms = d.operand(0), list(d.operands[1:])
+        vm, bounds = d.attr("map").compose(unit), d.attr("bounds")
+    else:
+        base, syms, vm, bounds = m.value, [], unit, "total"
+    v = cap.builder.value("view", [base, *syms], vt, {"map": vm, "bounds": bounds},
+                          loc=cap.loc(node), name_hint=m.value.name_hint)
+    return MemVal(v, m.fill, window=m.window)
 
 
 def broadcast_to(cap: Capture, node: ast.AST, x: Any, shape: tuple[int, ...]) -> Any:
@@ -240,6 +278,12 @@ def store_view(cap: Capture, node: ast.AST, m: MemVal, x: Any, op: str = "store"
     x = as_tileish(cap, node, x)
     if not (is_number(x) or isinstance(x, (ScalarVal, *TILEISH))):
         raise cap.error(node, f"cannot {op} {describe(x)} into memory")
+    if isinstance(x, TILEISH) and x.shape != shape and m.window:
+        # a tile stored into a window that has extra (or fewer) unit axes: write through the
+        # window seen with the tile's shape, as a matrix output is written to a 2-D window
+        squeezed = squeeze_window(cap, node, m, x.shape)
+        if squeezed is not None:
+            m, t, shape = squeezed, squeezed.type, tuple(x.shape)
     if isinstance(x, TILEISH) and x.shape != shape:
         try:
             x = broadcast_to(cap, node, x, shape)
@@ -278,7 +322,8 @@ _WINDOW_METHODS = _MEM_METHODS - {"permute"}
 def attribute(cap: Capture, node: ast.Attribute, x: Any) -> Any:
     """``x.name`` for staged values: shapes, dtypes, ``.T`` and bound methods."""
     name = node.attr
-    if isinstance(x, MemVal) and x.window and name not in _WINDOW_METHODS and name != "shape":
+    if isinstance(x, MemVal) and x.window and name not in _WINDOW_METHODS \
+            and name not in ("shape", "reshape"):
         x = load_view(cap, node, x)  # a window used as a value is its tile
     if isinstance(x, MemVal):
         if name == "shape":

@@ -333,29 +333,58 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
         return None
     base = view.operand(0)
     if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
-            or base.type.space != "global" or base.type.rank != 2:
+            or base.type.space != "global" or base.type.rank < 2:
         return None
     m: ir.IndexMap = view.attr("map")
-    offsets = []
-    for k, e in enumerate(m.results):
-        if e.coefficient("d", k) != 1 or any(a[0] == "d" and a != ("d", k) for a, _ in e.terms) \
-                or any(a[0] in ("floordiv", "mod") and a[1].max_dim() for a, _ in e.terms):
-            return None
-        offsets.append(e - ir.d(k))
+    axes = _matrix_axes(m)
+    if axes is None:
+        return None
     syms = [g.scalar(x) for x in view.operands[1:]]
-    extents = [g.extent(d) for d in base.type.shape]
-    off = [g.affine(o, [], syms) for o in offsets]
+    all_extents = [g.extent(d) for d in base.type.shape]
+    all_off = [g.affine(e - ir.d(axes.index(a)) if a in axes else e, [], syms)
+               for a, e in enumerate(m.results)]
+    extents = [all_extents[a] for a in axes]
+    off = [all_off[a] for a in axes]
     c0 = g.index(0)
     vv = g.index(v)
     guard = g.arith("and", g.arith("eq", g.arith("rem", extents[1], vv), c0),
                     g.arith("and", g.arith("eq", g.arith("rem", off[1], vv), c0),
                             g.arith("ge", off[1], c0)))
+    for a, (o, ext) in enumerate(zip(all_off, all_extents)):
+        if a not in axes:  # a unit axis (a batch index) outside the array: copied as fill
+            guard = g.arith("and", guard, g.arith("and", g.arith("ge", o, c0),
+                                                  g.arith("lt", o, ext)))
     rows, cols = (int(e) for e in ld.result.type.shape)
     interior = g.arith("and", g.arith("and", g.arith("ge", off[0], c0),
                                       g.arith("le", g.arith("add", off[0], g.index(rows)),
                                               extents[0])),
                        g.arith("le", g.arith("add", off[1], g.index(cols)), extents[1]))
     return guard, interior, lambda: _edge_chunks(g, lay, v, esize, off, extents)
+
+
+def _matrix_axes(m: ir.IndexMap) -> list[int] | None:
+    """The array axes of a 2-D window's rows and columns: the result holding ``d0`` and the
+    last one, which must hold ``d1`` (contiguous rows), each with coefficient 1 and no other
+    dimension; every other result reads no dimension (a fixed coordinate of a unit axis the
+    window squeezed). None for any other map."""
+    if m.n_dims != 2:
+        return None
+    found: list[int | None] = [None, None]
+    for a, e in enumerate(m.results):
+        dims = {x[1] for x, _ in e.terms if x[0] == "d"}
+        if any(x[0] in ("floordiv", "mod") and x[1].max_dim() for x, _ in e.terms):
+            return None
+        if not dims:
+            continue
+        if len(dims) != 1:
+            return None
+        k = dims.pop()
+        if e.coefficient("d", k) != 1 or found[k] is not None:
+            return None
+        found[k] = a
+    if found[0] is None or found[1] != len(m.results) - 1:
+        return None
+    return [found[0], found[1]]
 
 
 def _edge_chunks(g: GroupLowering, lay: Any, v: int, esize: int, off: list[ir.Value],
