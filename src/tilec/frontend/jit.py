@@ -312,15 +312,19 @@ class Kernel:
         Tunable parameters not given by keyword are resolved first (``resolve``);
         ``variant`` fixes plan-space choices (``tunables.VARIANT_FIELDS``) instead of a
         record's."""
-        from tilec.runtime import check_target_name
-
         tgt = target or _default_target()
         fast = _fast_key(tgt, args, constexprs, static_shapes, variant)
-        hit = self._fast.get(fast) if fast is not None else None
-        if hit is not None:
-            if hit[1] is not None:
-                hit[0].selection = hit[1]
-            return hit[0]
+        if fast is not None:
+            try:
+                hit = self._fast.get(fast)
+            except TypeError:  # something in the key is not hashable: the full path
+                hit = fast = None
+            if hit is not None:
+                if hit[1] is not None:
+                    hit[0].selection = hit[1]
+                return hit[0]
+        from tilec.runtime import check_target_name
+
         check_target_name(tgt)
         resolution = None
         if self.tunables:
@@ -494,8 +498,8 @@ _FAST_ENTRIES = 1024
 def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
               static_shapes: Any, variant: Any) -> tuple | None:
     """What a call's compiled kernel depends on, cheaply: the target, each array's type,
-    element type and extents, each scalar's type, the keywords. None when something is not
-    hashable (the call then takes the full path)."""
+    element type and extents, each scalar's type, the keywords. None when the keywords do
+    not sort; the caller treats a key that does not hash the same way (the full path)."""
     sig = []
     for a in args:
         shape = getattr(a, "shape", None)
@@ -506,13 +510,11 @@ def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
         else:
             sig.append(type(a))
     try:
-        key = (target, tuple(sig), tuple(sorted(constexprs.items())),
-               static_shapes if isinstance(static_shapes, bool) else tuple(static_shapes),
-               None if variant is None else tuple(sorted(variant.items())))
-        hash(key)
-    except TypeError:
+        return (target, tuple(sig), tuple(sorted(constexprs.items())) if constexprs else (),
+                static_shapes if isinstance(static_shapes, bool) else tuple(static_shapes),
+                None if variant is None else tuple(sorted(variant.items())))
+    except TypeError:  # keywords that do not sort
         return None
-    return key
 
 
 _UNSET = object()

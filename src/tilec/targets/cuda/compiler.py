@@ -221,9 +221,31 @@ def _build_parts(arch: str) -> tuple[str, ...]:
 
 def build_identity(arch: str) -> str:
     """Everything ``cache_key`` hashes besides the source (the ABI, the options, the
-    architecture, NVRTC's and the driver's versions), as one digest: what a cubin built
-    from a given source depends on (a warm-start key includes it)."""
-    return hashlib.sha256("\0".join(_build_parts(arch)).encode()).hexdigest()
+    architecture, NVRTC's identity and the driver's version), as one digest: what a cubin
+    built from a given source depends on (a warm-start key includes it). NVRTC is named by
+    ``nvrtc_identity``, which does not load the library, so that a warm start does not pay
+    for it."""
+    parts = (f"abi={ABI_VERSION}", " ".join(OPTIONS), arch, f"nvrtc={nvrtc_identity()}",
+             f"driver={driver_version()}")
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def nvrtc_identity() -> str:
+    """The NVRTC that would compile here, named without loading it: the distributions of
+    the ``nvidia-cuda-nvrtc`` wheels on ``sys.path`` (their ``.dist-info`` folder names
+    carry the exact version; the CUDA libraries' loader prefers those wheels to a system
+    NVRTC), else the loaded library's ``major.minor`` (``nvrtc_version``). A directory
+    listing per path entry, about a millisecond, against tens for loading NVRTC."""
+    found: list[str] = []
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found += sorted(n for n in names
+                        if n.startswith("nvidia_cuda_nvrtc") and n.endswith(".dist-info"))
+    return "wheel:" + ",".join(found) if found else f"library:{nvrtc_version()}"
 
 
 _RE_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
