@@ -89,14 +89,15 @@ TILES = ((128, 128, 32), (128, 256, 32), (128, 64, 32), (64, 128, 32), (64, 64, 
 (every configuration's time is recorded too). Threads and warp tiles are the planner's."""
 
 
-def best_tilec(matmul: Any, a: Any, b: Any, c: Any, want: Any, tol: float
-               ) -> tuple[float | None, str, dict[str, Any]]:
-    """Compile, check and time every tile configuration; ``(best ms, note, per-config)``."""
+def best_tilec(matmul: Any, a: Any, b: Any, c: Any, want: Any, tol: float,
+               tiles: Any = TILES) -> tuple[float | None, str, dict[str, Any]]:
+    """Compile, check and time every tile configuration in ``tiles``; ``(best ms, note,
+    per-config)``."""
     import torch
 
     per: dict[str, Any] = {}
     best: tuple[float | None, str] = (None, "")
-    for bm, bn, bk in TILES:
+    for bm, bn, bk in tiles:
         key = f"{bm}x{bn}x{bk}"
         exe, note = tilec_kernel(matmul, [a, b, c], {"BM": bm, "BN": bn, "BK": bk})
         if exe is None:
