@@ -42,6 +42,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir import ArgumentError
+from tilec.support.env import getenv
 
 from . import warm
 from .builtins import constexpr
@@ -495,6 +496,10 @@ _FAST_ENTRIES = 1024
 """Calls remembered by their argument signature (``_fast_key``) per kernel."""
 
 
+_TUPLE_SHAPED: set[type] = set()
+"""Array types seen with a tuple ``shape`` and a ``dtype`` (keyed without a copy)."""
+
+
 def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
               static_shapes: Any, variant: Any) -> tuple | None:
     """What a call's compiled kernel depends on, cheaply: the target, each array's type,
@@ -502,9 +507,15 @@ def _fast_key(target: str, args: Sequence[Any], constexprs: dict[str, Any],
     not sort; the caller treats a key that does not hash the same way (the full path)."""
     sig = []
     for a in args:
+        t = type(a)
+        if t in _TUPLE_SHAPED:
+            sig.append((t, a.dtype, a.shape))
+            continue
         shape = getattr(a, "shape", None)
         if shape is not None and hasattr(a, "dtype"):
-            sig.append((type(a), a.dtype, tuple(shape)))
+            if isinstance(shape, tuple):  # numpy's, torch.Size: hashable as it is
+                _TUPLE_SHAPED.add(t)
+            sig.append((t, a.dtype, tuple(shape)))
         elif isinstance(a, ArraySpec):
             sig.append((ArraySpec, repr(a.dtype), a.shape))
         else:
@@ -526,7 +537,7 @@ target; a call of a kernel should not)."""
 
 def _default_target() -> str:
     """``TILEC_TARGET`` when set, else ``runtime.default_target()``, probed once."""
-    env = os.environ.get("TILEC_TARGET")
+    env = getenv("TILEC_TARGET")
     if env:
         return env
     if not _DEFAULT_TARGET:

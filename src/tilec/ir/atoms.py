@@ -271,6 +271,34 @@ CATALOG: dict[str, AtomDef] = {
         AtomDef("fence.proxy.async", (), ("token",), "lane",
                 "makes this thread's completed shared-memory writes visible to the "
                 "asynchronous proxy (wgmma operand reads)"),
+        AtomDef("mbarrier.init", ("barrier_view",), ("token",), "lane",
+                "initializes the 8-byte shared-memory barrier of a one-element i64 view for "
+                "`count` arrivals per phase, phase 0 in progress; the barrier must not be "
+                "valid (never initialized, or invalidated). PTX: mbarrier.init.shared::cta.b64"),
+        AtomDef("mbarrier.expect_tx", ("barrier_view", "bytes"), ("token",), "lane",
+                "adds `bytes` to the transaction count of the barrier's current phase, then "
+                "arrives once; the phase completes when every arrival of the count has come "
+                "and the transaction count is back to zero. PTX: "
+                "mbarrier.arrive.expect_tx.shared::cta.b64"),
+        AtomDef("mbarrier.wait", ("barrier_view", "parity"), (), "lane",
+                "waits until the phase of the barrier whose parity is `parity` (0 or 1) has "
+                "completed (the current phase's parity differs from it); the shared-memory "
+                "writes of that phase's tma.load copies are then visible to this thread. PTX: "
+                "mbarrier.try_wait.parity.shared::cta.b64 in a loop"),
+        AtomDef("mbarrier.inval", ("barrier_view",), ("token",), "lane",
+                "invalidates the barrier (it may then be initialized again); every thread "
+                "must be done waiting on it. PTX: mbarrier.inval.shared::cta.b64"),
+        AtomDef("tma.load", ("dst_shared_view", "src_array", "barrier_view", "coords..."),
+                ("token",), "lane",
+                "tensor-memory-accelerator copy of the box `box` (one extent per array axis) "
+                "of the global array whose origin is `coords` (one index per array axis, any "
+                "value: elements outside the array are zero) into the destination view, box "
+                "elements in row-major order onto the view's elements in row-major order; the "
+                "destination is a whole 128-byte swizzled block (`swizzle` bytes: rows of 128 "
+                "bytes starting on a 1024-byte boundary); its bytes complete the barrier's "
+                "current phase's transaction count. The array's tensor map is a kernel "
+                "parameter built at launch. PTX: cp.async.bulk.tensor.<r>d.shared::cluster."
+                "global.mbarrier::complete_tx::bytes"),
     )
 }
 """Every catalog entry by id."""

@@ -24,6 +24,7 @@ atoms come from the catalog of Machine TileIR, ``tilec.ir.atoms``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +33,7 @@ from .atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WGMMA_K, WGMM
 from .core import Operation
 from .dist_layout import DistLayout
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
-from .types import MemoryType, TileType, i1
+from .types import MemoryType, TileType, i1, i64, index
 from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
 
 __all__ = ["SCHEDULED_ATTRS", "MACHINE_ATTRS", "SCHEDULED_INVARIANTS", "MACHINE_INVARIANTS",
@@ -496,6 +497,57 @@ def _check_machine_structure(ctx: _Context, op: Operation) -> Iterator[_Issue]:
         yield _Issue(f"Machine form nests are grid or lane level, not {level!r}", "machine", op)
 
 
+def _is_barrier(v: Any) -> bool:
+    t = v.type
+    return isinstance(t, MemoryType) and t.space == "shared" and t.dtype is i64 \
+        and tuple(int(e) for e in t.shape) == (1,)
+
+
+def _check_barrier_atom(cid: str, fixed: int, op: Operation) -> Iterator[_Issue]:
+    """The mbarrier atoms and ``tma.load``: a one-element ``i64`` shared view as the
+    barrier, index scalars, and for ``tma.load`` a box of the global array's rank whose
+    elements fill the shared destination, with one index coordinate per array axis."""
+    if cid == "tma.load":
+        if op.num_operands < 3 or len(op.results) != 1:
+            yield _Issue("tma.load takes (dst_shared_view, src_array, barrier_view, "
+                         "coords...) -> (token)", "16", op)
+            return
+        dst, src, bar = op.operands[:3]
+        coords = op.operands[3:]
+        box = op.attr("box")
+        if not (isinstance(dst.type, MemoryType) and dst.type.space == "shared"):
+            yield _Issue("tma.load writes a shared-memory view", "16", op)
+        elif not (isinstance(src.type, MemoryType) and src.type.space == "global"):
+            yield _Issue("tma.load reads a global array", "16", op)
+        elif not _is_barrier(bar):
+            yield _Issue("tma.load completes on a barrier: a one-element i64 shared view",
+                         "16", op)
+        elif len(coords) != src.type.rank or any(c.type is not index for c in coords):
+            yield _Issue(f"tma.load takes one index coordinate per array axis "
+                         f"({src.type.rank}), got {len(coords)}", "16", op)
+        elif not (isinstance(box, tuple) and len(box) == src.type.rank
+                  and all(isinstance(e, int) and 0 < e <= 256 for e in box)):
+            yield _Issue(f"tma.load box must give an extent in [1, 256] per array axis, got "
+                         f"{box!r}", "16", op)
+        elif math.prod(box) != math.prod(int(e) for e in dst.type.shape) \
+                or dst.type.dtype is not src.type.dtype:
+            yield _Issue(f"tma.load box {box} of {src.type.dtype} does not fill the "
+                         f"destination {dst.type}", "16", op)
+        elif op.attr("swizzle") != 128:
+            yield _Issue("tma.load writes the 128-byte swizzle (swizzle = 128)", "16", op)
+        return
+    if op.num_operands != fixed or len(op.results) != (0 if cid == "mbarrier.wait" else 1):
+        yield _Issue(f"{cid}: expected {fixed} operand(s)", "16", op)
+    elif not _is_barrier(op.operand(0)):
+        yield _Issue(f"{cid} takes a barrier: a one-element i64 shared view", "16", op)
+    elif fixed == 2 and op.operand(1).type is not index:
+        yield _Issue(f"{cid} takes an index {'byte count' if cid.endswith('tx') else 'parity'}",
+                     "16", op)
+    elif cid == "mbarrier.init" and not (isinstance(op.attr("count"), int)
+                                         and op.attr("count") >= 1):
+        yield _Issue("mbarrier.init needs an arrival count >= 1", "16", op)
+
+
 @_per_op("16")
 def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     """Invariant 16: catalog atoms with the catalog's operand layouts, types and roles."""
@@ -511,6 +563,9 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     wg = WGMMA_ATOMS.get(cid)
     if wg is not None:
         yield from _check_wgmma(wg, op)
+        return
+    if cid.startswith(("mbarrier.", "tma.")):
+        yield from _check_barrier_atom(cid, len(entry.operands), op)
         return
     if cid == "vote.any":
         if not op.num_operands or len(op.results) != 1 or op.results[0].type is not i1 \

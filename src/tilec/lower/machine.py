@@ -273,6 +273,10 @@ class GroupLowering:
             and self.profile is not None and self.profile.async_copies
         """Whether staged operands may be copied asynchronously (the profile's
         ``async_copies``: ``cp.async`` on CUDA)."""
+        self.tma = self.async_copies and fn_lowering.options.tma \
+            and self.profile is not None and self.profile.tensor_copies
+        """Whether swizzled rings may be filled by tensor copies (``tma.load`` completing on
+        an ``mbarrier``; the profile's ``tensor_copies``)."""
         self.loc: ir.Location | None = None
         """Where the Scheduled operation being lowered was written: the machine operations
         made for it take this location, so simulator and emitter messages point at the

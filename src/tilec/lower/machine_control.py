@@ -101,7 +101,7 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
     staging = Staging(g, op) if op.attr("schedule") == "double_buffer" else None
     if staging is not None:
         staging.prologue(lb, ub, step)
-        inits = [*inits, g.index(0)]  # the ring version this iteration reads, carried
+        inits = [*inits, *(g.index(0) for _ in range(staging.carried))]  # protocol state
     body = ir.Block([ir.index, *(v.type for v in inits)])
     attrs = {"unroll": op.attr("unroll")} if op.attr("unroll") is not None else {}
     loop = g.op("serial", [lb, ub, step, *inits], [v.type for v in inits], attrs,
@@ -111,7 +111,7 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
         iv = body.args[0]
         args: list[Lowered | ir.Value | Staged] = unflatten(carried, body.args[1:])
         if staging is not None:
-            staging.begin_iteration(iv, ub, step, body.args[-1])
+            staging.begin_iteration(iv, ub, step, list(body.args[-staging.carried:]))
         for s, region in enumerate(op.regions):
             block = region.entry
             g.bind(block.args[0], iv)
@@ -127,14 +127,14 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
         yields = flatten(g, args)
         if staging is not None:
             staging.end_iteration()
-            yields.append(staging.next_version(body.args[-1]))
+            yields.extend(staging.next_carried(list(body.args[-staging.carried:])))
         if g.sync.pending:
             g.sync.barrier()
         g.op("yield", yields, [])
     g.sync.merge(before, g.sync.state())
     if staging is not None:
         staging.finish()
-    results = list(loop.results)[:len(loop.results) - (staging is not None)]
+    results = list(loop.results)[:len(loop.results) - (staging.carried if staging else 0)]
     for r, x in zip(op.results, unflatten(carried, results)):
         g.bind(r, x)
 

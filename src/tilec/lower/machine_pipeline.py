@@ -95,6 +95,14 @@ class Staging:
             pad = max(1, 16 // dt.bytes)
             self.rings[ld] = g.smem.buffer((rows, cols + pad), dt, f"stage {k} ring",
                                            self.versions)
+        self.tma: set[ir.Operation] = {ld for ld in self.swizzled
+                                       if g.tma and _tma_eligible(ld)}
+        """Swizzled loads filled by ``tma.load`` where their in-kernel guard holds
+        (docs/design/hopper.md)."""
+        self.barriers: ir.Value | None = None
+        """With tensor copies: one ``mbarrier`` per ring version (an ``i64`` buffer)."""
+        if self.tma:
+            self.barriers = g.smem.buffer((self.versions,), ir.i64, "stage barriers")
         self.skip = self._address_only_views()
         g.skip.update(self.loads)
         g.skip.update(self.skip)
@@ -117,26 +125,59 @@ class Staging:
         return out
 
     # -- protocol ------------------------------------------------------------------
-    def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
-        """Issue the first ``W - 1 - L`` iterations (each guarded by the trip count)."""
+    @property
+    def carried(self) -> int:
+        """Index values the loop carries for the protocol: the version this iteration
+        reads, and with tensor copies the parity of its barrier's phase."""
+        return 2 if self.barriers is not None else 1
+
+    def _barrier(self, ver: ir.Value) -> ir.Value:
+        """The barrier of ring version ``ver`` (a one-element view)."""
+        assert self.barriers is not None
+        return self.g.view(self.barriers, [ver], ir.IndexMap(1, [ir.s(0)], 1), (1,), False)
+
+    def _on_barriers(self, catalog_id: str, **attrs: Any) -> None:
+        """Thread 0 applies ``catalog_id`` to every version's barrier, between two group
+        barriers (no thread still uses a barrier being initialized or invalidated)."""
         g = self.g
+        g.sync.barrier()
+
+        def each() -> None:
+            for v in range(self.versions):
+                g.atom(catalog_id, [self._barrier(g.index(v))], [ir.token], **attrs)
+            if catalog_id == "mbarrier.init":  # visible to the copies' completions
+                g.atom("fence.proxy.async", [], [ir.token])
+
+        g.guarded(g.arith("eq", g.tid, g.index(0)), each)
+        g.sync.barrier()
+
+    def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
+        """Issue the first ``W - 1 - L`` iterations (each guarded by the trip count); with
+        tensor copies, initialize the ring's barriers first."""
+        g = self.g
+        if self.barriers is not None:
+            self._on_barriers("mbarrier.init", count=1)
         for p in range(self.ahead):
             iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
             g.guarded(g.arith("lt", iv, ub), lambda iv=iv, p=p: self.issue(iv, g.index(p)))
             if g.async_copies:
                 g.atom("cp.async.commit", [], [ir.token])
 
-    def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value, ver: ir.Value
-                        ) -> None:
+    def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value,
+                        carried: list[ir.Value]) -> None:
         """Issue ahead, wait for this iteration's copies, and bind the staged values.
 
-        ``ver`` is the version this iteration reads (``j mod W``), carried by the loop
-        (``next_version``) rather than computed from the counter: a 64-bit remainder by a
-        non-power-of-two costs more than the select."""
+        ``carried`` holds the version this iteration reads (``j mod W``), carried by the
+        loop (``next_carried``) rather than computed from the counter: a 64-bit remainder
+        by a non-power-of-two costs more than the select; with tensor copies, then the
+        parity ``(j div W) mod 2`` of the phase its barrier completes."""
         g = self.g
         w, ahead = self.versions, self.ahead
+        ver = carried[0]
         if g.async_copies:
             g.atom("cp.async.wait", [], [], pending=ahead - 1)
+        if self.barriers is not None:
+            g.atom("mbarrier.wait", [self._barrier(ver), carried[1]], [])
         if self.swizzled:
             # the copies this thread saw land are read next by wgmma (the async proxy)
             g.atom("fence.proxy.async", [], [ir.token])
@@ -159,11 +200,17 @@ class Staging:
         for ld in self.loads:
             g.bind(ld.result, Staged(self._version(ld, ver)))
 
-    def next_version(self, ver: ir.Value) -> ir.Value:
-        """``(ver + 1) mod W``, the version the next iteration reads."""
+    def next_carried(self, carried: list[ir.Value]) -> list[ir.Value]:
+        """``(ver + 1) mod W``, the version the next iteration reads, and with tensor copies
+        its phase parity (flipped when the version wraps to 0)."""
         g = self.g
-        nxt = g.arith("add", ver, g.index(1))
-        return g.arith("select", g.arith("eq", nxt, g.index(self.versions)), g.index(0), nxt)
+        nxt = g.arith("add", carried[0], g.index(1))
+        wrap = g.arith("eq", nxt, g.index(self.versions))
+        out = [g.arith("select", wrap, g.index(0), nxt)]
+        if self.barriers is not None:
+            out.append(g.arith("select", wrap, g.arith("sub", g.index(1), carried[1]),
+                               carried[1]))
+        return out
 
     def end_iteration(self) -> None:
         """The ring buffers' accesses of this iteration need no barrier at the end of the
@@ -185,6 +232,8 @@ class Staging:
         if self.g.async_copies:
             self.g.atom("cp.async.wait", [], [], pending=0)
         self.g.sync.reads.update(self.rings.values())
+        if self.barriers is not None:
+            self._on_barriers("mbarrier.inval")
 
     # -- one issue -------------------------------------------------------------------
     def _version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
@@ -199,6 +248,7 @@ class Staging:
         """Copy every staged load of iteration ``iv`` into version ``ver``."""
         g = self.g
         before = g.sync.state()
+        tx: ir.Value | None = None
         for ld in self.loads:
             stage = ld.parent
             with g.scope(g.b):
@@ -214,25 +264,52 @@ class Staging:
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self._version(ld, ver)
                 plan = _async_plan(g, ld) if g.async_copies else None
+                tplan = _tma_plan(g, ld) if ld in self.tma else None
                 if plan is None:
                     self._copy_sync(ld, window, dst)
+                elif tplan is not None:
+                    got = self._tensor_copy(ld, window, dst, ver, plan, tplan)
+                    tx = got if tx is None else g.arith("add", tx, got)
                 else:
-                    guard, interior, chunks = plan
-
-                    def edge(ld: ir.Operation = ld, w: ir.Value = window, d: ir.Value = dst,
-                             guard: ir.Value = guard, chunks: Any = chunks) -> None:
-                        g.guarded(guard, lambda: self._copy_async(ld, w, d, chunks()),
-                                  {"guard": "16-byte aligned rows and column origin (cp.async)"},
-                                  lambda: self._copy_sync(ld, w, d))
-
-                    # Interior windows (the common case) copy whole chunks with no per-chunk
-                    # bounds arithmetic; windows on an edge keep the guarded copies.
-                    g.guarded(g.arith("and", guard, interior),
-                              lambda ld=ld, w=window, d=dst: self._copy_async(
-                                  ld, w, d, _whole_chunks(g, ld)),
-                              {"guard": "aligned window inside the array (whole cp.async chunks)"},
-                              edge)
+                    self._cp_async_any(ld, window, dst, *plan)
+        if self.barriers is not None:
+            # thread 0 arrives with the bytes it issued (zero when every guard failed)
+            bar = self._barrier(ver)
+            g.guarded(g.arith("eq", g.tid, g.index(0)),
+                      lambda: g.atom("mbarrier.expect_tx", [bar, tx if tx is not None
+                                                            else g.index(0)], [ir.token]))
         g.sync.restore(before)  # the protocol's barriers order the ring buffers' copies
+
+    def _tensor_copy(self, ld: ir.Operation, window: ir.Value, dst: ir.Value, ver: ir.Value,
+                     plan: Any, tplan: Any) -> ir.Value:
+        """Thread 0's tensor copies of one staged load where its guard holds, else every
+        thread's ``cp.async`` copies; returns the bytes thread 0 issued."""
+        g = self.g
+        tguard, issue_tma, nbytes = tplan
+        bar = self._barrier(ver)
+        g.guarded(tguard, lambda: g.guarded(g.arith("eq", g.tid, g.index(0)),
+                                            lambda: issue_tma(dst, bar)),
+                  {"guard": "array extents legal for a tensor map (tma.load)"},
+                  lambda: self._cp_async_any(ld, window, dst, *plan))
+        return g.arith("select", tguard, g.index(nbytes), g.index(0))
+
+    def _cp_async_any(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,
+                      guard: ir.Value, interior: ir.Value,
+                      chunks: Callable[[], list[tuple[int, int | None, ir.Value]]]) -> None:
+        """``cp.async`` copies of one staged load: whole chunks for an interior window,
+        guarded chunks on an edge, ordinary copies when the alignment guard fails."""
+        g = self.g
+
+        def edge() -> None:
+            g.guarded(guard, lambda: self._copy_async(ld, window, dst, chunks()),
+                      {"guard": "16-byte aligned rows and column origin (cp.async)"},
+                      lambda: self._copy_sync(ld, window, dst))
+
+        # Interior windows (the common case) copy whole chunks with no per-chunk bounds
+        # arithmetic; windows on an edge keep the guarded copies.
+        g.guarded(g.arith("and", guard, interior),
+                  lambda: self._copy_async(ld, window, dst, _whole_chunks(g, ld)),
+                  {"guard": "aligned window inside the array (whole cp.async chunks)"}, edge)
 
     def _copy_sync(self, ld: ir.Operation, window: ir.Value, dst: ir.Value) -> None:
         g = self.g
@@ -360,6 +437,80 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
                                               extents[0])),
                        g.arith("le", g.arith("add", off[1], g.index(cols)), extents[1]))
     return guard, interior, lambda: _edge_chunks(g, lay, v, esize, off, extents)
+
+
+_TMA_BOX = 256
+"""The largest extent of one tensor-copy box axis."""
+
+_TMA_COLS = SWIZZLE_BYTES // 2
+"""Columns of one 16-bit box of the 128-byte swizzle (its rows are 128 bytes)."""
+
+
+def _tma_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
+    """The ``view`` of a kernel parameter a staged load reads and the array axes of its rows
+    and columns, when the window is a plain one (``_matrix_axes``); else None."""
+    view = ld.operand_named("memory").defining_op
+    if view is None or view.name != "view":
+        return None
+    base = view.operand(0)
+    if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
+            or base.type.space != "global" or not 2 <= base.type.rank <= 5:
+        return None
+    axes = _matrix_axes(view.attr("map"))
+    return None if axes is None else (view, axes)
+
+
+def _tma_eligible(ld: ir.Operation) -> bool:
+    """Whether a swizzled staged load may be filled by tensor copies: zero fill, a plain
+    window of a parameter of rank 2 to 5, 16-bit elements, at most 256 rows and whole
+    64-column blocks (one box of the 128-byte swizzle each)."""
+    fill = ld.attr("fill")
+    if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
+        return False
+    rows, cols = (int(e) for e in ld.result.type.shape)
+    if ld.result.type.dtype.bytes != 2 or rows > _TMA_BOX or cols % _TMA_COLS:
+        return False
+    return _tma_window(ld) is not None
+
+
+def _tma_plan(g: GroupLowering, ld: ir.Operation
+              ) -> tuple[ir.Value, Callable[[ir.Value, ir.Value], None], int] | None:
+    """For a tensor-copy load: the in-kernel guard that its array has a legal tensor map
+    (every extent positive and below 2^31, rows of whole 16-byte units: the launch builds
+    the map under the same rule), the issue of its boxes into a destination version with
+    a barrier, and the bytes they deliver."""
+    got = _tma_window(ld)
+    if got is None:
+        return None
+    view, axes = got
+    base = view.operand(0)
+    m: ir.IndexMap = view.attr("map")
+    syms = [g.scalar(x) for x in view.operands[1:]]
+    extents = [g.extent(d) for d in base.type.shape]
+    origin = [g.affine(e - ir.d(axes.index(a)) if a in axes else e, [], syms)
+              for a, e in enumerate(m.results)]
+    dt = ld.result.type.dtype
+    c0 = g.index(0)
+    guard = g.arith("eq", g.arith("rem", extents[-1], g.index(16 // dt.bytes)), c0)
+    for ext in extents:
+        guard = g.arith("and", guard, g.arith("and", g.arith("gt", ext, c0),
+                                              g.arith("lt", ext, g.index(2**31))))
+    rows, cols = (int(e) for e in ld.result.type.shape)
+    box = tuple(rows if a == axes[0] else _TMA_COLS if a == axes[1] else 1
+                for a in range(base.type.rank))
+    array = g.scalar(base)
+
+    def issue(dst: ir.Value, bar: ir.Value) -> None:
+        for blk in range(cols // _TMA_COLS):
+            part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * _TMA_COLS]),
+                          (rows, _TMA_COLS), False)
+            coords = list(origin)
+            if blk:
+                coords[axes[1]] = g.arith("add", origin[axes[1]], g.index(blk * _TMA_COLS))
+            g.atom("tma.load", [part, array, bar, *coords], [ir.token], box=box,
+                   swizzle=SWIZZLE_BYTES)
+
+    return guard, issue, rows * cols * dt.bytes
 
 
 def _matrix_axes(m: ir.IndexMap) -> list[int] | None:

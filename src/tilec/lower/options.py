@@ -68,6 +68,12 @@ class LowerOptions:
     costs more than the overlap gains; the H200 sweep of bf16 4096^3 (128x128x64,
     128x256x64, 256x128x64 tiles, 3 and 4 versions) ran 1-5% slower with 1 in flight
     (benchmarks/gemm_stages.py)."""
+    tma: bool = True
+    """Fill the swizzled rings of warpgroup operands with tensor-memory-accelerator copies
+    (one thread issues a box per 64-column block, completion on a shared-memory barrier per
+    ring version) where the profile has them and the window allows (docs/design/hopper.md);
+    a window the in-kernel guard rejects falls back to ``cp.async``. False: ``cp.async``
+    from every thread."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""

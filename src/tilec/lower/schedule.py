@@ -465,7 +465,7 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         per = sum(math.prod(_static(ld.result.type)) * ld.result.type.dtype.bytes
                   for ld in staged)
         slack = swizzle_slack(len(staged))
-        while versions > max(2, options.stages) and versions * per + slack > shared_limit:
+        while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
             versions -= 1
     g.staging[loop] = window or versions
     if wgmma and options.wgmma_in_flight:

@@ -107,8 +107,10 @@ def test_lowering_stages_swizzled_rings_and_waits_every_step() -> None:
     first = names.index("wgmma.fence")
     assert names[first:first + 7] == ["wgmma.fence"] + ["wgmma.m64k16.bf16"] * 4 \
         + ["wgmma.commit", "wgmma.wait"]
-    # every thread fences its landed copies for the async proxy before the barrier
-    assert names[names.index("cp.async.wait") + 1] == "fence.proxy.async"
+    # every thread waits for the version's tensor copies (its barrier's phase), then fences
+    # the cp.async copies it saw land (the fallback) for the async proxy before the barrier
+    at = names.index("cp.async.wait")
+    assert names[at + 1:at + 3] == ["mbarrier.wait", "fence.proxy.async"]
     grid = next(op for op in m.walk() if op.name == "parallel" and op.attr("level") == "grid")
     assert grid.attr("min_groups") == 2  # 99 KB of rings and 64 accumulators: two per SM
 
@@ -182,13 +184,15 @@ def test_cuda_source_issues_wgmma_for_sm90a() -> None:
     assert text.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 4
     assert "tc_wgmma_desc(" in text and "fence.proxy.async.shared::cta" in text
     assert "tc_swz128<2>(" in text  # copies into the rings go through the swizzle
-    assert src.shared_bytes == 3 * 2 * 128 * 64 * 2 + 1024  # rings plus alignment slack
+    # rings, alignment slack, one 8-byte barrier per version
+    assert src.shared_bytes == 3 * 2 * 128 * 64 * 2 + 1024 + 3 * 8
 
 
 def test_cuda_emitter_refuses_wgmma_for_sm80() -> None:
     comp, _ = _compiled(256, 256, 256, (128, 128, 64))
     m = _machine(comp)
-    with pytest.raises(UnsupportedError, match="needs sm_90a"):
+    # the ring's barriers come first: tensor copies need sm_90 too
+    with pytest.raises(UnsupportedError, match="needs sm_90"):
         emit_cuda(m, comp.fn_name, "cuda:sm_80")  # type: ignore[attr-defined]
 
 

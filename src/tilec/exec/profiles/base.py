@@ -217,6 +217,10 @@ class TargetProfile:
     async_copies: bool = False
     """True when global -> group-shared copies may complete asynchronously behind a fence
     (CUDA ``cp.async``, sm_80 and newer); the lowering otherwise stages by plain copies."""
+    tensor_copies: bool = False
+    """True when a box of a global array may be copied into group-shared memory by one
+    thread's tensor-memory-accelerator instruction completing on a shared-memory barrier
+    (CUDA ``cp.async.bulk.tensor`` with ``mbarrier``, sm_90); see docs/design/hopper.md."""
     atomic_dtypes: tuple[str, ...] | None = None
     """Element types (scalar type names) of the memory an ``atomic`` (add, max, min) may
     update; None: every type. The lowering refuses others, so that the simulator refuses

@@ -199,6 +199,54 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
     return True
 
 
+def _barrier_addr(em: CUDAEmitter, op: ir.Operation, v: ir.Value) -> str:
+    ref = em.memref(v, op)
+    if ref.space != "shared":
+        raise em.unsupported(op, f"{op.attr('catalog_id')} takes a shared-memory barrier")
+    return f"tc_smem_addr({ref.ptr} + {em.access.address_of_first(ref)})"
+
+
+def _need_tma(em: CUDAEmitter, op: ir.Operation) -> None:
+    if not em.profile.tensor_copies:
+        raise em.unsupported(op, f"{op.attr('catalog_id')} needs sm_90 (tensor copies and "
+                                 f"transaction barriers); the target is {em.target}")
+    em.tma = True
+
+
+def _mbarrier(em: CUDAEmitter, op: ir.Operation) -> bool:
+    _need_tma(em, op)
+    cid = op.attr("catalog_id")
+    bar = _barrier_addr(em, op, op.operand(0))
+    if cid == "mbarrier.init":
+        em.buf.line(f"tc_mbar_init({bar}, {int(op.attr('count'))}u);")
+    elif cid == "mbarrier.inval":
+        em.buf.line(f"tc_mbar_inval({bar});")
+    else:
+        x = em.scalar(op.operand(1), op)
+        fn = "tc_mbar_expect_tx" if cid == "mbarrier.expect_tx" else "tc_mbar_wait"
+        em.buf.line(f"{fn}({bar}, (uint32_t)({x}));")
+    return False
+
+
+def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """One box copy: the destination's first element (a 1024-byte aligned block of the
+    swizzled ring), the array's tensor map (a kernel parameter, ``tmap_param``), the
+    coordinates innermost first."""
+    _need_tma(em, op)
+    dst = em.memref(op.operand(0), op)
+    src = em.memref(op.operand(1), op)
+    if dst.space != "shared" or dst.swizzle != 128 or src.space != "global":
+        raise em.unsupported(op, "tma.load copies a global array into 128-byte swizzled "
+                                 "shared memory")
+    tmap = em.tmap_param(src.ptr, op.operand(1).type.dtype, tuple(op.attr("box")), op)
+    coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[3:])]
+    em.note_aligned16(src.ptr)
+    em.buf.line(f"tc_tma_load_{len(coords)}d(tc_smem_addr({dst.ptr} + "
+                f"{em.access.address_of_first(dst)}), &{tmap}, "
+                f"{_barrier_addr(em, op, op.operand(2))}, {', '.join(coords)});")
+    return False
+
+
 PRINTERS: dict[str, Printer] = {
     "barrier.group": _barrier,
     "vote.any": _vote_any,
@@ -212,6 +260,11 @@ PRINTERS: dict[str, Printer] = {
     "wgmma.commit": _wgmma_sync,
     "wgmma.wait": _wgmma_sync,
     "fence.proxy.async": _wgmma_sync,
+    "mbarrier.init": _mbarrier,
+    "mbarrier.expect_tx": _mbarrier,
+    "mbarrier.wait": _mbarrier,
+    "mbarrier.inval": _mbarrier,
+    "tma.load": _tma_load,
     **{cid: _mma for cid in MMA_ATOMS},
     **{cid: _wgmma for cid in WGMMA_ATOMS},
 }

@@ -166,6 +166,10 @@ class CUDAEmitter(CLikeEmitter):
         (``wgmma_facts``: decided over the IR, not while printing)."""
         self.wgmma_descs: dict[tuple[int, int], str] = {}
         """``(id(wgmma), operand)`` -> the C name of its descriptor."""
+        self.tma = False
+        """True once a tensor copy or transaction barrier is emitted (``ptx.TMA_PRELUDE``)."""
+        self.tmaps: dict[tuple[int, tuple[int, ...]], tuple[str, ParamInfo]] = {}
+        """``(user parameter, box)`` -> the C name and launch contract of its tensor map."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
         self.host_checks = {ir.op_number(op) for ops in host_check_ops(fn).values() for op in ops}
@@ -369,6 +373,11 @@ class CUDAEmitter(CLikeEmitter):
             out.line(ptx.B16_ARRAYS)
         if self.wgmma:
             out.line(ptx.WGMMA_PRELUDE)
+        if self.tma:
+            out.line(ptx.TMA_PRELUDE)
+        for name, info in self.tmaps.values():
+            head.append(f"const __grid_constant__ tc_tmap {name}")
+            params.append(info)
         if self.checks:
             head.append("unsigned long long *__restrict__ tc_check")
         sig = ", ".join(head)
@@ -765,6 +774,22 @@ class CUDAEmitter(CLikeEmitter):
             if not isinstance(r.type, ir.TokenType):
                 raise self.unsupported(op, f"{cid} produces a token, not {r.type}")
             self.bind(r, TokenVal())
+
+    def tmap_param(self, ptr: str, dtype: ir.ScalarType, box: tuple[int, ...],
+                   user: ir.Operation) -> str:
+        """The C name of the tensor-map parameter of memory parameter ``ptr`` with ``box``
+        (declared after the other parameters; the launcher encodes it from the array)."""
+        i = self.param_index.get(ptr)
+        if i is None:
+            raise self.unsupported(user, "tma.load reads a kernel parameter's array")
+        key = (i, box)
+        got = self.tmaps.get(key)
+        if got is None:
+            name = f"tc_tmap{len(self.tmaps)}"
+            got = (name, ParamInfo("tmap", dtype, (), False, name, (i, 0), box=box,
+                                   swizzle=128))
+            self.tmaps[key] = got
+        return got[0]
 
     def note_aligned16(self, ptr: str) -> None:
         """Record that the parameter behind ``ptr`` (if one is) must be 16-byte aligned."""

@@ -99,7 +99,7 @@ def sm_90() -> TargetProfile:
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v5", cohorts=(WARPGROUP,),
         compute_units=132, max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
         register_allocation_unit=8, warpgroup_mma=True, atomic_dtypes=_ATOMIC_DTYPES,
-        shared_alignment=128, arch="sm_90", async_copies=True,
+        shared_alignment=128, arch="sm_90", async_copies=True, tensor_copies=True,
         facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs") + (_BUDGET_SM90,)
         + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
     )

@@ -166,3 +166,48 @@ def wgmma_sync_lines(kind: str, pending: int = 0) -> list[str]:
             "wgmma.wait": f"wgmma.wait_group.sync.aligned {int(pending)};",
             "fence.proxy.async": "fence.proxy.async.shared::cta;"}[kind]
     return [f'asm volatile("{text}" ::: "memory");']
+
+
+def _tma_loads() -> str:
+    """``tc_tma_load_<r>d``: one box copy of a rank-``r`` tensor map (coordinates innermost
+    first) completing on a barrier's transaction count."""
+    out = []
+    for r in range(1, 6):
+        cs = ", ".join(f"int c{k}" for k in range(r))
+        regs = ", ".join(f"%{3 + k}" for k in range(r))
+        ins = ", ".join(f'"r"(c{k})' for k in range(r))
+        out.append(
+            f"TC_DEV void tc_tma_load_{r}d(uint32_t dst, const tc_tmap *map, uint32_t bar, "
+            f"{cs}) {{\n"
+            f'  asm volatile("cp.async.bulk.tensor.{r}d.shared::cluster.global.'
+            f'mbarrier::complete_tx::bytes [%0], [%1, {{{regs}}}], [%2];"\n'
+            f'    :: "r"(dst), "l"((uint64_t)map), "r"(bar), {ins} : "memory");\n}}')
+    return "\n".join(out)
+
+
+TMA_PRELUDE = r"""
+/* ---- tensor copies completing on shared-memory barriers (sm_90) ---- */
+/* A tensor map built by the launcher (cuTensorMapEncodeTiled), passed by value. */
+struct __align__(64) tc_tmap { unsigned long long w[16]; };
+TC_DEV void tc_mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
+}
+TC_DEV void tc_mbar_inval(uint32_t bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(bar) : "memory");
+}
+TC_DEV void tc_mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+               :: "r"(bar), "r"(bytes) : "memory");
+}
+TC_DEV bool tc_mbar_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+               "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  return done != 0u;
+}
+TC_DEV void tc_mbar_wait(uint32_t bar, uint32_t parity) {
+  while (!tc_mbar_try_wait(bar, parity)) {
+  }
+}
+""" + _tma_loads() + "\n"
+"""C++ helpers of kernels that issue tensor copies; emitted once into such kernels."""

@@ -28,6 +28,12 @@ Dynamic shared memory above the 48 KB default is requested from the driver once 
 kernel (``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES``). An asynchronous fault of the
 kernel surfaces at the caller's next synchronization, as with any library kernel.
 
+A kernel that copies with TMA takes tensor maps (``ParamInfo(kind="tmap")``, after the user
+parameters): each is a 128-byte value in a 64-byte-aligned buffer of the plan, encoded from
+its array's address and shape by the launcher's ``tensor_maps.TensorMaps`` (a cache) and
+rewritten only when the array's address changes; its array must be 16-byte aligned, as
+``cp.async`` sources are.
+
 A kernel with device checks (``CUDASource.checks``) writes its first failed
 check into a small device record the launcher owns (one per loaded kernel);
 every launch of such a kernel is synchronous: the launcher copies the record
@@ -45,22 +51,24 @@ import ctypes
 import functools
 import math
 import numbers
-import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 import tilec.ir as ir
+from tilec.support.env import getenv
 from tilec.targets import interop_checks as checks
 from tilec.targets.cuda.source import LAUNCH_SCHEMA, CUDASource, ParamInfo
+from tilec.targets.cuda.tensor_maps import TMAP_BYTES, TensorMaps
 from tilec.targets.interop_checks import InteropError, shape_bindings
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, decode_bits
 
 __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "shape_bindings",
-           "BoundLaunch", "bind_arguments", "signature", "check_aligned16", "Launcher",
+           "BoundLaunch", "bind_arguments", "signature", "check_aligned16", "aligned16",
+           "entry_params", "Launcher",
            "CUDAExecutable", "stream_handle", "ELEM_BYTES"]
 
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
@@ -177,7 +185,8 @@ class BoundLaunch:
     """Validated launch arguments."""
 
     values: list[Any]
-    """Kernel arguments in parameter order (pointers as ``np.uint64``, scalars typed)."""
+    """Kernel arguments in parameter order (pointers as ``np.uint64``, scalars typed; None
+    for a tensor map, encoded at launch from its array)."""
     arrays: list[DeviceArray | None]
     """Per user parameter: its array facts (None for scalars)."""
     ints: list[int]
@@ -231,6 +240,13 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
     checks.check_symbol_extents(kernel, user, shapes, by_name)
     checks.check_aliasing(label or kernel, user, arrays)
     for p in params[len(user):]:
+        if p.kind == "tmap":  # encoded at launch (Launcher.tensor_maps): it needs the driver
+            if arrays[p.source[0]] is None:
+                raise InteropError(f"{kernel}: tensor map {p.name} maps scalar argument "
+                                   f"{p.source[0]}")
+            values.append(None)
+            ints.append(0)
+            continue
         if p.kind == "symbol":
             v = by_name[p.name]
         else:
@@ -242,11 +258,23 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
     return BoundLaunch(values, arrays, ints, device, objects)
 
 
+def aligned16(src: CUDASource) -> list[int]:
+    """The user parameters whose base address must be 16-byte aligned: ``src.aligned16``
+    (sources of ``cp.async``) and the arrays of tensor maps (TMA's rule), in order."""
+    return sorted(set(src.aligned16) | {p.source[0] for p in src.params if p.kind == "tmap"})
+
+
+def entry_params(src: CUDASource) -> list[int]:
+    """The kernel parameters that are entry arguments (what the host checks read: the user
+    parameters and the shape symbols), in order."""
+    return [k for k, p in enumerate(src.params) if p.kind in ("mem", "scalar", "symbol")]
+
+
 def check_aligned16(src: CUDASource, bound: BoundLaunch) -> None:
-    """Refuse arrays the kernel copies with 16-byte ``cp.async`` unless their base address
-    is 16-byte aligned (the copies would fault or read the wrong bytes)."""
+    """Refuse arrays the kernel copies with 16-byte ``cp.async`` or TMA unless their base
+    address is 16-byte aligned (the copies would fault or read the wrong bytes)."""
     user = [p for p in src.params if p.kind in ("mem", "scalar")]
-    for i in sorted(src.aligned16):
+    for i in aligned16(src):
         a = bound.arrays[i] if i < len(bound.arrays) else None
         if a is not None and a.nbytes and a.ptr % 16:  # nothing is copied from an empty one
             raise InteropError(
@@ -376,6 +404,9 @@ class Launcher:
         """Held while a launch's parameter slots are filled and launched."""
         self._record: Any = None
         """The device address of the failure record (kernels with device checks only)."""
+        self.tensor_maps = TensorMaps(driver, source.kernel)
+        """The TMA tensor maps launches of this kernel passed (per parameter, address and
+        shape)."""
         self._record_host = np.zeros(1 + max((len(c.labels) for c in source.checks),
                                              default=0), np.uint64)
         """The record's host copy: the failed check's number (0: none), then its values."""
@@ -457,7 +488,7 @@ class Launcher:
         if int(err) != 0:
             raise LaunchError(f"launching {src.kernel} (grid {grid}, block {threads}, "
                               f"{shared} B dynamic shared memory) failed: {err}")
-        want_sync = sync if sync is not None else os.environ.get("TILEC_CUDA_SYNC") == "1"
+        want_sync = sync if sync is not None else getenv("TILEC_CUDA_SYNC") == "1"
         if self._record is None and not want_sync:
             return None
         if _capturing(driver, stream):  # captured: it runs at replay, nothing to read or wait for
@@ -553,7 +584,7 @@ class _Plan:
     """Array parameters."""
     slots: Any
     """One 8-byte slot per kernel parameter (its value), the symbols' and the record's
-    filled once."""
+    filled once (a tensor map's is unused: its value is in ``tmap_buf``)."""
     views: list[Any]
     """Per user parameter: the ctypes view its value is written through."""
     params: int
@@ -573,6 +604,14 @@ class _Plan:
     """True when the host checks depend on the signature alone and passed."""
     current_stream: Callable[[], int] | None
     """torch's current stream on the device, when the arguments are torch tensors."""
+    tmaps: tuple[tuple[int, int, int, ParamInfo, tuple[int, ...]], ...] = ()
+    """Per tensor-map parameter: ``(kernel parameter, user parameter, address of its
+    128-byte value in tmap_buf, the parameter, the array's shape)``."""
+    tmap_buf: Any = None
+    """The tensor maps' values, each 64-byte aligned (alive as long as the plan)."""
+    tmap_ptrs: list[int] = field(default_factory=list)
+    """Per tensor map: the array address its value in ``tmap_buf`` was encoded for (-1:
+    none yet)."""
 
 
 def make_plan(launcher: Launcher, bound: BoundLaunch, has_host_checks: bool) -> _Plan:
@@ -589,11 +628,24 @@ def make_plan(launcher: Launcher, bound: BoundLaunch, has_host_checks: bool) -> 
         else:
             views.append(None)
     for k in range(len(user), len(src.params)):
-        slots[k] = int(bound.values[k]) & (2**64 - 1)
+        if bound.values[k] is not None:  # a tensor map is written at launch
+            slots[k] = int(bound.values[k]) & (2**64 - 1)
     if launcher.record:
         slots[n - 1] = launcher.record
-    # one pointer per slot, then a NULL the driver does not read (it marks the end)
-    keep = (ctypes.c_void_p * (n + 1))(*(base + 8 * k for k in range(n)), None)
+    pointers: list[int | None] = [base + 8 * k for k in range(n)]
+    tmap_params = [(k, p) for k, p in enumerate(src.params) if p.kind == "tmap"]
+    tmap_buf: Any = None
+    tmaps: list[tuple[int, int, int, ParamInfo, tuple[int, ...]]] = []
+    if tmap_params:  # 128 bytes each, 64-byte aligned (the kernel's __grid_constant__ tc_tmap)
+        tmap_buf = ctypes.create_string_buffer(TMAP_BYTES * len(tmap_params) + 63)
+        start = (ctypes.addressof(tmap_buf) + 63) & ~63
+        for j, (k, p) in enumerate(tmap_params):
+            a = bound.arrays[p.source[0]]
+            assert a is not None
+            pointers[k] = start + TMAP_BYTES * j
+            tmaps.append((k, p.source[0], start + TMAP_BYTES * j, p, a.shape))
+    # one pointer per value, then a NULL the driver does not read (it marks the end)
+    keep = (ctypes.c_void_p * (n + 1))(*pointers, None)
     arrays = bound.arrays
     scalar = tuple(p.kind == "scalar" for p in user)
     int_scalars = tuple(k for k, p in enumerate(user) if p.kind == "scalar"
@@ -601,18 +653,19 @@ def make_plan(launcher: Launcher, bound: BoundLaunch, has_host_checks: bool) -> 
     config: Any = False if int_scalars else launcher.config(tuple(bound.ints))
     torch_args = any(type(x).__module__.startswith("torch") for x in bound.objects)
     dev = max(bound.device, 0)
-    n_entry = sum(1 for p in src.params if p.kind != "dim")
+    entry = [bound.values[k] for k in entry_params(src)]
     return _Plan(
         launcher, scalar, tuple(p.dtype for p in user),
         tuple(0 if a is None else ELEM_BYTES[a.dtype] for a in arrays),
         tuple(0 if a is None else a.nbytes for a in arrays),
-        tuple(i for i in sorted(src.aligned16) if i < len(arrays)),
+        tuple(i for i in aligned16(src) if i < len(arrays)),
         tuple(i for i, p in enumerate(user) if p.kind == "mem" and p.written),
         tuple(i for i, p in enumerate(user) if p.kind == "mem"),
         slots, views, ctypes.addressof(keep), keep, list(bound.ints), int_scalars, config,
-        [0 if isinstance(v, np.uint64) else v for v in bound.values[:n_entry]],
+        [0 if isinstance(v, np.uint64) else v for v in entry],
         not has_host_checks or not any(scalar),
-        _torch_stream_of(dev) if torch_args else None)
+        _torch_stream_of(dev) if torch_args else None, tuple(tmaps), tmap_buf,
+        [-1] * len(tmaps))
 
 
 # ------------------------------------------------------------------ the executable
@@ -648,7 +701,7 @@ class CUDAExecutable:
         self._bindings = list(bindings)
         self._label = label
         self._host_checks = host_checks
-        self._n_entry = sum(1 for p in src.params if p.kind != "dim")
+        self._entry = entry_params(src)
         self.runnable = runnable
         """False when built where it cannot run (no device, or an older one): inspect only."""
         self._launchers: dict[int, Launcher] = {}
@@ -764,6 +817,13 @@ class CUDAExecutable:
                     slots[i] = ptrs[i]
                 else:
                     views[i].value = v
+            if plan.tmaps:  # re-encoded (or found in the cache) only when an address moved
+                done = plan.tmap_ptrs
+                for j, (k, u, addr, p, shape) in enumerate(plan.tmaps):
+                    if done[j] != ptrs[u]:
+                        ctypes.memmove(addr, launcher.tensor_maps.get(k, p, ptrs[u], shape),
+                                       TMAP_BYTES)
+                        done[j] = ptrs[u]
             failed = launcher.launch(config, st, plan.params, sync)
         if failed is not None:
             raise failed[0].failure(self.name, failed[1])
@@ -774,7 +834,7 @@ class CUDAExecutable:
         bound = bind_arguments(self.kernel.kernel, self.kernel.params, args, self._bindings,
                                self._label)
         check_aligned16(self.kernel, bound)
-        entry = bound.values[:self._n_entry]
+        entry = [bound.values[k] for k in self._entry]
         self._host_checks.run(entry, "before")
         launcher = self._launcher(max(bound.device, 0))
         plan = make_plan(launcher, bound, bool(self._host_checks))

@@ -17,7 +17,7 @@ from tilec.targets.clike import IndentedBuffer, prod
 from tilec.targets.kernel_checks import CheckInfo, location_from_json
 
 __all__ = ["CUDASource", "ParamInfo", "HostStep", "host_arith", "kernel_name",
-           "LAUNCH_SCHEMA"]
+           "LAUNCH_SCHEMA", "param_json", "param_from_json"]
 
 LAUNCH_SCHEMA = 1
 """The version of ``CUDASource.launch_json``'s format; another version is not read."""
@@ -35,9 +35,11 @@ class ParamInfo:
     """One kernel parameter as the launcher sees it."""
 
     kind: str
-    """``mem``, ``scalar``, ``symbol`` (a shape symbol) or ``dim`` (another runtime extent)."""
+    """``mem``, ``scalar``, ``symbol`` (a shape symbol), ``dim`` (another runtime extent) or
+    ``tmap`` (a TMA tensor map of a ``mem`` parameter: 128 bytes, 64-byte aligned, encoded
+    at launch by ``tensor_maps.TensorMaps``)."""
     dtype: ir.ScalarType
-    """Element type (``index`` for symbols and dims)."""
+    """Element type (``index`` for symbols and dims; a ``tmap``'s array's element type)."""
     shape: tuple[ir.Dim, ...] = ()
     """Extents of a ``mem`` parameter."""
     written: bool = False
@@ -45,7 +47,32 @@ class ParamInfo:
     name: str = ""
     """The parameter's name hint (or symbol name)."""
     source: tuple[int, int] = (-1, -1)
-    """For ``dim``: ``(user parameter, axis)`` whose runtime extent it is."""
+    """For ``dim``: ``(user parameter, axis)`` whose runtime extent it is; for ``tmap``:
+    ``(user parameter, 0)``, the array it maps."""
+    box: tuple[int, ...] = ()
+    """For ``tmap``: the box one copy moves, one extent per array axis (row-major order,
+    outermost first)."""
+    swizzle: int = 0
+    """For ``tmap``: the shared-memory swizzle in bytes (128; 0: none)."""
+
+
+def param_json(p: ParamInfo) -> list[Any]:
+    """``p`` as JSON: ``[kind, dtype, shape, written, name, source]``, then ``box`` and
+    ``swizzle`` when either is set (``tmap`` parameters; other records read as before)."""
+    out: list[Any] = [p.kind, p.dtype.name, [d.value for d in p.shape], p.written, p.name,
+                      list(p.source)]
+    if p.box or p.swizzle:
+        out += [list(p.box), p.swizzle]
+    return out
+
+
+def param_from_json(d: Sequence[Any]) -> ParamInfo:
+    """The parameter ``param_json`` wrote."""
+    k, t, shape, w, n, src = d[:6]
+    box, swizzle = (d[6], d[7]) if len(d) > 6 else ((), 0)
+    return ParamInfo(str(k), ir.ScalarType(t), tuple(ir.Dim(e) for e in shape), bool(w),
+                     str(n), (int(src[0]), int(src[1])), tuple(int(b) for b in box),
+                     int(swizzle))
 
 
 @dataclass(frozen=True)
@@ -79,7 +106,8 @@ class CUDASource:
     kernel: str
     """The kernel's C symbol."""
     params: list[ParamInfo]
-    """Kernel parameters in order (user parameters, shape symbols, other dims)."""
+    """Kernel parameters in order (user parameters, shape symbols, other dims; tensor maps
+    after the user parameters)."""
     threads: int
     """Threads per block."""
     grid_rank: int
@@ -111,16 +139,12 @@ class CUDASource:
     def launch_json(self) -> dict[str, Any]:
         """What the launcher reads of this kernel, as JSON (``from_launch_json``): everything
         but the text and its line origins."""
-        def dim(d: ir.Dim) -> int | str:
-            return d.value
-
         def loc(x: ir.Location) -> list[Any]:
             return [x.filename, x.line, x.col, x.end_col]
 
         return {
             "schema": LAUNCH_SCHEMA, "kernel": self.kernel, "name": self.name,
-            "params": [[p.kind, p.dtype.name, [dim(d) for d in p.shape], p.written, p.name,
-                        list(p.source)] for p in self.params],
+            "params": [param_json(p) for p in self.params],
             "threads": self.threads, "grid_rank": self.grid_rank,
             "host_steps": [[st.key, st.fn, list(st.args), st.value, st.dtype,
                             None if st.failure is None else st.failure.to_json()]
@@ -138,9 +162,7 @@ class CUDASource:
         schema."""
         if d.get("schema") != LAUNCH_SCHEMA:
             return None
-        params = [ParamInfo(str(k), ir.ScalarType(t), tuple(ir.Dim(e) for e in shape),
-                            bool(w), str(n), (int(src[0]), int(src[1])))
-                  for k, t, shape, w, n, src in d["params"]]
+        params = [param_from_json(p) for p in d["params"]]
         steps = [HostStep(int(key), str(fn), tuple(int(a) for a in args), value, str(dtype),
                           None if fail is None else CheckInfo.from_json(fail))
                  for key, fn, args, value, dtype, fail in d["host_steps"]]

@@ -50,6 +50,7 @@ from .backend import bind_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
+from .simt_mbarrier import Mbarriers
 from .simt_memory import (
     AsyncCopies,
     GridClock,
@@ -253,6 +254,8 @@ class LaneRunner:
         """The group's cp.async state."""
         self.wgmma = InFlightGroups(lanes // 128)
         """The group's warpgroup instruction groups not yet retired."""
+        self.mbarriers = Mbarriers(lanes)
+        """The group's shared-memory barriers and tma.load copies."""
         self.env: dict[ir.Value, Any] = {}
         """Per-thread values (leading axis ``T``); uniform ones are broadcast on first use."""
         self._host_env = host_env
@@ -406,9 +409,11 @@ class LaneRunner:
 
     def finish(self) -> None:
         """End of the body: land copies no thread waited for (nothing can observe them); a
-        warpgroup instruction group never retired is an error."""
+        warpgroup instruction group never retired, or a barrier whose transaction count is
+        not zero, is an error."""
         self.copies.wait(np.ones(self.lanes, bool), 0)
         self.wgmma.finish()
+        self.mbarriers.finish()
 
 
 def _arith(op: ir.Operation, args: list[Any], active: np.ndarray | None = None) -> Any:

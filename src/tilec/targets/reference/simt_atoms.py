@@ -14,7 +14,9 @@ Participation rules (what a GPU leaves undefined, the simulator reports):
   control flow;
 * warp atoms (``mma.*``, ``ldmatrix.x4``, ``ldmatrix.x4.trans``): all 32 lanes of a
   warp or none; an ``ldmatrix`` row is 16 contiguous, 16-byte aligned bytes;
-* ``shfl.xor``: an active lane may only read an active lane of its warp.
+* ``shfl.xor``: an active lane may only read an active lane of its warp;
+* ``mbarrier.*`` and ``tma.load``: any active lanes, one after another in thread order
+  (the barrier and copy model is ``simt_mbarrier``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS, FragmentLayout, MmaAtom, Wgmm
 from tilec.targets import numerics as nx
 
 from .errors import SimulationError, describe_op
+from .simt_mbarrier import Mbarriers, barrier_elements
 from .simt_memory import AsyncCopies, GroupClock, LaneView, gather
 from .simt_wgmma import InFlightGroups
 
@@ -50,6 +53,8 @@ class AtomContext(Protocol):
     """cp.async state."""
     wgmma: InFlightGroups
     """Warpgroup instruction groups not yet retired."""
+    mbarriers: Mbarriers
+    """Shared-memory barriers and the ``tma.load`` copies completing on them."""
 
     def divergence_cause(self) -> ir.Operation | None:
         """The innermost enclosing operation that made some threads inactive, if any."""
@@ -405,6 +410,8 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
             f = flat.reshape(-1)
             if st.pending is not None and (st.pending[f] > 0).any():
                 ctx.copies.report_pending(st, int(f[np.argmax(st.pending[f] > 0)]), t0, op)
+            if st.tma is not None:
+                ctx.mbarriers.check_warpgroup(st, f, t0, WARPGROUP, op)
             if st.races is not None:
                 st.races.access("read", f, np.full(f.size, t0), op)
         c = np.empty((64, n), acc_dt)
@@ -507,4 +514,87 @@ def _cp_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nda
         raise SimulationError(f"cp.async.wait needs an integer pending >= 0, got {n!r}",
                               "unsupported", [op])
     ctx.copies.wait(active, n)
+    return _tokens(op)
+
+
+# ------------------------------------------------------------------ mbarriers and TMA copies
+
+
+def _per_lane(x: Any, lanes: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(x, np.int64), (lanes,))
+
+
+@atom_impl("mbarrier.init", "mbarrier.inval")
+def _mbarrier_init_inval(ctx: AtomContext, op: ir.Operation, args: list[Any],
+                         active: np.ndarray) -> Sequence[Any]:
+    st, flat = barrier_elements(op, args[0], active)
+    init = op.attr("catalog_id") == "mbarrier.init"
+    for t in np.flatnonzero(active):
+        if init:
+            ctx.mbarriers.init(op, st, int(flat[t]), op.attr("count"))
+        else:
+            ctx.mbarriers.inval(op, st, int(flat[t]))
+    return _tokens(op)
+
+
+@atom_impl("mbarrier.expect_tx")
+def _mbarrier_expect_tx(ctx: AtomContext, op: ir.Operation, args: list[Any],
+                        active: np.ndarray) -> Sequence[Any]:
+    st, flat = barrier_elements(op, args[0], active)
+    nbytes = _per_lane(args[1], ctx.lanes)
+    for t in np.flatnonzero(active):
+        ctx.mbarriers.expect_tx(op, st, int(flat[t]), int(nbytes[t]), int(t))
+    return _tokens(op)
+
+
+@atom_impl("mbarrier.wait")
+def _mbarrier_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                   ) -> Sequence[Any]:
+    st, flat = barrier_elements(op, args[0], active)
+    lanes = np.flatnonzero(active)
+    if lanes.size:
+        ctx.mbarriers.wait(op, st, flat[lanes], lanes, _per_lane(args[1], ctx.lanes)[lanes])
+    return _tokens(op)
+
+
+@atom_impl("tma.load")
+def _tma_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+              ) -> Sequence[Any]:
+    if len(args) < 3:
+        raise SimulationError("tma.load takes a shared destination view, the global array, the "
+                              "barrier view and one coordinate per array axis", "unsupported",
+                              [op])
+    dst, src, coords = args[0], args[1], args[3:]
+    if not (isinstance(dst, LaneView) and isinstance(src, LaneView)
+            and dst.storage.space == "shared" and src.storage.space == "global"):
+        raise SimulationError("tma.load takes a shared destination view and a global array",
+                              "unsupported", [op])
+    if src.map is not None or src.guards or src.shape != src.storage.array.shape:
+        raise SimulationError(f"tma.load reads the whole array {src.storage.name} through its "
+                              "tensor map (a kernel parameter), not a view of it",
+                              "unsupported", [op])
+    box = op.attr("box")
+    if not isinstance(box, (tuple, list)) or len(coords) != len(box) \
+            or len(box) != len(src.shape):
+        raise SimulationError(f"tma.load on {src.storage.name} (rank {len(src.shape)}) needs a "
+                              f"box and coordinates per axis; got box {box!r} and "
+                              f"{len(coords)} coordinates", "unsupported", [op])
+    bar, bar_flat = barrier_elements(op, args[2], active)
+    lanes = np.flatnonzero(active)
+    if lanes.size == 0:
+        return _tokens(op)
+    dcoords, dmask = dst.locate(active, op)
+    if not dmask[lanes].all():
+        raise SimulationError("tma.load: some destination elements of an active thread fall "
+                              "outside the shared view", "out_of_range", [op])
+    st = dst.storage
+    n = int(np.prod(dst.shape))
+    picked = tuple(np.asarray(c).reshape(ctx.lanes, n)[lanes] for c in dcoords)
+    dflat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim \
+        else np.zeros((lanes.size, n), np.int64)
+    origin = [_per_lane(c, ctx.lanes) for c in coords]
+    for k, t in enumerate(lanes):
+        ctx.mbarriers.tma_load(op, int(t), st, dflat[k], src.storage,
+                               tuple(int(c[t]) for c in origin), tuple(box), bar,
+                               int(bar_flat[t]), op.attr("swizzle"), ctx.copies)
     return _tokens(op)

@@ -34,6 +34,9 @@ is checked for races as a write by the issuing thread attributed to the
 that covers its group (``pending = n`` completes every committed group but
 the newest ``n``). Reading or writing a pending destination before then is
 reported as a race with the copy (on hardware it reads stale data).
+
+TMA copies (``simt_mbarrier``) tag the shared elements they write with a barrier phase
+(``Storage.tma``); every access checked here also checks those tags.
 """
 
 from __future__ import annotations
@@ -138,6 +141,9 @@ class Storage:
     when a warpgroup instruction first reads it; ``simt_wgmma``)."""
     mma: Any = None
     """The ``simt_wgmma.InFlightGroups`` that counts ``mma_reads`` (for its reports)."""
+    tma: Any = None
+    """The ``simt_mbarrier.Mbarriers`` whose ``tma.load`` copies wrote this storage and tag
+    its elements with barrier phases (None: no copy did; nothing to check)."""
 
     def physical(self, flat: np.ndarray) -> np.ndarray:
         """Physical flat element indices of logical ones (the identity unless swizzled): byte
@@ -371,6 +377,15 @@ class RaceTracker:
         """Check and record accesses ``(flat[k], lanes[k])`` of ``kind`` (read/write/atomic)."""
         if flat.size == 0:
             return
+        self.check(kind, flat, lanes, op)
+        own = {"read": self.reads, "write": self.writes, "atomic": self.atomics}[kind]
+        own.add(flat, lanes, self.clock.epoch, self._ops.number(op))
+
+    def check(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation) -> None:
+        """Check accesses ``(flat[k], lanes[k])`` of ``kind`` against this epoch's accesses
+        without recording them (``access`` does both)."""
+        if flat.size == 0:
+            return
         epoch = self.clock.epoch
         against = {"read": (("write", self.writes), ("atomic", self.atomics)),
                    "write": (("write", self.writes), ("read", self.reads),
@@ -388,8 +403,6 @@ class RaceTracker:
             if two.any():
                 k = int(np.argmax(two))
                 self._report(int(elems[k]), "write", int(lo[k]), op, "write", int(hi[k]), op)
-        own = {"read": self.reads, "write": self.writes, "atomic": self.atomics}[kind]
-        own.add(flat, lanes, epoch, self._ops.number(op))
 
     def _report(self, flat: int, kind1: str, lane1: int, op1: ir.Operation, kind2: str,
                 lane2: int, op2: ir.Operation) -> None:
@@ -521,8 +534,10 @@ def check_mma_reads(st: Storage, flat: np.ndarray, op: ir.Operation) -> None:
 
 
 def _check_pending(view: LaneView, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
-                   copies: AsyncCopies | None) -> None:
+                   copies: AsyncCopies | None, write: bool = False) -> None:
     st = view.storage
+    if st.tma is not None:  # elements a tma.load wrote: the thread must have waited for them
+        st.tma.check_access(st, flat, lanes, op, write)
     if st.pending is None or flat.size == 0:
         return
     busy = st.pending[flat] > 0
@@ -555,7 +570,7 @@ def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.nda
     coords, mask = view.locate(active, op)
     flat, lanes = _flat_hits(view, coords, mask)
     st = view.storage
-    _check_pending(view, flat, lanes, op, copies)
+    _check_pending(view, flat, lanes, op, copies, write=True)
     check_mma_reads(st, flat, op)
     if st.races is not None:
         st.races.access("write", flat, lanes, op)
@@ -571,7 +586,7 @@ def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: 
     coords, mask = view.locate(active, op)
     flat, lanes = _flat_hits(view, coords, mask)
     st = view.storage
-    _check_pending(view, flat, lanes, op, copies)
+    _check_pending(view, flat, lanes, op, copies, write=True)
     check_mma_reads(st, flat, op)
     if st.races is not None:
         st.races.access("atomic", flat, lanes, op)
@@ -627,7 +642,8 @@ class AsyncCopies:
         if st.pending is None:
             raise SimulationError("cp.async.16 needs a shared-memory destination, got "
                                   f"{st.space} memory {st.name}", "unsupported", [op])
-        _check_pending(dst, flat.reshape(-1), np.repeat(lanes, flat.shape[1]), op, self)
+        _check_pending(dst, flat.reshape(-1), np.repeat(lanes, flat.shape[1]), op, self,
+                       write=True)
         check_mma_reads(st, flat.reshape(-1), op)
         np.add.at(st.pending, flat.reshape(-1), 1)
         c = _Copy(op, st, lanes, self.committed[lanes].copy(), flat, data)
