@@ -41,7 +41,6 @@ import json
 import linecache
 import math
 import os
-import tempfile
 import textwrap
 import types
 import warnings
@@ -52,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from tilec.support import cache_root
+from tilec.support.files import publish
 
 __all__ = ["SCHEMA", "enabled", "code_fingerprint", "kernel_digest", "entry_key", "read",
            "write", "resolution_to_json", "resolution_from_json", "record_state"]
@@ -246,19 +246,7 @@ def write(kind: str, key: str, body: Mapping[str, Any]) -> None:
     an unwritable cache only costs the next process a compile."""
     path = _path(kind, key)
     try:
-        data = json.dumps({"schema": SCHEMA, "key": key, **body}, allow_nan=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        publish(path, json.dumps({"schema": SCHEMA, "key": key, **body}, allow_nan=True))
     except (OSError, TypeError, ValueError):
         pass
 

@@ -50,6 +50,7 @@ commit/wait atoms.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
@@ -148,7 +149,7 @@ class Staging:
             if catalog_id == "mbarrier.init":  # visible to the copies' completions
                 g.atom("fence.proxy.async", [], [ir.token])
 
-        g.guarded(g.arith("eq", g.tid, g.index(0)), each)
+        g.guarded(self._thread0(), each)
         g.sync.barrier()
 
     def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
@@ -249,6 +250,7 @@ class Staging:
         g = self.g
         before = g.sync.state()
         tx: ir.Value | None = None
+        bar = self._barrier(ver) if self.barriers is not None else None
         for ld in self.loads:
             stage = ld.parent
             with g.scope(g.b):
@@ -263,35 +265,39 @@ class Staging:
                     g.speculative = outer
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self._version(ld, ver)
-                plan = _async_plan(g, ld) if g.async_copies else None
-                tplan = _tma_plan(g, ld) if ld in self.tma else None
-                if plan is None:
+                if not (g.async_copies and _async_eligible(ld)):
                     self._copy_sync(ld, window, dst)
-                elif tplan is not None:
-                    got = self._tensor_copy(ld, window, dst, ver, plan, tplan)
+                    continue
+                win = _window(g, ld)
+                plan = _async_plan(g, ld, win)
+                if ld in self.tma:
+                    assert bar is not None
+                    got = self._tensor_copy(ld, window, dst, bar, plan, _tma_plan(g, ld, win))
                     tx = got if tx is None else g.arith("add", tx, got)
                 else:
                     self._cp_async_any(ld, window, dst, *plan)
-        if self.barriers is not None:
+        if bar is not None:
             # thread 0 arrives with the bytes it issued (zero when every guard failed)
-            bar = self._barrier(ver)
-            g.guarded(g.arith("eq", g.tid, g.index(0)),
+            g.guarded(self._thread0(),
                       lambda: g.atom("mbarrier.expect_tx", [bar, tx if tx is not None
                                                             else g.index(0)], [ir.token]))
         g.sync.restore(before)  # the protocol's barriers order the ring buffers' copies
 
-    def _tensor_copy(self, ld: ir.Operation, window: ir.Value, dst: ir.Value, ver: ir.Value,
+    def _tensor_copy(self, ld: ir.Operation, window: ir.Value, dst: ir.Value, bar: ir.Value,
                      plan: Any, tplan: Any) -> ir.Value:
         """Thread 0's tensor copies of one staged load where its guard holds, else every
         thread's ``cp.async`` copies; returns the bytes thread 0 issued."""
         g = self.g
         tguard, issue_tma, nbytes = tplan
-        bar = self._barrier(ver)
-        g.guarded(tguard, lambda: g.guarded(g.arith("eq", g.tid, g.index(0)),
-                                            lambda: issue_tma(dst, bar)),
+        g.guarded(tguard, lambda: g.guarded(self._thread0(), lambda: issue_tma(dst, bar)),
                   {"guard": "array extents legal for a tensor map (tma.load)"},
                   lambda: self._cp_async_any(ld, window, dst, *plan))
         return g.arith("select", tguard, g.index(nbytes), g.index(0))
+
+    def _thread0(self) -> ir.Value:
+        """``tid == 0``: the thread that issues tensor copies and manages the barriers."""
+        g = self.g
+        return g.memo("thread0", lambda: g.arith("eq", g.tid, g.index(0)))
 
     def _cp_async_any(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,
                       guard: ir.Value, interior: ir.Value,
@@ -390,20 +396,12 @@ def _whole_chunks(g: GroupLowering, ld: ir.Operation) -> list[tuple[int, int | N
     return [(reg, limit, full) for reg, limit in _chunk_slots(g, layout_of(ld.result))]
 
 
-def _async_plan(g: GroupLowering, ld: ir.Operation
-                ) -> tuple[ir.Value, ir.Value,
-                           Callable[[], list[tuple[int, int | None, ir.Value]]]] | None:
-    """The alignment guard, the interior predicate (the whole window lies inside the
-    array), and a builder of, per 16-byte chunk of a thread, (first register, thread limit
-    or None, valid bytes); None when the load cannot use ``cp.async.16``."""
+def _plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
+    """The ``view`` of a kernel parameter (rank >= 2) a zero-filled staged load reads and
+    the array axes of its rows and columns, when the window is a plain one
+    (``_matrix_axes``); None otherwise: neither copy engine can take it."""
     fill = ld.attr("fill")
     if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
-        return None
-    lay = layout_of(ld.result)
-    dt = ld.result.type.dtype
-    esize = dt.bytes
-    v = lay.param("v") or 1
-    if lay.kind != "blocked" or v * esize != 16:
         return None
     view = ld.operand_named("memory").defining_op
     if view is None or view.name != "view":
@@ -412,22 +410,65 @@ def _async_plan(g: GroupLowering, ld: ir.Operation
     if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
             or base.type.space != "global" or base.type.rank < 2:
         return None
+    axes = _matrix_axes(view.attr("map"))
+    return None if axes is None else (view, axes)
+
+
+def _async_eligible(ld: ir.Operation) -> bool:
+    """Whether a staged load may be copied by ``cp.async.16``: a plain window and a blocked
+    layout of 16-byte vectors."""
+    lay = layout_of(ld.result)
+    v = lay.param("v") or 1
+    return lay.kind == "blocked" and v * ld.result.type.dtype.bytes == 16 \
+        and _plain_window(ld) is not None
+
+
+@dataclass
+class _Window:
+    """A plain window's values in one issue (built once, read by both copy engines)."""
+
+    array: ir.Value
+    """The kernel parameter's array."""
+    axes: list[int]
+    """The array axes of the window's rows and columns."""
+    origin: list[ir.Value]
+    """Per array axis, the window's first coordinate."""
+    extents: list[ir.Value]
+    """Per array axis, the array's extent."""
+
+
+def _window(g: GroupLowering, ld: ir.Operation) -> _Window:
+    """The values of a plain window (``_plain_window`` holds)."""
+    got = _plain_window(ld)
+    assert got is not None
+    view, axes = got
+    base = view.operand(0)
     m: ir.IndexMap = view.attr("map")
-    axes = _matrix_axes(m)
-    if axes is None:
-        return None
     syms = [g.scalar(x) for x in view.operands[1:]]
-    all_extents = [g.extent(d) for d in base.type.shape]
-    all_off = [g.affine(e - ir.d(axes.index(a)) if a in axes else e, [], syms)
-               for a, e in enumerate(m.results)]
-    extents = [all_extents[a] for a in axes]
-    off = [all_off[a] for a in axes]
+    extents = [g.extent(d) for d in base.type.shape]
+    origin = [g.affine(e - ir.d(axes.index(a)) if a in axes else e, [], syms)
+              for a, e in enumerate(m.results)]
+    return _Window(g.scalar(base), axes, origin, extents)
+
+
+def _async_plan(g: GroupLowering, ld: ir.Operation, win: _Window
+                ) -> tuple[ir.Value, ir.Value,
+                           Callable[[], list[tuple[int, int | None, ir.Value]]]]:
+    """The alignment guard, the interior predicate (the whole window lies inside the
+    array), and a builder of, per 16-byte chunk of a thread, (first register, thread limit
+    or None, valid bytes) of a load ``_async_eligible`` accepts."""
+    lay = layout_of(ld.result)
+    esize = ld.result.type.dtype.bytes
+    v = lay.param("v") or 1
+    axes = win.axes
+    extents = [win.extents[a] for a in axes]
+    off = [win.origin[a] for a in axes]
     c0 = g.index(0)
     vv = g.index(v)
     guard = g.arith("and", g.arith("eq", g.arith("rem", extents[1], vv), c0),
                     g.arith("and", g.arith("eq", g.arith("rem", off[1], vv), c0),
                             g.arith("ge", off[1], c0)))
-    for a, (o, ext) in enumerate(zip(all_off, all_extents)):
+    for a, (o, ext) in enumerate(zip(win.origin, win.extents)):
         if a not in axes:  # a unit axis (a batch index) outside the array: copied as fill
             guard = g.arith("and", guard, g.arith("and", g.arith("ge", o, c0),
                                                   g.arith("lt", o, ext)))
@@ -446,68 +487,43 @@ _TMA_COLS = SWIZZLE_BYTES // 2
 """Columns of one 16-bit box of the 128-byte swizzle (its rows are 128 bytes)."""
 
 
-def _tma_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
-    """The ``view`` of a kernel parameter a staged load reads and the array axes of its rows
-    and columns, when the window is a plain one (``_matrix_axes``); else None."""
-    view = ld.operand_named("memory").defining_op
-    if view is None or view.name != "view":
-        return None
-    base = view.operand(0)
-    if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
-            or base.type.space != "global" or not 2 <= base.type.rank <= 5:
-        return None
-    axes = _matrix_axes(view.attr("map"))
-    return None if axes is None else (view, axes)
-
-
 def _tma_eligible(ld: ir.Operation) -> bool:
-    """Whether a swizzled staged load may be filled by tensor copies: zero fill, a plain
-    window of a parameter of rank 2 to 5, 16-bit elements, at most 256 rows and whole
-    64-column blocks (one box of the 128-byte swizzle each)."""
-    fill = ld.attr("fill")
-    if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
-        return False
+    """Whether a swizzled staged load may be filled by tensor copies (it may also be
+    copied by ``cp.async``, the fallback): 16-bit elements, a parameter of rank 2 to 5, at
+    most 256 rows and whole 64-column blocks (one box of the 128-byte swizzle each)."""
     rows, cols = (int(e) for e in ld.result.type.shape)
-    if ld.result.type.dtype.bytes != 2 or rows > _TMA_BOX or cols % _TMA_COLS:
+    if ld.result.type.dtype.bytes != 2 or rows > _TMA_BOX or cols % _TMA_COLS \
+            or not _async_eligible(ld):
         return False
-    return _tma_window(ld) is not None
+    got = _plain_window(ld)
+    return got is not None and got[0].operand(0).type.rank <= 5
 
 
-def _tma_plan(g: GroupLowering, ld: ir.Operation
-              ) -> tuple[ir.Value, Callable[[ir.Value, ir.Value], None], int] | None:
+def _tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window
+              ) -> tuple[ir.Value, Callable[[ir.Value, ir.Value], None], int]:
     """For a tensor-copy load: the in-kernel guard that its array has a legal tensor map
     (every extent positive and below 2^31, rows of whole 16-byte units: the launch builds
     the map under the same rule), the issue of its boxes into a destination version with
     a barrier, and the bytes they deliver."""
-    got = _tma_window(ld)
-    if got is None:
-        return None
-    view, axes = got
-    base = view.operand(0)
-    m: ir.IndexMap = view.attr("map")
-    syms = [g.scalar(x) for x in view.operands[1:]]
-    extents = [g.extent(d) for d in base.type.shape]
-    origin = [g.affine(e - ir.d(axes.index(a)) if a in axes else e, [], syms)
-              for a, e in enumerate(m.results)]
     dt = ld.result.type.dtype
     c0 = g.index(0)
-    guard = g.arith("eq", g.arith("rem", extents[-1], g.index(16 // dt.bytes)), c0)
-    for ext in extents:
+    guard = g.arith("eq", g.arith("rem", win.extents[-1], g.index(16 // dt.bytes)), c0)
+    for ext in win.extents:
         guard = g.arith("and", guard, g.arith("and", g.arith("gt", ext, c0),
                                               g.arith("lt", ext, g.index(2**31))))
     rows, cols = (int(e) for e in ld.result.type.shape)
-    box = tuple(rows if a == axes[0] else _TMA_COLS if a == axes[1] else 1
-                for a in range(base.type.rank))
-    array = g.scalar(base)
+    rows_at, cols_at = win.axes
+    box = tuple(rows if a == rows_at else _TMA_COLS if a == cols_at else 1
+                for a in range(len(win.extents)))
 
     def issue(dst: ir.Value, bar: ir.Value) -> None:
         for blk in range(cols // _TMA_COLS):
             part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * _TMA_COLS]),
                           (rows, _TMA_COLS), False)
-            coords = list(origin)
+            coords = list(win.origin)
             if blk:
-                coords[axes[1]] = g.arith("add", origin[axes[1]], g.index(blk * _TMA_COLS))
-            g.atom("tma.load", [part, array, bar, *coords], [ir.token], box=box,
+                coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * _TMA_COLS))
+            g.atom("tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
                    swizzle=SWIZZLE_BYTES)
 
     return guard, issue, rows * cols * dt.bytes

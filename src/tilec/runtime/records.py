@@ -17,12 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from tilec.support.files import publish
 
 from .cache import RECORDS, cache_root
 
@@ -127,19 +128,8 @@ def load_record(key: RecordKey) -> dict[str, Any] | None:
 
 
 def _write(path: Path, body: Mapping[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(body, f, indent=1, sort_keys=False, allow_nan=False)
-            f.write("\n")
-        os.replace(tmp, path)  # atomic: a reader sees the old record or the new one
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # atomic: a reader sees the old record or the new one
+    publish(path, json.dumps(body, indent=1, sort_keys=False, allow_nan=False) + "\n")
 
 
 def store_record(key: RecordKey, body: Mapping[str, Any]) -> Path:

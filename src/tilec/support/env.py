@@ -15,7 +15,7 @@ __all__ = ["getenv"]
 
 _DATA = getattr(os.environ, "_data", None)
 _FAST = os.name == "posix" and isinstance(_DATA, dict) \
-    and all(isinstance(k, bytes) for k in list(_DATA)[:1])
+    and isinstance(next(iter(_DATA), b""), bytes)
 _KEYS: dict[str, bytes] = {}
 
 

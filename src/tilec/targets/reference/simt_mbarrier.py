@@ -373,14 +373,10 @@ class Mbarriers:
                      write: bool) -> None:
         """Threads ``lanes[k]`` access physical elements ``flat[k]`` of ``st``: each must have
         observed the phase of the copy that wrote a tagged element. A write drops the tags."""
-        tags = self._tags.get(st)
-        if tags is None or flat.size == 0:
+        got = self._tagged(st, flat)
+        if got is None:
             return
-        flat = np.asarray(flat, np.int64).reshape(-1)
-        t = tags.barrier[flat]
-        idx = np.flatnonzero(t >= 0)
-        if idx.size == 0:
-            return
+        tags, flat, t, idx = got
         lanes = np.broadcast_to(np.asarray(lanes, np.int64).reshape(-1), flat.shape)
         phase = tags.phase[flat[idx]]
         seen = self.observed[t[idx], lanes[idx]]
@@ -396,14 +392,10 @@ class Mbarriers:
                         op: ir.Operation) -> None:
         """Threads ``t0 .. t0 + width - 1`` read physical elements ``flat`` of ``st`` together
         (a warpgroup instruction): every one of them must have observed their copies' phases."""
-        tags = self._tags.get(st)
-        if tags is None:
+        got = self._tagged(st, flat)
+        if got is None:
             return
-        flat = np.asarray(flat, np.int64).reshape(-1)
-        t = tags.barrier[flat]
-        idx = np.flatnonzero(t >= 0)
-        if idx.size == 0:
-            return
+        tags, flat, t, idx = got
         seen = self.observed[t[idx], t0:t0 + width]
         bad = seen.min(axis=1) <= tags.phase[flat[idx]]
         if bad.any():
@@ -411,6 +403,19 @@ class Mbarriers:
             k = int(idx[j])
             lane = t0 + int(np.argmin(seen[j]))
             self._report(st, tags, int(flat[k]), lane, op, "reads")
+
+    def _tagged(self, st: Storage, flat: np.ndarray
+                ) -> tuple[_Tags, np.ndarray, np.ndarray, np.ndarray] | None:
+        """For accessed elements ``flat`` of ``st``: its tags, ``flat`` as one flat int64
+        array, each element's tagging barrier (-1: none) and the positions of the tagged
+        ones; None when no element is tagged."""
+        tags = self._tags.get(st)
+        if tags is None or flat.size == 0:
+            return None
+        flat = np.asarray(flat, np.int64).reshape(-1)
+        t = tags.barrier[flat]
+        idx = np.flatnonzero(t >= 0)
+        return None if idx.size == 0 else (tags, flat, t, idx)
 
     def _report(self, st: Storage, tags: _Tags, flat: int, lane: int, op: ir.Operation,
                 verb: str) -> None:
