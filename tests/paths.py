@@ -201,8 +201,9 @@ def fake_driver(monkeypatch: pytest.MonkeyPatch, record: np.ndarray,
     record's address last) and returns the words the kernel writes at the record's start
     (None: it passes). The returned list collects the calls in order: ``launch``, ``copy``
     (the record to the host), ``sync`` and ``clear`` (the record set to zero)."""
-    from cuda.bindings import driver
+    from tilec.targets.cuda.cudriver import driver as cuda_driver
 
+    driver = cuda_driver()
     ok = driver.CUresult.CUDA_SUCCESS
     calls: list[str] = []
 

@@ -283,8 +283,8 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 """Variant choices that are facts of the target's own realization plan (cpu: the register
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
-VARIANT_FIELDS = ("threads", "stages", "wgmma_stages", "double_buffer", "async_copies", "tma",
-                  *TARGET_FACT_FIELDS)
+VARIANT_FIELDS = ("threads", "stages", "wgmma_stages", "wgmma_in_flight", "double_buffer",
+                  "async_copies", "tma", *TARGET_FACT_FIELDS)
 """The plan-space choices a variant may fix: ``threads`` (``PlannerOptions.threads``:
 threads per group, which fixes the planner's thread count and so its selection), the
 target facts (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same

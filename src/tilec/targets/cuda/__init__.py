@@ -8,12 +8,13 @@ base) with its printer tables (``tile_printers``, ``memory_printers``,
 ``atom_printers``), ``forms`` (register arrays), ``kernel_abi`` (parameters and
 the grid's host steps), ``wgmma_facts`` (descriptor reuse and accumulator
 lifetimes, an analysis over the IR), ``source`` (``CUDASource``, what the
-launcher needs), ``compiler`` (NVRTC, resource report, disk cache), ``runtime``
+launcher needs), ``compiler`` (NVRTC, resource report, disk cache), ``cudriver``
+(the driver API through ``ctypes``), ``runtime``
 (device arrays, validation, the launch through the driver API, ``CUDAExecutable``
 and its binding cache) and ``backend`` (``make_backend``, ``probe``, launch records).
 
 Nothing here imports ``cuda.core`` at import time: emission works without the
-``[cuda]`` extra; compiling needs NVRTC (no GPU), running needs a device (and
-``cuda.bindings``' driver API only: a cached kernel is called without importing the
-emitter, the compiler or ``cuda.core``).
+``[cuda]`` extra; compiling needs NVRTC (no GPU), running needs a device and its driver
+library, called through ``ctypes`` (``cudriver``): a cached kernel is called without
+importing the emitter, the compiler, ``cuda.core`` or ``cuda.bindings``.
 """

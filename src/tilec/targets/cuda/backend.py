@@ -34,10 +34,9 @@ TARGET_SM = {"cuda:sm_90": 90, "cuda:sm_80": 80}
 @functools.cache
 def _device_facts(ordinal: int = 0) -> tuple[tuple[int, int] | None, str | None]:
     """``((major, minor), None)`` for device ``ordinal``, or ``(None, reason)``."""
-    try:
-        from cuda.bindings import driver
-    except ImportError as e:
-        return None, f"cuda-bindings is not installed ({e}); pip install 'tilec[cuda]'"
+    from tilec.targets.cuda.cudriver import driver as cuda_driver
+
+    driver = cuda_driver()
     try:
         (err,) = driver.cuInit(0)
         if int(err) != 0:
@@ -139,8 +138,9 @@ class CUDABackend:
         (``no device`` when there is none here)."""
         if self.device_cc is None:
             return "no device"
-        from cuda.bindings import driver
+        from tilec.targets.cuda.cudriver import driver as cuda_driver
 
+        driver = cuda_driver()
         err, raw = driver.cuDeviceGetName(256, 0)
         name = raw.split(b"\0", 1)[0].decode() if int(err) == 0 else "unknown GPU"
         err, version = driver.cuDriverGetVersion()

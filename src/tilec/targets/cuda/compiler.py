@@ -184,10 +184,10 @@ def nvrtc_available() -> str | None:
 @functools.lru_cache(maxsize=1)
 def driver_version() -> int | None:
     """The CUDA driver's version (e.g. 13000), or None when there is no driver (CI)."""
-    try:
-        from cuda.bindings import driver
+    from tilec.targets.cuda.cudriver import driver
 
-        err, v = driver.cuDriverGetVersion()
+    try:
+        err, v = driver().cuDriverGetVersion()
     except Exception:
         return None
     return int(v) if int(err) == 0 else None

@@ -17,8 +17,9 @@ tensor's shape, strides, dtype and device; a number's type: ``signature``); a la
 with the same signature re-checks only what depends on addresses and values
 (``CUDAExecutable``).
 
-The launch goes through the driver API (``cuda.bindings.driver``: ``cuModuleLoadData``,
-``cuLaunchKernel``; ``cuda.core`` is not imported on the call path) on the caller's
+The launch goes through the driver API (``cudriver``: ``cuModuleLoadData``, ``cuLaunchKernel``
+through ``ctypes``; ``cuda.bindings`` is not imported, ``cuda.core`` only for DLPack arrays) on
+the caller's
 stream: ``stream=`` when given, else the current torch (or cupy) stream of the arguments,
 else the legacy default stream; so it is ordered after the framework's work on the inputs
 and can be captured into a CUDA graph (``torch.cuda.graph``). A call allocates, frees,
@@ -61,6 +62,7 @@ import numpy as np
 import tilec.ir as ir
 from tilec.support.env import getenv
 from tilec.targets import interop_checks as checks
+from tilec.targets.cuda import cudriver
 from tilec.targets.cuda.source import LAUNCH_SCHEMA, CUDASource, ParamInfo
 from tilec.targets.cuda.tensor_maps import TMAP_BYTES, TensorMaps
 from tilec.targets.interop_checks import InteropError, shape_bindings
@@ -299,7 +301,7 @@ def _check_array(a: DeviceArray, p: ParamInfo, what: str) -> None:
 
 
 def _check(result: Any, what: str) -> Any:
-    """Unpack a ``cuda.bindings`` return tuple, raising ``LaunchError`` on an error code."""
+    """Unpack a driver return tuple (``cudriver``), raising ``LaunchError`` on an error code."""
     err, *rest = result if isinstance(result, tuple) else (result,)
     if int(err) != 0:
         raise LaunchError(f"{what} failed: {err}")
@@ -312,7 +314,7 @@ def _check(result: Any, what: str) -> Any:
 
 def stream_handle(stream: Any) -> int:
     """The raw ``CUstream`` handle of ``stream``: an int, a torch or cupy stream, a cuda.core
-    stream (``__cuda_stream__``) or a ``cuda.bindings`` ``CUstream``."""
+    stream (``__cuda_stream__``) or a ``cuda.bindings`` ``CUstream`` (``int()`` of it)."""
     if isinstance(stream, int):
         return stream
     proto = getattr(stream, "__cuda_stream__", None)
@@ -373,8 +375,7 @@ class Launcher:
     (debugging: wait for the launch and check it)."""
 
     def __init__(self, source: CUDASource, cubin: bytes, device: int) -> None:
-        from cuda.bindings import driver
-
+        driver = cudriver.driver()
         self.source = source
         """The emitted kernel."""
         self.device = device
@@ -424,9 +425,7 @@ class Launcher:
         record, self._record = getattr(self, "_record", None), None
         if record is not None:
             try:
-                from cuda.bindings import driver
-
-                driver.cuMemFree(record)
+                cudriver.driver().cuMemFree(record)
             except Exception:  # the driver may be gone at interpreter exit
                 pass
 
@@ -438,8 +437,7 @@ class Launcher:
     def attribute(self, name: str) -> int:
         """An integer attribute of the loaded kernel (``NUM_REGS``, ``LOCAL_SIZE_BYTES``,
         ``SHARED_SIZE_BYTES`` ...; the ``CU_FUNC_ATTRIBUTE_`` suffix) from the driver."""
-        from cuda.bindings import driver
-
+        driver = self._driver
         attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
         return int(_check(driver.cuFuncGetAttribute(attr, self.function),
                           f"reading {self.source.kernel}'s {name}"))
@@ -500,8 +498,7 @@ class Launcher:
 
     def _read_record(self, stream: Any) -> tuple[CheckInfo, list[Any]] | None:
         """Wait for the launch, read the failure record and clear it after a failure."""
-        from cuda.bindings import driver
-
+        driver = self._driver
         src, host, n = self.source, self._record_host, self._record_host.nbytes
         _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, stream),
                f"{src.kernel}: reading the check record")

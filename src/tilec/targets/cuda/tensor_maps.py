@@ -144,7 +144,7 @@ def encode_args(dtype_name: str, shape: Sequence[int], itemsize: int, ptr: int,
 
 def encode(driver: Any, args: EncodeArgs, what: str = "") -> bytes:
     """The 128 bytes of the ``CUtensorMap`` ``driver.cuTensorMapEncodeTiled`` makes of
-    ``args`` (``driver``: ``cuda.bindings.driver``); ``LaunchError`` when it fails (``what``
+    ``args`` (``driver``: ``cudriver.driver()``); ``LaunchError`` when it fails (``what``
     names the kernel parameter in the message)."""
     u64, u32 = driver.cuuint64_t, driver.cuuint32_t
     result = driver.cuTensorMapEncodeTiled(
@@ -173,7 +173,8 @@ class TensorMaps:
 
     def __init__(self, driver: Any, kernel: str = "", capacity: int = 256) -> None:
         self.driver = driver
-        """``cuda.bindings.driver`` (or a stand-in with ``cuTensorMapEncodeTiled``)."""
+        """The driver functions (``cudriver.driver()``, or a stand-in with
+        ``cuTensorMapEncodeTiled``)."""
         self.kernel = kernel
         """The kernel's symbol (error messages)."""
         self.capacity = capacity

@@ -72,7 +72,9 @@ class FakeTensor:
 @pytest.fixture
 def driver_calls(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[Any]]:
     """The fake driver's calls, and each launch's ``(stream handle, slots)``."""
-    from cuda.bindings import driver
+    from tilec.targets.cuda.cudriver import driver as cuda_driver
+
+    driver = cuda_driver()
 
     record = np.zeros(4, np.uint64)
     calls = fake_driver(monkeypatch, record, lambda args: None)
@@ -123,7 +125,9 @@ def test_a_bound_signature_is_re_checked_where_addresses_matter(driver_calls) ->
 
 
 def test_device_checks_are_not_read_back_while_capturing(driver_calls, monkeypatch) -> None:
-    from cuda.bindings import driver
+    from tilec.targets.cuda.cudriver import driver as cuda_driver
+
+    driver = cuda_driver()
 
     calls, _ = driver_calls
     v = tc.array((None,), np.float32)
