@@ -67,7 +67,10 @@ def append_records(benchmark: str, device: str, date: str,
 
 
 def commit() -> str:
-    """The repository's short commit, ``-dirty`` when the tree has changes."""
+    """The repository's short commit, ``-dirty`` when the tree has changes; ``TILEC_COMMIT``
+    when set (a copy of the tree whose git metadata is absent or stale)."""
+    if os.environ.get("TILEC_COMMIT"):
+        return os.environ["TILEC_COMMIT"]
     try:
         sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                              capture_output=True, text=True, timeout=10).stdout.strip()

@@ -445,6 +445,10 @@ def _shrink_gpu(camp: Campaign, f: Failure, gpu_runner: Any, out_dir: str, workd
 
 
 def _commit() -> str | None:
+    """The tree's short commit: ``TILEC_COMMIT`` when set (a copy whose git metadata is
+    absent or stale), else git's."""
+    if os.environ.get("TILEC_COMMIT"):
+        return os.environ["TILEC_COMMIT"]
     try:
         here = os.path.dirname(os.path.abspath(__file__))
         out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
