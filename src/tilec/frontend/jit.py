@@ -481,8 +481,29 @@ class Kernel:
                           buckets, target)
 
     def __call__(self, *args: Any, **constexprs: Any) -> None:
-        """Compile for the default target (cached) and run with ``args``."""
+        """Compile for the default target (cached) and run with ``args``.
+
+        A call whose signature was seen before (the ``compile`` cache's fast key) with an
+        executable that ran before goes straight to the executable's ``run`` (its binding
+        cache), as ``Compiled.run`` would."""
+        hit = None
+        if not constexprs:
+            fast = _fast_key(_default_target(), args, constexprs, False, None)
+            try:
+                hit = self._fast.get(fast) if fast is not None else None
+            except TypeError:  # an unhashable argument type: the full path
+                hit = None
         try:
+            if hit is not None:
+                compiled, selection = hit
+                if selection is not None:
+                    compiled.selection = selection
+                hot = compiled._hot
+                if hot is not None and hot[0] is compiled._exe:
+                    hot[1](args, compiled.check_args)
+                else:
+                    compiled.run(args)
+                return
             compiled = self.compile(*args, **constexprs)
             compiled.run(args)
         except ir.UserError as e:
@@ -751,6 +772,9 @@ class Compiled:
         self._compilation: Any = None
         self._plan: Any = None
         self._exe: Any = executable
+        self._hot: tuple[Any, Any] | None = None
+        """``(executable, its run)`` once a call of it returned: the jit entry's fast path
+        (``Kernel.__call__``) while that executable is still this one's."""
         self._from_record = executable is not None
         self.warm_key: str | None = None
         """The launch entry this compilation's executable is stored under once built (None:
@@ -905,6 +929,7 @@ class Compiled:
             exe(*args)
         elif stream is None:
             run(args, None if first else self.check_args)
+            self._hot = (exe, run)
         elif getattr(exe, "takes_stream", False):
             run(args, None if first else self.check_args, stream=stream)
         else:

@@ -177,3 +177,31 @@ def test_dtype_objects_map_to_ir():
     assert tc.float16.ir is ir.f16 and tc.bfloat16.ir is ir.bf16 and tc.float32.ir is ir.f32
     assert tc.float64.ir is ir.f64 and tc.int8.ir is ir.i8 and tc.int16.ir is ir.i16
     assert tc.int32.ir is ir.i32 and tc.int64.ir is ir.i64 and tc.bool_.ir is ir.i1
+
+
+def test_a_repeated_jit_call_takes_the_executables_fast_path(monkeypatch):
+    """The second call of a signature goes from the jit entry straight to the executable's
+    binding cache, which still re-checks what depends on addresses (aliasing) and follows a
+    change of executable."""
+    from tilec.lib.matmul import matmul
+
+    monkeypatch.setenv("TILEC_TARGET", "cpu")
+    a = np.ones((16, 16), np.float32)
+    b = np.full((16, 16), 2.0, np.float32)
+    c = np.zeros((16, 16), np.float32)
+    matmul(a, b, c)
+    ((compiled, _),) = [v for k, v in matmul._fast.items()
+                        if k[0] == "cpu" and k[1][0][2] == (16, 16) and not k[2]]
+    assert compiled._hot is not None and compiled._hot[0] is compiled._exe
+    calls = []
+    exe_run = compiled._hot[1]
+    compiled._hot = (compiled._hot[0], lambda args, pre: calls.append(1) or exe_run(args, pre))
+    c[:] = 0
+    matmul(a, b, c)
+    assert calls == [1] and float(c[0, 0]) == 32.0
+    with pytest.raises(Exception, match="overlaps argument 0"):
+        matmul(a, b, a)
+    compiled._hot = (object(), None)  # another executable's: not used
+    c[:] = 0
+    matmul(a, b, c)
+    assert float(c[0, 0]) == 32.0 and compiled._hot[0] is compiled._exe
