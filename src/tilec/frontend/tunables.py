@@ -283,12 +283,17 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 """Variant choices that are facts of the target's own realization plan (cpu: the register
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
-VARIANT_FIELDS = ("threads", "stages", "wgmma_stages", "wgmma_in_flight", "double_buffer",
-                  "async_copies", "tma", *TARGET_FACT_FIELDS)
+VARIANT_FIELDS = ("threads", "program_traversal", "stages", "wgmma_stages", "wgmma_in_flight",
+                  "double_buffer", "async_copies", "tma", *TARGET_FACT_FIELDS)
 """The plan-space choices a variant may fix: ``threads`` (``PlannerOptions.threads``:
-threads per group, which fixes the planner's thread count and so its selection), the
-target facts (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same
-name."""
+threads per group, which fixes the planner's thread count and so its selection),
+``program_traversal`` (``PlannerOptions.program_traversal``: the grid's program numbering,
+``ir.traversal``, e.g. ``"grouped:8"``), the target facts (``TARGET_FACT_FIELDS``), the rest
+``LowerOptions`` fields of the same name."""
+
+
+_PLANNER_FIELDS = ("threads", "program_traversal")
+"""Variant choices that are ``PlannerOptions`` fields."""
 
 
 def apply_variant(options: Any, variant: Mapping[str, Any]) -> Any:
@@ -300,9 +305,10 @@ def apply_variant(options: Any, variant: Mapping[str, Any]) -> Any:
         raise ArgumentError(f"unknown plan-variant choices {', '.join(bad)}; a variant fixes "
                             f"{', '.join(VARIANT_FIELDS)}")
     facts = {k: v for k, v in variant.items() if k in TARGET_FACT_FIELDS}
-    lowered = {k: v for k, v in variant.items() if k != "threads" and k not in facts}
-    if "threads" in variant:
-        options = replace(options, planner=replace(options.planner, threads=variant["threads"]))
+    planner = {k: v for k, v in variant.items() if k in _PLANNER_FIELDS}
+    lowered = {k: v for k, v in variant.items() if k not in _PLANNER_FIELDS and k not in facts}
+    if planner:
+        options = replace(options, planner=replace(options.planner, **planner))
     if facts:
         options = replace(options, target_facts={**dict(options.target_facts or {}), **facts})
     return replace(options, **lowered) if lowered else options

@@ -33,6 +33,7 @@ from .atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WGMMA_K, WGMM
 from .core import Operation
 from .dist_layout import DistLayout
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
+from .traversal import check_traversal, parse_traversal
 from .types import MemoryType, TileType, i1, i64, index
 from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
 
@@ -111,6 +112,8 @@ MACHINE_ATTRS: dict[str, AttrDef] = {
     "guard": AttrDef(_str, False, "if: a specialization guard (what it establishes)"),
     "offset": AttrDef(_nat, False, "memory: byte offset of a shared buffer from the group's "
                       "base (the allocate stage)"),
+    "traversal": AttrDef(lambda x: not isinstance(parse_traversal(x), str), False,
+                         "grid parallel: the program numbering (ir.traversal, a bijection)"),
     "shared_base_align": AttrDef(_pos_int, False, "grid parallel: the alignment the group's "
                                  "shared base needs (a swizzled buffer's)"),
 }
@@ -477,6 +480,14 @@ def _check_machine_structure(ctx: _Context, op: Operation) -> Iterator[_Issue]:
             yield _Issue(f"grid nest threads = {threads!r} is not a positive count", "machine",
                          op)
             return
+        trav = op.attr("traversal")
+        if trav is not None:
+            rank = int(op.attr("rank"))
+            static = [d.attr("value") if (d := v.defining_op) is not None
+                      and d.name == "constant" else None for v in op.operands[:rank]]
+            why = check_traversal(trav, rank, static)
+            if why is not None:
+                yield _Issue(why, "machine", op)
         body = op.regions[0].entry
         lanes = [o for o in body.operations if o.name == "parallel"]
         if len(lanes) != 1 or lanes[0].attr("level") != "lane":

@@ -686,7 +686,18 @@ class _FunctionLowering:
         groups = _warpgroup_residency(grid_block, threads, smem.bytes, self.profile)
         if groups > 1:
             grid.attributes["min_groups"] = groups
-        self.groups.append({"threads": threads, "shared_bytes": smem.bytes})
+        info: dict[str, Any] = {"threads": threads, "shared_bytes": smem.bytes}
+        trav = self.options.planner.program_traversal
+        if trav is not None:
+            parsed = ir.parse_traversal(trav)
+            if isinstance(parsed, str):
+                raise LoweringError(ir.format_located(parsed, par.loc))
+            if rank >= 2:
+                grid.attributes["traversal"] = parsed
+                info["traversal"] = f"{parsed[0]}:{parsed[1]}"
+            else:
+                info["traversal"] = "row-major (a grid of rank 1 has no rows to group)"
+        self.groups.append(info)
 
     def shared_limit(self) -> int | None:
         """The target's shared memory per group (None when unknown)."""

@@ -57,8 +57,12 @@ class PlannerOptions:
     """Remove fences of a proved independent-subgroup group (default off; needs coalescing)."""
     max_copy_batch: int = 1
     """Independent values per worker emitted reads-then-stores (1 = the reference sequence)."""
-    program_traversal: str | None = None
-    """Explicit physical program traversal constraint (None: the linear grid)."""
+    program_traversal: str | tuple[str, int] | None = None
+    """The numbering of each grid's programs (``ir.traversal``): ``"grouped:G"`` takes the
+    last two axes ``G`` rows at a time (a matrix product's L2 reuse); None: row-major. The
+    lowering marks grids of rank 2 or more with it (the Machine form's ``traversal``, checked
+    to be a bijection by the verifier) and CUDA numbers its blocks so; a plan variant
+    (``variant={"program_traversal": "grouped:8"}``), so measured selection can try it."""
     cost_basis: str | None = None
     """Override the target's default cost basis (one of ``COST_BASES``)."""
 
@@ -73,6 +77,12 @@ class PlannerOptions:
             raise ValueError("max_fragment_scalars_per_lane must be non-negative")
         if not 1 <= self.max_copy_batch <= 16:
             raise ValueError(f"max_copy_batch must be in [1, 16], got {self.max_copy_batch}")
+        if self.program_traversal is not None:
+            from tilec.ir.traversal import parse_traversal
+
+            why = parse_traversal(self.program_traversal)
+            if isinstance(why, str):
+                raise ValueError(why)
         if self.cost_basis is not None and self.cost_basis not in COST_BASES:
             raise ValueError(f"unknown cost basis {self.cost_basis!r}; known: "
                              f"{', '.join(COST_BASES)}")

@@ -148,6 +148,20 @@ class CUDABackend:
         major, minor = self.device_cc
         return f"{name}; sm_{major}{minor}; driver {drv}"
 
+    def tuning_variants(self, module: ir.Module, fn_name: str) -> list[dict[str, Any]]:
+        """Plan variants a tuning run tries beside the planner's own: the grouped program
+        traversal (``ir.traversal``, 8 row blocks at a time) for a kernel whose grid has two
+        axes or more around a matrix product (its L2 reuse is what the numbering changes);
+        none otherwise (they would change nothing)."""
+        fn = module.lookup(fn_name)
+        if fn is None:
+            return []
+        for op in fn.walk():
+            if op.name == "parallel" and int(op.attr("rank") or 1) >= 2 \
+                    and any(o.name == "mma" for o in op.walk(include_self=False)):
+                return [{"program_traversal": "grouped:8"}]
+        return []
+
     def planner_overrides(self) -> dict[str, Any]:
         """Planner options this device changes (the driver applies them): warpgroup
         instructions (``wgmma``) only where the cubin is built for sm_90 (``sm_90a``); other

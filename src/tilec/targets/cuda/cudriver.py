@@ -175,10 +175,10 @@ class Driver:
                     self._lib = _c.CDLL(name)
                     break
                 except OSError as e:
-                    errors.append(f"{name}: {e}")
+                    errors.append(str(e))
             else:
-                raise OSError("the CUDA driver library cannot be loaded ("
-                              + "; ".join(errors) + "); is the NVIDIA driver installed?")
+                raise OSError(f"the CUDA driver library cannot be loaded ({errors[0]}); is the "
+                              "NVIDIA driver installed?")
         return self._lib
 
     def _fn(self, name: str) -> Any:

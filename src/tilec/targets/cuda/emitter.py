@@ -401,6 +401,39 @@ class CUDAEmitter(CLikeEmitter):
                           fn.name)
 
     # -- grid and lanes ---------------------------------------------------------------------
+    def _emit_traversal(self, op: ir.Operation, coords: list[str], traversal: Any) -> None:
+        """The grid point of this block under ``traversal`` (``ir.traversal``: a grouped
+        numbering of the last two axes). The launch grid keeps its shape: the block's number
+        within the last two axes is ``blockIdx.y * x-extent + blockIdx.x`` (rank <= 3; a
+        leading axis stays on ``z``), or the whole linear ``blockIdx.x`` (rank > 3)."""
+        rank = op.attr("rank")
+        _, g = traversal
+        b = self.buf
+        exts = [self.scalar(v, op) for v in op.operands[:rank]]
+        rows, cols = f"(int64_t)({exts[-2]})", f"(int64_t)({exts[-1]})"
+        lin = self.fresh("lin")
+        if rank <= 3:
+            b.line(f"const int64_t {lin} = (int64_t)blockIdx.y * {cols} + (int64_t)blockIdx.x;")
+            if rank == 3:
+                b.line(f"const int64_t {coords[0]} = (int64_t)blockIdx.z;")
+        else:
+            whole = self.fresh("whole")
+            b.line(f"int64_t {whole} = (int64_t)blockIdx.x;")
+            b.line(f"const int64_t {lin} = {whole} % ({rows} * {cols});")
+            b.line(f"{whole} /= {rows} * {cols};")
+            for k in reversed(range(rank - 2)):
+                b.line(f"const int64_t {coords[k]} = {whole} % {exts[k]};")
+                if k:
+                    b.line(f"{whole} /= {exts[k]};")
+        first, in_group, r = self.fresh("first"), self.fresh("rows"), self.fresh("r")
+        b.line(f"const int64_t {first} = ({lin} / ({g} * {cols})) * {g};")
+        b.line(f"const int64_t {in_group} = ({rows} - {first}) < {g} ? ({rows} - {first}) : {g};")
+        b.line(f"const int64_t {r} = {lin} % ({g} * {cols});")
+        args = op.regions[0].entry.args
+        ct_row, ct_col = (ctype_of(self.range_of(a)) for a in args[rank - 2:rank])
+        b.line(f"const {ct_row} {coords[-2]} = ({ct_row})({first} + {r} % {in_group});")
+        b.line(f"const {ct_col} {coords[-1]} = ({ct_col})({r} / {in_group});")
+
     def _emit_grid(self, op: ir.Operation) -> None:
         rank = op.attr("rank")
         if op.num_operands != rank:
@@ -414,7 +447,10 @@ class CUDAEmitter(CLikeEmitter):
         body = op.regions[0].entry
         coords = [self.name_of(a) for a in body.args[:rank]]
         b = self.buf
-        if rank <= 3:
+        traversal = op.attr("traversal")
+        if traversal is not None:
+            self._emit_traversal(op, coords, traversal)
+        elif rank <= 3:
             for k, (a, c) in enumerate(zip(body.args, coords)):
                 ct = ctype_of(self.range_of(a))
                 b.line(f"const {ct} {c} = ({ct})blockIdx.{'xyz'[rank - 1 - k]};")

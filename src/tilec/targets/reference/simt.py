@@ -147,8 +147,13 @@ class _Host(Interpreter):
         total = math.prod(extents)
         if self.max_groups is not None:
             total = max(min(total, self.max_groups - self.groups_run), 0)
+        trav = op.attr("traversal")
+        # the programs in the order the target numbers them (ir.traversal: a bijection the
+        # verifier checked; a wrong one leaves points unrun, which the poisoned outputs show)
+        points = (np.ndindex(*extents) if trav is None else
+                  (ir.traversal_point(trav, p, extents) for p in range(math.prod(extents))))
         with progress(f"{self.label}: groups", total=total) as shown:
-            for program, point in enumerate(np.ndindex(*extents)):
+            for program, point in enumerate(points):
                 if self.max_groups is not None and self.groups_run >= self.max_groups:
                     return
                 self._grid.program = program

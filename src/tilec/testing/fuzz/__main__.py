@@ -8,7 +8,7 @@ import sys
 
 from .campaign import Campaign, records, run_campaign, write_json
 from .generator import DEFAULT_WEIGHTS, FAMILIES
-from .paths import ALL_PATHS, CPU_PATHS, gpu_available
+from .paths import ALL_PATHS, CPU_PATHS, gpu_available, path_error
 
 
 def _weights(spec: str | None) -> dict[str, int]:
@@ -31,8 +31,9 @@ def _paths(spec: str | None) -> list[str]:
         return paths
     paths = [p.strip() for p in spec.split(",") if p.strip()]
     for p in paths:
-        if p not in ALL_PATHS:
-            raise SystemExit(f"unknown path {p!r}; known: {', '.join(ALL_PATHS)}")
+        why = path_error(p)
+        if why is not None:
+            raise SystemExit(why)
     if "cuda" in paths and (why := gpu_available()) is not None:
         raise SystemExit(f"the cuda path cannot run here: {why}")
     return paths

@@ -2,7 +2,9 @@
 
 Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
 (``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``) and
-``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits).
+``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path other
+than ``cuda`` may carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
+grids with that program traversal (``ir.traversal``; ``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
 anything else is *internal*.
@@ -22,7 +24,7 @@ import numpy as np
 import tilec as tc
 
 __all__ = ["CPU_PATHS", "ALL_PATHS", "Outcome", "execute", "classify", "gpu_available",
-           "PathTimeout", "to_device", "to_host", "reason_key"]
+           "PathTimeout", "to_device", "to_host", "reason_key", "split_path", "path_error"]
 
 CPU_PATHS = ("reference", "cpu", "simt:cuda:sm_90", "simt:cuda:sm_80", "simt:metal:m1")
 """The paths that run without a GPU."""
@@ -32,6 +34,30 @@ ALL_PATHS = (*CPU_PATHS, "cuda")
 REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUnavailable")
 """Exception classes (by name: the fuzzer imports no compiler internals) a path may reject
 a program with; the message must name the reason and the kernel's source location."""
+
+
+def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
+    """A path's base and its plan variant (None without a ``+`` suffix)."""
+    base, plus, suffix = path.partition("+")
+    return base, ({"program_traversal": suffix} if plus else None)
+
+
+def path_error(path: str) -> str | None:
+    """Why ``path`` is not one the fuzzer runs, or None."""
+    base, variant = split_path(path)
+    if base not in ALL_PATHS:
+        return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path but cuda may " \
+            "add '+grouped:G')"
+    if variant is not None:
+        if base == "cuda":
+            return "the cuda path takes no variant (the GPU runs in the campaign's process); " \
+                "fuzz a traversal on simt:cuda:sm_90+grouped:G"
+        from tilec.ir.traversal import parse_traversal
+
+        why = parse_traversal(variant["program_traversal"])
+        if isinstance(why, str):
+            return why
+    return None
 
 
 class PathTimeout(Exception):
@@ -112,7 +138,8 @@ def execute(path: str, kernel: Any, args: list[Any], kernel_file: str,
         warnings.simplefilter("always")
         try:
             with _time_limit(timeout):
-                _RUNNERS[_family(path)](path, kernel, args)
+                base, variant = split_path(path)
+                _RUNNERS[_family(base)](base, kernel, args, variant)
         except PathTimeout as e:
             out = Outcome("timeout", "timeout", str(e))
         except Exception as e:  # every other failure is classified, never hidden
@@ -129,19 +156,22 @@ def _family(path: str) -> str:
     return "simt" if path.startswith("simt:") else path
 
 
-def _run_target(path: str, kernel: Any, args: list[Any]) -> None:
-    tc.compile(kernel, *args, target=path)(*args)
+def _run_target(path: str, kernel: Any, args: list[Any], variant: Any = None) -> None:
+    tc.compile(kernel, *args, target=path, variant=variant)(*args)
 
 
-def _run_simt(path: str, kernel: Any, args: list[Any]) -> None:
+def _run_simt(path: str, kernel: Any, args: list[Any], variant: Any = None) -> None:
+    if variant is not None:  # the same pipeline as tc.simulate, with the variant
+        tc.compile(kernel, *args, target=path, variant=variant)(*args)
+        return
     tc.simulate(kernel, *args, target=path.split(":", 1)[1])
 
 
-def _run_cuda(path: str, kernel: Any, args: list[Any]) -> None:
+def _run_cuda(path: str, kernel: Any, args: list[Any], variant: Any = None) -> None:
     import torch
 
     dev = [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in args]
-    tc.compile(kernel, *dev, target="cuda")(*dev)
+    tc.compile(kernel, *dev, target="cuda", variant=variant)(*dev)
     torch.cuda.synchronize()
     for i, (a, d) in enumerate(zip(args, dev)):
         if isinstance(a, np.ndarray):
