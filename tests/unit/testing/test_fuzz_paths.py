@@ -63,3 +63,15 @@ def test_a_warning_while_a_path_runs_is_counted(monkeypatch) -> None:
     counts.add(o)
     counts.add(paths.Outcome("ok"))
     assert sum(counts.warned.values()) == 1 and counts.programs == 2
+
+
+def test_a_path_may_carry_a_traversal_variant() -> None:
+    from tilec.testing.fuzz.paths import path_error, split_path
+
+    assert split_path("simt:cuda:sm_90+grouped:3") == (
+        "simt:cuda:sm_90", {"program_traversal": "grouped:3"})
+    assert split_path("cpu") == ("cpu", None)
+    assert path_error("simt:cuda:sm_90+grouped:3") is None
+    assert "unknown path" in (path_error("gpu+grouped:3") or "")
+    assert "takes no variant" in (path_error("cuda+grouped:3") or "")
+    assert "positive integer" in (path_error("simt:cuda:sm_80+grouped:0") or "")

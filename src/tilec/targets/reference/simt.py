@@ -6,7 +6,8 @@ allocates per-group shared memory and holds one lane-level ``parallel`` of
 
 * function- and group-level code (index arithmetic, constants) in the
   reference interpreter, which it subclasses;
-* grid instances one after another in row-major order (``max_groups`` stops
+* grid instances one after another in row-major order, or in the order of the
+  grid's ``traversal`` (``ir.traversal``) when it has one (``max_groups`` stops
   early); every ``memory`` of space ``shared`` is a fresh, NaN-poisoned
   array per group; two instances writing one global element is reported
   (``simt_memory.ProgramWrites``);
@@ -21,8 +22,8 @@ threads (else a divergence error); inactive threads make no memory accesses
 and execute no atoms. ``atom.call`` goes to ``simt_atoms``; memory accesses,
 the race detector and the cp.async model are in ``simt_memory``.
 
-Errors: ``SimulationError`` (race, out_of_range, divergence, unsupported)
-names the offending operations with their locations; runtime errors of the
+Errors: ``SimulationError`` (race, out_of_range, divergence, unsupported, hang:
+``errors.KINDS``) names the offending operations with their locations; runtime errors of the
 program itself are those of the reference interpreter: ``KernelAssertionError``
 (a failed check), ``KernelArithmeticError`` (an integer division by zero: the
 lowering's ``check {kind = "zerodiv"}``, or a division itself),

@@ -139,7 +139,11 @@ def execute(path: str, kernel: Any, args: list[Any], kernel_file: str,
         try:
             with _time_limit(timeout):
                 base, variant = split_path(path)
-                _RUNNERS[_family(base)](base, kernel, args, variant)
+                run = _RUNNERS[_family(base)]
+                if variant is None:
+                    run(base, kernel, args)
+                else:
+                    run(base, kernel, args, variant)
         except PathTimeout as e:
             out = Outcome("timeout", "timeout", str(e))
         except Exception as e:  # every other failure is classified, never hidden
