@@ -9,7 +9,8 @@ base) with its printer tables (``tile_printers``, ``memory_printers``,
 the grid's host steps), ``wgmma_facts`` (descriptor reuse and accumulator
 lifetimes, an analysis over the IR), ``source`` (``CUDASource``, what the
 launcher needs), ``compiler`` (NVRTC, resource report, disk cache), ``cudriver``
-(the driver API through ``ctypes``), ``runtime``
+(the driver API through ``ctypes``), ``fast_launch`` (a bound signature's launch as
+straight-line code), ``runtime``
 (device arrays, validation, the launch through the driver API, ``CUDAExecutable``
 and its binding cache) and ``backend`` (``make_backend``, ``probe``, launch records).
 

@@ -63,6 +63,7 @@ import tilec.ir as ir
 from tilec.support.env import getenv
 from tilec.targets import interop_checks as checks
 from tilec.targets.cuda import cudriver
+from tilec.targets.cuda.fast_launch import make_fast
 from tilec.targets.cuda.source import LAUNCH_SCHEMA, CUDASource, ParamInfo
 from tilec.targets.cuda.tensor_maps import TMAP_BYTES, TensorMaps
 from tilec.targets.interop_checks import InteropError, shape_bindings
@@ -609,6 +610,9 @@ class _Plan:
     tmap_ptrs: list[int] = field(default_factory=list)
     """Per tensor map: the array address its value in ``tmap_buf`` was encoded for (-1:
     none yet)."""
+    fast: Callable[..., bool] | None = None
+    """The plan's launch specialized into straight-line code (``fast_launch.make_fast``;
+    None: a plan of another kind takes the general path)."""
 
 
 def make_plan(launcher: Launcher, bound: BoundLaunch, has_host_checks: bool) -> _Plan:
@@ -677,8 +681,9 @@ class CUDAExecutable:
     depends on addresses and values (element and 16-byte alignment, a non-null pointer,
     outputs overlapping other arrays, the scalar values, the host checks when the kernel
     has scalar parameters), writes the addresses and scalars into the plan's parameter
-    slots and launches. A re-check that fails binds the slow way, which raises the full
-    error."""
+    slots and launches (for a plan of arrays only, through code specialized to the plan:
+    ``fast_launch.make_fast``). A re-check that fails binds the slow way, which raises the
+    full error."""
 
     takes_stream = True
     """``run`` and ``__call__`` take ``stream=``."""
@@ -734,6 +739,9 @@ class CUDAExecutable:
                                "device here; it can be inspected (source, resources), not run")
         key = signature(args)
         plan = self._plans.get(key) if key is not None else None
+        if plan is not None and plan.fast is not None and sync is None \
+                and plan.fast(args, None if stream is None else stream_handle(stream)):
+            return
         got = self._recheck(plan, args) if plan is not None else None
         if got is None:
             if prevalidate is not None:
@@ -835,6 +843,7 @@ class CUDAExecutable:
         self._host_checks.run(entry, "before")
         launcher = self._launcher(max(bound.device, 0))
         plan = make_plan(launcher, bound, bool(self._host_checks))
+        plan.fast = make_fast(plan, LaunchError)
         ptrs = [0 if a is None else a.ptr for a in bound.arrays]
         values = [None if a is not None else v for a, v in zip(bound.arrays, bound.values)]
         self._launch(plan, ptrs, values, stream, sync, bound.objects)

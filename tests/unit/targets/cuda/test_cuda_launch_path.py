@@ -5,6 +5,7 @@ captured), and launch records that a new process loads instead of compiling."""
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -159,3 +160,88 @@ def test_a_launch_record_rebuilds_the_executable(tmp_path, monkeypatch) -> None:
     assert got.cubin.data == exe.cubin.data and got.resources == exe.resources
     assert got.source == exe.source
     assert got._host_checks.to_json() == exe._host_checks.to_json()
+
+
+@tc.kernel
+def copy(X, Y):
+    for p in tc.parallel(tc.cdiv(X.shape[0], 64)):
+        Y.tile((p * 64,), (64,)).store(X.tile((p * 64,), (64,), fill=0.0).load())
+
+
+def test_an_all_array_signature_launches_through_its_specialized_code(driver_calls,
+                                                                     monkeypatch) -> None:
+    """A plan of arrays only gets straight-line launch code (``fast_launch``); it re-checks
+    alignment and overlap like the general path, hands a synchronized call to it, and the
+    slots and stream it launches with are the call's."""
+    calls, streams = driver_calls
+    v = tc.array((None,), np.float32)
+    exe = _exe(copy, v, v)
+    x, y = FakeTensor(0x10000, (256,)), FakeTensor(0x20000, (256,))
+    exe(x, y, stream=5)
+    (plan,) = exe._plans.values()
+    assert plan.fast is not None and "def fast(args, handle)" in plan.fast.__doc__
+    exe(FakeTensor(0x30000, (256,)), FakeTensor(0x40000, (256,)), stream=6)
+    assert exe.bindings_made == 1 and calls == ["launch", "launch"] and streams == [5, 6]
+    assert list(plan.slots)[:2] == [0x30000, 0x40000]
+    with pytest.raises(InteropError, match="not aligned"):
+        exe(FakeTensor(0x10002, (256,)), y, stream=5)
+    with pytest.raises(InteropError, match="overlaps argument 0"):
+        exe(x, FakeTensor(0x10000 + 1020, (256,)), stream=5)
+    exe(x, FakeTensor(0x10000 + 1024, (256,)), stream=5)  # adjacent: no overlap
+    calls.clear()
+    monkeypatch.setenv("TILEC_CUDA_SYNC", "1")
+    exe(x, y, stream=5)
+    assert calls == ["launch", "sync"]  # the general path waited for it
+    monkeypatch.delenv("TILEC_CUDA_SYNC")
+    calls.clear()
+    exe(x, y, stream=5, sync=True)
+    assert calls == ["launch", "sync"]
+    assert exe.bindings_made == 1
+
+
+def test_plans_with_scalars_or_device_checks_take_the_general_path(driver_calls) -> None:
+    v = tc.array((None,), np.float32)
+    exe = _exe(axpy, v, v, tc.float32)
+    exe(FakeTensor(0x10000, (256,)), FakeTensor(0x20000, (256,)), 2.0, stream=1)
+    assert all(p.fast is None for p in exe._plans.values())
+    exe2 = _exe(checked, v, v, tc.int32)
+    exe2(FakeTensor(0x10000, (256,)), FakeTensor(0x20000, (256,)), 99, stream=1)
+    assert all(p.fast is None for p in exe2._plans.values())
+
+
+def test_the_specialized_launch_re_encodes_a_tensor_map_only_when_its_array_moves(
+        driver_calls, monkeypatch) -> None:
+    from tilec.lib.matmul import matmul
+    from tilec.targets.cuda import tensor_maps
+
+    encoded: list[int] = []
+
+    def encode(drv: Any, args: Any, what: str = "") -> bytes:
+        encoded.append(args.ptr)
+        return args.ptr.to_bytes(8, "little") * 16
+
+    monkeypatch.setattr(tensor_maps, "encode", encode)
+    _DTYPES.setdefault("bfloat16", _DType("bfloat16"))
+    v = tc.array((None, None), tc.bfloat16)
+    o = tc.array((None, None), tc.float32)
+    exe = tc.compile(matmul, v, v, o, target="cuda:sm_90", BM=128, BN=128, BK=64).executable()
+    exe.runnable = True
+
+    class T2(FakeTensor):
+        __module__ = "torch.fake"
+
+        def stride(self) -> tuple[int, ...]:
+            return (self.shape[1], 1)
+
+    a, b = T2(0x100000, (256, 256), "bfloat16"), T2(0x200000, (256, 256), "bfloat16")
+    c = T2(0x300000, (256, 256))
+    exe(a, b, c, stream=1)
+    (plan,) = exe._plans.values()
+    assert plan.fast is not None and plan.tmaps and sorted(encoded) == [0x100000, 0x200000]
+    exe(a, b, c, stream=1)
+    assert len(encoded) == 2  # nothing moved
+    exe(T2(0x500000, (256, 256), "bfloat16"), b, c, stream=1)
+    assert encoded[2:] == [0x500000]
+    addr = next(t[2] for t in plan.tmaps if t[1] == 0)
+    assert ctypes.string_at(addr, 8) == (0x500000).to_bytes(8, "little")
+    assert exe.bindings_made == 1

@@ -1,0 +1,98 @@
+"""The launch of a bound signature, specialized into straight-line Python.
+
+A call whose argument signature was bound before (``runtime._Plan``) re-checks what
+depends on addresses, writes them into the parameter slots and launches. For the common
+plan (every user parameter an array, a fixed launch configuration, no device checks, host
+checks that depend on the signature alone, torch tensors) that work is the same sequence
+of steps for every call, so ``make_fast`` writes it out once as a function with the plan's
+constants in it (``exec`` of generated source, as ``dataclasses`` does): each array's
+address is read once into a local, the element and 16-byte alignment checks and the
+output-overlap checks become one condition over those locals, the tensor maps are
+re-encoded only when an address moved, then the context is made current and the kernel
+launched on the caller's stream. The checks are the same as ``CUDAExecutable._recheck``'s;
+when one fails the function returns False before anything is written and the caller binds
+the slow way, which raises the full error. A call asking for synchronization (``sync`` or
+``TILEC_CUDA_SYNC=1``) takes the general path too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+from tilec.support.env import getenv
+
+__all__ = ["make_fast"]
+
+
+def make_fast(plan: Any, error: type[Exception]) -> Callable[..., bool] | None:
+    """The specialized launch of ``plan`` (``fast(args, handle) -> bool``: False when a
+    re-check fails or the call wants synchronization), or None when the plan is not of the
+    common kind (scalars, a grid that depends on them, device checks, host checks per
+    call). A call without a stream takes the general path unless the arguments are torch
+    tensors (whose current stream the plan reads)."""
+    launcher = plan.launcher
+    if any(plan.scalar) or plan.config is False or plan.config is None or not plan.checked \
+            or launcher.record:
+        return None
+    arrays = plan.arrays
+    nb, isz = plan.nbytes, plan.itemsize
+    lines = ["def fast(args, handle):"]
+    for i in arrays:
+        lines.append(f"    p{i} = args[{i}].data_ptr()")
+    bad: list[str] = []
+    for i in arrays:
+        if nb[i]:  # an empty array is never accessed: any address does
+            bad.append(f"p{i} == 0" if isz[i] <= 1 else f"p{i} == 0 or p{i} % {isz[i]}")
+    bad += [f"p{i} % 16" for i in plan.aligned16 if nb[i]]
+    for i in plan.written:
+        if not nb[i]:
+            continue
+        for j in arrays:
+            if j != i and nb[j]:
+                bad.append(f"(p{i} < p{j} + {nb[j]} and p{j} < p{i} + {nb[i]})")
+    if bad:
+        lines.append("    if " + " or ".join(bad) + ":")
+        lines.append("        return False")
+    lines.append("    if getenv('TILEC_CUDA_SYNC') == '1':")
+    lines.append("        return False")
+    lines.append("    if handle is None:")
+    if plan.current_stream is None:  # not torch's: the general path finds the stream
+        lines.append("        return False")
+    else:
+        lines.append("        handle = current_stream()")
+    lines.append("    drv = launcher._driver")
+    lines.append("    with lock:")
+    for i in arrays:
+        lines.append(f"        slots[{i}] = p{i}")
+    for j, (_, u, addr, _p, _s) in enumerate(plan.tmaps):
+        lines.append(f"        if done[{j}] != p{u}:")
+        lines.append(f"            memmove({addr}, maps.get(tk[{j}], tp[{j}], p{u}, ts[{j}]), "
+                     "128)")
+        lines.append(f"            done[{j}] = p{u}")
+    lines.append("        err, = drv.cuCtxSetCurrent(ctx)")
+    lines.append("        if err == 0:")
+    lines.append("            err, = drv.cuLaunchKernel(fn, gx, gy, gz, threads, 1, 1, shared, "
+                 "handle, params, 0)")
+    lines.append("    if err != 0:")
+    lines.append("        raise error(f'launching {name} (grid {grid}, block {threads}, "
+                 "{shared} B dynamic shared memory) failed: {err}')")
+    lines.append("    return True")
+    (grid, threads, shared) = plan.config
+    env = {
+        "getenv": getenv, "current_stream": plan.current_stream, "launcher": launcher,
+        "lock": launcher.lock, "slots": plan.slots, "done": plan.tmap_ptrs,
+        "memmove": ctypes.memmove, "maps": launcher.tensor_maps,
+        "tk": [t[0] for t in plan.tmaps], "tp": [t[3] for t in plan.tmaps],
+        "ts": [t[4] for t in plan.tmaps], "ctx": launcher.context, "fn": launcher.function,
+        "gx": grid[0], "gy": grid[1], "gz": grid[2], "grid": grid, "threads": threads,
+        "shared": shared, "params": plan.params, "error": error,
+        "name": launcher.source.kernel,
+    }
+    ns: dict[str, Any] = {}
+    exec(compile("\n".join(lines), f"<tilec fast launch of {launcher.source.kernel}>", "exec"),
+         env, ns)
+    fast = ns["fast"]
+    fast.__doc__ = "\n".join(lines)  # the generated source, for inspection
+    return fast
