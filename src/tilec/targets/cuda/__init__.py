@@ -9,10 +9,10 @@ base) with its printer tables (``tile_printers``, ``memory_printers``,
 the grid's host steps), ``wgmma_facts`` (descriptor reuse and accumulator
 lifetimes, an analysis over the IR), ``source`` (``CUDASource``, what the
 launcher needs), ``compiler`` (NVRTC, resource report, disk cache), ``cudriver``
-(the driver API through ``ctypes``), ``fast_launch`` (a bound signature's launch as
-straight-line code), ``runtime``
-(device arrays, validation, the launch through the driver API, ``CUDAExecutable``
-and its binding cache) and ``backend`` (``make_backend``, ``probe``, launch records).
+(the driver API through ``ctypes``), ``launcher`` (a loaded kernel and its launch),
+``fast_launch`` (a bound signature's launch as straight-line code), ``runtime``
+(device arrays, validation, ``CUDAExecutable`` and its binding cache) and ``backend``
+(``make_backend``, ``probe``, launch records).
 
 Nothing here imports ``cuda.core`` at import time: emission works without the
 ``[cuda]`` extra; compiling needs NVRTC (no GPU), running needs a device and its driver

@@ -1,6 +1,6 @@
 """The CUDA driver API calls tilec makes, through ``ctypes`` on the driver library itself.
 
-The runtime (``runtime.Launcher``), the device facts of the backend, the driver's version in
+The launcher (``launcher.Launcher``), the device facts of the backend, the driver's version in
 the build identity and the tensor-map encoder need about twenty driver functions. Importing
 ``cuda.bindings.driver`` for them costs about 20 ms in a new process (its extension module
 and the enums it builds), which a warm start (``docs/design/warm_start.md``) cannot afford,

@@ -157,7 +157,7 @@ def encode(driver: Any, args: EncodeArgs, what: str = "") -> bytes:
         getattr(driver.CUtensorMapFloatOOBfill, args.oob_fill))
     err, tmap = result
     if int(err) != 0:
-        from tilec.targets.cuda.runtime import LaunchError
+        from tilec.targets.cuda.launcher import LaunchError
 
         raise LaunchError(f"{what or 'a tensor map'}: cuTensorMapEncodeTiled(dims "
                           f"{args.dims}, strides {args.strides}, box {args.box}, "
@@ -209,7 +209,7 @@ class TensorMaps:
         what = f"{self.kernel or 'the kernel'}'s tensor map {index} ({param.name or '?'})"
         args = encode_args(name, shape, itemsize, ptr, param.box, param.swizzle)
         if isinstance(args, str):
-            from tilec.targets.cuda.runtime import LaunchError
+            from tilec.targets.cuda.launcher import LaunchError
 
             raise LaunchError(f"{what}: the array of shape {shape} at {ptr:#x} cannot be "
                               f"copied by TMA in boxes {tuple(param.box)}: {args}")

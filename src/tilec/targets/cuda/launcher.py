@@ -1,0 +1,200 @@
+"""A kernel loaded on one device, launched through the driver API (``cudriver``).
+
+``Launcher`` loads a cubin into the device's primary context (the one torch and cupy
+use), raises the kernel's dynamic shared memory above the 48 KB default once, owns the
+device-check record and the tensor maps a kernel's launches passed, and launches with one
+``cuCtxSetCurrent`` and one ``cuLaunchKernel`` on the caller's stream. ``LaunchError`` is
+what a failing driver call raises (the message names the kernel and the call).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any
+
+import numpy as np
+
+from tilec.support.env import getenv
+from tilec.targets.cuda import cudriver
+from tilec.targets.cuda.source import CUDASource
+from tilec.targets.cuda.tensor_maps import TensorMaps
+from tilec.targets.kernel_checks import CheckInfo, decode_bits
+
+__all__ = ["Launcher", "LaunchError"]
+
+_SMEM_DEFAULT = 48 * 1024
+"""The dynamic shared memory a kernel gets without asking (bytes)."""
+
+
+class LaunchError(RuntimeError):
+    """The driver reported an error for a launch (the message names the kernel)."""
+
+
+def _check(result: Any, what: str) -> Any:
+    """Unpack a driver return tuple (``cudriver``), raising ``LaunchError`` on an error code."""
+    err, *rest = result if isinstance(result, tuple) else (result,)
+    if int(err) != 0:
+        raise LaunchError(f"{what} failed: {err}")
+    return rest[0] if len(rest) == 1 else rest
+
+
+
+class Launcher:
+    """A loaded kernel on one device, launched through the driver API.
+
+    The call path is one ``cuCtxSetCurrent`` and one ``cuLaunchKernel`` on the caller's
+    stream: nothing is allocated, freed, copied or waited for, so a launch can be captured
+    into a CUDA graph. The exceptions are kernels with device checks (their record is read
+    back, synchronously, unless the stream is capturing) and ``sync``/``TILEC_CUDA_SYNC=1``
+    (debugging: wait for the launch and check it)."""
+
+    def __init__(self, source: CUDASource, cubin: bytes, device: int) -> None:
+        driver = cudriver.driver()
+        self.source = source
+        """The emitted kernel."""
+        self.device = device
+        """The CUDA device ordinal."""
+        self._driver = driver  # the module: no import statement on the call path
+        _check(driver.cuInit(0), "initializing the CUDA driver")
+        dev = _check(driver.cuDeviceGet(device), f"opening CUDA device {device}")
+        self.context = _check(driver.cuDevicePrimaryCtxRetain(dev),
+                              f"retaining device {device}'s primary context")
+        """The device's primary context (the one torch and cupy use)."""
+        _check(driver.cuCtxSetCurrent(self.context), f"making device {device} current")
+        self._image = ctypes.create_string_buffer(cubin, len(cubin))
+        self.module = _check(driver.cuModuleLoadData(ctypes.addressof(self._image)),
+                             f"loading {source.kernel}'s cubin")
+        """The loaded ``CUmodule``."""
+        self.function = _check(driver.cuModuleGetFunction(self.module, source.kernel.encode()),
+                               f"finding {source.kernel} in its cubin")
+        """The kernel's ``CUfunction``."""
+        load = getattr(driver, "cuFuncLoad", None)
+        if load is not None:  # lazy module loading: load now, not in a captured launch
+            load(self.function)
+        self._streams: dict[int, Any] = {}
+        self._configs: dict[tuple[int, ...], Any] = {}
+        """Launch configuration ``(grid, block, shared bytes)`` per integer-parameter values
+        (None: nothing to run); the grid is a function of those values (the host steps)."""
+        self.lock = threading.Lock()
+        """Held while a launch's parameter slots are filled and launched."""
+        self._record: Any = None
+        """The device address of the failure record (kernels with device checks only)."""
+        self.tensor_maps = TensorMaps(driver, source.kernel)
+        """The TMA tensor maps launches of this kernel passed (per parameter, address and
+        shape)."""
+        self._record_host = np.zeros(1 + max((len(c.labels) for c in source.checks),
+                                             default=0), np.uint64)
+        """The record's host copy: the failed check's number (0: none), then its values."""
+        if source.checks:
+            what = f"allocating {source.kernel}'s check record"
+            self._record = _check(driver.cuMemAlloc(self._record_host.nbytes), what)
+            _check(driver.cuMemsetD8(self._record, 0, self._record_host.nbytes), what)
+        if source.shared_bytes > _SMEM_DEFAULT:
+            attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            _check(driver.cuFuncSetAttribute(self.function, attr, source.shared_bytes),
+                   f"raising {source.kernel}'s dynamic shared memory to "
+                   f"{source.shared_bytes} bytes")
+
+    def __del__(self) -> None:
+        record, self._record = getattr(self, "_record", None), None
+        if record is not None:
+            try:
+                cudriver.driver().cuMemFree(record)
+            except Exception:  # the driver may be gone at interpreter exit
+                pass
+
+    @property
+    def record(self) -> int:
+        """The failure record's device address (0: the kernel has no device checks)."""
+        return 0 if self._record is None else int(self._record)
+
+    def attribute(self, name: str) -> int:
+        """An integer attribute of the loaded kernel (``NUM_REGS``, ``LOCAL_SIZE_BYTES``,
+        ``SHARED_SIZE_BYTES`` ...; the ``CU_FUNC_ATTRIBUTE_`` suffix) from the driver."""
+        driver = self._driver
+        attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+        return int(_check(driver.cuFuncGetAttribute(attr, self.function),
+                          f"reading {self.source.kernel}'s {name}"))
+
+    def stream(self, handle: int) -> Any:
+        """The ``CUstream`` of raw handle ``handle`` (made once per handle)."""
+        st = self._streams.get(handle)
+        if st is None:
+            st = self._driver.CUstream(handle)
+            if len(self._streams) < 64:
+                self._streams[handle] = st
+        return st
+
+    def config(self, ints: tuple[int, ...]) -> Any:
+        """``(grid, threads, shared bytes)`` for integer-parameter values ``ints`` (None: an
+        empty grid); a grid CUDA cannot launch is an error."""
+        got = self._configs.get(ints, False)
+        if got is not False:
+            return got
+        src = self.source
+        extents = src.grid(ints)
+        if any(e <= 0 for e in extents):  # an empty nest (negative extents too) runs nothing
+            cfg = None
+        else:
+            grid = src.launch_grid(extents)
+            if grid[0] >= 2**31 or grid[1] > 65535 or grid[2] > 65535:
+                raise LaunchError(f"{src.kernel}: grid {grid} exceeds CUDA's limits (x < 2^31, "
+                                  "y, z <= 65535); the lowering should linearize this grid")
+            cfg = (grid, src.threads, src.shared_bytes)
+        if len(self._configs) < 64:
+            self._configs[ints] = cfg
+        return cfg
+
+    def launch(self, config: Any, stream: Any, params: int, sync: bool | None = None
+               ) -> tuple[CheckInfo, list[Any]] | None:
+        """Launch with ``config`` on ``stream`` (a ``CUstream``), the parameters at address
+        ``params`` (an array of pointers to each value); returns the failed device check with
+        its values, if any (then the launch was waited for)."""
+        driver = self._driver
+        src = self.source
+        (grid, threads, shared) = config
+        err, = driver.cuCtxSetCurrent(self.context)
+        if int(err) == 0:
+            err, = driver.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], threads, 1,
+                                         1, shared, stream, params, 0)
+        if int(err) != 0:
+            raise LaunchError(f"launching {src.kernel} (grid {grid}, block {threads}, "
+                              f"{shared} B dynamic shared memory) failed: {err}")
+        want_sync = sync if sync is not None else getenv("TILEC_CUDA_SYNC") == "1"
+        if self._record is None and not want_sync:
+            return None
+        if _capturing(driver, stream):  # captured: it runs at replay, nothing to read or wait for
+            return None
+        if self._record is not None:
+            return self._read_record(stream)
+        _check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
+        return None
+
+    def _read_record(self, stream: Any) -> tuple[CheckInfo, list[Any]] | None:
+        """Wait for the launch, read the failure record and clear it after a failure."""
+        driver = self._driver
+        src, host, n = self.source, self._record_host, self._record_host.nbytes
+        _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, stream),
+               f"{src.kernel}: reading the check record")
+        _check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
+        k = int(host[0])
+        if not k:
+            return None
+        _check(driver.cuMemsetD8Async(self._record, 0, n, stream),
+               f"{src.kernel}: clearing the check record")
+        _check(driver.cuStreamSynchronize(stream), f"{src.kernel}: clearing the check record")
+        if not 1 <= k <= len(src.checks):
+            raise LaunchError(f"{src.kernel}: the check record names check {k}, which the kernel "
+                              f"does not have")
+        info = src.checks[k - 1]
+        return info, [decode_bits(int(w), t) for w, t in zip(host[1:], info.types)]
+
+
+def _capturing(driver: Any, stream: Any) -> bool:
+    """Whether ``stream`` is being captured into a graph (an error asking counts as yes: the
+    legacy stream reports one while another stream captures)."""
+    err, status = driver.cuStreamIsCapturing(stream)
+    if int(err) != 0:
+        return True
+    return int(status) != int(driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
