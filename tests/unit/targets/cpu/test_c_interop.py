@@ -176,3 +176,24 @@ def test_scalar_conversion_rules() -> None:
 
 def test_empty_arrays_launch(axpy) -> None:
     axpy(np.zeros(0, np.float32), 1.0, np.zeros(0, np.float32))
+
+
+def test_a_bound_call_reads_each_address_through_the_buffer_or_ctypes(axpy) -> None:
+    """The fast path's addresses (``data_address``: the buffer protocol for writable arrays,
+    ``ctypes`` for read-only ones) are those numpy reports, and a repeated call with a
+    read-only input or an offset view still computes the right values."""
+    from tilec.targets.cpu.runtime import data_address
+
+    a = np.arange(24, dtype=np.float32)
+    ro = a.copy()
+    ro.flags.writeable = False
+    for x in (a, ro, a[4:], ro[8:]):
+        assert data_address(x) == x.ctypes.data
+    y = np.ones(20, np.float32)
+    axpy(a[4:], 2.0, y)
+    made = axpy.bindings_made
+    y[:] = 1
+    axpy(ro[4:], 2.0, y)  # same signature, read-only input: bound before
+    assert axpy.bindings_made == made and (y == 2 * a[4:] + 1).all()
+    with pytest.raises(InteropError, match="read-only"):
+        axpy(a[4:], 2.0, ro[4:])
