@@ -486,13 +486,13 @@ class Kernel:
         A call whose signature was seen before (the ``compile`` cache's fast key) with an
         executable that ran before goes straight to the executable's ``run`` (its binding
         cache), as ``Compiled.run`` would."""
-        hit = None
-        if not constexprs:
-            fast = _fast_key(_default_target(), args, constexprs, False, None)
-            try:
-                hit = self._fast.get(fast) if fast is not None else None
-            except TypeError:  # an unhashable argument type: the full path
-                hit = None
+        # the key compile() files this call under (target=None, static_shapes=False,
+        # variant=None); keywords naming those options never match a filed key
+        fast = _fast_key(_default_target(), args, constexprs, False, None)
+        try:
+            hit = self._fast.get(fast) if fast is not None else None
+        except TypeError:  # an unhashable argument type: the full path
+            hit = None
         try:
             if hit is not None:
                 compiled, selection = hit

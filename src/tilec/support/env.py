@@ -17,6 +17,8 @@ _DATA = getattr(os.environ, "_data", None)
 _FAST = os.name == "posix" and isinstance(_DATA, dict) \
     and isinstance(next(iter(_DATA), b""), bytes)
 _KEYS: dict[str, bytes] = {}
+_DECODED: dict[bytes, str] = {}
+"""Values seen, decoded (a set variable is read on every call: no decode per read)."""
 
 
 def getenv(name: str) -> str | None:
@@ -27,4 +29,11 @@ def getenv(name: str) -> str | None:
     if key is None:
         key = _KEYS[name] = os.fsencode(name)
     raw = _DATA.get(key)  # type: ignore[union-attr]
-    return None if raw is None else os.fsdecode(raw)
+    if raw is None:
+        return None
+    got = _DECODED.get(raw)
+    if got is None:
+        got = os.fsdecode(raw)
+        if len(_DECODED) < 256:
+            _DECODED[raw] = got
+    return got

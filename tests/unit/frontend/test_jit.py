@@ -205,3 +205,31 @@ def test_a_repeated_jit_call_takes_the_executables_fast_path(monkeypatch):
     c[:] = 0
     matmul(a, b, c)
     assert float(c[0, 0]) == 32.0 and compiled._hot[0] is compiled._exe
+
+
+def test_the_environment_is_read_fresh_on_every_call(monkeypatch):
+    """``support.env.getenv`` sees a variable set, changed and removed through os.environ
+    (the decoded values it keeps are keyed by the raw bytes, never by the name)."""
+    from tilec.support.env import getenv
+
+    monkeypatch.setenv("TILEC_TEST_VAR", "one")
+    assert getenv("TILEC_TEST_VAR") == "one"
+    monkeypatch.setenv("TILEC_TEST_VAR", "two")
+    assert getenv("TILEC_TEST_VAR") == "two"
+    monkeypatch.delenv("TILEC_TEST_VAR")
+    assert getenv("TILEC_TEST_VAR") is None
+
+
+def test_a_repeated_jit_call_with_keywords_takes_the_fast_path(monkeypatch):
+    from tilec.lib.matmul import matmul
+
+    monkeypatch.setenv("TILEC_TARGET", "cpu")
+    a = np.ones((16, 16), np.float32)
+    c = np.zeros((16, 16), np.float32)
+    matmul(a, a, c, BM=16, BN=16, BK=16)
+    hits = [v[0] for k, v in matmul._fast.items()
+            if k[0] == "cpu" and k[1][0][2] == (16, 16) and k[2]]
+    assert hits and all(h._hot is not None for h in hits)
+    c[:] = 0
+    matmul(a, a, c, BM=16, BN=16, BK=16)
+    assert float(c[0, 0]) == 16.0
