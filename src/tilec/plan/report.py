@@ -300,6 +300,10 @@ class ModulePlan:
             out.append(g.render())
         for u in self.unplanned:
             out.append(f"group {u['group']}: not planned ({u['reason']})")
+        trav = self.options.program_traversal
+        if trav is not None:
+            out.append(f"program traversal: {trav} (the lowering numbers every grid of rank 2 "
+                       "or more so; a rank-1 grid stays row-major)")
         if self.realization is not None:
             out.append(self.realization.render())
         return "\n".join(out)

@@ -161,3 +161,12 @@ def test_tuning_tries_the_grouped_traversal_on_cuda_matrix_grids() -> None:
     x = np.ones(256, np.float32)
     one = tc.compile(double, x, x.copy(), target="reference").module
     assert backend.tuning_variants(one, "double") == []
+
+
+def test_the_plan_report_names_the_requested_traversal() -> None:
+    args = [np.ones((128, 64), BF16), np.ones((64, 128), BF16), np.zeros((128, 128), np.float32)]
+    a = tc.compile(matmul, *args, target="cuda:sm_90", BM=64, BN=64, BK=32,
+                   variant={"program_traversal": "grouped:4"})
+    assert "program traversal: grouped:4" in a.plan.render()
+    b = tc.compile(matmul, *args, target="cuda:sm_90", BM=64, BN=64, BK=32)
+    assert "program traversal" not in b.plan.render()
