@@ -122,10 +122,14 @@ class CaptureBuilder(ir.Builder):
         if name in _NEEDS_PARALLEL and self.ctx.par_depth == 0:
             loc = kwargs.get("loc") or self.loc
             line = linecache.getline(loc.filename, loc.line).rstrip("\n") if loc.known else ""
-            raise TileSyntaxError("tile work must happen inside a tc.parallel nest (one instance "
-                                  "per program); wrap the kernel body in "
-                                  "`for p in tc.parallel(...)`", loc.filename, loc.line, loc.col,
-                                  loc.end_col, line)
+            if name == "view":  # a view of an array argument (.T, .permute, a slice)
+                msg = ("a view of an array (.T, .permute, a slice, a .tile window) is taken per "
+                       "program, inside a tc.parallel nest: move it into the loop body, where "
+                       "the tiles that read it are")
+            else:
+                msg = ("tile work must happen inside a tc.parallel nest (one instance per "
+                       "program); wrap the kernel body in `for p in tc.parallel(...)`")
+            raise TileSyntaxError(msg, loc.filename, loc.line, loc.col, loc.end_col, line)
         return super().create(name, *args, **kwargs)
 
 

@@ -128,6 +128,13 @@ def outside_parallel(X, Y):
 
 
 @tc.kernel
+def view_outside_parallel(X, Y):
+    A = X.T  # err
+    for _p in tc.parallel(1):
+        Y.tile((0, 0), (4, 4)).store(A.tile((0, 0), (4, 4)).load())
+
+
+@tc.kernel
 def break_in_pipeline(X, Y, n):
     for _p in tc.parallel(1):
         acc = tc.zeros((4,))
@@ -284,6 +291,8 @@ CASES = [
     (reassign_ancestor, (M2, M2), "acc =", ["declared outside this parallel nest",
                                             "acc[...] = patch"]),
     (outside_parallel, (V, V), "X.tile(", ["inside a tc.parallel nest"]),
+    (view_outside_parallel, (M2, M2), "X.T", ["a view of an array", "move it into the loop "
+                                               "body"]),
     (break_in_pipeline, (V, V, tc.int32), "break", ["not supported in tc.pipeline"]),
     (runtime_tile_shape, (V, V, tc.int32), "(n,)", ["compile-time integer"]),
     (int_true_division, (V, V), "p / 2", ["floating-point operands", "use //"]),
