@@ -305,6 +305,23 @@ class Kernel:
                       (time.perf_counter() - start) * 1e3)
         return mod
 
+    def _fast_hit(self, tgt: str, args: Sequence[Any], constexprs: dict[str, Any],
+                  static_shapes: Any, variant: Any) -> tuple[Any, Compiled | None]:
+        """The fast key of a ``compile`` call (None when it cannot be made or hashed) and the
+        ``Compiled`` filed under it (its selection set to that call's), if any."""
+        fast = _fast_key(tgt, args, constexprs, static_shapes, variant)
+        if fast is None:
+            return None, None
+        try:
+            hit = self._fast.get(fast)
+        except TypeError:  # something in the key is not hashable: the full path
+            return None, None
+        if hit is None:
+            return fast, None
+        if hit[1] is not None:
+            hit[0].selection = hit[1]
+        return fast, hit[0]
+
     def compile(self, *args: Any, target: str | None = None,
                 static_shapes: bool | Sequence[str] = False, variant: dict[str, Any] | None = None,
                 **constexprs: Any) -> Compiled:
@@ -314,16 +331,9 @@ class Kernel:
         ``variant`` fixes plan-space choices (``tunables.VARIANT_FIELDS``) instead of a
         record's."""
         tgt = target or _default_target()
-        fast = _fast_key(tgt, args, constexprs, static_shapes, variant)
-        if fast is not None:
-            try:
-                hit = self._fast.get(fast)
-            except TypeError:  # something in the key is not hashable: the full path
-                hit = fast = None
-            if hit is not None:
-                if hit[1] is not None:
-                    hit[0].selection = hit[1]
-                return hit[0]
+        fast, hit = self._fast_hit(tgt, args, constexprs, static_shapes, variant)
+        if hit is not None:
+            return hit
         from tilec.runtime import check_target_name
 
         check_target_name(tgt)
@@ -486,18 +496,11 @@ class Kernel:
         A call whose signature was seen before (the ``compile`` cache's fast key) with an
         executable that ran before goes straight to the executable's ``run`` (its binding
         cache), as ``Compiled.run`` would."""
-        # the key compile() files this call under (target=None, static_shapes=False,
-        # variant=None); keywords naming those options never match a filed key
-        fast = _fast_key(_default_target(), args, constexprs, False, None)
+        # as compile() files this call (target=None, static_shapes=False, variant=None);
+        # keywords naming those options never match a filed key
+        _, compiled = self._fast_hit(_default_target(), args, constexprs, False, None)
         try:
-            hit = self._fast.get(fast) if fast is not None else None
-        except TypeError:  # an unhashable argument type: the full path
-            hit = None
-        try:
-            if hit is not None:
-                compiled, selection = hit
-                if selection is not None:
-                    compiled.selection = selection
+            if compiled is not None:
                 hot = compiled._hot
                 if hot is not None and hot[0] is compiled._exe:
                     hot[1](args, compiled.check_args)
@@ -929,7 +932,8 @@ class Compiled:
             exe(*args)
         elif stream is None:
             run(args, None if first else self.check_args)
-            self._hot = (exe, run)
+            if self._hot is None or self._hot[0] is not exe:
+                self._hot = (exe, run)
         elif getattr(exe, "takes_stream", False):
             run(args, None if first else self.check_args, stream=stream)
         else:

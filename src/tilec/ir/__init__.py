@@ -42,7 +42,7 @@ from .passes import Pass, PassManager, PassResult
 from .printer import Printer, format_attr, print_function, print_module, print_op
 from .reductions import MERGES, merge_laws, recognize_merges, strip_casts
 from .rewriter import IRRewriter
-from .traversal import check_traversal, parse_traversal, traversal_point
+from .traversal import check_traversal, parse_traversal, traversal_point, traversal_points
 from .types import (
     MEMORY_SPACES,
     SCALARS,
@@ -68,7 +68,7 @@ from .types import (
 from .verifier import CANDIDATE_INVARIANTS, verify
 
 __all__ = [
-    "check_traversal", "parse_traversal", "traversal_point",
+    "check_traversal", "parse_traversal", "traversal_point", "traversal_points",
     "Analysis", "AnalysisManager", "COMBINERS", "POLICY_KINDS", "PRECISIONS", "STRICT_FOLD",
     "UNORDERED_TREE", "ArithPolicy", "ExecConstraint", "ReductionPolicy", "Builder",
     "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",

@@ -30,7 +30,8 @@ Family:
 
 ``check_traversal`` is the verifier's rule (the attribute's form, the grid's rank, and for
 static extents up to ``CHECK_POINTS`` points an exhaustive check that the points are
-distinct); ``traversal_point`` is the formula the simulator runs.
+distinct); ``traversal_points`` is the formula (vectorized: the verifier's check and the
+simulator's order), ``traversal_point`` one program of it.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 __all__ = ["TRAVERSALS", "CHECK_POINTS", "parse_traversal", "traversal_point",
-           "check_traversal"]
+           "traversal_points", "check_traversal"]
 
 TRAVERSALS = ("grouped",)
 """The traversal families (the attribute's first item)."""
@@ -70,30 +73,41 @@ def parse_traversal(spec: Any) -> tuple[str, int] | str:
     return (name, n)
 
 
-def traversal_point(traversal: tuple[str, int] | None, program: int,
-                    extents: Sequence[int]) -> tuple[int, ...]:
-    """The grid point program number ``program`` runs under ``traversal`` (None: row-major)."""
+def traversal_points(traversal: tuple[str, int] | None, extents: Sequence[int],
+                     programs: Any = None) -> np.ndarray:
+    """The grid points (one row each, ``int64``) of program numbers ``programs`` (default:
+    every program, in order) under ``traversal`` (None: row-major)."""
     ext = [int(e) for e in extents]
+    p = np.arange(math.prod(ext), dtype=np.int64) if programs is None \
+        else np.asarray(programs, np.int64).reshape(-1)
     if traversal is None or len(ext) < 2:
-        return _row_major(program, ext)
+        return _row_major(p, ext)
     _, g = traversal
     rows, cols = ext[-2], ext[-1]
     inner = rows * cols
-    outer = _row_major(program // inner, ext[:-2]) if len(ext) > 2 else ()
-    lin = program % inner
+    lin = p % inner
     per_group = g * cols
     first = (lin // per_group) * g
-    in_group = min(rows - first, g)
+    in_group = np.minimum(rows - first, g)
     r = lin % per_group
-    return (*outer, first + r % in_group, r // in_group)
+    last = np.stack([first + r % in_group, r // in_group], axis=1)
+    if len(ext) == 2:
+        return last
+    return np.concatenate([_row_major(p // inner, ext[:-2]), last], axis=1)
 
 
-def _row_major(program: int, ext: Sequence[int]) -> tuple[int, ...]:
+def traversal_point(traversal: tuple[str, int] | None, program: int,
+                    extents: Sequence[int]) -> tuple[int, ...]:
+    """The grid point program number ``program`` runs under ``traversal`` (None: row-major)."""
+    return tuple(int(c) for c in traversal_points(traversal, extents, [program])[0])
+
+
+def _row_major(p: np.ndarray, ext: Sequence[int]) -> np.ndarray:
     out = []
     for e in reversed(ext):
-        out.append(program % e)
-        program //= e
-    return tuple(reversed(out))
+        out.append(p % e)
+        p = p // e
+    return np.stack(out[::-1], axis=1) if out else np.zeros((p.size, 0), np.int64)
 
 
 def check_traversal(value: Any, rank: int, extents: Sequence[int | None]) -> str | None:
@@ -108,8 +122,8 @@ def check_traversal(value: Any, rank: int, extents: Sequence[int | None]) -> str
         ext = [int(e) for e in extents]  # type: ignore[arg-type]
         n = math.prod(ext)
         if 0 < n <= CHECK_POINTS:
-            seen = {traversal_point(parsed, p, ext) for p in range(n)}
-            if len(seen) != n or any(not all(0 <= c < e for c, e in zip(pt, ext))
-                                     for pt in seen):
+            pts = traversal_points(parsed, ext)
+            inside = bool(((pts >= 0) & (pts < np.asarray(ext))).all())
+            if not inside or np.bincount(np.ravel_multi_index(pts.T, ext), minlength=n).max() != 1:
                 return f"traversal {value!r} is not a bijection of the grid {tuple(ext)}"
     return None

@@ -690,8 +690,7 @@ class _FunctionLowering:
         trav = self.options.planner.program_traversal
         if trav is not None:
             parsed = ir.parse_traversal(trav)
-            if isinstance(parsed, str):
-                raise LoweringError(ir.format_located(parsed, par.loc))
+            assert not isinstance(parsed, str), parsed  # PlannerOptions checked it
             if rank >= 2:
                 grid.attributes["traversal"] = parsed
                 info["traversal"] = f"{parsed[0]}:{parsed[1]}"

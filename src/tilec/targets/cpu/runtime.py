@@ -70,7 +70,6 @@ def _result_json(t: ir.Type) -> list[Any] | None:
     return None
 
 
-
 _CHAR = ctypes.c_char
 _ADDRESSOF = ctypes.addressof
 
@@ -83,6 +82,7 @@ def data_address(x: np.ndarray) -> int:
         return _ADDRESSOF(_CHAR.from_buffer(x))
     except (TypeError, ValueError, BufferError):  # read-only, or not one contiguous buffer
         return x.ctypes.data
+
 
 @dataclass
 class CLaunch:

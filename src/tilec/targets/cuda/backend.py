@@ -141,10 +141,12 @@ class CUDABackend:
         from tilec.targets.cuda.cudriver import driver as cuda_driver
 
         driver = cuda_driver()
+        from tilec.targets.cuda.compiler import driver_version
+
         err, raw = driver.cuDeviceGetName(256, 0)
         name = raw.split(b"\0", 1)[0].decode() if int(err) == 0 else "unknown GPU"
-        err, version = driver.cuDriverGetVersion()
-        drv = f"{version // 1000}.{version % 1000 // 10}" if int(err) == 0 else "unknown"
+        version = driver_version()
+        drv = "unknown" if version is None else f"{version // 1000}.{version % 1000 // 10}"
         major, minor = self.device_cc
         return f"{name}; sm_{major}{minor}; driver {drv}"
 

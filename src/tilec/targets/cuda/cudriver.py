@@ -75,12 +75,8 @@ class _TensorMap:
         return self._ptr
 
 
-def _u64s(values: Sequence[int]) -> Any:
-    return (_c.c_uint64 * len(values))(*(int(v) for v in values))
-
-
-def _u32s(values: Sequence[int]) -> Any:
-    return (_c.c_uint32 * len(values))(*(int(v) for v in values))
+def _array(ctype: Any, values: Sequence[int]) -> Any:
+    return (ctype * len(values))(*(int(v) for v in values))
 
 
 _PROTOTYPES: dict[str, tuple[str, tuple[Any, ...]]] = {
@@ -204,7 +200,8 @@ class Driver:
         return out
 
     def _call(self, name: str, *args: Any) -> tuple[Any, ...]:
-        return (self._result(self._fn(name)(*args)),)
+        err = self._fn(name)(*args)
+        return (0,) if err == 0 else (self._result(err),)
 
     def _out(self, name: str, ctype: Any, *args: Any) -> tuple[Any, Any]:
         """Call ``name`` with a fresh ``ctype`` out-parameter first; ``(err, its value)``."""
@@ -237,8 +234,7 @@ class Driver:
         return self._out("cuDevicePrimaryCtxRetain", _P, dev)
 
     def cuCtxSetCurrent(self, ctx: int) -> tuple[Any, ...]:  # noqa: N802
-        err = self._fn("cuCtxSetCurrent")(ctx)
-        return (0,) if err == 0 else (self._result(err),)
+        return self._call("cuCtxSetCurrent", ctx)
 
     # -- modules and functions -------------------------------------------------------------
     def cuModuleLoadData(self, image: int) -> tuple[Any, Any]:  # noqa: N802
@@ -283,20 +279,15 @@ class Driver:
         return self._call("cuStreamSynchronize", stream)
 
     def cuStreamIsCapturing(self, stream: int) -> tuple[Any, Any]:  # noqa: N802
-        return self._out_after("cuStreamIsCapturing", stream)
-
-    def _out_after(self, name: str, *args: Any) -> tuple[Any, Any]:
-        """Call ``name`` with ``args`` then an ``int`` out-parameter; ``(err, its value)``."""
-        v = _I()
-        err = self._result(self._fn(name)(*args, _c.byref(v)))
-        return err, v.value
+        status = _I()  # the out-parameter comes last here
+        return self._result(self._fn("cuStreamIsCapturing")(stream, _c.byref(status))), \
+            status.value
 
     def cuLaunchKernel(self, fn: int, gx: int, gy: int, gz: int, bx: int, by: int,  # noqa: N802
                        bz: int, shared: int, stream: int, params: int, extra: int
                        ) -> tuple[Any, ...]:
-        err = self._fn("cuLaunchKernel")(fn, gx, gy, gz, bx, by, bz, shared, stream, params,
-                                         extra or None)
-        return (0,) if err == 0 else (self._result(err),)
+        return self._call("cuLaunchKernel", fn, gx, gy, gz, bx, by, bz, shared, stream, params,
+                          extra or None)
 
     # -- tensor maps -----------------------------------------------------------------------
     def cuTensorMapEncodeTiled(self, data_type: int, rank: int, ptr: int,  # noqa: N802
@@ -306,8 +297,9 @@ class Driver:
                                oob_fill: int) -> tuple[Any, _TensorMap]:
         tmap = _TensorMap()
         err = self._fn("cuTensorMapEncodeTiled")(
-            tmap.getPtr(), data_type, rank, ptr, _u64s(dims), _u64s(strides) if strides else None,
-            _u32s(box), _u32s(element_strides), interleave, swizzle, l2_promotion, oob_fill)
+            tmap.getPtr(), data_type, rank, ptr, _array(_c.c_uint64, dims),
+            _array(_c.c_uint64, strides) if strides else None, _array(_c.c_uint32, box),
+            _array(_c.c_uint32, element_strides), interleave, swizzle, l2_promotion, oob_fill)
         return self._result(err), tmap
 
 

@@ -8,11 +8,11 @@ of steps for every call, so ``make_fast`` writes it out once as a function with 
 constants in it (``exec`` of generated source, as ``dataclasses`` does): each array's
 address is read once into a local, the element and 16-byte alignment checks and the
 output-overlap checks become one condition over those locals, the tensor maps are
-re-encoded only when an address moved, then the context is made current and the kernel
-launched on the caller's stream. The checks are the same as ``CUDAExecutable._recheck``'s;
-when one fails the function returns False before anything is written and the caller binds
-the slow way, which raises the full error. A call asking for synchronization (``sync`` or
-``TILEC_CUDA_SYNC=1``) takes the general path too.
+re-encoded only when an address moved, then ``Launcher.start`` makes the context current
+and enqueues the kernel on the caller's stream. The checks are the same as
+``CUDAExecutable._recheck``'s; when one fails the function returns False before anything is
+written and the caller binds the slow way, which raises the full error. A call asking for
+synchronization (``sync`` or ``TILEC_CUDA_SYNC=1``) takes the general path too.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from tilec.support.env import getenv
 __all__ = ["make_fast"]
 
 
-def make_fast(plan: Any, error: type[Exception]) -> Callable[..., bool] | None:
+def make_fast(plan: Any) -> Callable[..., bool] | None:
     """The specialized launch of ``plan`` (``fast(args, handle) -> bool``: False when a
     re-check fails or the call wants synchronization), or None when the plan is not of the
     common kind (scalars, a grid that depends on them, device checks, host checks per
@@ -62,7 +62,6 @@ def make_fast(plan: Any, error: type[Exception]) -> Callable[..., bool] | None:
         lines.append("        return False")
     else:
         lines.append("        handle = current_stream()")
-    lines.append("    drv = launcher._driver")
     lines.append("    with lock:")
     for i in arrays:
         lines.append(f"        slots[{i}] = p{i}")
@@ -71,24 +70,14 @@ def make_fast(plan: Any, error: type[Exception]) -> Callable[..., bool] | None:
         lines.append(f"            memmove({addr}, maps.get(tk[{j}], tp[{j}], p{u}, ts[{j}]), "
                      "128)")
         lines.append(f"            done[{j}] = p{u}")
-    lines.append("        err, = drv.cuCtxSetCurrent(ctx)")
-    lines.append("        if err == 0:")
-    lines.append("            err, = drv.cuLaunchKernel(fn, gx, gy, gz, threads, 1, 1, shared, "
-                 "handle, params, 0)")
-    lines.append("    if err != 0:")
-    lines.append("        raise error(f'launching {name} (grid {grid}, block {threads}, "
-                 "{shared} B dynamic shared memory) failed: {err}')")
+    lines.append("        start(config, handle, params)")
     lines.append("    return True")
-    (grid, threads, shared) = plan.config
     env = {
-        "getenv": getenv, "current_stream": plan.current_stream, "launcher": launcher,
-        "lock": launcher.lock, "slots": plan.slots, "done": plan.tmap_ptrs,
-        "memmove": ctypes.memmove, "maps": launcher.tensor_maps,
-        "tk": [t[0] for t in plan.tmaps], "tp": [t[3] for t in plan.tmaps],
-        "ts": [t[4] for t in plan.tmaps], "ctx": launcher.context, "fn": launcher.function,
-        "gx": grid[0], "gy": grid[1], "gz": grid[2], "grid": grid, "threads": threads,
-        "shared": shared, "params": plan.params, "error": error,
-        "name": launcher.source.kernel,
+        "getenv": getenv, "current_stream": plan.current_stream, "lock": launcher.lock,
+        "slots": plan.slots, "done": plan.tmap_ptrs, "memmove": ctypes.memmove,
+        "maps": launcher.tensor_maps, "tk": [t[0] for t in plan.tmaps],
+        "tp": [t[3] for t in plan.tmaps], "ts": [t[4] for t in plan.tmaps],
+        "start": launcher.start, "config": plan.config, "params": plan.params,
     }
     ns: dict[str, Any] = {}
     exec(compile("\n".join(lines), f"<tilec fast launch of {launcher.source.kernel}>", "exec"),

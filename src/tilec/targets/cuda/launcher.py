@@ -72,7 +72,6 @@ class Launcher:
         load = getattr(driver, "cuFuncLoad", None)
         if load is not None:  # lazy module loading: load now, not in a captured launch
             load(self.function)
-        self._streams: dict[int, Any] = {}
         self._configs: dict[tuple[int, ...], Any] = {}
         """Launch configuration ``(grid, block, shared bytes)`` per integer-parameter values
         (None: nothing to run); the grid is a function of those values (the host steps)."""
@@ -117,15 +116,6 @@ class Launcher:
         return int(_check(driver.cuFuncGetAttribute(attr, self.function),
                           f"reading {self.source.kernel}'s {name}"))
 
-    def stream(self, handle: int) -> Any:
-        """The ``CUstream`` of raw handle ``handle`` (made once per handle)."""
-        st = self._streams.get(handle)
-        if st is None:
-            st = self._driver.CUstream(handle)
-            if len(self._streams) < 64:
-                self._streams[handle] = st
-        return st
-
     def config(self, ints: tuple[int, ...]) -> Any:
         """``(grid, threads, shared bytes)`` for integer-parameter values ``ints`` (None: an
         empty grid); a grid CUDA cannot launch is an error."""
@@ -146,21 +136,28 @@ class Launcher:
             self._configs[ints] = cfg
         return cfg
 
-    def launch(self, config: Any, stream: Any, params: int, sync: bool | None = None
-               ) -> tuple[CheckInfo, list[Any]] | None:
-        """Launch with ``config`` on ``stream`` (a ``CUstream``), the parameters at address
-        ``params`` (an array of pointers to each value); returns the failed device check with
-        its values, if any (then the launch was waited for)."""
+    def start(self, config: Any, stream: int, params: int) -> None:
+        """Make the context current and enqueue the kernel with ``config`` on ``stream``,
+        the parameters at ``params``; nothing is waited for (``launch`` and the specialized
+        launches of ``fast_launch`` both go through here)."""
         driver = self._driver
-        src = self.source
         (grid, threads, shared) = config
         err, = driver.cuCtxSetCurrent(self.context)
-        if int(err) == 0:
+        if err == 0:
             err, = driver.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], threads, 1,
                                          1, shared, stream, params, 0)
-        if int(err) != 0:
-            raise LaunchError(f"launching {src.kernel} (grid {grid}, block {threads}, "
+        if err != 0:
+            raise LaunchError(f"launching {self.source.kernel} (grid {grid}, block {threads}, "
                               f"{shared} B dynamic shared memory) failed: {err}")
+
+    def launch(self, config: Any, stream: Any, params: int, sync: bool | None = None
+               ) -> tuple[CheckInfo, list[Any]] | None:
+        """Launch with ``config`` on ``stream`` (a raw stream handle), the parameters at
+        address ``params`` (an array of pointers to each value); returns the failed device
+        check with its values, if any (then the launch was waited for)."""
+        driver = self._driver
+        src = self.source
+        self.start(config, stream, params)
         want_sync = sync if sync is not None else getenv("TILEC_CUDA_SYNC") == "1"
         if self._record is None and not want_sync:
             return None

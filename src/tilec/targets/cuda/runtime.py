@@ -638,7 +638,6 @@ class CUDAExecutable:
             handle = plan.current_stream()
         else:
             handle = _current_stream(objects, launcher.device)
-        st = launcher.stream(handle)
         with launcher.lock:
             slots, views = plan.slots, plan.views
             for i, v in enumerate(values):
@@ -653,7 +652,7 @@ class CUDAExecutable:
                         ctypes.memmove(addr, launcher.tensor_maps.get(k, p, ptrs[u], shape),
                                        TMAP_BYTES)
                         done[j] = ptrs[u]
-            failed = launcher.launch(config, st, plan.params, sync)
+            failed = launcher.launch(config, handle, plan.params, sync)
         if failed is not None:
             raise failed[0].failure(self.name, failed[1])
 
@@ -667,7 +666,7 @@ class CUDAExecutable:
         self._host_checks.run(entry, "before")
         launcher = self._launcher(max(bound.device, 0))
         plan = make_plan(launcher, bound, bool(self._host_checks))
-        plan.fast = make_fast(plan, LaunchError)
+        plan.fast = make_fast(plan)
         ptrs = [0 if a is None else a.ptr for a in bound.arrays]
         values = [None if a is not None else v for a, v in zip(bound.arrays, bound.values)]
         self._launch(plan, ptrs, values, stream, sync, bound.objects)

@@ -151,8 +151,8 @@ class _Host(Interpreter):
         trav = op.attr("traversal")
         # the programs in the order the target numbers them (ir.traversal: a bijection the
         # verifier checked; a wrong one leaves points unrun, which the poisoned outputs show)
-        points = (np.ndindex(*extents) if trav is None else
-                  (ir.traversal_point(trav, p, extents) for p in range(math.prod(extents))))
+        points = np.ndindex(*extents) if trav is None else \
+            (tuple(pt) for pt in ir.traversal_points(trav, extents).tolist())
         with progress(f"{self.label}: groups", total=total) as shown:
             for program, point in enumerate(points):
                 if self.max_groups is not None and self.groups_run >= self.max_groups:

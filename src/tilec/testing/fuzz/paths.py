@@ -166,7 +166,7 @@ def _run_target(path: str, kernel: Any, args: list[Any], variant: Any = None) ->
 
 def _run_simt(path: str, kernel: Any, args: list[Any], variant: Any = None) -> None:
     if variant is not None:  # the same pipeline as tc.simulate, with the variant
-        tc.compile(kernel, *args, target=path, variant=variant)(*args)
+        _run_target(path, kernel, args, variant)
         return
     tc.simulate(kernel, *args, target=path.split(":", 1)[1])
 
