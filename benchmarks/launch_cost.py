@@ -12,7 +12,8 @@ arguments, finding the executable, launching. Measured per target, in one proces
   deeper than the calls, so this is the host's cost of one call); the peer is
   ``torch.matmul`` of the same tensors, measured in the same process.
 
-Every timing is the median of ``--rounds`` rounds of ``--calls`` calls. Records
+Every timing is the median of ``--rounds`` rounds of ``--calls`` calls; on cuda the
+entries take turns within each round. Records
 (``kernel``, ``shape``, ``dtype``, ``target``, ``device``, ``date``, ``commit``,
 ``tilec_ms`` = milliseconds per call, ``peer``, ``peer_ms``, ``ratio = peer_ms /
 tilec_ms``, plus ``entry``: ``compiled`` or ``kernel``) go to
@@ -121,12 +122,15 @@ def measure_cuda(base: dict[str, Any], calls: int, rounds: int) -> list[dict[str
     err = float((c - a.float() @ b.float()).abs().max())
     assert err < 1e-2 * n, err
 
-    def med(fn: Callable[[], Any]) -> float:
-        return statistics.median(host_us_per_call(fn, calls) for _ in range(rounds))
-
-    compiled = med(lambda: k(a, b, c))
-    jit = med(lambda: matmul(a, b, c))
-    peer = med(lambda: torch.matmul(a, b))
+    # The three entries take turns in every round, so drift in the host's speed
+    # (clocks, other processes) falls on all of them alike.
+    fns = {"compiled": lambda: k(a, b, c), "kernel": lambda: matmul(a, b, c),
+           "peer": lambda: torch.matmul(a, b)}
+    per: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            per[name].append(host_us_per_call(fn, calls))
+    compiled, jit, peer = (statistics.median(per[name]) for name in fns)
     device = device_name()
     out = [_record(base, "compiled", [n, n, n], "bf16", "cuda", device, compiled,
                    "torch.matmul", peer),
