@@ -160,13 +160,15 @@ def rel_error(got: Any, want: Any) -> float:
 def add_case_filters(p: Any) -> None:
     """``--dtype`` and ``--tile`` options that pick one case of a GEMM sweep."""
     p.add_argument("--dtype", default=None, help="only this dtype (bf16, f32)")
-    p.add_argument("--tile", default=None, help="only this BMxBNxBK tile, e.g. 128x128x64")
+    p.add_argument("--tile", default=None,
+                   help="only these BMxBNxBK tiles, e.g. 128x128x64,128x256x64")
 
 
 def selected(args: Any, dtype: str, tile: Sequence[int]) -> bool:
     """Whether the ``--dtype``/``--tile`` filters keep this case."""
     name = "x".join(str(t) for t in tile)
-    return not ((args.dtype and dtype != args.dtype) or (args.tile and args.tile != name))
+    return not ((args.dtype and dtype != args.dtype)
+                or (args.tile and name not in args.tile.split(",")))
 
 
 def square_gemm(n: int, dtype: str, tile: Sequence[int], seed: int) -> tuple[Any, ...]:

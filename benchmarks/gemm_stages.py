@@ -2,13 +2,14 @@
 
 For each dtype and tile, the lowering's ``stages`` option (ring-buffer versions of the
 double-buffered K loop) is varied, and for warpgroup-instruction plans also
-``wgmma_in_flight`` (0: wait for every iteration's group; 1: leave one in flight); every
+``wgmma_in_flight`` (0: wait for every iteration's group; 1: leave one in flight) and
+``mbarrier_ring`` (``--ring 1``: versions released through mbarriers, one group in flight); every
 variant is checked against torch (output poisoned with NaN first) and timed with
 ``do_bench`` medians, next to ``torch.matmul`` in the same run. Records go to
 ``benchmarks/results/gemm_stages-<device>-<date>.json``; this is the measurement behind
 the lowering's default stage count and groups in flight.
 
-    PYTHONPATH=src python benchmarks/gemm_stages.py [--size 4096] [--stages 3,4]
+    PYTHONPATH=src python benchmarks/gemm_stages.py [--size 4096] [--stages 3,4] [--ring 0,1]
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def main() -> int:
                    help="comma-separated ring versions to try")
     p.add_argument("--in-flight", default="0,1",
                    help="comma-separated wgmma groups in flight to try (wgmma plans only)")
+    p.add_argument("--ring", default="0",
+                   help="comma-separated mbarrier_ring choices to try (1: release the ring "
+                        "through mbarriers; wgmma plans only)")
     add_case_filters(p)
     args = p.parse_args()
     n = args.size
@@ -60,11 +64,13 @@ def main() -> int:
             continue
         a, b, c, want, comp = square_gemm(n, dt, (bm, bn, bk), n)
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
-        variants = [(st, fl) for st in map(int, args.stages.split(","))
-                    for fl in map(int, args.in_flight.split(","))]
-        for st, fl in variants:
+        variants = [(st, fl, ring) for st in map(int, args.stages.split(","))
+                    for ring in map(int, args.ring.split(","))
+                    for fl in (map(int, args.in_flight.split(",")) if not ring else [1])]
+        for st, fl, ring in variants:
             opts = dataclasses.replace(LowerOptions(), stages=st, wgmma_stages=st,
-                                       wgmma_in_flight=fl)
+                                       wgmma_in_flight=0 if ring else fl,
+                                       mbarrier_ring=bool(ring))
             try:
                 m = lower.lower_to_machine(comp.module, be.profile, opts)
                 exe = be.compile(m, comp.fn_name)
@@ -77,15 +83,20 @@ def main() -> int:
                              and op.attr("catalog_id") == "wgmma.wait"})
             if fl and flying in ([], [0]):
                 continue  # not a wgmma plan, or groups in flight not legal: same as fl = 0
+            if ring and not any(op.name == "atom.call" and op.attr("catalog_id")
+                                == "mbarrier.arrive" for op in m.walk()):
+                continue  # the schedule did not apply the ring (noted in its report)
             c.fill_(float("nan"))
             exe(a, b, c, sync=True)
             err = rel_error(c, want)
             ok = err <= (1e-2 if dt == "bf16" else 1e-4)
             ms = bench_ms(lambda e=exe, x=a, y=b, z=c: e(x, y, z)) if ok else None
             rec.add("matmul", (n, n, n), dt, ms, "torch", torch_ms, tile=f"{bm}x{bn}x{bk}",
-                    stages=st, in_flight=fl, rel_error=err, resources=str(exe.resources),
-                    note=f"{bm}x{bn}x{bk} stages={st} in_flight={fl} {exe.resources}")
-            print(f"{dt} {bm}x{bn}x{bk} stages={st} in_flight={fl}: {ms} ms (torch "
+                    stages=st, in_flight=fl, mbarrier_ring=bool(ring), rel_error=err,
+                    resources=str(exe.resources),
+                    note=f"{bm}x{bn}x{bk} stages={st} in_flight={fl} ring={ring} "
+                         f"{exe.resources}")
+            print(f"{dt} {bm}x{bn}x{bk} stages={st} in_flight={fl} ring={ring}: {ms} ms (torch "
                   f"{torch_ms:.4f}), rel {err:.2e}, {exe.resources}", flush=True)
     rec.write()
     return 0

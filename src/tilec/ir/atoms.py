@@ -280,6 +280,11 @@ CATALOG: dict[str, AtomDef] = {
                 "arrives once; the phase completes when every arrival of the count has come "
                 "and the transaction count is back to zero. PTX: "
                 "mbarrier.arrive.expect_tx.shared::cta.b64"),
+        AtomDef("mbarrier.arrive", ("barrier_view",), ("token",), "lane",
+                "arrives once on the barrier's current phase (no transaction bytes); this "
+                "thread's earlier memory accesses, and the reads of wgmma groups it has "
+                "retired, are then ordered before the accesses of any thread that waits for "
+                "the phase. PTX: mbarrier.arrive.shared::cta.b64"),
         AtomDef("mbarrier.wait", ("barrier_view", "parity"), (), "lane",
                 "waits until the phase of the barrier whose parity is `parity` (0 or 1) has "
                 "completed (the current phase's parity differs from it); the shared-memory "

@@ -97,6 +97,10 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "versions": AttrDef(_pos_int, False, "loop: ring-buffer versions of its staged operands"),
     "in_flight": AttrDef(_pos_int, False, "loop: warpgroup instruction groups left in flight "
                          "at the end of each iteration (retired after the loop)"),
+    "release": AttrDef(lambda x: x in ("mbarrier",), False,
+                       "loop: its ring versions are released through shared-memory barriers "
+                       "(one full and one empty barrier per version) instead of a group "
+                       "barrier per iteration"),
 }
 """Attributes the Scheduled form adds, with their checks."""
 

@@ -15,6 +15,7 @@ segment); a branch merges both sides' pending accesses.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import tilec.ir as ir
 from tilec.ir.ranges import analyze_ranges, step_may_be_nonpositive
@@ -93,12 +94,25 @@ def _guard_step(g: GroupLowering, op: ir.Operation, step: ir.Value) -> None:
 @rule("serial", "pipeline")
 def _loop(g: GroupLowering, op: ir.Operation) -> None:
     from .machine_pipeline import Staging
+    from .machine_ring import GuardedRing
 
     lb, ub, step = (g.scalar(v) for v in op.operands[:3])
     _guard_step(g, op, step)
     carried = _layouts(op.results)
     inits = flatten(g, [_value(g, op, 3 + k) for k in range(len(op.results))])
-    staging = Staging(g, op) if op.attr("schedule") == "double_buffer" else None
+    staging: Any = Staging(g, op) if op.attr("schedule") == "double_buffer" else None
+    if staging is not None and op.attr("release") == "mbarrier":
+        staging = GuardedRing(staging)  # machine_ring: both protocols under one guard
+    results = _staged_loop(g, op, staging, lb, ub, step, inits, carried)
+    for r, x in zip(op.results, unflatten(carried, results)):
+        g.bind(r, x)
+
+
+def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
+                 ub: ir.Value, step: ir.Value, inits: list[ir.Value],
+                 carried: list[Any]) -> list[ir.Value]:
+    """The machine loop of ``op`` with ``staging``'s protocol (None: not staged); returns
+    its results without the protocol's carried state."""
     if staging is not None:
         staging.prologue(lb, ub, step)
         inits = [*inits, *(g.index(0) for _ in range(staging.carried))]  # protocol state
@@ -134,9 +148,7 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
     g.sync.merge(before, g.sync.state())
     if staging is not None:
         staging.finish()
-    results = list(loop.results)[:len(loop.results) - (staging.carried if staging else 0)]
-    for r, x in zip(op.results, unflatten(carried, results)):
-        g.bind(r, x)
+    return list(loop.results)[:len(loop.results) - (staging.carried if staging else 0)]
 
 
 @rule("if")

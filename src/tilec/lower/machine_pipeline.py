@@ -49,6 +49,7 @@ commit/wait atoms.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,8 +60,10 @@ from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 from .machine import GroupLowering, Staged
 from .options import LoweringBug
 from .schedule import layout_of, staged_loads
+from .staged_windows import TMA_COLS, async_eligible, plain_window, tma_eligible
 
-__all__ = ["Staging", "swizzled_map"]
+__all__ = ["Staging", "swizzled_map", "tma_guard", "tma_plan", "array_extents", "address_cone",
+           "window_of"]
 
 
 class Staging:
@@ -97,7 +100,7 @@ class Staging:
             self.rings[ld] = g.smem.buffer((rows, cols + pad), dt, f"stage {k} ring",
                                            self.versions)
         self.tma: set[ir.Operation] = {ld for ld in self.swizzled
-                                       if g.tma and _tma_eligible(ld)}
+                                       if g.tma and tma_eligible(ld, layout_of(ld.result))}
         """Swizzled loads filled by ``tma.load`` where their in-kernel guard holds
         (docs/design/hopper.md)."""
         self.barriers: ir.Value | None = None
@@ -124,6 +127,14 @@ class Staging:
                         out.add(op)
                         changed = True
         return out
+
+    def fallback(self) -> Staging:
+        """The same rings and loads with ``cp.async`` copies only (no tensor copies, no
+        barriers): the loop an mbarrier ring runs when the tensor-map guard fails."""
+        other = copy.copy(self)
+        other.tma = set()
+        other.barriers = None
+        return other
 
     # -- protocol ------------------------------------------------------------------
     @property
@@ -259,20 +270,20 @@ class Staging:
                 # the address code checks its divisions when it runs)
                 outer, g.speculative = g.speculative, True
                 try:
-                    for op in _address_cone(ld, stage):
+                    for op in address_cone(ld, stage):
                         g.lower_op(op)
                 finally:
                     g.speculative = outer
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self._version(ld, ver)
-                if not (g.async_copies and _async_eligible(ld)):
+                if not (g.async_copies and async_eligible(ld, layout_of(ld.result))):
                     self._copy_sync(ld, window, dst)
                     continue
-                win = _window(g, ld)
+                win = window_of(g, ld)
                 plan = _async_plan(g, ld, win)
                 if ld in self.tma:
                     assert bar is not None
-                    got = self._tensor_copy(ld, window, dst, bar, plan, _tma_plan(g, ld, win))
+                    got = self._tensor_copy(ld, window, dst, bar, plan, tma_plan(g, ld, win))
                     tx = got if tx is None else g.arith("add", tx, got)
                 else:
                     self._cp_async_any(ld, window, dst, *plan)
@@ -362,7 +373,7 @@ def swizzled_map(rows: int, cols: int) -> ir.IndexMap:
     return ir.IndexMap(2, [c.floordiv(64) * (rows * 64) + r * 64 + c.mod(64)])
 
 
-def _address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
+def address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
     """The operations of ``stage`` the load's address depends on, in block order."""
     need: set[ir.Operation] = set()
     stack = [ld.operand_named("memory")]
@@ -396,33 +407,6 @@ def _whole_chunks(g: GroupLowering, ld: ir.Operation) -> list[tuple[int, int | N
     return [(reg, limit, full) for reg, limit in _chunk_slots(g, layout_of(ld.result))]
 
 
-def _plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
-    """The ``view`` of a kernel parameter (rank >= 2) a zero-filled staged load reads and
-    the array axes of its rows and columns, when the window is a plain one
-    (``_matrix_axes``); None otherwise: neither copy engine can take it."""
-    fill = ld.attr("fill")
-    if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
-        return None
-    view = ld.operand_named("memory").defining_op
-    if view is None or view.name != "view":
-        return None
-    base = view.operand(0)
-    if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
-            or base.type.space != "global" or base.type.rank < 2:
-        return None
-    axes = _matrix_axes(view.attr("map"))
-    return None if axes is None else (view, axes)
-
-
-def _async_eligible(ld: ir.Operation) -> bool:
-    """Whether a staged load may be copied by ``cp.async.16``: a plain window and a blocked
-    layout of 16-byte vectors."""
-    lay = layout_of(ld.result)
-    v = lay.param("v") or 1
-    return lay.kind == "blocked" and v * ld.result.type.dtype.bytes == 16 \
-        and _plain_window(ld) is not None
-
-
 @dataclass
 class _Window:
     """A plain window's values in one issue (built once, read by both copy engines)."""
@@ -437,9 +421,9 @@ class _Window:
     """Per array axis, the array's extent."""
 
 
-def _window(g: GroupLowering, ld: ir.Operation) -> _Window:
-    """The values of a plain window (``_plain_window`` holds)."""
-    got = _plain_window(ld)
+def window_of(g: GroupLowering, ld: ir.Operation) -> _Window:
+    """The values of a plain window (``plain_window`` holds)."""
+    got = plain_window(ld)
     assert got is not None
     view, axes = got
     base = view.operand(0)
@@ -456,7 +440,7 @@ def _async_plan(g: GroupLowering, ld: ir.Operation, win: _Window
                            Callable[[], list[tuple[int, int | None, ir.Value]]]]:
     """The alignment guard, the interior predicate (the whole window lies inside the
     array), and a builder of, per 16-byte chunk of a thread, (first register, thread limit
-    or None, valid bytes) of a load ``_async_eligible`` accepts."""
+    or None, valid bytes) of a load ``async_eligible`` accepts."""
     lay = layout_of(ld.result)
     esize = ld.result.type.dtype.bytes
     v = lay.param("v") or 1
@@ -480,78 +464,49 @@ def _async_plan(g: GroupLowering, ld: ir.Operation, win: _Window
     return guard, interior, lambda: _edge_chunks(g, lay, v, esize, off, extents)
 
 
-_TMA_BOX = 256
-"""The largest extent of one tensor-copy box axis."""
-
-_TMA_COLS = SWIZZLE_BYTES // 2
-"""Columns of one 16-bit box of the 128-byte swizzle (its rows are 128 bytes)."""
-
-
-def _tma_eligible(ld: ir.Operation) -> bool:
-    """Whether a swizzled staged load may be filled by tensor copies (it may also be
-    copied by ``cp.async``, the fallback): 16-bit elements, a parameter of rank 2 to 5, at
-    most 256 rows and whole 64-column blocks (one box of the 128-byte swizzle each)."""
-    rows, cols = (int(e) for e in ld.result.type.shape)
-    if ld.result.type.dtype.bytes != 2 or rows > _TMA_BOX or cols % _TMA_COLS \
-            or not _async_eligible(ld):
-        return False
-    got = _plain_window(ld)
-    return got is not None and got[0].operand(0).type.rank <= 5
-
-
-def _tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window
-              ) -> tuple[ir.Value, Callable[[ir.Value, ir.Value], None], int]:
-    """For a tensor-copy load: the in-kernel guard that its array has a legal tensor map
-    (every extent positive and below 2^31, rows of whole 16-byte units: the launch builds
-    the map under the same rule), the issue of its boxes into a destination version with
-    a barrier, and the bytes they deliver."""
-    dt = ld.result.type.dtype
+def tma_guard(g: GroupLowering, dt: ir.ScalarType, extents: list[ir.Value]) -> ir.Value:
+    """The in-kernel guard that an array of ``dt`` with ``extents`` has a legal tensor map:
+    every extent positive and below 2^31, rows of whole 16-byte units (the launch builds
+    the map under the same rule)."""
     c0 = g.index(0)
-    guard = g.arith("eq", g.arith("rem", win.extents[-1], g.index(16 // dt.bytes)), c0)
-    for ext in win.extents:
+    guard = g.arith("eq", g.arith("rem", extents[-1], g.index(16 // dt.bytes)), c0)
+    for ext in extents:
         guard = g.arith("and", guard, g.arith("and", g.arith("gt", ext, c0),
                                               g.arith("lt", ext, g.index(2**31))))
+    return guard
+
+
+def array_extents(g: GroupLowering, ld: ir.Operation) -> list[ir.Value]:
+    """The extents of the kernel parameter a plain staged window reads (function-level
+    values: available before the loop)."""
+    got = plain_window(ld)
+    assert got is not None
+    return [g.extent(d) for d in got[0].operand(0).type.shape]
+
+
+def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool = True
+             ) -> tuple[Any, Callable[[ir.Value, ir.Value], None], int]:
+    """For a tensor-copy load: the in-kernel guard that its array has a legal tensor map
+    (``tma_guard``; None without ``with_guard``: the caller checked it), the issue of its
+    boxes into a destination version with a barrier, and the bytes they deliver."""
+    dt = ld.result.type.dtype
+    guard = tma_guard(g, dt, win.extents) if with_guard else None
     rows, cols = (int(e) for e in ld.result.type.shape)
     rows_at, cols_at = win.axes
-    box = tuple(rows if a == rows_at else _TMA_COLS if a == cols_at else 1
+    box = tuple(rows if a == rows_at else TMA_COLS if a == cols_at else 1
                 for a in range(len(win.extents)))
 
     def issue(dst: ir.Value, bar: ir.Value) -> None:
-        for blk in range(cols // _TMA_COLS):
-            part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * _TMA_COLS]),
-                          (rows, _TMA_COLS), False)
+        for blk in range(cols // TMA_COLS):
+            part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * TMA_COLS]),
+                          (rows, TMA_COLS), False)
             coords = list(win.origin)
             if blk:
-                coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * _TMA_COLS))
+                coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * TMA_COLS))
             g.atom("tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
                    swizzle=SWIZZLE_BYTES)
 
     return guard, issue, rows * cols * dt.bytes
-
-
-def _matrix_axes(m: ir.IndexMap) -> list[int] | None:
-    """The array axes of a 2-D window's rows and columns: the result holding ``d0`` and the
-    last one, which must hold ``d1`` (contiguous rows), each with coefficient 1 and no other
-    dimension; every other result reads no dimension (a fixed coordinate of a unit axis the
-    window squeezed). None for any other map."""
-    if m.n_dims != 2:
-        return None
-    found: list[int | None] = [None, None]
-    for a, e in enumerate(m.results):
-        dims = {x[1] for x, _ in e.terms if x[0] == "d"}
-        if any(x[0] in ("floordiv", "mod") and x[1].max_dim() for x, _ in e.terms):
-            return None
-        if not dims:
-            continue
-        if len(dims) != 1:
-            return None
-        k = dims.pop()
-        if e.coefficient("d", k) != 1 or found[k] is not None:
-            return None
-        found[k] = a
-    if found[0] is None or found[1] != len(m.results) - 1:
-        return None
-    return [found[0], found[1]]
 
 
 def _edge_chunks(g: GroupLowering, lay: Any, v: int, esize: int, off: list[ir.Value],

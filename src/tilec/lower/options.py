@@ -68,6 +68,17 @@ class LowerOptions:
     costs more than the overlap gains; the H200 sweep of bf16 4096^3 (128x128x64,
     128x256x64, 256x128x64 tiles, 3 and 4 versions) ran 1-5% slower with 1 in flight
     (benchmarks/gemm_stages.py)."""
+    mbarrier_ring: bool = False
+    """Release the ring versions of a staged ``wgmma`` loop through shared-memory barriers
+    instead of a group barrier per iteration (docs/design/lowering.md, "mbarrier rings"):
+    one ``full`` and one ``empty`` barrier per version; each warpgroup's first thread
+    arrives on ``empty`` once its ``wgmma.wait 1`` has retired the previous iteration's
+    group, and thread 0 waits for that before refilling the version with tensor copies.
+    One warpgroup instruction group then stays in flight across the back edge with the
+    copies still ``W - 1`` iterations ahead. Applied where every staged operand may be
+    filled by tensor copies and one group may stay in flight (else noted in the report);
+    arrays the in-kernel tensor-map guard rejects run the ordinary ring in the same
+    kernel."""
     tma: bool = True
     """Fill the swizzled rings of warpgroup operands with tensor-memory-accelerator copies
     (one thread issues a box per 64-column block, completion on a shared-memory barrier per

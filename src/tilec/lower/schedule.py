@@ -38,6 +38,7 @@ from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, p
 
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
+from .staged_windows import tma_eligible
 from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
@@ -45,7 +46,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
-                  "stage_layouts", "schedule", "versions", "in_flight")
+                  "stage_layouts", "schedule", "versions", "in_flight", "release")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -102,6 +103,9 @@ class GroupSchedule:
     in_flight: dict[ir.Operation, int] = field(default_factory=dict)
     """Staged loops whose warpgroup instruction groups stay in flight across the back edge:
     groups left pending at the end of an iteration (``wgmma.wait`` with that many)."""
+    release: dict[ir.Operation, str] = field(default_factory=dict)
+    """Staged loops whose ring versions are released through shared-memory barriers
+    (``"mbarrier"``, ``LowerOptions.mbarrier_ring``) rather than a group barrier."""
 
 
 # ---------------------------------------------------------------------- entry point
@@ -437,12 +441,13 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     _assign_layouts(g, inner)
     for op in inner:
         if op.name in ("serial", "pipeline"):
-            _plan_staging(g, op, options, profile.shared_bytes_per_group)
+            _plan_staging(g, op, options, profile.shared_bytes_per_group,
+                          profile.async_copies and profile.tensor_copies)
     return g
 
 
 def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
-                  shared_limit: int | None = None) -> None:
+                  shared_limit: int | None = None, tensor_copies: bool = False) -> None:
     """Double-buffer a loop's matrix operand loads: ``pipeline`` with ``window >= 2``, and
     ``serial`` loops too (automatic software pipelining) unless disabled. A loop feeding
     warpgroup instructions gets ``wgmma_stages`` versions, fewer (down to 2) when that many
@@ -468,6 +473,17 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
             versions -= 1
     g.staging[loop] = window or versions
+    if wgmma and options.mbarrier_ring:
+        why = _ring_blocker(loop, g, staged, g.staging[loop], tensor_copies and options.tma
+                            and options.async_copies)
+        if why is None:
+            g.release[loop] = "mbarrier"
+            g.in_flight[loop] = 1
+            g.notes.append(f"{loop.name} at {loop.loc}: ring versions released through "
+                           "mbarriers (one wgmma group in flight, tensor copies "
+                           f"{g.staging[loop] - 1} iterations ahead)")
+            return
+        g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
     if wgmma and options.wgmma_in_flight:
         why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight)
         if why is None:
@@ -478,6 +494,22 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         else:
             g.notes.append(f"{loop.name} at {loop.loc}: every iteration waits for its wgmma "
                            f"group: {why}")
+
+
+def _ring_blocker(loop: ir.Operation, g: GroupSchedule,
+                  staged: dict[ir.Operation, list[tuple[ir.Operation, int]]], versions: int,
+                  tensor_copies: bool) -> str | None:
+    """Why the ring of ``loop`` cannot be released through mbarriers, or None: the target
+    and options give tensor copies, every staged operand feeds warpgroup instructions and
+    may be filled by tensor copies, and one instruction group may stay in flight."""
+    if not tensor_copies:
+        return "the target or the options give no tensor copies"
+    for ld, uses in staged.items():
+        if not all(g.mma[m].realization in WGMMA_ATOMS for m, _ in uses):
+            return f"the staged load at {ld.loc} feeds an instruction other than wgmma"
+        if not tma_eligible(ld, g.layouts[ld.result]):
+            return f"the staged load at {ld.loc} cannot be filled by tensor copies"
+    return _in_flight_blocker(loop, g, versions, 1)
 
 
 def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag: int
@@ -779,6 +811,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
             op.attributes["versions"] = g.staging[op]
             if op in g.in_flight:
                 op.attributes["in_flight"] = g.in_flight[op]
+            if op in g.release:
+                op.attributes["release"] = g.release[op]
         if op.name == "pipeline":
             op.attributes["stage_layouts"] = tuple(
                 tuple(g.layouts.get(a) if isinstance(a.type, ir.TileType) else None

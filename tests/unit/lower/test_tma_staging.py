@@ -117,3 +117,110 @@ def test_in_flight_is_a_plan_variant() -> None:
     assert opts.wgmma_in_flight == 1 and opts.wgmma_stages == 4
     with pytest.raises(ValueError, match="wgmma_in_flight must be 0 or 1"):
         apply_variant(LowerOptions(), {"wgmma_in_flight": 2})
+
+
+# ------------------------------------------------------------------ mbarrier rings
+
+RING = LowerOptions(mbarrier_ring=True)
+WIDE = {"BM": 128, "BN": 256, "BK": 64}
+"""Two consumer warpgroups (256 threads): thread 0's refill must wait for the other one."""
+
+
+def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
+    text = _machine(_args(256, 256, 256), options=RING)
+    w = RING.wgmma_stages
+    # W prologue issues and one refill, 3 boxes each; the fallback loop copies by cp.async
+    assert _count(text, "tma.load") == (w + 1) * 3
+    assert _count(text, "mbarrier.arrive") == 1
+    assert _count(text, "mbarrier.init") == 2 * w and _count(text, "mbarrier.inval") == 2 * w
+    assert 'release = "mbarrier"' not in text  # a schedule attribute, not a machine one
+    # one loop; its group barriers are all the fallback's (the else of the guard)
+    module = tc.compile(matmul, *_args(256, 256, 256), target="reference", **TILES).module
+    machine = lower(module, "cuda:sm_90", RING).machine
+    loops = [op for op in machine.walk() if op.name == "serial"
+             and any(o.attr("catalog_id") == "mbarrier.arrive" for o in op.walk())]
+    assert len(loops) == 1
+    barriers = [o for o in loops[0].walk() if o.attr("catalog_id") == "barrier.group"]
+    assert barriers
+    for b in barriers:
+        under, x = None, b
+        while x.parent_op is not loops[0]:
+            if x.parent_op.attr("guard") == "array extents legal for a tensor map " \
+                    "(mbarrier ring)":
+                under = x.parent.parent is x.parent_op.regions[1]
+            x = x.parent_op
+        assert under is True, "a group barrier outside the fallback"
+    off = _machine(_args(256, 256, 256))
+    assert _count(off, "mbarrier.arrive") == 0
+
+
+@pytest.mark.skipif(SIMULATOR_MISSING is not None, reason=SIMULATOR_MISSING or "")
+@pytest.mark.parametrize("tiles", [TILES, WIDE], ids=["one_warpgroup", "two_warpgroups"])
+@pytest.mark.parametrize("shape", [
+    (200, 136, 160),   # ragged: the boxes cross the edges
+    (130, 130, 72),    # B's array fails the tensor-map guard: the fallback loop runs
+    (64, 64, 300),     # A's too, with many trips
+    (128, 128, 64),    # one trip: nothing is released
+    (128, 256, 640),   # ten trips: every version is released and refilled three times
+], ids=["ragged", "b_fallback", "a_fallback", "one_trip", "ten_trips"])
+def test_mbarrier_ring_matches_the_reference(shape, tiles) -> None:
+    m, n, k = shape
+    differential(matmul, _args(m, n, k, seed=m + 2 * n + k), [2], "cuda:sm_90", tiles,
+                 options=RING, rtol=2e-3, atol=2e-3)
+
+
+def _mutated(drop: str, tiles: dict[str, int] = WIDE) -> None:
+    """Simulate the ring of a 10-trip GEMM with every ``drop`` atom of its loop removed."""
+    from lowering_cases import poisoned
+
+    from tilec.targets.reference.simt import simulate_module
+
+    args = _args(128, 256, 640)
+    compiled = tc.compile(matmul, *args, target="reference", **tiles)
+    res = lower(compiled.module, "cuda:sm_90", RING)
+    gone = 0
+    for op in list(res.machine.walk()):
+        if op.name == "atom.call" and op.attr("catalog_id") == drop.split(":")[0] \
+                and (":" not in drop or op.operand(0).defining_op.operand(0).defining_op
+                     .attr("role") == "ring empty barriers"):
+            for r in op.results:
+                assert not list(r.uses)
+            op.erase()
+            gone += 1
+    assert gone
+    simulate_module(res.machine, compiled.fn_name, poisoned(args, [2]))
+
+
+@pytest.mark.skipif(SIMULATOR_MISSING is not None, reason=SIMULATOR_MISSING or "")
+def test_a_missing_release_is_reported_as_a_hang() -> None:
+    from tilec.targets.reference.errors import SimulationError
+
+    with pytest.raises(SimulationError) as info:
+        _mutated("mbarrier.arrive")
+    assert info.value.kind == "hang" and "ring_empty_barriers" in str(info.value)
+
+
+@pytest.mark.skipif(SIMULATOR_MISSING is not None, reason=SIMULATOR_MISSING or "")
+def test_a_refill_that_does_not_wait_for_the_release_races() -> None:
+    from tilec.targets.reference.errors import SimulationError
+
+    with pytest.raises(SimulationError) as info:
+        _mutated("mbarrier.wait:empty")
+    assert info.value.kind == "race" and "tma.load" in str(info.value)
+
+
+def test_mbarrier_ring_is_a_plan_variant_and_noted_where_blocked() -> None:
+    from tilec.frontend.tunables import apply_variant
+
+    opts = apply_variant(LowerOptions(), {"mbarrier_ring": True})
+    assert opts.mbarrier_ring
+    args = _args(256, 256, 256)
+    module = tc.compile(matmul, *args, target="reference", **TILES).module
+    notes = "\n".join(n for g in lower(module, "cuda:sm_90", RING).groups for n in g.notes)
+    assert "released through mbarriers" in notes
+    blocked = "\n".join(n for g in lower(module, "cuda:sm_90",
+                                          LowerOptions(mbarrier_ring=True, tma=False)).groups
+                         for n in g.notes)
+    assert "no mbarrier ring: the target or the options give no tensor copies" in blocked
+    sm80 = _machine(args, target="cuda:sm_80", options=RING)
+    assert _count(sm80, "mbarrier.arrive") == 0

@@ -75,3 +75,28 @@ def test_a_path_may_carry_a_traversal_variant() -> None:
     assert "unknown path" in (path_error("gpu+grouped:3") or "")
     assert "takes no variant" in (path_error("cuda+grouped:3") or "")
     assert "positive integer" in (path_error("simt:cuda:sm_80+grouped:0") or "")
+
+
+def test_a_path_may_release_rings_through_mbarriers() -> None:
+    from tilec.testing.fuzz.paths import execute, path_error, split_path
+
+    assert split_path("simt:cuda:sm_90+mbarrier") == (
+        "simt:cuda:sm_90", {"mbarrier_ring": True})
+    assert split_path("simt:cuda:sm_90+grouped:2+mbarrier") == (
+        "simt:cuda:sm_90", {"program_traversal": "grouped:2", "mbarrier_ring": True})
+    assert path_error("simt:cuda:sm_90+grouped:2+mbarrier") is None
+    assert "positive integer" in (path_error("simt:cuda:sm_90+mbarrier+grouped:0") or "")
+    # a GEMM runs on the path (the compile takes the variant) and matches
+    import ml_dtypes
+    import numpy as np
+
+    from tilec.lib import matmul
+
+    r = np.random.default_rng(1)
+    a = r.standard_normal((64, 128)).astype(ml_dtypes.bfloat16)
+    b = r.standard_normal((128, 64)).astype(ml_dtypes.bfloat16)
+    c = np.full((64, 64), np.nan, np.float32)
+    out = execute("simt:cuda:sm_90+mbarrier", matmul, [a, b, c], "matmul.py")
+    assert out.kind == "ran", out
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    assert np.allclose(c, want, rtol=2e-3, atol=2e-3)

@@ -213,18 +213,57 @@ def _need_tma(em: CUDAEmitter, op: ir.Operation) -> None:
     em.tma = True
 
 
+PREDICATED = ("mbarrier.arrive", "mbarrier.expect_tx", "tma.load")
+"""Atoms the CUDA printers can issue under a predicate (one PTX instruction each)."""
+
+_SPECULABLE = frozenset(ir.ARITH_FNS) - {"div", "rem", "floordiv", "cdiv", "pow"}
+"""Scalar functions that cannot fail, so that a predicated body may compute them for every
+thread (a division only by a nonzero constant)."""
+
+
+def predicatable(op: ir.Operation) -> bool:
+    """Whether an ``if`` with no results and an empty else can be emitted as predicated atoms:
+    its body holds only constants, views, arithmetic that cannot fail and ``PREDICATED``
+    atoms, at least one of them."""
+    if op.results or any(o.name != "yield" for o in op.regions[1].entry.operations):
+        return False
+    atoms = 0
+    for o in op.regions[0].entry.operations:
+        if o.name == "atom.call":
+            if o.attr("catalog_id") not in PREDICATED:
+                return False
+            atoms += 1
+        elif o.name == "arith":
+            fn = o.attr("fn")
+            if fn not in _SPECULABLE:
+                d = o.operand(1).defining_op if o.num_operands > 1 else None
+                if fn == "pow" or d is None or d.name != "constant" or not d.attr("value"):
+                    return False
+        elif o.name not in ("constant", "view", "yield"):
+            return False
+    return atoms > 0
+
+
+def _pred(em: CUDAEmitter) -> str:
+    """The predicate argument of a predicated helper (empty outside a predicated body)."""
+    return "" if em.predicate is None else f", (uint32_t)({em.predicate})"
+
+
 def _mbarrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     _need_tma(em, op)
     cid = op.attr("catalog_id")
     bar = _barrier_addr(em, op, op.operand(0))
+    p = "_p" if em.predicate is not None else ""
     if cid == "mbarrier.init":
         em.buf.line(f"tc_mbar_init({bar}, {int(op.attr('count'))}u);")
     elif cid == "mbarrier.inval":
         em.buf.line(f"tc_mbar_inval({bar});")
+    elif cid == "mbarrier.arrive":
+        em.buf.line(f"tc_mbar_arrive{p}({bar}{_pred(em)});")
     else:
         x = em.scalar(op.operand(1), op)
         fn = "tc_mbar_expect_tx" if cid == "mbarrier.expect_tx" else "tc_mbar_wait"
-        em.buf.line(f"{fn}({bar}, (uint32_t)({x}));")
+        em.buf.line(f"{fn}{p}({bar}, (uint32_t)({x}){_pred(em)});")
     return False
 
 
@@ -241,9 +280,10 @@ def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
     tmap = em.tmap_param(src.ptr, op.operand(1).type.dtype, tuple(op.attr("box")), op)
     coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[3:])]
     em.note_aligned16(src.ptr)
-    em.buf.line(f"tc_tma_load_{len(coords)}d(tc_smem_addr({dst.ptr} + "
+    p = "_p" if em.predicate is not None else ""
+    em.buf.line(f"tc_tma_load_{len(coords)}d{p}(tc_smem_addr({dst.ptr} + "
                 f"{em.access.address_of_first(dst)}), &{tmap}, "
-                f"{_barrier_addr(em, op, op.operand(2))}, {', '.join(coords)});")
+                f"{_barrier_addr(em, op, op.operand(2))}, {', '.join(coords)}{_pred(em)});")
     return False
 
 
@@ -263,6 +303,7 @@ PRINTERS: dict[str, Printer] = {
     "mbarrier.init": _mbarrier,
     "mbarrier.expect_tx": _mbarrier,
     "mbarrier.wait": _mbarrier,
+    "mbarrier.arrive": _mbarrier,
     "mbarrier.inval": _mbarrier,
     "tma.load": _tma_load,
     **{cid: _mma for cid in MMA_ATOMS},

@@ -75,7 +75,7 @@ from tilec.targets.cuda.access import (
     div_c,
     plus,
 )
-from tilec.targets.cuda.atom_printers import printer_for
+from tilec.targets.cuda.atom_printers import predicatable, printer_for
 from tilec.targets.cuda.forms import Regs, is_b16, meets_word_atom, static_shape
 from tilec.targets.cuda.kernel_abi import bind_params, grid_bound, host_step
 from tilec.targets.cuda.memory_printers import MEMORY_PRINTERS
@@ -168,6 +168,9 @@ class CUDAEmitter(CLikeEmitter):
         """``(id(wgmma), operand)`` -> the C name of its descriptor."""
         self.tma = False
         """True once a tensor copy or transaction barrier is emitted (``ptx.TMA_PRELUDE``)."""
+        self.predicate: str | None = None
+        """While an ``if`` is emitted as predicated atoms (``atom_printers.predicatable``):
+        the C condition every atom of its body is issued under."""
         self.tmaps: dict[tuple[int, tuple[int, ...]], tuple[str, ParamInfo]] = {}
         """``(user parameter, box)`` -> the C name and launch contract of its tensor map."""
         self.b16_arrays = False
@@ -793,6 +796,21 @@ class CUDAEmitter(CLikeEmitter):
         extents = [self.dim_expr(d, op) for d in op.result.type.shape]
         bounded = op.attr("bounds", "total") == "bounded"
         self.bind(op.result, base.sub(op.attr("map"), syms, sdivs, extents, bounded, sranges))
+
+    def emit_if(self, op: ir.Operation) -> None:
+        """An ``if`` whose body is only index arithmetic and barrier or tensor-copy atoms is
+        emitted without a branch: the arithmetic unconditionally, the atoms predicated
+        (``atom_printers.predicatable``). A branch around them, taken by one thread while a
+        warpgroup instruction group is in flight, makes ptxas serialize every ``wgmma`` of
+        the kernel; the predicated form does not."""
+        if self.predicate is None and predicatable(op):
+            self.predicate = self.scalar(op.operand(0), op)
+            try:
+                self.emit_block(op.regions[0].entry)
+            finally:
+                self.predicate = None
+            return
+        super().emit_if(op)
 
     # -- atoms ------------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:

@@ -170,18 +170,25 @@ def wgmma_sync_lines(kind: str, pending: int = 0) -> list[str]:
 
 def _tma_loads() -> str:
     """``tc_tma_load_<r>d``: one box copy of a rank-``r`` tensor map (coordinates innermost
-    first) completing on a barrier's transaction count."""
+    first) completing on a barrier's transaction count; ``tc_tma_load_<r>d_p`` the same
+    under a predicate (issued where it is nonzero, with no branch)."""
     out = []
     for r in range(1, 6):
         cs = ", ".join(f"int c{k}" for k in range(r))
         regs = ", ".join(f"%{3 + k}" for k in range(r))
         ins = ", ".join(f'"r"(c{k})' for k in range(r))
+        copy = (f"cp.async.bulk.tensor.{r}d.shared::cluster.global."
+                f"mbarrier::complete_tx::bytes [%0], [%1, {{{regs}}}], [%2];")
         out.append(
             f"TC_DEV void tc_tma_load_{r}d(uint32_t dst, const tc_tmap *map, uint32_t bar, "
             f"{cs}) {{\n"
-            f'  asm volatile("cp.async.bulk.tensor.{r}d.shared::cluster.global.'
-            f'mbarrier::complete_tx::bytes [%0], [%1, {{{regs}}}], [%2];"\n'
+            f'  asm volatile("{copy}"\n'
             f'    :: "r"(dst), "l"((uint64_t)map), "r"(bar), {ins} : "memory");\n}}')
+        out.append(
+            f"TC_DEV void tc_tma_load_{r}d_p(uint32_t dst, const tc_tmap *map, uint32_t bar, "
+            f"{cs}, uint32_t p) {{\n"
+            f'  asm volatile("{{\\n.reg .pred q;\\nsetp.ne.b32 q, %{3 + r}, 0;\\n@q {copy}\\n}}"\n'
+            f'    :: "r"(dst), "l"((uint64_t)map), "r"(bar), {ins}, "r"(p) : "memory");\n}}')
     return "\n".join(out)
 
 
@@ -198,6 +205,18 @@ TC_DEV void tc_mbar_inval(uint32_t bar) {
 TC_DEV void tc_mbar_expect_tx(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
                :: "r"(bar), "r"(bytes) : "memory");
+}
+TC_DEV void tc_mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
+}
+TC_DEV void tc_mbar_arrive_p(uint32_t bar, uint32_t p) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %1, 0;\n"
+               "@q mbarrier.arrive.shared::cta.b64 _, [%0];\n}" :: "r"(bar), "r"(p) : "memory");
+}
+TC_DEV void tc_mbar_expect_tx_p(uint32_t bar, uint32_t bytes, uint32_t p) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %2, 0;\n"
+               "@q mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n}"
+               :: "r"(bar), "r"(bytes), "r"(p) : "memory");
 }
 TC_DEV bool tc_mbar_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;

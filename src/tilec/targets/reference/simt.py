@@ -260,7 +260,7 @@ class LaneRunner:
         """The group's cp.async state."""
         self.wgmma = InFlightGroups(lanes // 128)
         """The group's warpgroup instruction groups not yet retired."""
-        self.mbarriers = Mbarriers(lanes)
+        self.mbarriers = Mbarriers(lanes, clock)
         """The group's shared-memory barriers and tma.load copies."""
         self.env: dict[ir.Value, Any] = {}
         """Per-thread values (leading axis ``T``); uniform ones are broadcast on first use."""

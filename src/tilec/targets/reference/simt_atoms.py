@@ -547,6 +547,15 @@ def _mbarrier_expect_tx(ctx: AtomContext, op: ir.Operation, args: list[Any],
     return _tokens(op)
 
 
+@atom_impl("mbarrier.arrive")
+def _mbarrier_arrive(ctx: AtomContext, op: ir.Operation, args: list[Any],
+                     active: np.ndarray) -> Sequence[Any]:
+    st, flat = barrier_elements(op, args[0], active)
+    for t in np.flatnonzero(active):
+        ctx.mbarriers.arrive(op, st, int(flat[t]), int(t))
+    return _tokens(op)
+
+
 @atom_impl("mbarrier.wait")
 def _mbarrier_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
                    ) -> Sequence[Any]:

@@ -25,6 +25,13 @@ the simulator:
 * a thread accessing a tagged element before it observed the tag's phase is a race (on the
   GPU it may see the element before the copy lands); a plain write by a thread that did
   observe it replaces the copied data and drops the tag;
+* ``mbarrier.arrive`` arrives once with no bytes. Each arrival remembers the arriving
+  thread and the lock-step time; a thread whose wait observes that phase is then ordered
+  after every shared access the arriving thread made before it (``GroupClock.hb``): the
+  race detector does not report such a pair although no ``barrier.group`` lies between
+  them (an access of a third thread, or an arrival before the access, still races). An
+  arriving thread's retired ``wgmma`` reads are its reads (they are recorded under the
+  warpgroup's first thread);
 * a barrier invalidated, or left at the group's end, with a transaction count other than
   zero is a hang (bytes expected that never came, or copied bytes nobody expected).
 
@@ -35,7 +42,7 @@ and the memory accesses of ``simt_memory`` pay one attribute test.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,7 +51,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES
 
 from .errors import SimulationError, describe_op
-from .simt_memory import AsyncCopies, LaneView, Storage, check_mma_reads
+from .simt_memory import AsyncCopies, GroupClock, LaneView, Storage, check_mma_reads
 
 __all__ = ["Mbarriers", "barrier_elements", "TMA_MAX_BOX"]
 
@@ -80,6 +87,9 @@ class _Barrier:
     """The ``mbarrier.inval`` that ended it (None: still valid)."""
     last_load: ir.Operation | None = None
     """The latest ``tma.load`` completing on it (for messages)."""
+    arrivals: list[tuple[int, int, int]] = field(default_factory=list)
+    """(phase, thread, lock-step time) of every arrival whose order a wait has not yet
+    passed on to every thread."""
 
     @property
     def name(self) -> str:
@@ -139,9 +149,11 @@ def barrier_elements(op: ir.Operation, view: Any, active: np.ndarray
 class Mbarriers:
     """The barriers of one group, the threads' observed phases and the copies' tags."""
 
-    def __init__(self, lanes: int) -> None:
+    def __init__(self, lanes: int, clock: GroupClock | None = None) -> None:
         self.lanes = lanes
         """Threads in the group."""
+        self.clock = clock if clock is not None else GroupClock()
+        """The group's lock-step time and barrier-made orders (``GroupClock.hb``)."""
         self.barriers: list[_Barrier] = []
         """Every incarnation so far, by number."""
         self.observed = np.zeros((0, lanes), np.int64)
@@ -190,7 +202,12 @@ class Mbarriers:
         self._current[(st, flat)] = b
         self.observed = np.concatenate([self.observed, np.zeros((1, self.lanes), np.int64)])
 
+    def arrive(self, op: ir.Operation, st: Storage, flat: int, lane: int) -> None:
+        """``mbarrier.arrive`` by thread ``lane``: one arrival, no bytes."""
+        self._arrive(op, self._valid(op, st, flat), lane)
+
     def _arrive(self, op: ir.Operation, b: _Barrier, lane: int) -> None:
+        b.arrivals.append((b.phases, lane, self.clock.tick()))
         if b.pending == 0:
             raise SimulationError(f"{op.attr('catalog_id')}: thread {lane} arrives on barrier "
                                   f"{b.name} more than its count of {b.count} times in phase "
@@ -240,7 +257,23 @@ class Mbarriers:
                     f", {b.phases} phases completed); nothing can complete it while the threads "
                     "wait, so the wait never returns", "hang", ops)
             row = self.observed[b.number]
+            self._join(b, who, row[who])
             row[who] = np.maximum(row[who], b.phases)
+
+    def _join(self, b: _Barrier, who: np.ndarray, seen: np.ndarray) -> None:
+        """Threads ``who``, which had observed ``seen`` phases of ``b``, now observe all its
+        completed phases: each is ordered after the accesses of that phases' arrivers."""
+        if not b.arrivals:
+            return
+        clock = self.clock
+        if clock.hb is None:
+            clock.hb = np.full((self.lanes, self.lanes), -1, np.int64)
+        for phase, lane, t in b.arrivals:
+            if phase < b.phases:
+                new = who[seen <= phase]
+                clock.hb[new, lane] = np.maximum(clock.hb[new, lane], t)
+        low = int(self.observed[b.number].min())
+        b.arrivals = [a for a in b.arrivals if a[0] >= low]
 
     def inval(self, op: ir.Operation, st: Storage, flat: int) -> None:
         """``mbarrier.inval``: the barrier is no longer valid."""

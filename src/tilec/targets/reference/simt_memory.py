@@ -103,6 +103,18 @@ class GroupClock:
         """Barriers passed so far."""
         self.last_barrier: ir.Operation | None = None
         """The barrier that opened the current epoch (None: the group start)."""
+        self.now = 0
+        """Lock-step time: advanced by every recorded shared access and barrier arrival."""
+        self.hb: np.ndarray | None = None
+        """Orders made by shared-memory barriers within an epoch (None until a wait joins
+        an arrival): ``hb[t, u]`` is the time before which thread ``u``'s accesses are
+        ordered before thread ``t``'s later ones (``u`` arrived on a phase ``t`` waited
+        for; ``simt_mbarrier``)."""
+
+    def tick(self) -> int:
+        """The next point of lock-step time."""
+        self.now += 1
+        return self.now
 
     def advance(self, barrier: ir.Operation) -> None:
         """Start a new epoch at ``barrier``."""
@@ -289,14 +301,27 @@ class _Seen:
         self.op1 = np.full(size, -1, np.int64)
         self.lane2 = np.full(size, -1, np.int64)
         self.op2 = np.full(size, -1, np.int64)
+        self.time1 = np.zeros(size, np.int64)
+        """The time of ``lane1``'s latest access this epoch."""
+        self.time2 = np.zeros(size, np.int64)
+        """The time of ``lane2``'s latest access this epoch."""
+        self.many = np.zeros(size, bool)
+        """Whether threads other than ``lane1`` and ``lane2`` may have accessed the element
+        this epoch (then no barrier arrival can order all its accesses: ``other``)."""
 
-    def other(self, flat: np.ndarray, lanes: np.ndarray, epoch: int
-              ) -> tuple[int, int, int] | None:
-        """The first access ``k`` whose element another thread touched this epoch: (k, lane, op)."""
+    def other(self, flat: np.ndarray, lanes: np.ndarray, epoch: int,
+              hb: np.ndarray | None = None) -> tuple[int, int, int] | None:
+        """The first access ``k`` whose element another thread touched this epoch, with no
+        barrier arrival ordering that access before it (``hb``, ``GroupClock.hb``):
+        (k, lane, op)."""
         cur = self.epoch[flat] == epoch
         l1, l2 = self.lane1[flat], self.lane2[flat]
         c1 = cur & (l1 != lanes)
         c2 = cur & (l2 >= 0) & (l2 != lanes)
+        if hb is not None and (c1.any() or c2.any()):
+            alone = ~self.many[flat]
+            c1 &= ~(alone & (self.time1[flat] < hb[lanes, np.maximum(l1, 0)]))
+            c2 &= ~(alone & (self.time2[flat] < hb[lanes, np.maximum(l2, 0)]))
         hit = c1 | c2
         if not hit.any():
             return None
@@ -305,15 +330,18 @@ class _Seen:
             return k, int(l1[k]), int(self.op1[flat[k]])
         return k, int(l2[k]), int(self.op2[flat[k]])
 
-    def add(self, flat: np.ndarray, lanes: np.ndarray, epoch: int, op_id: int) -> None:
-        """Record that ``lanes[k]`` accessed ``flat[k]`` in ``epoch`` with operation ``op_id``."""
+    def add(self, flat: np.ndarray, lanes: np.ndarray, epoch: int, op_id: int,
+            now: int = 0) -> None:
+        """Record that ``lanes[k]`` accessed ``flat[k]`` in ``epoch`` with operation ``op_id``
+        at time ``now``."""
         if flat.size == 0:
             return
-        elems, lo, hi = _lane_range(flat, lanes)
+        elems, lo, hi, count = _lane_range(flat, lanes, counts=True)
         stale = self.epoch[elems] != epoch
         self.epoch[elems] = epoch
         self.lane1[elems[stale]] = -1
         self.lane2[elems[stale]] = -1
+        self.many[elems[stale]] = False
         l1 = self.lane1[elems]
         fresh = l1 < 0
         self.lane1[elems[fresh]] = lo[fresh]
@@ -323,16 +351,26 @@ class _Seen:
         take = (self.lane2[elems] < 0) & (cand != l1)
         self.lane2[elems[take]] = cand[take]
         self.op2[elems[take]] = op_id
+        l2 = self.lane2[elems]
+        self.time1[elems[(l1 == lo) | (l1 == hi)]] = now
+        self.time2[elems[(l2 >= 0) & ((l2 == lo) | (l2 == hi))]] = now
+        # more than two accesses to one element in one operation, or a lane that is
+        # neither recorded thread: not every accessing thread is known any more
+        third = (count > 2) | ((lo != l1) & (lo != l2)) | ((hi != l1) & (hi != l2))
+        self.many[elems[third]] = True
 
 
-def _lane_range(flat: np.ndarray, lanes: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unique elements of ``flat`` with the smallest and largest thread that touched each."""
+def _lane_range(flat: np.ndarray, lanes: np.ndarray, counts: bool = False
+                ) -> Any:
+    """Unique elements of ``flat`` with the smallest and largest thread that touched each
+    (and with ``counts``, how many accesses each had)."""
     elems, inv = np.unique(flat, return_inverse=True)
     lo = np.full(elems.size, np.iinfo(np.int64).max, np.int64)
     hi = np.full(elems.size, -1, np.int64)
     np.minimum.at(lo, inv, lanes)
     np.maximum.at(hi, inv, lanes)
+    if counts:
+        return elems, lo, hi, np.bincount(inv, minlength=elems.size)
     return elems, lo, hi
 
 
@@ -379,7 +417,7 @@ class RaceTracker:
             return
         self.check(kind, flat, lanes, op)
         own = {"read": self.reads, "write": self.writes, "atomic": self.atomics}[kind]
-        own.add(flat, lanes, self.clock.epoch, self._ops.number(op))
+        own.add(flat, lanes, self.clock.epoch, self._ops.number(op), self.clock.tick())
 
     def check(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation) -> None:
         """Check accesses ``(flat[k], lanes[k])`` of ``kind`` against this epoch's accesses
@@ -391,8 +429,9 @@ class RaceTracker:
                    "write": (("write", self.writes), ("read", self.reads),
                              ("atomic", self.atomics)),
                    "atomic": (("write", self.writes), ("read", self.reads))}[kind]
+        hb = self.clock.hb
         for earlier_kind, seen in against:
-            hit = seen.other(flat, lanes, epoch)
+            hit = seen.other(flat, lanes, epoch, hb)
             if hit is not None:
                 k, lane, op_id = hit
                 self._report(int(flat[k]), earlier_kind, lane, self._ops[op_id], kind,

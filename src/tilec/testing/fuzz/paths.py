@@ -4,7 +4,9 @@ Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
 (``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``) and
 ``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path other
 than ``cuda`` may carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
-grids with that program traversal (``ir.traversal``; ``split_path``).
+grids with that program traversal (``ir.traversal``), ``+mbarrier`` releases staged
+wgmma rings through mbarriers (``mbarrier_ring``), ``+grouped:3+mbarrier`` both
+(``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
 anything else is *internal*.
@@ -36,10 +38,24 @@ REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUna
 a program with; the message must name the reason and the kernel's source location."""
 
 
+VARIANT_FLAGS = {"mbarrier": "mbarrier_ring"}
+"""Path suffix words that switch a boolean plan-variant choice on."""
+
+
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
-    """A path's base and its plan variant (None without a ``+`` suffix)."""
+    """A path's base and its plan variant (None without a ``+`` suffix): choices each after a
+    ``+``, each ``grouped:G`` (a program traversal) or a word of ``VARIANT_FLAGS``
+    (``mbarrier``: ``mbarrier_ring``)."""
     base, plus, suffix = path.partition("+")
-    return base, ({"program_traversal": suffix} if plus else None)
+    if not plus:
+        return base, None
+    variant: dict[str, Any] = {}
+    for part in suffix.split("+"):
+        if part in VARIANT_FLAGS:
+            variant[VARIANT_FLAGS[part]] = True
+        else:
+            variant["program_traversal"] = part
+    return base, variant
 
 
 def path_error(path: str) -> str | None:
@@ -47,16 +63,17 @@ def path_error(path: str) -> str | None:
     base, variant = split_path(path)
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path but cuda may " \
-            "add '+grouped:G')"
+            "add '+grouped:G', '+mbarrier' or both: '+grouped:G+mbarrier')"
     if variant is not None:
         if base == "cuda":
             return "the cuda path takes no variant (the GPU runs in the campaign's process); " \
                 "fuzz a traversal on simt:cuda:sm_90+grouped:G"
         from tilec.ir.traversal import parse_traversal
 
-        why = parse_traversal(variant["program_traversal"])
-        if isinstance(why, str):
-            return why
+        if "program_traversal" in variant:
+            why = parse_traversal(variant["program_traversal"])
+            if isinstance(why, str):
+                return why
     return None
 
 

@@ -472,3 +472,65 @@ def test_run_atom_drives_the_model_with_real_ops() -> None:
     with pytest.raises(SimulationError) as info:
         run_atom(ctx, ops["mbarrier.wait"], [bar, np.ones(4, np.int64)], everyone)
     assert info.value.kind == "hang" and "thread 0 waits" in info.value.reason
+
+
+# ------------------------------------------------------------------ releases by arrival
+
+EMPTY = (f"%emp = view(%bars, %c1) {{bounds = \"total\", {ONE}}} : mem<1xi64, shared>\n")
+"""The second barrier %bars[1]: the readers release the buffer on it."""
+
+
+def init_empty(count: int) -> str:
+    return on_thread0(f'%ie = atom.call(%emp) {{catalog_id = "mbarrier.init", count = {count}}} '
+                      ': token', "ie")
+
+
+def arrive(below: int = THREADS, k: str = "") -> str:
+    """Threads ``tid < below`` arrive on %emp."""
+    return f"""
+    %bl{k} = constant() {{value = {below}}} : index
+    %ar{k} = arith(%tid, %bl{k}) {{fn = "lt"}} : i1
+    if(%ar{k}) ({{
+      %at{k} = atom.call(%emp) {{catalog_id = "mbarrier.arrive"}} : token
+      yield()
+    }}, {{
+      yield()
+    }})
+"""
+
+
+def released_refill() -> str:
+    """Thread 0 waits for %emp's first phase, then refills the rows the threads read."""
+    return on_thread0("""
+      %pe = constant() {value = 0} : index
+      atom.call(%emp, %pe) {catalog_id = "mbarrier.wait"}""", "rw") + issue(4, 0, "b")
+
+
+def test_a_refill_after_every_reader_arrived_needs_no_group_barrier() -> None:
+    # the ring protocol of machine_ring: readers arrive on an empty barrier, the producer
+    # waits for it and refills; the arrivals order the reads before the copy
+    body = (EMPTY + init() + init_empty(THREADS) + BARRIER + issue(0, 0, "a") + wait(0, "a")
+            + read() + arrive() + released_refill() + wait(1, "b") + read(k="2"))
+    x, out = run(body)
+    np.testing.assert_array_equal(out.astype(np.float32), window(x, 4, 0).astype(np.float32))
+
+
+def test_a_reader_that_did_not_arrive_races_with_the_refill() -> None:
+    # the barrier counts 7 arrivals; thread 7 never arrives, so its read is unordered
+    body = (EMPTY + init() + init_empty(THREADS - 1) + BARRIER + issue(0, 0, "a")
+            + wait(0, "a") + read() + arrive(THREADS - 1) + released_refill())
+    e = fails(body, "race")
+    assert "thread 7" in str(e) and e.ops[-1].attr("catalog_id") == "tma.load"
+
+
+def test_an_arrival_before_the_read_does_not_order_it() -> None:
+    body = (EMPTY + init() + init_empty(THREADS) + BARRIER + issue(0, 0, "a") + wait(0, "a")
+            + arrive() + read() + released_refill())
+    fails(body, "race")
+
+
+def test_a_missing_arrival_hangs_the_producer() -> None:
+    body = (EMPTY + init() + init_empty(THREADS) + BARRIER + issue(0, 0, "a") + wait(0, "a")
+            + read() + arrive(THREADS - 1) + released_refill())
+    e = fails(body, "hang")
+    assert "1 of 8 arrivals missing" in str(e)

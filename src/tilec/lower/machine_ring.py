@@ -1,0 +1,280 @@
+"""Ring versions released through shared-memory barriers (``release = "mbarrier"``).
+
+A staged ``wgmma`` loop the schedule marks ``release = "mbarrier"``
+(``LowerOptions.mbarrier_ring``) keeps the rings of ``machine_pipeline.Staging`` but
+replaces the group barrier of every iteration by two barriers per version: ``full[v]``
+(count 1: thread 0's ``expect_tx`` with the bytes of the version's tensor copies) and
+``empty[v]`` (count: one arrival per warpgroup, by its first thread). With ``j`` the
+iteration number, ``v_j = j mod W`` and ``p_j = (j div W) mod 2``:
+
+    prologue:    thread 0 issues iterations 0 .. W-1 into versions 0 .. W-1
+    iteration j: every thread waits for full[v_j] with parity p_j
+                 the warpgroups issue the iteration's wgmma group and commit it
+                 wgmma.wait 1 (0 in the last iteration): iteration j-1's group is retired
+                 if j >= 1 and j-1+W < n:
+                     each warpgroup's first thread arrives on empty[v_{j-1}]
+                     every thread waits for empty[v_{j-1}] with parity p_{j-1}
+                     thread 0 issues iteration j-1+W into version v_{j-1}
+
+So one instruction group stays in flight across the back edge while the copies stay
+``W - 1`` iterations ahead; the group barrier and the ``cp.async`` path are gone from the
+loop. Every thread waits for the release, not only thread 0, so that the only code on one
+thread's path is thread 0's copies, which the CUDA target issues predicated (no branch:
+ptxas serializes every ``wgmma`` of a kernel where one thread branches while a group is
+in flight); with one warpgroup the wait returns as soon as its own first thread arrived.
+Release ``i`` of version ``v`` completes phase ``i div W`` of ``empty[v]``, which is why
+the threads wait with the parity they used for ``full`` at iteration ``j - 1``.
+
+The tensor-map guard of every operand's array is uniform and known before the loop, so
+each protocol step is ``if guard { this protocol } else { the ordinary ring with cp.async
+copies }`` (``Staging.fallback``) inside one loop (``GuardedRing``): both share the
+rings, the loop, its staged values and its warpgroup instructions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import tilec.ir as ir
+
+from .machine import GroupLowering, Staged
+from .machine_pipeline import (
+    Staging,
+    address_cone,
+    array_extents,
+    tma_guard,
+    tma_plan,
+    window_of,
+)
+
+__all__ = ["MbarrierRing", "GuardedRing", "retire"]
+
+_WARPGROUP = 128
+
+
+class MbarrierRing:
+    """The mbarrier-released protocol of one staged loop (the interface of ``Staging``
+    that ``machine_control`` drives: ``prologue``, ``begin_iteration``, ``next_carried``,
+    ``end_iteration``, ``finish``, ``carried``)."""
+
+    carried = 2
+    """Index values the loop carries: the version this iteration reads and its parity."""
+
+    def __init__(self, st: Staging) -> None:
+        self.st = st
+        """The rings, their loads and the address code (shared with the fallback)."""
+        self.g: GroupLowering = st.g
+        assert st.barriers is not None and st.tma == set(st.loads), \
+            "the schedule's mbarrier ring needs tensor copies for every staged load"
+        self.full = st.barriers
+        """Per version: the barrier its tensor copies complete."""
+        self.empty = self.g.smem.buffer((st.versions,), ir.i64, "ring empty barriers")
+        """Per version: the barrier the warpgroups release it on."""
+        self.warpgroups = self.g.threads // _WARPGROUP
+        """Arrivals per phase of an ``empty`` barrier."""
+        self._at: tuple[ir.Value, ir.Value, ir.Value, list[ir.Value]] | None = None
+        self._lb: ir.Value | None = None
+
+    def guard(self) -> ir.Value:
+        """Every staged operand's array has a legal tensor map (uniform, before the loop)."""
+        g = self.g
+        out: ir.Value | None = None
+        for ld in self.st.loads:
+            ok = tma_guard(g, ld.result.type.dtype, array_extents(g, ld))
+            out = ok if out is None else g.arith("and", out, ok)
+        assert out is not None
+        return out
+
+    # -- barriers ----------------------------------------------------------------------
+    def _bar(self, buf: ir.Value, ver: ir.Value) -> ir.Value:
+        return self.g.view(buf, [ver], ir.IndexMap(1, [ir.s(0)], 1), (1,), False)
+
+    def _on_all(self, catalog_id: str, counts: tuple[int, int] | None) -> None:
+        """Thread 0 applies ``catalog_id`` to every barrier, between two group barriers."""
+        g = self.g
+        g.sync.barrier()
+
+        def each() -> None:
+            for k, buf in enumerate((self.full, self.empty)):
+                attrs = {} if counts is None else {"count": counts[k]}
+                for v in range(self.st.versions):
+                    g.atom(catalog_id, [self._bar(buf, g.index(v))], [ir.token], **attrs)
+            if catalog_id == "mbarrier.init":  # visible to the copies' completions
+                g.atom("fence.proxy.async", [], [ir.token])
+
+        g.guarded(self.st._thread0(), each)
+        g.sync.barrier()
+
+    # -- the protocol --------------------------------------------------------------------
+    def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
+        """Initialize the barriers, then thread 0 fills every version (guarded by the trip
+        count)."""
+        g = self.g
+        self._lb = lb
+        self._on_all("mbarrier.init", (1, self.warpgroups))
+        for p in range(self.st.versions):
+            iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
+            g.guarded(g.arith("and", g.arith("lt", iv, ub), self.st._thread0()),
+                      lambda iv=iv, p=p: self._issue(iv, g.index(p)))
+
+    def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value,
+                        carried: list[ir.Value]) -> None:
+        """Wait for this iteration's version and bind the staged values to it."""
+        g = self.g
+        self._at = (iv, ub, step, carried)
+        g.atom("mbarrier.wait", [self._bar(self.full, carried[0]), carried[1]], [])
+        for ld in self.st.loads:
+            g.bind(ld.result, Staged(self.st._version(ld, carried[0])))
+
+    def next_carried(self, carried: list[ir.Value]) -> list[ir.Value]:
+        """The next iteration's version and parity (as ``Staging``'s)."""
+        return self.st.next_carried(carried)
+
+    def end_iteration(self) -> None:
+        """Retire the previous iteration's group, release its version and refill it."""
+        retire(self.g, *self._at[:3])
+        self.release()
+
+    def release(self) -> None:
+        """After ``retire``: release the previous iteration's version and refill it."""
+        g = self.g
+        assert self._at is not None and self._lb is not None
+        iv, ub, step, (ver, par) = self._at
+        w = self.st.versions
+        ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
+        refill = g.arith("and", g.arith("gt", iv, self._lb), g.arith("lt", ahead, ub))
+
+        def release() -> None:
+            first = g.arith("eq", ver, g.index(0))
+            prev = g.arith("select", first, g.index(w - 1), g.arith("sub", ver, g.index(1)))
+            ppar = g.arith("select", first, g.arith("sub", g.index(1), par), par)
+            leader = g.arith("eq", g.arith("rem", g.tid, g.index(_WARPGROUP)), g.index(0))
+            g.guarded(leader, lambda: g.atom("mbarrier.arrive", [self._bar(self.empty, prev)],
+                                             [ir.token]))
+
+            # every thread waits (not only thread 0, the one that refills): a wait on one
+            # thread's path is a branch the CUDA target cannot predicate, and one thread
+            # branching while a wgmma group is in flight serializes every wgmma
+            g.atom("mbarrier.wait", [self._bar(self.empty, prev), ppar], [])
+            g.guarded(self.st._thread0(), lambda: self._issue(ahead, prev))
+
+        g.guarded(refill, release)
+        _discard_rings(self.st)
+
+    def finish(self) -> None:
+        """Every group has retired (the last iteration waited with 0) and every issued copy
+        was waited for; the last iteration's reads stay pending for the code after."""
+        self.g.sync.reads.update(self.st.rings.values())
+        self._on_all("mbarrier.inval", None)
+
+    def _issue(self, iv: ir.Value, ver: ir.Value) -> None:
+        """Thread 0: expect the bytes of iteration ``iv``'s copies on ``full[ver]``, then
+        issue them into version ``ver``."""
+        g = self.g
+        before = g.sync.state()
+        bar = self._bar(self.full, ver)
+        total = sum(math.prod(int(e) for e in ld.result.type.shape) * ld.result.type.dtype.bytes
+                    for ld in self.st.loads)
+        g.atom("mbarrier.expect_tx", [bar, g.index(total)], [ir.token])
+        for ld in self.st.loads:
+            stage = ld.parent
+            with g.scope(g.b):
+                g.bind(stage.args[0], iv)
+                # ahead of program order: nothing here may fail (machine_pipeline.issue)
+                outer, g.speculative = g.speculative, True
+                try:
+                    for op in address_cone(ld, stage):
+                        g.lower_op(op)
+                finally:
+                    g.speculative = outer
+                _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
+                boxes(self.st._version(ld, ver), bar)
+        g.sync.restore(before)
+
+
+def retire(g: GroupLowering, iv: ir.Value, ub: ir.Value, step: ir.Value) -> None:
+    """``wgmma.wait 1``, or 0 in the last iteration: the previous iteration's group (and in
+    the last one every group) is retired."""
+    last = g.arith("ge", g.arith("add", iv, step), ub)
+    g.guarded(last, lambda: g.atom("wgmma.wait", [], [], pending=0), None,
+              lambda: g.atom("wgmma.wait", [], [], pending=1))
+
+
+def _discard_rings(st: Staging) -> None:
+    """The ring buffers' accesses are ordered by the protocol, not by group barriers."""
+    for ring in st.rings.values():
+        st.g.sync.reads.discard(ring)
+        st.g.sync.writes.discard(ring)
+
+
+class GuardedRing:
+    """One loop for both protocols of a ``release = "mbarrier"`` loop: each protocol step is
+    ``if guard { MbarrierRing } else { the ordinary ring }`` on the uniform tensor-map guard,
+    while the loop, its staged values and its warpgroup instructions are shared. (Two loops
+    under the guard would join their accumulators after it, and ptxas serializes every
+    wgmma of a kernel whose accumulators are moved while a group may be in flight.)"""
+
+    carried = 2
+    """The version this iteration reads and its parity (the ordinary ring reads the first)."""
+
+    def __init__(self, st: Staging) -> None:
+        self.st = st
+        """The rings both protocols fill."""
+        self.g = st.g
+        self.ring = MbarrierRing(st)
+        """The protocol where every operand's array has a legal tensor map."""
+        self.plain = st.fallback()
+        """The ordinary ring with ``cp.async`` copies (in flight one group as well)."""
+        self.guard = self.ring.guard()
+        """Every operand's array has a legal tensor map (computed before the prologue)."""
+        self._at: tuple[ir.Value, ir.Value, ir.Value] | None = None
+
+    def _both(self, ring: Callable[[], None], plain: Callable[[], None]) -> None:
+        g = self.g
+        before = g.sync.state()
+        ends = []
+
+        def first() -> None:
+            ring()
+            ends.append(g.sync.state())
+
+        def second() -> None:
+            g.sync.restore(before)
+            plain()
+            ends.append(g.sync.state())
+
+        g.guarded(self.guard, first, {"guard": "array extents legal for a tensor map "
+                                               "(mbarrier ring)"}, second)
+        g.sync.merge(*ends)
+
+    def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
+        """Each protocol's prologue under the guard."""
+        self._both(lambda: self.ring.prologue(lb, ub, step),
+                   lambda: self.plain.prologue(lb, ub, step))
+
+    def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value,
+                        carried: list[ir.Value]) -> None:
+        """Each protocol's wait (and the ordinary ring's refill) under the guard; the staged
+        values are bound to the version both read."""
+        self._at = (iv, ub, step)
+        self._both(lambda: self.ring.begin_iteration(iv, ub, step, carried),
+                   lambda: self.plain.begin_iteration(iv, ub, step, carried[:1]))
+        for ld in self.st.loads:
+            self.g.bind(ld.result, Staged(self.st._version(ld, carried[0])))
+
+    def next_carried(self, carried: list[ir.Value]) -> list[ir.Value]:
+        """The next version and parity."""
+        return self.ring.next_carried(carried)
+
+    def end_iteration(self) -> None:
+        """The shared ``retire``, then the mbarrier ring's release (the ordinary ring
+        refills at the start of an iteration)."""
+        assert self._at is not None
+        retire(self.g, *self._at)
+        self._both(self.ring.release, lambda: None)
+        _discard_rings(self.st)
+
+    def finish(self) -> None:
+        """Each protocol's end under the guard."""
+        self._both(self.ring.finish, self.plain.finish)

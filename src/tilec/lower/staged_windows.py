@@ -1,0 +1,88 @@
+"""Which staged windows each copy engine can take: static facts of a staged load.
+
+A staged load (``schedule.staged_loads``) may be copied by ``cp.async`` when its window is
+a plain one (a zero-filled window of a kernel parameter with contiguous rows) in a blocked
+layout of 16-byte vectors, and by tensor copies (``tma.load``) when it also has 16-bit
+elements, at most 256 rows and whole 64-column blocks. Both the schedule (which chooses a
+ring protocol) and the lowering (which issues the copies) ask these questions; the
+in-kernel guards on the array's extents are the lowering's (``machine_pipeline``).
+"""
+
+from __future__ import annotations
+
+import tilec.ir as ir
+from tilec.ir import dist_layout as L
+from tilec.ir.atoms import SWIZZLE_BYTES
+
+__all__ = ["plain_window", "matrix_axes", "async_eligible", "tma_eligible", "TMA_BOX",
+           "TMA_COLS"]
+
+
+def plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
+    """The ``view`` of a kernel parameter (rank >= 2) a zero-filled staged load reads and
+    the array axes of its rows and columns, when the window is a plain one
+    (``matrix_axes``); None otherwise: neither copy engine can take it."""
+    fill = ld.attr("fill")
+    if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
+        return None
+    view = ld.operand_named("memory").defining_op
+    if view is None or view.name != "view":
+        return None
+    base = view.operand(0)
+    if not isinstance(base, ir.BlockArgument) or base.owner.parent_op is not None \
+            or base.type.space != "global" or base.type.rank < 2:
+        return None
+    axes = matrix_axes(view.attr("map"))
+    return None if axes is None else (view, axes)
+
+
+def async_eligible(ld: ir.Operation, lay: L.DistLayout) -> bool:
+    """Whether a staged load may be copied by ``cp.async.16``: a plain window and a blocked
+    layout of 16-byte vectors."""
+    v = lay.param("v") or 1
+    return lay.kind == "blocked" and v * ld.result.type.dtype.bytes == 16 \
+        and plain_window(ld) is not None
+
+
+TMA_BOX = 256
+"""The largest extent of one tensor-copy box axis."""
+
+TMA_COLS = SWIZZLE_BYTES // 2
+"""Columns of one 16-bit box of the 128-byte swizzle (its rows are 128 bytes)."""
+
+
+def tma_eligible(ld: ir.Operation, lay: L.DistLayout) -> bool:
+    """Whether a swizzled staged load may be filled by tensor copies (it may also be
+    copied by ``cp.async``, the fallback): 16-bit elements, a parameter of rank 2 to 5, at
+    most 256 rows and whole 64-column blocks (one box of the 128-byte swizzle each)."""
+    rows, cols = (int(e) for e in ld.result.type.shape)
+    if ld.result.type.dtype.bytes != 2 or rows > TMA_BOX or cols % TMA_COLS \
+            or not async_eligible(ld, lay):
+        return False
+    got = plain_window(ld)
+    return got is not None and got[0].operand(0).type.rank <= 5
+
+
+def matrix_axes(m: ir.IndexMap) -> list[int] | None:
+    """The array axes of a 2-D window's rows and columns: the result holding ``d0`` and the
+    last one, which must hold ``d1`` (contiguous rows), each with coefficient 1 and no other
+    dimension; every other result reads no dimension (a fixed coordinate of a unit axis the
+    window squeezed). None for any other map."""
+    if m.n_dims != 2:
+        return None
+    found: list[int | None] = [None, None]
+    for a, e in enumerate(m.results):
+        dims = {x[1] for x, _ in e.terms if x[0] == "d"}
+        if any(x[0] in ("floordiv", "mod") and x[1].max_dim() for x, _ in e.terms):
+            return None
+        if not dims:
+            continue
+        if len(dims) != 1:
+            return None
+        k = dims.pop()
+        if e.coefficient("d", k) != 1 or found[k] is not None:
+            return None
+        found[k] = a
+    if found[0] is None or found[1] != len(m.results) - 1:
+        return None
+    return [found[0], found[1]]
