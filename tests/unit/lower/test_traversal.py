@@ -157,7 +157,11 @@ def test_tuning_tries_the_grouped_traversal_on_cuda_matrix_grids() -> None:
     a = np.ones((256, 256), BF16)
     mm = tc.compile(matmul, a, a, np.zeros((256, 256), np.float32), target="reference",
                     BM=64, BN=64, BK=32).module
-    assert backend.tuning_variants(mm, "matmul") == [{"program_traversal": "grouped:8"}]
+    assert backend.tuning_variants(mm, "matmul") == [
+        {"program_traversal": "grouped:8"}, {"mbarrier_ring": True},
+        {"program_traversal": "grouped:8", "mbarrier_ring": True}]
+    assert load_backend("cuda:sm_80").tuning_variants(mm, "matmul") == [
+        {"program_traversal": "grouped:8"}]
     x = np.ones(256, np.float32)
     one = tc.compile(double, x, x.copy(), target="reference").module
     assert backend.tuning_variants(one, "double") == []

@@ -151,18 +151,27 @@ class CUDABackend:
         return f"{name}; sm_{major}{minor}; driver {drv}"
 
     def tuning_variants(self, module: ir.Module, fn_name: str) -> list[dict[str, Any]]:
-        """Plan variants a tuning run tries beside the planner's own: the grouped program
-        traversal (``ir.traversal``, 8 row blocks at a time) for a kernel whose grid has two
-        axes or more around a matrix product (its L2 reuse is what the numbering changes);
-        none otherwise (they would change nothing)."""
+        """Plan variants a tuning run tries beside the planner's own, for a kernel with a
+        matrix product: the grouped program traversal (``ir.traversal``, 8 row blocks at a
+        time) where its grid has two axes or more (its L2 reuse is what the numbering
+        changes), and on sm_90 the mbarrier ring (``mbarrier_ring``: it changes staged
+        wgmma loops only), alone and with the traversal. The H200 sweep of bf16 GEMMs
+        (benchmarks/gemm_stages.py --ring 0,1) found the ring 4-8% faster for 128x256x64
+        tiles and at 8192^3, 5% slower for 128x128x64 with 3 versions at 4096^3: a choice
+        to measure, not a default. None for other kernels (they would change nothing)."""
         fn = module.lookup(fn_name)
         if fn is None:
             return []
-        for op in fn.walk():
-            if op.name == "parallel" and int(op.attr("rank") or 1) >= 2 \
-                    and any(o.name == "mma" for o in op.walk(include_self=False)):
-                return [{"program_traversal": "grouped:8"}]
-        return []
+        grids = [op for op in fn.walk() if op.name == "parallel"
+                 and any(o.name == "mma" for o in op.walk(include_self=False))]
+        if not grids:
+            return []
+        out: list[dict[str, Any]] = []
+        if any(int(op.attr("rank") or 1) >= 2 for op in grids):
+            out.append({"program_traversal": "grouped:8"})
+        if self.arch == "sm_90":
+            out += [{**v, "mbarrier_ring": True} for v in [{}, *out]]
+        return out
 
     def planner_overrides(self) -> dict[str, Any]:
         """Planner options this device changes (the driver applies them): warpgroup
