@@ -160,7 +160,7 @@ class Staging:
             if catalog_id == "mbarrier.init":  # visible to the copies' completions
                 g.atom("fence.proxy.async", [], [ir.token])
 
-        g.guarded(self._thread0(), each)
+        g.guarded(self.thread0(), each)
         g.sync.barrier()
 
     def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
@@ -210,7 +210,7 @@ class Staging:
         if g.async_copies:
             g.atom("cp.async.commit", [], [ir.token])
         for ld in self.loads:
-            g.bind(ld.result, Staged(self._version(ld, ver)))
+            g.bind(ld.result, Staged(self.version(ld, ver)))
 
     def next_carried(self, carried: list[ir.Value]) -> list[ir.Value]:
         """``(ver + 1) mod W``, the version the next iteration reads, and with tensor copies
@@ -248,7 +248,7 @@ class Staging:
             self._on_barriers("mbarrier.inval")
 
     # -- one issue -------------------------------------------------------------------
-    def _version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
+    def version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
         rows, cols = (int(e) for e in ld.result.type.shape)
         if ld in self.swizzled:
             m = ir.IndexMap(2, [ir.s(0), swizzled_map(rows, cols).results[0]], 1)
@@ -275,7 +275,7 @@ class Staging:
                 finally:
                     g.speculative = outer
                 window = g.lookup(ld.operand_named("memory"))
-                dst = self._version(ld, ver)
+                dst = self.version(ld, ver)
                 if not (g.async_copies and async_eligible(ld, layout_of(ld.result))):
                     self._copy_sync(ld, window, dst)
                     continue
@@ -289,7 +289,7 @@ class Staging:
                     self._cp_async_any(ld, window, dst, *plan)
         if bar is not None:
             # thread 0 arrives with the bytes it issued (zero when every guard failed)
-            g.guarded(self._thread0(),
+            g.guarded(self.thread0(),
                       lambda: g.atom("mbarrier.expect_tx", [bar, tx if tx is not None
                                                             else g.index(0)], [ir.token]))
         g.sync.restore(before)  # the protocol's barriers order the ring buffers' copies
@@ -300,12 +300,12 @@ class Staging:
         thread's ``cp.async`` copies; returns the bytes thread 0 issued."""
         g = self.g
         tguard, issue_tma, nbytes = tplan
-        g.guarded(tguard, lambda: g.guarded(self._thread0(), lambda: issue_tma(dst, bar)),
+        g.guarded(tguard, lambda: g.guarded(self.thread0(), lambda: issue_tma(dst, bar)),
                   {"guard": "array extents legal for a tensor map (tma.load)"},
                   lambda: self._cp_async_any(ld, window, dst, *plan))
         return g.arith("select", tguard, g.index(nbytes), g.index(0))
 
-    def _thread0(self) -> ir.Value:
+    def thread0(self) -> ir.Value:
         """``tid == 0``: the thread that issues tensor copies and manages the barriers."""
         g = self.g
         return g.memo("thread0", lambda: g.arith("eq", g.tid, g.index(0)))

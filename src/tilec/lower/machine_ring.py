@@ -48,18 +48,15 @@ from .machine_pipeline import (
     window_of,
 )
 
-__all__ = ["MbarrierRing", "GuardedRing", "retire"]
+__all__ = ["MbarrierRing", "GuardedRing"]
 
 _WARPGROUP = 128
 
 
 class MbarrierRing:
-    """The mbarrier-released protocol of one staged loop (the interface of ``Staging``
-    that ``machine_control`` drives: ``prologue``, ``begin_iteration``, ``next_carried``,
-    ``end_iteration``, ``finish``, ``carried``)."""
-
-    carried = 2
-    """Index values the loop carries: the version this iteration reads and its parity."""
+    """The mbarrier-released protocol of one staged loop: its steps (``prologue``,
+    ``begin_iteration``, ``release``, ``finish``), which ``GuardedRing`` drives under the
+    tensor-map guard."""
 
     def __init__(self, st: Staging) -> None:
         self.st = st
@@ -103,7 +100,7 @@ class MbarrierRing:
             if catalog_id == "mbarrier.init":  # visible to the copies' completions
                 g.atom("fence.proxy.async", [], [ir.token])
 
-        g.guarded(self.st._thread0(), each)
+        g.guarded(self.st.thread0(), each)
         g.sync.barrier()
 
     # -- the protocol --------------------------------------------------------------------
@@ -115,7 +112,7 @@ class MbarrierRing:
         self._on_all("mbarrier.init", (1, self.warpgroups))
         for p in range(self.st.versions):
             iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
-            g.guarded(g.arith("and", g.arith("lt", iv, ub), self.st._thread0()),
+            g.guarded(g.arith("and", g.arith("lt", iv, ub), self.st.thread0()),
                       lambda iv=iv, p=p: self._issue(iv, g.index(p)))
 
     def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value,
@@ -125,16 +122,11 @@ class MbarrierRing:
         self._at = (iv, ub, step, carried)
         g.atom("mbarrier.wait", [self._bar(self.full, carried[0]), carried[1]], [])
         for ld in self.st.loads:
-            g.bind(ld.result, Staged(self.st._version(ld, carried[0])))
+            g.bind(ld.result, Staged(self.st.version(ld, carried[0])))
 
     def next_carried(self, carried: list[ir.Value]) -> list[ir.Value]:
         """The next iteration's version and parity (as ``Staging``'s)."""
         return self.st.next_carried(carried)
-
-    def end_iteration(self) -> None:
-        """Retire the previous iteration's group, release its version and refill it."""
-        retire(self.g, *self._at[:3])
-        self.release()
 
     def release(self) -> None:
         """After ``retire``: release the previous iteration's version and refill it."""
@@ -157,7 +149,7 @@ class MbarrierRing:
             # thread's path is a branch the CUDA target cannot predicate, and one thread
             # branching while a wgmma group is in flight serializes every wgmma
             g.atom("mbarrier.wait", [self._bar(self.empty, prev), ppar], [])
-            g.guarded(self.st._thread0(), lambda: self._issue(ahead, prev))
+            g.guarded(self.st.thread0(), lambda: self._issue(ahead, prev))
 
         g.guarded(refill, release)
         _discard_rings(self.st)
@@ -189,7 +181,7 @@ class MbarrierRing:
                 finally:
                     g.speculative = outer
                 _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
-                boxes(self.st._version(ld, ver), bar)
+                boxes(self.st.version(ld, ver), bar)
         g.sync.restore(before)
 
 
@@ -261,7 +253,7 @@ class GuardedRing:
         self._both(lambda: self.ring.begin_iteration(iv, ub, step, carried),
                    lambda: self.plain.begin_iteration(iv, ub, step, carried[:1]))
         for ld in self.st.loads:
-            self.g.bind(ld.result, Staged(self.st._version(ld, carried[0])))
+            self.g.bind(ld.result, Staged(self.st.version(ld, carried[0])))
 
     def next_carried(self, carried: list[ir.Value]) -> list[ir.Value]:
         """The next version and parity."""

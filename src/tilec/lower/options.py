@@ -73,7 +73,8 @@ class LowerOptions:
     instead of a group barrier per iteration (docs/design/lowering.md, "mbarrier rings"):
     one ``full`` and one ``empty`` barrier per version; each warpgroup's first thread
     arrives on ``empty`` once its ``wgmma.wait 1`` has retired the previous iteration's
-    group, and thread 0 waits for that before refilling the version with tensor copies.
+    group, every thread waits for that phase, and thread 0 then refills the version with
+    tensor copies.
     One warpgroup instruction group then stays in flight across the back edge with the
     copies still ``W - 1`` iterations ahead. Applied where every staged operand may be
     filled by tensor copies and one group may stay in flight (else noted in the report);

@@ -122,8 +122,12 @@ def test_in_flight_is_a_plan_variant() -> None:
 # ------------------------------------------------------------------ mbarrier rings
 
 RING = LowerOptions(mbarrier_ring=True)
+NARROW = {"BM": 64, "BN": 64, "BK": 64}
+"""One warpgroup (128 threads): the release is its own first thread's arrival."""
 WIDE = {"BM": 128, "BN": 256, "BK": 64}
-"""Two consumer warpgroups (256 threads): thread 0's refill must wait for the other one."""
+"""Two warpgroups (256 threads): thread 0's refill must wait for the other one."""
+TALL = {"BM": 256, "BN": 128, "BK": 64}
+"""Four warpgroups (512 threads): every B element has four readers."""
 
 
 def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
@@ -155,7 +159,8 @@ def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
 
 
 @pytest.mark.skipif(SIMULATOR_MISSING is not None, reason=SIMULATOR_MISSING or "")
-@pytest.mark.parametrize("tiles", [TILES, WIDE], ids=["one_warpgroup", "two_warpgroups"])
+@pytest.mark.parametrize("tiles", [NARROW, WIDE, TALL],
+                         ids=["one_warpgroup", "two_warpgroups", "four_warpgroups"])
 @pytest.mark.parametrize("shape", [
     (200, 136, 160),   # ragged: the boxes cross the edges
     (130, 130, 72),    # B's array fails the tensor-map guard: the fallback loop runs

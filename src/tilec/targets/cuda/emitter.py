@@ -75,7 +75,7 @@ from tilec.targets.cuda.access import (
     div_c,
     plus,
 )
-from tilec.targets.cuda.atom_printers import predicatable, printer_for
+from tilec.targets.cuda.atom_printers import PREDICATED, predicatable, printer_for
 from tilec.targets.cuda.forms import Regs, is_b16, meets_word_atom, static_shape
 from tilec.targets.cuda.kernel_abi import bind_params, grid_bound, host_step
 from tilec.targets.cuda.memory_printers import MEMORY_PRINTERS
@@ -822,6 +822,8 @@ class CUDAEmitter(CLikeEmitter):
         printer = printer_for(cid)
         if printer is None:
             raise self.unsupported(op, f"no CUDA emission for atom {cid!r}")
+        assert self.predicate is None or cid in PREDICATED, \
+            f"internal: {cid} in a predicated body (atom_printers.predicatable admits it)"
         if printer(self, op):
             return
         for r in op.results:

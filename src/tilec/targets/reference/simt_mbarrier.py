@@ -25,13 +25,14 @@ the simulator:
 * a thread accessing a tagged element before it observed the tag's phase is a race (on the
   GPU it may see the element before the copy lands); a plain write by a thread that did
   observe it replaces the copied data and drops the tag;
-* ``mbarrier.arrive`` arrives once with no bytes. Each arrival remembers the arriving
-  thread and the lock-step time; a thread whose wait observes that phase is then ordered
-  after every shared access the arriving thread made before it (``GroupClock.hb``): the
-  race detector does not report such a pair although no ``barrier.group`` lies between
-  them (an access of a third thread, or an arrival before the access, still races). An
-  arriving thread's retired ``wgmma`` reads are its reads (they are recorded under the
-  warpgroup's first thread);
+* ``mbarrier.arrive`` arrives once with no bytes. Each arrival (``expect_tx``'s too: both
+  release) remembers the arriving thread and the lock-step time; a thread whose wait
+  observes that phase is then ordered after every shared access the arriving thread made
+  before it (``GroupClock.hb``): the race detector does not report such a pair although
+  no ``barrier.group`` lies between them (an access of a thread that did not arrive, or
+  an arrival before the access, still races). ``wgmma`` reads are recorded under the
+  warpgroup's first thread, so that thread's arrival after its ``wgmma.wait`` orders the
+  warpgroup's retired reads;
 * a barrier invalidated, or left at the group's end, with a transaction count other than
   zero is a hang (bytes expected that never came, or copied bytes nobody expected).
 

@@ -96,7 +96,8 @@ def lane_coords(m: ir.IndexMap, shape: tuple[int, ...], syms: Sequence[Any], lan
 
 
 class GroupClock:
-    """The barrier epoch of one group (advanced by every ``barrier.group``)."""
+    """The barrier epoch of one group (advanced by every ``barrier.group``), its lock-step
+    time and the orders barrier arrivals made (``hb``)."""
 
     def __init__(self) -> None:
         self.epoch = 0
@@ -106,10 +107,10 @@ class GroupClock:
         self.now = 0
         """Lock-step time: advanced by every recorded shared access and barrier arrival."""
         self.hb: np.ndarray | None = None
-        """Orders made by shared-memory barriers within an epoch (None until a wait joins
-        an arrival): ``hb[t, u]`` is the time before which thread ``u``'s accesses are
-        ordered before thread ``t``'s later ones (``u`` arrived on a phase ``t`` waited
-        for; ``simt_mbarrier``)."""
+        """Orders made by shared-memory barriers (None until a wait joins an arrival; never
+        reset, as time only grows): ``hb[t, u]`` is the time before which thread ``u``'s
+        accesses are ordered before thread ``t``'s later ones (``u`` arrived on a phase
+        ``t`` waited for; ``simt_mbarrier``)."""
 
     def tick(self) -> int:
         """The next point of lock-step time."""
@@ -307,7 +308,14 @@ class _Seen:
         """The time of ``lane2``'s latest access this epoch."""
         self.many = np.zeros(size, bool)
         """Whether threads other than ``lane1`` and ``lane2`` may have accessed the element
-        this epoch (then no barrier arrival can order all its accesses: ``other``)."""
+        this epoch (then ``lane1``'s and ``lane2``'s times do not cover its accesses)."""
+        self.latest = np.zeros(size, np.int64)
+        """The time of the element's latest access this epoch (by any thread)."""
+        self.threads: np.ndarray = np.zeros(0, bool)
+        """Per thread: whether it made an access of this class to the allocation this epoch
+        (``threads_epoch``); with ``latest`` the bound for elements with ``many`` threads."""
+        self.threads_epoch = -1
+        """The epoch ``threads`` describes."""
 
     def other(self, flat: np.ndarray, lanes: np.ndarray, epoch: int,
               hb: np.ndarray | None = None) -> tuple[int, int, int] | None:
@@ -319,9 +327,13 @@ class _Seen:
         c1 = cur & (l1 != lanes)
         c2 = cur & (l2 >= 0) & (l2 != lanes)
         if hb is not None and (c1.any() or c2.any()):
+            # ordered when the recorded threads' own accesses are ordered (two at most), or
+            # when every thread that accessed the allocation this epoch arrived after the
+            # element's latest access on a phase the accessing thread waited for
             alone = ~self.many[flat]
-            c1 &= ~(alone & (self.time1[flat] < hb[lanes, np.maximum(l1, 0)]))
-            c2 &= ~(alone & (self.time2[flat] < hb[lanes, np.maximum(l2, 0)]))
+            every = self.latest[flat] < self._all_ordered(lanes, hb, epoch)
+            c1 &= ~((alone & (self.time1[flat] < hb[lanes, np.maximum(l1, 0)])) | every)
+            c2 &= ~((alone & (self.time2[flat] < hb[lanes, np.maximum(l2, 0)])) | every)
         hit = c1 | c2
         if not hit.any():
             return None
@@ -329,6 +341,17 @@ class _Seen:
         if c1[k]:
             return k, int(l1[k]), int(self.op1[flat[k]])
         return k, int(l2[k]), int(self.op2[flat[k]])
+
+    def _all_ordered(self, lanes: np.ndarray, hb: np.ndarray, epoch: int) -> np.ndarray:
+        """Per access ``k``: the time before which the accesses of every other thread that
+        accessed the allocation this epoch are ordered before thread ``lanes[k]``."""
+        if self.threads_epoch != epoch or not self.threads.any():
+            return np.full(lanes.shape, np.iinfo(np.int64).max, np.int64)
+        who = np.flatnonzero(self.threads)
+        uniq, inv = np.unique(lanes, return_inverse=True)
+        rows = hb[np.ix_(uniq, who)]
+        rows = np.where(who[None, :] == uniq[:, None], np.iinfo(np.int64).max, rows)
+        return rows.min(axis=1)[inv].reshape(lanes.shape)
 
     def add(self, flat: np.ndarray, lanes: np.ndarray, epoch: int, op_id: int,
             now: int = 0) -> None:
@@ -358,6 +381,14 @@ class _Seen:
         # neither recorded thread: not every accessing thread is known any more
         third = (count > 2) | ((lo != l1) & (lo != l2)) | ((hi != l1) & (hi != l2))
         self.many[elems[third]] = True
+        self.latest[elems] = now
+        if self.threads_epoch != epoch:
+            self.threads[:] = False
+            self.threads_epoch = epoch
+        top = int(lanes.max()) + 1
+        if top > self.threads.size:
+            self.threads = np.concatenate([self.threads, np.zeros(top - self.threads.size, bool)])
+        self.threads[lanes] = True
 
 
 def _lane_range(flat: np.ndarray, lanes: np.ndarray, counts: bool = False
@@ -411,15 +442,19 @@ class RaceTracker:
         """Atomic read-modify-writes."""
         self._ops = _OpNumbers()
 
-    def access(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation) -> None:
-        """Check and record accesses ``(flat[k], lanes[k])`` of ``kind`` (read/write/atomic)."""
+    def access(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
+               hb: Any = "now") -> None:
+        """Check and record accesses ``(flat[k], lanes[k])`` of ``kind`` (read/write/atomic);
+        ``hb``: the barrier-arrival orders that apply (``GroupClock.hb`` at some earlier
+        time, None for none; by default the current ones)."""
         if flat.size == 0:
             return
-        self.check(kind, flat, lanes, op)
+        self.check(kind, flat, lanes, op, hb)
         own = {"read": self.reads, "write": self.writes, "atomic": self.atomics}[kind]
         own.add(flat, lanes, self.clock.epoch, self._ops.number(op), self.clock.tick())
 
-    def check(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation) -> None:
+    def check(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
+              hb: Any = "now") -> None:
         """Check accesses ``(flat[k], lanes[k])`` of ``kind`` against this epoch's accesses
         without recording them (``access`` does both)."""
         if flat.size == 0:
@@ -429,7 +464,8 @@ class RaceTracker:
                    "write": (("write", self.writes), ("read", self.reads),
                              ("atomic", self.atomics)),
                    "atomic": (("write", self.writes), ("read", self.reads))}[kind]
-        hb = self.clock.hb
+        if isinstance(hb, str):
+            hb = self.clock.hb
         for earlier_kind, seen in against:
             hit = seen.other(flat, lanes, epoch, hb)
             if hit is not None:
@@ -663,6 +699,9 @@ class _Copy:
     """The bytes to land, as elements ``(k, n)`` (zero-filled past ``valid_bytes``)."""
     done: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     """Per issuing thread, True once its write has landed."""
+    hb: np.ndarray | None = None
+    """The orders barrier arrivals had made when it was issued (``GroupClock.hb``): the
+    write lands at some time after the issue, so only those order it."""
 
 
 class AsyncCopies:
@@ -686,6 +725,8 @@ class AsyncCopies:
         check_mma_reads(st, flat.reshape(-1), op)
         np.add.at(st.pending, flat.reshape(-1), 1)
         c = _Copy(op, st, lanes, self.committed[lanes].copy(), flat, data)
+        if st.races is not None and st.races.clock.hb is not None:
+            c.hb = st.races.clock.hb.copy()
         c.done = np.zeros(lanes.size, bool)
         self.copies.append(c)
 
@@ -704,7 +745,9 @@ class AsyncCopies:
             lanes = np.repeat(c.lanes[due], flat.shape[1])
             np.subtract.at(c.storage.pending, flat.reshape(-1), 1)
             if c.storage.races is not None:
-                c.storage.races.access("write", flat.reshape(-1), lanes, c.op)
+                # the copy landed at some time since its issue: an order an arrival made
+                # after the issue does not cover it
+                c.storage.races.access("write", flat.reshape(-1), lanes, c.op, hb=c.hb)
             c.storage.array.reshape(-1)[flat.reshape(-1)] = c.data[due].reshape(-1)
             c.done |= due
         self.copies = [c for c in self.copies if not c.done.all()]

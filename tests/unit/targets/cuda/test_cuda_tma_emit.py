@@ -118,3 +118,39 @@ def test_only_straight_line_copy_blocks_are_predicated() -> None:
     assert any(any(o.name == "atom.call" and o.attr("catalog_id") == "mbarrier.wait"
                    for o in op.regions[0].entry.operations) and not predicatable(op)
                for op in ifs)
+
+
+def test_a_division_by_a_value_keeps_the_branch() -> None:
+    """A copy block whose arithmetic divides by a value (it may be zero where the predicate
+    is false) is not predicated; by a nonzero constant it is."""
+    import importlib.util
+    from pathlib import Path
+
+    from tilec.targets.cuda.atom_printers import predicatable
+
+    path = Path(__file__).resolve().parents[1] / "simt" / "simtir.py"
+    spec = importlib.util.spec_from_file_location("simtir_for_cuda", path)
+    simtir = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(simtir)
+
+    def block(divisor: str) -> bool:
+        body = f"""
+        %bar = view(%bars, %c0) {{bounds = "total", map = #map<(d0)[s0] -> (d0 + s0)>}}
+            : mem<1xi64, shared>
+        %z = arith(%tid, %c0) {{fn = "eq"}} : i1
+        if(%z) ({{
+          %q = arith(%tid, {divisor}) {{fn = "rem"}} : index
+          %b = view(%bars, %q) {{bounds = "total", map = #map<(d0)[s0] -> (d0 + s0)>}}
+              : mem<1xi64, shared>
+          %a = atom.call(%b) {{catalog_id = "mbarrier.arrive"}} : token
+          yield()
+        }}, {{
+          yield()
+        }})
+        """
+        m = simtir.machine(body, shared="%bars = memory() : mem<2xi64, shared>")
+        ifs = [op for op in m.walk() if op.name == "if"]
+        return predicatable(ifs[-1])
+
+    assert block("%c2")
+    assert not block("%lane")

@@ -534,3 +534,24 @@ def test_a_missing_arrival_hangs_the_producer() -> None:
             + read() + arrive(THREADS - 1) + released_refill())
     e = fails(body, "hang")
     assert "1 of 8 arrivals missing" in str(e)
+
+
+def read_shared_row() -> str:
+    """Every thread copies row 0 of %sa to its row of %out (eight readers per element)."""
+    return read().replace("%ri = arith(%tid, %rr) {fn = \"add\"} : index",
+                          "%ri = arith(%c0, %rr) {fn = \"add\"} : index")
+
+
+def test_elements_every_thread_read_are_ordered_by_all_their_arrivals() -> None:
+    # more readers than the detector remembers per element: the allocation's readers
+    # all arrived after the element's latest read, so the refill is ordered
+    shared = read_shared_row()
+    assert "%ri = arith(%c0" in shared
+    body = (EMPTY + init() + init_empty(THREADS) + BARRIER + issue(0, 0, "a") + wait(0, "a")
+            + shared + arrive() + released_refill() + wait(1, "b") + read(k="2"))
+    x, out = run(body)
+    np.testing.assert_array_equal(out.astype(np.float32), window(x, 4, 0).astype(np.float32))
+    # one reader that does not arrive leaves the refill unordered
+    body = (EMPTY + init() + init_empty(THREADS - 1) + BARRIER + issue(0, 0, "a")
+            + wait(0, "a") + shared + arrive(THREADS - 1) + released_refill())
+    fails(body, "race")

@@ -260,3 +260,41 @@ def test_cp_async_source_must_be_valid() -> None:
         run_copy(bad + WAIT + BARRIER + READ_MIRROR)
     assert info.value.kind == "out_of_range"
     assert info.value.ops[0].attr("catalog_id") == "cp.async.16"
+
+
+# ------------------------------------------------------------------ cp.async and arrivals
+
+_EMP = f'%emp = view(%bars, %c0) {{bounds = "total", {ONE}}} : mem<1xi64, shared>\n'
+_EMP_SHARED = "%sh = memory() : mem<128xf32, shared>\n%bars = memory() : mem<2xi64, shared>"
+_EMP_INIT = """
+%z = arith(%tid, %c0) {fn = "eq"} : i1
+if(%z) ({
+  %ie = atom.call(%emp) {catalog_id = "mbarrier.init", count = 128} : token
+  yield()
+}, {
+  yield()
+})
+""" + BARRIER + "\n"
+_ARRIVE_WAIT = """
+%at = atom.call(%emp) {catalog_id = "mbarrier.arrive"} : token
+%pe = constant() {value = 0} : index
+atom.call(%emp, %pe) {catalog_id = "mbarrier.wait"}
+"""
+
+
+def _run_copy(body: str) -> None:
+    x = np.arange(1, 127, dtype=np.float32)
+    m = machine(_EMP + _EMP_INIT + body, PARAMS, shared=_EMP_SHARED, symbols=("n",),
+                bindings=((0, 0),))
+    simulate_module(m, "k", [x, poisoned(128)])
+
+
+def test_a_copy_issued_after_every_reader_arrived_is_ordered() -> None:
+    _run_copy(READ_MIRROR + _ARRIVE_WAIT + COPY + WAIT + BARRIER)
+
+
+def test_a_copy_issued_before_the_release_races_even_if_it_lands_after() -> None:
+    # on the GPU the copy may land as soon as it is issued, before the readers arrive
+    with pytest.raises(SimulationError) as info:
+        _run_copy(READ_MIRROR + COPY + _ARRIVE_WAIT + WAIT + BARRIER)
+    assert info.value.kind == "race" and "cp.async" in str(info.value)
