@@ -147,7 +147,8 @@ class MbarrierRing:
 
             # every thread waits (not only thread 0, the one that refills): a wait on one
             # thread's path is a branch the CUDA target cannot predicate, and one thread
-            # branching while a wgmma group is in flight serializes every wgmma
+            # branching while a wgmma group is in flight serializes every wgmma (so does
+            # a wait by warp 0 only: ptxas remark C7518)
             g.atom("mbarrier.wait", [self._bar(self.empty, prev), ppar], [])
             g.guarded(self.st.thread0(), lambda: self._issue(ahead, prev))
 
