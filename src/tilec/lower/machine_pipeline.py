@@ -50,7 +50,8 @@ commit/wait atoms.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -256,6 +257,23 @@ class Staging:
             m = ir.IndexMap(2, [ir.s(0), ir.d(0), ir.d(1)], 1)
         return self.g.view(self.rings[ld], [ver], m, (rows, cols), False)
 
+    @contextmanager
+    def at_iteration(self, ld: ir.Operation, iv: ir.Value) -> Iterator[None]:
+        """A scope in which staged load ``ld``'s window for iteration ``iv`` is lowered (its
+        address code, ahead of program order: nothing there may fail; the iteration's own
+        copy of that code checks its divisions when it runs)."""
+        g = self.g
+        stage = ld.parent
+        with g.scope(g.b):
+            g.bind(stage.args[0], iv)
+            outer, g.speculative = g.speculative, True
+            try:
+                for op in address_cone(ld, stage):
+                    g.lower_op(op)
+            finally:
+                g.speculative = outer
+            yield
+
     def issue(self, iv: ir.Value, ver: ir.Value) -> None:
         """Copy every staged load of iteration ``iv`` into version ``ver``."""
         g = self.g
@@ -263,17 +281,7 @@ class Staging:
         tx: ir.Value | None = None
         bar = self._barrier(ver) if self.barriers is not None else None
         for ld in self.loads:
-            stage = ld.parent
-            with g.scope(g.b):
-                g.bind(stage.args[0], iv)
-                # ahead of program order: nothing here may fail (the iteration's own copy of
-                # the address code checks its divisions when it runs)
-                outer, g.speculative = g.speculative, True
-                try:
-                    for op in address_cone(ld, stage):
-                        g.lower_op(op)
-                finally:
-                    g.speculative = outer
+            with self.at_iteration(ld, iv):
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self.version(ld, ver)
                 if not (g.async_copies and async_eligible(ld, layout_of(ld.result))):

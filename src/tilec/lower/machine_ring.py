@@ -41,7 +41,6 @@ import tilec.ir as ir
 from .machine import GroupLowering, Staged
 from .machine_pipeline import (
     Staging,
-    address_cone,
     array_extents,
     tma_guard,
     tma_plan,
@@ -171,16 +170,7 @@ class MbarrierRing:
                     for ld in self.st.loads)
         g.atom("mbarrier.expect_tx", [bar, g.index(total)], [ir.token])
         for ld in self.st.loads:
-            stage = ld.parent
-            with g.scope(g.b):
-                g.bind(stage.args[0], iv)
-                # ahead of program order: nothing here may fail (machine_pipeline.issue)
-                outer, g.speculative = g.speculative, True
-                try:
-                    for op in address_cone(ld, stage):
-                        g.lower_op(op)
-                finally:
-                    g.speculative = outer
+            with self.st.at_iteration(ld, iv):
                 _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
                 boxes(self.st.version(ld, ver), bar)
         g.sync.restore(before)
