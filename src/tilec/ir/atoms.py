@@ -293,6 +293,26 @@ CATALOG: dict[str, AtomDef] = {
         AtomDef("mbarrier.inval", ("barrier_view",), ("token",), "lane",
                 "invalidates the barrier (it may then be initialized again); every thread "
                 "must be done waiting on it. PTX: mbarrier.inval.shared::cta.b64"),
+        AtomDef("split.store", ("split", "tile", "part"), ("token",), "group",
+                "split-K: stores this thread's accumulator registers `part` (tile<P x f32>, "
+                "registers `offset` .. `offset + P` of the `regs` the thread carries) as the "
+                "partial sum of split `split` of output tile `tile` into the launch's "
+                "partials workspace (`splits` partials of `threads` x `regs` f32 per tile; a "
+                "kernel parameter the launcher allocates)"),
+        AtomDef("split.arrive", ("tile",), ("last",), "group",
+                "split-K: every thread's partial stores are made visible at device scope, "
+                "then one thread counts this program's arrival on tile `tile`'s counter (a "
+                "second workspace, zero between launches); every thread gets whether this "
+                "program arrived last of the tile's `splits` (the program that combines; it "
+                "sets the counter back to zero and orders the others' partials before its "
+                "reads). CUDA: __threadfence, __syncthreads, atomicAdd by thread 0, broadcast "
+                "through shared memory"),
+        AtomDef("split.combine", ("tile",), ("part",), "group",
+                "split-K: the sum of the `splits` partials of tile `tile` at this thread's "
+                "registers `offset` .. `offset + P` (tile<P x f32>), added in split order "
+                "0, 1, ..., splits - 1 whichever program finished first, so a configuration "
+                "gives the same bits on every run; only the program split.arrive named last "
+                "may call it"),
         AtomDef("tma.load", ("dst_shared_view", "src_array", "barrier_view", "coords..."),
                 ("token",), "lane",
                 "tensor-memory-accelerator copy of the box `box` (one extent per array axis) "

@@ -34,7 +34,7 @@ from .core import Operation
 from .dist_layout import DistLayout
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
 from .traversal import check_traversal, parse_traversal
-from .types import MemoryType, TileType, i1, i64, index
+from .types import MemoryType, TileType, f32, i1, i64, index
 from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
 
 __all__ = ["SCHEDULED_ATTRS", "MACHINE_ATTRS", "SCHEDULED_INVARIANTS", "MACHINE_INVARIANTS",
@@ -101,6 +101,10 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                        "loop: its ring versions are released through shared-memory barriers "
                        "(one full and one empty barrier per version) instead of a group "
                        "barrier per iteration"),
+    "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
+                       "loop: its iterations are split over this many programs per output "
+                       "tile, whose partial sums one program combines in split order "
+                       "(docs/design/split_k.md)"),
 }
 """Attributes the Scheduled form adds, with their checks."""
 
@@ -120,6 +124,9 @@ MACHINE_ATTRS: dict[str, AttrDef] = {
                          "grid parallel: the program numbering (ir.traversal, a bijection)"),
     "shared_base_align": AttrDef(_pos_int, False, "grid parallel: the alignment the group's "
                                  "shared base needs (a swizzled buffer's)"),
+    "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
+                       "grid parallel: its leading axis numbers the K splits of each output "
+                       "tile (split.* atoms combine them)"),
 }
 """Attributes the Machine form adds, with their checks."""
 
@@ -582,6 +589,9 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     if cid.startswith(("mbarrier.", "tma.")):
         yield from _check_barrier_atom(cid, len(entry.operands), op)
         return
+    if cid.startswith("split."):
+        yield from _check_split_atom(cid, len(entry.operands), len(entry.results), op)
+        return
     if cid == "vote.any":
         if not op.num_operands or len(op.results) != 1 or op.results[0].type is not i1 \
                 or not all(isinstance(v.type, TileType) and v.type.rank == 1
@@ -627,6 +637,37 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
             yield _Issue("shfl.xor takes a constant lane mask", "16", op)
         elif not 0 < m.defining_op.attr("value") < 32:
             yield _Issue("shfl.xor lane mask must stay inside the 32-lane subgroup", "16", op)
+
+
+def _check_split_atom(cid: str, operands: int, results: int, op: Operation
+                      ) -> Iterator[_Issue]:
+    """A split-K atom: its operand and result counts, integer ``splits >= 2`` (and for the
+    partial accesses ``threads``, ``regs`` and an ``offset`` inside them), index coordinates
+    and f32 register arrays."""
+    if op.num_operands != operands or len(op.results) != results:
+        yield _Issue(f"{cid} takes {operands} operand(s) and gives {results} result(s)", "16",
+                     op)
+        return
+    if not (_pos_int(op.attr("splits")) and op.attr("splits") >= 2):
+        yield _Issue(f"{cid} needs splits >= 2, got {op.attr('splits')!r}", "16", op)
+        return
+    coords = op.operands[:2] if cid == "split.store" else op.operands[:1]
+    if any(v.type is not index for v in coords):
+        yield _Issue(f"{cid} takes index coordinates (split, tile)", "16", op)
+        return
+    if cid == "split.arrive":
+        if op.results[0].type is not i1:
+            yield _Issue("split.arrive returns one i1", "16", op)
+        return
+    part = op.operand(2).type if cid == "split.store" else op.results[0].type
+    regs, off, threads = op.attr("regs"), op.attr("offset"), op.attr("threads")
+    if not (isinstance(part, TileType) and part.rank == 1 and part.dtype is f32):
+        yield _Issue(f"{cid}: partials are f32 register arrays (tile<P x f32>), got {part}",
+                     "16", op)
+    elif not (_pos_int(regs) and _pos_int(threads) and isinstance(off, int)
+              and 0 <= off and off + int(part.shape[0]) <= regs):
+        yield _Issue(f"{cid}: registers {off!r} .. +{part.shape[0]} must lie inside the "
+                     f"{regs!r} registers of each of {threads!r} threads", "16", op)
 
 
 def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:

@@ -284,6 +284,8 @@ class GroupLowering:
         self.speculative = False
         """True while lowering ahead of program order (a staged load's address for a later
         iteration): what is computed there must not fail (``machine_divisions``)."""
+        self.split_k: Any = None
+        """The group's split K loop (``machine_split.SplitK``; None: no split)."""
 
     # -- environment ------------------------------------------------------------------
     def bind(self, v: ir.Value, x: Any) -> None:
@@ -645,13 +647,23 @@ class _FunctionLowering:
 
     def lower_group(self, par: ir.Operation, b: ir.Builder) -> None:
         """One group: the grid parallel, its shared memory and the SIMT region."""
+        from .machine_split import SplitK, lower_split_body, split_op_of
+
         rank = par.attr("rank")
         threads = par.attr("threads")
         extents = [self.top[v] for v in par.operands[:rank]]
-        grid_block = ir.Block([ir.index] * rank, [a.name_hint for a in par.regions[0].entry.args])
-        grid = b.create("parallel", extents, [], {"rank": rank, "level": "grid",
-                                                  "threads": threads},
-                        [ir.Region([grid_block])], loc=par.loc)
+        names = [a.name_hint for a in par.regions[0].entry.args]
+        split_op = split_op_of(par)
+        attrs: dict[str, Any] = {"rank": rank, "level": "grid", "threads": threads}
+        if split_op is not None:  # a leading grid axis numbers the K splits
+            splits = int(split_op.attr("split_k"))
+            extents = [b.create("constant", [], [ir.index], {"value": splits}, loc=par.loc,
+                                result_names=["splits"]).result, *extents]
+            names = ["split", *names]
+            attrs.update(rank=rank + 1, split_k=splits)
+        grid_block = ir.Block([ir.index] * len(extents), names)
+        grid = b.create("parallel", extents, [], attrs, [ir.Region([grid_block])],
+                        loc=par.loc)
         gb = ir.Builder(ir.InsertionPoint.at_end(grid_block), par.loc)
         count = gb.create("constant", [], [ir.index], {"value": threads},
                           result_names=["nthreads"]).result
@@ -666,9 +678,14 @@ class _FunctionLowering:
         g.sim_entry = lane_block  # type: ignore[attr-defined]
         g.sim_anchor = anchor  # type: ignore[attr-defined]
         g.scopes[0][("index", 0)] = anchor.result
-        for a, na in zip(par.regions[0].entry.args, grid_block.args):
+        coords = list(grid_block.args[1:] if split_op is not None else grid_block.args)
+        for a, na in zip(par.regions[0].entry.args, coords):
             g.bind(a, na)
-        g.lower_block(par.regions[0].entry)
+        if split_op is None:
+            g.lower_block(par.regions[0].entry)
+        else:
+            g.split_k = SplitK(split_op, splits, grid_block.args[0])
+            lower_split_body(g, par.regions[0].entry, g.split_k, coords)
         lb.create("yield")
         smem.finish()
         # Move the allocations before the lane parallel (they were created at the block end).
@@ -687,11 +704,13 @@ class _FunctionLowering:
         if groups > 1:
             grid.attributes["min_groups"] = groups
         info: dict[str, Any] = {"threads": threads, "shared_bytes": smem.bytes}
+        if split_op is not None:
+            info["split_k"] = splits
         trav = self.options.planner.program_traversal
         if trav is not None:
             parsed = ir.parse_traversal(trav)
             assert not isinstance(parsed, str), parsed  # PlannerOptions checked it
-            if rank >= 2:
+            if grid.attr("rank") >= 2:
                 grid.attributes["traversal"] = parsed
                 info["traversal"] = f"{parsed[0]}:{parsed[1]}"
             else:

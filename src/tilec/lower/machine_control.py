@@ -98,6 +98,8 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
 
     lb, ub, step = (g.scalar(v) for v in op.operands[:3])
     _guard_step(g, op, step)
+    if g.split_k is not None and g.split_k.loop is op:
+        lb, ub = g.split_k.k_range(g, lb, ub, step)  # this program's share (machine_split)
     carried = _layouts(op.results)
     inits = flatten(g, [_value(g, op, 3 + k) for k in range(len(op.results))])
     staging: Any = Staging(g, op) if op.attr("schedule") == "double_buffer" else None

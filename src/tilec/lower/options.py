@@ -80,6 +80,16 @@ class LowerOptions:
     filled by tensor copies and one group may stay in flight (else noted in the report);
     arrays the in-kernel tensor-map guard rejects run the ordinary ring in the same
     kernel."""
+    split_k: int = 1
+    """Split the K loop of a matrix group over this many programs per output tile
+    (docs/design/split_k.md): the grid gets a leading axis of this extent, program ``s``
+    runs its share of the K steps, stores its partial accumulators in a workspace the
+    launcher allocates, and the last program of each tile to arrive adds the partials in
+    split order (the same bits on every run) and runs the epilogue. It pays where the grid
+    has fewer output tiles than the device has compute units (128x128x8192, 16x4096x4096).
+    Applied where the schedule proves it legal (``schedule._split_blocker``: the matrix
+    order policy permits regrouping, zero-initialized f32 accumulators, no writes before
+    or inside the loop, a CUDA target), else noted in the report. 1: no split."""
     tma: bool = True
     """Fill the swizzled rings of warpgroup operands with tensor-memory-accelerator copies
     (one thread issues a box per 64-column block, completion on a shared-memory barrier per
@@ -103,6 +113,9 @@ class LowerOptions:
     def __post_init__(self) -> None:
         if self.wgmma_in_flight not in (0, 1):
             raise ValueError(f"wgmma_in_flight must be 0 or 1, got {self.wgmma_in_flight}")
+        if not isinstance(self.split_k, int) or isinstance(self.split_k, bool) \
+                or not 1 <= self.split_k <= 64:
+            raise ValueError(f"split_k must be an integer from 1 to 64, got {self.split_k!r}")
         if self.stages < 2 or self.wgmma_stages < 2:
             raise ValueError(f"stages must be at least 2, got {self.stages} and "
                              f"{self.wgmma_stages} (wgmma)")

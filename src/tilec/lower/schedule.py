@@ -38,6 +38,7 @@ from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, p
 
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
+from .split_k import split_loop
 from .staged_windows import tma_eligible
 from .top_level import check_top_level
 
@@ -46,7 +47,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
-                  "stage_layouts", "schedule", "versions", "in_flight", "release")
+                  "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -106,6 +107,9 @@ class GroupSchedule:
     release: dict[ir.Operation, str] = field(default_factory=dict)
     """Staged loops whose ring versions are released through shared-memory barriers
     (``"mbarrier"``, ``LowerOptions.mbarrier_ring``) rather than a group barrier."""
+    split: dict[ir.Operation, int] = field(default_factory=dict)
+    """The K loop split over programs per output tile, with the split count
+    (``LowerOptions.split_k``; ``split_k.split_loop`` proved it legal)."""
 
 
 # ---------------------------------------------------------------------- entry point
@@ -443,6 +447,13 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         if op.name in ("serial", "pipeline"):
             _plan_staging(g, op, options, profile.shared_bytes_per_group,
                           profile.async_copies and profile.tensor_copies)
+    if options.split_k > 1 and mmas:
+        loop, note = split_loop(par, profile, options.split_k)
+        if loop is not None:
+            g.split[loop] = options.split_k
+            g.notes.append(note)
+        else:
+            g.notes.append(f"no split-K: {note}")
     return g
 
 
@@ -813,6 +824,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["in_flight"] = g.in_flight[op]
             if op in g.release:
                 op.attributes["release"] = g.release[op]
+        if op in g.split:
+            op.attributes["split_k"] = g.split[op]
         if op.name == "pipeline":
             op.attributes["stage_layouts"] = tuple(
                 tuple(g.layouts.get(a) if isinstance(a.type, ir.TileType) else None

@@ -73,7 +73,7 @@ def test_a_path_may_carry_a_traversal_variant() -> None:
     assert split_path("cpu") == ("cpu", None)
     assert path_error("simt:cuda:sm_90+grouped:3") is None
     assert "unknown path" in (path_error("gpu+grouped:3") or "")
-    assert "takes no variant" in (path_error("cuda+grouped:3") or "")
+    assert path_error("cuda+grouped:3") is None  # the GPU path compiles with the variant too
     assert "positive integer" in (path_error("simt:cuda:sm_80+grouped:0") or "")
 
 
@@ -100,3 +100,25 @@ def test_a_path_may_release_rings_through_mbarriers() -> None:
     assert out.kind == "ran", out
     want = a.astype(np.float32) @ b.astype(np.float32)
     assert np.allclose(c, want, rtol=2e-3, atol=2e-3)
+
+
+def test_a_path_may_split_k() -> None:
+    from tilec.testing.fuzz.paths import execute, path_error, split_path
+
+    assert split_path("simt:cuda:sm_90+splitk:3") == ("simt:cuda:sm_90", {"split_k": 3})
+    assert split_path("cuda+splitk:4+mbarrier") == ("cuda", {"split_k": 4,
+                                                             "mbarrier_ring": True})
+    assert path_error("simt:cuda:sm_80+splitk:2") is None
+    assert "from 1 to 64" in (path_error("simt:cuda:sm_90+splitk:x") or "")
+    assert "from 1 to 64" in (path_error("simt:cuda:sm_90+splitk:65") or "")
+    import numpy as np
+
+    from tilec.lib import matmul
+
+    r = np.random.default_rng(2)
+    a = r.standard_normal((40, 200)).astype(np.float32)
+    b = r.standard_normal((200, 24)).astype(np.float32)
+    c = np.full((40, 24), np.nan, np.float32)
+    out = execute("simt:cuda:sm_80+splitk:3", matmul, [a, b, c], "matmul.py")
+    assert out.kind == "ran", out
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)

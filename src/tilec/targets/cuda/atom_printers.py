@@ -287,6 +287,60 @@ def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
+def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """The split-K atoms over the launch's workspaces (``CUDAEmitter.workspace_param``): the
+    partials register-major (``ws[((tile * S + split) * regs + r) * threads + tid]``, a warp's
+    stores contiguous), read back through L2 (``__ldcg``: other SMs wrote them); one arrival
+    counter per tile, counted by thread 0 after every thread's stores are fenced at device
+    scope, the answer broadcast by ``__syncthreads_or``."""
+    cid = op.attr("catalog_id")
+    splits = int(op.attr("splits"))
+    b = em.buf
+    if cid == "split.arrive":
+        cnt = em.workspace_param("counters", splits, 1, op)
+        tile = em.scalar(op.operand(0), op)
+        flag, var = em.fresh("split_l"), em.name_of(op.results[0])
+        b.line("__threadfence();  /* this thread's partial stores, visible device-wide */")
+        b.line("__syncthreads();")
+        b.line(f"int {flag} = 0;")
+        with b.block("if (threadIdx.x == 0)"):
+            b.line(f"{flag} = atomicAdd(&{cnt}[{tile}], 1) == {splits - 1};")
+            b.line(f"if ({flag}) atomicExch(&{cnt}[{tile}], 0);  /* zero for the next launch */")
+        b.line(f"const uint8_t {var} = (uint8_t)(__syncthreads_or({flag}) != 0);")
+        b.line(f"if ({var}) __threadfence();  /* the others' partials before the reads */")
+        em.bind(op.results[0], Scalar(var, ir.i1))
+        return True
+    regs, threads, off = int(op.attr("regs")), int(op.attr("threads")), int(op.attr("offset"))
+    if threads != em.threads:
+        raise em.unsupported(op, f"{cid} names {threads} threads; the kernel has {em.threads}")
+    ws = em.workspace_param("partials", 1, regs * threads, op)
+    tile = em.scalar(op.operand(1 if cid == "split.store" else 0), op)
+    base = em.fresh("split_b")
+    if cid == "split.store":
+        s = em.scalar(op.operand(0), op)
+        src = em.regs(op.operand(2), op)
+        with b.block(""):
+            b.line(f"const int64_t {base} = ((int64_t)({tile}) * {splits} + (int64_t)({s})) * "
+                   f"{regs * threads} + (int64_t)threadIdx.x;")
+            b.line("#pragma unroll")
+            b.line(f"for (int e = 0; e < {src.n}; ++e) {ws}[{base} + (int64_t)({off} + e) * "
+                   f"{threads}] = {src.name}[e];")
+        return False
+    out = em.new_regs(op.results[0], op)
+    with b.block(""):
+        b.line(f"const int64_t {base} = (int64_t)({tile}) * {splits * regs * threads} + "
+               f"(int64_t)threadIdx.x;")
+        b.line("#pragma unroll")
+        with b.block(f"for (int e = 0; e < {out.n}; ++e)"):
+            b.line(f"float a = __ldcg(&{ws}[{base} + (int64_t)({off} + e) * {threads}]);")
+            b.line(f"for (int s = 1; s < {splits}; ++s)  /* split order: the same bits */")
+            b.line(f"  a += __ldcg(&{ws}[{base} + ((int64_t)s * {regs} + {off} + e) * "
+                   f"{threads}]);")
+            b.line(f"{out.name}[e] = a;")
+    em.bind(op.results[0], out)
+    return True
+
+
 PRINTERS: dict[str, Printer] = {
     "barrier.group": _barrier,
     "vote.any": _vote_any,
@@ -306,6 +360,9 @@ PRINTERS: dict[str, Printer] = {
     "mbarrier.arrive": _mbarrier,
     "mbarrier.inval": _mbarrier,
     "tma.load": _tma_load,
+    "split.store": _split,
+    "split.arrive": _split,
+    "split.combine": _split,
     **{cid: _mma for cid in MMA_ATOMS},
     **{cid: _wgmma for cid in WGMMA_ATOMS},
 }

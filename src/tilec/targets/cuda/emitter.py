@@ -173,6 +173,9 @@ class CUDAEmitter(CLikeEmitter):
         the C condition every atom of its body is issued under."""
         self.tmaps: dict[tuple[int, tuple[int, ...]], tuple[str, ParamInfo]] = {}
         """``(user parameter, box)`` -> the C name and launch contract of its tensor map."""
+        self.workspaces: dict[str, tuple[str, ParamInfo]] = {}
+        """``partials`` / ``counters`` -> the C name and launch contract of a split-K
+        workspace (``ParamInfo(kind="workspace")``, allocated by the launcher)."""
         self.b16_arrays = False
         """True once a packed 16-bit register array is declared (its C++ is then emitted)."""
         self.host_checks = {ir.op_number(op) for ops in host_check_ops(fn).values() for op in ops}
@@ -381,6 +384,9 @@ class CUDAEmitter(CLikeEmitter):
         for name, info in self.tmaps.values():
             head.append(f"const __grid_constant__ tc_tmap {name}")
             params.append(info)
+        for name, info in self.workspaces.values():
+            head.append(f"{self.mtype(info.dtype)} *{name}")  # written and read back: no
+            params.append(info)                               # __restrict__, no const
         if self.checks:
             head.append("unsigned long long *__restrict__ tc_check")
         sig = ", ".join(head)
@@ -845,6 +851,21 @@ class CUDAEmitter(CLikeEmitter):
             got = (name, ParamInfo("tmap", dtype, (), False, name, (i, 0), box=box,
                                    swizzle=128))
             self.tmaps[key] = got
+        return got[0]
+
+    def workspace_param(self, role: str, per: int, elements: int, user: ir.Operation) -> str:
+        """The C name of the split-K workspace ``role`` (``partials``: f32, ``elements`` per
+        program; ``counters``: i32, ``elements`` per ``per`` programs, zero between
+        launches), declared after the other parameters; the launcher allocates it from the
+        launch's grid (``Launcher.workspace``)."""
+        got = self.workspaces.get(role)
+        dtype = ir.f32 if role == "partials" else ir.i32
+        info = ParamInfo("workspace", dtype, (ir.Dim(elements),), True, role, box=(per,))
+        if got is None:
+            got = (f"tc_split_{role}", info)
+            self.workspaces[role] = got
+        elif got[1] != info:
+            raise self.unsupported(user, f"two split-K {role} layouts in one kernel")
         return got[0]
 
     def note_aligned16(self, ptr: str) -> None:

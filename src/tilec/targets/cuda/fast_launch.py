@@ -30,11 +30,11 @@ def make_fast(plan: Any) -> Callable[..., bool] | None:
     """The specialized launch of ``plan`` (``fast(args, handle) -> bool``: False when a
     re-check fails or the call wants synchronization), or None when the plan is not of the
     common kind (scalars, a grid that depends on them, device checks, host checks per
-    call). A call without a stream takes the general path unless the arguments are torch
-    tensors (whose current stream the plan reads)."""
+    call, split-K workspaces). A call without a stream takes the general path unless the
+    arguments are torch tensors (whose current stream the plan reads)."""
     launcher = plan.launcher
     if any(plan.scalar) or plan.config is False or plan.config is None or not plan.checked \
-            or launcher.record:
+            or launcher.record or plan.workspaces:
         return None
     arrays = plan.arrays
     nb, isz = plan.nbytes, plan.itemsize

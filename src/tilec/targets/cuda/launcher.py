@@ -82,6 +82,9 @@ class Launcher:
         self.tensor_maps = TensorMaps(driver, source.kernel)
         """The TMA tensor maps launches of this kernel passed (per parameter, address and
         shape)."""
+        self._workspaces: dict[tuple[int, str], tuple[int, int]] = {}
+        """Split-K workspaces per ``(stream, role)``: ``(device address, bytes)``; grown,
+        never shrunk, freed with the launcher."""
         self._record_host = np.zeros(1 + max((len(c.labels) for c in source.checks),
                                              default=0), np.uint64)
         """The record's host copy: the failed check's number (0: none), then its values."""
@@ -97,11 +100,41 @@ class Launcher:
 
     def __del__(self) -> None:
         record, self._record = getattr(self, "_record", None), None
-        if record is not None:
+        spaces = [ptr for ptr, _ in getattr(self, "_workspaces", {}).values()]
+        for ptr in ([record] if record is not None else []) + spaces:
             try:
-                cudriver.driver().cuMemFree(record)
+                cudriver.driver().cuMemFree(ptr)
             except Exception:  # the driver may be gone at interpreter exit
                 pass
+
+    def workspace(self, stream: int, p: Any, grid: tuple[int, ...]) -> int:
+        """The device address of split-K workspace ``p`` (``ParamInfo(kind="workspace")``)
+        for a launch of ``grid`` on ``stream``: ``shape[0]`` elements per ``box[0]``
+        programs. Each stream has its own, so that launches on two streams never share
+        partials or counters; counters are zeroed when allocated and each launch leaves
+        them zero. A new or larger one is allocated on first need (not while the stream is
+        being captured into a graph: launch once before capturing)."""
+        programs = int(np.prod(grid))
+        nbytes = max(-(-programs // int(p.box[0])) * int(p.shape[0].value) * p.dtype.bytes, 4)
+        key = (int(stream), p.name)
+        got = self._workspaces.get(key)
+        if got is not None and got[1] >= nbytes:
+            return got[0]
+        driver = self._driver
+        what = f"allocating {self.source.kernel}'s split-K {p.name} ({nbytes} bytes)"
+        if _capturing(driver, stream):
+            raise LaunchError(f"{what}: the stream is being captured into a graph; launch the "
+                              "kernel once on it before capturing")
+        if got is not None:  # a launch still using the old one finishes first
+            _check(driver.cuStreamSynchronize(stream), what)
+            _check(driver.cuMemFree(got[0]), what)
+            del self._workspaces[key]
+        _check(driver.cuCtxSetCurrent(self.context), what)
+        ptr = int(_check(driver.cuMemAlloc(nbytes), what))
+        if p.name == "counters":  # ordered before the launch on its stream
+            _check(driver.cuMemsetD8Async(ptr, 0, nbytes, stream), what)
+        self._workspaces[key] = (ptr, nbytes)
+        return ptr
 
     @property
     def record(self) -> int:

@@ -243,6 +243,10 @@ def bind_arguments(kernel: str, params: Sequence[ParamInfo], user_args: Sequence
             values.append(None)
             ints.append(0)
             continue
+        if p.kind == "workspace":  # allocated at launch for the grid (Launcher.workspace)
+            values.append(None)
+            ints.append(0)
+            continue
         if p.kind == "symbol":
             v = by_name[p.name]
         else:
@@ -434,6 +438,9 @@ class _Plan:
     tmap_ptrs: list[int] = field(default_factory=list)
     """Per tensor map: the array address its value in ``tmap_buf`` was encoded for (-1:
     none yet)."""
+    workspaces: tuple[tuple[int, ParamInfo], ...] = ()
+    """Per split-K workspace parameter: ``(kernel parameter, the parameter)``; its slot is
+    written at every launch from ``Launcher.workspace`` (per stream and grid size)."""
     fast: Callable[..., bool] | None = None
     """The plan's launch specialized into straight-line code (``fast_launch.make_fast``;
     None: a plan of another kind takes the general path)."""
@@ -490,7 +497,8 @@ def make_plan(launcher: Launcher, bound: BoundLaunch, has_host_checks: bool) -> 
         [0 if isinstance(v, np.uint64) else v for v in entry],
         not has_host_checks or not any(scalar),
         _torch_stream_of(dev) if torch_args else None, tuple(tmaps), tmap_buf,
-        [-1] * len(tmaps))
+        [-1] * len(tmaps),
+        tuple((k, p) for k, p in enumerate(src.params) if p.kind == "workspace"))
 
 
 # ------------------------------------------------------------------ the executable
@@ -645,6 +653,8 @@ class CUDAExecutable:
                     slots[i] = ptrs[i]
                 else:
                     views[i].value = v
+            for k, p in plan.workspaces:  # this stream's, large enough for this grid
+                slots[k] = launcher.workspace(handle, p, config[0])
             if plan.tmaps:  # re-encoded (or found in the cache) only when an address moved
                 done = plan.tmap_ptrs
                 for j, (k, u, addr, p, shape) in enumerate(plan.tmaps):

@@ -37,7 +37,9 @@ class ParamInfo:
     kind: str
     """``mem``, ``scalar``, ``symbol`` (a shape symbol), ``dim`` (another runtime extent) or
     ``tmap`` (a TMA tensor map of a ``mem`` parameter: 128 bytes, 64-byte aligned, encoded
-    at launch by ``tensor_maps.TensorMaps``)."""
+    at launch by ``tensor_maps.TensorMaps``) or ``workspace`` (a split-K buffer the
+    launcher allocates per stream: ``name`` is ``partials`` or ``counters``; see
+    ``Launcher.workspace``)."""
     dtype: ir.ScalarType
     """Element type (``index`` for symbols and dims; a ``tmap``'s array's element type)."""
     shape: tuple[ir.Dim, ...] = ()
@@ -51,7 +53,8 @@ class ParamInfo:
     ``(user parameter, 0)``, the array it maps."""
     box: tuple[int, ...] = ()
     """For ``tmap``: the box one copy moves, one extent per array axis (row-major order,
-    outermost first)."""
+    outermost first). For ``workspace``: ``(programs,)``, the programs that share
+    ``shape[0]`` elements (1 for partials, the split count for counters)."""
     swizzle: int = 0
     """For ``tmap``: the shared-memory swizzle in bytes (128; 0: none)."""
 

@@ -66,6 +66,7 @@ from .simt_memory import (
     lane_coords,
     scatter,
 )
+from .simt_split import SplitWorkspace
 from .simt_wgmma import InFlightGroups
 
 __all__ = ["simulate_module", "SimtBackend", "SimtExecutable",
@@ -107,6 +108,13 @@ class _Host(Interpreter):
         self._names = names
         self._globals: dict[int, Storage] = {}
         self._grid = GridClock()
+        self.split = SplitWorkspace()
+        """The running launch's split-K partials and counters (``simt_split``)."""
+
+    @property
+    def grid(self) -> GridClock:
+        """The running launch and program."""
+        return self._grid
 
     # The interpreter's per-operation hook: everything but the Machine-form structure is
     # the reference's own implementation.
@@ -145,6 +153,7 @@ class _Host(Interpreter):
         extents = [max(int(env[v]), 0) for v in op.operands]
         block = op.regions[0].entry
         self._grid.start(tuple(extents))
+        self.split = SplitWorkspace()  # the launcher's workspace: counters zero, no partials
         total = math.prod(extents)
         if self.max_groups is not None:
             total = max(min(total, self.max_groups - self.groups_run), 0)
@@ -163,6 +172,12 @@ class _Host(Interpreter):
                 self._run_group(op, block, env)
                 self.groups_run += 1
                 shown.advance()
+        left = self.split.count
+        if left and (self.max_groups is None or self.groups_run < self.max_groups):
+            tile, n = next(iter(left.items()))
+            raise SimulationError(f"split-K: only {n} of the programs of tile {tile} arrived "
+                                  "(the counter would stay nonzero into the next launch)",
+                                  "hang", [op])
 
     def _run_group(self, grid: ir.Operation, block: ir.Block, env: dict[ir.Value, Any]) -> None:
         clock = GroupClock()

@@ -2,11 +2,12 @@
 
 Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
 (``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``) and
-``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path other
-than ``cuda`` may carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
+``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path may
+carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
 grids with that program traversal (``ir.traversal``), ``+mbarrier`` releases staged
-wgmma rings through mbarriers (``mbarrier_ring``), ``+grouped:3+mbarrier`` both
-(``split_path``).
+wgmma rings through mbarriers (``mbarrier_ring``), ``+splitk:3`` splits the K loops of
+matrix groups over 3 programs per output tile (``split_k``), ``+grouped:3+mbarrier`` the
+first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
 anything else is *internal*.
@@ -44,8 +45,9 @@ VARIANT_FLAGS = {"mbarrier": "mbarrier_ring"}
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     """A path's base and its plan variant (None without a ``+`` suffix): choices each after a
-    ``+``, each ``grouped:G`` (a program traversal) or a word of ``VARIANT_FLAGS``
-    (``mbarrier``: ``mbarrier_ring``)."""
+    ``+``, each ``grouped:G`` (a program traversal), ``splitk:S`` (``split_k``; a word
+    that is not a number stays a string, for ``path_error`` to name) or a word of
+    ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``)."""
     base, plus, suffix = path.partition("+")
     if not plus:
         return base, None
@@ -53,6 +55,9 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     for part in suffix.split("+"):
         if part in VARIANT_FLAGS:
             variant[VARIANT_FLAGS[part]] = True
+        elif part.startswith("splitk:"):
+            n = part[len("splitk:"):]
+            variant["split_k"] = int(n) if n.isdigit() else n
         else:
             variant["program_traversal"] = part
     return base, variant
@@ -62,14 +67,14 @@ def path_error(path: str) -> str | None:
     """Why ``path`` is not one the fuzzer runs, or None."""
     base, variant = split_path(path)
     if base not in ALL_PATHS:
-        return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path but cuda may " \
-            "add '+grouped:G', '+mbarrier' or both: '+grouped:G+mbarrier')"
+        return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
+            "add '+grouped:G', '+mbarrier', '+splitk:S' or several: '+grouped:G+mbarrier')"
     if variant is not None:
-        if base == "cuda":
-            return "the cuda path takes no variant (the GPU runs in the campaign's process); " \
-                "fuzz a traversal on simt:cuda:sm_90+grouped:G"
         from tilec.ir.traversal import parse_traversal
 
+        k = variant.get("split_k")
+        if k is not None and not (isinstance(k, int) and 1 <= k <= 64):
+            return f"split_k must be an integer from 1 to 64, got {k!r} in {path!r}"
         if "program_traversal" in variant:
             why = parse_traversal(variant["program_traversal"])
             if isinstance(why, str):

@@ -1,0 +1,123 @@
+"""Split-K legality: which K loop of a matrix group may run split over programs.
+
+``LowerOptions.split_k = S`` asks for the K loop of each matrix group to be split over
+``S`` programs per output tile (docs/design/split_k.md): program ``s`` runs K steps
+``[s * T, min((s + 1) * T, n))`` with ``T = cdiv(n, S)``, stores its partial
+accumulators, and the last program of the tile to arrive adds the ``S`` partials in split
+order and runs everything after the loop. ``split_loop`` finds the loop and proves that
+this computes what the program says, or names why not:
+
+* the target realizes it (a CUDA profile: the ``split.*`` atoms and the launcher's
+  workspace; the SIMT simulator runs the same Machine TileIR);
+* one ``serial`` loop directly in the grid body holds every ``mma`` of the group;
+* every value the loop carries is an ``f32`` accumulator that starts from a constant zero
+  tile and is updated only by one ``mma`` whose order policy is ``unordered_tree``
+  (splitting regroups the sum over K; ``strict_fold`` forbids that, and nothing weaker than
+  the source order is substituted);
+* nothing before or inside the loop writes memory, allocates it or synchronizes (those
+  effects would run once per split instead of once per tile); reads are fine;
+* no enclosing ``if``: the loop's results are combined at the loop, and everything after
+  it runs in the combining program only.
+
+These are facts of the program, never a profitability judgement: whether splitting pays is
+for the tuner (``tuning_variants``) and the benchmarks to say.
+"""
+
+from __future__ import annotations
+
+import tilec.ir as ir
+from tilec.exec import TargetProfile
+
+__all__ = ["split_loop"]
+
+_WRITES = ("write", "read_write", "alloc", "sync", "unknown")
+"""Effects that must not run once per split."""
+
+
+def split_loop(par: ir.Operation, profile: TargetProfile, splits: int
+               ) -> tuple[ir.Operation | None, str]:
+    """The K loop of group ``par`` that may run split ``splits`` ways, with a note; or
+    ``(None, why not)``."""
+    if not profile.name.startswith("cuda"):
+        return None, f"{profile.name} has no split-K realization (CUDA targets have)"
+    body = par.regions[0].entry
+    mmas = [op for op in par.walk(include_self=False) if op.name == "mma"]
+    if not mmas:
+        return None, "the group has no mma"
+    loops = [op for op in body.operations if op.name in ("serial", "pipeline")
+             and any(o.name == "mma" for o in op.walk(include_self=False))]
+    if len(loops) != 1:
+        return None, ("no loop directly in the grid body holds the mma" if not loops else
+                      f"{len(loops)} loops in the grid body hold mma operations")
+    loop = loops[0]
+    if any(not _inside(m, loop) for m in mmas):
+        return None, "an mma outside the K loop"
+    if len(loop.regions) != 1:
+        return None, "a multi-stage pipeline hands values between stages"
+    for top in body.operations:
+        if top is loop:
+            break
+        for op in top.walk():
+            why = _effect(op)
+            if why:
+                return None, (f"{why} before the K loop at {op.loc} (it would run once per "
+                              "split)")
+    for op in loop.walk(include_self=False):
+        why = _effect(op)
+        if why:
+            return None, f"{why} in the K loop at {op.loc}"
+    why = _carried(loop)
+    if why:
+        return None, why
+    return loop, (f"{loop.name} at {loop.loc}: K steps split over {splits} programs per "
+                  "output tile; the last to arrive adds the partials in split order")
+
+
+def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
+    p = op.parent_op
+    while p is not None:
+        if p is loop:
+            return True
+        p = p.parent_op
+    return False
+
+
+def _effect(op: ir.Operation) -> str:
+    """What ``op`` does that may not be repeated per split ('' when nothing)."""
+    eff = op.opdef.effect
+    if eff in _WRITES:
+        return f"'{op.name}' ({eff})"
+    return ""
+
+
+def _carried(loop: ir.Operation) -> str:
+    """Why a value the loop carries is not a zero-started accumulator of one regrouping
+    ``mma`` ('' when every one is)."""
+    body = loop.regions[0].entry
+    term = body.terminator
+    if term is None:
+        return "the K loop has no yield"
+    if not loop.results:
+        return "the K loop carries no accumulator"
+    for k, r in enumerate(loop.results):
+        t = r.type
+        if not isinstance(t, ir.TileType) or t.dtype is not ir.f32:
+            return (f"the K loop carries {t} (split-K combines f32 accumulators only: "
+                    "their partials are f32)")
+        init = loop.operand(3 + k).defining_op
+        if init is None or init.name != "constant" or init.attr("value") not in (0, 0.0) \
+                or str(init.attr("value")) == "-0.0":
+            return (f"accumulator {k} of the K loop does not start from a constant zero tile "
+                    "(the combining program would add a nonzero start once per split)")
+        arg = body.args[1 + k]
+        y = term.operand(k).defining_op
+        if y is None or y.name != "mma" or y.operand(2) is not arg or y.parent is not body:
+            return (f"accumulator {k} of the K loop is not updated by one mma of the loop "
+                    "body (acc = mma(a, b, acc))")
+        if len(list(arg.uses)) != 1:
+            return f"accumulator {k} has another reader in the K loop than its mma"
+        policy = y.attr("policy")
+        if policy is None or policy.order != "unordered_tree":
+            return (f"the mma at {y.loc} sums in source order (order=\"strict_fold\"); "
+                    "splitting K regroups that sum")
+    return ""
