@@ -36,9 +36,12 @@ def main() -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--splits", default="1,2,4,8,16", help="comma-separated split counts")
+    p.add_argument("--stages", default="3",
+                   help="comma-separated wgmma ring versions (wgmma_stages) to try")
     p.add_argument("--shape", default=None, help="only this MxNxK shape")
     args = p.parse_args()
     splits = [int(s) for s in args.splits.split(",")]
+    stages = [int(s) for s in args.stages.split(",")]
     rec = Recorder("cuda_split_k")
     for (m, n, k), tiles in SHAPES:
         if args.shape and args.shape != f"{m}x{n}x{k}":
@@ -49,26 +52,26 @@ def main() -> int:
         c = torch.empty(m, n, device="cuda", dtype=torch.float32)
         want = a.float() @ b.float()
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
-        for bm, bn, bk in tiles:
-            for s in splits:
-                variant = {"split_k": s} if s > 1 else None
-                tile = f"{bm}x{bn}x{bk}"
-                try:
-                    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
-                                      variant=variant)
-                    c.fill_(float("nan"))
-                    kern(a, b, c)
-                    torch.cuda.synchronize()
-                except Exception as e:  # a variant that does not build is recorded
-                    rec.add("matmul", (m, n, k), "bf16", None, "torch", torch_ms, tile=tile,
-                            split_k=s, note=f"{type(e).__name__}: {str(e)[:160]}")
-                    continue
-                err = rel_error(c, want)
-                ms = bench_ms(lambda kk=kern, x=a, y=b, z=c: kk(x, y, z)) if err <= 1e-4 else None
-                rec.add("matmul", (m, n, k), "bf16", ms, "torch", torch_ms, tile=tile,
-                        split_k=s, rel_error=err,
-                        resources=str(kern.resources),
-                        note=f"{tile} split_k={s} rel {err:.1e}")
+        for (bm, bn, bk), st, s in [(t, st, s) for t in tiles for st in stages for s in splits]:
+            variant = {"wgmma_stages": st, **({"split_k": s} if s > 1 else {})}
+            tile = f"{bm}x{bn}x{bk}"
+            try:
+                kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
+                                  variant=variant)
+                c.fill_(float("nan"))
+                kern(a, b, c)
+                torch.cuda.synchronize()
+            except Exception as e:  # a variant that does not build is recorded
+                rec.add("matmul", (m, n, k), "bf16", None, "torch", torch_ms, tile=tile,
+                        split_k=s, wgmma_stages=st,
+                        note=f"{type(e).__name__}: {str(e)[:160]}")
+                continue
+            err = rel_error(c, want)
+            ms = bench_ms(lambda kk=kern, x=a, y=b, z=c: kk(x, y, z)) if err <= 1e-4 else None
+            rec.add("matmul", (m, n, k), "bf16", ms, "torch", torch_ms, tile=tile,
+                    split_k=s, wgmma_stages=st, rel_error=err,
+                    resources=str(kern.resources),
+                    note=f"{tile} split_k={s} stages={st} rel {err:.1e}")
     rec.write()
     return 0
 

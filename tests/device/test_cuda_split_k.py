@@ -34,7 +34,9 @@ def _close(torch: Any, got: Any, want: Any, tol: float) -> None:
     ((64, 64, 64), (64, 64, 32), 4, {}),                # two splits run no K step
     ((130, 130, 1000), (128, 128, 64), 3, {}),          # B fails the tensor-map guard
     ((256, 256, 4096), (128, 256, 64), 16, {"mbarrier_ring": True}),
-], ids=["k_heavy", "skinny", "ragged", "empty_splits", "fallback", "ring"])
+    ((128, 128, 8192), (64, 128, 64), 64, {"wgmma_stages": 6}),  # 2 K steps per split
+    ((40, 24, 500), (16, 16, 16), 3, {}),               # 2 registers a thread: no float4
+], ids=["k_heavy", "skinny", "ragged", "empty_splits", "fallback", "ring", "deep", "scalar"])
 def test_split_k_matches_torch(torch_cuda: Any, shape, tiles, splits, extra) -> None:
     torch = torch_cuda
     m, n, k = shape

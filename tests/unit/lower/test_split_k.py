@@ -200,7 +200,9 @@ def test_the_cuda_kernel_takes_its_workspaces() -> None:
     text = src.text
     assert "float *tc_split_partials, int32_t *tc_split_counters)" in text
     assert "atomicAdd(&tc_split_counters[" in text and "== 7;" in text
-    assert "__syncthreads_or(" in text and "__ldcg(&tc_split_partials[" in text
+    assert "__syncthreads_or(" in text and "__ldcg(&split_w" in text
+    # 64 registers a thread: float4 groups, contiguous across a warp
+    assert "reinterpret_cast<const float4 *>(tc_split_partials + " in text
     assert "blockIdx.z" in text  # the split axis leads the rank-3 grid
     back = CUDASource.from_launch_json(src.launch_json())
     assert back is not None and back.params == src.params

@@ -288,11 +288,15 @@ def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
 
 
 def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
-    """The split-K atoms over the launch's workspaces (``CUDAEmitter.workspace_param``): the
-    partials register-major (``ws[((tile * S + split) * regs + r) * threads + tid]``, a warp's
-    stores contiguous), read back through L2 (``__ldcg``: other SMs wrote them); one arrival
-    counter per tile, counted by thread 0 after every thread's stores are fenced at device
-    scope, the answer broadcast by ``__syncthreads_or``."""
+    """The split-K atoms over the launch's workspaces (``CUDAEmitter.workspace_param``).
+
+    A program's partial is ``regs x threads`` floats; register ``r`` of thread ``tid`` sits
+    at ``((r / V) * threads + tid) * V + r % V`` with ``V = 4`` when ``regs`` is a multiple
+    of 4 (else 1), so that a part of whole 4-register groups moves as ``float4``s and a
+    warp's accesses are contiguous. Partials are read back through L2 (``__ldcg``: other
+    SMs wrote them), the combining program's own from its registers. One arrival counter
+    per tile, counted by thread 0 after every thread's stores are fenced at device scope,
+    the answer broadcast by ``__syncthreads_or``."""
     cid = op.attr("catalog_id")
     splits = int(op.attr("splits"))
     b = em.buf
@@ -314,29 +318,65 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
     if threads != em.threads:
         raise em.unsupported(op, f"{cid} names {threads} threads; the kernel has {em.threads}")
     ws = em.workspace_param("partials", 1, regs * threads, op)
-    tile = em.scalar(op.operand(1 if cid == "split.store" else 0), op)
+    own = em.scalar(op.operand(0), op)
+    tile = em.scalar(op.operand(1), op)
+    src = em.regs(op.operand(2), op)
+    n = src.n
+    v = 4 if regs % 4 == 0 else 1
+    vec = v == 4 and off % 4 == 0 and n % 4 == 0
+    block = regs * threads  # floats per program
     base = em.fresh("split_b")
-    if cid == "split.store":
-        s = em.scalar(op.operand(0), op)
-        src = em.regs(op.operand(2), op)
-        with b.block(""):
-            b.line(f"const int64_t {base} = ((int64_t)({tile}) * {splits} + (int64_t)({s})) * "
-                   f"{regs * threads} + (int64_t)threadIdx.x;")
-            b.line("#pragma unroll")
-            b.line(f"for (int e = 0; e < {src.n}; ++e) {ws}[{base} + (int64_t)({off} + e) * "
-                   f"{threads}] = {src.name}[e];")
-        return False
-    out = em.new_regs(op.results[0], op)
+    out = em.new_regs(op.results[0], op) if cid == "split.combine" else None
     with b.block(""):
-        b.line(f"const int64_t {base} = (int64_t)({tile}) * {splits * regs * threads} + "
-               f"(int64_t)threadIdx.x;")
+        if cid == "split.store":
+            b.line(f"const int64_t {base} = ((int64_t)({tile}) * {splits} + (int64_t)({own})) "
+                   f"* {block};")
+        else:
+            b.line(f"const int64_t {base} = (int64_t)({tile}) * {splits * block};")
+        if vec:
+            w = em.fresh("split_w")
+            cst = "const " if cid == "split.combine" else ""
+            b.line(f"{cst}float4 *{w} = reinterpret_cast<{cst}float4 *>({ws} + {base}) + "
+                   "threadIdx.x;")
+
+            def at(q: str, s: str = "0") -> str:
+                return f"{w}[(int64_t)({s}) * {block // 4} + ({off // 4} + {q}) * {threads}]"
+
+            def mine(q: str) -> str:
+                return (f"make_float4({src.name}[4 * {q}], {src.name}[4 * {q} + 1], "
+                        f"{src.name}[4 * {q} + 2], {src.name}[4 * {q} + 3])")
+        else:
+            def at(q: str, s: str = "0") -> str:
+                r = f"({off} + {q})"
+                return (f"{ws}[{base} + (int64_t)({s}) * {block} + ((int64_t)({r} / {v}) * "
+                        f"{threads} + threadIdx.x) * {v} + {r} % {v}]")
+
+            def mine(q: str) -> str:
+                return f"{src.name}[{q}]"
+        count = n // 4 if vec else n
+        if cid == "split.store":
+            b.line("#pragma unroll")
+            b.line(f"for (int q = 0; q < {count}; ++q) {at('q')} = {mine('q')};")
+            return False
+        assert out is not None
+        t = "float4" if vec else "float"
         b.line("#pragma unroll")
-        with b.block(f"for (int e = 0; e < {out.n}; ++e)"):
-            b.line(f"float a = __ldcg(&{ws}[{base} + (int64_t)({off} + e) * {threads}]);")
-            b.line(f"for (int s = 1; s < {splits}; ++s)  /* split order: the same bits */")
-            b.line(f"  a += __ldcg(&{ws}[{base} + ((int64_t)s * {regs} + {off} + e) * "
-                   f"{threads}]);")
-            b.line(f"{out.name}[e] = a;")
+        with b.block(f"for (int q = 0; q < {count}; ++q)"):
+            b.line(f"{t} a = {own} == 0 ? {mine('q')} : __ldcg(&{at('q')});")
+            b.line("/* in split order, whichever program arrived last: the same bits every run; "
+                   "4 at a time (unrolled fully, the loads spill registers) */")
+            b.line("#pragma unroll 4")
+            with b.block(f"for (int s = 1; s < {splits}; ++s)"):
+                b.line(f"const {t} u = s == {own} ? {mine('q')} : __ldcg(&{at('q', 's')});")
+                if vec:
+                    b.line("a.x += u.x; a.y += u.y; a.z += u.z; a.w += u.w;")
+                else:
+                    b.line("a += u;")
+            if vec:
+                b.line(f"{out.name}[4 * q] = a.x; {out.name}[4 * q + 1] = a.y; "
+                       f"{out.name}[4 * q + 2] = a.z; {out.name}[4 * q + 3] = a.w;")
+            else:
+                b.line(f"{out.name}[q] = a;")
     em.bind(op.results[0], out)
     return True
 
