@@ -4,10 +4,15 @@ K-heavy shapes, next to ``torch.matmul`` in the same run.
 For each shape and tile, ``split_k`` = 1 (no split) and the splits given are compiled as
 plan variants (``tc.compile(..., variant={"split_k": S})``), checked against torch in
 float32 (the output poisoned with NaN first) and timed with ``do_bench`` medians.
-Records go to ``benchmarks/results/cuda_split_k-<device>-<date>.json``; these are the
-measurements behind the split-K candidates that ``tc.tune`` tries.
+torch is timed before and after each shape's variants and the faster of the two is the peer
+(its first timing of a shape has come out several times slower than later ones). With
+``--tune``, the shape's model pick (a call without tile arguments) and the choice of
+``tc.tune`` (its configuration and plan variant) are timed too, the latter with its regret
+against the fastest variant of the sweep. Records go to
+``benchmarks/results/cuda_split_k-<device>-<date>.json``; these are the measurements
+behind the split-K candidates that ``tc.tune`` tries.
 
-    PYTHONPATH=src python benchmarks/cuda_split_k.py [--splits 1,2,4,8,16]
+    PYTHONPATH=src python benchmarks/cuda_split_k.py [--splits 1,2,4,8,16] [--tune]
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -39,6 +45,9 @@ def main() -> int:
     p.add_argument("--stages", default="3",
                    help="comma-separated wgmma ring versions (wgmma_stages) to try")
     p.add_argument("--shape", default=None, help="only this MxNxK shape")
+    p.add_argument("--tune", action="store_true",
+                   help="also time the model's pick and the choice of tc.tune")
+    p.add_argument("--budget", type=int, default=4, help="tc.tune's budget")
     args = p.parse_args()
     splits = [int(s) for s in args.splits.split(",")]
     stages = [int(s) for s in args.stages.split(",")]
@@ -51,7 +60,8 @@ def main() -> int:
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
         c = torch.empty(m, n, device="cuda", dtype=torch.float32)
         want = a.float() @ b.float()
-        torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
+        torch_first = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
+        rows: list[dict] = []
         for (bm, bn, bk), st, s in [(t, st, s) for t in tiles for st in stages for s in splits]:
             variant = {"wgmma_stages": st, **({"split_k": s} if s > 1 else {})}
             tile = f"{bm}x{bn}x{bk}"
@@ -62,18 +72,48 @@ def main() -> int:
                 kern(a, b, c)
                 torch.cuda.synchronize()
             except Exception as e:  # a variant that does not build is recorded
-                rec.add("matmul", (m, n, k), "bf16", None, "torch", torch_ms, tile=tile,
-                        split_k=s, wgmma_stages=st,
-                        note=f"{type(e).__name__}: {str(e)[:160]}")
+                rows.append({"ms": None, "tile": tile, "split_k": s, "wgmma_stages": st,
+                             "note": f"{type(e).__name__}: {str(e)[:160]}"})
                 continue
             err = rel_error(c, want)
             ms = bench_ms(lambda kk=kern, x=a, y=b, z=c: kk(x, y, z)) if err <= 1e-4 else None
-            rec.add("matmul", (m, n, k), "bf16", ms, "torch", torch_ms, tile=tile,
-                    split_k=s, wgmma_stages=st, rel_error=err,
-                    resources=str(kern.resources),
-                    note=f"{tile} split_k={s} stages={st} rel {err:.1e}")
+            rows.append({"ms": ms, "tile": tile, "split_k": s, "wgmma_stages": st,
+                         "rel_error": err, "resources": str(kern.resources),
+                         "note": f"{tile} split_k={s} stages={st} rel {err:.1e}"})
+        if args.tune:
+            rows += _chosen(tc, matmul, a, b, c, want, args.budget, rows)
+        torch_ms = min(torch_first, bench_ms(lambda x=a, y=b: torch.matmul(x, y)))
+        for r in rows:
+            ms = r.pop("ms")
+            rec.add("matmul", (m, n, k), "bf16", ms, "torch", torch_ms,
+                    torch_first_ms=torch_first, **r)
     rec.write()
     return 0
+
+
+def _chosen(tc: Any, matmul: Any, a: Any, b: Any, c: Any, want: Any, budget: int,
+            rows: list[dict]) -> list[dict]:
+    """The model's pick and tc.tune's choice for these inputs, timed and checked."""
+    out = []
+    best = min((r["ms"] for r in rows if r["ms"]), default=None)
+    model = tc.compile(matmul, a, b, c, target="cuda")
+    res = tc.tune(matmul, a, b, c, target="cuda", budget=budget, progress=False)
+    sel = res.selected
+    arms = [("model pick", model, {"tuned": False})]
+    if sel is not None:
+        arms.append((sel.label, tc.compile(matmul, a, b, c, target="cuda", **sel.config,
+                                           variant=sel.variant or None),
+                     {"tuned": True, "tune_seconds": round(sum(res.seconds.values()), 1)}))
+    for name, kern, extra in arms:
+        c.fill_(float("nan"))
+        kern(a, b, c)
+        err = rel_error(c, want)
+        ms = bench_ms(lambda kk=kern, x=a, y=b, z=c: kk(x, y, z)) if err <= 1e-4 else None
+        if extra["tuned"] and ms and best:
+            extra["regret"] = ms / min(best, ms) - 1
+        out.append({"ms": ms, "tile": name, "rel_error": err, **extra,
+                    "note": f"{name} rel {err:.1e}"})
+    return out
 
 
 if __name__ == "__main__":

@@ -307,13 +307,12 @@ CATALOG: dict[str, AtomDef] = {
                 "sets the counter back to zero and orders the others' partials before its "
                 "reads). CUDA: __threadfence, __syncthreads, atomicAdd by thread 0, broadcast "
                 "through shared memory"),
-        AtomDef("split.combine", ("split", "tile", "part"), ("part",), "group",
+        AtomDef("split.combine", ("tile",), ("part",), "group",
                 "split-K: the sum of the `splits` partials of tile `tile` at this thread's "
                 "registers `offset` .. `offset + P` (tile<P x f32>), added in split order "
                 "0, 1, ..., splits - 1 whichever program finished first, so a configuration "
-                "gives the same bits on every run; split `split` is this program's own "
-                "`part` (the registers it stored), the others are read back; only the "
-                "program split.arrive named last may call it"),
+                "gives the same bits on every run; only the program split.arrive named last "
+                "may call it"),
         AtomDef("tma.load", ("dst_shared_view", "src_array", "barrier_view", "coords..."),
                 ("token",), "lane",
                 "tensor-memory-accelerator copy of the box `box` (one extent per array axis) "

@@ -651,7 +651,7 @@ def _check_split_atom(cid: str, operands: int, results: int, op: Operation
     if not (_pos_int(op.attr("splits")) and op.attr("splits") >= 2):
         yield _Issue(f"{cid} needs splits >= 2, got {op.attr('splits')!r}", "16", op)
         return
-    coords = op.operands[:1] if cid == "split.arrive" else op.operands[:2]
+    coords = op.operands[:2] if cid == "split.store" else op.operands[:1]
     if any(v.type is not index for v in coords):
         yield _Issue(f"{cid} takes index coordinates (split, tile)", "16", op)
         return
@@ -659,10 +659,7 @@ def _check_split_atom(cid: str, operands: int, results: int, op: Operation
         if op.results[0].type is not i1:
             yield _Issue("split.arrive returns one i1", "16", op)
         return
-    part = op.operand(2).type
-    if cid == "split.combine" and op.results[0].type is not part:
-        yield _Issue("split.combine returns its part's type", "16", op)
-        return
+    part = op.operand(2).type if cid == "split.store" else op.results[0].type
     regs, off, threads = op.attr("regs"), op.attr("offset"), op.attr("threads")
     if not (isinstance(part, TileType) and part.rank == 1 and part.dtype is f32):
         yield _Issue(f"{cid}: partials are f32 register arrays (tile<P x f32>), got {part}",

@@ -9,7 +9,7 @@ accumulator), then::
     split.store(split, tile, part)   per canonical register part of every accumulator
     last = split.arrive(tile)        group-collective: fence, count, broadcast
     if last {
-        part' = split.combine(split, tile, part)   the S partials added in split order
+        part' = split.combine(tile)  the S partials added in split order
         ... everything after the loop, on the combined accumulators ...
     }
 
@@ -95,8 +95,8 @@ def lower_split_body(g: GroupLowering, block: ir.Block, split: SplitK,
         for r, x in zip(split.loop.results, accs):
             parts = []
             for part in x.parts:
-                parts.append(g.atom("split.combine", [split.coord, tile, part], [part.type],
-                                    offset=off, **attrs).result)
+                parts.append(g.atom("split.combine", [tile], [part.type], offset=off,
+                                    **attrs).result)
                 off += int(part.type.shape[0])
             g.bind(r, Lowered(x.layout, parts))
         assert layout_of(split.loop.results[0]) is not None

@@ -9,7 +9,9 @@ this computes what the program says, or names why not:
 
 * the target realizes it (a CUDA profile: the ``split.*`` atoms and the launcher's
   workspace; the SIMT simulator runs the same Machine TileIR);
-* one ``serial`` loop directly in the grid body holds every ``mma`` of the group;
+* the loop is a ``serial`` loop directly in the grid body holding an ``mma`` (the first of
+  them that passes the rules below; other loops and matrix products are pure, so they run
+  as written, in every split before the loop and in the combining program after it);
 * every value the loop carries is an ``f32`` accumulator that starts from a constant zero
   tile and is updated only by one ``mma`` whose order policy is ``unordered_tree``
   (splitting regroups the sum over K; ``strict_fold`` forbids that, and nothing weaker than
@@ -41,45 +43,39 @@ def split_loop(par: ir.Operation, profile: TargetProfile, splits: int
     if not profile.name.startswith("cuda"):
         return None, f"{profile.name} has no split-K realization (CUDA targets have)"
     body = par.regions[0].entry
-    mmas = [op for op in par.walk(include_self=False) if op.name == "mma"]
-    if not mmas:
+    if not any(op.name == "mma" for op in par.walk(include_self=False)):
         return None, "the group has no mma"
     loops = [op for op in body.operations if op.name in ("serial", "pipeline")
              and any(o.name == "mma" for o in op.walk(include_self=False))]
-    if len(loops) != 1:
-        return None, ("no loop directly in the grid body holds the mma" if not loops else
-                      f"{len(loops)} loops in the grid body hold mma operations")
-    loop = loops[0]
-    if any(not _inside(m, loop) for m in mmas):
-        return None, "an mma outside the K loop"
+    if not loops:
+        return None, "no loop directly in the grid body holds the mma"
+    first = ""
+    for loop in loops:  # the first that may be split; the others run as written
+        why = _blocker(body, loop)
+        if not why:
+            return loop, (f"{loop.name} at {loop.loc}: K steps split over {splits} programs "
+                          "per output tile; the last to arrive adds the partials in split "
+                          "order")
+        first = first or why
+    return None, first
+
+
+def _blocker(body: ir.Block, loop: ir.Operation) -> str:
+    """Why ``loop`` of grid body ``body`` may not be split ('' when it may)."""
     if len(loop.regions) != 1:
-        return None, "a multi-stage pipeline hands values between stages"
+        return "a multi-stage pipeline hands values between stages"
     for top in body.operations:
         if top is loop:
             break
         for op in top.walk():
             why = _effect(op)
             if why:
-                return None, (f"{why} before the K loop at {op.loc} (it would run once per "
-                              "split)")
+                return f"{why} before the K loop at {op.loc} (it would run once per split)"
     for op in loop.walk(include_self=False):
         why = _effect(op)
         if why:
-            return None, f"{why} in the K loop at {op.loc}"
-    why = _carried(loop)
-    if why:
-        return None, why
-    return loop, (f"{loop.name} at {loop.loc}: K steps split over {splits} programs per "
-                  "output tile; the last to arrive adds the partials in split order")
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    p = op.parent_op
-    while p is not None:
-        if p is loop:
-            return True
-        p = p.parent_op
-    return False
+            return f"{why} in the K loop at {op.loc}"
+    return _carried(loop)
 
 
 def _effect(op: ir.Operation) -> str:

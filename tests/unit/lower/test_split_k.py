@@ -63,6 +63,25 @@ def store_first(A, B, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
 
 
+@tc.kernel
+def two_products(A, B, D, E, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
+                 BK: tc.constexpr = 32):
+    """``C = A @ B + D @ E``: two K loops; the first is split, the second runs in the
+    combining program."""
+    for pm, pn in tc.parallel(tc.cdiv(A.shape[0], BM), tc.cdiv(B.shape[1], BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(A.shape[1], BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        other = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(D.shape[1], BK)):
+            d = D.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            e = E.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            other = tc.mma(d, e, other)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc + other)
+
+
 def _gemm(m: int, n: int, k: int, dt: object, seed: int = 0) -> list[np.ndarray]:
     r = np.random.default_rng(seed)
     return [r.standard_normal((m, k)).astype(dt), r.standard_normal((k, n)).astype(dt),
@@ -120,6 +139,19 @@ def test_split_k_with_a_batch_axis_and_an_epilogue() -> None:
     differential(gemm_bias_act, [args[0], args[1], bias, args[2]], [3], "cuda:sm_90",
                  {**_tiles(64, 64, 64), "ACT": "gelu"}, options=LowerOptions(split_k=2),
                  rtol=2e-3, atol=2e-3)
+
+
+@needs_simulator
+def test_the_first_splittable_loop_is_split() -> None:
+    r = np.random.default_rng(5)
+    a, b = r.standard_normal((70, 300)).astype(np.float32), r.standard_normal((300, 40))
+    d, e = r.standard_normal((70, 90)).astype(np.float32), r.standard_normal((90, 40))
+    args = [a, b.astype(np.float32), d, e.astype(np.float32), np.zeros((70, 40), np.float32)]
+    res = differential(two_products, args, [4], "cuda:sm_90", _tiles(32, 32, 32),
+                       options=LowerOptions(split_k=3))
+    loops = [op for op in res.scheduled.walk() if op.name == "serial"]
+    assert [op.attr("split_k") for op in loops] == [3, None]
+    assert _count(str(res.machine), "split.arrive") == 1
 
 
 def _notes(kernel: object, args: list[np.ndarray], target: str = "cuda:sm_90",

@@ -159,9 +159,10 @@ def test_tuning_tries_the_grouped_traversal_on_cuda_matrix_grids() -> None:
                     BM=64, BN=64, BK=32).module
     assert backend.tuning_variants(mm, "matmul") == [
         {"program_traversal": "grouped:8"}, {"mbarrier_ring": True},
-        {"program_traversal": "grouped:8", "mbarrier_ring": True}]
+        {"program_traversal": "grouped:8", "mbarrier_ring": True},
+        {"split_k": 4}, {"split_k": 8}]
     assert load_backend("cuda:sm_80").tuning_variants(mm, "matmul") == [
-        {"program_traversal": "grouped:8"}]
+        {"program_traversal": "grouped:8"}, {"split_k": 4}, {"split_k": 8}]
     x = np.ones(256, np.float32)
     one = tc.compile(double, x, x.copy(), target="reference").module
     assert backend.tuning_variants(one, "double") == []

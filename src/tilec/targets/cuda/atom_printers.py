@@ -318,24 +318,26 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
     if threads != em.threads:
         raise em.unsupported(op, f"{cid} names {threads} threads; the kernel has {em.threads}")
     ws = em.workspace_param("partials", 1, regs * threads, op)
-    own = em.scalar(op.operand(0), op)
-    tile = em.scalar(op.operand(1), op)
-    src = em.regs(op.operand(2), op)
+    store = cid == "split.store"
+    tile = em.scalar(op.operand(1 if store else 0), op)
+    out = None if store else em.new_regs(op.results[0], op)
+    src = em.regs(op.operand(2), op) if store else out
+    assert src is not None
     n = src.n
     v = 4 if regs % 4 == 0 else 1
     vec = v == 4 and off % 4 == 0 and n % 4 == 0
     block = regs * threads  # floats per program
     base = em.fresh("split_b")
-    out = em.new_regs(op.results[0], op) if cid == "split.combine" else None
     with b.block(""):
-        if cid == "split.store":
+        if store:
+            own = em.scalar(op.operand(0), op)
             b.line(f"const int64_t {base} = ((int64_t)({tile}) * {splits} + (int64_t)({own})) "
                    f"* {block};")
         else:
             b.line(f"const int64_t {base} = (int64_t)({tile}) * {splits * block};")
         if vec:
             w = em.fresh("split_w")
-            cst = "const " if cid == "split.combine" else ""
+            cst = "" if store else "const "
             b.line(f"{cst}float4 *{w} = reinterpret_cast<{cst}float4 *>({ws} + {base}) + "
                    "threadIdx.x;")
 
@@ -354,7 +356,7 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
             def mine(q: str) -> str:
                 return f"{src.name}[{q}]"
         count = n // 4 if vec else n
-        if cid == "split.store":
+        if store:
             b.line("#pragma unroll")
             b.line(f"for (int q = 0; q < {count}; ++q) {at('q')} = {mine('q')};")
             return False
@@ -362,12 +364,15 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
         t = "float4" if vec else "float"
         b.line("#pragma unroll")
         with b.block(f"for (int q = 0; q < {count}; ++q)"):
-            b.line(f"{t} a = {own} == 0 ? {mine('q')} : __ldcg(&{at('q')});")
-            b.line("/* in split order, whichever program arrived last: the same bits every run; "
-                   "4 at a time (unrolled fully, the loads spill registers) */")
-            b.line("#pragma unroll 4")
+            # every partial from memory, its own too, so that the loads are unconditional and
+            # issue back to back; partly unrolled: unrolled fully, the hoisted loads spill
+            # registers at two groups per SM (ptxas on 128 x 128 tiles, 3 to 64 splits)
+            b.line(f"{t} a = __ldcg(&{at('q')});")
+            b.line("/* in split order, whichever program arrived last: the same bits */")
+            unroll = 8 if splits > 9 else 4 if splits > 5 else 2 if splits > 3 else 1
+            b.line(f"#pragma unroll {unroll}")
             with b.block(f"for (int s = 1; s < {splits}; ++s)"):
-                b.line(f"const {t} u = s == {own} ? {mine('q')} : __ldcg(&{at('q', 's')});")
+                b.line(f"const {t} u = __ldcg(&{at('q', 's')});")
                 if vec:
                     b.line("a.x += u.x; a.y += u.y; a.z += u.z; a.w += u.w;")
                 else:

@@ -158,7 +158,11 @@ class CUDABackend:
         wgmma loops only), alone and with the traversal. The H200 sweep of bf16 GEMMs
         (benchmarks/gemm_stages.py --ring 0,1) found the ring 4-8% faster for 128x256x64
         tiles and at 8192^3, 5% slower for 128x128x64 with 3 versions at 4096^3: a choice
-        to measure, not a default. None for other kernels (they would change nothing)."""
+        to measure, not a default. And split-K over 4 and 8 programs per output tile
+        (``split_k``): it changes grids with a splittable K loop (``lower/split_k.py``); the
+        H200 sweep (benchmarks/cuda_split_k.py) ran 128x128x8192 fastest with 8 splits and
+        16x4096x4096 with 4, and every large grid slower split. None for other kernels
+        (they would change nothing)."""
         fn = module.lookup(fn_name)
         if fn is None:
             return []
@@ -171,6 +175,7 @@ class CUDABackend:
             out.append({"program_traversal": "grouped:8"})
         if self.arch == "sm_90":
             out += [{**v, "mbarrier_ring": True} for v in [{}, *out]]
+        out += [{"split_k": 4}, {"split_k": 8}]
         return out
 
     def planner_overrides(self) -> dict[str, Any]:

@@ -116,8 +116,7 @@ def _arrive(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndar
 def _combine(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
              ) -> Sequence[Any]:
     ws, program = _state(ctx)
-    own = _uniform(ctx, op, args[0], active, "split coordinate")
-    tile = _uniform(ctx, op, args[1], active, "tile index")
+    tile = _uniform(ctx, op, args[0], active, "tile index")
     splits, off = op.attr("splits"), op.attr("offset")
     if ws.combiner.get(tile) != program:
         raise SimulationError(f"split.combine of tile {tile} in a program that did not arrive "
@@ -131,8 +130,6 @@ def _combine(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nda
             raise SimulationError(f"split.combine of tile {tile} reads registers {off}..{off + p}"
                                   f" of split {s}, which no program stored", "hang", [op])
         part = ws.partials[key][:, sl]
-        if s == own:  # its own registers (what it stored, unless the program changed them)
-            part = np.asarray(args[2], np.float32).reshape(ctx.lanes, -1)
         acc = part.copy() if acc is None else (acc + part).astype(np.float32)
     assert acc is not None
     return [acc]
