@@ -87,7 +87,7 @@ class LowerOptions:
     launcher allocates, and the last program of each tile to arrive adds the partials in
     split order (the same bits on every run) and runs the epilogue. It pays where the grid
     has fewer output tiles than the device has compute units (128x128x8192, 16x4096x4096).
-    Applied where the schedule proves it legal (``schedule._split_blocker``: the matrix
+    Applied where ``plan.proofs.split_loop`` proves it legal (the matrix
     order policy permits regrouping, zero-initialized f32 accumulators, no writes before
     or inside the loop, a CUDA target), else noted in the report. 1: no split."""
     tma: bool = True

@@ -35,10 +35,10 @@ from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
+from tilec.plan.proofs import split_loop
 
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
-from .split_k import split_loop
 from .staged_windows import tma_eligible
 from .top_level import check_top_level
 
@@ -109,7 +109,7 @@ class GroupSchedule:
     (``"mbarrier"``, ``LowerOptions.mbarrier_ring``) rather than a group barrier."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
-    (``LowerOptions.split_k``; ``split_k.split_loop`` proved it legal)."""
+    (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
 
 
 # ---------------------------------------------------------------------- entry point

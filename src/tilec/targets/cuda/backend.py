@@ -159,7 +159,7 @@ class CUDABackend:
         (benchmarks/gemm_stages.py --ring 0,1) found the ring 4-8% faster for 128x256x64
         tiles and at 8192^3, 5% slower for 128x128x64 with 3 versions at 4096^3: a choice
         to measure, not a default. And split-K over 4 and 8 programs per output tile
-        (``split_k``): it changes grids with a splittable K loop (``lower/split_k.py``); the
+        (``split_k``): it changes grids with a splittable K loop (``plan/proofs/split_k.py``); the
         H200 sweep (benchmarks/cuda_split_k.py) ran 128x128x8192 fastest with 8 splits and
         16x4096x4096 with 4, and every large grid slower split. None for other kernels
         (they would change nothing)."""
