@@ -8,7 +8,7 @@ import sys
 
 from .campaign import Campaign, records, run_campaign, write_json
 from .generator import DEFAULT_WEIGHTS, FAMILIES
-from .paths import ALL_PATHS, CPU_PATHS, gpu_available, path_error
+from .paths import ALL_PATHS, CPU_PATHS, gpu_available, is_gpu, path_error
 
 
 def _weights(spec: str | None) -> dict[str, int]:
@@ -34,7 +34,7 @@ def _paths(spec: str | None) -> list[str]:
         why = path_error(p)
         if why is not None:
             raise SystemExit(why)
-    if "cuda" in paths and (why := gpu_available()) is not None:
+    if any(is_gpu(p) for p in paths) and (why := gpu_available()) is not None:
         raise SystemExit(f"the cuda path cannot run here: {why}")
     return paths
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,7 @@ from tilec.testing.host import cpu_name
 
 from .choices import ChoiceStream
 from .generator import generate
-from .paths import Outcome
+from .paths import Outcome, is_gpu
 from .runner import FAILURES, ProgramResult, run_program
 
 __all__ = ["Campaign", "PathCounts", "run_campaign", "program_seed", "records"]
@@ -301,7 +302,7 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
     camp = Campaign(list(paths), seed, dict(weights), commit=_commit())
     t0 = time.monotonic()
     deadline = t0 + minutes * 60 if minutes else None
-    gpu = "cuda" in paths
+    gpu = any(is_gpu(p) for p in paths)
     gpu_runner = None
     if gpu:
         from .gpu import GpuRunner
@@ -330,7 +331,7 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
             for i in pool.idle():
                 if pending_shrinks:
                     f = pending_shrinks.pop(0)
-                    if f.path == "cuda":  # the device is in this process
+                    if is_gpu(f.path):  # the device is in this process
                         _shrink_gpu(camp, f, gpu_runner, out_dir, workdir, timeout,
                                     shrink_trials, shrink_seconds)
                         continue
@@ -351,9 +352,10 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
                 if task["kind"] == "run":
                     if status == "done":
                         idx, choices, res = payload
-                        if gpu_runner is not None and "cuda" in res.outcomes \
-                                and res.outcomes["cuda"].kind == "pending":
-                            res.outcomes["cuda"] = gpu_runner.finish(choices, camp.weights, res)
+                        for p in [q for q in res.outcomes if is_gpu(q)]:
+                            if gpu_runner is not None and res.outcomes[p].kind == "pending":
+                                res.outcomes[p] = gpu_runner.finish(choices, camp.weights, res,
+                                                                    p)
                     else:
                         idx = task["index"]
                         choices = _regenerated(task["stream_seed"], camp.weights)
@@ -429,14 +431,14 @@ def _shrink_gpu(camp: Campaign, f: Failure, gpu_runner: Any, out_dir: str, workd
 
     def fails(c: list[int]) -> bool:
         prog = generate(ChoiceStream.replay(c), camp.weights)
-        res = run_program(prog, ["cuda"], workdir, timeout, gpu_runner=gpu_runner.run)
-        o = res.outcomes.get("cuda")
-        return o is not None and _signature(o, "cuda") == want
+        res = run_program(prog, [f.path], workdir, timeout, gpu_runner=gpu_runner.run)
+        o = res.outcomes.get(f.path)
+        return o is not None and _signature(o, f.path) == want
 
     r = shrink(f.choices, fails, spans_of(lambda s: generate(s, camp.weights)), trials, seconds)
     prog = generate(ChoiceStream.replay(r.choices), camp.weights)
-    name = f"cuda-{f.outcome.kind}-{camp.seed}-{f.index}"
-    f.file = write_repro(out_dir, name, prog.source(), r.choices, "cuda", camp.weights,
+    name = f"{re.sub(r'[^A-Za-z0-9_]+', '_', f.path)}-{f.outcome.kind}-{camp.seed}-{f.index}"
+    f.file = write_repro(out_dir, name, prog.source(), r.choices, f.path, camp.weights,
                          f.outcome.kind, f.outcome.reason + f" (shrunk in {r.trials} trials)",
                          f.outcome.detail)
 
@@ -459,7 +461,7 @@ def _commit() -> str | None:
 
 
 def _device(paths: Sequence[str]) -> str:
-    if "cuda" in paths:
+    if any(is_gpu(p) for p in paths):
         try:
             import torch
 

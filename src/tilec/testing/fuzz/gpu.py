@@ -34,23 +34,25 @@ class GpuRunner:
         self.workdir = workdir
         """Where kernel files are written."""
 
-    def run(self, kernel: Any, args: list[Any], file: str) -> Outcome:
-        """Run one kernel on the GPU (``run_program``'s ``gpu_runner``)."""
-        return execute("cuda", kernel, args, file, self.timeout)
+    def run(self, kernel: Any, args: list[Any], file: str, path: str = "cuda") -> Outcome:
+        """Run one kernel on the GPU path ``path`` (``run_program``'s ``gpu_runner``)."""
+        return execute(path, kernel, args, file, self.timeout)
 
-    def finish(self, choices: list[int], weights: dict[str, int], res: ProgramResult) -> Outcome:
-        """Launch a program a worker compiled and compare it with what the worker computed."""
+    def finish(self, choices: list[int], weights: dict[str, int], res: ProgramResult,
+               path: str = "cuda") -> Outcome:
+        """Launch a program a worker compiled for GPU path ``path`` and compare it with what
+        the worker computed."""
         import os
 
         prog = generate(ChoiceStream.replay(choices), weights)
         kernel, file = load_kernel(prog.source(), self.workdir)
         try:
             args = _fresh(prog.make_args())
-            out = self.run(kernel, args, file)
+            out = self.run(kernel, args, file, path)
             if out.kind != "ran":
                 return out
             ref, model = res.deferred
-            judged = judge({i: args[i] for i in prog.outputs()}, model, ref, "cuda")
+            judged = judge({i: args[i] for i in prog.outputs()}, model, ref, path)
             judged.warned = out.warned
             return judged
         finally:

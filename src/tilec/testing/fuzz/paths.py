@@ -27,7 +27,8 @@ import numpy as np
 import tilec as tc
 
 __all__ = ["CPU_PATHS", "ALL_PATHS", "Outcome", "execute", "classify", "gpu_available",
-           "PathTimeout", "to_device", "to_host", "reason_key", "split_path", "path_error"]
+           "PathTimeout", "to_device", "to_host", "reason_key", "split_path", "path_error",
+           "is_gpu"]
 
 CPU_PATHS = ("reference", "cpu", "simt:cuda:sm_90", "simt:cuda:sm_80", "simt:metal:m1")
 """The paths that run without a GPU."""
@@ -61,6 +62,12 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
         else:
             variant["program_traversal"] = part
     return base, variant
+
+
+def is_gpu(path: str) -> bool:
+    """Whether ``path`` runs on the GPU (``cuda``, with or without a variant): a campaign runs
+    it in its own process, which holds the device, after a worker compiled it."""
+    return split_path(path)[0] == "cuda"
 
 
 def path_error(path: str) -> str | None:

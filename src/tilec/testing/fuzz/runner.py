@@ -19,7 +19,7 @@ import numpy as np
 
 from .compare import compare_arrays
 from .numerics import MV
-from .paths import Outcome, execute
+from .paths import Outcome, execute, is_gpu
 from .program import Program, load_kernel
 
 __all__ = ["ProgramResult", "run_program", "FAILURES", "judge", "compile_only"]
@@ -60,9 +60,10 @@ def run_program(prog: Program, paths: Sequence[str], workdir: str | None = None,
                 defer_gpu: bool = False) -> ProgramResult:
     """Run ``prog`` on ``paths`` (``reference`` is always run first, for the comparisons).
 
-    ``gpu_runner(kernel, args, file)`` runs the ``cuda`` path when given; with
-    ``defer_gpu`` the ``cuda`` path is only compiled here (outcome ``pending``) and
-    ``deferred`` keeps what its launch is compared with.
+    ``gpu_runner(kernel, args, file, path)`` runs the GPU paths (``cuda``, and ``cuda`` with
+    a plan variant: ``paths.is_gpu``) when given; with ``defer_gpu`` they are only compiled
+    here (outcome ``pending``) and ``deferred`` keeps what their launches are compared
+    with.
     """
     src = prog.source()
     res = ProgramResult(source=src, features=sorted(prog.features()))
@@ -88,14 +89,14 @@ def run_program(prog: Program, paths: Sequence[str], workdir: str | None = None,
             args = _fresh(base)
             if progress is not None:
                 progress(p)
-            if p == "cuda" and defer_gpu:
-                out = compile_only("cuda", kernel, args, path)
+            if is_gpu(p) and defer_gpu:
+                out = compile_only(p, kernel, args, path)
                 if out.kind == "pending":
                     res.deferred = (ref_out, model)
                 res.outcomes[p] = out
                 continue
-            if p == "cuda" and gpu_runner is not None:
-                out = gpu_runner(kernel, args, path)
+            if is_gpu(p) and gpu_runner is not None:
+                out = gpu_runner(kernel, args, path, p)
             else:
                 out = execute(p, kernel, args, path, timeout)
             if out.kind == "ran":
@@ -121,14 +122,16 @@ def run_program(prog: Program, paths: Sequence[str], workdir: str | None = None,
                 pass
 
 
-def compile_only(target: str, kernel: Any, args: list[Any], file: str) -> Outcome:
-    """Capture, lower and compile for ``target`` without running: ``pending`` or the error."""
+def compile_only(path: str, kernel: Any, args: list[Any], file: str) -> Outcome:
+    """Capture, lower and compile for ``path``'s target (and plan variant) without running:
+    ``pending`` or the error."""
     import tilec as tc
 
-    from .paths import classify
+    from .paths import classify, split_path
 
+    target, variant = split_path(path)
     try:
-        tc.compile(kernel, *args, target=target).executable()
+        tc.compile(kernel, *args, target=target, variant=variant).executable()
     except Exception as e:  # classified like a run's failure
         return classify(e, file)
     return Outcome("pending")
