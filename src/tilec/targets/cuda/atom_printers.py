@@ -367,7 +367,8 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
             # every partial from memory, its own too, so that the loads are unconditional and
             # issue back to back; unrolled fully, so that they are all in flight at once: on
             # the H200 that ran 1-22% faster than unrolling 1-8 at a time (split_k.md), even
-            # where ptxas then spills a few bytes (64 x 128 tiles, 4 splits: 8 bytes)
+            # where ptxas then spills a few bytes (8 at 64 x 128 tiles and 4 splits; up to 40
+            # at 128 x 128 tiles, which that comparison did not time)
             b.line(f"{t} a = __ldcg(&{at('q')});")
             b.line("/* in split order, whichever program arrived last: the same bits */")
             b.line("#pragma unroll")
