@@ -283,6 +283,9 @@ class _Schedule(_Stage):
 
         comp.module, comp.groups = schedule_module(comp.module, comp.backend.profile,
                                                    _options(comp), comp.plan)
+        for g in comp.groups:  # what was decided and why (a variant that did not apply ...)
+            for note in g.notes:
+                _log.info("@%s schedule for %s: %s", comp.fn_name, comp.target, note)
         module = comp.module
         return module, lambda: ir.print_module(module)
 

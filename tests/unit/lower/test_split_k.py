@@ -238,3 +238,19 @@ def test_the_cuda_kernel_takes_its_workspaces() -> None:
     assert "blockIdx.z" in text  # the split axis leads the rank-3 grid
     back = CUDASource.from_launch_json(src.launch_json())
     assert back is not None and back.params == src.params
+
+
+def test_why_a_split_did_not_apply_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """A requested variant that the proof refuses is not silent: the schedule's note is
+    logged (``TILEC_LOG=info``) and kept in the compilation's groups."""
+    import logging
+
+    args = _gemm(64, 64, 256, np.float32)
+    with caplog.at_level(logging.INFO, logger="tilec"):
+        k = tc.compile(strict, *args, target="simt:cuda:sm_90", variant={"split_k": 4},
+                       **_tiles(32, 32, 32))
+        comp = k.compilation()
+    why = 'no split-K: the mma at'
+    assert any(why in n for g in comp.groups for n in g.notes)
+    assert any(why in r.getMessage() and "@strict schedule for simt:cuda:sm_90" in
+               r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
