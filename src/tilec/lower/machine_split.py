@@ -25,7 +25,6 @@ from dataclasses import dataclass
 import tilec.ir as ir
 
 from .machine import GroupLowering, Lowered
-from .schedule import layout_of
 
 __all__ = ["SplitK", "split_op_of", "lower_split_body"]
 
@@ -74,11 +73,12 @@ def lower_split_body(g: GroupLowering, block: ir.Block, split: SplitK,
     """Lower the grid body ``block`` whose K loop ``split.loop`` runs split: the operations
     up to the loop as usual, the partials' protocol after it, the rest in the combining
     program."""
-    ops = [op for op in block.operations if not op.opdef.terminator and op not in g.skip]
+    ops = [op for op in block.operations if not op.opdef.terminator]
     k = ops.index(split.loop)
-    for op in ops[:k + 1]:
-        g.lower_op(op)
-    g.loc = split.loop.loc
+    for op in ops[:k + 1]:  # skipped: realized elsewhere (lower_block's rule, checked late)
+        if op not in g.skip:
+            g.lower_op(op)
+    outer, g.loc = g.loc, split.loop.loc
     tile = _tile_index(g, coords)
     accs = [g.canonical(g.tile(r)) for r in split.loop.results]
     regs = sum(sum(x.sizes) for x in accs)
@@ -99,9 +99,9 @@ def lower_split_body(g: GroupLowering, block: ir.Block, split: SplitK,
                                     **attrs).result)
                 off += int(part.type.shape[0])
             g.bind(r, Lowered(x.layout, parts))
-        assert layout_of(split.loop.results[0]) is not None
         for op in ops[k + 1:]:
-            g.lower_op(op)
+            if op not in g.skip:
+                g.lower_op(op)
 
-    g.loc = None
+    g.loc = outer
     g.guarded(last, combining, {"guard": "split-K: the program that combines the tile"})
