@@ -16,7 +16,7 @@ from lowering_cases import SIMULATOR_MISSING, differential, poisoned, simulate_m
 
 import tilec as tc
 import tilec.ir as ir
-from tilec.lib import batched_matmul, gemm_bias_act, matmul
+from tilec.lib import batched_matmul, gemm_bias_act, matmul, pipelined_matmul
 from tilec.lower import LowerOptions, lower
 from tilec.plan import PlannerOptions
 
@@ -151,6 +151,18 @@ def test_the_first_splittable_loop_is_split() -> None:
                        options=LowerOptions(split_k=3))
     loops = [op for op in res.scheduled.walk() if op.name == "serial"]
     assert [op.attr("split_k") for op in loops] == [3, None]
+    assert _count(str(res.machine), "split.arrive") == 1
+
+
+@needs_simulator
+@pytest.mark.parametrize("target,dt,tiles", [("cuda:sm_90", BF16, (64, 64, 64)),
+                                             ("cuda:sm_80", np.float32, (32, 32, 32))])
+def test_a_multi_stage_pipeline_is_split(target, dt, tiles) -> None:
+    """``tc.pipeline`` with a load stage and a compute stage: the first stage hands the
+    accumulator on, the last updates it."""
+    res = differential(pipelined_matmul, _gemm(100, 70, 600, dt, seed=6), [2], target,
+                       _tiles(*tiles), options=LowerOptions(split_k=3), rtol=2e-3,
+                       atol=2e-3)
     assert _count(str(res.machine), "split.arrive") == 1
 
 

@@ -9,9 +9,10 @@ this computes what the program says, or names why not:
 
 * the target realizes it (a CUDA profile: the ``split.*`` atoms and the launcher's
   workspace; the SIMT simulator runs the same Machine TileIR);
-* the loop is a ``serial`` loop directly in the grid body holding an ``mma`` (the first of
-  them that passes the rules below; other loops and matrix products are pure, so they run
-  as written, in every split before the loop and in the combining program after it);
+* the loop is a ``serial`` or ``pipeline`` loop directly in the grid body holding an
+  ``mma`` (the first of them that passes the rules below; other loops and matrix products
+  are pure, so they run as written, in every split before the loop and in the combining
+  program after it);
 * every value the loop carries is an ``f32`` accumulator that starts from a constant zero
   tile and is updated only by one ``mma`` whose order policy is ``unordered_tree``
   (splitting regroups the sum over K; ``strict_fold`` forbids that, and nothing weaker than
@@ -62,8 +63,6 @@ def split_loop(par: ir.Operation, profile: TargetProfile, splits: int
 
 def _blocker(body: ir.Block, loop: ir.Operation) -> str:
     """Why ``loop`` of grid body ``body`` may not be split ('' when it may)."""
-    if len(loop.regions) != 1:
-        return "a multi-stage pipeline hands values between stages"
     for top in body.operations:
         if top is loop:
             break
@@ -88,10 +87,11 @@ def _effect(op: ir.Operation) -> str:
 
 def _carried(loop: ir.Operation) -> str:
     """Why a value the loop carries is not a zero-started accumulator of one regrouping
-    ``mma`` ('' when every one is)."""
-    body = loop.regions[0].entry
-    term = body.terminator
-    if term is None:
+    ``mma`` ('' when every one is). In a multi-stage ``pipeline`` the stages before the
+    last hand each accumulator on unchanged (it is their block argument ``1 + k`` and their
+    yield's operand ``k``, read by nothing else) and the last stage updates it."""
+    blocks = [r.entry for r in loop.regions]
+    if any(b.terminator is None for b in blocks):
         return "the K loop has no yield"
     if not loop.results:
         return "the K loop carries no accumulator"
@@ -105,8 +105,14 @@ def _carried(loop: ir.Operation) -> str:
                 or str(init.attr("value")) == "-0.0":
             return (f"accumulator {k} of the K loop does not start from a constant zero tile "
                     "(the combining program would add a nonzero start once per split)")
+        for b in blocks[:-1]:  # earlier stages: handed on as it is
+            arg = b.args[1 + k]
+            if b.terminator.operand(k) is not arg or len(list(arg.uses)) != 1:
+                return (f"accumulator {k} is read or changed in a stage before the last of "
+                        "the pipeline")
+        body = blocks[-1]
         arg = body.args[1 + k]
-        y = term.operand(k).defining_op
+        y = body.terminator.operand(k).defining_op
         if y is None or y.name != "mma" or y.operand(2) is not arg or y.parent is not body:
             return (f"accumulator {k} of the K loop is not updated by one mma of the loop "
                     "body (acc = mma(a, b, acc))")
