@@ -64,6 +64,22 @@ def store_first(A, B, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
 
 
 @tc.kernel
+def chained(A, B, E, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32, BK: tc.constexpr = 32):
+    """A product of an accumulator's running value: each split's acc0 restarts from zero,
+    so acc1 is not a sum over K that splitting may regroup."""
+    for pm, pn in tc.parallel(tc.cdiv(A.shape[0], BM), tc.cdiv(B.shape[1], BN)):
+        acc0 = tc.zeros((BM, BN), tc.float32)
+        acc1 = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(A.shape[1], BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            e = E.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            acc0 = tc.mma(a, b, acc0)
+            acc1 = tc.mma(acc0, e, acc1)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc1)
+
+
+@tc.kernel
 def two_products(A, B, D, E, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
                  BK: tc.constexpr = 32):
     """``C = A @ B + D @ E``: two K loops; the first is split, the second runs in the
@@ -178,10 +194,14 @@ def _notes(kernel: object, args: list[np.ndarray], target: str = "cuda:sm_90",
     (strict, 0, 'sums in source order (order="strict_fold")'),
     (accumulate, 0, "does not start from a constant zero tile"),
     (store_first, 1, "'store' (write) before the K loop"),
+    (chained, 1, "computed from an accumulator's running value"),
 ])
 def test_an_illegal_split_is_noted_not_applied(kernel, extra, why) -> None:
     args = _gemm(64, 64, 256, np.float32)
-    args += [np.zeros((64, 64), np.float32)] * extra
+    if kernel is chained:  # E is K x N, like B
+        args = [args[0], args[1], args[1].copy(), args[2]]
+    else:
+        args += [np.zeros((64, 64), np.float32)] * extra
     notes, text = _notes(kernel, args)
     assert any(n.startswith("no split-K:") and why in n for n in notes), notes
     assert _count(text, "split.store") == 0 and "split_k" not in text

@@ -95,6 +95,7 @@ def _carried(loop: ir.Operation) -> str:
         return "the K loop has no yield"
     if not loop.results:
         return "the K loop carries no accumulator"
+    running = _running_values(blocks, len(loop.results))
     for k, r in enumerate(loop.results):
         t = r.type
         if not isinstance(t, ir.TileType) or t.dtype is not ir.f32:
@@ -118,8 +119,28 @@ def _carried(loop: ir.Operation) -> str:
                     "body (acc = mma(a, b, acc))")
         if len(list(arg.uses)) != 1:
             return f"accumulator {k} has another reader in the K loop than its mma"
+        if y.operand(0) in running or y.operand(1) in running:
+            return (f"an operand of the mma at {y.loc} is computed from an accumulator's "
+                    "running value (a split's partial sum is not that value)")
         policy = y.attr("policy")
         if policy is None or policy.order != "unordered_tree":
             return (f"the mma at {y.loc} sums in source order (order=\"strict_fold\"); "
                     "splitting K regroups that sum")
     return ""
+
+
+def _running_values(blocks: list[ir.Block], carried: int) -> set[ir.Value]:
+    """The values of the loop's stages computed from an accumulator's running value: the
+    carried block arguments, the results of every operation (a nested one's too) that reads
+    one, and what a stage hands to the next from them."""
+    out: set[ir.Value] = set()
+    prev: ir.Operation | None = None
+    for b in blocks:
+        out.update(b.args[1:1 + carried])
+        if prev is not None:
+            out.update(a for v, a in zip(prev.operands, b.args[1:]) if v in out)
+        for op in b.operations:
+            if any(v in out for inner in op.walk() for v in inner.operands):
+                out.update(op.results)
+        prev = b.terminator
+    return out

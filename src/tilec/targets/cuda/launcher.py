@@ -84,7 +84,10 @@ class Launcher:
         shape)."""
         self._workspaces: dict[tuple[int, str], tuple[int, int]] = {}
         """Split-K workspaces per ``(stream, role)``: ``(device address, bytes)``; grown,
-        never shrunk, freed with the launcher."""
+        never shrunk."""
+        self._retired: list[int] = []
+        """Workspaces a larger one replaced: kept until the launcher goes, since a captured
+        graph may still hold their addresses."""
         self._record_host = np.zeros(1 + max((len(c.labels) for c in source.checks),
                                              default=0), np.uint64)
         """The record's host copy: the failed check's number (0: none), then its values."""
@@ -101,6 +104,7 @@ class Launcher:
     def __del__(self) -> None:
         record, self._record = getattr(self, "_record", None), None
         spaces = [ptr for ptr, _ in getattr(self, "_workspaces", {}).values()]
+        spaces += getattr(self, "_retired", [])
         for ptr in ([record] if record is not None else []) + spaces:
             try:
                 cudriver.driver().cuMemFree(ptr)
@@ -112,8 +116,12 @@ class Launcher:
         for a launch of ``grid`` on ``stream``: ``shape[0]`` elements per ``box[0]``
         programs. Each stream has its own, so that launches on two streams never share
         partials or counters; counters are zeroed when allocated and each launch leaves
-        them zero. A new or larger one is allocated on first need (not while the stream is
-        being captured into a graph: launch once before capturing)."""
+        them zero (a launch whose device check failed has them zeroed again:
+        ``clear_counters``). A new or larger one is allocated on first need (not while the
+        stream is being captured into a graph: launch once before capturing); the one it
+        replaces stays allocated until the launcher goes. A captured graph keeps the
+        workspace of the stream it was captured on: replaying it while launches on that
+        stream (or another replay of it) run shares partials and counters with them."""
         programs = int(np.prod(grid))
         nbytes = max(-(-programs // int(p.box[0])) * int(p.shape[0].value) * p.dtype.bytes, 4)
         key = (int(stream), p.name)
@@ -125,9 +133,8 @@ class Launcher:
         if _capturing(driver, stream):
             raise LaunchError(f"{what}: the stream is being captured into a graph; launch the "
                               "kernel once on it before capturing")
-        if got is not None:  # a launch still using the old one finishes first
-            _check(driver.cuStreamSynchronize(stream), what)
-            _check(driver.cuMemFree(got[0]), what)
+        if got is not None:  # kept: a captured graph may still write to it
+            self._retired.append(got[0])
             del self._workspaces[key]
         _check(driver.cuCtxSetCurrent(self.context), what)
         ptr = int(_check(driver.cuMemAlloc(nbytes), what))
@@ -168,6 +175,18 @@ class Launcher:
         if len(self._configs) < 64:
             self._configs[ints] = cfg
         return cfg
+
+    def clear_counters(self, stream: int) -> None:
+        """Zero the split-K arrival counters of ``stream`` and wait for it: after a launch
+        whose device check failed, a program that stopped before arriving left its tile's
+        count short, and the next launch would combine partials that were never stored."""
+        got = self._workspaces.get((int(stream), "counters"))
+        if got is None:
+            return
+        driver = self._driver
+        what = f"{self.source.kernel}: clearing the split-K counters"
+        _check(driver.cuMemsetD8Async(got[0], 0, got[1], stream), what)
+        _check(driver.cuStreamSynchronize(stream), what)
 
     def start(self, config: Any, stream: int, params: int) -> None:
         """Make the context current and enqueue the kernel with ``config`` on ``stream``,

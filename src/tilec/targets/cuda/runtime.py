@@ -663,6 +663,8 @@ class CUDAExecutable:
                                        TMAP_BYTES)
                         done[j] = ptrs[u]
             failed = launcher.launch(config, handle, plan.params, sync)
+            if failed is not None and plan.workspaces:
+                launcher.clear_counters(handle)
         if failed is not None:
             raise failed[0].failure(self.name, failed[1])
 

@@ -21,6 +21,19 @@ pytestmark = needs_nvrtc
 from test_cuda_launch_path import FakeTensor  # noqa: E402
 
 
+@tc.kernel
+def divided(A, B, C, d, BM: tc.constexpr = 32, BN: tc.constexpr = 32, BK: tc.constexpr = 32):
+    """A K loop with a device check in it (an integer division by ``k - d``)."""
+    for pm, pn in tc.parallel(tc.cdiv(A.shape[0], BM), tc.cdiv(B.shape[1], BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(A.shape[1], BK)):
+            j = k + 0 * (7 // (k - d))
+            a = A.tile((pm * BM, j * BK), (BM, BK), fill=0.0)
+            b = B.tile((j * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
+
+
 class Matrix(FakeTensor):
     """A fake row-major matrix."""
 
@@ -84,7 +97,8 @@ def test_split_k_workspaces_are_per_stream_and_sized_by_the_grid(driver_log, mon
     assert driver_log["launch"][-1][ws[0]] != slots[ws[0]]
     big = Matrix(0x400000, (512, 256))
     exe(big, b, Matrix(0x500000, (512, 64)), stream=5)  # 8 tiles: grown
-    assert driver_log["alloc"][-2:] == [32 * per * 4, 8 * 4] and len(driver_log["free"]) == 2
+    # grown; the old ones stay allocated (a captured graph may hold their addresses)
+    assert driver_log["alloc"][-2:] == [32 * per * 4, 8 * 4] and driver_log["free"] == []
     from tilec.targets.cuda.cudriver import driver as cuda_driver
 
     driver = cuda_driver()
@@ -94,3 +108,53 @@ def test_split_k_workspaces_are_per_stream_and_sized_by_the_grid(driver_log, mon
     exe(a, b, c, stream=6)  # captured with workspaces already there: fine
     with pytest.raises(LaunchError, match="launch the kernel once on it before capturing"):
         exe(a, b, c, stream=9)
+
+
+def test_a_failed_device_check_zeroes_the_counters(monkeypatch) -> None:
+    """A program that stopped at a failed check never arrived: its tile's count would stay
+    short into the next launch, which would then combine partials never stored. The
+    launcher zeroes the stream's counters after reading the failure."""
+    from tilec.targets.cuda.cudriver import driver as cuda_driver
+
+    driver = cuda_driver()
+    ok = driver.CUresult.CUDA_SUCCESS
+    record = np.zeros(8, np.uint64)
+    fail = {"now": False}
+    launched: list[tuple[int, ...]] = []
+
+    def on_launch(args: tuple[int, ...]) -> Any:
+        launched.append(args)
+        return [1, 0] if fail["now"] else None
+
+    fake_driver(monkeypatch, record, on_launch)
+    keep: list[Any] = []
+    sets: list[tuple[int, int]] = []
+
+    def alloc(n: int) -> tuple[Any, int]:
+        buf = ctypes.create_string_buffer(n)
+        keep.append(buf)
+        return ok, ctypes.addressof(buf)
+
+    def memset(ptr: int, value: int, n: int, stream: Any = None) -> tuple[Any]:
+        sets.append((int(ptr), n))
+        ctypes.memset(int(ptr), value, n)
+        return (ok,)
+
+    monkeypatch.setattr(driver, "cuMemAlloc", alloc)
+    monkeypatch.setattr(driver, "cuMemsetD8Async", memset)
+    monkeypatch.setattr(driver, "cuMemsetD8", memset)
+    v = tc.array((None, None), np.float32)
+    exe = tc.compile(divided, v, v, v, tc.int32, target="cuda:sm_80", variant={"split_k": 4}
+                     ).executable()
+    exe.runnable = True
+    assert exe.kernel.checks, "the division is checked on the device"
+    ws = [k for k, p in enumerate(exe.kernel.params) if p.kind == "workspace"]
+    a, b, c = Matrix(0x100000, (64, 256)), Matrix(0x200000, (256, 32)), Matrix(0x300000,
+                                                                                (64, 32))
+    exe(a, b, c, -1, stream=3)
+    cnt = launched[-1][ws[1]]  # the counters' address, as the kernel got it
+    assert [x for x in sets if x[0] == cnt] == [(cnt, 2 * 4)]  # zeroed when allocated
+    fail["now"] = True
+    with pytest.raises(tc.KernelArithmeticError, match="zero divisor"):
+        exe(a, b, c, 2, stream=3)
+    assert [x for x in sets if x[0] == cnt] == [(cnt, 2 * 4)] * 2  # and after the failure
