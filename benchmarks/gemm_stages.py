@@ -3,7 +3,8 @@
 For each dtype and tile, the lowering's ``stages`` option (ring-buffer versions of the
 double-buffered K loop) is varied, and for warpgroup-instruction plans also
 ``wgmma_in_flight`` (0: wait for every iteration's group; 1: leave one in flight) and
-``mbarrier_ring`` (``--ring 1``: versions released through mbarriers, one group in flight); every
+``mbarrier_ring`` (``--ring 1``: versions released through mbarriers, one group in flight;
+``--ring 2``: the same ring filled by a producer warpgroup, ``warp_specialized``); every
 variant is checked against torch (output poisoned with NaN first) and timed with
 ``do_bench`` medians, next to ``torch.matmul`` in the same run. Records go to
 ``benchmarks/results/gemm_stages-<device>-<date>.json``; this is the measurement behind
@@ -52,7 +53,8 @@ def main() -> int:
                    help="comma-separated wgmma groups in flight to try (wgmma plans only)")
     p.add_argument("--ring", default="0",
                    help="comma-separated mbarrier_ring choices to try (1: release the ring "
-                        "through mbarriers; wgmma plans only)")
+                        "through mbarriers; 2: and fill it from a producer warpgroup; wgmma "
+                        "plans only)")
     add_case_filters(p)
     args = p.parse_args()
     n = args.size
@@ -70,7 +72,8 @@ def main() -> int:
         for st, fl, ring in variants:
             opts = dataclasses.replace(LowerOptions(), stages=st, wgmma_stages=st,
                                        wgmma_in_flight=0 if ring else fl,
-                                       mbarrier_ring=bool(ring))
+                                       mbarrier_ring=bool(ring),
+                                       warp_specialized=ring == 2)
             try:
                 m = lower.lower_to_machine(comp.module, be.profile, opts)
                 exe = be.compile(m, comp.fn_name)
@@ -86,13 +89,16 @@ def main() -> int:
             if ring and not any(op.name == "atom.call" and op.attr("catalog_id")
                                 == "mbarrier.arrive" for op in m.walk()):
                 continue  # the schedule did not apply the ring (noted in its report)
+            if ring == 2 and not any(op.name == "if" and op.attr("roles") for op in m.walk()):
+                continue  # nor the producer warpgroup
             c.fill_(float("nan"))
             exe(a, b, c, sync=True)
             err = rel_error(c, want)
             ok = err <= (1e-2 if dt == "bf16" else 1e-4)
             ms = bench_ms(lambda e=exe, x=a, y=b, z=c: e(x, y, z)) if ok else None
             rec.add("matmul", (n, n, n), dt, ms, "torch", torch_ms, tile=f"{bm}x{bn}x{bk}",
-                    stages=st, in_flight=fl, mbarrier_ring=bool(ring), rel_error=err,
+                    stages=st, in_flight=fl, mbarrier_ring=bool(ring),
+                    warp_specialized=ring == 2, rel_error=err,
                     resources=str(exe.resources),
                     note=f"{bm}x{bn}x{bk} stages={st} in_flight={fl} ring={ring} "
                          f"{exe.resources}")

@@ -231,6 +231,15 @@ CATALOG: dict[str, AtomDef] = {
     e.catalog_id: e for e in (
         AtomDef("barrier.group", (), (), "group", "all threads of the group meet; orders "
                 "shared-memory accesses"),
+        AtomDef("barrier.named", (), (), "group",
+                "the `threads` threads that reach named barrier `id` (1..15) meet; orders their "
+                "shared-memory accesses, not those of the group's other threads. A role region "
+                "of a warp-specialized group synchronizes its own warps with it (`id` 0 is the "
+                "group barrier). PTX: bar.sync id, threads"),
+        AtomDef("setmaxnreg", (), (), "warpgroup",
+                "every thread of the warpgroup sets its register budget to `count` (a multiple "
+                "of 8 in [24, 256]): `action` \"dec\" releases registers to the compute unit, "
+                "\"inc\" waits until enough are free. PTX: setmaxnreg.{inc,dec}.sync.aligned.u32"),
         AtomDef("vote.any", ("flags...",), ("any",), "group",
                 "a group barrier that also returns, to every thread, whether any register "
                 "of any thread's i1 register arrays is true (CUDA __syncthreads_or)"),

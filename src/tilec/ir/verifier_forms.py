@@ -97,10 +97,11 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "versions": AttrDef(_pos_int, False, "loop: ring-buffer versions of its staged operands"),
     "in_flight": AttrDef(_pos_int, False, "loop: warpgroup instruction groups left in flight "
                          "at the end of each iteration (retired after the loop)"),
-    "release": AttrDef(lambda x: x in ("mbarrier",), False,
+    "release": AttrDef(lambda x: x in ("mbarrier", "producer"), False,
                        "loop: its ring versions are released through shared-memory barriers "
                        "(one full and one empty barrier per version) instead of a group "
-                       "barrier per iteration"),
+                       "barrier per iteration; \"producer\": refilled by a producer "
+                       "warpgroup of its own (warp specialization)"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "loop: its iterations are split over this many programs per output "
                        "tile, whose partial sums one program combines in split order "
@@ -118,6 +119,9 @@ MACHINE_ATTRS: dict[str, AttrDef] = {
     "swizzle": AttrDef(lambda x: x == 128, False,
                        "memory: 128-byte swizzle of a shared buffer (1024-byte aligned)"),
     "guard": AttrDef(_str, False, "if: a specialization guard (what it establishes)"),
+    "roles": AttrDef(lambda x: tuple(x) == ("producer", "consumer"), False,
+                     "if: the role split of a warp-specialized group (its regions run "
+                     "concurrently, coupled only by mbarriers)"),
     "offset": AttrDef(_nat, False, "memory: byte offset of a shared buffer from the group's "
                       "base (the allocate stage)"),
     "traversal": AttrDef(lambda x: not isinstance(parse_traversal(x), str), False,
@@ -629,6 +633,22 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
             yield _Issue(f"{cid} is issued by a whole subgroup (participants = "
                          "\"subgroup\")", "6", op)
             return
+    if cid == "barrier.named":
+        bid, n = op.attr("id"), op.attr("threads")
+        if not (isinstance(bid, int) and 1 <= bid <= 15):
+            yield _Issue(f"barrier.named needs an id in [1, 15] (0 is the group barrier), got "
+                         f"{bid!r}", "16", op)
+        elif not (isinstance(n, int) and n > 0 and n % 32 == 0):
+            yield _Issue(f"barrier.named needs a thread count that is a positive multiple of "
+                         f"32, got {n!r}", "16", op)
+    if cid == "setmaxnreg":
+        n = op.attr("count")
+        if op.attr("action") not in ("inc", "dec"):
+            yield _Issue(f"setmaxnreg action must be 'inc' or 'dec', got {op.attr('action')!r}",
+                         "16", op)
+        elif not (isinstance(n, int) and 24 <= n <= 256 and n % 8 == 0):
+            yield _Issue(f"setmaxnreg count must be a multiple of 8 in [24, 256], got {n!r}",
+                         "16", op)
     if cid == "shfl.xor":
         v, m = op.operands
         if op.results[0].type is not v.type:

@@ -185,6 +185,10 @@ class SharedAllocator:
 # ----------------------------------------------------------------------- barriers
 
 
+ROLE_BARRIER = 1
+"""The named barrier id of the consumers of a warp-specialized group (0 is the group's)."""
+
+
 class BarrierTracker:
     """Places group barriers between conflicting accesses of different threads.
 
@@ -200,8 +204,12 @@ class BarrierTracker:
         self.reads: set[ir.Value] = set()
 
     def barrier(self) -> None:
-        """Emit a group barrier; nothing is pending afterwards."""
-        self.g.atom("barrier.group", [], [])
+        """Emit a group barrier (inside a role region, the role's named barrier); nothing is
+        pending afterwards."""
+        if self.g.role_threads is not None:
+            self.g.atom("barrier.named", [], [], id=ROLE_BARRIER, threads=self.g.role_threads)
+        else:
+            self.g.atom("barrier.group", [], [])
         self.writes.clear()
         self.reads.clear()
 
@@ -286,6 +294,10 @@ class GroupLowering:
         iteration): what is computed there must not fail (``machine_divisions``)."""
         self.split_k: Any = None
         """The group's split K loop (``machine_split.SplitK``; None: no split)."""
+        self.role_threads: int | None = None
+        """Inside a role region of a warp-specialized group (``machine_roles``): the threads
+        of that role, whose group barriers are named barrier ``ROLE_BARRIER`` over them
+        (None: every thread of the group meets at a barrier)."""
 
     # -- environment ------------------------------------------------------------------
     def bind(self, v: ir.Value, x: Any) -> None:
@@ -647,14 +659,17 @@ class _FunctionLowering:
 
     def lower_group(self, par: ir.Operation, b: ir.Builder) -> None:
         """One group: the grid parallel, its shared memory and the SIMT region."""
+        from .machine_roles import PRODUCER_THREADS, lower_roles_body, roles_loop_of
         from .machine_split import SplitK, lower_split_body, split_op_of
 
         rank = par.attr("rank")
         threads = par.attr("threads")
+        roles_loop = roles_loop_of(par)
+        lanes = threads + (PRODUCER_THREADS if roles_loop is not None else 0)
         extents = [self.top[v] for v in par.operands[:rank]]
         names = [a.name_hint for a in par.regions[0].entry.args]
         split_op = split_op_of(par)
-        attrs: dict[str, Any] = {"rank": rank, "level": "grid", "threads": threads}
+        attrs: dict[str, Any] = {"rank": rank, "level": "grid", "threads": lanes}
         if split_op is not None:  # a leading grid axis numbers the K splits
             splits = int(split_op.attr("split_k"))
             extents = [b.create("constant", [], [ir.index], {"value": splits}, loc=par.loc,
@@ -665,7 +680,7 @@ class _FunctionLowering:
         grid = b.create("parallel", extents, [], attrs, [ir.Region([grid_block])],
                         loc=par.loc)
         gb = ir.Builder(ir.InsertionPoint.at_end(grid_block), par.loc)
-        count = gb.create("constant", [], [ir.index], {"value": threads},
+        count = gb.create("constant", [], [ir.index], {"value": lanes},
                           result_names=["nthreads"]).result
         smem = SharedAllocator(ir.Builder(ir.InsertionPoint.at_end(grid_block), par.loc))
         lane_block = ir.Block([ir.index], ["tid"])
@@ -681,7 +696,9 @@ class _FunctionLowering:
         coords = list(grid_block.args[1:] if split_op is not None else grid_block.args)
         for a, na in zip(par.regions[0].entry.args, coords):
             g.bind(a, na)
-        if split_op is None:
+        if roles_loop is not None:
+            lower_roles_body(g, par.regions[0].entry, roles_loop)
+        elif split_op is None:
             g.lower_block(par.regions[0].entry)
         else:
             g.split_k = SplitK(split_op, splits, grid_block.args[0])
@@ -700,10 +717,12 @@ class _FunctionLowering:
             raise LoweringError(ir.format_located(
                 f"the group needs {smem.bytes} bytes of shared memory; {self.target} allows "
                 f"{limit} per group (smaller tiles, or fewer staged operands)", par.loc))
-        groups = _warpgroup_residency(grid_block, threads, smem.bytes, self.profile)
+        groups = _warpgroup_residency(grid_block, lanes, smem.bytes, self.profile)
         if groups > 1:
             grid.attributes["min_groups"] = groups
-        info: dict[str, Any] = {"threads": threads, "shared_bytes": smem.bytes}
+        info: dict[str, Any] = {"threads": lanes, "shared_bytes": smem.bytes}
+        if roles_loop is not None:
+            info["producer_threads"] = PRODUCER_THREADS
         if split_op is not None:
             info["split_k"] = splits
         trav = self.options.planner.program_traversal

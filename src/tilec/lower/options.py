@@ -96,6 +96,14 @@ class LowerOptions:
     ring version) where the profile has them and the window allows (docs/design/hopper.md);
     a window the in-kernel guard rejects falls back to ``cp.async``. False: ``cp.async``
     from every thread."""
+    warp_specialized: bool = False
+    """Give the copies of an mbarrier ring their own warpgroup (docs/design/
+    warp_specialization.md; implies ``mbarrier_ring``, whose barriers the roles share). The
+    group gets 128 more threads, a producer warpgroup whose first thread issues every
+    version's tensor copies as soon as the consumers release it, while the original threads
+    (the consumers) only wait, compute and release; with two consumer warpgroups
+    ``setmaxnreg`` moves registers from the producer to them. Applied where the schedule
+    proves it legal (``schedule._roles_blocker``), else noted in the report."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""

@@ -105,8 +105,10 @@ class GroupSchedule:
     """Staged loops whose warpgroup instruction groups stay in flight across the back edge:
     groups left pending at the end of an iteration (``wgmma.wait`` with that many)."""
     release: dict[ir.Operation, str] = field(default_factory=dict)
-    """Staged loops whose ring versions are released through shared-memory barriers
-    (``"mbarrier"``, ``LowerOptions.mbarrier_ring``) rather than a group barrier."""
+    """Staged loops whose ring versions are released through shared-memory barriers rather
+    than a group barrier: ``"mbarrier"`` (``LowerOptions.mbarrier_ring``: thread 0 of the
+    group refills) or ``"producer"`` (``LowerOptions.warp_specialized``: a producer
+    warpgroup of its own refills; ``lower/machine_roles.py``)."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
@@ -484,7 +486,7 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
             versions -= 1
     g.staging[loop] = window or versions
-    if wgmma and options.mbarrier_ring:
+    if wgmma and (options.mbarrier_ring or options.warp_specialized):
         why = _ring_blocker(loop, g, staged, g.staging[loop], tensor_copies and options.tma
                             and options.async_copies)
         if why is None:
@@ -493,6 +495,15 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
             g.notes.append(f"{loop.name} at {loop.loc}: ring versions released through "
                            "mbarriers (one wgmma group in flight, tensor copies "
                            f"{g.staging[loop] - 1} iterations ahead)")
+            if options.warp_specialized:
+                why = _roles_blocker(loop, g, options)
+                if why is None:
+                    g.release[loop] = "producer"
+                    g.notes.append(f"{loop.name} at {loop.loc}: warp-specialized: a producer "
+                                   f"warpgroup issues the copies for {g.threads // 128} "
+                                   "consumer warpgroup(s) (128 more threads)")
+                else:
+                    g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: {why}")
             return
         g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
     if wgmma and options.wgmma_in_flight:
@@ -521,6 +532,44 @@ def _ring_blocker(loop: ir.Operation, g: GroupSchedule,
         if not tma_eligible(ld, g.layouts[ld.result]):
             return f"the staged load at {ld.loc} cannot be filled by tensor copies"
     return _in_flight_blocker(loop, g, versions, 1)
+
+
+_ROLE_FREE_OPS = ("constant", "arith", "view")
+"""Operations that may precede a warp-specialized loop in the group body: every thread
+(the producer warpgroup too) runs them, so they must neither access memory nor
+synchronize."""
+
+_TILE_DIVISIONS = ("div", "floordiv", "rem", "cdiv")
+
+
+def _roles_blocker(loop: ir.Operation, g: GroupSchedule, options: LowerOptions
+                   ) -> str | None:
+    """Why the mbarrier ring of ``loop`` cannot get a producer warpgroup of its own, or
+    None. The producer's code is the loop's copies only, split from the consumers' before
+    the loop, so the loop must sit directly in the group body after operations that any
+    thread may run (``_ROLE_FREE_OPS``), the group must be one or two whole warpgroups, no
+    split K (its protocol meets every thread after the loop), and nothing in the group may
+    need a barrier of every thread (an integer tile division's zero vote)."""
+    group = g.op
+    if loop.parent is not group.regions[0].entry:
+        return "the loop is not directly in the group body"
+    if g.threads % 128 or g.threads // 128 not in (1, 2):
+        return f"the group's {g.threads} threads are not one or two whole warpgroups"
+    if options.split_k > 1:
+        return "split-K meets every thread of the group after the loop"
+    for op in loop.parent.operations:
+        if op is loop:
+            break
+        if op.name not in _ROLE_FREE_OPS:
+            return (f"the '{op.name}' at {op.loc} before the loop would run on the producer's "
+                    "threads too")
+    for op in group.walk(include_self=False):
+        r = op.results[0].type if op.results else None
+        if op.name == "arith" and op.attr("fn") in _TILE_DIVISIONS \
+                and isinstance(r, ir.TileType) and not r.dtype.is_float:
+            return (f"the integer tile division at {op.loc} checks its divisors with a "
+                    "barrier of every thread")
+    return None
 
 
 def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag: int

@@ -98,6 +98,25 @@ def test_a_path_may_release_rings_through_mbarriers() -> None:
     c = np.full((64, 64), np.nan, np.float32)
     out = execute("simt:cuda:sm_90+mbarrier", matmul, [a, b, c], "matmul.py")
     assert out.kind == "ran", out
+
+
+def test_a_path_may_warp_specialize_the_rings() -> None:
+    import ml_dtypes
+    import numpy as np
+
+    from tilec.lib import matmul
+    from tilec.testing.fuzz.paths import execute, path_error, split_path
+
+    assert split_path("simt:cuda:sm_90+ws") == ("simt:cuda:sm_90", {"warp_specialized": True})
+    assert path_error("cuda+grouped:2+ws") is None
+    r = np.random.default_rng(2)
+    a = r.standard_normal((96, 200)).astype(ml_dtypes.bfloat16)
+    b = r.standard_normal((200, 72)).astype(ml_dtypes.bfloat16)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    c = np.full((96, 72), np.nan, np.float32)
+    out = execute("simt:cuda:sm_90+ws", matmul, [a, b, c], "matmul.py")
+    assert out.kind == "ran", out
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3 * float(np.abs(want).max()))
     want = a.astype(np.float32) @ b.astype(np.float32)
     assert np.allclose(c, want, rtol=2e-3, atol=2e-3)
 

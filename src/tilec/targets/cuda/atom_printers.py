@@ -32,6 +32,21 @@ def _barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
+def _named_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """``bar.sync id, threads``: the threads of one role region meet."""
+    em.buf.line(f'asm volatile("bar.sync {int(op.attr("id"))}, {int(op.attr("threads"))};" '
+                '::: "memory");')
+    return False
+
+
+def _setmaxnreg(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """The warpgroup's register budget (sm_90a)."""
+    _need_tma(em, op)
+    em.buf.line(f'asm volatile("setmaxnreg.{op.attr("action")}.sync.aligned.u32 '
+                f'{int(op.attr("count"))};");')
+    return False
+
+
 def _vote_any(em: CUDAEmitter, op: ir.Operation) -> bool:
     """The group's or of every register of every thread, uniform: ``bar.red.or.pred``."""
     terms = [f"{x.name}[{e}]" for x in (em.regs(v, op) for v in op.operands)
@@ -389,6 +404,8 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
 
 PRINTERS: dict[str, Printer] = {
     "barrier.group": _barrier,
+    "barrier.named": _named_barrier,
+    "setmaxnreg": _setmaxnreg,
     "vote.any": _vote_any,
     "shfl.xor": _shfl_xor,
     "ldmatrix.x4": _ldmatrix,

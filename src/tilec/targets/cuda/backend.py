@@ -174,7 +174,9 @@ class CUDABackend:
         if any(int(op.attr("rank") or 1) >= 2 for op in grids):
             out.append({"program_traversal": "grouped:8"})
         if self.arch == "sm_90":
-            out += [{**v, "mbarrier_ring": True} for v in [{}, *out]]
+            base = [{}, *out]
+            out += [{**v, "mbarrier_ring": True} for v in base]
+            out += [{**v, "warp_specialized": True} for v in base]
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 

@@ -66,6 +66,7 @@ from .simt_memory import (
     lane_coords,
     scatter,
 )
+from .simt_roles import Registers, run_roles
 from .simt_split import SplitWorkspace
 from .simt_wgmma import InFlightGroups
 
@@ -277,6 +278,10 @@ class LaneRunner:
         """The group's warpgroup instruction groups not yet retired."""
         self.mbarriers = Mbarriers(lanes, clock)
         """The group's shared-memory barriers and tma.load copies."""
+        self.registers = Registers(lanes)
+        """The group's register budgets per warpgroup (``setmaxnreg``)."""
+        self.roles: Any = None
+        """The running role split's scheduler (``simt_roles``), None outside one."""
         self.env: dict[ir.Value, Any] = {}
         """Per-thread values (leading axis ``T``); uniform ones are broadcast on first use."""
         self._host_env = host_env
@@ -628,6 +633,8 @@ def _if(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
         ) -> Sequence[Any]:
     cond = np.broadcast_to(np.asarray(args[0], bool), (g.lanes,))
     masks = (active & cond, active & ~cond)
+    if op.attr("roles") is not None:
+        return run_roles(g, op, masks, active)
     outs = [g.run_branch(op, region, [], m, active) if m.any() else None
             for region, m in zip(op.regions, masks)]
     then, other = outs

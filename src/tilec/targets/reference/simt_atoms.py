@@ -55,6 +55,10 @@ class AtomContext(Protocol):
     """Warpgroup instruction groups not yet retired."""
     mbarriers: Mbarriers
     """Shared-memory barriers and the ``tma.load`` copies completing on them."""
+    registers: Any
+    """Register budgets per warpgroup (``simt_roles.Registers``)."""
+    roles: Any
+    """The running role split's scheduler (``simt_roles.RoleScheduler``), or None."""
 
     def divergence_cause(self) -> ir.Operation | None:
         """The innermost enclosing operation that made some threads inactive, if any."""

@@ -20,8 +20,10 @@ the simulator:
   for the phase may read the data without a group barrier, as on the GPU;
 * ``mbarrier.wait`` with parity ``q`` returns when the phase of parity ``q`` has completed,
   that is when ``q != n mod 2``; the thread has then observed every phase ``< n``. A wait on
-  the phase in progress can never return here (nothing runs while the threads wait): it is
-  reported as a hang naming the barrier's state;
+  the phase in progress can never return while the group's threads run in lock-step
+  (nothing runs while they wait): it is reported as a hang naming the barrier's state.
+  Inside a role split (``simt_roles``) the other roles run first, and the wait is a hang
+  only when none of them can make progress either;
 * a thread accessing a tagged element before it observed the tag's phase is a race (on the
   GPU it may see the element before the copy lands); a plain write by a thread that did
   observe it replaces the copied data and drops the tag;
@@ -30,9 +32,11 @@ the simulator:
   observes that phase is then ordered after every shared access the arriving thread made
   before it (``GroupClock.hb``): the race detector does not report such a pair although
   no ``barrier.group`` lies between them (an access of a thread that did not arrive, or
-  an arrival before the access, still races). ``wgmma`` reads are recorded under the
-  warpgroup's first thread, so that thread's arrival after its ``wgmma.wait`` orders the
-  warpgroup's retired reads;
+  an arrival before the access, still races). The waiter has also observed every phase
+  the arriving thread had observed when it arrived (of any barrier), so a thread that
+  refills a buffer after its readers released it is ordered after the copy they read.
+  ``wgmma`` reads are recorded under the warpgroup's first thread, so that thread's arrival
+  after its ``wgmma.wait`` orders the warpgroup's retired reads;
 * a barrier invalidated, or left at the group's end, with a transaction count other than
   zero is a hang (bytes expected that never came, or copied bytes nobody expected).
 
@@ -88,9 +92,9 @@ class _Barrier:
     """The ``mbarrier.inval`` that ended it (None: still valid)."""
     last_load: ir.Operation | None = None
     """The latest ``tma.load`` completing on it (for messages)."""
-    arrivals: list[tuple[int, int, int]] = field(default_factory=list)
-    """(phase, thread, lock-step time) of every arrival whose order a wait has not yet
-    passed on to every thread."""
+    arrivals: list[tuple[int, int, int, np.ndarray]] = field(default_factory=list)
+    """(phase, thread, lock-step time, the phases of every barrier the thread had observed)
+    of every arrival whose order a wait has not yet passed on to every thread."""
 
     @property
     def name(self) -> str:
@@ -161,6 +165,12 @@ class Mbarriers:
         """Per incarnation and thread, the phases the thread has observed complete."""
         self.loads: list[ir.Operation] = []
         """The ``tma.load`` operations that tags name."""
+        self.events = 0
+        """Barrier state changes so far (inits, arrivals, copied bytes): a role that waits
+        with this count unchanged since another role began waiting made no progress."""
+        self.roles: Any = None
+        """The running role split's scheduler (``simt_roles.RoleScheduler``): a wait that
+        cannot return yet lets the other roles run first."""
         self._current: dict[tuple[Storage, int], _Barrier] = {}
         self._load_ids: dict[int, int] = {}
         self._tags: dict[Storage, _Tags] = {}
@@ -200,6 +210,7 @@ class Mbarriers:
                                   [old.init, op])
         b = _Barrier(st, flat, len(self.barriers), int(count), op, int(count))
         self.barriers.append(b)
+        self.events += 1
         self._current[(st, flat)] = b
         self.observed = np.concatenate([self.observed, np.zeros((1, self.lanes), np.int64)])
 
@@ -208,7 +219,8 @@ class Mbarriers:
         self._arrive(op, self._valid(op, st, flat), lane)
 
     def _arrive(self, op: ir.Operation, b: _Barrier, lane: int) -> None:
-        b.arrivals.append((b.phases, lane, self.clock.tick()))
+        self.events += 1
+        b.arrivals.append((b.phases, lane, self.clock.tick(), self.observed[:, lane].copy()))
         if b.pending == 0:
             raise SimulationError(f"{op.attr('catalog_id')}: thread {lane} arrives on barrier "
                                   f"{b.name} more than its count of {b.count} times in phase "
@@ -249,6 +261,9 @@ class Mbarriers:
             b = self._valid(op, st, int(f))
             who, par = lanes[sel], parity[sel]
             hang = par == b.phases % 2
+            if hang.any() and self.roles is not None \
+                    and self.roles.wait(lambda b=b, par=par: not (par == b.phases % 2).any()):
+                hang = par == b.phases % 2
             if hang.any():
                 k = int(np.argmax(hang))
                 ops = [op] + ([b.last_load] if b.last_load is not None else [])
@@ -269,10 +284,14 @@ class Mbarriers:
         clock = self.clock
         if clock.hb is None:
             clock.hb = np.full((self.lanes, self.lanes), -1, np.int64)
-        for phase, lane, t in b.arrivals:
+        for phase, lane, t, saw in b.arrivals:
             if phase < b.phases:
                 new = who[seen <= phase]
                 clock.hb[new, lane] = np.maximum(clock.hb[new, lane], t)
+                # what the arriver had observed, the waiter has now observed too (a
+                # producer refilling a version orders after the copy its consumers waited for)
+                rows = self.observed[:saw.size]
+                rows[:, new] = np.maximum(rows[:, new], saw[:, None])
         low = int(self.observed[b.number].min())
         b.arrivals = [a for a in b.arrivals if a[0] >= low]
 
@@ -360,6 +379,7 @@ class Mbarriers:
         tags.phase[phys] = b.phases
         tags.op[phys] = self._load_number(op)
         b.last_load = op
+        self.events += 1
         b.tx -= n * dt.itemsize
         self._complete(b)
 

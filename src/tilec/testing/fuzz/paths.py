@@ -5,7 +5,8 @@ Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
 ``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path may
 carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
 grids with that program traversal (``ir.traversal``), ``+mbarrier`` releases staged
-wgmma rings through mbarriers (``mbarrier_ring``), ``+splitk:3`` splits the K loops of
+wgmma rings through mbarriers (``mbarrier_ring``), ``+ws`` gives them a producer
+warpgroup of their own (``warp_specialized``), ``+splitk:3`` splits the K loops of
 matrix groups over 3 programs per output tile (``split_k``), ``+grouped:3+mbarrier`` the
 first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
@@ -40,7 +41,7 @@ REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUna
 a program with; the message must name the reason and the kernel's source location."""
 
 
-VARIANT_FLAGS = {"mbarrier": "mbarrier_ring"}
+VARIANT_FLAGS = {"mbarrier": "mbarrier_ring", "ws": "warp_specialized"}
 """Path suffix words that switch a boolean plan-variant choice on."""
 
 
@@ -48,7 +49,7 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     """A path's base and its plan variant (None without a ``+`` suffix): choices each after a
     ``+``, each ``grouped:G`` (a program traversal), ``splitk:S`` (``split_k``; a word
     that is not a number stays a string, for ``path_error`` to name) or a word of
-    ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``)."""
+    ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``)."""
     base, plus, suffix = path.partition("+")
     if not plus:
         return base, None
@@ -75,7 +76,7 @@ def path_error(path: str) -> str | None:
     base, variant = split_path(path)
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
-            "add '+grouped:G', '+mbarrier', '+splitk:S' or several: '+grouped:G+mbarrier')"
+            "add '+grouped:G', '+mbarrier', '+ws', '+splitk:S' or several: '+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
 

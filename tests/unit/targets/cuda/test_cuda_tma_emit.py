@@ -83,6 +83,8 @@ def test_ptxas_keeps_the_wgmma_pipeline_of_the_rings(tmp_path) -> None:
         pytest.skip("nvcc is not on PATH")
     for opts, bn in ((LowerOptions(mbarrier_ring=True), 128),
                      (LowerOptions(mbarrier_ring=True), 256),
+                     (LowerOptions(warp_specialized=True), 128),
+                     (LowerOptions(warp_specialized=True), 256),
                      (LowerOptions(wgmma_in_flight=1), 128)):
         src = _source(256, 256, 256, options=opts, bn=bn)
         cu = tmp_path / "k.cu"
