@@ -19,7 +19,7 @@ def _weights(spec: str | None) -> dict[str, int]:
         name, _, w = part.partition("=")
         if name not in FAMILIES:
             raise SystemExit(f"unknown feature family {name!r}; known: {', '.join(FAMILIES)}")
-        out[name] = int(w) if w else DEFAULT_WEIGHTS[name]
+        out[name] = int(w) if w else (DEFAULT_WEIGHTS[name] or 1)
     return out
 
 

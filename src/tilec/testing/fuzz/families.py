@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     gen_elementwise,
+    gen_gemm,
     gen_loops,
     gen_matrix,
     gen_memory,

@@ -108,9 +108,12 @@ class Loop(Stmt):
     """``unroll=`` of ``tc.serial`` (0: not given)."""
     window: int = 0
     """Pipelines: ``window=`` (0: not given)."""
+    hi_source: str | None = None
+    """``serial``: how the source writes the bound (an expression of the arguments' shapes
+    equal to ``hi``); None: the number."""
 
     def header(self) -> str:
-        n = self.hi
+        n = self.hi_source or self.hi
         if self.form == "serial":
             return f"tc.serial({n}" + (f", unroll={self.unroll})" if self.unroll else ")")
         if self.form == "range":

@@ -21,12 +21,15 @@ from .program import Expr, IndexExpr, Param, Program, Stmt, Store, Var
 __all__ = ["Gen", "Producer", "StmtMaker", "FAMILIES", "DEFAULT_WEIGHTS", "generate",
            "PRODUCERS", "STATEMENTS", "small_extent", "canonical_order"]
 
-FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory")
+FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory",
+            "gemm")
 """The feature families, selectable with ``--features``."""
 
 DEFAULT_WEIGHTS = {"windows": 3, "elementwise": 4, "reduce": 3, "loops": 3, "matrix": 3,
-                   "parallel": 2, "memory": 2}
-"""How often each family is drawn relative to the others."""
+                   "parallel": 2, "memory": 2, "gemm": 0}
+"""How often each family is drawn relative to the others. ``gemm`` (whole GEMM programs,
+``gen_gemm``) is off unless asked for, so that other campaigns' streams stay as they were;
+named in ``--features`` without a weight it gets weight 1."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,9 @@ PRODUCERS: list[Producer] = []
 """Every registered producer (filled by the family modules on import)."""
 STATEMENTS: list[StmtMaker] = []
 """Every registered statement kind."""
+PROGRAMS: dict[str, Callable[[Gen], Program]] = {}
+"""Families that draw whole programs (``gen_gemm``): a program is one of theirs with the
+probability of their weight among all the weights."""
 
 
 def small_extent(s: ChoiceStream, big: bool = True) -> int:
@@ -209,7 +215,7 @@ _LEAVES = {"var", "window", "full"}
 
 
 _MODULE_ORDER = ("gen_elementwise", "gen_windows", "gen_loops", "gen_matrix", "gen_memory",
-                 "gen_parallel", "gen_reduce")
+                 "gen_parallel", "gen_reduce", "gen_gemm")
 """The order the family modules register in when ``families`` imports them: choices index
 the registered lists, so the lists are kept in this order whatever imported a family
 module first (a test importing ``gen_matrix`` directly used to change every program)."""
@@ -228,6 +234,10 @@ def generate(stream: ChoiceStream, weights: dict[str, int] | None = None) -> Pro
     w = dict(DEFAULT_WEIGHTS if weights is None else weights)
     g = Gen(stream, w)
     s = stream
+    for family, make in PROGRAMS.items():
+        if g.on(family) and s.draw(sum(w.values())) < w[family]:
+            with s.span(family):
+                return make(g)
     grid_rank = 1 + s.draw(2)
     g.grid = tuple(s.weighted([(1, 1), (2, 3), (3, 2), (4, 1)]) for _ in range(grid_rank))
     rank = max(grid_rank, 1 + s.draw(2))

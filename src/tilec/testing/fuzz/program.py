@@ -310,6 +310,9 @@ class Program:
     """How often inputs hold special values (0: never; k: about one in 2^(7-k))."""
     family_weights: dict[str, int] = field(default_factory=dict)
     """The feature families the program was drawn from (for the report)."""
+    grid_source: tuple[str, ...] | None = None
+    """How the source writes each grid extent (an expression of the arguments' shapes that
+    equals it), None: as the numbers. Symbolic extents are what library kernels have."""
 
     # ---------------------------------------------------------------- source
     def source(self) -> str:
@@ -318,7 +321,7 @@ class Program:
                                   else "") for p in self.params)
         lines = ["import tilec as tc", "", "", "@tc.kernel", f"def {KERNEL_NAME}({sig}):"]
         coords = ", ".join(f"p{d}" for d in range(len(self.grid)))
-        extents = ", ".join(str(g) for g in self.grid)
+        extents = ", ".join(self.grid_source or tuple(str(g) for g in self.grid))
         lines.append(f"    for {coords} in tc.parallel({extents}):")
         body: list[str] = []
         for s in self.body:

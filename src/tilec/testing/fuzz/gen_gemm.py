@@ -1,0 +1,92 @@
+"""Whole GEMM programs: the grid nest of a library matrix product, with random tiles,
+ragged and misaligned arrays, trip counts, fills, epilogues and output types.
+
+The ``matrix`` family's K loops share a group with other statements and stay small (a
+program's tiles hold at most 4096 elements), so they rarely meet the realizations of large
+matrix tiles: warpgroup instructions, swizzled tensor-copy rings, mbarrier rings, producer
+warpgroups, split K. A ``gemm`` program is the shape those realizations are built for::
+
+    for p0, p1 in tc.parallel(tc.cdiv(Y0.shape[0], BM), tc.cdiv(Y0.shape[1], BN)):
+        acc = tc.zeros((BM, BN), tc.float32)          # or a constant
+        for k in tc.serial(tc.cdiv(A.shape[1], BK)):
+            acc = tc.mma(A.tile((p0 * BM, k * BK), (BM, BK), fill=F),
+                         B.tile((k * BK, p1 * BN), (BK, BN), fill=F), acc)
+        Y0.tile((p0 * BM, p1 * BN), (BM, BN)).store(<an epilogue of acc>)
+
+with ``BM`` of 64 or 128, ``BN`` of 64, 128 or 256, ``BK`` of 64 (sometimes 32), 16-bit
+operands mostly (f32 with TF32 or exact rounding sometimes), array extents that leave the
+last tiles partial, and sometimes a last extent that is not a whole number of 16 bytes
+(the tensor-map guard then falls back to ordinary copies). The epilogue is drawn from the
+other enabled families over the accumulator. Off by default (weight 0: the streams of other
+campaigns are unchanged); ``--features gemm`` or ``gemm=W`` among others turns it on.
+"""
+
+from __future__ import annotations
+
+from .generator import PROGRAMS, Gen
+from .numerics import DTYPES
+from .program import IndexExpr, Let, Program, Store
+
+__all__ = ["gemm_program"]
+
+
+def _extent(g: Gen, blocks: int, tile: int, aligned: bool) -> int:
+    """An array extent covering ``blocks`` tiles, the last one partial sometimes; with
+    ``aligned`` a whole number of 8 elements (16 bytes of a 16-bit type)."""
+    s = g.s
+    e = blocks * tile - (s.between(0, tile - 1) if s.coin(2) else 0)
+    if aligned:
+        e = max(e - e % 8, (blocks - 1) * tile + 8)
+    return max(1, e)
+
+
+def gemm_program(g: Gen) -> Program:
+    """One GEMM grid nest (see the module docstring)."""
+    from .gen_elementwise import Full
+    from .gen_loops import Loop
+    from .gen_matrix import Mma
+    from .gen_windows import Load
+    from .program import Var
+
+    s = g.s
+    bm = s.pick([64, 128])
+    bn = s.weighted([(64, 2), (128, 3), (256, 1 if bm == 64 else 2)])
+    bk = s.weighted([(64, 4), (32, 1)])
+    op = DTYPES[s.weighted([("bf16", 4), ("f16", 3), ("f32", 1)])]
+    precision = "tf32" if op.name == "f32" and s.coin(2) else "exact"
+    gm, gn = s.between(1, 3), s.between(1, 3 if bn < 256 else 2)
+    trips = s.weighted([(1, 2), (2, 3), (3, 2), (5, 2), (10, 1)])
+    g.grid = (gm, gn)
+    g.shape = (bm, bn)
+    g.index_names = ["p0", "p1"]
+    aligned = not s.coin(5)  # else some last extent breaks the tensor-map guard
+    m = _extent(g, gm, bm, True)
+    n = _extent(g, gn, bn, aligned or s.coin(2))
+    k = _extent(g, trips, bk, aligned)
+    f32 = DTYPES["f32"]
+    a = g.param("in", op, (m, k))
+    b = g.param("in", op, (k, n))
+    fill = s.weighted([(0.0, 8), (float("nan"), 1), (1.0, 1)])
+    acc = g.fresh("acc")
+    init = Full((bm, bn), f32, 0, 1) if s.draw(4) else Full((bm, bn), f32, 0.5, 0)
+    body = [Let(acc, init)]
+    acc_v = g.bind(acc, (bm, bn), f32)
+    iv = g.fresh("k")
+    la = Load(a.name, (IndexExpr(((bm, "p0"),), 0), IndexExpr(((bk, iv),), 0)), (bm, bk),
+              fill, (bm, bk), op)
+    lb = Load(b.name, (IndexExpr(((bk, iv),), 0), IndexExpr(((bn, "p1"),), 0)), (bk, bn),
+              fill, (bk, bn), op)
+    mma = Mma(la, lb, acc_v, (bm, bn), f32, precision, None, 0)
+    body.append(Loop("serial", iv, 0, -(-k // bk), 1, [Let(acc, mma)],
+                     hi_source=f"tc.cdiv({a.name}.shape[1], {bk})"))
+    out_dt = DTYPES[s.weighted([("f32", 4), (op.name, 1)])]
+    g.budget = 8
+    epilogue = g.tile((bm, bn), f32, 2) if s.coin(2) else Var(acc, (bm, bn), f32)
+    y = g.param("out", out_dt, (m, n))
+    body.append(Store(y.name, (IndexExpr(((bm, "p0"),), 0), IndexExpr(((bn, "p1"),), 0)),
+                      epilogue, "store", False))
+    grid = (f"tc.cdiv({y.name}.shape[0], {bm})", f"tc.cdiv({y.name}.shape[1], {bn})")
+    return Program(g.params, g.grid, body, s.draw(1 << 16), s.draw(3), g.weights, grid)
+
+
+PROGRAMS["gemm"] = gemm_program
