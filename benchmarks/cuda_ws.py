@@ -64,9 +64,17 @@ def main() -> int:
                 for name, variant in VARIANTS:
                     if name not in names:
                         continue
-                    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
-                                      variant=variant)
-                    src = kern.executable().source
+                    try:
+                        kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn,
+                                          BK=bk, variant=variant)
+                        src = kern.executable().source
+                    except Exception as e:  # a configuration that does not fit: recorded
+                        rec.add("matmul", (m, n, k), dt, None, "torch.matmul", torch_ms,
+                                out_dtype=str(odt).replace("torch.", ""), tiles=[bm, bn, bk],
+                                variant=variant, variant_name=name,
+                                note=f"{bm}x{bn}x{bk} {name} {type(e).__name__}: "
+                                     f"{str(e).splitlines()[0]}")
+                        continue
                     ws = "setmaxnreg" in src or "bar.sync 1," in src
                     c.fill_(float("nan"))
                     kern(a, b, c)
