@@ -4,13 +4,14 @@ plain mbarrier ring and torch.
 For each shape of the Hopper issue's table and each tile configuration, the kernel is
 compiled (public API, ``variant=``) as the mbarrier ring (``mbarrier_ring``, thread 0 of the
 consumers refills) and warp-specialized (``warp_specialized``: a producer warpgroup
-refills) with 3 and 4 ring versions, and warp-specialized with the grouped program
-traversal; each is checked against an f32 product of the same operands (output poisoned
-with NaN first) and timed with ``do_bench`` medians against ``torch.matmul`` in the same
-process. The output is f32 (``--out same``: the inputs' dtype, as torch's is).
+refills) with 3, 4 and 6 ring versions (the schedule keeps as many as shared memory
+holds), and warp-specialized with the grouped program traversal; each is checked
+against an f32 product of the same operands (output poisoned with NaN first) and timed
+with ``do_bench`` medians against ``torch.matmul`` in the same process. The output is
+f32 (``--out same``: the inputs' dtype, as torch's is).
 Records go to ``benchmarks/results/cuda_ws-<device>-<date>.json``::
 
-    PYTHONPATH=src python benchmarks/cuda_ws.py [--shapes 4096x4096x4096,...] [--out f32]
+    PYTHONPATH=src python benchmarks/cuda_ws.py [--shapes 4096x4096x4096,...] [--out same]
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ VARIANTS = (("ring", {"mbarrier_ring": True}),
             ("ws3", {"warp_specialized": True, "wgmma_stages": 3}),
             ("ws4", {"warp_specialized": True, "wgmma_stages": 4}),
             ("ws4+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,
-                               "program_traversal": "grouped:8"}))
+                               "program_traversal": "grouped:8"}),
+            ("ws6", {"warp_specialized": True, "wgmma_stages": 6}))
 """(name, plan variant) pairs; the ring keeps the default version count."""
 
 
@@ -45,6 +47,8 @@ def main() -> int:
     p.add_argument("--dtypes", default="bf16", help="bf16, f16 (comma-separated)")
     p.add_argument("--out", default="f32", help="output dtype: f32 or same (as the inputs)")
     p.add_argument("--variants", default=",".join(n for n, _ in VARIANTS))
+    p.add_argument("--tiles", default=",".join("x".join(map(str, t)) for t in TILES),
+                   help="BMxBNxBK, comma-separated")
     args = p.parse_args()
     rec = Recorder("cuda_ws")
     names = args.variants.split(",")
@@ -60,7 +64,7 @@ def main() -> int:
             c = torch.empty(m, n, device="cuda", dtype=odt)
             want = a.float() @ b.float()
             torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
-            for bm, bn, bk in TILES:
+            for bm, bn, bk in (tuple(map(int, t.split("x"))) for t in args.tiles.split(",")):
                 for name, variant in VARIANTS:
                     if name not in names:
                         continue

@@ -160,8 +160,10 @@ def test_tuning_tries_the_grouped_traversal_on_cuda_matrix_grids() -> None:
     assert backend.tuning_variants(mm, "matmul") == [
         {"program_traversal": "grouped:8"}, {"mbarrier_ring": True},
         {"program_traversal": "grouped:8", "mbarrier_ring": True},
-        {"warp_specialized": True},
-        {"program_traversal": "grouped:8", "warp_specialized": True},
+        {"warp_specialized": True, "wgmma_stages": 4},
+        {"program_traversal": "grouped:8", "warp_specialized": True, "wgmma_stages": 4},
+        {"warp_specialized": True, "wgmma_stages": 6},
+        {"program_traversal": "grouped:8", "warp_specialized": True, "wgmma_stages": 6},
         {"split_k": 4}, {"split_k": 8}]
     assert load_backend("cuda:sm_80").tuning_variants(mm, "matmul") == [
         {"program_traversal": "grouped:8"}, {"split_k": 4}, {"split_k": 8}]

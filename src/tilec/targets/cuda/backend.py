@@ -105,6 +105,10 @@ def make_backend(target_name: str = "cuda") -> CUDABackend:
     return CUDABackend(target_name)
 
 
+WS_VERSIONS = (4, 6)
+"""Ring versions the tuning variants try with a producer warpgroup (``tuning_variants``)."""
+
+
 class CUDABackend:
     """Compiles Machine TileIR functions to cubins for one CUDA profile."""
 
@@ -161,8 +165,13 @@ class CUDABackend:
         to measure, not a default. And split-K over 4 and 8 programs per output tile
         (``split_k``): it changes grids with a splittable K loop (``plan/proofs/split_k.py``); the
         H200 sweep (benchmarks/cuda_split_k.py) ran 128x128x8192 fastest with 8 splits and
-        16x4096x4096 with 4, and every large grid slower split. None for other kernels
-        (they would change nothing)."""
+        16x4096x4096 with 4, and every large grid slower split. On sm_90 also the ring
+        filled by a producer warpgroup (``warp_specialized``) with each of ``WS_VERSIONS``
+        ring versions (the schedule keeps as many as shared memory holds), alone and with
+        the traversal: benchmarks/cuda_ws.py measured 128x256x64 with 4 versions the
+        fastest bf16 configuration at every large shape (0.236 ms at 4096^3, 0.74x torch),
+        and 3 versions much slower (0.273). None for other kernels (they would change
+        nothing)."""
         fn = module.lookup(fn_name)
         if fn is None:
             return []
@@ -176,7 +185,8 @@ class CUDABackend:
         if self.arch == "sm_90":
             base = [{}, *out]
             out += [{**v, "mbarrier_ring": True} for v in base]
-            out += [{**v, "warp_specialized": True} for v in base]
+            out += [{**v, "warp_specialized": True, "wgmma_stages": w} for w in WS_VERSIONS
+                    for v in base]
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 
