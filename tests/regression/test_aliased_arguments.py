@@ -139,6 +139,8 @@ def test_the_cuda_launcher_gives_the_same_message() -> None:
 # ------------------------------------------------------------ programs of one launch
 
 SIMULATORS = ["cuda:sm_90", "cuda:sm_80", "metal:m1"]
+ATOMIC_SIMULATORS = ["cuda:sm_90", "cuda:sm_80"]
+"""The profiles with atomics (metal:m1 lists none: its emitter prints no atomics)."""
 
 
 @pytest.mark.parametrize("target", SIMULATORS)
@@ -155,7 +157,7 @@ def test_two_programs_storing_one_element_are_reported(target: str) -> None:
     assert "test_aliased_arguments.py" in text  # the store's line in the kernel
 
 
-@pytest.mark.parametrize("target", SIMULATORS)
+@pytest.mark.parametrize("target", ATOMIC_SIMULATORS)
 def test_atomics_of_several_programs_may_meet(target: str) -> None:
     x = np.arange(40, dtype=np.float32)
     y = np.zeros(16, np.float32)
@@ -165,7 +167,7 @@ def test_atomics_of_several_programs_may_meet(target: str) -> None:
     np.testing.assert_array_equal(y, want.reshape(3, 16).sum(0))
 
 
-@pytest.mark.parametrize("target", SIMULATORS)
+@pytest.mark.parametrize("target", ATOMIC_SIMULATORS)
 def test_a_store_meeting_another_programs_atomic_is_reported(target: str) -> None:
     x = np.arange(40, dtype=np.float32)
     with pytest.raises(SimulationError) as info:

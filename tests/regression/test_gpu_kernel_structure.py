@@ -203,12 +203,22 @@ def test_cuda_atomics_on_narrow_memory_are_refused_by_the_simulator_too(target: 
         simulated
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.int32], ids=lambda d: np.dtype(d).name)
+def test_metal_atomics_are_refused_by_the_simulator_too(dt: Any) -> None:
+    """metal:m1 lists no atomic types (its emitter prints none): both refuse, alike."""
+    x, out, _ = _scatter_inputs(dt)
+    simulated, emitted = _refusals("metal:m1", scatter, x, out)
+    assert simulated == emitted
+    line = _line_of(scatter.fn, "atomic_add")
+    assert simulated.startswith(f"{__file__}:{line}:9: error: metal:m1 has no atomic "
+                                "operations (atomic add on"), simulated
+
+
 @pytest.mark.parametrize("dt", NARROW + WIDE, ids=lambda d: np.dtype(d).name)
 def test_atomics_where_the_target_has_them(dt: Any) -> None:
-    """The reference and the Metal simulator (no emitter to match yet) take every type, the
-    CUDA simulator the types CUDA has (the C target has no 16-bit float or i1 atomics and
-    refuses them itself)."""
-    targets = ["reference", "sim:metal:m1"] + ([f"sim:{t}" for t in GPU] if dt in WIDE else [])
+    """The reference takes every type, the CUDA simulator the types CUDA has (the C target
+    has no 16-bit float or i1 atomics and refuses them itself; metal:m1 has none)."""
+    targets = ["reference"] + ([f"sim:{t}" for t in GPU] if dt in WIDE else [])
     if dt not in (np.float16, ml_dtypes.bfloat16, np.bool_):
         targets.append("cpu")
     for target in targets:

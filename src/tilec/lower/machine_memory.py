@@ -74,6 +74,10 @@ def _store(g: GroupLowering, op: ir.Operation) -> None:
 def _atomic(g: GroupLowering, op: ir.Operation) -> None:
     dt = op.operand_named("memory").type.dtype
     allowed = None if g.profile is None else g.profile.atomic_dtypes
+    if allowed == ():
+        raise LoweringError(ir.format_located(
+            f"{g.target} has no atomic operations (atomic {op.attr('kind')} on {dt} memory): "
+            "write disjoint windows instead", op.loc))
     if allowed is not None and dt.name not in allowed:
         raise LoweringError(ir.format_located(
             f"{g.target} has no atomic {op.attr('kind')} on {dt} memory (its atomics update "

@@ -85,8 +85,6 @@ def _family(name: str) -> str:
 
 
 _NOT_BUILT = {
-    "metal": "the Metal target has no source emitter yet; its lowering runs in the simulator: "
-             "tc.simulate(fn, *args, target='metal:m1')",
     "tirx": "the TVM TIRx bridge is not built yet",
 }
 """Target families the planner knows that cannot compile kernels yet, and why."""
@@ -199,3 +197,8 @@ register_target(TargetInfo("cuda:sm_90", "tilec.targets.cuda.backend", "make_bac
 register_target(TargetInfo("cuda:sm_80", "tilec.targets.cuda.backend", "make_backend",
                            "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)",
                            build_probe="nvrtc_available"))
+for _name in ("metal", "metal:m1"):
+    register_target(TargetInfo(_name, "tilec.targets.metal.backend", "make_backend", "probe",
+                               "Metal Shading Language for Apple M1-class GPUs (runs on macOS "
+                               "with PyObjC; emitted and type-checked anywhere)",
+                               build_probe="build_probe"))

@@ -399,6 +399,10 @@ class AccessWriter:
         """Statistics: chunks emitted with a 16-byte path."""
         self.scalar_elems = 0
         """Statistics: elements emitted with scalar accesses only."""
+        self.runtime_aligned: Callable[[MemRef, str], str] | None = None
+        """``(ref, element offset) ->`` the C condition that ``ref.ptr + offset`` is 16-byte
+        aligned, where alignment is not provable statically (None: ``tc_aligned16`` of the
+        address, for targets that can inspect a pointer's bits)."""
 
     # -- analysis ------------------------------------------------------------------
     @staticmethod
@@ -592,6 +596,8 @@ class AccessWriter:
                 if static_ok:
                     if ref.aligned != "true":
                         conds.append(ref.aligned)
+                elif self.runtime_aligned is not None:
+                    conds.append(self.runtime_aligned(ref, ref.at(a)))
                 else:
                     conds.append(f"tc_aligned16({ptr})")
                 vec = on_vector(ptr, i, w)

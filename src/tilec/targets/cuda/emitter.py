@@ -119,6 +119,31 @@ class CUDAEmitter(CLikeEmitter):
     REG_CTYPES = {**CLikeEmitter.SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t"}
     """Element type of a per-thread register array (16-bit floats as bit patterns)."""
 
+    GROUP_ID = "blockIdx"
+    """The group's coordinates (``.x``, ``.y``, ``.z``)."""
+    LANE_ID = "threadIdx.x"
+    """The thread's number in its group."""
+    ROUNDED = {"fma.f32": "__fmaf_rn", "fma.f64": "__fma_rn", "mul.f32": "__fmul_rn",
+               "add.f32": "__fadd_rn", "mul.f64": "__dmul_rn", "add.f64": "__dadd_rn"}
+    """Correctly rounded float operations the compiler may not contract or reorder."""
+
+    def space_qual(self, space: str) -> str:
+        """The address-space qualifier a pointer into ``space`` memory is declared with
+        (none in CUDA C++: its pointers are generic)."""
+        return ""
+
+    def mem_param(self, mt: str, ptr: str, written: bool) -> str:
+        """The declaration of a memory parameter (``kernel_abi``)."""
+        return f"{'' if written else 'const '}{mt} *__restrict__ {ptr}"
+
+    def value_param(self, ct: str, var: str) -> str:
+        """The declaration of a scalar parameter passed by value (``kernel_abi``)."""
+        return f"{ct} {var}"
+
+    def aligned_flag(self, ptr: str) -> str:
+        """Whether memory parameter ``ptr`` is 16-byte aligned (a C expression)."""
+        return f"tc_aligned16({ptr})"
+
     def __init__(self, module: ir.Module, fn_name: str, target: str = "cuda:sm_90") -> None:
         super().__init__()
         fn = module.lookup(fn_name)
@@ -323,6 +348,13 @@ class CUDAEmitter(CLikeEmitter):
     # -- driver ---------------------------------------------------------------------------
     def emit(self) -> CUDASource:
         """Emit the kernel."""
+        return self._assemble(*self.emit_function())
+
+    def emit_function(self) -> tuple[list[ParamInfo], list[str], list[HostStep], list[int],
+                                     ir.Operation]:
+        """Emit the kernel's body (into ``buf``) and bind its parameters: returns the
+        parameters, their declarations, the host steps, the grid extents' host keys and
+        the grid parallel (a target's ``_assemble`` wraps them into its source)."""
         fn = self.fn
         if len(fn.body.blocks) != 1:
             raise self.unsupported(None, f"@{fn.name} has several blocks; Machine functions "
@@ -372,6 +404,12 @@ class CUDAEmitter(CLikeEmitter):
                 raise self.unsupported(grid_op, "a grid extent is not computed from parameters "
                                                 "and constants before the grid parallel")
             grid_keys.append(k)
+        return params, head, steps, grid_keys, grid_op
+
+    def _assemble(self, params: list[ParamInfo], head: list[str], steps: list[HostStep],
+                  grid_keys: list[int], grid_op: ir.Operation) -> CUDASource:
+        fn = self.fn
+        body = self.buf
         out = IndentedBuffer()
         out.line(f"/* tilec CUDA backend: @{fn.name} for {self.target} */")
         out.line(PRELUDE)
@@ -422,12 +460,13 @@ class CUDAEmitter(CLikeEmitter):
         rows, cols = f"(int64_t)({exts[-2]})", f"(int64_t)({exts[-1]})"
         lin = self.fresh("lin")
         if rank <= 3:
-            b.line(f"const int64_t {lin} = (int64_t)blockIdx.y * {cols} + (int64_t)blockIdx.x;")
+            b.line(f"const int64_t {lin} = (int64_t){self.GROUP_ID}.y * {cols} + "
+                   f"(int64_t){self.GROUP_ID}.x;")
             if rank == 3:
-                b.line(f"const int64_t {coords[0]} = (int64_t)blockIdx.z;")
+                b.line(f"const int64_t {coords[0]} = (int64_t){self.GROUP_ID}.z;")
         else:
             whole = self.fresh("whole")
-            b.line(f"int64_t {whole} = (int64_t)blockIdx.x;")
+            b.line(f"int64_t {whole} = (int64_t){self.GROUP_ID}.x;")
             b.line(f"const int64_t {lin} = {whole} % ({rows} * {cols});")
             b.line(f"{whole} /= {rows} * {cols};")
             for k in reversed(range(rank - 2)):
@@ -462,11 +501,11 @@ class CUDAEmitter(CLikeEmitter):
         elif rank <= 3:
             for k, (a, c) in enumerate(zip(body.args, coords)):
                 ct = ctype_of(self.range_of(a))
-                b.line(f"const {ct} {c} = ({ct})blockIdx.{'xyz'[rank - 1 - k]};")
+                b.line(f"const {ct} {c} = ({ct}){self.GROUP_ID}.{'xyz'[rank - 1 - k]};")
         else:
             exts = [self.scalar(v, op) for v in op.operands[:rank]]
             lin = self.fresh("lin")
-            b.line(f"int64_t {lin} = (int64_t)blockIdx.x;")
+            b.line(f"int64_t {lin} = (int64_t){self.GROUP_ID}.x;")
             for k in reversed(range(rank)):
                 b.line(f"const int64_t {coords[k]} = {lin} % {exts[k]};")
                 if k:
@@ -526,7 +565,7 @@ class CUDAEmitter(CLikeEmitter):
             raise self.unsupported(op, f"a shared buffer at byte offset {off} is not "
                                        f"{align}-byte aligned")
         name = self.name_of(op.result)
-        mt = self.mtype(t.dtype)
+        mt = self.space_qual("shared") + self.mtype(t.dtype)
         self.buf.line(f"{mt} *const {name} = reinterpret_cast<{mt} *>({self.smem_base} + "
                       f"{off});  /* {nbytes} bytes{', 128-byte swizzle' if swizzle else ''} */")
         self._bind_local(op, name, shape, "shared", swizzle)
@@ -550,7 +589,7 @@ class CUDAEmitter(CLikeEmitter):
         body = op.regions[0].entry
         tid = self.name_of(body.args[0])
         ct = ctype_of(self.range_of(body.args[0]))
-        self.buf.line(f"const {ct} {tid} = ({ct})threadIdx.x;")
+        self.buf.line(f"const {ct} {tid} = ({ct}){self.LANE_ID};")
         self.bind(body.args[0], Scalar(tid, ir.index))
         self.in_lanes = True
         term = self.emit_block(body)

@@ -57,7 +57,7 @@ def bind_params(em: CUDAEmitter) -> tuple[list[ParamInfo], list[str]]:
             em.param_index[ptr] = i
             w = i in written
             mt = em.mtype(t.dtype)
-            head.append(f"{'' if w else 'const '}{mt} *__restrict__ {ptr}")
+            head.append(em.mem_param(mt, ptr, w))
             extents: list[str] = []
             for axis, dim in enumerate(t.shape):
                 if dim.is_static:
@@ -67,7 +67,7 @@ def bind_params(em: CUDAEmitter) -> tuple[list[ParamInfo], list[str]]:
                 else:
                     var = em.fresh(f"{ptr}_e")
                     em.sizes.add(var)
-                    extra.append((f"int64_t {var}", ParamInfo("dim", ir.index, (), False,
+                    extra.append((var, ParamInfo("dim", ir.index, (), False,
                                                               f"{hint}.shape[{axis}]",
                                                               (i, axis))))
                     extents.append(var)
@@ -86,24 +86,24 @@ def bind_params(em: CUDAEmitter) -> tuple[list[ParamInfo], list[str]]:
                     strides.append(var)
                 sdivs.append(static)
             flag = f"tc_al_{ptr}"
-            pro.line(f"const bool {flag} = tc_aligned16({ptr});")
+            pro.line(f"const bool {flag} = {em.aligned_flag(ptr)};")
             em.bind(a, MemRef(ptr, t.dtype, "global", tuple(extents),
                                 ir.IndexMap.identity(t.rank), (), (), tuple(strides),
                                 tuple(sdivs), (), flag, a))
             params.append(ParamInfo("mem", t.dtype, t.shape, w, hint))
         elif isinstance(t, ir.ScalarType):
             var = em.name_of(a)
-            head.append(f"{em.ctype(t)} {var}")
+            head.append(em.value_param(em.ctype(t), var))
             em.bind(a, Scalar(var, t))
             params.append(ParamInfo("scalar", t, (), False, hint))
         else:
             raise em.unsupported(None, f"parameter {hint} of @{fn.name} has type {t}; the "
                                          "CUDA backend takes memories and scalars")
     for name in symbols:
-        head.append(f"int64_t {em.sym_vars[name]}")
+        head.append(em.value_param("int64_t", em.sym_vars[name]))
         params.append(ParamInfo("symbol", ir.index, (), False, name))
-    for decl, info in extra:
-        head.append(decl)
+    for var, info in extra:
+        head.append(em.value_param("int64_t", var))
         params.append(info)
     return params, head
 

@@ -29,7 +29,7 @@ def print_load(em: CUDAEmitter, op: ir.Operation) -> None:
     fill = op.attr("fill")
     miss = em.reg_literal(fill, rt.dtype) if fill is not None else em.poison(rt.dtype)
     mt = em.mtype(rt.dtype)
-    cq = "const " if ref.space == "global" else ""
+    cq = em.space_qual(ref.space) + ("const " if ref.space == "global" else "")
 
     def vec(p: str, i0: int, w: int) -> list[str]:
         v = em.fresh("v")
@@ -60,16 +60,17 @@ def print_store(em: CUDAEmitter, op: ir.Operation) -> None:
         elem = lambda i: f"{src.name}[{i}]"  # noqa: E731
         words = src.name if src.packed else None
     mt = em.mtype(tv.type.dtype)
+    q = em.space_qual(ref.space)
 
     def vec(p: str, i0: int, w: int) -> list[str]:
         v = em.fresh("v")
         if words is not None and i0 % 2 == 0 and w % 2 == 0:  # whole words
             return ([f"tc_vec16<uint32_t> {v};"]
                     + [f"{v}.e[{j}] = {words}.w[{i0 // 2 + j}];" for j in range(w // 2)]
-                    + [f"*reinterpret_cast<tc_vec16<uint32_t> *>({p}) = {v};"])
+                    + [f"*reinterpret_cast<{q}tc_vec16<uint32_t> *>({p}) = {v};"])
         return ([f"tc_vec16<{mt}> {v};"]
                 + [f"{v}.e[{j}] = {elem(i0 + j)};" for j in range(w)]
-                + [f"*reinterpret_cast<tc_vec16<{mt}> *>({p}) = {v};"])
+                + [f"*reinterpret_cast<{q}tc_vec16<{mt}> *>({p}) = {v};"])
 
     em.access.access(ref, shape, lambda lv, i: f"{lv} = {elem(i)};", None, vec)
 

@@ -178,12 +178,12 @@ def print_mma(em: CUDAEmitter, op: ir.Operation) -> None:
         step = f"acc = ({cc})(acc + ({cc})({operand(a, 'i * K + kk')}) * " \
                f"({cc})({operand(b_, 'kk * N + j')}));"
     else:
-        wide = ct is ir.f64
+        w = "f64" if ct is ir.f64 else "f32"
         x, y = operand(a, "i * K + kk"), operand(b_, "kk * N + j")
         if fused:
-            core = f"{'__fma_rn' if wide else '__fmaf_rn'}({x}, {y}, acc)"
+            core = f"{em.ROUNDED['fma.' + w]}({x}, {y}, acc)"
         else:
-            mul, add = ("__dmul_rn", "__dadd_rn") if wide else ("__fmul_rn", "__fadd_rn")
+            mul, add = em.ROUNDED["mul." + w], em.ROUNDED["add." + w]
             core = f"{add}(acc, {mul}({x}, {y}))"
         rnd = em.NARROW_ROUND.get(ct.name)
         step = f"acc = {rnd.format(core) if rnd else core};"

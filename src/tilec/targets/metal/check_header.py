@@ -1,0 +1,94 @@
+"""The stand-in ``<metal_stdlib>`` that emitted MSL is type-checked against off macOS.
+
+It declares, as C++17 that clang accepts, exactly the Metal builtins the emitter and its
+prelude use, with Metal's address spaces as clang address spaces, so that a pointer
+converted between ``device``, ``threadgroup`` and ``thread`` memory is a compile error as it
+is under the Metal compiler. Declarations only: nothing here runs, and a builtin missing
+from this header is a check failure (add it here only after confirming it in the Metal
+Shading Language specification). ``METAL_ATTRIBUTES`` lists the ``[[...]]`` attributes of
+MSL that clang does not know; ``check.py`` rejects any other unknown attribute.
+"""
+
+from __future__ import annotations
+
+__all__ = ["HEADER", "METAL_ATTRIBUTES"]
+
+METAL_ATTRIBUTES = frozenset((
+    "buffer", "threadgroup_position_in_grid", "thread_index_in_threadgroup",
+    "simdgroup_index_in_threadgroup", "thread_index_in_simdgroup", "threads_per_threadgroup",
+))
+"""Kernel-argument attributes of MSL (specification section 5.2) the emitter may print."""
+
+HEADER = r"""
+#pragma once
+#define device __attribute__((address_space(1)))
+#define constant __attribute__((address_space(2)))
+#define threadgroup __attribute__((address_space(3)))
+#define thread
+#define kernel __attribute__((annotate("metal_kernel")))
+
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long uint64_t;
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+typedef _Float16 half;
+
+struct uint3 { uint x, y, z; };
+struct alignas(16) uint4 { uint x, y, z, w; };
+
+#define NAN __builtin_nanf("")
+#define INFINITY __builtin_inff()
+
+namespace metal {
+template <typename T, typename U> T as_type(U x) {
+  static_assert(sizeof(T) == sizeof(U), "as_type needs types of one size");
+  return __builtin_bit_cast(T, x);
+}
+
+float fabs(float);
+float floor(float);
+float ceil(float);
+float fma(float, float, float);
+float copysign(float, float);
+float ldexp(float, int);
+uint clz(uint);
+ulong clz(ulong);
+namespace precise {
+float sqrt(float);
+float fmod(float, float);
+float exp(float);
+float exp2(float);
+float log(float);
+float log2(float);
+float tanh(float);
+float sin(float);
+float cos(float);
+float pow(float, float);
+}  // namespace precise
+
+enum class mem_flags { mem_none = 0, mem_device = 1, mem_threadgroup = 2, mem_texture = 4 };
+void threadgroup_barrier(mem_flags);
+void simdgroup_barrier(mem_flags);
+
+float simd_shuffle_xor(float, ushort);
+int simd_shuffle_xor(int, ushort);
+uint simd_shuffle_xor(uint, ushort);
+short simd_shuffle_xor(short, ushort);
+ushort simd_shuffle_xor(ushort, ushort);
+bool simd_any(bool);
+
+enum memory_order { memory_order_relaxed = 0 };
+struct atomic_uint { uint __value; };
+bool atomic_compare_exchange_weak_explicit(device atomic_uint *, thread uint *, uint,
+                                           memory_order, memory_order);
+void atomic_store_explicit(device atomic_uint *, uint, memory_order);
+}  // namespace metal
+"""
