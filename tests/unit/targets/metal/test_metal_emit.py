@@ -1,0 +1,240 @@
+"""The Metal target without an Apple GPU: golden MSL, the libclang check of every library and
+example kernel, the launch contract, refusals with their reasons, and the target listing."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import pytest
+from metal_kernels import GOLDEN, add_f64, golden_args, matmul_small, scatter_add
+
+import tilec as tc
+from tilec.demo import DemoCase, all_cases
+from tilec.driver import compile_module
+from tilec.targets.clike import UnsupportedError
+from tilec.targets.metal.check import MSLCheckError, check_msl, checker_unavailable
+from tilec.targets.metal.emitter import emit_metal
+from tilec.targets.metal.launcher import probe
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
+KERNELS = Path(__file__).parent / "metal_kernels.py"
+
+needs_libclang = pytest.mark.skipif(checker_unavailable() is not None,
+                                    reason=str(checker_unavailable()))
+
+
+def _metal(name: str) -> Any:
+    """The ``metal:m1`` executable of golden subject ``name``."""
+    return tc.compile(GOLDEN[name], *golden_args(name), target="metal:m1").executable()
+
+
+def _renumber(text: str) -> str:
+    """Operation ids are process-wide counters: number them from 1 in order of appearance."""
+    ids: dict[str, str] = {}
+    return re.sub(r"#(\d+)", lambda m: "#" + ids.setdefault(m.group(1), str(len(ids) + 1)), text)
+
+
+# ------------------------------------------------------------------ golden sources
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_msl(name: str) -> None:
+    """The kernel function of each subject, line for line (the prelude before it is the same
+    for every kernel and is checked by libclang with each of them). TILEC_UPDATE_GOLDEN=1
+    rewrites the files."""
+    text = _metal(name).source
+    kernel = _renumber(text[text.index("kernel void"):])
+    path = GOLDEN_DIR / f"{name}.metal"
+    if os.environ.get("TILEC_UPDATE_GOLDEN") == "1":
+        path.write_text(kernel)
+    assert kernel == path.read_text(), "emitted MSL changed; review and regenerate the golden file"
+
+
+def test_golden_subjects_reach_the_constructs_they_are_for() -> None:
+    """Each golden file keeps covering what it was chosen for."""
+    text = {n: (GOLDEN_DIR / f"{n}.metal").read_text() for n in GOLDEN}
+    assert "reinterpret_cast<device const tc_vec16<float> *>" in text["scale_add"]
+    assert "tc_shfl_xor(" in text["row_max_small"]
+    assert "simd_any(" in text["int_div_tile"] and "tc_vote[" in text["int_div_tile"]
+    assert "atomic_compare_exchange_weak_explicit(&tc_check[0]" in text["int_div_tile"]
+    assert "threadgroup uint4 tc_smem4[" in text["matmul_small"]
+    assert "threadgroup_barrier(mem_flags::mem_threadgroup);" in text["matmul_small"]
+
+
+# ------------------------------------------------------------------ every library kernel
+
+
+def _cases() -> list[DemoCase]:
+    return all_cases(EXAMPLES if EXAMPLES.is_dir() else None)
+
+
+@needs_libclang
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.name)
+def test_every_library_and_example_kernel_passes_the_check(case: DemoCase) -> None:
+    args = list(case.make_inputs(np.random.default_rng(0)))
+    exe = tc.compile(case.kernel, *args, target="metal:m1", **case.constexprs).executable()
+    if not exe.runnable:  # off macOS, building is the check
+        assert exe.verified == "checked with libclang"
+    check_msl(exe.source, exe.metal.buffer.origin_of_line, exe.metal.kernel)
+    assert exe.source.count("kernel void ") == 1
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_buffer_indices_follow_the_launch_contract(name: str) -> None:
+    """``[[buffer(k)]]`` is ``params[k]`` in declaration order, then ``tc_aligned``, then
+    ``tc_check`` when the kernel has device checks (what the launcher binds)."""
+    src = _metal(name).metal
+    decls = re.findall(r"^\s+(.*?) \[\[buffer\((\d+)\)\]\]", src.text, re.M)
+    assert [int(k) for _, k in decls] == list(range(len(decls)))
+    assert decls[src.aligned_index][0] == "constant uint &tc_aligned"
+    if src.checks:
+        assert decls[src.check_index][0] == "device atomic_uint *tc_check"
+        assert len(decls) == len(src.params) + 2
+    else:
+        assert src.check_index is None and len(decls) == len(src.params) + 1
+    for (decl, _), p in zip(decls, src.params):
+        if p.kind == "mem":
+            assert decl.startswith("device " if p.written else "device const ")
+        else:
+            assert decl.startswith("constant ") and "&" in decl
+
+
+def test_a_kernel_with_a_vote_and_a_check_declares_them() -> None:
+    src = _metal("int_div_tile").metal
+    assert src.checks and src.check_words >= 1
+    assert "ushort tc_simd [[simdgroup_index_in_threadgroup]]" in src.text
+    # the vote words are threadgroup memory too
+    assert src.shared_bytes >= 4 * -(-src.threads // 32)
+
+
+# ------------------------------------------------------------------ the check catches errors
+
+
+BREAKAGES = [
+    # (what is broken, old text, new text, clang's message)
+    ("undeclared helper", "tc_shfl_xor(", "tc_shfl_xxor(", "undeclared identifier 'tc_shfl_xxor'"),
+    ("write through a const parameter", "device float *v", "device const float *v",
+     "read-only variable is not assignable"),
+    ("address space dropped", "device const tc_vec16<float> *const",
+     "const tc_vec16<float> *const", "cannot initialize a variable of type"),
+    ("misspelled kernel attribute", "[[buffer(0)]]", "[[bufer(0)]]",
+     "unknown attribute 'bufer' ignored"),
+]
+
+
+@needs_libclang
+@pytest.mark.parametrize("what, old, new, message", BREAKAGES, ids=[b[0] for b in BREAKAGES])
+def test_the_check_rejects_a_broken_source_at_its_line(what: str, old: str, new: str,
+                                                       message: str) -> None:
+    name = "row_max_small" if "shfl" in old else "scale_add"
+    src = _metal(name).metal
+    start = src.text.index("kernel void")  # break the kernel, not the prelude
+    assert old in src.text[start:], f"the subject no longer has {old!r}: pick another breakage"
+    broken = src.text[:start] + src.text[start:].replace(old, new, 1)
+    first = broken[:broken.index(new, start)].count("\n") + 1
+    with pytest.raises(MSLCheckError) as info:
+        check_msl(broken, src.buffer.origin_of_line, src.kernel)
+    e = info.value
+    assert any(message in d.message for d in e.diagnostics), e.diagnostics
+    assert e.diagnostics[0].line >= first
+    text = str(e)
+    assert f"emitted MSL of {src.kernel} fails the check" in text
+    bad = e.diagnostics[0].line
+    assert f"> {bad:5d} | " in text  # the offending line, marked
+    if src.buffer.origin_of_line(bad) is not None:
+        assert "emitted for TileIR" in text
+
+
+@needs_libclang
+def test_the_check_names_the_tileir_operation_behind_the_line() -> None:
+    src = _metal("row_max_small").metal
+    start = src.text.index("kernel void")
+    broken = src.text[:start] + src.text[start:].replace("tc_shfl_xor(", "tc_shfl_xxor(", 1)
+    with pytest.raises(MSLCheckError) as info:
+        check_msl(broken, src.buffer.origin_of_line, src.kernel)
+    assert "emitted for TileIR atom.call" in str(info.value)
+    assert "metal_kernels.py:" in str(info.value)
+
+
+# ------------------------------------------------------------------ refusals, with reasons
+
+
+def _refusal(call: Any, etype: type[BaseException]) -> str:
+    with pytest.raises(etype) as info:
+        call()
+    return str(info.value)
+
+
+def test_f64_is_refused_at_its_source_line() -> None:
+    x = np.ones(100)
+    msg = _refusal(lambda: tc.compile(add_f64, x, x.copy(), target="metal:m1").source,
+                   UnsupportedError)
+    assert msg.startswith(f"{KERNELS}:")
+    assert "Metal has no 64-bit floating point (f64)" in msg
+
+
+def test_atomics_are_refused_by_the_lowering_with_the_reason() -> None:
+    x = np.ones(100, np.float32)
+    msg = _refusal(lambda: tc.compile(scatter_add, x, x.copy(), target="metal:m1").source,
+                   tc.UserError)
+    assert msg.startswith(f"{KERNELS}:")
+    assert "metal:m1 has no atomic operations (atomic add on f32 memory)" in msg
+
+
+def test_a_cuda_instruction_is_refused_by_name() -> None:
+    """Machine TileIR lowered for cuda:sm_80 (bf16: cp.async staging, mma.sync) handed to
+    the Metal emitter: it names the first CUDA-only atom and what Metal has."""
+    a = np.ones((64, 64), ml_dtypes.bfloat16)
+    c = tc.compile(matmul_small, a, a, np.zeros((64, 64), np.float32), target="reference",
+                   BM=64, BN=64, BK=32)
+    machine = compile_module(c.module, c.fn_name, "cuda:sm_80", "allocate").module
+    msg = _refusal(lambda: emit_metal(machine, c.fn_name), UnsupportedError)
+    assert re.search(r"atom '(cp\.async|mma|ldmatrix)[^']*' is a CUDA instruction with no "
+                     r"Metal form \(Metal has barrier.group, shfl.xor, vote.any\)", msg), msg
+    assert msg.startswith(f"{KERNELS}:")
+
+
+def test_candidate_tileir_is_refused_by_the_backend() -> None:
+    from tilec.targets.metal.backend import make_backend
+
+    c = tc.compile(GOLDEN["scale_add"], *golden_args("scale_add"), target="reference")
+    with pytest.raises(ValueError, match="prints Machine TileIR"):
+        make_backend().emit(c.module, c.fn_name)
+
+
+# ------------------------------------------------------------------ the target itself
+
+
+def test_tilec_targets_lists_metal(capsys: pytest.CaptureFixture[str]) -> None:
+    from tilec.cli import main
+
+    main(["targets"])
+    out = capsys.readouterr().out
+    assert "metal:m1" in out and "Metal Shading Language" in out
+
+
+def test_calling_a_metal_kernel_off_macos_says_why() -> None:
+    why = probe()
+    if why is None:
+        pytest.skip("this machine runs Metal kernels (tests/device covers launching)")
+    args = golden_args("scale_add")
+    c = tc.compile(GOLDEN["scale_add"], *args, target="metal:m1")
+    with pytest.raises(tc.TargetUnavailable, match="no Metal runtime here"):
+        c(*args)
+
+
+def test_the_launcher_runs_only_where_metal_is() -> None:
+    """Off macOS the launcher is not exercised: the skip prints why (pytest -ra)."""
+    why = probe()
+    if why is not None:
+        pytest.skip(f"Metal launcher not run: {why}")
+    from tilec.targets.metal.launcher import MetalLauncher
+
+    exe = _metal("scale_add")
+    assert isinstance(exe._launcher, MetalLauncher) and exe.runnable
