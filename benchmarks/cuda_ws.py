@@ -5,7 +5,8 @@ For each shape of the Hopper issue's table and each tile configuration, the kern
 compiled (public API, ``variant=``) as the mbarrier ring (``mbarrier_ring``, thread 0 of the
 consumers refills) and warp-specialized (``warp_specialized``: a producer warpgroup
 refills) with 3, 4 and 6 ring versions (the schedule keeps as many as shared memory
-holds), and warp-specialized with the grouped program traversal; each is checked
+holds), warp-specialized with the grouped program traversal, and persistent (132
+programs, one per compute unit of the H200, each walking output tiles); each is checked
 against an f32 product of the same operands (output poisoned with NaN first) and timed
 with ``do_bench`` medians against ``torch.matmul`` in the same process. The output is
 f32 (``--out same``: the inputs' dtype, as torch's is).
@@ -32,7 +33,13 @@ VARIANTS = (("ring", {"mbarrier_ring": True}),
             ("ws4", {"warp_specialized": True, "wgmma_stages": 4}),
             ("ws4+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,
                                "program_traversal": "grouped:8"}),
-            ("ws6", {"warp_specialized": True, "wgmma_stages": 6}))
+            ("ws6", {"warp_specialized": True, "wgmma_stages": 6}),
+            ("ws4+persistent", {"warp_specialized": True, "wgmma_stages": 4,
+                                "persistent": 132}),
+            ("ws4+persistent+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,
+                                          "persistent": 132, "program_traversal": "grouped:8"}),
+            ("ws3+persistent", {"warp_specialized": True, "wgmma_stages": 3,
+                                "persistent": 132}))
 """(name, plan variant) pairs; the ring keeps the default version count."""
 
 

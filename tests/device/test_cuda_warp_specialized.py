@@ -50,3 +50,43 @@ def test_warp_specialized_ring_matches_torch(torch_cuda: Any, shape, tiles) -> N
             first = c.clone()
         else:
             assert torch.equal(first, c)
+
+
+@pytest.mark.parametrize("shape,tiles,programs,traversal", [
+    ((1000, 1000, 320), (128, 128, 64), 5, None),        # ragged, 64 tiles over 5 programs
+    ((1000, 1000, 320), (128, 128, 64), 7, "grouped:3"),  # the grouped order of the walk
+    ((2048, 2048, 1024), (128, 256, 64), 132, None),      # one program per SM, 4 waves
+    ((512, 512, 4096), (128, 256, 64), 3, None),          # many phases carried across tiles
+    ((500, 300, 700), (64, 64, 64), 4, None),             # one consumer warpgroup
+    ((200, 130, 640), (128, 128, 64), 2, None),           # B fails the guard: the fallback
+    ((300, 300, 64), (128, 128, 64), 2, None),            # one trip per tile
+    ((64, 64, 128), (128, 128, 64), 132, None),           # fewer tiles than programs
+])
+def test_persistent_walk_matches_torch(torch_cuda: Any, shape, tiles, programs,
+                                       traversal) -> None:
+    """A persistent warp-specialized group (``persistent``): each program walks output
+    tiles and both roles carry the ring's phases from tile to tile."""
+    torch = torch_cuda
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + 3 * n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+    bm, bn, bk = tiles
+    variant: dict[str, Any] = {"warp_specialized": True, "persistent": programs}
+    if traversal is not None:
+        variant["program_traversal"] = traversal
+    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk, variant=variant)
+    assert "_program = (int)blockIdx.x" in kern.executable().source
+    want = a.float() @ b.float()
+    first = None
+    for _ in range(2):
+        c.fill_(float("nan"))
+        kern(a, b, c)
+        torch.cuda.synchronize()
+        assert not bool(torch.isnan(c).any())
+        assert float((c - want).abs().max()) <= 1e-4 * max(1.0, float(want.abs().max()))
+        if first is None:
+            first = c.clone()
+        else:
+            assert torch.equal(first, c)

@@ -284,7 +284,7 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
 VARIANT_FIELDS = ("threads", "program_traversal", "stages", "wgmma_stages", "wgmma_in_flight",
-                  "mbarrier_ring", "warp_specialized", "split_k", "double_buffer",
+                  "mbarrier_ring", "warp_specialized", "persistent", "split_k", "double_buffer",
                   "async_copies", "tma",
                   *TARGET_FACT_FIELDS)
 """The plan-space choices a variant may fix: ``threads`` (``PlannerOptions.threads``:

@@ -102,6 +102,9 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                        "(one full and one empty barrier per version) instead of a group "
                        "barrier per iteration; \"producer\": refilled by a producer "
                        "warpgroup of its own (warp specialization)"),
+    "persistent": AttrDef(_pos_int, False,
+                          "loop: its warp-specialized group runs as a persistent grid of at "
+                          "most this many programs, each walking output tiles"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "loop: its iterations are split over this many programs per output "
                        "tile, whose partial sums one program combines in split order "

@@ -659,7 +659,7 @@ class _FunctionLowering:
 
     def lower_group(self, par: ir.Operation, b: ir.Builder) -> None:
         """One group: the grid parallel, its shared memory and the SIMT region."""
-        from .machine_roles import PRODUCER_THREADS, lower_roles_body, roles_loop_of
+        from .machine_roles import PRODUCER_THREADS, TileWalk, lower_roles_body, roles_loop_of
         from .machine_split import SplitK, lower_split_body, split_op_of
 
         rank = par.attr("rank")
@@ -670,6 +670,18 @@ class _FunctionLowering:
         names = [a.name_hint for a in par.regions[0].entry.args]
         split_op = split_op_of(par)
         attrs: dict[str, Any] = {"rank": rank, "level": "grid", "threads": lanes}
+        persistent = roles_loop.attr("persistent") if roles_loop is not None else None
+        if persistent:  # one axis numbers the programs; each walks output tiles
+            tiles = extents[0]
+            for e in extents[1:]:
+                tiles = b.create("arith", [tiles, e], [ir.index], {"fn": "mul"},
+                                 loc=par.loc, result_names=["tiles"]).result
+            cap = b.create("constant", [], [ir.index], {"value": int(persistent)},
+                           loc=par.loc).result
+            extents = [b.create("arith", [tiles, cap], [ir.index], {"fn": "min"},
+                                loc=par.loc, result_names=["programs"]).result]
+            names = ["program"]
+            attrs.update(rank=1)
         if split_op is not None:  # a leading grid axis numbers the K splits
             splits = int(split_op.attr("split_k"))
             extents = [b.create("constant", [], [ir.index], {"value": splits}, loc=par.loc,
@@ -694,13 +706,24 @@ class _FunctionLowering:
         g.sim_anchor = anchor  # type: ignore[attr-defined]
         g.scopes[0][("index", 0)] = anchor.result
         coords = list(grid_block.args[1:] if split_op is not None else grid_block.args)
-        for a, na in zip(par.regions[0].entry.args, coords):
-            g.bind(a, na)
-        if roles_loop is not None:
+        trav = self.options.planner.program_traversal
+        parsed = ir.parse_traversal(trav) if trav is not None else None
+        assert not isinstance(parsed, str), parsed  # PlannerOptions checked it
+        if persistent:
+            walk = TileWalk(par, grid_block.args[0], int(persistent),
+                            parsed if rank >= 2 else None)
+            lower_roles_body(g, par.regions[0].entry, roles_loop, walk)
+        elif roles_loop is not None:
+            for a, na in zip(par.regions[0].entry.args, coords):
+                g.bind(a, na)
             lower_roles_body(g, par.regions[0].entry, roles_loop)
         elif split_op is None:
+            for a, na in zip(par.regions[0].entry.args, coords):
+                g.bind(a, na)
             g.lower_block(par.regions[0].entry)
         else:
+            for a, na in zip(par.regions[0].entry.args, coords):
+                g.bind(a, na)
             g.split_k = SplitK(split_op, splits, grid_block.args[0])
             lower_split_body(g, par.regions[0].entry, g.split_k, coords)
         lb.create("yield")
@@ -725,11 +748,13 @@ class _FunctionLowering:
             info["producer_threads"] = PRODUCER_THREADS
         if split_op is not None:
             info["split_k"] = splits
-        trav = self.options.planner.program_traversal
-        if trav is not None:
-            parsed = ir.parse_traversal(trav)
-            assert not isinstance(parsed, str), parsed  # PlannerOptions checked it
-            if grid.attr("rank") >= 2:
+        if persistent:
+            info["persistent"] = int(persistent)
+        if parsed is not None:
+            if persistent and rank >= 2:
+                info["traversal"] = f"{parsed[0]}:{parsed[1]} (the order of each program's " \
+                                    "tiles)"
+            elif grid.attr("rank") >= 2:
                 grid.attributes["traversal"] = parsed
                 info["traversal"] = f"{parsed[0]}:{parsed[1]}"
             else:

@@ -112,12 +112,15 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
 
 def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
                  ub: ir.Value, step: ir.Value, inits: list[ir.Value],
-                 carried: list[Any]) -> list[ir.Value]:
+                 carried: list[Any], state: list[ir.Value] | None = None) -> list[ir.Value]:
     """The machine loop of ``op`` with ``staging``'s protocol (None: not staged); returns
-    its results without the protocol's carried state."""
+    its results without the protocol's carried state. ``state``: the protocol's state at
+    the first iteration (default zeros); when given, the results end with its state after
+    the last."""
     if staging is not None:
+        inits = [*inits, *(state if state is not None
+                           else [g.index(0) for _ in range(staging.carried)])]
         staging.prologue(lb, ub, step)
-        inits = [*inits, *(g.index(0) for _ in range(staging.carried))]  # protocol state
     body = ir.Block([ir.index, *(v.type for v in inits)])
     attrs = {"unroll": op.attr("unroll")} if op.attr("unroll") is not None else {}
     loop = g.op("serial", [lb, ub, step, *inits], [v.type for v in inits], attrs,
@@ -150,7 +153,8 @@ def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
     g.sync.merge(before, g.sync.state())
     if staging is not None:
         staging.finish()
-    return list(loop.results)[:len(loop.results) - (staging.carried if staging else 0)]
+    keep = staging.carried if staging is not None and state is None else 0
+    return list(loop.results)[:len(loop.results) - keep]
 
 
 @rule("if")

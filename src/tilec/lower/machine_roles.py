@@ -26,6 +26,18 @@ compute exactly as in the mbarrier ring of ``machine_ring``) and gets 128 more, 
         if guard: named barrier; thread 0 invalidates the barriers; named barrier
         ... the operations after the loop, with named barriers among the consumers ...
 
+A persistent group (the loop's ``persistent`` attribute, ``LowerOptions.persistent``) is
+launched as ``P = min(tiles, persistent)`` programs on one grid axis. The operations before
+the loop that do not depend on the coordinates run once, before the role split; then each
+role walks the tiles ``t = program, program + P, ...`` (``TileWalk``: the coordinates of
+``t`` in the grid's traversal order) and runs the rest of its body per tile, both carrying
+``(v, p)`` from tile to tile, so iteration ``j`` above counts the iterations of every tile
+the program ran. The consumers release the last version of each tile after its loop (the
+last iteration waited for every group), so the producer fills the next tile's first
+versions while the consumers store this tile's output; where the guard fails, each tile
+runs the ordinary ring from version 0 and the consumers meet before the next tile's
+copies. The barriers are invalidated once, after the walk.
+
 Release ``i`` of version ``v`` completes phase ``i`` of ``empty[v]``, the one the producer
 waits for at iteration ``j = v + (i + 1) W`` with parity ``i mod 2 = 1 - p_j``. Only thread
 ``T`` runs the producer's loop, so its last wait comes before its last copies, which the
@@ -36,15 +48,19 @@ their ``T`` threads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import tilec.ir as ir
 
 from .machine import GroupLowering
 from .machine_control import _guard_step, _layouts, _staged_loop, _value, flatten, unflatten
 from .machine_pipeline import Staging
 from .machine_ring import GuardedRing, _discard_rings, retire
+from .schedule import coordinate_dependent
 
-__all__ = ["roles_loop_of", "lower_roles_body", "PRODUCER_THREADS", "PRODUCER_REGISTERS",
-           "CONSUMER_REGISTERS"]
+__all__ = ["roles_loop_of", "lower_roles_body", "TileWalk", "PRODUCER_THREADS",
+           "PRODUCER_REGISTERS", "CONSUMER_REGISTERS"]
 
 PRODUCER_THREADS = 128
 """The producer warpgroup."""
@@ -64,13 +80,88 @@ def roles_loop_of(group: ir.Operation) -> ir.Operation | None:
     return None
 
 
+@dataclass
+class TileWalk:
+    """The output tiles one program of a persistent group walks."""
+
+    group: ir.Operation
+    """The Scheduled group ``parallel`` (its operands are the tile grid's extents)."""
+    program: ir.Value
+    """The Machine grid's coordinate: the program's number."""
+    cap: int
+    """Programs launched at most (``P = min(tiles, cap)``)."""
+    traversal: tuple[str, int] | None
+    """The order of the tiles (``ir.traversal``; None: row-major)."""
+
+    def walk(self, g: GroupLowering, state: list[ir.Value],
+             body: Callable[[list[ir.Value]], list[ir.Value]], meet: bool = True
+             ) -> list[ir.Value]:
+        """A loop over this program's tiles carrying ``state``: ``body`` runs per tile with
+        the group's coordinates bound and returns the next state. ``meet``: the role's
+        threads meet at the end of a tile that leaves shared accesses pending (False for a
+        role of one thread, which never does)."""
+        rank = self.group.attr("rank")
+        extents = [g.scalar(v) for v in self.group.operands[:rank]]
+        tiles = extents[0]
+        for e in extents[1:]:
+            tiles = g.arith("mul", tiles, e)
+        programs = g.arith("min", tiles, g.index(self.cap))
+        blk = ir.Block([ir.index, *(v.type for v in state)])
+        loop = g.op("serial", [self.program, tiles, programs, *state],
+                    [v.type for v in state], {}, [ir.Region([blk])])
+        before = g.sync.state()
+        with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
+            coords = self._coordinates(g, blk.args[0], extents)
+            for a, c in zip(self.group.regions[0].entry.args, coords):
+                g.bind(a, c)
+            out = body(list(blk.args[1:]))
+            if g.sync.pending:
+                assert meet, "a one-thread role left shared accesses pending"
+                g.sync.barrier()
+            g.op("yield", out, [])
+        g.sync.merge(before, g.sync.state())
+        return list(loop.results)
+
+    def _coordinates(self, g: GroupLowering, t: ir.Value, extents: list[ir.Value]
+                     ) -> list[ir.Value]:
+        """The grid point of tile number ``t`` (``ir.traversal_points``' formula)."""
+        if self.traversal is None or len(extents) < 2:
+            return _row_major(g, t, extents)
+        rows, cols = extents[-2], extents[-1]
+        inner = g.arith("mul", rows, cols)
+        lin = g.arith("rem", t, inner)
+        per_group = g.arith("mul", g.index(self.traversal[1]), cols)
+        first = g.arith("mul", g.arith("floordiv", lin, per_group),
+                        g.index(self.traversal[1]))
+        in_group = g.arith("min", g.arith("sub", rows, first), g.index(self.traversal[1]))
+        r = g.arith("rem", lin, per_group)
+        last = [g.arith("add", first, g.arith("rem", r, in_group)),
+                g.arith("floordiv", r, in_group)]
+        if len(extents) == 2:
+            return last
+        return [*_row_major(g, g.arith("floordiv", t, inner), extents[:-2]), *last]
+
+
+def _row_major(g: GroupLowering, t: ir.Value, extents: list[ir.Value]) -> list[ir.Value]:
+    out = []
+    for k, e in enumerate(reversed(extents)):
+        if k == len(extents) - 1:
+            out.append(t)  # the leading coordinate: t < the product of the extents
+            break
+        out.append(g.arith("rem", t, e))
+        t = g.arith("floordiv", t, e)
+    return out[::-1]
+
+
 class ConsumerRing(GuardedRing):
     """The consumers' side of a warp-specialized ring: ``GuardedRing`` without the copies
     (the producer issues them) and without the wait for the release (the producer waits)."""
 
-    def __init__(self, st: Staging) -> None:
+    def __init__(self, st: Staging, walking: bool = False) -> None:
         super().__init__(st)
         self._lb: ir.Value | None = None
+        self.walking = walking
+        """The group is persistent: the ring's state carries from tile to tile."""
 
     def init_barriers(self) -> None:
         """Before the role split, where the guard holds: thread 0 initializes every barrier
@@ -94,6 +185,39 @@ class ConsumerRing(GuardedRing):
         self._lb = lb
         self._both(lambda: None, lambda: self.plain.prologue(lb, ub, step))
 
+    def finish(self) -> None:
+        """After the loop: without a walk, each protocol's end; in a persistent walk the
+        barriers stay (``finish_walk`` invalidates them) and where the guard fails the
+        consumers meet before the next tile's copies refill the ring."""
+        if not self.walking:
+            super().finish()
+            return
+
+        def plain() -> None:
+            self.plain.finish()
+            self.g.sync.barrier()
+
+        self._both(lambda: None, plain)
+
+    def release_last(self, lb: ir.Value, ub: ir.Value, state: list[ir.Value]) -> None:
+        """In a persistent walk, after a tile's loop: release the version its last
+        iteration read (that iteration waited for every group), ``state`` being the loop's
+        final (next) version and parity."""
+        g, ring = self.g, self.ring
+        w = self.st.versions
+        ver = state[0]
+        last = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
+                       g.arith("sub", ver, g.index(1)))
+        leader = g.arith("eq", g.arith("rem", g.tid, g.index(PRODUCER_THREADS)), g.index(0))
+        ran = g.arith("and", self.guard, g.arith("lt", lb, ub))
+        g.guarded(g.arith("and", ran, leader),
+                  lambda: g.atom("mbarrier.arrive", [ring._bar(ring.empty, last)], [ir.token]))
+
+    def finish_walk(self) -> None:
+        """After the walk, where the guard holds: the consumers meet, thread 0 invalidates
+        every barrier, they meet again."""
+        self._both(lambda: self.ring._on_all("mbarrier.inval", None), lambda: None)
+
     def end_iteration(self) -> None:
         """Retire the previous iteration's group, then release its version."""
         assert self._at is not None
@@ -112,57 +236,100 @@ class ConsumerRing(GuardedRing):
         g.guarded(g.arith("and", g.arith("gt", iv, self._lb), leader),
                   lambda: g.atom("mbarrier.arrive", [ring._bar(ring.empty, prev)], [ir.token]))
 
-    def produce(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
+    def produce(self, lb: ir.Value, ub: ir.Value, step: ir.Value,
+                state: list[ir.Value] | None = None) -> list[ir.Value]:
         """The producer's loop (one thread runs it): wait for each version's release, then
-        issue the iteration's copies into it."""
+        issue the iteration's copies into it. ``state``: the version and parity of the
+        first iteration (default 0, 0); returns those after the last."""
         g, ring = self.g, self.ring
         body = ir.Block([ir.index, ir.index, ir.index])
-        g.op("serial", [lb, ub, step, g.index(0), g.index(0)], [ir.index, ir.index], {},
-             [ir.Region([body])])
+        init = state if state is not None else [g.index(0), g.index(0)]
+        loop = g.op("serial", [lb, ub, step, *init], [ir.index, ir.index], {},
+                    [ir.Region([body])])
         with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
             iv, ver, par = body.args
             g.atom("mbarrier.wait", [ring._bar(ring.empty, ver),
                                      g.arith("sub", g.index(1), par)], [])
             ring._issue(iv, ver)
             g.op("yield", self.st.next_carried([ver, par]), [])
+        return list(loop.results)
 
 
-def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation) -> None:
+def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
+                     walk: TileWalk | None = None) -> None:
     """Lower grid body ``block`` whose staged loop ``loop`` a producer warpgroup fills: the
-    operations before the loop on every thread, then the two roles (module docstring)."""
+    operations before the loop on every thread, then the two roles (module docstring).
+    ``walk``: the group is persistent, each role walks the program's tiles."""
     ops = [op for op in block.operations if not op.opdef.terminator]
     k = ops.index(loop)
-    for op in ops[:k]:
+    early, per_tile = ops[:k], []
+    if walk is not None:  # what depends on the coordinates runs per tile
+        varying = coordinate_dependent(block, ops[:k])
+        early = [op for op in ops[:k] if op not in varying]
+        per_tile = [op for op in ops[:k] if op in varying]
+    for op in early:
         if op not in g.skip:
             g.lower_op(op)
     outer, g.loc = g.loc, loop.loc
     lb, ub, step = (g.scalar(v) for v in loop.operands[:3])
     _guard_step(g, loop, step)
-    ring = ConsumerRing(Staging(g, loop))
+    ring = ConsumerRing(Staging(g, loop), walking=walk is not None)
     ring.init_barriers()
     consumers = g.threads
     two = consumers // PRODUCER_THREADS >= 2
+
+    def lower_all(seq: list[ir.Operation]) -> None:
+        for op in seq:
+            if op not in g.skip:
+                g.lower_op(op)
+
+    def produce_tile(state: list[ir.Value]) -> list[ir.Value]:
+        lower_all(per_tile)
+        g.loc = loop.loc
+        return ring.produce(lb, ub, step, state)
 
     def producer() -> None:
         if two:
             g.atom("setmaxnreg", [], [], action="dec", count=PRODUCER_REGISTERS)
         leader = g.arith("eq", g.tid, g.index(consumers))
-        g.guarded(g.arith("and", ring.guard, leader), lambda: ring.produce(lb, ub, step),
+        if walk is None:
+            run = lambda: ring.produce(lb, ub, step)  # noqa: E731
+        else:
+            run = lambda: walk.walk(g, [g.index(0), g.index(0)], produce_tile,  # noqa: E731
+                                    meet=False)
+        g.guarded(g.arith("and", ring.guard, leader), run,
                   {"guard": "the producer's issuing thread"})
+
+    def consume_tile(state: list[ir.Value] | None) -> list[ir.Value]:
+        lower_all(per_tile)
+        g.loc = loop.loc
+        carried = _layouts(loop.results)
+        inits = flatten(g, [_value(g, loop, 3 + i) for i in range(len(loop.results))])
+        if state is not None:  # the ordinary ring of a failed guard starts at version 0
+            state = [g.arith("select", ring.guard, x, g.index(0)) for x in state]
+        results = _staged_loop(g, loop, ring, lb, ub, step, inits, carried, state)
+        after: list[ir.Value] = []
+        if state is not None:
+            n = len(results) - GuardedRing.carried
+            results, after = results[:n], results[n:]
+            ring.release_last(lb, ub, after)
+        for r, x in zip(loop.results, unflatten(carried, results)):
+            g.bind(r, x)
+        g.loc = outer
+        lower_all(ops[k + 1:])
+        return after
 
     def consumer() -> None:
         if two:
             g.atom("setmaxnreg", [], [], action="inc", count=CONSUMER_REGISTERS)
         g.role_threads = consumers
-        carried = _layouts(loop.results)
-        inits = flatten(g, [_value(g, loop, 3 + i) for i in range(len(loop.results))])
-        results = _staged_loop(g, loop, ring, lb, ub, step, inits, carried)
-        for r, x in zip(loop.results, unflatten(carried, results)):
-            g.bind(r, x)
+        if walk is None:
+            consume_tile(None)
+            return
+        walk.walk(g, [g.index(0), g.index(0)], consume_tile)
+        g.loc = loop.loc
+        ring.finish_walk()
         g.loc = outer
-        for op in ops[k + 1:]:
-            if op not in g.skip:
-                g.lower_op(op)
 
     is_producer = g.arith("ge", g.tid, g.index(consumers))
     try:

@@ -104,6 +104,15 @@ class LowerOptions:
     (the consumers) only wait, compute and release; with two consumer warpgroups
     ``setmaxnreg`` moves registers from the producer to them. Applied where the schedule
     proves it legal (``schedule._roles_blocker``), else noted in the report."""
+    persistent: int = 0
+    """Run a warp-specialized group as a persistent grid of at most this many programs
+    (0: one program per output tile). Each program walks the output tiles ``t = program,
+    program + P, ...`` (``P`` the programs launched) in the grid's traversal order, and both
+    roles carry the ring's versions and phases from one tile to the next, so that the
+    producer fills the next tile's first versions while the consumers store the last
+    tile's output. The CUDA backend's tuning variants use the device's compute units.
+    Applied where the group is warp-specialized and its loop's bounds do not depend on
+    the program's coordinates (``schedule._plan_persistent``), else noted in the report."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
@@ -124,6 +133,10 @@ class LowerOptions:
         if not isinstance(self.split_k, int) or isinstance(self.split_k, bool) \
                 or not 1 <= self.split_k <= 64:
             raise ValueError(f"split_k must be an integer from 1 to 64, got {self.split_k!r}")
+        if not isinstance(self.persistent, int) or isinstance(self.persistent, bool) \
+                or not 0 <= self.persistent <= 1 << 20:
+            raise ValueError(f"persistent must be an integer from 0 to {1 << 20} (programs), "
+                             f"got {self.persistent!r}")
         if self.stages < 2 or self.wgmma_stages < 2:
             raise ValueError(f"stages must be at least 2, got {self.stages} and "
                              f"{self.wgmma_stages} (wgmma)")

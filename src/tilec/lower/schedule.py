@@ -43,11 +43,12 @@ from .staged_windows import tma_eligible
 from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
-           "block_arg_layout", "staged_loads", "SCHEDULE_ATTRS"]
+           "block_arg_layout", "staged_loads", "coordinate_dependent", "SCHEDULE_ATTRS"]
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
-                  "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k")
+                  "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
+                  "persistent")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -109,6 +110,10 @@ class GroupSchedule:
     than a group barrier: ``"mbarrier"`` (``LowerOptions.mbarrier_ring``: thread 0 of the
     group refills) or ``"producer"`` (``LowerOptions.warp_specialized``: a producer
     warpgroup of its own refills; ``lower/machine_roles.py``)."""
+    persistent: dict[ir.Operation, int] = field(default_factory=dict)
+    """Warp-specialized loops whose group runs as a persistent grid: at most this many
+    programs, each walking output tiles (``LowerOptions.persistent``;
+    ``lower/machine_roles.py``)."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
@@ -502,8 +507,12 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                     g.notes.append(f"{loop.name} at {loop.loc}: warp-specialized: a producer "
                                    f"warpgroup issues the copies for {g.threads // 128} "
                                    "consumer warpgroup(s) (128 more threads)")
+                    _plan_persistent(g, loop, options)
                 else:
                     g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: {why}")
+            if options.persistent and g.release.get(loop) != "producer":
+                g.notes.append(f"{loop.name} at {loop.loc}: not persistent: only a "
+                               "warp-specialized group walks tiles")
             return
         g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
     if wgmma and options.wgmma_in_flight:
@@ -570,6 +579,38 @@ def _roles_blocker(loop: ir.Operation, g: GroupSchedule, options: LowerOptions
             return (f"the integer tile division at {op.loc} checks its divisors with a "
                     "barrier of every thread")
     return None
+
+
+def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
+    """Make the warp-specialized group of ``loop`` a persistent grid of at most
+    ``options.persistent`` programs (each walks output tiles, both roles carrying the ring's
+    phases from tile to tile), or note why not: the loop's bounds must not depend on the
+    group's coordinates (every role computes them once, before its walk)."""
+    if not options.persistent:
+        return
+    body = g.op.regions[0].entry
+    varying = coordinate_dependent(body)
+    for k, what in enumerate(("start", "end", "step")):
+        d = loop.operand(k)
+        if d in body.args or d.defining_op in varying:
+            g.notes.append(f"{loop.name} at {loop.loc}: not persistent: the loop's {what} "
+                           "depends on the program's coordinates")
+            return
+    g.persistent[loop] = options.persistent
+    g.notes.append(f"{loop.name} at {loop.loc}: persistent: at most {options.persistent} "
+                   "programs walk the output tiles in the grid's traversal order")
+
+
+def coordinate_dependent(body: ir.Block, ops: list[ir.Operation] | None = None
+                         ) -> set[ir.Operation]:
+    """The operations of group body ``body`` (or of ``ops``, a prefix of its operations)
+    whose results depend on the group's coordinates."""
+    out: set[ir.Operation] = set()
+    args = set(body.args)
+    for op in body.operations if ops is None else ops:
+        if any(v in args or v.defining_op in out for v in op.operands):
+            out.add(op)
+    return out
 
 
 def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag: int
@@ -873,6 +914,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["in_flight"] = g.in_flight[op]
             if op in g.release:
                 op.attributes["release"] = g.release[op]
+            if op in g.persistent:
+                op.attributes["persistent"] = g.persistent[op]
         if op in g.split:
             op.attributes["split_k"] = g.split[op]
         if op.name == "pipeline":

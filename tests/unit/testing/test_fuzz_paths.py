@@ -141,3 +141,26 @@ def test_a_path_may_split_k() -> None:
     out = execute("simt:cuda:sm_80+splitk:3", matmul, [a, b, c], "matmul.py")
     assert out.kind == "ran", out
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_a_path_may_run_persistent_groups() -> None:
+    from tilec.testing.fuzz.paths import execute, path_error, split_path
+
+    assert split_path("simt:cuda:sm_90+ws+persistent:2") == (
+        "simt:cuda:sm_90", {"warp_specialized": True, "persistent": 2})
+    assert path_error("cuda+ws+persistent:132") is None
+    assert "persistent must be" in (path_error("simt:cuda:sm_90+persistent:x") or "")
+    assert "persistent must be" in (path_error("simt:cuda:sm_90+persistent:0") or "")
+    import ml_dtypes
+    import numpy as np
+
+    from tilec.lib import matmul
+
+    r = np.random.default_rng(3)
+    a = r.standard_normal((130, 70)).astype(ml_dtypes.bfloat16)
+    b = r.standard_normal((70, 200)).astype(ml_dtypes.bfloat16)
+    c = np.full((130, 200), np.nan, np.float32)
+    out = execute("simt:cuda:sm_90+ws+persistent:3", matmul, [a, b, c], "matmul.py")
+    assert out.kind == "ran", out
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=2e-3, atol=2e-3)

@@ -7,8 +7,9 @@ carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
 grids with that program traversal (``ir.traversal``), ``+mbarrier`` releases staged
 wgmma rings through mbarriers (``mbarrier_ring``), ``+ws`` gives them a producer
 warpgroup of their own (``warp_specialized``), ``+splitk:3`` splits the K loops of
-matrix groups over 3 programs per output tile (``split_k``), ``+grouped:3+mbarrier`` the
-first two (``split_path``).
+matrix groups over 3 programs per output tile (``split_k``), ``+persistent:2`` runs
+warp-specialized groups as 2 programs walking the output tiles (``persistent``),
+``+grouped:3+mbarrier`` the first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
 anything else is *internal*.
@@ -48,7 +49,8 @@ VARIANT_FLAGS = {"mbarrier": "mbarrier_ring", "ws": "warp_specialized"}
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     """A path's base and its plan variant (None without a ``+`` suffix): choices each after a
     ``+``, each ``grouped:G`` (a program traversal), ``splitk:S`` (``split_k``; a word
-    that is not a number stays a string, for ``path_error`` to name) or a word of
+    that is not a number stays a string, for ``path_error`` to name), ``persistent:P``
+    (``persistent``, the same) or a word of
     ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``)."""
     base, plus, suffix = path.partition("+")
     if not plus:
@@ -60,6 +62,9 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
         elif part.startswith("splitk:"):
             n = part[len("splitk:"):]
             variant["split_k"] = int(n) if n.isdigit() else n
+        elif part.startswith("persistent:"):
+            n = part[len("persistent:"):]
+            variant["persistent"] = int(n) if n.isdigit() else n
         else:
             variant["program_traversal"] = part
     return base, variant
@@ -76,13 +81,17 @@ def path_error(path: str) -> str | None:
     base, variant = split_path(path)
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
-            "add '+grouped:G', '+mbarrier', '+ws', '+splitk:S' or several: '+grouped:G+mbarrier')"
+            "add '+grouped:G', '+mbarrier', '+ws', '+splitk:S', '+persistent:P' or several: " \
+            "'+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
 
         k = variant.get("split_k")
         if k is not None and not (isinstance(k, int) and 1 <= k <= 64):
             return f"split_k must be an integer from 1 to 64, got {k!r} in {path!r}"
+        p = variant.get("persistent")
+        if p is not None and not (isinstance(p, int) and 1 <= p <= 1 << 20):
+            return f"persistent must be an integer from 1 to {1 << 20}, got {p!r} in {path!r}"
         if "program_traversal" in variant:
             why = parse_traversal(variant["program_traversal"])
             if isinstance(why, str):
