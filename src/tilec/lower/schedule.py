@@ -454,6 +454,11 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         if op.name in ("serial", "pipeline"):
             _plan_staging(g, op, options, profile.shared_bytes_per_group,
                           profile.async_copies and profile.tensor_copies)
+    if options.persistent and mmas and not g.persistent \
+            and not any(n.startswith("not persistent") for n in g.notes):
+        g.notes.append("not persistent: only a warp-specialized group walks tiles "
+                       "(warp_specialized, on a target with warpgroup instructions and "
+                       "tensor copies)")
     if options.split_k > 1 and mmas:
         loop, note = split_loop(par, profile, options.split_k)
         if loop is not None:
@@ -510,9 +515,6 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                     _plan_persistent(g, loop, options)
                 else:
                     g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: {why}")
-            if options.persistent and g.release.get(loop) != "producer":
-                g.notes.append(f"{loop.name} at {loop.loc}: not persistent: only a "
-                               "warp-specialized group walks tiles")
             return
         g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
     if wgmma and options.wgmma_in_flight:
