@@ -6,7 +6,9 @@ compiled (public API, ``variant=``) as the mbarrier ring (``mbarrier_ring``, thr
 consumers refills) and warp-specialized (``warp_specialized``: a producer warpgroup
 refills) with 3, 4 and 6 ring versions (the schedule keeps as many as shared memory
 holds), warp-specialized with the grouped program traversal, and persistent (132
-programs, one per compute unit of the H200, each walking output tiles); each is checked
+programs, one per compute unit of the H200, each walking output tiles), and with the cast
+to a 16-bit output fused into the accumulator's registers (``fuse_matrix_epilogues``; it
+changes only ``--out same``); each is checked
 against an f32 product of the same operands (output poisoned with NaN first) and timed
 with ``do_bench`` medians against ``torch.matmul`` in the same process. The output is
 f32 (``--out same``: the inputs' dtype, as torch's is).
@@ -39,7 +41,11 @@ VARIANTS = (("ring", {"mbarrier_ring": True}),
             ("ws4+persistent+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,
                                           "persistent": 132, "program_traversal": "grouped:8"}),
             ("ws3+persistent", {"warp_specialized": True, "wgmma_stages": 3,
-                                "persistent": 132}))
+                                "persistent": 132}),
+            ("ws4+epilogue", {"warp_specialized": True, "wgmma_stages": 4,
+                              "fuse_matrix_epilogues": True}),
+            ("ws4+persistent+epilogue", {"warp_specialized": True, "wgmma_stages": 4,
+                                         "persistent": 132, "fuse_matrix_epilogues": True}))
 """(name, plan variant) pairs; the ring keeps the default version count."""
 
 

@@ -677,6 +677,13 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
             # convert out of it (the rules for loop operands and uses in ``_required``).
             pos = acc_in.index - 1  # type: ignore[attr-defined]
             fixed[acc_in] = fixed[loop.results[pos]] = ch.layout
+            if mode == "direct":
+                # a proved scalar epilogue (plan.proofs.scalar_epilogue) runs on the
+                # accumulator's own registers: its result keeps their layout
+                for use in loop.results[pos].uses:
+                    if use.owner.name == "map":
+                        forced[(use.owner, use.index)] = ch.layout
+                        fixed[use.owner.results[0]] = ch.layout
             if mode == "resident":
                 # D leaves through shared staging (not directly).
                 blocked = L.blocked(ch.layout.shape, g.threads, res.type.dtype)

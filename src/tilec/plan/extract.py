@@ -277,6 +277,17 @@ class _Reader:
             return None, f"the accumulator result has {v.num_uses} uses, not one sink"
         use = next(iter(v.uses))
         st = use.owner
+        if st.name == "map":  # a scalar epilogue between the accumulator and its store
+            if not self.options.fuse_matrix_epilogues:
+                return None, ("the accumulator passes through a map (fused only with "
+                              "PlannerOptions.fuse_matrix_epilogues)")
+            from .proofs.scalar_epilogue import epilogue_of
+
+            epi, why = epilogue_of(v)
+            if epi is None:
+                return None, f"no scalar epilogue: {why}"
+            use = next(iter(epi.map.results[0].uses))
+            st = use.owner
         if st.name != "store" or use.index != 1 or not group.is_ancestor_of(st):
             return None, "the accumulator result is not stored by the group"
         dst = st.operand(0)

@@ -5,10 +5,14 @@ judgement; the schedule records the reasons in the plan report.
 
 * ``split_k.split_loop``: which K loop of a matrix group may run split over programs per
   output tile (``LowerOptions.split_k``; docs/design/split_k.md).
+* ``scalar_epilogue.epilogue_of``: a closed elementwise expression between an accumulator
+  and its store, computed by the thread that owns each element
+  (``PlannerOptions.fuse_matrix_epilogues``).
 """
 
 from __future__ import annotations
 
+from .scalar_epilogue import ScalarEpilogue, epilogue_of
 from .split_k import split_loop
 
-__all__ = ["split_loop"]
+__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue"]

@@ -1,0 +1,85 @@
+"""Scalar epilogues on the direct accumulator output (``PlannerOptions.fuse_matrix_epilogues``).
+
+A matrix group whose accumulator leaves its loop into a global store may skip the shared
+staging of the output (the *direct* accumulator output: each thread stores the elements its
+registers own). ``epilogue_of`` extends that to an accumulator that passes through a closed
+elementwise expression before the store, ``store(window, map(acc, s...))``, which is the
+common GEMM epilogue: a cast to the output's type, a scale, an activation. The fact it
+proves is *same-element ownership*: element ``(i, j)`` of the stored tile is a function of
+element ``(i, j)`` of the accumulator and of uniform scalars only, so the thread that owns
+accumulator element ``(i, j)`` can compute and store it with no exchange. It holds when:
+
+* the accumulator value has exactly one use, the ``map``'s first operand, and the map has
+  one result with exactly one use, a ``store`` (the caller checks that it is global);
+* every other operand of the map is a scalar (uniform over the tile); a second tile
+  operand (a bias, a residual) would need a proof that its layout is congruent to the
+  accumulator's, which is not made here, so it is refused;
+* the map's body is closed: every operand of its operations is one of its block arguments
+  or a result of an earlier operation of the body (no free variable), and every operation
+  is pure and has no regions (no load, no neighbour read, no side effect).
+
+The counterexamples are the rules' negations: an extra consumer of the accumulator or of
+the map, a tile operand, a free variable, an effect. This is a fact of the program, never a
+profitability judgement: whether the fused output pays is the solver's and the tuner's
+question (the option is off by default, as the seed says).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tilec.ir as ir
+
+__all__ = ["ScalarEpilogue", "epilogue_of"]
+
+
+@dataclass(frozen=True)
+class ScalarEpilogue:
+    """A proved scalar epilogue between an accumulator and its store."""
+
+    map: ir.Operation
+    """The ``map`` applied to each accumulator element."""
+    store: ir.Operation
+    """The ``store`` of the map's result."""
+    ops: tuple[str, ...]
+    """The body's operations (``arith cast``, ``arith mul`` ...), for the report."""
+
+
+def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
+    """The scalar epilogue that accumulator result ``v`` passes through to its store, or
+    ``(None, why not)``."""
+    if v.num_uses != 1:
+        return None, f"the accumulator result has {v.num_uses} uses, not one"
+    use = next(iter(v.uses))
+    m = use.owner
+    if m.name != "map":
+        return None, "the accumulator result does not pass through a map"
+    if use.index != 0 or any(o is v for o in m.operands[1:]):
+        return None, "the accumulator is not the map's only tile operand"
+    for k, o in enumerate(m.operands[1:], start=1):
+        if isinstance(o.type, ir.TileType):
+            return None, (f"operand {k} of the map at {m.loc} is a tile (a bias or residual "
+                          "needs a layout congruent to the accumulator's, not proved)")
+    if len(m.results) != 1:
+        return None, f"the map at {m.loc} has {len(m.results)} results"
+    body = m.regions[0].entry
+    defined = set(body.args)
+    names = []
+    for op in body.operations:
+        for o in op.operands:
+            if o not in defined:
+                return None, (f"the '{op.name}' at {op.loc} in the map reads a value defined "
+                              "outside it (a free variable)")
+        if op.opdef.terminator:
+            continue
+        if op.regions or op.opdef.effect != "pure":
+            return None, f"the '{op.name}' at {op.loc} in the map is not a pure scalar op"
+        defined.update(op.results)
+        names.append(f"{op.name} {op.attr('fn')}" if op.attr("fn") else op.name)
+    r = m.results[0]
+    if r.num_uses != 1:
+        return None, f"the map's result has {r.num_uses} uses, not one store"
+    st = next(iter(r.uses))
+    if st.owner.name != "store" or st.index != 1:
+        return None, "the map's result is not stored"
+    return ScalarEpilogue(m, st.owner, tuple(names)), ""
