@@ -164,3 +164,32 @@ def test_a_path_may_run_persistent_groups() -> None:
     assert out.kind == "ran", out
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=2e-3, atol=2e-3)
+
+
+def test_the_metal_path_checks_the_msl_and_simulates_the_same_machine_ir() -> None:
+    import numpy as np
+
+    from tilec.lib import softmax
+    from tilec.testing.fuzz.paths import ALL_PATHS, CPU_PATHS, execute, path_error
+
+    assert "metal" in ALL_PATHS and "metal" not in CPU_PATHS  # named, not a default
+    assert path_error("metal") is None
+    assert path_error("metal+grouped:2") is None
+    x = np.random.default_rng(2).standard_normal((9, 70)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    out = execute("metal", softmax, [x, y], "softmax.py")
+    assert out.kind == "ran", out
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5)
+
+
+def test_the_metal_path_rejects_f64_with_the_reason() -> None:
+    import numpy as np
+
+    from tilec.lib import transpose
+    from tilec.testing.fuzz.paths import execute
+
+    x = np.ones((4, 8))
+    out = execute("metal", transpose, [x, np.zeros((8, 4))], "transpose.py")
+    assert out.kind == "rejected", out
+    assert "Metal has no N-bit floating point (fN)" in out.reason

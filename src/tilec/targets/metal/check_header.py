@@ -40,6 +40,8 @@ typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long ulong;
 typedef _Float16 half;
+/* MSL has no double: any use of it is an unknown type */
+#define double tc_msl_has_no_double
 
 struct uint3 { uint x, y, z; };
 struct alignas(16) uint4 { uint x, y, z, w; };

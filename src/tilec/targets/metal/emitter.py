@@ -194,6 +194,20 @@ class MetalEmitter(CUDAEmitter):
             return f"{text}f"
         return super().literal(value, t)
 
+    def cast_expr(self, x: str, src: ir.Type, dst: ir.Type, op: ir.Operation | None) -> str:
+        """TileIR's conversions without ``double``: float -> integer converts the float
+        itself (``tc_f2i_*`` take ``float``), and integer -> 16-bit float rounds to odd in
+        f32 first (``tc_i64_to_f32_odd``; exact below 2**24), so the one rounding to 16 bits
+        after it is correct."""
+        if isinstance(src, ir.ScalarType) and isinstance(dst, ir.ScalarType) \
+                and src is not dst and dst is not ir.i1 and ir.f64 not in (src, dst):
+            if src.is_float and not dst.is_float:
+                return f"tc_f2i_{'i64' if dst is ir.index else dst.name}({x})"
+            if dst.is_float and not src.is_float and dst.name in self.NARROW_ROUND:
+                return self.NARROW_ROUND[dst.name].format(
+                    f"tc_i64_to_f32_odd((int64_t)({x}))")
+        return super().cast_expr(x, src, dst, op)
+
     # -- grid -------------------------------------------------------------------------
     def _emit_grid(self, op: ir.Operation) -> None:
         for inner in op.regions[0].entry.operations:

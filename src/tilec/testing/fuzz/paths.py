@@ -1,7 +1,10 @@
 """Running a program on one path, and what the run ended as.
 
 Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
-(``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``) and
+(``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``),
+``metal`` (the ``metal:m1`` target: its MSL is emitted and built, which off macOS is the
+libclang check, then the simulator runs the Machine TileIR the emitter printed; where a
+Metal device is, the kernel runs on it) and
 ``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path may
 carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
 grids with that program traversal (``ir.traversal``), ``+mbarrier`` releases staged
@@ -34,7 +37,7 @@ __all__ = ["CPU_PATHS", "ALL_PATHS", "Outcome", "execute", "classify", "gpu_avai
 
 CPU_PATHS = ("reference", "cpu", "simt:cuda:sm_90", "simt:cuda:sm_80", "simt:metal:m1")
 """The paths that run without a GPU."""
-ALL_PATHS = (*CPU_PATHS, "cuda")
+ALL_PATHS = (*CPU_PATHS, "metal", "cuda")
 """Every path."""
 
 REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUnavailable")
@@ -79,6 +82,12 @@ def is_gpu(path: str) -> bool:
 def path_error(path: str) -> str | None:
     """Why ``path`` is not one the fuzzer runs, or None."""
     base, variant = split_path(path)
+    if base == "metal":
+        from tilec.targets.metal.check import checker_unavailable
+
+        why = checker_unavailable()
+        if why is not None and _metal_unavailable() is not None:
+            return f"the metal path checks every emitted source: {why}"
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
             "add '+grouped:G', '+mbarrier', '+ws', '+splitk:S', '+persistent:P' or several: " \
@@ -221,8 +230,34 @@ def _run_cuda(path: str, kernel: Any, args: list[Any], variant: Any = None) -> N
             args[i][...] = to_host(torch, d)
 
 
+def _run_metal(path: str, kernel: Any, args: list[Any], variant: Any = None) -> None:
+    """Emit and build for metal:m1; run on the device where there is one, else simulate the
+    very Machine TileIR that was emitted (the simt:metal:m1 pipeline's, checked equal)."""
+    c = tc.compile(kernel, *args, target="metal:m1", variant=variant)
+    exe = c.executable()  # emits; building checks the source with libclang off macOS
+    if exe.runnable:
+        c(*args)
+        return
+    if exe.verified != "checked with libclang":
+        raise RuntimeError(f"the emitted MSL was not checked: {exe.verified}")
+    s = tc.compile(kernel, *args, target="simt:metal:m1", variant=variant)
+    if s.after("allocate") != c.after("allocate"):
+        raise AssertionError("the simulator's Machine TileIR differs from the one emitted "
+                             "as MSL")
+    s(*args)
+
+
+def _metal_unavailable() -> str | None:
+    """None when metal:m1 kernels run on a device here (the metal path then launches)."""
+    for info, why in tc.available_targets():
+        if info.name == "metal:m1":
+            return why
+    return "no metal:m1 target is registered"
+
+
 _RUNNERS: dict[str, Callable[[str, Any, list[Any]], None]] = {
-    "reference": _run_target, "cpu": _run_target, "simt": _run_simt, "cuda": _run_cuda}
+    "reference": _run_target, "cpu": _run_target, "simt": _run_simt, "metal": _run_metal,
+    "cuda": _run_cuda}
 
 
 def to_device(torch: Any, a: np.ndarray) -> Any:

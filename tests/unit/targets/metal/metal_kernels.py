@@ -92,3 +92,17 @@ def golden_args(name: str) -> list:
 GOLDEN = {"scale_add": scale_add, "row_max_small": row_max_small,
           "int_div_tile": int_div_tile, "matmul_small": matmul_small}
 """The golden subjects by name."""
+
+
+@tc.kernel
+def conversions(X, H, G, J, K, B: tc.constexpr = 64):
+    """Integers to 16-bit floats and floats to integers (none of it through ``double``):
+    ``H = f16(X)``, ``G = bf16(X)``, ``J = i32(H)``, ``K = i8(G)``."""
+    for p in tc.parallel(tc.cdiv(X.shape[0], B)):
+        i = X.tile((p * B,), (B,), fill=0)
+        h = i.to(tc.float16)
+        g = i.to(tc.bfloat16)
+        H.tile((p * B,), (B,)).store(h)
+        G.tile((p * B,), (B,)).store(g)
+        J.tile((p * B,), (B,)).store(h.to(tc.int32))
+        K.tile((p * B,), (B,)).store(g.to(tc.int8))

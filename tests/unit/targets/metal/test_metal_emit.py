@@ -11,7 +11,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from metal_kernels import GOLDEN, add_f64, golden_args, matmul_small, scatter_add
+from metal_kernels import GOLDEN, add_f64, conversions, golden_args, matmul_small, scatter_add
 
 import tilec as tc
 from tilec.demo import DemoCase, all_cases
@@ -160,6 +160,39 @@ def test_the_check_names_the_tileir_operation_behind_the_line() -> None:
         check_msl(broken, src.buffer.origin_of_line, src.kernel)
     assert "emitted for TileIR atom.call" in str(info.value)
     assert "metal_kernels.py:" in str(info.value)
+
+
+@needs_libclang
+def test_the_check_rejects_double() -> None:
+    """MSL has no ``double``: the stub header makes any use of it an unknown type."""
+    src = _metal("scale_add").metal
+    start = src.text.index("kernel void")
+    broken = src.text[:start] + src.text[start:].replace("float ", "double ", 1)
+    with pytest.raises(MSLCheckError, match="unknown type name 'tc_msl_has_no_double'"):
+        check_msl(broken)
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["i32", "i64"])
+def test_conversions_do_not_go_through_double(wide: bool) -> None:
+    """A fuzzer finding: integer -> f16 printed CUDA's rounding through f64 (undeclared in
+    MSL). The simulator runs the same Machine TileIR and must agree with the reference."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(3)
+    it = np.int64 if wide else np.int32
+    ints = np.concatenate([rng.integers(-2**31, 2**31, 90), [2049, 2051, 16777217, -65519, 0]])
+    args = [ints.astype(it), np.zeros(95, np.float16), np.zeros(95, ml_dtypes.bfloat16),
+            np.zeros(95, np.int32), np.zeros(95, np.int8)]
+    exe = tc.compile(conversions, *args, target="metal:m1").executable()
+    kernel = exe.source[exe.source.index("kernel void"):]
+    assert "double" not in kernel and "tc_i64_to_f32_odd((int64_t)" in kernel
+    if checker_unavailable() is None:
+        check_msl(exe.source, exe.metal.buffer.origin_of_line, exe.metal.kernel)
+    ref = [a.copy() for a in args]
+    tc.compile(conversions, *ref, target="reference")(*ref)
+    tc.simulate(conversions, *args, target="metal:m1")
+    for got, want in zip(args[1:], ref[1:]):
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
 # ------------------------------------------------------------------ refusals, with reasons
