@@ -90,3 +90,30 @@ def test_persistent_walk_matches_torch(torch_cuda: Any, shape, tiles, programs,
             first = c.clone()
         else:
             assert torch.equal(first, c)
+
+
+@pytest.mark.parametrize("shape,tiles,variant", [
+    ((1000, 1000, 320), (128, 128, 64), {}),
+    ((1000, 1000, 320), (128, 256, 64), {"warp_specialized": True, "wgmma_stages": 4}),
+    ((2048, 2048, 1024), (128, 256, 64), {"warp_specialized": True, "wgmma_stages": 4,
+                                          "persistent": 132}),
+    ((300, 200, 130), (64, 64, 64), {"warp_specialized": True, "persistent": 3}),
+])
+def test_fused_cast_to_bf16_matches_torch(torch_cuda: Any, shape, tiles, variant) -> None:
+    """A bf16 output with the cast fused into the accumulator's registers
+    (``fuse_matrix_epilogues``): stored directly, no shared staging of the tile."""
+    torch = torch_cuda
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + 7 * n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    bm, bn, bk = tiles
+    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
+                      variant={**variant, "fuse_matrix_epilogues": True})
+    want = (a.float() @ b.float()).bfloat16().float()
+    kern(a, b, c)
+    torch.cuda.synchronize()
+    assert not bool(torch.isnan(c).any())
+    err = float((c.float() - want).abs().max())
+    assert err <= 1e-2 * max(1.0, float(want.abs().max())), err

@@ -1,0 +1,91 @@
+"""A proved scalar epilogue on the direct accumulator output
+(``PlannerOptions.fuse_matrix_epilogues``, ``plan/proofs/scalar_epilogue.py``): the cast to a
+16-bit output (and a scale, an activation) runs on the accumulator's registers, which are
+stored directly, so no shared staging of the output tile is planned. Simulated against the
+reference with NaN-poisoned outputs on every matrix realization that has a direct output."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import ml_dtypes
+import numpy as np
+import pytest
+from lowering_cases import SIMULATOR_MISSING, differential
+
+import tilec as tc
+from tilec.lib import matmul
+from tilec.lower import LowerOptions, lower
+
+BF16 = ml_dtypes.bfloat16
+
+needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
+                                     reason=SIMULATOR_MISSING or "")
+
+
+@tc.kernel
+def scaled_relu(A, B, C, alpha, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
+                BK: tc.constexpr = 64):
+    M, K = A.shape
+    N = B.shape[1]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(tc.maximum(acc * alpha, 0.0))
+
+
+def _fused(**kw) -> LowerOptions:
+    o = LowerOptions(**kw)
+    return replace(o, planner=replace(o.planner, fuse_matrix_epilogues=True))
+
+
+def _args(m: int, n: int, k: int, out, seed: int = 0) -> list[np.ndarray]:
+    r = np.random.default_rng(seed)
+    return [r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16),
+            np.zeros((m, n), out)]
+
+
+def _shared(fused: bool, tiles: dict[str, int], **kw) -> int:
+    args = _args(512, 512, 512, BF16)
+    compiled = tc.compile(matmul, *args, target="reference", **tiles)
+    opts = _fused(**kw) if fused else LowerOptions(**kw)
+    res = lower(compiled.module, "cuda:sm_90", opts)
+    (ch,) = res.groups[0].mma.values()
+    assert ch.accumulator == ("direct" if fused else "resident")
+    return res.resources[0]["shared_bytes"]
+
+
+def test_the_output_tile_is_no_longer_staged() -> None:
+    tiles = {"BM": 128, "BN": 128, "BK": 64}
+    off, on = _shared(False, tiles), _shared(True, tiles)
+    assert off - on >= 128 * 128 * 4  # the f32 staging of the output tile is gone
+    # 128x256 tiles with a bf16 output and four ring versions now fit a group
+    wide = {"BM": 128, "BN": 256, "BK": 64}
+    assert _shared(True, wide, warp_specialized=True, wgmma_stages=4) <= 232448
+
+
+@needs_simulator
+@pytest.mark.parametrize("shape,tiles,target,kw,out", [
+    ((200, 136, 160), {"BM": 64, "BN": 64, "BK": 64}, "cuda:sm_90",
+     {"warp_specialized": True}, BF16),
+    ((256, 384, 200), {"BM": 128, "BN": 128, "BK": 64}, "cuda:sm_90",
+     {"warp_specialized": True, "persistent": 2}, BF16),
+    ((130, 130, 72), {"BM": 64, "BN": 64, "BK": 64}, "cuda:sm_90", {}, BF16),
+    ((100, 70, 50), {"BM": 64, "BN": 64, "BK": 32}, "cuda:sm_80", {}, BF16),
+    ((100, 70, 50), {"BM": 64, "BN": 64, "BK": 32}, "cuda:sm_90", {}, np.float16),
+], ids=["ws_ragged", "persistent", "wgmma_fallback", "mma_sync", "f16"])
+def test_fused_casts_match_the_reference(shape, tiles, target, kw, out) -> None:
+    res = differential(matmul, _args(*shape, out, seed=sum(shape)), [2], target, tiles,
+                       options=_fused(**kw), rtol=1e-2, atol=1e-2)
+    assert [ch.accumulator for ch in res.groups[0].mma.values()] == ["direct"]
+
+
+@needs_simulator
+def test_a_scaled_activation_matches_the_reference() -> None:
+    args = [*_args(150, 100, 90, BF16, seed=4), 0.5]
+    res = differential(scaled_relu, args, [2], "cuda:sm_90", {}, options=_fused(),
+                       rtol=1e-2, atol=1e-2)
+    assert [ch.accumulator for ch in res.groups[0].mma.values()] == ["direct"]
