@@ -12,6 +12,8 @@ wgmma rings through mbarriers (``mbarrier_ring``), ``+ws`` gives them a producer
 warpgroup of their own (``warp_specialized``), ``+splitk:3`` splits the K loops of
 matrix groups over 3 programs per output tile (``split_k``), ``+persistent:2`` runs
 warp-specialized groups as 2 programs walking the output tiles (``persistent``),
+``+epilogue`` fuses proved scalar epilogues into the accumulator's registers
+(``fuse_matrix_epilogues``),
 ``+grouped:3+mbarrier`` the first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
@@ -45,7 +47,8 @@ REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUna
 a program with; the message must name the reason and the kernel's source location."""
 
 
-VARIANT_FLAGS = {"mbarrier": "mbarrier_ring", "ws": "warp_specialized"}
+VARIANT_FLAGS = {"mbarrier": "mbarrier_ring", "ws": "warp_specialized",
+                 "epilogue": "fuse_matrix_epilogues"}
 """Path suffix words that switch a boolean plan-variant choice on."""
 
 
@@ -54,7 +57,8 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     ``+``, each ``grouped:G`` (a program traversal), ``splitk:S`` (``split_k``; a word
     that is not a number stays a string, for ``path_error`` to name), ``persistent:P``
     (``persistent``, the same) or a word of
-    ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``)."""
+    ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``;
+    ``epilogue``: ``fuse_matrix_epilogues``)."""
     base, plus, suffix = path.partition("+")
     if not plus:
         return base, None
@@ -90,8 +94,8 @@ def path_error(path: str) -> str | None:
             return f"the metal path checks every emitted source: {why}"
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
-            "add '+grouped:G', '+mbarrier', '+ws', '+splitk:S', '+persistent:P' or several: " \
-            "'+grouped:G+mbarrier')"
+            "add '+grouped:G', '+mbarrier', '+ws', '+epilogue', '+splitk:S', '+persistent:P' " \
+            "or several: '+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
 
