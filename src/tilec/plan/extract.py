@@ -272,7 +272,8 @@ class _Reader:
 
     def global_sink(self, v: ir.Value, group: ir.Operation
                     ) -> tuple[ir.Operation | None, str | None]:
-        """The single global ``store`` of ``v`` inside ``group``, or the reason there is none."""
+        """The single global ``store`` of ``v`` inside ``group`` (with, when it is reached
+        through a proved scalar epilogue, a note saying so), or None and the reason."""
         if v.num_uses != 1:
             return None, f"the accumulator result has {v.num_uses} uses, not one sink"
         use = next(iter(v.uses))
@@ -288,6 +289,9 @@ class _Reader:
                 return None, f"no scalar epilogue: {why}"
             use = next(iter(epi.map.results[0].uses))
             st = use.owner
+            fused = f"through the scalar epilogue ({', '.join(epi.ops)}) at {epi.map.loc}"
+        else:
+            fused = None
         if st.name != "store" or use.index != 1 or not group.is_ancestor_of(st):
             return None, "the accumulator result is not stored by the group"
         dst = st.operand(0)
@@ -298,7 +302,7 @@ class _Reader:
                 and not self.options.bounded_store and not self.view_in_range(view):
             return None, ("a bounded destination not proved in range needs the bounded-store "
                           "capability")
-        return st, None
+        return st, fused
 
     def aligned_rows(self, load_v: ir.Value) -> float:
         """The fraction of an operand's tile rows that start 16-byte aligned: the row pitch
@@ -414,6 +418,8 @@ class _Reader:
                 notes.append(f"{name}: no direct output ({why})")
             else:
                 direct = True
+                if why:  # the proof of a fused scalar epilogue, for the report
+                    notes.append(f"{name}: direct output {why}")
                 overwrite = (lit == 0.0 and math.copysign(1.0, lit) > 0 and recurrence == 1
                              and length == 1)
         physical = None

@@ -122,3 +122,14 @@ def test_a_free_variable_is_refused() -> None:
     mul.set_operand(1, mp.operand(1))  # the map's outer operand, read from inside it
     epi, why = epilogue_of(acc)
     assert epi is None and "free variable" in why
+
+
+def test_the_report_names_the_fused_epilogue() -> None:
+    m = _module(matmul)
+    (site,) = plan.extract_groups(m, plan.PlannerOptions(bounded_store=True,
+                                                          fuse_matrix_epilogues=True))
+    assert any("direct output through the scalar epilogue (arith cast)" in n
+               for n in site.workload.notes), site.workload.notes
+    (site,) = plan.extract_groups(m, plan.PlannerOptions(bounded_store=True))
+    assert any("fused only with PlannerOptions.fuse_matrix_epilogues" in n
+               for n in site.workload.notes), site.workload.notes
