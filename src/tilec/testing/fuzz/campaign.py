@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
 
 from tilec.testing.host import cpu_name
@@ -498,7 +499,8 @@ def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> li
 
 
 def write_json(path: str, recs: list[dict]) -> None:
-    """Write records (a list of objects)."""
+    """Write records (a list of objects), making the file's folder if it is missing."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as f:
         json.dump(recs, f, indent=1)
         f.write("\n")
