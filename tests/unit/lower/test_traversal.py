@@ -164,6 +164,21 @@ def test_tuning_tries_the_grouped_traversal_on_cuda_matrix_grids() -> None:
         {"program_traversal": "grouped:8", "warp_specialized": True, "wgmma_stages": 4},
         {"warp_specialized": True, "wgmma_stages": 6},
         {"program_traversal": "grouped:8", "warp_specialized": True, "wgmma_stages": 6},
+        {"warp_specialized": True, "wgmma_stages": 4, "persistent": 132},
+        {"program_traversal": "grouped:8", "warp_specialized": True, "wgmma_stages": 4,
+         "persistent": 132},
+        {"split_k": 4}, {"split_k": 8}]
+    # a bf16 output leaves the accumulator through a cast: each variant is tried fused too
+    bf = tc.compile(matmul, a, a, np.zeros((256, 256), BF16), target="reference",
+                    BM=64, BN=64, BK=32).module
+    got = backend.tuning_variants(bf, "matmul")
+    fused = [v for v in got if v.get("fuse_matrix_epilogues")]
+    assert {"fuse_matrix_epilogues": True} in fused and len(fused) == 6
+    assert {"warp_specialized": True, "wgmma_stages": 4, "persistent": 132,
+            "fuse_matrix_epilogues": True} in fused
+    assert load_backend("cuda:sm_80").tuning_variants(bf, "matmul") == [
+        {"program_traversal": "grouped:8"}, {"fuse_matrix_epilogues": True},
+        {"program_traversal": "grouped:8", "fuse_matrix_epilogues": True},
         {"split_k": 4}, {"split_k": 8}]
     assert load_backend("cuda:sm_80").tuning_variants(mm, "matmul") == [
         {"program_traversal": "grouped:8"}, {"split_k": 4}, {"split_k": 8}]

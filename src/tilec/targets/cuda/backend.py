@@ -105,6 +105,18 @@ def make_backend(target_name: str = "cuda") -> CUDABackend:
     return CUDABackend(target_name)
 
 
+def _has_epilogue_map(grids: list[ir.Operation]) -> bool:
+    """Whether a loop result carried through an ``mma`` of ``grids`` is read by a ``map``
+    (an epilogue ``fuse_matrix_epilogues`` may fuse)."""
+    for g in grids:
+        for op in g.walk(include_self=False):
+            if op.name in ("serial", "pipeline") and any(
+                    o.name == "mma" for o in op.walk(include_self=False)):
+                if any(u.owner.name == "map" for r in op.results for u in r.uses):
+                    return True
+    return False
+
+
 WS_VERSIONS = (4, 6)
 """Ring versions the tuning variants try with a producer warpgroup (``tuning_variants``)."""
 
@@ -170,8 +182,13 @@ class CUDABackend:
         ring versions (the schedule keeps as many as shared memory holds), alone and with
         the traversal: benchmarks/cuda_ws.py measured 128x256x64 with 4 versions the
         fastest bf16 configuration at every large shape (0.236 ms at 4096^3, 0.74x torch),
-        and 3 versions much slower (0.273). None for other kernels (they would change
-        nothing)."""
+        and 3 versions much slower (0.273). Then the producer warpgroup with 4 versions as a
+        persistent grid of one program per compute unit (``persistent``), alone and with
+        the traversal. Where an accumulator leaves through an elementwise map (a cast to a
+        16-bit output, an activation), each variant so far again with the map fused into
+        the accumulator's registers (``fuse_matrix_epilogues``: the planner proves whether
+        it may), leaving out the thread-0 ring and the deepest producer ring to bound the
+        tuner's builds. None for other kernels (they would change nothing)."""
         fn = module.lookup(fn_name)
         if fn is None:
             return []
@@ -187,6 +204,14 @@ class CUDABackend:
             out += [{**v, "mbarrier_ring": True} for v in base]
             out += [{**v, "warp_specialized": True, "wgmma_stages": w} for w in WS_VERSIONS
                     for v in base]
+            from tilec.exec import get_profile
+
+            units = get_profile(self.profile).compute_units or 1
+            out += [{**v, "warp_specialized": True, "wgmma_stages": WS_VERSIONS[0],
+                     "persistent": units} for v in base]
+        if _has_epilogue_map(grids):
+            out += [{**v, "fuse_matrix_epilogues": True} for v in [{}, *out]
+                    if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]]
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 
