@@ -16,7 +16,7 @@ from lowering_cases import SIMULATOR_MISSING, differential, poisoned
 
 import tilec as tc
 import tilec.lower.machine_roles as roles
-from tilec.lib import matmul
+from tilec.lib import batched_matmul, matmul
 from tilec.lower import LowerOptions, lower
 
 BF16 = ml_dtypes.bfloat16
@@ -180,3 +180,15 @@ def test_two_programs_on_one_tile_are_a_race(monkeypatch) -> None:
     with pytest.raises(SimulationError) as info:
         _simulate_broken(monkeypatch, (roles.TileWalk, "_coordinates"), first_column)
     assert info.value.kind == "race" and "programs may run in any order" in str(info.value)
+
+
+@needs_simulator
+@pytest.mark.parametrize("traversal", [None, "grouped:2"])
+def test_a_batched_grid_walks_every_matrix(traversal) -> None:
+    """A grid of three axes: the batch stays the outermost coordinate of the walk."""
+    r = np.random.default_rng(9)
+    args = [r.standard_normal((3, 100, 70)).astype(BF16),
+            r.standard_normal((3, 70, 130)).astype(BF16), np.zeros((3, 100, 130), np.float32)]
+    res = differential(batched_matmul, args, [2], "cuda:sm_90", SMALL,
+                       options=_options(5, traversal), rtol=2e-3, atol=2e-3)
+    assert res.resources[0]["persistent"] == 5
