@@ -8,12 +8,14 @@ the same tensors (bf16 out, as cuBLAS computes it) measured in the same process.
 configuration's time, error and resources are recorded, in
 ``benchmarks/results/cuda_bmm-<device>-<date>.json``::
 
-    PYTHONPATH=src python benchmarks/cuda_bmm.py [--batch 32] [--size 1024]
+    PYTHONPATH=src python benchmarks/cuda_bmm.py [--batch 32] [--size 1024] [--variant JSON]
+        [--tiles 128x256x64,...]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -35,7 +37,13 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--size", type=int, default=1024)
+    p.add_argument("--variant", default=None,
+                   help='a plan variant as JSON, e.g. \'{"warp_specialized": true}\'')
+    p.add_argument("--tiles", default=None, help="BMxBNxBK, comma-separated (default: TILES)")
     args = p.parse_args()
+    variant = json.loads(args.variant) if args.variant else None
+    tiles = TILES if args.tiles is None else \
+        [tuple(map(int, t.split("x"))) for t in args.tiles.split(",")]
     nb, n = args.batch, args.size
     gen = torch.Generator(device="cuda").manual_seed(nb + n)
     a = torch.randn(nb, n, n, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -43,12 +51,13 @@ def main() -> int:
     c = torch.full((nb, n, n), float("nan"), device="cuda", dtype=torch.float32)
     want = torch.bmm(a.float(), b.float())
     rec = Recorder("cuda_bmm")
-    best_ms, note, per = best_tilec(batched_matmul, a, b, c, want, TOL, TILES)
+    best_ms, note, per = best_tilec(batched_matmul, a, b, c, want, TOL, tiles, variant)
     torch_ms = bench_ms(lambda: torch.bmm(a, b))
     print(f"  torch.bmm: {torch_ms:.4f} ms", flush=True)
     flops = 2 * nb * n * n * n
     rec.add("batched_matmul", (nb, n, n, n), "bf16", best_ms, "torch.bmm", torch_ms, note=note,
-            configs=per, tflops_tilec=flops / best_ms / 1e9 if best_ms else None)
+            configs=per, variant=variant,
+            tflops_tilec=flops / best_ms / 1e9 if best_ms else None)
     rec.write()
     return 0
 

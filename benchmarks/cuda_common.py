@@ -130,9 +130,10 @@ def host_like(t: Any) -> np.ndarray:
     return np.empty(tuple(t.shape), dt)
 
 
-def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
-                 ) -> tuple[Any, str]:
-    """A CUDA executable for a library kernel, lowered with the default plan.
+def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any],
+                 variant: dict[str, Any] | None = None) -> tuple[Any, str]:
+    """A CUDA executable for a library kernel, lowered with the default plan (or with plan
+    ``variant``, through the public ``tc.compile``).
 
     Returns ``(executable or None, note)``; the note gives the resources, or why it failed.
     """
@@ -143,6 +144,10 @@ def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
     be = CUDABackend("cuda")
     args = [host_like(t) if hasattr(t, "shape") else t for t in tensors]
     try:
+        if variant:
+            exe = tilec.compile(kernel, *tensors, target="cuda", variant=variant,
+                                **constexprs).executable()
+            return exe, f"lowered with {variant}; {exe.resources}"
         compiled = tilec.compile(kernel, *args, target="reference", **constexprs)
         machine = lower_for(compiled.module, compiled.fn_name, "cuda")
         exe = be.compile(machine, compiled.fn_name)

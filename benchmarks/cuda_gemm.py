@@ -90,16 +90,17 @@ TILES = ((128, 128, 32), (128, 256, 32), (128, 64, 32), (64, 128, 32), (64, 64, 
 
 
 def best_tilec(matmul: Any, a: Any, b: Any, c: Any, want: Any, tol: float,
-               tiles: Any = TILES) -> tuple[float | None, str, dict[str, Any]]:
-    """Compile, check and time every tile configuration in ``tiles``; ``(best ms, note,
-    per-config)``."""
+               tiles: Any = TILES, variant: dict[str, Any] | None = None
+               ) -> tuple[float | None, str, dict[str, Any]]:
+    """Compile (with plan ``variant``, if any), check and time every tile configuration in
+    ``tiles``; ``(best ms, note, per-config)``."""
     import torch
 
     per: dict[str, Any] = {}
     best: tuple[float | None, str] = (None, "")
     for bm, bn, bk in tiles:
         key = f"{bm}x{bn}x{bk}"
-        exe, note = tilec_kernel(matmul, [a, b, c], {"BM": bm, "BN": bn, "BK": bk})
+        exe, note = tilec_kernel(matmul, [a, b, c], {"BM": bm, "BN": bn, "BK": bk}, variant)
         if exe is None:
             per[key] = {"error": note}
             continue
