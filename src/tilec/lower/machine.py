@@ -709,21 +709,18 @@ class _FunctionLowering:
         trav = self.options.planner.program_traversal
         parsed = ir.parse_traversal(trav) if trav is not None else None
         assert not isinstance(parsed, str), parsed  # PlannerOptions checked it
+        if not persistent:  # a persistent group binds each walked tile's coordinates
+            for a, na in zip(par.regions[0].entry.args, coords):
+                g.bind(a, na)
         if persistent:
             walk = TileWalk(par, grid_block.args[0], int(persistent),
                             parsed if rank >= 2 else None)
             lower_roles_body(g, par.regions[0].entry, roles_loop, walk)
         elif roles_loop is not None:
-            for a, na in zip(par.regions[0].entry.args, coords):
-                g.bind(a, na)
             lower_roles_body(g, par.regions[0].entry, roles_loop)
         elif split_op is None:
-            for a, na in zip(par.regions[0].entry.args, coords):
-                g.bind(a, na)
             g.lower_block(par.regions[0].entry)
         else:
-            for a, na in zip(par.regions[0].entry.args, coords):
-                g.bind(a, na)
             g.split_k = SplitK(split_op, splits, grid_block.args[0])
             lower_split_body(g, par.regions[0].entry, g.split_k, coords)
         lb.create("yield")

@@ -49,7 +49,7 @@ their ``T`` threads.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tilec.ir as ir
 
@@ -92,6 +92,23 @@ class TileWalk:
     """Programs launched at most (``P = min(tiles, cap)``)."""
     traversal: tuple[str, int] | None
     """The order of the tiles (``ir.traversal``; None: row-major)."""
+    extents: list[ir.Value] = field(default_factory=list)
+    """The tile grid's extents in the SIMT region (``start``)."""
+    tiles: ir.Value | None = None
+    """Their product (``start``)."""
+    programs: ir.Value | None = None
+    """``min(tiles, cap)``: the programs launched, the walk's stride (``start``)."""
+
+    def start(self, g: GroupLowering) -> None:
+        """Compute the grid's extents, tile count and program count once, before the role
+        split (both roles' walks read them)."""
+        rank = self.group.attr("rank")
+        self.extents = [g.scalar(v) for v in self.group.operands[:rank]]
+        tiles = self.extents[0]
+        for e in self.extents[1:]:
+            tiles = g.arith("mul", tiles, e)
+        self.tiles = tiles
+        self.programs = g.arith("min", tiles, g.index(self.cap))
 
     def walk(self, g: GroupLowering, state: list[ir.Value],
              body: Callable[[list[ir.Value]], list[ir.Value]], meet: bool = True
@@ -100,18 +117,13 @@ class TileWalk:
         the group's coordinates bound and returns the next state. ``meet``: the role's
         threads meet at the end of a tile that leaves shared accesses pending (False for a
         role of one thread, which never does)."""
-        rank = self.group.attr("rank")
-        extents = [g.scalar(v) for v in self.group.operands[:rank]]
-        tiles = extents[0]
-        for e in extents[1:]:
-            tiles = g.arith("mul", tiles, e)
-        programs = g.arith("min", tiles, g.index(self.cap))
+        assert self.tiles is not None and self.programs is not None, "start() first"
         blk = ir.Block([ir.index, *(v.type for v in state)])
-        loop = g.op("serial", [self.program, tiles, programs, *state],
+        loop = g.op("serial", [self.program, self.tiles, self.programs, *state],
                     [v.type for v in state], {}, [ir.Region([blk])])
         before = g.sync.state()
         with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
-            coords = self._coordinates(g, blk.args[0], extents)
+            coords = self._coordinates(g, blk.args[0], self.extents)
             for a, c in zip(self.group.regions[0].entry.args, coords):
                 g.bind(a, c)
             out = body(list(blk.args[1:]))
@@ -203,15 +215,8 @@ class ConsumerRing(GuardedRing):
         """In a persistent walk, after a tile's loop: release the version its last
         iteration read (that iteration waited for every group), ``state`` being the loop's
         final (next) version and parity."""
-        g, ring = self.g, self.ring
-        w = self.st.versions
-        ver = state[0]
-        last = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
-                       g.arith("sub", ver, g.index(1)))
-        leader = g.arith("eq", g.arith("rem", g.tid, g.index(PRODUCER_THREADS)), g.index(0))
-        ran = g.arith("and", self.guard, g.arith("lt", lb, ub))
-        g.guarded(g.arith("and", ran, leader),
-                  lambda: g.atom("mbarrier.arrive", [ring._bar(ring.empty, last)], [ir.token]))
+        g = self.g
+        self._release_before(state[0], g.arith("and", self.guard, g.arith("lt", lb, ub)))
 
     def finish_walk(self) -> None:
         """After the walk, where the guard holds: the consumers meet, thread 0 invalidates
@@ -226,14 +231,20 @@ class ConsumerRing(GuardedRing):
         _discard_rings(self.st)
 
     def _release(self) -> None:
+        g = self.g
+        assert self.ring._at is not None and self._lb is not None
+        iv, _, _, (ver, _) = self.ring._at
+        self._release_before(ver, g.arith("gt", iv, self._lb))
+
+    def _release_before(self, ver: ir.Value, when: ir.Value) -> None:
+        """Where ``when`` holds, each consumer warpgroup's first thread arrives on the
+        ``empty`` barrier of the version before ``ver`` (the ring's order)."""
         g, ring = self.g, self.ring
-        assert ring._at is not None and self._lb is not None
-        iv, _, _, (ver, _) = ring._at
         w = self.st.versions
-        first = g.arith("eq", ver, g.index(0))
-        prev = g.arith("select", first, g.index(w - 1), g.arith("sub", ver, g.index(1)))
+        prev = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
+                       g.arith("sub", ver, g.index(1)))
         leader = g.arith("eq", g.arith("rem", g.tid, g.index(PRODUCER_THREADS)), g.index(0))
-        g.guarded(g.arith("and", g.arith("gt", iv, self._lb), leader),
+        g.guarded(g.arith("and", when, leader),
                   lambda: g.atom("mbarrier.arrive", [ring._bar(ring.empty, prev)], [ir.token]))
 
     def produce(self, lb: ir.Value, ub: ir.Value, step: ir.Value,
@@ -275,6 +286,8 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     _guard_step(g, loop, step)
     ring = ConsumerRing(Staging(g, loop), walking=walk is not None)
     ring.init_barriers()
+    if walk is not None:
+        walk.start(g)
     consumers = g.threads
     two = consumers // PRODUCER_THREADS >= 2
 

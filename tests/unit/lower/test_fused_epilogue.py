@@ -14,6 +14,7 @@ import pytest
 from lowering_cases import SIMULATOR_MISSING, differential
 
 import tilec as tc
+from epilogue_kernels import scaled_relu
 from tilec.lib import matmul
 from tilec.lower import LowerOptions, lower
 
@@ -21,20 +22,6 @@ BF16 = ml_dtypes.bfloat16
 
 needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
                                      reason=SIMULATOR_MISSING or "")
-
-
-@tc.kernel
-def scaled_relu(A, B, C, alpha, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
-                BK: tc.constexpr = 64):
-    M, K = A.shape
-    N = B.shape[1]
-    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
-        C.tile((pm * BM, pn * BN), (BM, BN)).store(tc.maximum(acc * alpha, 0.0))
 
 
 def _fused(**kw) -> LowerOptions:

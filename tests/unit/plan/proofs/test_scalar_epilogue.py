@@ -11,24 +11,11 @@ import numpy as np
 import tilec as tc
 import tilec.ir as ir
 import tilec.plan as plan
+from epilogue_kernels import scaled_relu
 from tilec.lib import gemm_bias_act, matmul
 from tilec.plan.proofs import epilogue_of
 
 BF16 = ml_dtypes.bfloat16
-
-
-@tc.kernel
-def scaled_relu(A, B, C, alpha, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
-                BK: tc.constexpr = 64):
-    M, K = A.shape
-    N = B.shape[1]
-    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
-        C.tile((pm * BM, pn * BN), (BM, BN)).store(tc.maximum(acc * alpha, 0.0))
 
 
 @tc.kernel

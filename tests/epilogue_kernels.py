@@ -1,0 +1,21 @@
+"""Matrix kernels with an elementwise epilogue between the accumulator and its store,
+shared by the scalar-epilogue proof's tests and the lowering's simulated tests."""
+
+from __future__ import annotations
+
+import tilec as tc
+
+
+@tc.kernel
+def scaled_relu(A, B, C, alpha, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
+                BK: tc.constexpr = 64):
+    """``C = max(alpha * (A @ B), 0)`` stored in ``C``'s type."""
+    M, K = A.shape
+    N = B.shape[1]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(tc.maximum(acc * alpha, 0.0))
