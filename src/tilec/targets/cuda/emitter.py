@@ -119,6 +119,9 @@ class CUDAEmitter(CLikeEmitter):
     REG_CTYPES = {**CLikeEmitter.SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t"}
     """Element type of a per-thread register array (16-bit floats as bit patterns)."""
 
+    LOCAL_ALIGN = ""
+    """What a per-thread array's declaration starts with (an alignment, where a target's
+    vector accesses of local arrays rely on one)."""
     GROUP_ID = "blockIdx"
     """The group's coordinates (``.x``, ``.y``, ``.z``)."""
     LANE_ID = "threadIdx.x"
@@ -829,7 +832,7 @@ class CUDAEmitter(CLikeEmitter):
                                        "group, not per lane")
         shape = tuple(int(e) for e in t.shape)
         name = self.name_of(op.result)
-        self.buf.line(f"{self.mtype(t.dtype)} {name}[{max(1, prod(shape))}];")
+        self.buf.line(f"{self.LOCAL_ALIGN}{self.mtype(t.dtype)} {name}[{max(1, prod(shape))}];")
         self._bind_local(op, name, shape, "local")
 
     def emit_view(self, op: ir.Operation) -> None:

@@ -40,7 +40,6 @@ from tilec.targets.clike import (
     Scalar,
     Splat,
     TokenVal,
-    prod,
     round_float,
 )
 from tilec.targets.cuda.emitter import CUDAEmitter
@@ -123,6 +122,8 @@ class MetalEmitter(CUDAEmitter):
 
     PRINTERS = {**CUDAEmitter.PRINTERS, "load": _print_load, "store": _print_store}
 
+    LOCAL_ALIGN = "alignas(16) "
+    """Local arrays are 16-byte aligned (``_aligned_at`` relies on it)."""
     GROUP_ID = "tc_group"
     LANE_ID = "tc_lane"
     ROUNDED = {"fma.f32": "metal::fma", "mul.f32": "tc_mul_rn", "add.f32": "tc_add_rn"}
@@ -170,17 +171,6 @@ class MetalEmitter(CUDAEmitter):
         per = 16 // max(1, ref.dtype.bytes)
         cond = f"((({offset}) & {per - 1}) == 0)"
         return cond if ref.aligned == "true" else f"({ref.aligned} && {cond})"
-
-    def emit_memory(self, op: ir.Operation) -> None:
-        """Per-thread storage: a local array, 16-byte aligned (``_aligned_at`` relies on it)."""
-        t = op.result.type
-        if t.space == "shared":
-            raise self.unsupported(op, "shared memory is allocated in the grid body, once per "
-                                       "group, not per lane")
-        shape = tuple(int(e) for e in t.shape)
-        name = self.name_of(op.result)
-        self.buf.line(f"alignas(16) {self.mtype(t.dtype)} {name}[{max(1, prod(shape))}];")
-        self._bind_local(op, name, shape, "local")
 
     def literal(self, value: Any, t: ir.ScalarType) -> str:
         """Floats as shortest round-trip decimals (``1.5f``), not hex floats."""
