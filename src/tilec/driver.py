@@ -297,6 +297,11 @@ class _Machine(_Stage):
         from tilec.lower.machine import lower_scheduled_module
 
         comp.module, comp.resources = lower_scheduled_module(comp.module, _options(comp))
+        for k, info in enumerate(comp.resources):
+            sites = info["group_barrier_sites"]
+            _log.info("@%s machine for %s: group %d has %d group barrier sites (%d before "
+                      "coalescing)", comp.fn_name, comp.target, k, sites["after"],
+                      sites["before"])
         module = comp.module
         return module, lambda: ir.print_module(module)
 

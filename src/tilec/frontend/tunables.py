@@ -283,7 +283,8 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 """Variant choices that are facts of the target's own realization plan (cpu: the register
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
-VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "stages",
+VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues",
+                  "coalesce_group_barriers", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "split_k", "double_buffer",
                   "async_copies", "tma",
@@ -293,11 +294,14 @@ threads per group, which fixes the planner's thread count and so its selection),
 ``program_traversal`` (``PlannerOptions.program_traversal``: the grid's program numbering,
 ``ir.traversal``, e.g. ``"grouped:8"``), ``fuse_matrix_epilogues``
 (``PlannerOptions.fuse_matrix_epilogues``: a proved scalar epilogue such as the cast to the
-output's type runs on the accumulator's registers, which are stored directly), the target
+output's type runs on the accumulator's registers, which are stored directly),
+``coalesce_group_barriers`` (``PlannerOptions.coalesce_group_barriers``: False keeps the
+reference group barrier sequence, every memory one alias class), the target
 facts (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
-_PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues")
+_PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues",
+                   "coalesce_group_barriers")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 

@@ -147,8 +147,7 @@ def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
         if staging is not None:
             staging.end_iteration()
             yields.extend(staging.next_carried(list(body.args[-staging.carried:])))
-        if g.sync.pending:
-            g.sync.barrier()
+        g.sync.end_segment()
         g.op("yield", yields, [])
     g.sync.merge(before, g.sync.state())
     if staging is not None:
@@ -239,8 +238,7 @@ def _nested_parallel(g: GroupLowering, op: ir.Operation) -> None:
             shape = tuple(int(e) for e in payload_v.type.shape)
             window = g.view(buf, origin, ir.IndexMap.tile_at_symbols(r), shape, True)
             g.store_registers(window, payload)
-        if g.sync.pending:
-            g.sync.barrier()
+        g.sync.end_segment()
         g.op("yield", carried, [])
     g.sync.merge(before, g.sync.state())
     it = iter(loop.results)

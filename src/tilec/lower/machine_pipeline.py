@@ -234,9 +234,7 @@ class Staging:
             g = self.g
             g.guarded(self._last, lambda: g.atom("wgmma.wait", [], [], pending=0), None,
                       lambda: g.atom("wgmma.wait", [], [], pending=self.lag))
-        for ring in self.rings.values():
-            self.g.sync.reads.discard(ring)
-            self.g.sync.writes.discard(ring)
+        self.g.sync.forget(self.rings.values())
 
     def finish(self) -> None:
         """No copy group outlives the loop (nor a warpgroup instruction group: the last
@@ -244,7 +242,7 @@ class Staging:
         stay pending for the code after the loop (no trailing barrier retired them)."""
         if self.g.async_copies:
             self.g.atom("cp.async.wait", [], [], pending=0)
-        self.g.sync.reads.update(self.rings.values())
+        self.g.sync.note_reads(self.rings.values())
         if self.barriers is not None:
             self._on_barriers("mbarrier.inval")
 
@@ -347,7 +345,7 @@ class Staging:
             return g.op("load", [tv], [ir.TileType((length,), dt)], attrs).result
 
         x = g.build(lay, dt, load)
-        g.sync.restore((set(), set()))  # the protocol's barriers order these accesses
+        g.sync.restore(None)  # the protocol's barriers order these accesses
         g.store_registers(dst, x)
 
     def _copy_async(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,

@@ -157,7 +157,7 @@ class MbarrierRing:
     def finish(self) -> None:
         """Every group has retired (the last iteration waited with 0) and every issued copy
         was waited for; the last iteration's reads stay pending for the code after."""
-        self.g.sync.reads.update(self.st.rings.values())
+        self.g.sync.note_reads(self.st.rings.values())
         self._on_all("mbarrier.inval", None)
 
     def _issue(self, iv: ir.Value, ver: ir.Value) -> None:
@@ -186,9 +186,7 @@ def retire(g: GroupLowering, iv: ir.Value, ub: ir.Value, step: ir.Value) -> None
 
 def _discard_rings(st: Staging) -> None:
     """The ring buffers' accesses are ordered by the protocol, not by group barriers."""
-    for ring in st.rings.values():
-        st.g.sync.reads.discard(ring)
-        st.g.sync.writes.discard(ring)
+    st.g.sync.forget(st.rings.values())
 
 
 class GuardedRing:

@@ -127,9 +127,8 @@ class TileWalk:
             for a, c in zip(self.group.regions[0].entry.args, coords):
                 g.bind(a, c)
             out = body(list(blk.args[1:]))
-            if g.sync.pending:
-                assert meet, "a one-thread role left shared accesses pending"
-                g.sync.barrier()
+            assert meet or not g.sync.pending, "a one-thread role left shared accesses pending"
+            g.sync.end_segment()
             g.op("yield", out, [])
         g.sync.merge(before, g.sync.state())
         return list(loop.results)

@@ -150,6 +150,7 @@ def test_a_path_may_run_persistent_groups() -> None:
         "simt:cuda:sm_90", {"warp_specialized": True, "persistent": 2})
     assert path_error("cuda+ws+persistent:132") is None
     assert split_path("cuda+epilogue")[1] == {"fuse_matrix_epilogues": True}
+    assert split_path("simt:metal:m1+fences")[1] == {"coalesce_group_barriers": False}
     assert "persistent must be" in (path_error("simt:cuda:sm_90+persistent:x") or "")
     assert "persistent must be" in (path_error("simt:cuda:sm_90+persistent:0") or "")
     import ml_dtypes

@@ -13,7 +13,8 @@ warpgroup of their own (``warp_specialized``), ``+splitk:3`` splits the K loops 
 matrix groups over 3 programs per output tile (``split_k``), ``+persistent:2`` runs
 warp-specialized groups as 2 programs walking the output tiles (``persistent``),
 ``+epilogue`` fuses proved scalar epilogues into the accumulator's registers
-(``fuse_matrix_epilogues``),
+(``fuse_matrix_epilogues``), ``+fences`` keeps the reference group barrier sequence
+(no ``coalesce_group_barriers``),
 ``+grouped:3+mbarrier`` the first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
@@ -47,9 +48,11 @@ REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUna
 a program with; the message must name the reason and the kernel's source location."""
 
 
-VARIANT_FLAGS = {"mbarrier": "mbarrier_ring", "ws": "warp_specialized",
-                 "epilogue": "fuse_matrix_epilogues"}
-"""Path suffix words that switch a boolean plan-variant choice on."""
+VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized", True),
+                 "epilogue": ("fuse_matrix_epilogues", True),
+                 "fences": ("coalesce_group_barriers", False)}
+"""Path suffix words that set a boolean plan-variant choice (``fences`` keeps the reference
+group barrier sequence: no coalescing)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
@@ -58,14 +61,15 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     that is not a number stays a string, for ``path_error`` to name), ``persistent:P``
     (``persistent``, the same) or a word of
     ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``;
-    ``epilogue``: ``fuse_matrix_epilogues``)."""
+    ``epilogue``: ``fuse_matrix_epilogues``; ``fences``: no ``coalesce_group_barriers``)."""
     base, plus, suffix = path.partition("+")
     if not plus:
         return base, None
     variant: dict[str, Any] = {}
     for part in suffix.split("+"):
         if part in VARIANT_FLAGS:
-            variant[VARIANT_FLAGS[part]] = True
+            field, value = VARIANT_FLAGS[part]
+            variant[field] = value
         elif part.startswith("splitk:"):
             n = part[len("splitk:"):]
             variant["split_k"] = int(n) if n.isdigit() else n
@@ -94,7 +98,8 @@ def path_error(path: str) -> str | None:
             return f"the metal path checks every emitted source: {why}"
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
-            "add '+grouped:G', '+mbarrier', '+ws', '+epilogue', '+splitk:S', '+persistent:P' " \
+            "add '+grouped:G', '+mbarrier', '+ws', '+epilogue', '+fences', '+splitk:S', " \
+            "'+persistent:P' " \
             "or several: '+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
