@@ -5,11 +5,17 @@ Each case checks tilec's result against torch, then times both with
 ``benchmarks/results/cuda_rowops-<device>-<date>.json`` (with GB/s: one
 read and one write of the matrix).
 
-    PYTHONPATH=src python benchmarks/cuda_rowops.py
+    PYTHONPATH=src python benchmarks/cuda_rowops.py [--variants JSON;JSON...]
+
+``--variants`` times each case once per plan variant (``{}`` is the default plan), e.g.
+``'{};{"coalesce_group_barriers": false}'`` for the barrier sequence with and without
+coalescing; each record names its variant.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -22,8 +28,13 @@ EPS = 1e-5
 
 
 def main() -> int:
-    """Run both cases; write the records."""
+    """Run both cases (under each variant); write the records."""
     import torch
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--variants", default="{}",
+                   help="plan variants as JSON objects separated by ';' ({} = default)")
+    variants = [json.loads(v) for v in p.parse_args().variants.split(";")]
 
     from tilec.lib.norms import layernorm
     from tilec.lib.softmax import softmax
@@ -40,9 +51,10 @@ def main() -> int:
         ("layernorm", layernorm, lambda y: [x, w, b, y, EPS], {"BM": 1, "BN": N},
          lambda: torch.nn.functional.layer_norm(x, (N,), w, b, EPS)),
     )
-    for name, kernel, args_of, constexprs, peer in cases:
+    for (name, kernel, args_of, constexprs, peer), variant in \
+            ((c, v) for c in cases for v in variants):
         y = torch.full_like(x, float("nan"))
-        exe, note = tilec_kernel(kernel, args_of(y), constexprs)
+        exe, note = tilec_kernel(kernel, args_of(y), constexprs, variant or None)
         want = peer()
         tilec_ms = None
         if exe is not None:
@@ -54,7 +66,7 @@ def main() -> int:
                 tilec_ms = bench_ms(lambda exe=exe, y=y, args_of=args_of: exe(*args_of(y)))
                 note += f"; rel. error {err:.2g}"
         torch_ms = bench_ms(peer)
-        rec.add(name, (M, N), "f32", tilec_ms, "torch", torch_ms, note=note,
+        rec.add(name, (M, N), "f32", tilec_ms, "torch", torch_ms, note=note, variant=variant,
                 gbps_tilec=nbytes / tilec_ms / 1e6 if tilec_ms else None,
                 gbps_peer=nbytes / torch_ms / 1e6)
     rec.write()
