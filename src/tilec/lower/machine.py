@@ -739,6 +739,12 @@ class _FunctionLowering:
 
     def run(self) -> ir.Function:
         """Lower the whole function."""
+        if self.profile is not None and not self.profile.f64:
+            bad = f64_user(self.src)
+            if bad is not None:
+                raise LoweringError(ir.format_located(
+                    f"{self.target} has no 64-bit floating point ('{bad.name}' uses f64); "
+                    "compute in f32 for this target", bad.loc))
         b = ir.Builder(ir.InsertionPoint.at_end(self.out.entry))
         for op in self.src.entry.operations:
             if op.name == "parallel" and op.attr("exec") == "grid":
@@ -856,6 +862,17 @@ class _FunctionLowering:
     def shared_limit(self) -> int | None:
         """The target's shared memory per group (None when unknown)."""
         return None if self.profile is None else self.profile.shared_bytes_per_group
+
+
+def f64_user(fn: ir.Function) -> ir.Operation | None:
+    """The first operation of ``fn`` that produces or reads an f64 value (None: none does)."""
+    for op in fn.walk():
+        for v in (*op.results, *op.operands):
+            t = v.type
+            dt = t if isinstance(t, ir.ScalarType) else getattr(t, "dtype", None)
+            if dt is ir.f64:
+                return op
+    return None
 
 
 def _profile_or_none(target: str) -> TargetProfile | None:

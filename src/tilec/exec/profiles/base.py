@@ -225,6 +225,9 @@ class TargetProfile:
     """Element types (scalar type names) of the memory an ``atomic`` (add, max, min) may
     update; None: every type. The lowering refuses others, so that the simulator refuses
     what the target's emitter cannot print."""
+    f64: bool = True
+    """True when the target computes in 64-bit floating point; the lowering refuses an f64
+    value on a target without it, so the simulator refuses what the emitter cannot print."""
     facts: tuple[Fact, ...] = ()
     """Provenance of every number above."""
 
@@ -277,6 +280,7 @@ class TargetProfile:
             "register_allocation_unit": self.register_allocation_unit,
             "default_cost_basis": self.default_cost_basis,
             "atomic_dtypes": None if self.atomic_dtypes is None else list(self.atomic_dtypes),
+            "f64": self.f64,
             "atoms": [a.to_json() for a in self.atoms],
             "facts": [{"name": f.name, "value": f.value, "kind": f.kind, "source": f.source}
                       for f in self.facts],

@@ -34,6 +34,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir.atoms import CATALOG
+from tilec.lower.machine import f64_user
 from tilec.targets.clike import (
     CLikeEmitter,
     IndentedBuffer,
@@ -56,17 +57,6 @@ _SPACES = {"global": "device ", "shared": "threadgroup ", "local": "thread ",
 
 METAL_ATOMS = ("barrier.group", "shfl.xor", "vote.any")
 """Catalog atoms with a Metal form; the others are CUDA instructions."""
-
-
-def _f64_user(fn: ir.Function) -> ir.Operation | None:
-    """The first operation that produces or reads an f64 value (None: there is none)."""
-    for op in fn.walk():
-        for v in (*op.results, *op.operands):
-            t = v.type
-            dt = t if isinstance(t, ir.ScalarType) else getattr(t, "dtype", None)
-            if dt is ir.f64:
-                return op
-    return None
 
 
 def _print_load(em: MetalEmitter, op: ir.Operation) -> None:
@@ -136,7 +126,7 @@ class MetalEmitter(CUDAEmitter):
         self.access.runtime_aligned = self._aligned_at
         self.vote_words = 0
         """Threadgroup words ``vote.any`` needs (one per SIMD-group; 0: no vote)."""
-        bad = _f64_user(self.fn)
+        bad = f64_user(self.fn)
         if bad is not None:
             raise self.unsupported(bad, "Metal has no 64-bit floating point (f64); compute "
                                         "in f32 for this target")

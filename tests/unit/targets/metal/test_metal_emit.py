@@ -205,11 +205,15 @@ def _refusal(call: Any, etype: type[BaseException]) -> str:
 
 
 def test_f64_is_refused_at_its_source_line() -> None:
+    """The lowering refuses f64 for the profile, so the Metal target and the simulator of
+    the metal:m1 profile refuse the same program with the same reason."""
     x = np.ones(100)
-    msg = _refusal(lambda: tc.compile(add_f64, x, x.copy(), target="metal:m1").source,
-                   UnsupportedError)
-    assert msg.startswith(f"{KERNELS}:")
-    assert "Metal has no 64-bit floating point (f64)" in msg
+    for call in (lambda: tc.compile(add_f64, x, x.copy(), target="metal:m1").source,
+                 lambda: tc.simulate(add_f64, x, x.copy(), target="metal:m1")):
+        msg = _refusal(call, tc.UserError)
+        assert msg.startswith(f"{KERNELS}:")
+        assert "metal:m1 has no 64-bit floating point ('" in msg
+        assert "uses f64); compute in f32" in msg
 
 
 def test_atomics_are_refused_by_the_lowering_with_the_reason() -> None:
