@@ -6,6 +6,10 @@ max ``m``, a rescaled row sum ``l`` and the output accumulator. Keys past the
 end get a score of ``-inf`` from a valid-prefix mask, so ragged sequence
 lengths are exact. The head dimension may be below ``HEAD_DIM`` (the missing
 columns load as 0 and are not stored), never above.
+
+Scores, the running statistics and the output accumulator are f32 whatever the inputs;
+the probabilities are cast to V's type for the second product, so bf16 and f16 inputs take
+the 16-bit matrix instructions for both products (``Out`` may be 16-bit too).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
             p = tc.exp(s - m_new[:, None])
             alpha = tc.exp(m - m_new)
             den = den * alpha + tc.sum(p, axis=1)
-            acc = tc.mma(p, v, acc * alpha[:, None])
+            acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
             m = m_new
         Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
 
@@ -67,7 +71,22 @@ def _inputs(rng: np.random.Generator) -> tuple:
     return q, k, v, np.zeros_like(q), np.float32(1.0 / np.sqrt(d))
 
 
+def _inputs_bf16(rng: np.random.Generator) -> tuple:
+    import ml_dtypes
+
+    bh, s, sk, d = 2, 70, 45, 64
+    q, k, v = (rng.standard_normal((bh, n, d)).astype(ml_dtypes.bfloat16)
+               for n in (s, sk, sk))
+    return q, k, v, np.zeros_like(q), np.float32(1.0 / np.sqrt(d))
+
+
+def _expected(q, k, v, o, scale) -> dict[int, np.ndarray]:
+    f = [x.astype(np.float32) for x in (q, k, v)]
+    return {3: reference_attention(*f, float(scale)).astype(o.dtype)}
+
+
 DEMOS = [
-    DemoCase("lib.flash_attention", flash_attention, _inputs,
-             lambda q, k, v, o, scale: {3: reference_attention(q, k, v, float(scale))}),
+    DemoCase("lib.flash_attention", flash_attention, _inputs, _expected),
+    DemoCase("lib.flash_attention_bf16", flash_attention, _inputs_bf16, _expected,
+             constexprs={"BM": 64, "BN": 32, "HEAD_DIM": 64}, rtol=3e-2),
 ]

@@ -1,0 +1,78 @@
+"""Attention forward on the GPU: ``tilec.lib.flash_attention`` vs torch's
+``scaled_dot_product_attention`` (non-causal), bf16/f16 in and out, f32 statistics.
+
+Each case checks tilec's output against sdpa, then times both with ``do_bench`` medians;
+records (with TFLOP/s: 4 * B * H * S * S * D) go to
+``benchmarks/results/cuda_attention-<device>-<date>.json``.
+
+    PYTHONPATH=src python benchmarks/cuda_attention.py [--shapes 4x32x4096x128,...]
+        [--tiles 64x64,128x64] [--dtypes bf16,f16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cuda_common import Recorder, bench_ms, rel_error, tilec_kernel  # noqa: E402
+
+
+def _pairs(text: str) -> list[tuple[int, ...]]:
+    return [tuple(int(x) for x in item.split("x")) for item in text.split(",")]
+
+
+def main() -> int:
+    """Run every shape x dtype x tile case; write the records."""
+    import torch
+
+    from tilec.lib.attention import flash_attention
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shapes", default="4x32x4096x128,4x32x4096x64",
+                   help="BxHxSxD, comma-separated")
+    p.add_argument("--tiles", default="64x64,64x32", help="BMxBN query x key rows")
+    p.add_argument("--dtypes", default="bf16")
+    a = p.parse_args()
+    rec = Recorder("cuda_attention")
+    dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
+    for (b, h, s, d) in _pairs(a.shapes):
+        for dn in a.dtypes.split(","):
+            dt = dtypes[dn]
+            gen = torch.Generator(device="cuda").manual_seed(s + d)
+            q, k, v = (torch.randn(b * h, s, d, device="cuda", dtype=dt, generator=gen)
+                       for _ in range(3))
+            scale = 1.0 / d ** 0.5
+
+            def peer(q=q, k=k, v=v, scale=scale):
+                return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+
+            want = peer()
+            peer_ms = bench_ms(peer)
+            flops = 4 * b * h * s * s * d
+            for bm, bn in _pairs(a.tiles):
+                out = torch.full_like(q, float("nan"))
+                args = [q, k, v, out, scale]
+                exe, note = tilec_kernel(flash_attention, args,
+                                         {"BM": bm, "BN": bn, "HEAD_DIM": d})
+                tilec_ms = None
+                if exe is not None:
+                    exe(*args, sync=True)
+                    err = rel_error(out, want)
+                    if not err <= 2e-2:
+                        note += f"; WRONG RESULT (rel. error {err:.3g}), not timed"
+                    else:
+                        tilec_ms = bench_ms(lambda exe=exe, args=args: exe(*args))
+                        note += f"; rel. error {err:.2g}"
+                rec.add(f"attention BM{bm} BN{bn}", (b, h, s, d), dn, tilec_ms, "torch sdpa",
+                        peer_ms, note=note,
+                        tflops_tilec=flops / tilec_ms / 1e9 if tilec_ms else None,
+                        tflops_peer=flops / peer_ms / 1e9)
+    rec.write()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
