@@ -59,6 +59,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 
 from .machine import GroupLowering, Staged
+from .machine_copies import CopyRun, SyncCopy, copy_sync
 from .options import LoweringBug
 from .schedule import layout_of, staged_loads
 from .staged_windows import TMA_COLS, async_eligible, plain_window, tma_eligible
@@ -280,13 +281,15 @@ class Staging:
         before = g.sync.state()
         tx: ir.Value | None = None
         bar = self._barrier(ver) if self.barriers is not None else None
+        run = CopyRun(g)
         for ld in self.loads:
             with self.at_iteration(ld, iv):
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self.version(ld, ver)
                 if not (g.async_copies and async_eligible(ld, layout_of(ld.result))):
-                    self._copy_sync(ld, window, dst)
+                    run.add(SyncCopy(ld, window, dst))
                     continue
+                run.flush()
                 win = window_of(g, ld)
                 plan = _async_plan(g, ld, win)
                 if ld in self.tma:
@@ -295,6 +298,7 @@ class Staging:
                     tx = got if tx is None else g.arith("add", tx, got)
                 else:
                     self._cp_async_any(ld, window, dst, *plan)
+        run.flush()
         if bar is not None:
             # thread 0 arrives with the bytes it issued (zero when every guard failed)
             g.guarded(self.thread0(),
@@ -328,27 +332,13 @@ class Staging:
         def edge() -> None:
             g.guarded(guard, lambda: self._copy_async(ld, window, dst, chunks()),
                       {"guard": "16-byte aligned rows and column origin (cp.async)"},
-                      lambda: self._copy_sync(ld, window, dst))
+                      lambda: copy_sync(g, [SyncCopy(ld, window, dst)]))
 
         # Interior windows (the common case) copy whole chunks with no per-chunk bounds
         # arithmetic; windows on an edge keep the guarded copies.
         g.guarded(g.arith("and", guard, interior),
                   lambda: self._copy_async(ld, window, dst, _whole_chunks(g, ld)),
                   {"guard": "aligned window inside the array (whole cp.async chunks)"}, edge)
-
-    def _copy_sync(self, ld: ir.Operation, window: ir.Value, dst: ir.Value) -> None:
-        g = self.g
-        lay = layout_of(ld.result)
-        dt = ld.result.type.dtype
-        attrs = {} if ld.attr("fill") is None else {"fill": ld.attr("fill")}
-
-        def load(start: int, length: int) -> ir.Value:
-            tv = g.thread_view(window, lay, start, length)
-            return g.op("load", [tv], [ir.TileType((length,), dt)], attrs).result
-
-        x = g.build(lay, dt, load)
-        g.sync.restore((set(), set()))  # the protocol's barriers order these accesses
-        g.store_registers(dst, x)
 
     def _copy_async(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,
                     chunks: list[tuple[int, int | None, ir.Value]]) -> None:
