@@ -283,8 +283,8 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 """Variant choices that are facts of the target's own realization plan (cpu: the register
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
-VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "stages",
-                  "wgmma_stages", "wgmma_in_flight",
+VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "max_copy_batch",
+                  "stages", "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "split_k", "double_buffer",
                   "async_copies", "tma",
                   *TARGET_FACT_FIELDS)
@@ -293,11 +293,13 @@ threads per group, which fixes the planner's thread count and so its selection),
 ``program_traversal`` (``PlannerOptions.program_traversal``: the grid's program numbering,
 ``ir.traversal``, e.g. ``"grouped:8"``), ``fuse_matrix_epilogues``
 (``PlannerOptions.fuse_matrix_epilogues``: a proved scalar epilogue such as the cast to the
-output's type runs on the accumulator's registers, which are stored directly), the target
-facts (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
+output's type runs on the accumulator's registers, which are stored directly),
+``max_copy_batch`` (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous
+staged copies loaded before their stores, 1 to 16; None: each copy's whole share), the
+target facts (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
-_PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues")
+_PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "max_copy_batch")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 
