@@ -41,10 +41,10 @@ An issue is ``cp.async.16`` per 16-byte chunk, zero-filling what lies outside
 the array (``valid_bytes``), under a specialization guard proving the 16-byte
 alignment of every chunk (row length and column origin multiples of the
 vector width); otherwise, and for a nonzero fill, ordinary loads and shared
-stores into the same version (``machine_copies``, ordered by ``max_copy_batch``). The copies of iteration ``j`` thus overlap the
-compute of iteration ``j - W + 1``. Targets without asynchronous copies (Metal)
-keep the ring buffers and issue order with ordinary loads and stores, and no
-commit/wait atoms.
+stores into the same version (``machine_copies``, ordered by ``max_copy_batch``).
+The copies of iteration ``j`` thus overlap the compute of iteration ``j - W + 1``.
+Targets without asynchronous copies (Metal) keep the ring buffers and issue order
+with ordinary loads and stores, and no commit/wait atoms.
 """
 
 from __future__ import annotations
