@@ -391,6 +391,9 @@ class GroupLowering:
         """Inside a role region of a warp-specialized group (``machine_roles``): the threads
         of that role, whose group barriers are named barrier ``ROLE_BARRIER`` over them
         (None: every thread of the group meets at a barrier)."""
+        self.copy_batch_realized = 0
+        """The most chunks a synchronous staged copy loaded before storing them
+        (``machine_copies``; 0: none was made)."""
 
     # -- environment ------------------------------------------------------------------
     def bind(self, v: ir.Value, x: Any) -> None:
@@ -758,6 +761,7 @@ class _FunctionLowering:
 
     def lower_group(self, par: ir.Operation, b: ir.Builder) -> None:
         """One group: the grid parallel, its shared memory and the SIMT region."""
+        from .machine_copies import copy_batch_report
         from .machine_roles import PRODUCER_THREADS, TileWalk, lower_roles_body, roles_loop_of
         from .machine_split import SplitK, lower_split_body, split_op_of
 
@@ -848,6 +852,9 @@ class _FunctionLowering:
             info["split_k"] = splits
         if persistent:
             info["persistent"] = int(persistent)
+        copies = copy_batch_report(g)
+        if copies is not None:
+            info["copy_batch"] = copies
         if parsed is not None:
             if persistent and rank >= 2:
                 info["traversal"] = f"{parsed[0]}:{parsed[1]} (the order of each program's " \

@@ -41,10 +41,10 @@ An issue is ``cp.async.16`` per 16-byte chunk, zero-filling what lies outside
 the array (``valid_bytes``), under a specialization guard proving the 16-byte
 alignment of every chunk (row length and column origin multiples of the
 vector width); otherwise, and for a nonzero fill, ordinary loads and shared
-stores into the same version. The copies of iteration ``j`` thus overlap the
-compute of iteration ``j - W + 1``. Targets without asynchronous copies (Metal)
-keep the ring buffers and issue order with ordinary loads and stores, and no
-commit/wait atoms.
+stores into the same version (``machine_copies``, ordered by ``max_copy_batch``).
+The copies of iteration ``j`` thus overlap the compute of iteration ``j - W + 1``.
+Targets without asynchronous copies (Metal) keep the ring buffers and issue order
+with ordinary loads and stores, and no commit/wait atoms.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS
 
 from .machine import GroupLowering, Staged
+from .machine_copies import CopyRun, SyncCopy, copy_sync
 from .options import LoweringBug
 from .schedule import layout_of, staged_loads
 from .staged_windows import TMA_COLS, async_eligible, plain_window, tma_eligible
@@ -278,13 +279,15 @@ class Staging:
         before = g.sync.state()
         tx: ir.Value | None = None
         bar = self._barrier(ver) if self.barriers is not None else None
+        run = CopyRun(g)
         for ld in self.loads:
             with self.at_iteration(ld, iv):
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self.version(ld, ver)
                 if not (g.async_copies and async_eligible(ld, layout_of(ld.result))):
-                    self._copy_sync(ld, window, dst)
+                    run.add(SyncCopy(ld, window, dst))
                     continue
+                run.flush()
                 win = window_of(g, ld)
                 plan = _async_plan(g, ld, win)
                 if ld in self.tma:
@@ -293,6 +296,7 @@ class Staging:
                     tx = got if tx is None else g.arith("add", tx, got)
                 else:
                     self._cp_async_any(ld, window, dst, *plan)
+        run.flush()
         if bar is not None:
             # thread 0 arrives with the bytes it issued (zero when every guard failed)
             g.guarded(self.thread0(),
@@ -326,27 +330,13 @@ class Staging:
         def edge() -> None:
             g.guarded(guard, lambda: self._copy_async(ld, window, dst, chunks()),
                       {"guard": "16-byte aligned rows and column origin (cp.async)"},
-                      lambda: self._copy_sync(ld, window, dst))
+                      lambda: copy_sync(g, [SyncCopy(ld, window, dst)]))
 
         # Interior windows (the common case) copy whole chunks with no per-chunk bounds
         # arithmetic; windows on an edge keep the guarded copies.
         g.guarded(g.arith("and", guard, interior),
                   lambda: self._copy_async(ld, window, dst, _whole_chunks(g, ld)),
                   {"guard": "aligned window inside the array (whole cp.async chunks)"}, edge)
-
-    def _copy_sync(self, ld: ir.Operation, window: ir.Value, dst: ir.Value) -> None:
-        g = self.g
-        lay = layout_of(ld.result)
-        dt = ld.result.type.dtype
-        attrs = {} if ld.attr("fill") is None else {"fill": ld.attr("fill")}
-
-        def load(start: int, length: int) -> ir.Value:
-            tv = g.thread_view(window, lay, start, length)
-            return g.op("load", [tv], [ir.TileType((length,), dt)], attrs).result
-
-        x = g.build(lay, dt, load)
-        g.sync.restore(None)  # the protocol's barriers order these accesses
-        g.store_registers(dst, x)
 
     def _copy_async(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,
                     chunks: list[tuple[int, int | None, ir.Value]]) -> None:

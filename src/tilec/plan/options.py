@@ -3,7 +3,8 @@
 Options choose among legal realizations and bound the search; none of them
 makes an illegal realization legal. A flag that a later pass consumes (barrier
 coalescing, copy batching, epilogue fusion, traversal) is declared here with
-the seed's default so that reports can record it even before that pass exists.
+the seed's default so that reports can record it even before that pass exists
+(copy batching keeps the lowering's earlier sequence by default instead: see its field).
 """
 
 from __future__ import annotations
@@ -55,8 +56,13 @@ class PlannerOptions:
     """Dependence-aware coalescing of the mapper's own group barriers."""
     elide_independent_subgroup_barriers: bool = False
     """Remove fences of a proved independent-subgroup group (default off; needs coalescing)."""
-    max_copy_batch: int = 1
-    """Independent values per worker emitted reads-then-stores (1 = the reference sequence)."""
+    max_copy_batch: int | None = None
+    """Synchronous staged copies (``lower/machine_copies.py``): ``B`` in 1..16 copies the
+    chunks (16-byte vectors) of an issue's consecutive synchronous copies ``B`` at a time,
+    their loads then their stores (1 = the reference sequence: load a chunk, store it);
+    None (default): each copy's whole per-thread share is loaded, then stored, copy after
+    copy (the code before this option). A plan variant (``variant={"max_copy_batch": 8}``);
+    the group report says the requested and the realized batch (``copy_batch``)."""
     program_traversal: str | tuple[str, int] | None = None
     """The numbering of each grid's programs (``ir.traversal``): ``"grouped:G"`` takes the
     last two axes ``G`` rows at a time (a matrix product's L2 reuse); None: row-major. The
@@ -75,8 +81,9 @@ class PlannerOptions:
         budget = self.max_fragment_scalars_per_lane
         if budget is not None and budget < 0:
             raise ValueError("max_fragment_scalars_per_lane must be non-negative")
-        if not 1 <= self.max_copy_batch <= 16:
-            raise ValueError(f"max_copy_batch must be in [1, 16], got {self.max_copy_batch}")
+        b = self.max_copy_batch
+        if b is not None and (not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 16):
+            raise ValueError(f"max_copy_batch must be None or an integer in [1, 16], got {b!r}")
         if self.program_traversal is not None:
             from tilec.ir.traversal import parse_traversal
 

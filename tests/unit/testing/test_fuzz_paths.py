@@ -192,6 +192,33 @@ def test_the_metal_path_rejects_f64_with_the_reason() -> None:
     from tilec.testing.fuzz.paths import execute
 
     x = np.ones((4, 8))
-    out = execute("metal", transpose, [x, np.zeros((8, 4))], "transpose.py")
-    assert out.kind == "rejected", out
-    assert "Metal has no N-bit floating point (fN)" in out.reason
+    for path in ("metal", "simt:metal:m1"):  # the lowering refuses it for both
+        out = execute(path, transpose, [x, np.zeros((8, 4))], "transpose.py")
+        assert out.kind == "rejected", out
+        assert "metal:mN has no N-bit floating point" in out.reason
+
+
+def test_a_path_may_batch_synchronous_copies() -> None:
+    from tilec.testing.fuzz.paths import execute, path_error, split_path
+
+    assert split_path("simt:metal:m1+copybatch:4") == ("simt:metal:m1", {"max_copy_batch": 4})
+    assert split_path("metal+grouped:2+copybatch:16")[1] == {
+        "program_traversal": "grouped:2", "max_copy_batch": 16}
+    assert path_error("cuda+copybatch:8") is None
+    for bad in ("x", "0", "17"):
+        assert "copybatch must be" in (path_error(f"simt:metal:m1+copybatch:{bad}") or "")
+    import numpy as np
+
+    from tilec.lib import matmul
+
+    r = np.random.default_rng(4)
+    a = r.standard_normal((40, 30)).astype(np.float32)
+    b = r.standard_normal((30, 24)).astype(np.float32)
+    c = np.full((40, 24), np.nan, np.float32)
+    for path in ("simt:metal:m1+copybatch:3", "metal+copybatch:4"):
+        if path_error(path) is not None:  # the metal path needs its MSL checker
+            continue
+        c[...] = np.nan
+        out = execute(path, matmul, [a, b, c], "matmul.py")
+        assert out.kind == "ran", out
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)

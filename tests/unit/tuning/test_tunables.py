@@ -174,8 +174,9 @@ def test_a_threads_variant_changes_the_plan_and_the_kernel():
         sources[t] = comp.source.text
     assert sources[128] != sources[256]
     opts = apply_variant(default_options(begin(c.module, c.fn_name, "cuda:sm_90").backend),
-                         {"threads": 128, "wgmma_stages": 4})
+                         {"threads": 128, "wgmma_stages": 4, "max_copy_batch": 8})
     assert opts.planner.threads == 128 and opts.wgmma_stages == 4
+    assert opts.planner.max_copy_batch == 8
     with pytest.raises(tc.ArgumentError, match="unknown plan-variant"):
         apply_variant(opts, {"warps": 4})
 

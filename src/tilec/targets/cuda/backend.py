@@ -188,7 +188,13 @@ class CUDABackend:
         16-bit output, an activation), each variant so far again with the map fused into
         the accumulator's registers (``fuse_matrix_epilogues``: the planner proves whether
         it may), leaving out the thread-0 ring and the deepest producer ring to bound the
-        tuner's builds. None for other kernels (they would change nothing)."""
+        tuner's builds. None for other kernels (they would change nothing). No copy batch
+        (``max_copy_batch``): on CUDA the synchronous staged copies it orders are the
+        fallback of ``cp.async`` and tensor copies (rows not 16-byte aligned, a nonzero
+        fill, a window that is not a plain one), one operand per guarded branch, where the
+        default already loads the operand's whole share before storing it: a batch can only
+        keep that order or cut it. Batches span operands only where every staged operand
+        is copied synchronously, which no library kernel does with its default options."""
         fn = module.lookup(fn_name)
         if fn is None:
             return []

@@ -14,7 +14,8 @@ matrix groups over 3 programs per output tile (``split_k``), ``+persistent:2`` r
 warp-specialized groups as 2 programs walking the output tiles (``persistent``),
 ``+epilogue`` fuses proved scalar epilogues into the accumulator's registers
 (``fuse_matrix_epilogues``), ``+fences`` keeps the reference group barrier sequence
-(no ``coalesce_group_barriers``),
+(no ``coalesce_group_barriers``), ``+copybatch:4`` copies synchronous staged operands 4
+chunks at a time, loads then stores (``max_copy_batch``),
 ``+grouped:3+mbarrier`` the first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
@@ -59,7 +60,7 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     """A path's base and its plan variant (None without a ``+`` suffix): choices each after a
     ``+``, each ``grouped:G`` (a program traversal), ``splitk:S`` (``split_k``; a word
     that is not a number stays a string, for ``path_error`` to name), ``persistent:P``
-    (``persistent``, the same) or a word of
+    (``persistent``, the same), ``copybatch:B`` (``max_copy_batch``, the same) or a word of
     ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``;
     ``epilogue``: ``fuse_matrix_epilogues``; ``fences``: no ``coalesce_group_barriers``)."""
     base, plus, suffix = path.partition("+")
@@ -76,6 +77,9 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
         elif part.startswith("persistent:"):
             n = part[len("persistent:"):]
             variant["persistent"] = int(n) if n.isdigit() else n
+        elif part.startswith("copybatch:"):
+            n = part[len("copybatch:"):]
+            variant["max_copy_batch"] = int(n) if n.isdigit() else n
         else:
             variant["program_traversal"] = part
     return base, variant
@@ -99,8 +103,7 @@ def path_error(path: str) -> str | None:
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
             "add '+grouped:G', '+mbarrier', '+ws', '+epilogue', '+fences', '+splitk:S', " \
-            "'+persistent:P' " \
-            "or several: '+grouped:G+mbarrier')"
+            "'+persistent:P', '+copybatch:B' or several: '+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
 
@@ -110,6 +113,9 @@ def path_error(path: str) -> str | None:
         p = variant.get("persistent")
         if p is not None and not (isinstance(p, int) and 1 <= p <= 1 << 20):
             return f"persistent must be an integer from 1 to {1 << 20}, got {p!r} in {path!r}"
+        b = variant.get("max_copy_batch")
+        if b is not None and not (isinstance(b, int) and 1 <= b <= 16):
+            return f"copybatch must be an integer from 1 to 16, got {b!r} in {path!r}"
         if "program_traversal" in variant:
             why = parse_traversal(variant["program_traversal"])
             if isinstance(why, str):
