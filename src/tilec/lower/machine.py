@@ -25,7 +25,7 @@ themselves in ``RULES``; ``machine_divisions`` guards integer divisions and
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +35,7 @@ from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
 
+from .machine_sync import BarrierTracker, f64_user
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
@@ -92,15 +93,6 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
         return fn
 
     return deco
-
-
-def _root(v: ir.Value) -> ir.Value:
-    """The memory a chain of views starts from."""
-    while True:
-        d = v.defining_op
-        if d is None or d.name != "view":
-            return v
-        v = d.operand(0)
 
 
 # ------------------------------------------------------------------------ shared memory
@@ -180,162 +172,6 @@ class SharedAllocator:
             a.placeholder.attributes.setdefault("role", a.role)
             if a.versions > 1:
                 a.placeholder.attributes["versions"] = a.versions
-
-
-# ----------------------------------------------------------------------- barriers
-
-
-ROLE_BARRIER = 1
-"""The named barrier id of the consumers of a warp-specialized group (0 is the group's)."""
-
-
-class _Ledger:
-    """The accesses since the last barrier under one placement rule, and the barrier sites
-    that rule has placed so far."""
-
-    def __init__(self, per_root: bool) -> None:
-        self.per_root = per_root
-        """True: accesses conflict only through the same memory root (dependence-aware
-        coalescing); False: every root is one alias class (the reference sequence)."""
-        self.writes: set[ir.Value] = set()
-        """Roots written since the last barrier."""
-        self.reads: set[ir.Value] = set()
-        """Roots read since the last barrier."""
-        self.sites = 0
-        """Static barrier sites placed (not dynamic executions)."""
-
-    def conflicts(self, root: ir.Value, write: bool) -> bool:
-        """Whether an access to ``root`` must wait for a barrier first."""
-        if self.per_root:
-            return root in self.writes or (write and root in self.reads)
-        return bool(self.writes) or (write and bool(self.reads))
-
-    def record(self, root: ir.Value, write: bool) -> None:
-        """Note an access to ``root``."""
-        (self.writes if write else self.reads).add(root)
-
-    def clear(self) -> None:
-        """A barrier: nothing is pending."""
-        self.writes.clear()
-        self.reads.clear()
-
-
-class BarrierTracker:
-    """Places group barriers between conflicting accesses of different threads.
-
-    It tracks, per memory root, whether the group wrote or read it since the last barrier
-    in the current straight-line code; a read after a write, or a write after any access,
-    to the same root first emits ``barrier.group`` (``PlannerOptions.coalesce_group_barriers``,
-    the default). The set of accesses since the last barrier grows until one is placed, so
-    ``write A; access B; read A`` keeps its barrier. Memory roots are the compiler's own
-    shared buffers and the kernel's parameters; parameters count as distinct roots because
-    every launcher refuses a written argument that overlaps another
-    (``targets.interop_checks.check_aliasing``). Loop bodies end with a barrier when anything
-    is pending (the next iteration is a new segment); branches merge conservatively, and an
-    explicit ``sync`` is always a barrier.
-
-    Without coalescing (or without the planner) every root is one alias class: any read
-    after a write, or any write after an access, waits for a barrier (the reference
-    sequence). With coalescing, a second ledger follows the reference rule over the same
-    accesses without emitting anything, so ``sites`` reports both counts.
-    """
-
-    def __init__(self, g: GroupLowering, coalesce: bool = True) -> None:
-        self.g = g
-        self.active = _Ledger(per_root=coalesce)
-        """The rule whose barriers are emitted."""
-        self.reference: _Ledger | None = _Ledger(per_root=False) if coalesce else None
-        """The reference rule, counted but not emitted (None: it is the active rule)."""
-
-    @property
-    def _ledgers(self) -> list[_Ledger]:
-        return [self.active] if self.reference is None else [self.active, self.reference]
-
-    def _emit(self) -> None:
-        if self.g.role_threads is not None:
-            self.g.atom("barrier.named", [], [], id=ROLE_BARRIER, threads=self.g.role_threads)
-        else:
-            self.g.atom("barrier.group", [], [])
-        self.active.sites += 1
-        self.active.clear()
-
-    def barrier(self) -> None:
-        """Emit a group barrier (inside a role region, the role's named barrier) that both
-        rules have; nothing is pending afterwards."""
-        self._emit()
-        if self.reference is not None:
-            self.reference.sites += 1
-            self.reference.clear()
-
-    def _access(self, mem: ir.Value, write: bool) -> None:
-        root = _root(mem)
-        ref = self.reference
-        if ref is not None:
-            if ref.conflicts(root, write):
-                ref.sites += 1
-                ref.clear()
-            ref.record(root, write)
-        if self.active.conflicts(root, write):
-            self._emit()
-        self.active.record(root, write)
-
-    def read(self, mem: ir.Value) -> None:
-        """Before reading through ``mem`` (any view of a tracked root)."""
-        self._access(mem, write=False)
-
-    def write(self, mem: ir.Value) -> None:
-        """Before writing through ``mem``."""
-        self._access(mem, write=True)
-
-    def end_segment(self) -> None:
-        """The end of a loop body: a barrier when anything is pending (the next iteration
-        is a new segment), under each rule."""
-        ref = self.reference
-        if ref is not None and (ref.writes or ref.reads):
-            ref.sites += 1
-            ref.clear()
-        if self.pending:
-            self._emit()
-
-    def forget(self, roots: Iterable[ir.Value]) -> None:
-        """Accesses to ``roots`` are ordered by a protocol (a ring's barriers), not by group
-        barriers: they are no longer pending."""
-        for led in self._ledgers:
-            for r in roots:
-                led.reads.discard(r)
-                led.writes.discard(r)
-
-    def note_reads(self, roots: Iterable[ir.Value]) -> None:
-        """Make reads of ``roots`` pending (a protocol's last reads, for the code after)."""
-        for led in self._ledgers:
-            led.reads.update(roots)
-
-    def state(self) -> tuple[tuple[set[ir.Value], set[ir.Value]], ...]:
-        """A copy of what is pending under each rule."""
-        return tuple((set(led.writes), set(led.reads)) for led in self._ledgers)
-
-    def restore(self, st: tuple[tuple[set[ir.Value], set[ir.Value]], ...] | None) -> None:
-        """Make ``st`` pending (None: nothing, where a protocol orders what came before)."""
-        for k, led in enumerate(self._ledgers):
-            led.writes, led.reads = (set(), set()) if st is None else \
-                (set(st[k][0]), set(st[k][1]))
-
-    def merge(self, *states: tuple[tuple[set[ir.Value], set[ir.Value]], ...]) -> None:
-        """Pending = the union of ``states`` (after a branch)."""
-        for k, led in enumerate(self._ledgers):
-            led.writes = set().union(*(s[k][0] for s in states))
-            led.reads = set().union(*(s[k][1] for s in states))
-
-    @property
-    def pending(self) -> bool:
-        """True when an access since the last emitted barrier is recorded."""
-        return bool(self.active.writes or self.active.reads)
-
-    @property
-    def sites(self) -> tuple[int, int]:
-        """Static group barrier sites: (under the reference rule, emitted)."""
-        ref = self.reference if self.reference is not None else self.active
-        return ref.sites, self.active.sites
 
 
 # -------------------------------------------------------------------- group lowering
@@ -869,17 +705,6 @@ class _FunctionLowering:
     def shared_limit(self) -> int | None:
         """The target's shared memory per group (None when unknown)."""
         return None if self.profile is None else self.profile.shared_bytes_per_group
-
-
-def f64_user(fn: ir.Function) -> ir.Operation | None:
-    """The first operation of ``fn`` that produces or reads an f64 value (None: none does)."""
-    for op in fn.walk():
-        for v in (*op.results, *op.operands):
-            t = v.type
-            dt = t if isinstance(t, ir.ScalarType) else getattr(t, "dtype", None)
-            if dt is ir.f64:
-                return op
-    return None
 
 
 def _profile_or_none(target: str) -> TargetProfile | None:

@@ -17,7 +17,7 @@ from lowering_cases import CASES, SIMULATOR_MISSING, differential, outputs_of
 import tilec as tc
 import tilec.ir as ir
 from tilec.lower import LowerOptions, lower
-from tilec.lower.machine import BarrierTracker
+from tilec.lower.machine_sync import BarrierTracker
 
 needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
                                      reason=SIMULATOR_MISSING or "")

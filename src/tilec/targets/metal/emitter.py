@@ -34,7 +34,7 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir.atoms import CATALOG
-from tilec.lower.machine import f64_user
+from tilec.lower.machine_sync import f64_user
 from tilec.targets.clike import (
     CLikeEmitter,
     IndentedBuffer,
