@@ -213,19 +213,21 @@ class BarrierTracker:
         self.writes.clear()
         self.reads.clear()
 
-    def read(self, mem: ir.Value) -> None:
-        """Before reading through ``mem`` (any view of a tracked root)."""
-        root = _root(mem)
-        if root in self.writes:
+    def read(self, *mems: ir.Value) -> None:
+        """Before reading through each of ``mems`` (any views of tracked roots). Declare
+        together the reads that all come after this point: a barrier one of them needs must
+        not clear the record of another that has not happened yet."""
+        roots = [_root(m) for m in mems]
+        if any(r in self.writes for r in roots):
             self.barrier()
-        self.reads.add(root)
+        self.reads.update(roots)
 
-    def write(self, mem: ir.Value) -> None:
-        """Before writing through ``mem``."""
-        root = _root(mem)
-        if root in self.writes or root in self.reads:
+    def write(self, *mems: ir.Value) -> None:
+        """Before writing through each of ``mems`` (declared together, as for ``read``)."""
+        roots = [_root(m) for m in mems]
+        if any(r in self.writes or r in self.reads for r in roots):
             self.barrier()
-        self.writes.add(root)
+        self.writes.update(roots)
 
     def state(self) -> tuple[set[ir.Value], set[ir.Value]]:
         """A copy of what is pending."""

@@ -130,8 +130,7 @@ def _across_warps(g: GroupLowering, laws: tuple[str, ...], partial: list[ir.Valu
     sub = s0.mod(team).floordiv(32)
     wmap = ir.IndexMap(1, [row_of, sub], 1)
     bufs = [_slot_nd(g, (rows, per), p.type.dtype, k) for k, p in enumerate(partial)]
-    for buf in bufs:
-        g.sync.write(buf)
+    g.sync.write(*bufs)
 
     def write() -> None:
         for buf, p in zip(bufs, partial):
@@ -139,8 +138,7 @@ def _across_warps(g: GroupLowering, laws: tuple[str, ...], partial: list[ir.Valu
             g.op("store", [tv, p], [])
 
     g.guarded(g.arith("eq", g.lane(), g.index(0)), write)
-    for buf in bufs:
-        g.sync.read(buf)
+    g.sync.read(*bufs)
     rmap = ir.IndexMap(1, [ir.d(0).floordiv(per) * teams + (s0.floordiv(team) if team > 1
                                                              else s0),
                            ir.d(0).mod(per)], 1)
@@ -179,8 +177,7 @@ def _serial(g: GroupLowering, op: ir.Operation) -> None:
         buf = _slot_nd(g, shape, x.dtype, k)
         g.store_registers(buf, x)
         bufs.append(buf)
-    for buf in bufs:
-        g.sync.read(buf)
+    g.sync.read(*bufs)  # every input's loads are in the loop below
     seeds = [g.scalar(s) for s in op.operands[n_in:]]
     states_t = [r.type.dtype for r in op.results]
     # Input coordinate of (output coordinate, contribution number s0), row-major over axes.
