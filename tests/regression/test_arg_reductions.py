@@ -166,28 +166,95 @@ def test_row_args_on_every_path(path: str, strategy: str, dt: Any) -> None:
     np.testing.assert_array_equal(args[2], small)
 
 
+def col_case(dt: Any) -> tuple[list[np.ndarray], dict[str, Any]]:
+    """``col_args`` on a 13 x 21 array (windows of 16 rows) and its constexprs."""
+    lo, hi = extremes(dt)
+    return [data(dt, (13, 21), 7), poisoned(1, 21, dtype=np.int32),
+            poisoned(21, dtype=np.int32)], {"LO": lo, "HI": hi}
+
+
+def check_cols(x: np.ndarray, amax: np.ndarray, amin: np.ndarray) -> None:
+    """``col_args``'s outputs are numpy's."""
+    lo, hi = extremes(x.dtype)
+    np.testing.assert_array_equal(amax[0], padded(x, (16, 21), lo).argmax(0))
+    np.testing.assert_array_equal(amin, padded(x, (16, 21), hi).argmin(0))
+
+
+def cube_case(dt: Any) -> tuple[list[np.ndarray], dict[str, Any]]:
+    """``cube_args`` on a 2 x 7 x 3 array (a 2 x 8 x 4 window) and its constexprs."""
+    lo, hi = extremes(dt)
+    return [data(dt, (2, 7, 3), 11), poisoned(2, 4, dtype=np.int32),
+            poisoned(1, dtype=np.int32), poisoned(1, 1, 1, dtype=np.int32)], \
+        {"LO": lo, "HI": hi}
+
+
+def check_cube(x: np.ndarray, mid: np.ndarray, flat: np.ndarray, low: np.ndarray) -> None:
+    """``cube_args``'s outputs are numpy's."""
+    lo, hi = extremes(x.dtype)
+    a, b = padded(x, (2, 8, 4), lo), padded(x, (2, 8, 4), hi)
+    np.testing.assert_array_equal(mid, a.argmax(1))
+    assert flat[0] == a.argmax() and low[0, 0, 0] == b.argmin()
+
+
+def prod_case(dt: Any) -> list[np.ndarray]:
+    """``row_prod`` on products of +-1, +-2, +-0.0 (and NaN, inf, 0.5 for floats): exact in
+    every grouping, so every path matches numpy bit for bit (integers wrap alike)."""
+    pool = [1, -1, 2, -2, 1, 1, -1, 0] if not _is_float(dt) else \
+        [1.0, -1.0, 2.0, -2.0, 0.5, -0.0, 1.0, -1.0, np.nan, np.inf]
+    x = np.random.default_rng(5).choice(np.array(pool, float), size=(10, 29)).astype(dt)
+    return [x, poisoned(10, dtype=dt), poisoned(3, 32, dtype=dt)]
+
+
+def check_prod(x: np.ndarray, p: np.ndarray, q: np.ndarray) -> None:
+    """``row_prod``'s outputs are numpy's (the window pads with ones)."""
+    pad = np.ones((12, 32), x.dtype)
+    pad[:10, :29] = x
+    with np.errstate(invalid="ignore"):  # inf * 0
+        want_p = pad[:10].prod(1, dtype=x.dtype)
+        want_q = pad.reshape(3, 4, 32).prod(1, dtype=x.dtype)
+    np.testing.assert_array_equal(p, want_p)
+    np.testing.assert_array_equal(q, want_q)
+
+
+@tc.kernel
+def two_pools(X, C, Y):
+    """The fuzzer's race (seed 16, program 389): an i32 reduction in shared memory, then two
+    arg-reductions along axis 0, whose values (bf16) and positions (i32) go to two scratch
+    pools; the barrier the positions' store needed once cleared the record of the values'
+    reads, so the second reduction overwrote values the first was still reading."""
+    for p in tc.parallel(2):
+        s = tc.sum(X.tile((p * 5, 0, 0), (5, 4, 8), fill=-1).load(), axis=1, policy="strict_fold")
+        c = C.tile((0, 0, 0), (2, 5, 8)).load()
+        Y.tile((p * 5, 0), (5, 8)).store(s + tc.argmax(c, axis=0) * tc.argmin(c * 2.0, axis=0))
+
+
+def pools_case() -> list[np.ndarray]:
+    """``two_pools``'s arguments."""
+    x = np.arange(10 * 4 * 8, dtype=np.int32).reshape(10, 4, 8) % 7 - 3
+    return [x, data(BF16, (2, 5, 8), 3), poisoned(10, 8, dtype=np.int32)]
+
+
+def check_pools(x: np.ndarray, c: np.ndarray, y: np.ndarray) -> None:
+    """``two_pools``'s output is numpy's."""
+    wide = c.astype(np.float64)
+    want = x.sum(1) + np.tile(wide.argmax(0) * (wide * 2).argmin(0), (2, 1))
+    np.testing.assert_array_equal(y, want.astype(np.int32))
+
+
 @pytest.mark.parametrize("dt", [np.dtype(np.float32), np.dtype(np.int16)], ids=_name)
 @pytest.mark.parametrize("path", PATHS)
 def test_col_args_on_every_path(path: str, dt: Any) -> None:
-    lo, hi = extremes(dt)
-    x = data(dt, (13, 21), 7)
-    amax, amin = poisoned(1, 21, dtype=np.int32), poisoned(21, dtype=np.int32)
-    run(path, col_args, x, amax, amin, LO=lo, HI=hi)
-    np.testing.assert_array_equal(amax[0], padded(x, (16, 21), lo).argmax(0))
-    np.testing.assert_array_equal(amin, padded(x, (16, 21), hi).argmin(0))
+    args, consts = col_case(dt)
+    run(path, col_args, *args, **consts)
+    check_cols(*args)
 
 
 @pytest.mark.parametrize("dt", [np.dtype(np.float32), np.dtype(np.int64)], ids=_name)
 @pytest.mark.parametrize("path", PATHS)
 def test_cube_args_on_every_path(path: str, dt: Any) -> None:
-    lo, hi = extremes(dt)
-    x = data(dt, (2, 7, 3), 11)
-    mid, flat = poisoned(2, 4, dtype=np.int32), poisoned(1, dtype=np.int32)
-    low = poisoned(1, 1, 1, dtype=np.int32)
-    run(path, cube_args, x, mid, flat, low, LO=lo, HI=hi)
-    a, b = padded(x, (2, 8, 4), lo), padded(x, (2, 8, 4), hi)
-    np.testing.assert_array_equal(mid, a.argmax(1))
-    assert flat[0] == a.argmax() and low[0, 0, 0] == b.argmin()
+    args, consts = cube_case(dt)
+    run(path, cube_args, *args, **consts)
+    check_cube(*args)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -211,20 +278,16 @@ def test_a_nan_wins_and_ties_take_the_first_index(path: str) -> None:
 @pytest.mark.parametrize("dt", [np.dtype(np.float32), np.dtype(np.int32)], ids=_name)
 @pytest.mark.parametrize("path", PATHS)
 def test_prod_method_along_each_axis(path: str, dt: Any) -> None:
-    """Products of +-1, +-2, +-0.0 (and NaN, inf for floats): exact in every grouping, so
-    every path matches numpy bit for bit (integers wrap alike)."""
-    rng = np.random.default_rng(5)
-    pool = [1, -1, 2, -2, 1, 1, -1, 0] if not _is_float(dt) else \
-        [1.0, -1.0, 2.0, -2.0, 0.5, -0.0, 1.0, -1.0, np.nan, np.inf]
-    x = rng.choice(np.array(pool, float), size=(10, 29)).astype(dt)
-    p, q = poisoned(10, dtype=dt), poisoned(3, 32, dtype=dt)
-    run(path, row_prod, x, p, q)
-    pad = np.ones((12, 32), dt)
-    pad[:10, :29] = x
-    with np.errstate(invalid="ignore"):  # inf * 0
-        want_p, want_q = pad[:10].prod(1, dtype=dt), pad.reshape(3, 4, 32).prod(1, dtype=dt)
-    np.testing.assert_array_equal(p, want_p)
-    np.testing.assert_array_equal(q, want_q)
+    args = prod_case(dt)
+    run(path, row_prod, *args)
+    check_prod(*args)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_arg_reductions_through_two_scratch_pools(path: str) -> None:
+    args = pools_case()
+    run(path, two_pools, *args)
+    check_pools(*args)
 
 
 # ----------------------------------------------------------------- GPU realizations
@@ -243,10 +306,7 @@ def test_each_row_shape_takes_its_strategy(strategy: str) -> None:
 
 
 def test_other_axes_fold_in_shared_memory() -> None:
-    lo, hi = extremes(np.float32)
-    args = [data(np.float32, (13, 21), 0), poisoned(1, 21, dtype=np.int32),
-            poisoned(21, dtype=np.int32)]
-    assert _strategies(col_args, args, {"LO": lo, "HI": hi}) == {"serial"}
+    assert _strategies(col_args, *col_case(np.float32)) == {"serial"}
 
 
 @pytest.mark.parametrize("target", CUDA_TARGETS)
@@ -269,14 +329,11 @@ def test_cuda_compiles(target: str, arch: str, strategy: str, dt: Any) -> None:
 
 @needs_nvrtc
 def test_cuda_compiles_the_other_kernels() -> None:
-    lo, hi = extremes(np.float32)
-    x = data(np.float32, (13, 21), 0)
-    cubin(cuda_source(col_args, x, poisoned(1, 21, dtype=np.int32),
-                      poisoned(21, dtype=np.int32), LO=lo, HI=hi), "sm_90")
-    cubin(cuda_source(cube_args, data(np.float32, (2, 7, 3), 0),
-                      poisoned(2, 4, dtype=np.int32), poisoned(1, dtype=np.int32),
-                      poisoned(1, 1, 1, dtype=np.int32), LO=lo, HI=hi), "sm_90")
-    cubin(cuda_source(row_prod, x, poisoned(13), poisoned(4, 32)), "sm_90")
+    for kernel, (args, consts) in ((col_args, col_case(np.float32)),
+                                   (cube_args, cube_case(np.float32)),
+                                   (row_prod, (prod_case(np.float32), {})),
+                                   (two_pools, (pools_case(), {}))):
+        cubin(cuda_source(kernel, *args, **consts), "sm_90")
 
 
 @pytest.mark.skipif(checker_unavailable() is not None, reason=str(checker_unavailable()))
@@ -319,10 +376,10 @@ def rank0(X, Y):
 
 
 @pytest.mark.parametrize(("kernel", "needle", "fragments"), [
-    (bool_arg, "m", ["argmax() of a bool tile is not supported", "x.to(tc.int8)"]),
+    (bool_arg, "tc.argmax", ["argmax() of a bool tile is not supported", "x.to(tc.int8)"]),
     (axis_out_of_range, "2", ["axis 2 is out of range for a rank-2 tile"]),
     (two_axes, "tc.argmax", ["argmax() takes one axis (an int) or None"]),
-    (rank0, "t", ["argmax() of a rank-0 tile"]),
+    (rank0, "tc.argmax", ["argmax() of a rank-0 tile"]),
 ], ids=["bool", "axis", "two_axes", "rank0"])
 def test_bad_input_is_located(kernel: Any, needle: str, fragments: list[str]) -> None:
     with pytest.raises(tc.TileSyntaxError) as info:

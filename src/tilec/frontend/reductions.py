@@ -184,19 +184,22 @@ def arg_reduction(cap: Capture, site: CallSite, law: str) -> Any:
     a = site.bind(["x", "axis", "keepdims"], {"axis": None, "keepdims": False})
     x = as_tile(cap, site.node_of(0), a["x"], "a tile")
     rank = len(x.shape)
-    if x.dtype is ir.i1:
+    if x.dtype is ir.i1:  # (errors about x point at the call: a method's x is no argument)
         raise site.error(f"{site.name}() of a bool tile is not supported; convert it first "
-                         f"(x.to(tc.int8))", 0)
+                         f"(x.to(tc.int8))")
     if rank == 0:
-        raise site.error(f"{site.name}() of a rank-0 tile: there is no axis to search", 0)
+        raise site.error(f"{site.name}() of a rank-0 tile: there is no axis to search")
     axis = a["axis"]
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
         raise site.error(f"{site.name}() takes one axis (an int) or None (every axis, "
                          f"row-major), got {describe(axis)}", "axis")
     axes = normalize_axes(cap, site, axis if axis is None else (axis,), rank)
-    if any(x.shape[k] == 0 for k in axes):
+    count = math.prod(x.shape[k] for k in axes)
+    if count == 0:
         raise site.error(f"{site.name}() over an empty axis of a {_shape_str(x.shape)} tile "
                          f"has no answer", "axis")
+    if count > 2 ** 31 - 1:
+        raise site.error(f"{site.name}() searches {count} elements; positions are i32", "axis")
     value_law = ir.ARG_LAWS[law]
     laws = (value_law, law)
     stride, flat = 1, ir.const(0)
