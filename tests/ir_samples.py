@@ -336,7 +336,7 @@ def _build_reductions(m: Module) -> None:
     grid, prog = region([index], ["p"])
     with e.inside(prog):
         t = e.value("load", [fn.args[0]], tile, hint="t")
-        ids = e.const(7, TileType((16, 32), i32), "ids")
+        ids = e.value("iota", [], TileType((16, 32), i32), {"map": IndexMap(2, [d(1)])}, "ids")
         zero = e.const(0.0, f32, "zero")
         upd, blk = region([f32, f32], ["run", "elem"])
         with e.inside(blk):

@@ -100,6 +100,10 @@ _DOCS: dict[str, str] = {
     "max": "max(x, axis=None, keepdims=False, policy=None): IEEE maximum along axes",
     "min": "min(x, axis=None, keepdims=False, policy=None): IEEE minimum along axes",
     "prod": "prod(x, axis=None, keepdims=False, policy=None): product along axes",
+    "argmax": "argmax(x, axis=None, keepdims=False): i32 position of the first maximum "
+              "(a NaN counts as the maximum)",
+    "argmin": "argmin(x, axis=None, keepdims=False): i32 position of the first minimum "
+              "(a NaN counts as the minimum)",
     "reduce": "reduce(x, axis, init, combine, policy=None): a general reduction",
     # matrix
     "mma": "mma(a, b, c, precision='exact', order=None): c + a @ b",

@@ -1,4 +1,5 @@
-"""Reductions: ``tc.sum``/``max``/``min``/``prod``, ``tc.reduce``, ``tc.einsum``.
+"""Reductions: ``tc.sum``/``max``/``min``/``prod``, ``tc.argmax``/``argmin``, ``tc.reduce``,
+``tc.einsum``.
 
 Each is one ``reduce`` op carrying the resolved policy record: an omitted
 policy becomes ``unordered_tree`` (not explicit), a named one is kept and
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from .capture import Capture
 
 __all__ = ["resolve_policy", "normalize_axes", "recognize_combiner", "reduce_region",
-           "reduction_builtin"]
+           "reduction_builtin", "arg_reduction", "ARG_INDEX"]
 
 
 def resolve_policy(site: CallSite, policy: Any) -> ir.ReductionPolicy:
@@ -166,6 +167,64 @@ def reduction_builtin(cap: Capture, site: CallSite, kind: str) -> Any:
 
 for _k in ("sum", "max", "min", "prod"):
     implements(_k)(lambda cap, site, _k=_k: reduction_builtin(cap, site, _k))
+
+
+ARG_INDEX = ir.i32
+"""The element type of ``argmax``/``argmin`` results: a position within the tile."""
+
+
+def arg_reduction(cap: Capture, site: CallSite, law: str) -> Any:
+    """``tc.argmax``/``tc.argmin(x, axis=None, keepdims=False)``: the ``i32`` position of the
+    first largest (smallest) element along ``axis`` (row-major over the whole tile for None);
+    a NaN counts as larger (smaller) than every number, so the first NaN wins.
+
+    One ``reduce`` of ``x`` and an ``iota`` of its positions with a value state (``max`` /
+    ``min``) and an index state (``argmax`` / ``argmin``), whose update is the pair merge
+    ``ir.emit_merge`` (``ir/reductions.py``)."""
+    a = site.bind(["x", "axis", "keepdims"], {"axis": None, "keepdims": False})
+    x = as_tile(cap, site.node_of(0), a["x"], "a tile")
+    rank = len(x.shape)
+    if x.dtype is ir.i1:  # (errors about x point at the call: a method's x is no argument)
+        raise site.error(f"{site.name}() of a bool tile is not supported; convert it first "
+                         f"(x.to(tc.int8))")
+    if rank == 0:
+        raise site.error(f"{site.name}() of a rank-0 tile: there is no axis to search")
+    axis = a["axis"]
+    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
+        raise site.error(f"{site.name}() takes one axis (an int) or None (every axis, "
+                         f"row-major), got {describe(axis)}", "axis")
+    axes = normalize_axes(cap, site, axis if axis is None else (axis,), rank)
+    count = math.prod(x.shape[k] for k in axes)
+    if count == 0:
+        raise site.error(f"{site.name}() over an empty axis of a {_shape_str(x.shape)} tile "
+                         f"has no answer", "axis")
+    if count > 2 ** 31 - 1:
+        raise site.error(f"{site.name}() searches {count} elements; positions are i32", "axis")
+    value_law = ir.ARG_LAWS[law]
+    laws = (value_law, law)
+    stride, flat = 1, ir.const(0)
+    for k in reversed(axes):  # the position: row-major over the searched axes
+        flat = flat + ir.d(k) * stride
+        stride *= x.shape[k]
+    pos = TileVal(cap.builder.value("iota", [], ir.TileType(x.shape, ARG_INDEX),
+                                    {"map": ir.IndexMap(rank, [flat])}, loc=cap.loc(site.node),
+                                    name_hint="pos"))
+    seeds = [cap.const(typed_number(ir.merge_identity(k, t), t), t)
+             for k, t in zip(laws, (x.dtype, ARG_INDEX))]
+
+    def body(block: ir.Block) -> list[Any]:
+        b = ir.Builder(ir.InsertionPoint.at_end(block), cap.loc(site.node))
+        return [ScalarVal(v) for v in ir.emit_merge(b, laws, block.args[:2], block.args[2:])]
+
+    _, res = reduce_region(cap, site, [x, pos], seeds, axes, resolve_policy(site, None), body,
+                           names=["best", "at"])
+    if a["keepdims"]:
+        return expand_dims(cap, site.node, res, list(axes))
+    return res
+
+
+for _k in ("argmax", "argmin"):
+    implements(_k)(lambda cap, site, _k=_k: arg_reduction(cap, site, _k))
 
 
 @implements("reduce")

@@ -312,8 +312,8 @@ def memory(cap: Capture, site: CallSite) -> MemVal:
     return MemVal(v)
 
 
-_TILE_METHODS = {"to", "reshape", "permute", "broadcast_to", "sum", "max", "min", "prod",
-                 "astype"}
+_REDUCTION_METHODS = ("sum", "max", "min", "prod", "argmax", "argmin")
+_TILE_METHODS = {"to", "reshape", "permute", "broadcast_to", "astype", *_REDUCTION_METHODS}
 
 
 _MEM_METHODS = {"tile", "load", "store", "atomic_add", "atomic_max", "atomic_min", "permute"}
@@ -386,7 +386,7 @@ def call_method(cap: Capture, site: CallSite, bm: BoundMethod) -> Any:
     if name == "broadcast_to":
         a = site.bind(["shape"])
         return broadcast_to(cap, site.node, x, static_shape(cap, site.node, a["shape"]))
-    if name in ("sum", "max", "min", "prod"):
+    if name in _REDUCTION_METHODS:
         return IMPLS[name](cap, CallSite(cap, site.node, [x, *site.args], site.kwargs, name))
     raise site.error(f"unknown method {name!r}")
 

@@ -40,7 +40,16 @@ from .ops import ARITH_FNS, OPS, AttrDef, OpDef, OpVerifyError, arith_result_typ
 from .parser import parse
 from .passes import Pass, PassManager, PassResult
 from .printer import Printer, format_attr, print_function, print_module, print_op
-from .reductions import MERGES, merge_laws, recognize_merges, strip_casts
+from .reductions import (
+    ARG_LAWS,
+    MERGES,
+    emit_merge,
+    merge_identity,
+    merge_laws,
+    merge_region,
+    recognize_merges,
+    strip_casts,
+)
 from .rewriter import IRRewriter
 from .traversal import check_traversal, parse_traversal, traversal_point, traversal_points
 from .types import (
@@ -83,6 +92,7 @@ __all__ = [
     "IRRewriter", "MEMORY_SPACES", "SCALARS", "MemoryType", "ScalarType", "TileType",
     "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
     "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify", "MERGES",
-    "merge_laws", "recognize_merges", "strip_casts", "SharedLayout", "allocate_shared",
+    "merge_laws", "recognize_merges", "strip_casts", "ARG_LAWS", "emit_merge", "merge_region",
+    "merge_identity", "SharedLayout", "allocate_shared",
     "shared_layout", "op_number",
 ]

@@ -14,8 +14,10 @@ __all__ = ["ReductionPolicy", "ArithPolicy", "ExecConstraint", "STRICT_FOLD", "U
 POLICY_KINDS = ("strict_fold", "unordered_tree")
 """Regrouping permissions a reduction may carry."""
 
-COMBINERS = ("add", "max", "min", "mul", "custom")
-"""Recognized merge laws; ``custom`` means no recognized merge (serial only)."""
+COMBINERS = ("add", "max", "min", "mul", "argmax", "argmin", "custom")
+"""Recognized merge laws; ``custom`` means no recognized merge (serial only). ``argmax`` /
+``argmin`` are the index state of an arg-reduction: they follow a ``max`` / ``min`` value
+state (``ir/reductions.py``)."""
 
 
 class ReductionPolicy(Interned):

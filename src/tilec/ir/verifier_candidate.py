@@ -185,7 +185,8 @@ def _check_reductions(ctx: _Context, op: Operation) -> Iterator[_Issue]:
         if policy.allows_tree and law is None:
             origin = "explicit" if policy.explicit else "the default"
             yield _Issue(f"reduce state {k}: the update is not a recognized merge (an add, mul, "
-                         "max or min of the state with a value computed from the elements), so "
+                         "max or min of the state with a value computed from the elements, or "
+                         "the canonical arg pair of ir.emit_merge), so "
                          f"{origin} unordered_tree policy cannot regroup it; use "
                          'policy="strict_fold" to fold in source order', "9", op)
             return

@@ -1,4 +1,5 @@
-"""Machine lowering of pure values: constants, scalar arithmetic, ``map`` and ``reindex``.
+"""Machine lowering of pure values: constants, ``iota``, scalar arithmetic, ``map`` and
+``reindex``.
 
 A ``map`` runs its scalar region over each thread's registers: its tile
 operands are first brought into the result's distribution (the Scheduled
@@ -40,6 +41,24 @@ def _constant(g: GroupLowering, op: ir.Operation) -> None:
     else:
         g.bind(op.result, g.op("constant", [], [t], {"value": value},
                                [], [op.result.name_hint]).result)
+
+
+@rule("iota")
+def _iota(g: GroupLowering, op: ir.Operation) -> None:
+    """Each register's value from its tile coordinate: the Candidate map composed with the
+    distribution's ``(thread, register) -> coordinate`` map, ``%tid`` the first symbol."""
+    (value,) = op.attr("map").results
+    syms = [g.tid] + [g.scalar(v) for v in op.operands]
+    shifted = [ir.s(k + 1) for k in range(op.num_operands)]
+    t = op.result.type
+    lay = layout_of(op.result)
+
+    def make(start: int, length: int) -> ir.Value:
+        coords = [e.substitute([ir.s(0), ir.d(0) + start]) for e in lay.map.results]
+        m = ir.IndexMap(1, [value.substitute(coords, shifted)], len(syms))
+        return g.op("iota", syms, [ir.TileType((length,), t.dtype)], {"map": m}).result
+
+    g.bind(op.result, g.build(lay, t.dtype, make))
 
 
 @rule("arith", "tuple", "tuple_get")

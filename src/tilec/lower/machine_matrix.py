@@ -87,8 +87,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     swizzle = real in WGMMA_ATOMS
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle)
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
-    g.sync.read(a_view)
-    g.sync.read(b_view)
+    g.sync.read(a_view, b_view)
     if real == "reference":
         out = _reference(g, op, c, a_view, b_view, k)
     elif swizzle:

@@ -32,16 +32,7 @@ from .options import LoweringBug
 from .reductions import identity
 from .schedule import SCHEDULE_ATTRS, layout_of
 
-__all__ = ["merge_region"]
-
-
-def merge_region(fn: str, dtype: ir.ScalarType) -> ir.Region:
-    """``^(state, x): yield(arith fn(state, x))``: the update of a recognized merge."""
-    blk = ir.Block([dtype, dtype])
-    b = ir.Builder(ir.InsertionPoint.at_end(blk))
-    r = b.value("arith", list(blk.args), dtype, {"fn": fn})
-    b.create("yield", [r])
-    return ir.Region([blk])
+__all__ = ["pool_view"]
 
 
 def _reduce_attrs(op: ir.Operation, **over: Any) -> dict[str, Any]:
@@ -102,15 +93,14 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
         mask = 1
         while mask < min(team, 32):
             m = g.index(mask)
-            partial = [_merge(g, law, p, g.atom("shfl.xor", [p, m], [p.type], width=32).result)
-                       for law, p in zip(laws, partial)]
+            other = [g.atom("shfl.xor", [p, m], [p.type], width=32).result for p in partial]
+            partial = _merge(g, laws, partial, other)
             mask *= 2
         # 3. across the team's subgroups through shared memory
         if team > 32:
-            partial = [_across_warps(g, law, p, nrs, team, teams, k)
-                       for k, (law, p) in enumerate(zip(laws, partial))]
-        # 4. the seed joins once
-        partial = [_merge_seed(g, law, p, s) for law, p, s in zip(laws, partial, seeds)]
+            partial = _across_warps(g, laws, partial, nrs, team, teams)
+        # 4. the seed joins once (the reference merges it last, on the left)
+        partial = _merge(g, laws, seeds, partial)
     for r, lay, p in zip(op.results, out_layouts, partial):
         if lay.local != nrs:
             raise LoweringBug(ir.format_located(
@@ -119,51 +109,53 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
         g.bind(r, Lowered(lay, [p]))
 
 
-def _merge(g: GroupLowering, law: str, a: ir.Value, b: ir.Value) -> ir.Value:
-    """``a law b`` elementwise over register arrays."""
-    t = a.type
-    return g.op("map", [a, b], [t], {"shape": ir.IndexSet([int(t.shape[0])])},
-                [merge_region(law, t.dtype)]).result
+def _merge(g: GroupLowering, laws: tuple[str, ...], a: list[ir.Value], b: list[ir.Value]
+           ) -> list[ir.Value]:
+    """The states ``a`` merged with ``b`` register by register (``ir.merge_region``); ``a``
+    may be uniform scalars (the seeds)."""
+    types = [p.type for p in b]
+    n = int(types[0].shape[0])
+    return list(g.op("map", [*a, *b], types, {"shape": ir.IndexSet([n])},
+                     [ir.merge_region(laws, [t.dtype for t in types])]).results)
 
 
-def _merge_seed(g: GroupLowering, law: str, p: ir.Value, seed: ir.Value) -> ir.Value:
-    """``seed law p`` per register (the reference merges the seed last, on the left)."""
-    t = p.type
-    return g.op("map", [seed, p], [t], {"shape": ir.IndexSet([int(t.shape[0])])},
-                [merge_region(law, t.dtype)]).result
-
-
-def _across_warps(g: GroupLowering, law: str, p: ir.Value, nrs: int, team: int, teams: int,
-                  slot: int) -> ir.Value:
-    """Subgroup partials of a team to every team thread, via shared memory."""
-    dt = p.type.dtype
+def _across_warps(g: GroupLowering, laws: tuple[str, ...], partial: list[ir.Value], nrs: int,
+                  team: int, teams: int) -> list[ir.Value]:
+    """Subgroup partials of a team to every team thread, via shared memory (one slot per
+    state), merged in subgroup order."""
     per = team // 32
     rows = nrs * teams
-    buf = _slot_nd(g, (rows, per), dt, slot)
     s0 = ir.s(0)
     row_of = ir.d(0) * teams + (s0.floordiv(team) if team > 1 else s0)
     sub = s0.mod(team).floordiv(32)
     wmap = ir.IndexMap(1, [row_of, sub], 1)
-    g.sync.write(buf)
+    bufs = [_slot_nd(g, (rows, per), p.type.dtype, k) for k, p in enumerate(partial)]
+    g.sync.write(*bufs)
 
     def write() -> None:
-        tv = g.view(buf, [g.tid], wmap, (nrs,), False)
-        g.op("store", [tv, p], [])
+        for buf, p in zip(bufs, partial):
+            tv = g.view(buf, [g.tid], wmap, (nrs,), False)
+            g.op("store", [tv, p], [])
 
     g.guarded(g.arith("eq", g.lane(), g.index(0)), write)
-    g.sync.read(buf)
+    g.sync.read(*bufs)
     rmap = ir.IndexMap(1, [ir.d(0).floordiv(per) * teams + (s0.floordiv(team) if team > 1
                                                              else s0),
                            ir.d(0).mod(per)], 1)
-    tv = g.view(buf, [g.tid], rmap, (nrs * per,), False)
-    vals = g.op("load", [tv], [ir.TileType((nrs * per,), dt)]).result
-    shaped = g.op("reindex", [vals], [ir.TileType((nrs, per), dt)],
-                  {"map": ir.IndexMap(2, [ir.d(0) * per + ir.d(1)])}).result
-    ident = g.op("constant", [], [dt], {"value": identity(law, dt)}).result
-    red = g.op("reduce", [shaped, ident], [ir.TileType((nrs,), dt)],
-               {"n_inputs": 1, "axes": (1,), "policy": ir.ReductionPolicy("strict_fold", True),
-                "combiner": (law,)}, [merge_region(law, dt)])
-    return red.result
+    shaped, idents = [], []
+    for buf, law, p in zip(bufs, laws, partial):
+        dt = p.type.dtype
+        tv = g.view(buf, [g.tid], rmap, (nrs * per,), False)
+        vals = g.op("load", [tv], [ir.TileType((nrs * per,), dt)]).result
+        shaped.append(g.op("reindex", [vals], [ir.TileType((nrs, per), dt)],
+                           {"map": ir.IndexMap(2, [ir.d(0) * per + ir.d(1)])}).result)
+        idents.append(g.op("constant", [], [dt], {"value": identity(law, dt)}).result)
+    types = [p.type.dtype for p in partial]
+    red = g.op("reduce", [*shaped, *idents], [ir.TileType((nrs,), t) for t in types],
+               {"n_inputs": len(types), "axes": (1,),
+                "policy": ir.ReductionPolicy("strict_fold", True), "combiner": laws},
+               [ir.merge_region(laws, types)])
+    return list(red.results)
 
 
 # ------------------------------------------------------------------------ serial
@@ -185,8 +177,7 @@ def _serial(g: GroupLowering, op: ir.Operation) -> None:
         buf = _slot_nd(g, shape, x.dtype, k)
         g.store_registers(buf, x)
         bufs.append(buf)
-    for buf in bufs:
-        g.sync.read(buf)
+    g.sync.read(*bufs)  # every input's loads are in the loop below
     seeds = [g.scalar(s) for s in op.operands[n_in:]]
     states_t = [r.type.dtype for r in op.results]
     # Input coordinate of (output coordinate, contribution number s0), row-major over axes.

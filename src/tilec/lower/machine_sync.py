@@ -108,25 +108,29 @@ class BarrierTracker:
             self.reference.sites += 1
             self.reference.clear()
 
-    def _access(self, mem: ir.Value, write: bool) -> None:
-        root = root_of(mem)
+    def _access(self, mems: tuple[ir.Value, ...], write: bool) -> None:
+        roots = [root_of(m) for m in mems]
         ref = self.reference
         if ref is not None:
-            if ref.conflicts(root, write):
+            if any(ref.conflicts(r, write) for r in roots):
                 ref.sites += 1
                 ref.clear()
-            ref.record(root, write)
-        if self.active.conflicts(root, write):
+            for r in roots:
+                ref.record(r, write)
+        if any(self.active.conflicts(r, write) for r in roots):
             self._emit()
-        self.active.record(root, write)
+        for r in roots:
+            self.active.record(r, write)
 
-    def read(self, mem: ir.Value) -> None:
-        """Before reading through ``mem`` (any view of a tracked root)."""
-        self._access(mem, write=False)
+    def read(self, *mems: ir.Value) -> None:
+        """Before reading through each of ``mems`` (views of tracked roots). Declare
+        together the reads that all come after this point: a barrier one of them needs must
+        not clear the record of another that has not happened yet."""
+        self._access(mems, write=False)
 
-    def write(self, mem: ir.Value) -> None:
-        """Before writing through ``mem``."""
-        self._access(mem, write=True)
+    def write(self, *mems: ir.Value) -> None:
+        """Before writing through each of ``mems`` (declared together, as for ``read``)."""
+        self._access(mems, write=True)
 
     def end_segment(self) -> None:
         """The end of a loop body: a barrier when anything is pending (the next iteration

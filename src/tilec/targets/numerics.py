@@ -43,11 +43,13 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+import tilec.ir as ir
+
 __all__ = [
     "BF16", "np_dtype", "is_float_dtype", "compute_dtype", "round_to", "cast", "from_python",
     "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "sigmoid", "rsqrt",
-    "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree", "matmul",
-    "COMPARISONS",
+    "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree",
+    "pairwise_tree_states", "tree_states", "matmul", "COMPARISONS",
 ]
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -448,6 +450,8 @@ def combiner_identity(name: str, dt: Any) -> Any:
     NaN and signed zeros included.
     """
     dt = np.dtype(dt)
+    if name in ir.ARG_LAWS:  # an arg-reduction's index: the largest, which every index precedes
+        name = "min"
     if dt == _BOOL:
         return np.bool_({"add": False, "mul": True, "max": False, "min": True}[name])
     if is_float_dtype(dt):
@@ -465,18 +469,37 @@ def pairwise_tree(values: np.ndarray, merge: Callable[[Any, Any], Any]) -> np.nd
     partial remains. This is the one tree the reference uses for
     ``unordered_tree``, so its results are reproducible run to run.
     """
-    x = np.asarray(values)
-    n = x.shape[-1]
+    out = pairwise_tree_states([values], lambda a, b: [merge(a[0], b[0])])
+    return None if out is None else out[0]
+
+
+def pairwise_tree_states(states: Sequence[np.ndarray],
+                         merge: Callable[[list[Any], list[Any]], Sequence[Any]]
+                         ) -> list[np.ndarray] | None:
+    """``pairwise_tree`` of several states merged together (one array per state, the
+    contributions along the last axis): ``merge(left states, right states)``."""
+    xs = [np.asarray(v) for v in states]
+    n = xs[0].shape[-1]
     if n == 0:
         return None
     while n > 1:
         even = 2 * (n // 2)
-        merged = np.asarray(merge(x[..., 0:even:2], x[..., 1:even:2]), x.dtype)
+        merged = merge([x[..., 0:even:2] for x in xs], [x[..., 1:even:2] for x in xs])
+        merged = [np.asarray(m, x.dtype) for m, x in zip(merged, xs)]
         if n % 2:
-            merged = np.concatenate([merged, x[..., n - 1:n]], axis=-1)
-        x = merged
-        n = x.shape[-1]
-    return x[..., 0]
+            merged = [np.concatenate([m, x[..., n - 1:n]], axis=-1) for m, x in zip(merged, xs)]
+        xs = merged
+        n = xs[0].shape[-1]
+    return [x[..., 0] for x in xs]
+
+
+def tree_states(partials: Sequence[np.ndarray], seeds: Sequence[Any],
+                merge: Callable[[list[Any], list[Any]], Sequence[Any]]) -> list[Any]:
+    """The reference's ``unordered_tree``: the partial states (contributions along the last
+    axis) merged by ``pairwise_tree_states``, then ``merge(seeds, total)``; the seeds when
+    there is no contribution."""
+    totals = pairwise_tree_states(partials, merge)
+    return list(seeds) if totals is None else list(merge(list(seeds), totals))
 
 
 # ---------------------------------------------------------------------- mma

@@ -155,3 +155,18 @@ def test_state_restores_and_merges_both_rules() -> None:
     assert g.emitted == 1
     t.forget([a, b])     # a protocol orders the rest
     assert not t.pending
+
+
+def test_reads_declared_together_stay_pending_after_the_barrier_one_needs() -> None:
+    """``read(a, b)`` before both reads: the barrier ``b`` needs comes before the read of
+    ``a`` too, so ``a``'s read stays recorded and a later write of ``a`` waits (declaring
+    them one at a time lost it: a race a fuzzed reduction found)."""
+    for coalesce in (True, False):
+        g = _Recorder()
+        t = BarrierTracker(SimpleNamespace(role_threads=None, atom=g.atom), coalesce)
+        a, b = _roots(2)
+        t.write(b)
+        t.read(a, b)
+        assert g.emitted == 1
+        t.write(a)
+        assert g.emitted == 2

@@ -8,7 +8,7 @@ import numpy as np
 from tilec.testing.fuzz import numerics as nx
 from tilec.testing.fuzz.gen_elementwise import Bin
 from tilec.testing.fuzz.gen_matrix import mma_model
-from tilec.testing.fuzz.gen_reduce import fold
+from tilec.testing.fuzz.gen_reduce import arg_positions, fold
 from tilec.testing.fuzz.gen_windows import Load
 from tilec.testing.fuzz.numerics import DTYPES, exact
 from tilec.testing.fuzz.program import IndexExpr, Param, Program, Store
@@ -72,6 +72,22 @@ def test_max_reduction_is_exact_and_propagates_nan() -> None:
     r = fold("max", x, (1,), F32, strict=False)
     assert np.isnan(r.a[0]) and r.a[1] == 0.0 and not np.signbit(r.a[1])
     assert not r.e.any()
+
+
+def test_arg_positions_are_numpys_where_the_bounds_decide_them() -> None:
+    nan = np.nan
+    a = np.array([[1.0, 3.0, 3.0, -1.0],  # exact: the first of the ties
+                  [1.0, 3.0, 2.0, nan],  # bounded with a NaN: the NaN, known
+                  [1.0, 3.0, 2.5, 0.0],  # bounded, 3 +- 0.1 beyond 2.5 +- 0.1: known
+                  [1.0, 3.0, 2.95, 0.0],  # bounded, overlapping: unknown
+                  [-0.0, 0.0, -1.0, -2.0]], np.float32)  # exact signed zeros tie
+    e = np.zeros(a.shape)
+    e[1:4] = 0.1
+    got = arg_positions(nx.MV(a, e, F32), (1,), True)
+    assert got.a.tolist() == [1, 3, 1, 1, 0]
+    assert got.e.tolist() == [0, 0, 0, np.inf, 0]
+    low = arg_positions(nx.MV(a, np.zeros(a.shape), F32), (0, 1), False)
+    assert int(low.a) == int(a.argmin()) and low.e == 0
 
 
 def test_integer_floordiv_and_rem_follow_python() -> None:

@@ -266,6 +266,11 @@ def _reduction(op: ir.Operation, profile: TargetProfile) -> ReductionChoice:
     suffix = axes == tuple(range(rank - len(axes), rank))
     tree = ir.merge_laws(op) if op.attr("policy").kind == "unordered_tree" else None
     number, loc = ir.op_number(op), str(op.loc)
+    if tree is not None and any(law in ir.ARG_LAWS for law in tree):
+        # The index of an arg-reduction is the same in every order: fold it in source order.
+        how = "rows" if suffix else "general"
+        return ReductionChoice(number, loc, how, 0, f"merge {', '.join(tree)}: an "
+                               "arg-reduction's index is the same in any order; in source order")
     if suffix and tree is not None:
         wide = any(r.type.dtype.bits > 32 for r in op.results)
         lanes = _fact(profile, "reduction_lanes_64" if wide else "reduction_lanes_32")

@@ -1,4 +1,5 @@
-"""CUDA printers of the register-tile operations: ``map``, ``reindex``, ``reduce``, ``mma``.
+"""CUDA printers of the register-tile operations: ``map``, ``reindex``, ``iota``, ``reduce``,
+``mma``.
 
 Each prints one Machine operation over a thread's own registers (``forms.Regs``),
 fully unrolled; ``TILE_PRINTERS`` is the emitter's table for them.
@@ -97,6 +98,20 @@ def print_reindex(em: CUDAEmitter, op: ir.Operation) -> None:
             ok = "false" if conds is None else " && ".join(conds) or "true"
             em.buf.line(f"{out.name}[{i}] = ({ok}) ? {src.name}[{' + '.join(flat) or 0}] "
                           f": {miss};")
+    em.bind(op.result, out)
+
+
+def print_iota(em: CUDAEmitter, op: ir.Operation) -> None:
+    """Each register's value of the index map, the thread's coordinates as symbols."""
+    (value,) = op.attr("map").results
+    shape = static_shape(op.result.type, op, em)
+    syms = [em.int_text(v, op) for v in op.operands]
+    iw = IndexWriter([em.range_of(v) for v in op.operands])
+    out = em.new_regs(op.result, op)
+    for i in range(prod(shape)):
+        dims = [ir.AffineExpr((), x) for x in unravel(i, shape)]
+        text, _ = iw.expr(value.substitute(dims), syms)
+        em.buf.line(f"{out.name}[{i}] = ({em.ctype(out.dtype)})({text});")
     em.bind(op.result, out)
 
 
@@ -246,5 +261,6 @@ def _direct_merge(op: ir.Operation) -> str | None:
 
 TILE_PRINTERS: dict[str, Callable[[CUDAEmitter, ir.Operation], None]] = {
     "map": print_map, "reindex": print_reindex, "reduce": print_reduce, "mma": print_mma,
+    "iota": print_iota,
 }
 """Opcode -> its printer."""

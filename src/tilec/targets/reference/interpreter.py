@@ -41,7 +41,7 @@ from tilec.targets.index_bounds import index_report, total_view_report
 from tilec.targets.kernel_checks import CheckInfo, KernelFailure
 
 __all__ = ["InterpretError", "Interpreter", "MemRef", "Guard", "implements", "IMPLEMENTATIONS",
-           "poison_value"]
+           "poison_value", "reduce_contributions"]
 
 
 class InterpretError(RuntimeError):
@@ -481,7 +481,6 @@ def _pipeline(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[An
 def _reduce(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     n_in = op.attr("n_inputs")
     inputs = [np.asarray(x) for x in args[:n_in]]
-    seeds = args[n_in:]
     dts = [_dtype(v.type) for v in op.operands[n_in:]]
     shape = inputs[0].shape
     axes = sorted(op.attr("axes"))  # row-major over the reduced axes: the last axis fastest
@@ -491,30 +490,39 @@ def _reduce(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
     for a in axes:
         count *= shape[a]
     moved = [np.transpose(x, kept + axes).reshape(out_shape + (count,)) for x in inputs]
+    seeds = [_as_tile(s, out_shape, dt) for s, dt in zip(args[n_in:], dts)]
+    return reduce_contributions(op, moved, seeds, it.run_lanes, _as_tile)
+
+
+def reduce_contributions(op: ir.Operation, moved: list[np.ndarray], seeds: list[np.ndarray],
+                         run: Callable[[ir.Region, list[Any]], list[Any]],
+                         as_tile: Callable[[Any, tuple[int, ...], np.dtype], np.ndarray]
+                         ) -> list[np.ndarray]:
+    """The states of ``reduce`` ``op`` (tileir.md, "Aggregation") from its contributions,
+    ``moved`` (each input with the reduced coordinates flattened last) and its seed tiles:
+    folded in source order, or, when the policy allows a tree and the merge laws are
+    recognized, the reference tree: each contribution becomes a partial state (the update
+    applied to the laws' exact identities), partials merge pairwise level by level
+    (``ir.merge_region``), then ``merge(seed, partial)``. ``run(region, args)`` runs a scalar
+    region elementwise; ``as_tile(x, shape, dtype)`` shapes a result (the simulator shares
+    this with its thread axis in front)."""
+    n_in = op.attr("n_inputs")
+    dts = [_dtype(v.type) for v in op.operands[n_in:]]
+    out_shape, count = moved[0].shape[:-1], moved[0].shape[-1]
     region = op.regions[0]
-    combiners = ir.merge_laws(op) if op.attr("policy").allows_tree else None
-    if combiners is None:
-        states = [_as_tile(s, out_shape, dt) for s, dt in zip(seeds, dts)]
+    laws = ir.merge_laws(op) if op.attr("policy").allows_tree else None
+    if laws is None:
+        states = seeds
         for r in range(count):
-            outs = it.run_lanes(region, states + [m[..., r] for m in moved])
-            states = [_as_tile(s, out_shape, dt) for s, dt in zip(outs, dts)]
+            outs = run(region, states + [m[..., r] for m in moved])
+            states = [as_tile(s, out_shape, dt) for s, dt in zip(outs, dts)]
         return states
-    # Tree: each contribution becomes a partial state (the update applied to the combiner's
-    # exact identity), partials merge pairwise level by level, then merge(seed, partial).
-    identities = [nx.combiner_identity(c, dt) for c, dt in zip(combiners, dts)]
-    partials = it.run_lanes(region, identities + moved)
-    results = []
-    for c, dt, seed, part in zip(combiners, dts, seeds, partials):
-        part = _as_tile(part, out_shape + (count,), dt)
-        total = nx.pairwise_tree(part, functools.partial(_merge, c, dt))
-        seed_tile = _as_tile(seed, out_shape, dt)
-        results.append(seed_tile if total is None
-                       else _as_tile(nx.combine(c, seed_tile, total, dt), out_shape, dt))
-    return results
-
-
-def _merge(name: str, dt: np.dtype, a: Any, b: Any) -> Any:
-    return nx.combine(name, a, b, dt)
+    identities = [nx.combiner_identity(c, dt) for c, dt in zip(laws, dts)]
+    partials = [as_tile(p, moved[0].shape, dt)
+                for p, dt in zip(run(region, identities + moved), dts)]
+    merge = ir.merge_region(laws, [v.type for v in op.operands[n_in:]])
+    outs = nx.tree_states(partials, seeds, lambda a, b: run(merge, a + b))
+    return [as_tile(r, out_shape, dt) for r, dt in zip(outs, dts)]
 
 
 # ---------------------------------------------------------------- pure values
@@ -579,6 +587,14 @@ def _reindex(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any
     out = np.full(shape, nx.from_python(fill, dt), dt)
     out[ok] = src[tuple(c[ok] for c in coords)]
     return [out]
+
+
+@implements("iota")
+def _iota(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    t = op.result.type
+    shape = it.shape_of(t)
+    (values,) = _coords(op.attr("map"), shape, [_index(x) for x in args])
+    return [values.astype(_dtype(t))]
 
 
 @implements("mma")

@@ -49,7 +49,7 @@ from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
 from .backend import bind_arguments
 from .errors import SimulationError, describe_op
-from .interpreter import Interpreter, InterpretError, MemRef, poison_value
+from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
 from .simt_mbarrier import Mbarriers
 from .simt_memory import (
@@ -517,7 +517,6 @@ def _reduce(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     # The reference's semantics (tileir.md, "Aggregation") with the thread axis kept in front.
     n_in = op.attr("n_inputs")
     inputs = [np.asarray(x) for x in args[:n_in]]
-    seeds = args[n_in:]
     dts = [_dtype(v.type) for v in op.operands[n_in:]]
     shape = inputs[0].shape[1:]
     axes = sorted(op.attr("axes"))
@@ -526,25 +525,18 @@ def _reduce(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     count = math.prod(shape[a] for a in axes)
     perm = [0] + [a + 1 for a in kept] + [a + 1 for a in axes]
     moved = [np.transpose(x, perm).reshape(out_shape + (count,)) for x in inputs]
-    rank = len(kept)
-    seed_tiles = [_full(lane_broadcast(s, rank), out_shape, dt) for s, dt in zip(seeds, dts)]
-    region = op.regions[0]
-    combiners = ir.merge_laws(op) if op.attr("policy").allows_tree else None
-    if combiners is None:
-        states = seed_tiles
-        for r in range(count):
-            outs = g.run_elementwise(region, states + [m[..., r] for m in moved], rank, active)
-            states = [_full(s, out_shape, dt) for s, dt in zip(outs, dts)]
-        return states
-    identities = [nx.combiner_identity(c, dt) for c, dt in zip(combiners, dts)]
-    partials = g.run_elementwise(region, identities + moved, rank + 1, active)
-    results = []
-    for c, dt, seed, part in zip(combiners, dts, seed_tiles, partials):
-        part = _full(part, out_shape + (count,), dt)
-        total = nx.pairwise_tree(part, lambda a, b, c=c, dt=dt: nx.combine(c, a, b, dt))
-        results.append(seed if total is None else _full(nx.combine(c, seed, total, dt),
-                                                        out_shape, dt))
-    return results
+    seeds = [_full(lane_broadcast(s, len(kept)), out_shape, dt)
+             for s, dt in zip(args[n_in:], dts)]
+    return reduce_contributions(op, moved, seeds, lambda region, xs: g.run_elementwise(
+        region, xs, np.ndim(xs[-1]) - 1, active), _full)
+
+
+@lane_op("iota")
+def _iota(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
+          ) -> Sequence[Any]:
+    shape = g.host.shape_of(op.result.type)
+    (values,) = lane_coords(op.attr("map"), shape, args, g.lanes)
+    return [values.astype(_dtype(op.result.type))]
 
 
 @lane_op("reindex")

@@ -1,10 +1,12 @@
 """Reductions on every axis with every policy: ``tc.sum``/``max``/``min``/``prod`` (and the
 methods), ``dtype=``, ``keepdims``, ``tc.reduce`` with a lambda (a recognized lift, or a
-custom update folded in order) and the loop form ``for e in tc.reduction(...)``.
+custom update folded in order), the loop form ``for e in tc.reduction(...)`` and
+``tc.argmax``/``tc.argmin`` (an ``i32`` position) of any non-bool type.
 
 ``max``/``min`` are exact under any policy (IEEE maximum is associative),
 ``strict_fold`` is exact, ``unordered_tree`` sums and products are bounded
-(``docs/design/fuzzing.md``).
+(``docs/design/fuzzing.md``); an arg-reduction's position is exact where the model's
+bounds decide it and unknown elsewhere.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from .generator import PRODUCERS, STATEMENTS, Gen, Producer, StmtMaker, small_ex
 from .numerics import DT, DTYPES, MV
 from .program import Env, Expr, Stmt
 
-__all__ = ["Reduce", "ReductionLoop", "fold"]
+__all__ = ["Reduce", "ArgReduce", "ReductionLoop", "fold", "arg_positions"]
 
 
 def _flatten(x: MV, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
@@ -226,6 +228,98 @@ def _reduce(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
                   s.draw(2) if dtype is None and not keep and kind != "prod" else 0)
 
 
+def arg_positions(x: MV, axes: tuple[int, ...], largest: bool) -> MV:
+    """numpy's ``argmax`` (``argmin``) of ``x`` over ``axes`` (row-major over them) as ``i32``,
+    first position on ties, a NaN winning; a position is exact where the bounds decide it:
+    every element of its row is exact, or (all bounds finite, so NaN and infinity positions
+    are the model's) the row holds a NaN, or the winner's interval is strictly beyond every
+    other element's. Unknown elsewhere."""
+    a, e, kshape = _flatten(x, axes)
+    wide = a.astype(np.float64) if x.dt.is_float else a.astype(np.int64)
+    pos = wide.argmax(-1) if largest else wide.argmin(-1)
+    with np.errstate(invalid="ignore"):
+        exact = (e == 0) | ~np.isfinite(wide)
+        r = np.where(exact, 0.0, e)
+        lo, hi = wide - r, wide + r  # the interval of each element (exact ones: a point)
+        best = np.take_along_axis(lo if largest else -hi, pos[..., None], -1)
+        others = np.where(np.arange(a.shape[-1]) == pos[..., None], -np.inf,
+                          hi if largest else -lo)
+        apart = (best[..., 0] > others.max(-1)) if a.shape[-1] > 1 else np.ones(kshape, bool)
+    finite = np.isfinite(e).all(-1)
+    nan = np.isnan(wide).any(-1) if x.dt.is_float else np.zeros(kshape, bool)
+    known = (e == 0).all(-1) | (finite & (nan | apart))
+    i32 = DTYPES["i32"]
+    return MV(pos.astype(np.int32), np.where(known, 0.0, np.inf), i32)
+
+
+@dataclass
+class ArgReduce(Expr):
+    """``tc.argmax(x, axis=..., keepdims=...)`` / ``tc.argmin`` or the methods."""
+
+    kind: str
+    """``argmax`` or ``argmin``."""
+    x: Expr
+    """The tile searched."""
+    axis: int | None
+    """The searched axis (None: every axis, row-major)."""
+    shape: tuple[int, ...]
+    """The result's shape."""
+    dt: DT
+    """``i32``."""
+    keepdims: bool = False
+    form: int = 0
+    """0: ``tc.argmax(...)``; 1: ``x.argmax(...)``."""
+
+    def render(self) -> str:
+        args = [] if self.axis is None else [f"axis={self.axis}"]
+        if self.keepdims:
+            args.append("keepdims=True")
+        rest = ", ".join(args)
+        if self.form == 1:
+            return f"{self.x.render()}.{self.kind}({rest})"
+        return f"tc.{self.kind}({self.x.render()}{', ' + rest if rest else ''})"
+
+    def model(self, env: Env) -> MV:
+        x = self.x.model(env)
+        axes = tuple(range(len(x.shape))) if self.axis is None else (self.axis,)
+        out = arg_positions(x, axes, self.kind == "argmax")
+        return MV(out.a.reshape(self.shape), out.e.reshape(self.shape), out.dt)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.x,)
+
+    @property
+    def features(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (f"reduce:{self.kind}",)
+
+
+def _arg_applies(g: Gen, shape: tuple[int, ...], dt: DT) -> bool:
+    return dt.name == "i32" and len(shape) <= 2
+
+
+def _arg_reduce(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
+    s = g.s
+    kind = s.pick(["argmax", "argmin"])
+    src = DTYPES[s.pick(["f32", "i32", "f16", "bf16", "i8", "i16", "i64", "f64"])]
+    units = [d for d, e in enumerate(shape) if e == 1]
+    keep = bool(units) and s.coin(3)
+    axis: int | None
+    if keep:  # keepdims: the searched axis is one of the unit axes
+        axis = s.pick(units)
+        in_shape = shape[:axis] + (small_extent(s),) + shape[axis + 1:]
+    elif not shape and s.coin(2):  # every axis of a rank-1 or rank-2 tile
+        axis = None
+        in_shape = tuple(small_extent(s) for _ in range(s.between(1, 2)))
+    else:
+        axis = s.draw(len(shape) + 1)
+        in_shape = shape[:axis] + (small_extent(s),) + shape[axis:]
+    searched = range(len(in_shape)) if axis is None else (axis,)
+    while int(np.prod(in_shape)) > 4096 and any(in_shape[d] > 1 for d in searched):
+        in_shape = tuple(max(1, e // 2) if d in searched else e for d, e in enumerate(in_shape))
+    x = g.tile(in_shape, src, depth)
+    return ArgReduce(kind, x, axis, shape, dt, keep, s.draw(2))
+
+
 @dataclass
 class ReductionLoop(Stmt):
     """``total, big = 0.0, float("-inf")`` then ``for e in tc.reduction(x, axis=a)``."""
@@ -275,4 +369,5 @@ def _reduction_loop(g: Gen) -> list[Stmt]:
 
 
 PRODUCERS.append(Producer("reduce", "reduce", 5, _applies, _reduce))
+PRODUCERS.append(Producer("reduce", "arg_reduce", 2, _arg_applies, _arg_reduce))
 STATEMENTS.append(StmtMaker("reduce", "reduction_loop", 1, _reduction_loop))
