@@ -47,7 +47,7 @@ from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
-from .backend import bind_arguments
+from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
@@ -740,31 +740,10 @@ def simulate_module(module: ir.Module, fn_name: str, args: list, *,
         ir.verify(module, "machine")
     entry = bind_arguments(fn, args)
     HostChecks(fn).run(entry)
-    entry, strided = _contiguous(entry)
-    names = {id(a.root): f"%{p.name_hint}" if p.name_hint else f"parameter {i}"
-             for i, (p, a) in enumerate(zip(fn.args, entry)) if isinstance(a, MemRef)}
-    try:
+    with contiguous_arguments(entry) as entry:
+        names = {id(a.root): f"%{p.name_hint}" if p.name_hint else f"parameter {i}"
+                 for i, (p, a) in enumerate(zip(fn.args, entry)) if isinstance(a, MemRef)}
         _Host(module, max_groups, names, f"simulating @{fn_name}").run(fn, entry)
-    finally:  # what the kernel wrote before stopping is written too
-        for array, work in strided:
-            array[...] = work
-
-
-def _contiguous(entry: list[Any]) -> tuple[list[Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """``entry`` with every array argument that is not C-contiguous (a transposed numpy array,
-    a strided DLPack tensor) replaced by a contiguous working copy, which the simulator's
-    flat-index accesses need, and the ``(argument, copy)`` pairs to write back after the run
-    (written arguments overlap nothing else, so writing every copy back is exact)."""
-    out: list[Any] = []
-    pairs: list[tuple[np.ndarray, np.ndarray]] = []
-    for a in entry:
-        if isinstance(a, MemRef) and not a.root.flags.c_contiguous:
-            work = np.ascontiguousarray(a.root)
-            if a.root.flags.writeable:
-                pairs.append((a.root, work))
-            a = MemRef.of(work)
-        out.append(a)
-    return out, pairs
 
 
 class SimtExecutable:
