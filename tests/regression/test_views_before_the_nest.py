@@ -4,12 +4,16 @@
 function level, ahead of ``for p in tc.parallel(...)``, was a
 ``TileSyntaxError`` ("a view of an array ... is taken per program"). A view
 reads and writes nothing, so capture now accepts it and moves a copy into
-every nest that uses it (``frontend/view_sinking.py``): the Candidate IR is
+every nest that uses it (``frontend/nest_sinking.py``): the Candidate IR is
 the one the kernel written with the view inside its nest gives, on every
 target. What a top-level statement cannot do is still refused at its source:
 reading memory there (a window used as a value) is tile work, and a view
 whose value leaves through a top-level ``if`` cannot be moved. The GPU run is
 ``tests/device/test_cuda_views_before_the_nest.py``.
+
+Tile constants (``tc.zeros``) and coordinate tiles (``tc.arange``) named before the
+nest move the same way: GPU lowering ran no tile code outside its one nest, and
+``tc.simulate`` failed on a top-level ``tc.zeros`` with an internal ``KeyError``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
+import tilec.ir as ir
 from paths import (
     CUBIN_ARCHS,
     CUDA_TARGETS,
@@ -101,6 +106,16 @@ def two_nests(X, Out, BM: tc.constexpr = 4):
         Ot.tile((q * BM, 0), (BM, 2 * BM)).store(y * 10.0)
 
 
+@tc.kernel
+def constants_before(X, Out, BM: tc.constexpr = 4):
+    """Tile constants named before the nest (tc.simulate failed with an internal KeyError:
+    GPU lowering runs no tile code outside the nest)."""
+    zero = tc.zeros((BM,))
+    half = tc.full((BM,), 0.5)
+    for p in tc.parallel(2):
+        Out.tile((p * BM,), (BM,)).store(X.tile((p * BM,), (BM,)) * half + zero + p)
+
+
 def _views_in_nests(compiled: Any) -> list[int]:
     """How many ``view`` operations each top-level nest of the captured function holds (no
     other top-level operation may hold any)."""
@@ -168,6 +183,17 @@ def test_an_unused_view_is_dropped(target: str) -> None:
     out = poisoned(8)
     run(target, unused_view, x, out)
     np.testing.assert_array_equal(out, x + 1.0)
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_tile_constants_before_the_nest(target: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    fn = tc.compile(constants_before, x, x, target="reference").module.lookup("constants_before")
+    assert not any(op.name == "constant" and isinstance(op.result.type, ir.TileType)
+                   for op in fn.entry)
+    out = poisoned(8)
+    run(target, constants_before, x, out)
+    np.testing.assert_array_equal(out, x * 0.5 + np.repeat([0.0, 1.0], 4).astype(np.float32))
 
 
 @pytest.mark.parametrize("target", HOST_PATHS)

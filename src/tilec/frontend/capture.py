@@ -108,7 +108,7 @@ _NEEDS_PARALLEL = frozenset({"load", "store", "atomic", "memory", "mma", "reduce
                              "reindex"})
 """Tile operations that only have a meaning inside a ``parallel`` nest (verifier invariant 4).
 A ``view`` is one too, but it is address arithmetic: one taken before the nest is moved into
-the nests that use it after capture (``view_sinking.py``)."""
+the nests that use it after capture (``nest_sinking.py``)."""
 
 _WORK = {"load": "reading memory (an array or window used as a value)",
          "store": "writing memory", "atomic": "an atomic update of memory",

@@ -49,9 +49,9 @@ from .builtins import constexpr
 from .capture import Capture, CaptureBuilder, CaptureContext
 from .dtypes import DType, dtype_from_numpy, numpy_dtype
 from .errors import SourceInfo, TileSyntaxError
+from .nest_sinking import sink_into_nests
 from .tunables import Resolution, Tunable
 from .values import Affine, MemVal, ScalarVal
-from .view_sinking import sink_views
 
 __all__ = ["kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction", "Compiled",
            "ArraySpec", "array"]
@@ -710,7 +710,7 @@ def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir
     cap = Capture(ctx, builder, fn_node, src, k.fn.__globals__, _closure(k.fn), env)
     cap.capture_body()
     builder.create("return", [], loc=ir.Location(src.filename, src.position(fn_node)[0], 0))
-    sink_views(fn)
+    sink_into_nests(fn)
     _erase_dead_values(fn)
     _verify(module)
     return module
