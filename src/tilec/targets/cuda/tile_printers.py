@@ -1,4 +1,5 @@
-"""CUDA printers of the register-tile operations: ``map``, ``reindex``, ``reduce``, ``mma``.
+"""CUDA printers of the register-tile operations: ``map``, ``reindex``, ``iota``, ``reduce``,
+``mma``.
 
 Each prints one Machine operation over a thread's own registers (``forms.Regs``),
 fully unrolled; ``TILE_PRINTERS`` is the emitter's table for them.
@@ -97,6 +98,22 @@ def print_reindex(em: CUDAEmitter, op: ir.Operation) -> None:
             ok = "false" if conds is None else " && ".join(conds) or "true"
             em.buf.line(f"{out.name}[{i}] = ({ok}) ? {src.name}[{' + '.join(flat) or 0}] "
                           f": {miss};")
+    em.bind(op.result, out)
+
+
+def print_iota(em: CUDAEmitter, op: ir.Operation) -> None:
+    """Each register is its map of (register, symbols: the thread id among them), converted."""
+    m: ir.IndexMap = op.attr("map")
+    rt = op.result.type
+    shape = static_shape(rt, op, em)
+    syms = [em.int_text(v, op) for v in op.operands]
+    iw = IndexWriter([em.range_of(v) for v in op.operands])
+    out = em.new_regs(op.result, op)
+    for i in range(prod(shape)):
+        dims = [ir.AffineExpr((), x) for x in unravel(i, shape)]
+        c, _ = iw.expr(m.results[0].substitute(dims), syms)
+        value = em.cast_expr(f"(int64_t)({c})", ir.index, rt.dtype, op)
+        em.buf.line(f"{out.name}[{i}] = {em.to_reg(value, rt.dtype)};")
     em.bind(op.result, out)
 
 
@@ -246,5 +263,6 @@ def _direct_merge(op: ir.Operation) -> str | None:
 
 TILE_PRINTERS: dict[str, Callable[[CUDAEmitter, ir.Operation], None]] = {
     "map": print_map, "reindex": print_reindex, "reduce": print_reduce, "mma": print_mma,
+    "iota": print_iota,
 }
 """Opcode -> its printer."""

@@ -530,6 +530,14 @@ def _constant(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[An
     return [v]
 
 
+@implements("iota")
+def _iota(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    t = op.result.type
+    shape = it.shape_of(t)
+    values = _coords(op.attr("map"), shape, [_index(x) for x in args])[0]
+    return [_as_tile(nx.cast(values, _dtype(t)), shape, _dtype(t))]
+
+
 @implements("tuple")
 def _tuple(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     return [tuple(args)]

@@ -482,6 +482,15 @@ def _constant(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarr
     return [np.full((g.lanes,) + shape, nx.from_python(op.attr("value"), dt), dt)]
 
 
+@lane_op("iota")
+def _iota(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
+          ) -> Sequence[Any]:
+    t = op.result.type
+    shape = g.host.shape_of(t)
+    values = lane_coords(op.attr("map"), shape, args, g.lanes)[0]
+    return [nx.cast(values, _dtype(t))]
+
+
 @lane_op("arith")
 def _lane_arith(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
                 ) -> Sequence[Any]:
