@@ -328,7 +328,8 @@ def _build_ancestor_update(m: Module) -> None:
 
 
 def _build_reductions(m: Module) -> None:
-    """A rank-0 total, a two-state arg-max style reduction and a two-result map."""
+    """A rank-0 total, a two-state arg-max reduction (column ids from an iota) and a two-result
+    map."""
     fn, e = _function(m, "reductions", [MemoryType((16, 32), f32), MemoryType((16,), i32)],
                       ["x", "where"], [f32], attrs={"kernel": True})
     tile = TileType((16, 32), f32)
@@ -336,7 +337,8 @@ def _build_reductions(m: Module) -> None:
     grid, prog = region([index], ["p"])
     with e.inside(prog):
         t = e.value("load", [fn.args[0]], tile, hint="t")
-        ids = e.value("iota", [], TileType((16, 32), i32), {"map": IndexMap(2, [d(1)])}, "ids")
+        ids = e.value("iota", [], TileType((16, 32), i32),
+                      {"map": IndexMap(2, [d(1)])}, "ids")  # each element's column
         zero = e.const(0.0, f32, "zero")
         upd, blk = region([f32, f32], ["run", "elem"])
         with e.inside(blk):

@@ -38,7 +38,7 @@ from tilec.testing.fuzz.paths import to_device, to_host  # the fuzzer's GPU path
 __all__ = ["PATHS", "HOST_PATHS", "SIMULATED", "CUDA_TARGETS", "CUBIN_ARCHS", "run", "raises",
            "one_error", "poisoned", "unwritten", "line_of", "where", "marked", "assert_located",
            "needs_nvrtc", "cuda_source", "cubin", "FakeDeviceArray", "fake_driver", "launchable",
-           "to_device", "to_host", "poison", "on_device", "reference_run"]
+           "to_device", "to_host", "poison", "on_device", "reference_run", "HostTensor"]
 
 PATHS = ("reference", "cpu", "sim:cuda:sm_90", "sim:cuda:sm_80", "sim:metal:m1")
 """Every path: the two that execute, then the simulator of each hardware profile."""
@@ -151,6 +151,25 @@ def assert_located(e: tc.TileSyntaxError, kernel: Any, needle: str,
     assert (e.lineno, e.col_offset) == (line, col), str(e)
     assert Path(e.filename).resolve() == Path(inspect.getsourcefile(kernel.fn) or "").resolve()
     assert "# err" in str(e).splitlines()[1], str(e)
+
+
+class HostTensor:
+    """A minimal DLPack producer over a numpy array (stands in for a CPU torch tensor): no
+    ``shape`` or ``dtype``, only ``__dlpack__`` and ``__dlpack_device__``."""
+
+    def __init__(self, a: np.ndarray, device: tuple[int, int] = (1, 0)) -> None:
+        self.a = a
+        """The array it exports."""
+        self.device = device
+        """What ``__dlpack_device__`` says: ``(device type, id)``, 1 the CPU, 2 CUDA."""
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """The array's DLPack capsule."""
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """Where it claims to live."""
+        return self.device
 
 
 # ------------------------------------------------------------ CUDA without a GPU

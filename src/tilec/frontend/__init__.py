@@ -3,7 +3,14 @@
 Import the public names from ``tilec``; this package is their implementation.
 """
 
-from . import matrix, reductions, tiles, value_builtins, views  # noqa: F401  (register the builtins)
+from . import (  # noqa: F401  (register the builtins)
+    coordinates,
+    matrix,
+    reductions,
+    tiles,
+    value_builtins,
+    views,
+)
 from .builtins import SURFACE, Builtin, constexpr
 from .dtypes import (
     DType,

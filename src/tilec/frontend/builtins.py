@@ -71,6 +71,8 @@ _DOCS: dict[str, str] = {
     "zeros_like": "zeros_like(x): zeros of x's shape and type",
     "full_like": "full_like(x, value): value in x's shape and type",
     "memory": "memory(shape, dtype, space='shared'): explicit addressable storage",
+    "arange": "arange(stop) / arange(start, stop, step=1, dtype=int32): a rank-1 tile of "
+              "start + i * step",
     # views
     "broadcast": "broadcast(x, shape): numpy broadcasting of a tile to shape",
     "broadcast_to": "broadcast_to(x, shape): same as broadcast",

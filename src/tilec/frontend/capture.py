@@ -104,9 +104,18 @@ class CaptureContext:
     """Nesting of ``parallel`` nests around the insertion point."""
 
 
-_NEEDS_PARALLEL = frozenset({"load", "store", "atomic", "view", "memory", "mma", "reduce",
-                             "map", "reindex"})
-"""Tile operations that only have a meaning inside a ``parallel`` nest (verifier invariant 4)."""
+_NEEDS_PARALLEL = frozenset({"load", "store", "atomic", "memory", "mma", "reduce", "map",
+                             "reindex"})
+"""Tile operations that only have a meaning inside a ``parallel`` nest (verifier invariant 4).
+A ``view`` is one too, but it is address arithmetic: one taken before the nest is moved into
+the nests that use it after capture (``nest_sinking.py``)."""
+
+_WORK = {"load": "reading memory (an array or window used as a value)",
+         "store": "writing memory", "atomic": "an atomic update of memory",
+         "memory": "tc.memory storage", "mma": "a matrix product", "reduce": "a reduction",
+         "map": "elementwise tile arithmetic",
+         "reindex": "a tile view (a transpose, slice, reshape or broadcast of a tile)"}
+"""What each of those operations is, in the words of an error at top level."""
 
 
 class CaptureBuilder(ir.Builder):
@@ -122,13 +131,9 @@ class CaptureBuilder(ir.Builder):
         if name in _NEEDS_PARALLEL and self.ctx.par_depth == 0:
             loc = kwargs.get("loc") or self.loc
             line = linecache.getline(loc.filename, loc.line).rstrip("\n") if loc.known else ""
-            if name == "view":  # a view of an array argument (.T, .permute, a slice)
-                msg = ("a view of an array (.T, .permute, a slice, a .tile window) is taken per "
-                       "program, inside a tc.parallel nest: move it into the loop body, where "
-                       "the tiles that read it are")
-            else:
-                msg = ("tile work must happen inside a tc.parallel nest (one instance per "
-                       "program); wrap the kernel body in `for p in tc.parallel(...)`")
+            msg = (f"{_WORK[name]} is tile work, which must happen inside a tc.parallel nest "
+                   f"(one instance per program); wrap the kernel body in "
+                   f"`for p in tc.parallel(...)`")
             raise TileSyntaxError(msg, loc.filename, loc.line, loc.col, loc.end_col, line)
         return super().create(name, *args, **kwargs)
 

@@ -49,6 +49,7 @@ from .builtins import constexpr
 from .capture import Capture, CaptureBuilder, CaptureContext
 from .dtypes import DType, dtype_from_numpy, numpy_dtype
 from .errors import SourceInfo, TileSyntaxError
+from .nest_sinking import sink_into_nests
 from .tunables import Resolution, Tunable
 from .values import Affine, MemVal, ScalarVal
 
@@ -190,8 +191,21 @@ def _spec_of(p: _Param, a: Any, static: bool) -> _ArgSpec:
                             f"float16/bfloat16/float32/float64, int8..int64 or bool)")
         shape = tuple(int(e) for e in a.shape)
         return _ArgSpec(p.name, "array", t, shape if static else (None,) * len(shape))
+    if hasattr(a, "__dlpack__"):  # a DLPack producer without numpy's shape and dtype
+        return _spec_of(p, _dlpack_view(p.name, a), static)
     raise ArgumentError(f"argument {p.name}: expected an array or a scalar, got "
                     f"{type(a).__name__}")
+
+
+def _dlpack_view(name: str, a: Any) -> np.ndarray:
+    """A numpy view of a DLPack producer that has no ``shape``/``dtype`` of its own (what the
+    specialization reads; the target binds the object itself when it runs)."""
+    try:
+        return np.from_dlpack(a)
+    except (TypeError, BufferError, RuntimeError, ValueError) as e:
+        raise ArgumentError(f"argument {name}: a {type(a).__name__} has __dlpack__ but no "
+                            f"shape and dtype, and numpy cannot view it ({e}); pass a host "
+                            "array, or an object with .shape and .dtype") from None
 
 
 # -------------------------------------------------------------------- kernels
@@ -696,6 +710,7 @@ def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir
     cap = Capture(ctx, builder, fn_node, src, k.fn.__globals__, _closure(k.fn), env)
     cap.capture_body()
     builder.create("return", [], loc=ir.Location(src.filename, src.position(fn_node)[0], 0))
+    sink_into_nests(fn)
     _erase_dead_values(fn)
     _verify(module)
     return module
@@ -878,6 +893,8 @@ class Compiled:
                             f"({', '.join(s.name for s in self.specs)}), got {len(args)}")
         for s, a in zip(self.specs, args):
             if s.kind == "array":
+                if not (hasattr(a, "shape") and hasattr(a, "dtype")) and hasattr(a, "__dlpack__"):
+                    a = _dlpack_view(s.name, a)
                 if not (hasattr(a, "shape") and hasattr(a, "dtype")):
                     raise ArgumentError(f"argument {s.name}: expected an array, got "
                                     f"{type(a).__name__}")

@@ -198,6 +198,11 @@ def _emit_reindex(cap: Capture, v: ViewTile) -> TileVal:
     if v.map.is_identity and tuple(int(e) for e in src_t.shape) == v.shape:  # type: ignore
         return TileVal(v.src)
     t = ir.TileType(v.shape, v.dtype)
+    d = v.src.defining_op
+    if d is not None and d.name == "iota" and not v.syms:
+        # a static view of a coordinate tile (tc.arange(n)[:, None]) is one: no reindex
+        return TileVal(cap.builder.value("iota", list(d.operands), t,
+                                         {"map": d.attr("map").compose(v.map)}, loc=d.loc))
     return TileVal(cap.builder.value("reindex", [v.src, *v.syms], t, {"map": v.map},
                                      loc=v.loc))
 

@@ -9,7 +9,8 @@ local structure. There are no per-opcode classes; ``Operation`` is generic.
 | control               | call, return, br, if, yield (functions are ``Function``)|
 | structured execution  | parallel, serial, pipeline (ordered stage subregions)   |
 | aggregation           | reduce                                                  |
-| pure values           | constant, tuple, tuple_get, map, arith, reindex, iota, mma |
+| pure values           | constant, iota, tuple, tuple_get, map, arith, reindex,  |
+|                       | mma                                                     |
 | addressable effects   | view, memory, load, store, atomic, sync                 |
 | effects, no memory    | check (a runtime assertion, ordered like sync)          |
 | machine form          | atom.call                                               |
@@ -500,14 +501,14 @@ def _verify_reindex(op: Operation) -> None:
 def _verify_iota(op: Operation) -> None:
     m = op.attr("map")
     _expect(isinstance(m, IndexMap), "iota needs an index map")
-    rt = op.result.type
-    _expect(isinstance(rt, TileType) and rt.dtype.is_int and rt.dtype is not i1,
-            "iota makes a tile of a non-bool integer type")
     syms = op.operands
     _expect(all(_is_index(v) for v in syms), "iota symbols are index values")
+    rt = op.result.type
+    _expect(isinstance(rt, TileType) and rt.dtype is not i1,
+            "iota produces a tile of an integer or float type")
     _expect(m.n_dims == rt.rank and m.rank == 1 and m.n_symbols == len(syms),
-            f"iota map {m} does not map a rank-{rt.rank} tile to one value with "
-            f"{len(syms)} symbols", "1")
+            f"iota map {m} does not map a rank-{rt.rank} tile with {len(syms)} symbols to one "
+            f"value", "1")
 
 
 def _verify_mma(op: Operation) -> None:
@@ -543,10 +544,10 @@ register_op(OpDef("reindex", "pure",
                   attrs={"map": AttrDef(lambda x: isinstance(x, IndexMap), True,
                                         "result coordinate -> source coordinate"),
                          "fill": AttrDef(_is_num, False, "value where the map leaves the source")}))
-register_op(OpDef("iota", "pure", "a tile whose elements are an index map of their coordinates",
-                  operands=(0, None), results=(1, 1), verify=_verify_iota,
+register_op(OpDef("iota", "pure", "a tile of coordinates: each element is an index map of "
+                  "its own coordinates", operands=(0, None), results=(1, 1), verify=_verify_iota,
                   attrs={"map": AttrDef(lambda x: isinstance(x, IndexMap), True,
-                                        "coordinate (and symbols) -> the element's value")}))
+                                        "element coordinate -> its value (one result)")}))
 register_op(OpDef("mma", "pure", "c + a @ b on tiles under an arithmetic policy",
                   operands=(3, 3), results=(1, 1), verify=_verify_mma,
                   operand_names=("a", "b", "acc"),

@@ -1,5 +1,5 @@
-"""Machine lowering of pure values: constants, ``iota``, scalar arithmetic, ``map`` and
-``reindex``.
+"""Machine lowering of pure values: constants, coordinate tiles (``iota``), scalar arithmetic,
+``map`` and ``reindex``.
 
 A ``map`` runs its scalar region over each thread's registers: its tile
 operands are first brought into the result's distribution (the Scheduled
@@ -9,7 +9,9 @@ register renaming when every thread holds the elements it needs (broadcasts
 of row statistics, of a row vector, transposes of a loaded tile ...), else a
 repartition through shared memory. Integer divisions whose divisor may be
 zero are guarded on the way (``machine_divisions``), and so are reindexes
-whose runtime start may leave their source (``machine_bounds``).
+whose runtime start may leave their source (``machine_bounds``). An ``iota``
+becomes one per-thread ``iota`` per register part, its map composed with the
+distribution's (the thread id a symbol), so no data moves.
 """
 
 from __future__ import annotations
@@ -45,18 +47,19 @@ def _constant(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("iota")
 def _iota(g: GroupLowering, op: ir.Operation) -> None:
-    """Each register's value from its tile coordinate: the Candidate map composed with the
-    distribution's ``(thread, register) -> coordinate`` map, ``%tid`` the first symbol."""
-    (value,) = op.attr("map").results
-    syms = [g.tid] + [g.scalar(v) for v in op.operands]
-    shifted = [ir.s(k + 1) for k in range(op.num_operands)]
+    # each register holds the value of its tile coordinates, the layout's map of (tid,
+    # register): one per-thread iota per part, whose map reads the thread id as a symbol
     t = op.result.type
     lay = layout_of(op.result)
+    value = op.attr("map").results[0]
+    syms = [g.scalar(v) for v in op.operands]
+    tid = ir.s(len(syms))
 
     def make(start: int, length: int) -> ir.Value:
-        coords = [e.substitute([ir.s(0), ir.d(0) + start]) for e in lay.map.results]
-        m = ir.IndexMap(1, [value.substitute(coords, shifted)], len(syms))
-        return g.op("iota", syms, [ir.TileType((length,), t.dtype)], {"map": m}).result
+        coords = [e.substitute([tid, ir.d(0) + start]) for e in lay.map.results]
+        m = ir.IndexMap(1, [value.substitute(coords)], len(syms) + 1)
+        return g.op("iota", [*syms, g.tid], [ir.TileType((length,), t.dtype)],
+                    {"map": m}).result
 
     g.bind(op.result, g.build(lay, t.dtype, make))
 

@@ -57,8 +57,7 @@ from collections.abc import Sequence
 import tilec.ir as ir
 from tilec.ir.ranges import analyze_ranges, divisor_may_be_zero, step_may_be_nonpositive
 from tilec.targets.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
-from tilec.targets.cpu.access import CopyLoops, Level, ViewRef, prod
-from tilec.targets.cpu.iota import print_iota
+from tilec.targets.cpu.access import CopyLoops, Level, ViewRef, affine_c, prod
 from tilec.targets.cpu.mma import MicroKernels, print_mma
 from tilec.targets.cpu.plan import CpuPlan, plan_cpu
 from tilec.targets.cpu.prelude import PRELUDE
@@ -79,8 +78,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
 
     TARGET = "C"
 
-    PRINTERS = {"mma": print_mma, "reindex": print_reindex, "iota": print_iota}
-    """Printers kept in modules of their own (``mma``, ``reindex``, ``iota``)."""
+    PRINTERS = {"mma": print_mma, "reindex": print_reindex}
+    """Printers kept in modules of their own (``mma``, ``reindex``)."""
 
     def __init__(self, module: ir.Module, fn_name: str, plan: CpuPlan | None = None) -> None:
         super().__init__()
@@ -566,6 +565,20 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             self.bind(op.result, Splat(self.literal(value, t.dtype), shape, t.dtype))
         else:
             raise self.unsupported(op, f"constant of type {t}")
+
+    def emit_iota(self, op: ir.Operation) -> None:
+        """A coordinate tile: each element is its map of its coordinates, converted."""
+        t = op.result.type
+        shape = static_shape(t, op, self)
+        syms = [self.scalar(v, op) for v in op.operands]
+        dst = self.new_tile(op.result)
+        idx = [self.fresh("i") for _ in shape]
+        for j, e in enumerate(shape):
+            self.buf.line(f"for (int64_t {idx[j]} = 0; {idx[j]} < {e}; ++{idx[j]})")
+        value = affine_c(op.attr("map").results[0], idx, syms)
+        self.buf.line(f"  {dst.name}[{CopyLoops.flat(idx, shape)}] = "
+                      f"{self.cast_expr(value, ir.index, t.dtype, op)};")
+        self.bind(op.result, dst)
 
     def alias(self, form: object) -> object:
         """A borrowed tile must not be overwritten in place through its alias."""

@@ -102,16 +102,18 @@ def print_reindex(em: CUDAEmitter, op: ir.Operation) -> None:
 
 
 def print_iota(em: CUDAEmitter, op: ir.Operation) -> None:
-    """Each register's value of the index map, the thread's coordinates as symbols."""
-    (value,) = op.attr("map").results
-    shape = static_shape(op.result.type, op, em)
+    """Each register is its map of (register, symbols: the thread id among them), converted."""
+    m: ir.IndexMap = op.attr("map")
+    rt = op.result.type
+    shape = static_shape(rt, op, em)
     syms = [em.int_text(v, op) for v in op.operands]
     iw = IndexWriter([em.range_of(v) for v in op.operands])
     out = em.new_regs(op.result, op)
     for i in range(prod(shape)):
         dims = [ir.AffineExpr((), x) for x in unravel(i, shape)]
-        text, _ = iw.expr(value.substitute(dims), syms)
-        em.buf.line(f"{out.name}[{i}] = ({em.ctype(out.dtype)})({text});")
+        c, _ = iw.expr(m.results[0].substitute(dims), syms)
+        value = em.cast_expr(f"(int64_t)({c})", ir.index, rt.dtype, op)
+        em.buf.line(f"{out.name}[{i}] = {em.to_reg(value, rt.dtype)};")
     em.bind(op.result, out)
 
 

@@ -12,7 +12,8 @@ extent its name appears in. Arrays are written in place.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from tilec.targets.kernel_checks import HostChecks
 from .interpreter import Interpreter, MemRef
 
 __all__ = ["ReferenceBackend", "ReferenceExecutable", "make_backend", "bind_arguments",
-           "check_operations"]
+           "contiguous_arguments", "check_operations"]
 
 
 def _what(fn: ir.Function, i: int) -> str:
@@ -117,6 +118,28 @@ def bind_arguments(fn: ir.Function, args: Sequence[Any]) -> list[Any]:
     symbols = _symbol_values(fn, [h if h is not None else x for h, x in zip(hosts, args)])
     _check_aliasing(fn, hosts)
     return bound + [np.int64(v) for v in symbols]
+
+
+@contextmanager
+def contiguous_arguments(entry: list[Any]) -> Iterator[list[Any]]:
+    """``entry`` (``bind_arguments``' list) with every array argument that is not C-contiguous
+    (a transposed numpy array, a strided DLPack tensor) replaced by a contiguous working copy,
+    for the SIMT simulator's flat-index accesses; on leaving, also by an error, the copies
+    are written back (a written argument overlaps no other, so that is exact)."""
+    out: list[Any] = []
+    pairs: list[tuple[np.ndarray, np.ndarray]] = []
+    for a in entry:
+        if isinstance(a, MemRef) and not a.root.flags.c_contiguous:
+            work = np.ascontiguousarray(a.root)
+            if a.root.flags.writeable:
+                pairs.append((a.root, work))
+            a = MemRef.of(work)
+        out.append(a)
+    try:
+        yield out
+    finally:
+        for array, work in pairs:
+            array[...] = work
 
 
 def _check_aliasing(fn: ir.Function, arrays: Sequence[Any]) -> None:

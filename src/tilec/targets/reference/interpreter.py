@@ -538,6 +538,14 @@ def _constant(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[An
     return [v]
 
 
+@implements("iota")
+def _iota(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    t = op.result.type
+    shape = it.shape_of(t)
+    values = _coords(op.attr("map"), shape, [_index(x) for x in args])[0]
+    return [_as_tile(nx.cast(values, _dtype(t)), shape, _dtype(t))]
+
+
 @implements("tuple")
 def _tuple(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     return [tuple(args)]
@@ -587,14 +595,6 @@ def _reindex(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any
     out = np.full(shape, nx.from_python(fill, dt), dt)
     out[ok] = src[tuple(c[ok] for c in coords)]
     return [out]
-
-
-@implements("iota")
-def _iota(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
-    t = op.result.type
-    shape = it.shape_of(t)
-    (values,) = _coords(op.attr("map"), shape, [_index(x) for x in args])
-    return [values.astype(_dtype(t))]
 
 
 @implements("mma")

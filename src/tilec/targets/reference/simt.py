@@ -47,7 +47,7 @@ from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
-from .backend import bind_arguments
+from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
@@ -482,6 +482,15 @@ def _constant(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarr
     return [np.full((g.lanes,) + shape, nx.from_python(op.attr("value"), dt), dt)]
 
 
+@lane_op("iota")
+def _iota(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
+          ) -> Sequence[Any]:
+    t = op.result.type
+    shape = g.host.shape_of(t)
+    values = lane_coords(op.attr("map"), shape, args, g.lanes)[0]
+    return [nx.cast(values, _dtype(t))]
+
+
 @lane_op("arith")
 def _lane_arith(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
                 ) -> Sequence[Any]:
@@ -529,14 +538,6 @@ def _reduce(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
              for s, dt in zip(args[n_in:], dts)]
     return reduce_contributions(op, moved, seeds, lambda region, xs: g.run_elementwise(
         region, xs, np.ndim(xs[-1]) - 1, active), _full)
-
-
-@lane_op("iota")
-def _iota(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
-          ) -> Sequence[Any]:
-    shape = g.host.shape_of(op.result.type)
-    (values,) = lane_coords(op.attr("map"), shape, args, g.lanes)
-    return [values.astype(_dtype(op.result.type))]
 
 
 @lane_op("reindex")
@@ -732,9 +733,10 @@ def simulate_module(module: ir.Module, fn_name: str, args: list, *,
         ir.verify(module, "machine")
     entry = bind_arguments(fn, args)
     HostChecks(fn).run(entry)
-    names = {id(a): f"%{p.name_hint}" if p.name_hint else f"parameter {i}"
-             for i, (p, a) in enumerate(zip(fn.args, args)) if isinstance(a, np.ndarray)}
-    _Host(module, max_groups, names, f"simulating @{fn_name}").run(fn, entry)
+    with contiguous_arguments(entry) as entry:
+        names = {id(a.root): f"%{p.name_hint}" if p.name_hint else f"parameter {i}"
+                 for i, (p, a) in enumerate(zip(fn.args, entry)) if isinstance(a, MemRef)}
+        _Host(module, max_groups, names, f"simulating @{fn_name}").run(fn, entry)
 
 
 class SimtExecutable:

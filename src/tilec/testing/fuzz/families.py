@@ -1,6 +1,7 @@
 """Importing this module registers every feature family's producers and statements."""
 
 from . import (  # noqa: F401
+    gen_arange,
     gen_elementwise,
     gen_gemm,
     gen_loops,

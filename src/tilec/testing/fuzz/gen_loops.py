@@ -111,6 +111,9 @@ class Loop(Stmt):
     hi_source: str | None = None
     """``serial``: how the source writes the bound (an expression of the arguments' shapes
     equal to ``hi``); None: the number."""
+    step_param: str | None = None
+    """``serial_step``/``serial_kw``: a runtime i32 argument holding ``step`` that the
+    source passes instead of the number (family ``steps``); None: the number."""
 
     def header(self) -> str:
         n = self.hi_source or self.hi
@@ -118,10 +121,11 @@ class Loop(Stmt):
             return f"tc.serial({n}" + (f", unroll={self.unroll})" if self.unroll else ")")
         if self.form == "range":
             return f"range({n})"
+        step = self.step_param or self.step
         if self.form == "serial_step":
-            return f"tc.serial({self.lo}, {self.hi}, {self.step})"
+            return f"tc.serial({self.lo}, {self.hi}, {step})"
         if self.form == "serial_kw":  # the keyword form dsl.md documents
-            return f"tc.serial({self.lo}, {self.hi}, step={self.step})"
+            return f"tc.serial({self.lo}, {self.hi}, step={step})"
         if self.form == "range_step":
             return f"range({self.lo}, {self.hi}, {self.step})"
         w = f", window={self.window}" if self.window else ""
@@ -144,7 +148,7 @@ class Loop(Stmt):
 
     @property
     def features(self) -> tuple[str, ...]:  # type: ignore[override]
-        return (f"loop:{self.form}",)
+        return (f"loop:{self.form}",) + (("loop:runtime_step",) if self.step_param else ())
 
 
 def _update(g: Gen, acc: Var, x: Expr) -> Expr:
@@ -222,7 +226,10 @@ def loop_stmt(g: Gen) -> list[Stmt]:
     del g.scope[saved:]
     unroll = s.pick([0, 0, 2, 4]) if form == "serial" else 0
     window = s.pick([0, 2, 3]) if pipeline else 0
-    out.append(Loop(form, iv, lo, n, step, body, unroll, window))
+    step_param = None
+    if g.on("steps") and form in ("serial_step", "serial_kw") and s.coin(2):
+        step_param = g.param("scalar", DTYPES["i32"], (), step).name  # a runtime step
+    out.append(Loop(form, iv, lo, n, step, body, unroll, window, step_param=step_param))
     if s.coin(4):  # a branch on a scalar argument after the loop
         then = [Let(acc, _update(g, acc_v, loaded(g.tile(shape, dt, 1))))]
         out.append(If(_cond(g, "p0"), then, []))

@@ -8,6 +8,7 @@ import pytest
 from cir import KB, mem, tile
 
 import tilec.ir as ir
+from paths import HostTensor
 from tilec.targets.cpu.interop import InteropError, as_host_array, scalar_value
 
 
@@ -115,20 +116,6 @@ def test_output_aliasing_an_input_is_rejected(axpy) -> None:
     with pytest.raises(InteropError, match="overlaps"):
         axpy(buf[4:12], 1.0, buf[0:8])
     axpy(buf[0:8], 1.0, buf[8:16])  # disjoint parts of one buffer are fine
-
-
-class HostTensor:
-    """A minimal DLPack producer over a numpy array (stands in for a CPU torch tensor)."""
-
-    def __init__(self, a: np.ndarray, device: tuple[int, int] = (1, 0)) -> None:
-        self.a = a
-        self.device = device
-
-    def __dlpack__(self, **kwargs):
-        return self.a.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.device
 
 
 def test_dlpack_host_objects_are_viewed_without_copy(axpy) -> None:
