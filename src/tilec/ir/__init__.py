@@ -6,7 +6,7 @@ Build IR with ``Builder``/``Operation``; check it with ``verify``; print it with
 """
 
 from .allocation import SharedLayout, allocate_shared, shared_layout
-from .analysis import Analysis, AnalysisManager
+from .analysis import Analysis, AnalysisManager, f64_user
 from .attributes import (
     COMBINERS,
     POLICY_KINDS,
@@ -77,7 +77,7 @@ from .types import (
 from .verifier import CANDIDATE_INVARIANTS, verify
 
 __all__ = [
-    "check_traversal", "parse_traversal", "traversal_point", "traversal_points",
+    "f64_user", "check_traversal", "parse_traversal", "traversal_point", "traversal_points",
     "Analysis", "AnalysisManager", "COMBINERS", "POLICY_KINDS", "PRECISIONS", "STRICT_FOLD",
     "UNORDERED_TREE", "ArithPolicy", "ExecConstraint", "ReductionPolicy", "Builder",
     "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",

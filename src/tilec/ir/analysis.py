@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar, TypeVar
 
-__all__ = ["Analysis", "AnalysisManager", "AnalysisCycleError"]
+from .types import ScalarType, f64
+
+__all__ = ["Analysis", "AnalysisManager", "AnalysisCycleError", "f64_user"]
 
 A = TypeVar("A", bound="Analysis")
 
@@ -131,3 +133,14 @@ class AnalysisManager:
     def __repr__(self) -> str:
         names = ", ".join(sorted(k.name for k in self._cache))
         return f"<AnalysisManager rev {self.revision}: {names or 'empty'}>"
+
+
+def f64_user(fn: Any) -> Any:
+    """The first operation of ``fn`` that produces or reads an f64 value (None: none does)."""
+    for op in fn.walk():
+        for v in (*op.results, *op.operands):
+            t = v.type
+            dt = t if isinstance(t, ScalarType) else getattr(t, "dtype", None)
+            if dt is f64:
+                return op
+    return None

@@ -35,7 +35,7 @@ from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
 
-from .machine_sync import BarrierTracker, f64_user
+from .machine_sync import BarrierTracker
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
@@ -579,7 +579,7 @@ class _FunctionLowering:
     def run(self) -> ir.Function:
         """Lower the whole function."""
         if self.profile is not None and not self.profile.f64:
-            bad = f64_user(self.src)
+            bad = ir.f64_user(self.src)
             if bad is not None:
                 raise LoweringError(ir.format_located(
                     f"{self.target} has no 64-bit floating point ('{bad.name}' uses f64); "

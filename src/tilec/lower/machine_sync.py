@@ -1,4 +1,4 @@
-"""Group barrier placement of the Machine lowering, and profile facts it checks first.
+"""Group barrier placement of the Machine lowering.
 
 ``BarrierTracker`` decides where a group's threads must meet: between conflicting accesses
 of shared memory (or of a kernel argument) by different threads, with or without
@@ -14,7 +14,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["BarrierTracker", "ROLE_BARRIER", "root_of", "f64_user"]
+__all__ = ["BarrierTracker", "ROLE_BARRIER", "root_of"]
 
 
 def root_of(v: ir.Value) -> ir.Value:
@@ -181,14 +181,3 @@ class BarrierTracker:
         """Static group barrier sites: (under the reference rule, emitted)."""
         ref = self.reference if self.reference is not None else self.active
         return ref.sites, self.active.sites
-
-
-def f64_user(fn: ir.Function) -> ir.Operation | None:
-    """The first operation of ``fn`` that produces or reads an f64 value (None: none does)."""
-    for op in fn.walk():
-        for v in (*op.results, *op.operands):
-            t = v.type
-            dt = t if isinstance(t, ir.ScalarType) else getattr(t, "dtype", None)
-            if dt is ir.f64:
-                return op
-    return None

@@ -34,7 +34,6 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir.atoms import CATALOG
-from tilec.lower.machine_sync import f64_user
 from tilec.targets.clike import (
     CLikeEmitter,
     IndentedBuffer,
@@ -126,7 +125,7 @@ class MetalEmitter(CUDAEmitter):
         self.access.runtime_aligned = self._aligned_at
         self.vote_words = 0
         """Threadgroup words ``vote.any`` needs (one per SIMD-group; 0: no vote)."""
-        bad = f64_user(self.fn)
+        bad = ir.f64_user(self.fn)
         if bad is not None:
             raise self.unsupported(bad, "Metal has no 64-bit floating point (f64); compute "
                                         "in f32 for this target")
