@@ -194,3 +194,36 @@ def square_gemm(n: int, dtype: str, tile: Sequence[int], seed: int) -> tuple[Any
     comp = tilec.compile(matmul, host_like(a), host_like(b), host_like(c), target="reference",
                          BM=bm, BN=bn, BK=bk)
     return a, b, c, a.float() @ b.float(), comp
+
+
+def bf16_gemm(m: int, n: int, k: int) -> tuple[Any, Any, Any]:
+    """Seeded bf16 ``A`` (m x k) and ``B`` (k x n) on the GPU and their f32 product."""
+    import torch
+
+    gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+    return a, b, a.float() @ b.float()
+
+
+def checked_matmul(a: Any, b: Any, want: Any, tiles: Sequence[int], variant: dict[str, Any],
+                   timed: bool = True, tol: float = 1e-4) -> tuple[Any, float | None, float,
+                                                                   bool]:
+    """``lib.matmul`` of ``a @ b`` into a NaN-poisoned f32 ``C`` under plan ``variant``
+    (through ``tc.compile``), checked against ``want``: ``(kernel, median ms or None,
+    relative error, right)``; timed only when ``timed`` and right."""
+    import torch
+
+    import tilec as tc
+    from tilec.lib import matmul
+
+    c = torch.full((a.shape[0], b.shape[1]), float("nan"), device="cuda",
+                   dtype=torch.float32)
+    bm, bn, bk = tiles
+    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk, variant=variant)
+    kern(a, b, c)
+    torch.cuda.synchronize()
+    err = float((c - want).abs().max()) / max(1.0, float(want.abs().max()))
+    ok = not bool(torch.isnan(c).any()) and err < tol
+    ms = bench_ms(lambda: kern(a, b, c)) if timed and ok else None
+    return kern, ms, err, ok

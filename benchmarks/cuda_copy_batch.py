@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms  # noqa: E402
+from cuda_common import Recorder, bench_ms, bf16_gemm, checked_matmul  # noqa: E402
 
 TIMED = (((4096, 4096, 4100), (128, 128, 64), {}),
          ((4096, 4096, 4096), (128, 128, 64), {"async_copies": False}),
@@ -36,28 +36,16 @@ def main(argv: list[str] | None = None) -> int:
     batches = [None] + [int(b) for b in args.batches.split(",") if b]
     import torch
 
-    import tilec as tc
-    from tilec.lib import matmul
-
     rec = Recorder("cuda_copy_batch")
-    for (m, n, k), (bm, bn, bk), base in TIMED:
-        gen = torch.Generator(device="cuda").manual_seed(m + n + k)
-        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
-        want = a.float() @ b.float()
+    for (m, n, k), tiles, base in TIMED:
+        a, b, want = bf16_gemm(m, n, k)
         torch_ms = bench_ms(lambda a=a, b=b: torch.matmul(a, b))
         for batch in batches:
-            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
             variant = dict(base) if batch is None else {**base, "max_copy_batch": batch}
-            kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
-                              variant=variant)
-            kern(a, b, c)
-            torch.cuda.synchronize()
-            err = float((c - want).abs().max()) / max(1.0, float(want.abs().max()))
-            ok = not bool(torch.isnan(c).any()) and err < TOL
-            tilec_ms = bench_ms(lambda f=kern, a=a, b=b, c=c: f(a, b, c)) if ok else None
+            kern, tilec_ms, err, ok = checked_matmul(a, b, want, tiles, variant, tol=TOL)
             report = kern.compilation().resources[0].get("copy_batch")
             name = f"{variant or 'default'}"
+            bm, bn, bk = tiles
             rec.add("matmul", (m, n, k), "bf16", tilec_ms, "torch.matmul", torch_ms,
                     tiles=[bm, bn, bk], variant=variant, copy_batch=report, rel_err=err,
                     exact=ok, note=f"{bm}x{bn}x{bk} {name} {report}"

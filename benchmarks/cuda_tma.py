@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms  # noqa: E402
+from cuda_common import Recorder, bench_ms, bf16_gemm, checked_matmul  # noqa: E402
 
 CHECKED = ((200, 136, 160), (130, 130, 72), (64, 64, 300), (128, 128, 64), (1000, 1000, 1000))
 """Shapes checked for exactness only: ragged edges, B falling back (N = 130), A falling
@@ -33,25 +33,11 @@ TOL = 1e-4
 def _one(rec: Recorder, shape, tiles, tma: bool, timed: bool) -> None:
     import torch
 
-    import tilec as tc
-    from tilec.lib import matmul
-
-    m, n, k = shape
-    gen = torch.Generator(device="cuda").manual_seed(m + n + k)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-    bm, bn, bk = tiles
-    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
-                      variant={"tma": tma})
+    a, b, want = bf16_gemm(*shape)
+    kern, tilec_ms, err, ok = checked_matmul(a, b, want, tiles, {"tma": tma}, timed, TOL)
     uses = "tc_tma_load_" in kern.executable().source
-    kern(a, b, c)
-    torch.cuda.synchronize()
-    want = a.float() @ b.float()
-    err = float((c - want).abs().max()) / max(1.0, float(want.abs().max()))
-    ok = not bool(torch.isnan(c).any()) and err < TOL
-    tilec_ms = bench_ms(lambda: kern(a, b, c)) if timed and ok else None
     torch_ms = bench_ms(lambda: torch.matmul(a, b)) if timed else None
+    bm, bn, bk = tiles
     rec.add("matmul", shape, "bf16", tilec_ms, "torch.matmul", torch_ms,
             tiles=list(tiles), tma=tma, tma_in_source=uses, rel_err=err, exact=ok,
             note=f"{bm}x{bn}x{bk} tma={'on' if tma else 'off'}{'' if ok else ' MISMATCH'}")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms  # noqa: E402
+from cuda_common import Recorder, bench_ms, bf16_gemm, checked_matmul  # noqa: E402
 
 TIMED = (((4096, 4096, 4096), (128, 128, 64)), ((4096, 4096, 4096), (128, 256, 64)),
          ((8192, 8192, 8192), (128, 256, 64)), ((4096, 4096, 1024), (128, 256, 64)),
@@ -36,27 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     groups = [None] + [int(g) for g in args.groups.split(",") if g]
     import torch
 
-    import tilec as tc
-    from tilec.lib import matmul
-
     rec = Recorder("cuda_traversal")
-    for (m, n, k), (bm, bn, bk) in TIMED:
-        gen = torch.Generator(device="cuda").manual_seed(m + n + k)
-        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
-        want = a.float() @ b.float()
+    for (m, n, k), tiles in TIMED:
+        a, b, want = bf16_gemm(m, n, k)
         torch_ms = bench_ms(lambda a=a, b=b: torch.matmul(a, b))
         for g in groups:
-            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
             variant = {} if g is None else {"program_traversal": f"grouped:{g}"}
-            kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
-                              variant=variant)
-            kern(a, b, c)
-            torch.cuda.synchronize()
-            err = float((c - want).abs().max()) / max(1.0, float(want.abs().max()))
-            ok = not bool(torch.isnan(c).any()) and err < TOL
-            tilec_ms = bench_ms(lambda f=kern, a=a, b=b, c=c: f(a, b, c)) if ok else None
+            _, tilec_ms, err, ok = checked_matmul(a, b, want, tiles, variant, tol=TOL)
             name = "row-major" if g is None else f"grouped:{g}"
+            bm, bn, bk = tiles
             rec.add("matmul", (m, n, k), "bf16", tilec_ms, "torch.matmul", torch_ms,
                     tiles=[bm, bn, bk], traversal=name, rel_err=err, exact=ok,
                     note=f"{bm}x{bn}x{bk} {name}{'' if ok else ' MISMATCH'}")

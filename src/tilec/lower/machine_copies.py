@@ -96,12 +96,17 @@ def chunks(layout: L.DistLayout) -> list[tuple[int, int, bool]]:
     innermost register digit within a canonical part (single registers where a part does
     not split evenly); full when every thread's registers of it lie inside the tile."""
     _, valid = layout.table()
+    return [(start, w, bool(valid[:, start:start + w].all()))
+            for start, w in _spans(layout)]
+
+
+def _spans(layout: L.DistLayout) -> list[tuple[int, int]]:
+    """Per chunk of a thread's share: (first register, registers); no thread table."""
     width = layout.regs[-1]
     out = []
     for off, size in zip(layout.part_offsets, layout.parts):
         w = width if off % width == 0 and size % width == 0 else 1
-        for start in range(off, off + size, w):
-            out.append((start, w, bool(valid[:, start:start + w].all())))
+        out.extend((start, w) for start in range(off, off + size, w))
     return out
 
 
@@ -131,7 +136,7 @@ def _whole_share(g: GroupLowering, c: SyncCopy) -> None:
     x = g.build(lay, c.ld.result.type.dtype, lambda start, n: c.load(g, start, n))
     g.sync.restore(None)  # the protocol's barriers order these accesses
     g.store_registers(c.dst, x)
-    _realized(g, len(chunks(lay)))
+    _realized(g, len(_spans(lay)))  # the report's count only: no thread table
 
 
 def _batch(g: GroupLowering, batch: Sequence[_Chunk]) -> None:
