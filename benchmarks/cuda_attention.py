@@ -1,5 +1,8 @@
 """Attention forward on the GPU: ``tilec.lib.flash_attention`` vs torch's
 ``scaled_dot_product_attention`` (non-causal), bf16/f16 in and out, f32 statistics.
+The peer gets 4-D ``(B, H, S, D)`` views, the layout its fused kernels take (3-D
+operands send it down the unfused math path, which an earlier version of this script
+timed by mistake: its 2026-12-05 ratios are not against the fused peer).
 
 Each case checks tilec's output against sdpa, then times both with ``do_bench`` medians;
 records (with TFLOP/s: 4 * B * H * S * S * D) go to
@@ -46,10 +49,14 @@ def main() -> int:
                        for _ in range(3))
             scale = 1.0 / d ** 0.5
 
-            def peer(q=q, k=k, v=v, scale=scale):
+            # the peer sees (B, H, S, D) views of the same memory: with 3-D (B*H, S, D)
+            # operands sdpa takes its unfused math path, not the flash kernel
+            q4, k4, v4 = (x.view(b, h, s, d) for x in (q, k, v))
+
+            def peer(q=q4, k=k4, v=v4, scale=scale):
                 return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
 
-            want = peer()
+            want = peer().view(b * h, s, d)
             peer_ms = bench_ms(peer)
             flops = 4 * b * h * s * s * d
             for bm, bn in _pairs(a.tiles):

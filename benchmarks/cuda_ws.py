@@ -2,16 +2,17 @@
 plain mbarrier ring and torch.
 
 For each shape of the Hopper issue's table and each tile configuration, the kernel is
-compiled (public API, ``variant=``) as the mbarrier ring (``mbarrier_ring``, thread 0 of the
-consumers refills) and warp-specialized (``warp_specialized``: a producer warpgroup
-refills) with 3, 4 and 6 ring versions (the schedule keeps as many as shared memory
-holds), warp-specialized with the grouped program traversal, and persistent (132
-programs, one per compute unit of the H200, each walking output tiles), and with the cast
-to a 16-bit output fused into the accumulator's registers (``fuse_matrix_epilogues``; it
-changes only ``--out same``); each is checked
-against an f32 product of the same operands (output poisoned with NaN first) and timed
-with ``do_bench`` medians against ``torch.matmul`` in the same process. The output is
-f32 (``--out same``: the inputs' dtype, as torch's is).
+compiled (public API, ``variant=``) with the planner's default plan (``default``), with one
+wgmma group left in flight in the ordinary ring (``inflight``), as the mbarrier ring
+(``mbarrier_ring``, thread 0 of the consumers refills) and warp-specialized
+(``warp_specialized``: a producer warpgroup refills) with 3, 4 and 6 ring versions (the
+schedule keeps as many as shared memory holds), warp-specialized with the grouped program
+traversal, and persistent (132 programs, one per compute unit of the H200, each walking
+output tiles), and with the cast to a 16-bit output fused into the accumulator's registers
+(``fuse_matrix_epilogues``; it changes only ``--out same``); each is checked against an f32
+product of the same operands (output poisoned with NaN first) and timed with ``do_bench``
+medians against ``torch.matmul`` in the same process. The output is f32 (``--out same``: the
+inputs' dtype, as torch's is).
 Records go to ``benchmarks/results/cuda_ws-<device>-<date>.json``::
 
     PYTHONPATH=src python benchmarks/cuda_ws.py [--shapes 4096x4096x4096,...] [--out same]
@@ -30,7 +31,9 @@ from cuda_common import Recorder, bench_ms, rel_error  # noqa: E402
 SHAPES = ("4096x4096x4096", "2048x2048x2048", "4096x4096x1024", "8192x8192x8192",
           "1000x1000x1000")
 TILES = ((128, 128, 64), (128, 256, 64))
-VARIANTS = (("ring", {"mbarrier_ring": True}),
+VARIANTS = (("default", {}),
+            ("inflight", {"wgmma_in_flight": 1}),
+            ("ring", {"mbarrier_ring": True}),
             ("ws3", {"warp_specialized": True, "wgmma_stages": 3}),
             ("ws4", {"warp_specialized": True, "wgmma_stages": 4}),
             ("ws4+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,

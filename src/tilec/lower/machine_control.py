@@ -151,6 +151,7 @@ def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
         g.op("yield", yields, [])
     g.sync.merge(before, g.sync.state())
     if staging is not None:
+        staging.drain()
         staging.finish()
     keep = staging.carried if staging is not None and state is None else 0
     return list(loop.results)[:len(loop.results) - keep]

@@ -29,11 +29,11 @@ schedule's ``_in_flight_blocker`` proves it legal) ends each iteration with
 to ``j - 1 - L`` are known retired, so the refill goes ``L`` iterations later
 (iteration ``j + W - 1 - L`` into the version iteration ``j - 1 - L`` read),
 ``W - 1 - L`` iterations are issued ahead, the copy wait allows ``W - 2 - L``
-pending groups, and the last iteration waits with 0 so that nothing is in
-flight when the loop ends. (The wait is in the loop, not after it: on the path
-that skips the loop the accumulators are set by ordinary moves, and ptxas
-serializes every warpgroup instruction of a kernel where such a definition
-meets an instruction group in flight.) The tracker of group barriers is told so:
+pending groups, and ``wgmma.wait 0`` right after the loop (``drain``) retires the
+last ``L`` groups before anything reads the accumulators. (Every iteration waits with the
+same ``L``: a wait of 0 in the last iteration only, on a branch, is a pipeline ptxas cannot
+follow, so it injects a full wait into every iteration, remark C7517.) The tracker of
+group barriers is told so:
 the ring buffers' accesses inside the loop are ordered by this protocol, not
 by a barrier at the end of the body.
 
@@ -80,8 +80,6 @@ class Staging:
         """Warpgroup instruction groups left in flight per iteration (``L``)."""
         self.ahead = self.versions - 1 - self.lag
         """Iterations issued ahead of the one computing (``W - 1 - L``)."""
-        self._last: ir.Value | None = None
-        """With groups in flight: whether this iteration is the last (set per iteration)."""
         uses = staged_loads(loop)
         self.loads = list(uses)
         """The staged loads, in program order."""
@@ -207,8 +205,6 @@ class Staging:
                                 g.arith("add", ver, g.index(ahead)),
                                 g.arith("sub", ver, g.index(back)))
         g.guarded(g.arith("lt", it_ahead, ub), lambda: self.issue(it_ahead, ver_ahead))
-        if self.lag:
-            self._last = g.arith("ge", g.arith("add", iv, step), ub)
         if g.async_copies:
             g.atom("cp.async.commit", [], [ir.token])
         for ld in self.loads:
@@ -229,17 +225,21 @@ class Staging:
     def end_iteration(self) -> None:
         """The ring buffers' accesses of this iteration need no barrier at the end of the
         body: the next iteration's leading barrier orders them (see the protocol). With
-        groups in flight, this iteration's warpgroup instructions are waited for here:
-        ``L`` groups stay pending, none in the last iteration."""
+        groups in flight, this iteration's warpgroup instructions are waited for here,
+        ``L`` groups staying pending (``drain`` retires them after the loop)."""
         if self.lag:
-            g = self.g
-            g.guarded(self._last, lambda: g.atom("wgmma.wait", [], [], pending=0), None,
-                      lambda: g.atom("wgmma.wait", [], [], pending=self.lag))
+            self.g.atom("wgmma.wait", [], [], pending=self.lag)
         self.g.sync.forget(self.rings.values())
 
+    def drain(self) -> None:
+        """Right after the loop, on every path: retire the groups the last iterations left
+        in flight (none on the path that skipped the loop)."""
+        if self.lag:
+            self.g.atom("wgmma.wait", [], [], pending=0)
+
     def finish(self) -> None:
-        """No copy group outlives the loop (nor a warpgroup instruction group: the last
-        iteration waited for all of them); the last iteration's reads of the ring buffers
+        """No copy group outlives the loop (nor a warpgroup instruction group: ``drain``
+        ran first); the last iteration's reads of the ring buffers
         stay pending for the code after the loop (no trailing barrier retired them)."""
         if self.g.async_copies:
             self.g.atom("cp.async.wait", [], [], pending=0)

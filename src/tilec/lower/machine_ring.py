@@ -10,18 +10,19 @@ iteration number, ``v_j = j mod W`` and ``p_j = (j div W) mod 2``:
     prologue:    thread 0 issues iterations 0 .. W-1 into versions 0 .. W-1
     iteration j: every thread waits for full[v_j] with parity p_j
                  the warpgroups issue the iteration's wgmma group and commit it
-                 wgmma.wait 1 (0 in the last iteration): iteration j-1's group is retired
+                 wgmma.wait 1: iteration j-1's group is retired
                  if j >= 1 and j-1+W < n:
                      each warpgroup's first thread arrives on empty[v_{j-1}]
                      every thread waits for empty[v_{j-1}] with parity p_{j-1}
                      thread 0 issues iteration j-1+W into version v_{j-1}
 
-So one instruction group stays in flight across the back edge while the copies stay
-``W - 1`` iterations ahead; the group barrier and the ``cp.async`` path are gone from the
-loop. Every thread waits for the release, not only thread 0, so that the only code on one
-thread's path is thread 0's copies, which the CUDA target issues predicated (no branch:
-ptxas serializes every ``wgmma`` of a kernel where one thread branches while a group is
-in flight); with one warpgroup the wait returns as soon as its own first thread arrived.
+So one instruction group stays in flight across the back edge while the copies stay ``W -
+1`` iterations ahead; the group barrier and the ``cp.async`` path are gone from the loop;
+``wgmma.wait 0`` after the loop retires the last group. Every thread waits for the release,
+not only thread 0, so that the only code on one thread's path is thread 0's copies, which
+the CUDA target issues predicated (no branch: ptxas serializes every ``wgmma`` of a kernel
+where one thread branches while a group is in flight); with one warpgroup the wait returns
+as soon as its own first thread arrived.
 Release ``i`` of version ``v`` completes phase ``i div W`` of ``empty[v]``, which is why
 the threads wait with the parity they used for ``full`` at iteration ``j - 1``.
 
@@ -155,7 +156,7 @@ class MbarrierRing:
         _discard_rings(self.st)
 
     def finish(self) -> None:
-        """Every group has retired (the last iteration waited with 0) and every issued copy
+        """Every group has retired (``drain`` ran first) and every issued copy
         was waited for; the last iteration's reads stay pending for the code after."""
         self.g.sync.note_reads(self.st.rings.values())
         self._on_all("mbarrier.inval", None)
@@ -176,12 +177,16 @@ class MbarrierRing:
         g.sync.restore(before)
 
 
-def retire(g: GroupLowering, iv: ir.Value, ub: ir.Value, step: ir.Value) -> None:
-    """``wgmma.wait 1``, or 0 in the last iteration: the previous iteration's group (and in
-    the last one every group) is retired."""
-    last = g.arith("ge", g.arith("add", iv, step), ub)
-    g.guarded(last, lambda: g.atom("wgmma.wait", [], [], pending=0), None,
-              lambda: g.atom("wgmma.wait", [], [], pending=1))
+def retire(g: GroupLowering) -> None:
+    """``wgmma.wait 1`` in every iteration: the previous iteration's group is retired (the
+    last one's by ``drain`` after the loop)."""
+    g.atom("wgmma.wait", [], [], pending=1)
+
+
+def drain(g: GroupLowering) -> None:
+    """``wgmma.wait 0`` right after the loop, on every path (outside the tensor-map guard):
+    the last iteration's group is retired before the accumulators are read."""
+    g.atom("wgmma.wait", [], [], pending=0)
 
 
 def _discard_rings(st: Staging) -> None:
@@ -252,9 +257,13 @@ class GuardedRing:
         """The shared ``retire``, then the mbarrier ring's release (the ordinary ring
         refills at the start of an iteration)."""
         assert self._at is not None
-        retire(self.g, *self._at)
+        retire(self.g)
         self._both(self.ring.release, lambda: None)
         _discard_rings(self.st)
+
+    def drain(self) -> None:
+        """Retire the last iteration's group (``drain``)."""
+        drain(self.g)
 
     def finish(self) -> None:
         """Each protocol's end under the guard."""

@@ -20,7 +20,7 @@ compute exactly as in the mbarrier ring of ``machine_ring``) and gets 128 more, 
         setmaxnreg.inc 232                              (two consumer warpgroups)
         for j: if guard: wait full[v_j] with parity p_j
                else:     the ordinary ring (cp.async, named barriers among the consumers)
-               the iteration's wgmma group; commit; wgmma.wait 1 (0 in the last iteration)
+               the iteration's wgmma group; commit; wgmma.wait 1
                if guard and j >= 1: each consumer warpgroup's first thread arrives on
                                     empty[v_{j-1}] (its reads are retired)
         if guard: named barrier; thread 0 invalidates the barriers; named barrier
@@ -32,8 +32,8 @@ the loop that do not depend on the coordinates run once, before the role split; 
 role walks the tiles ``t = program, program + P, ...`` (``TileWalk``: the coordinates of
 ``t`` in the grid's traversal order) and runs the rest of its body per tile, both carrying
 ``(v, p)`` from tile to tile, so iteration ``j`` above counts the iterations of every tile
-the program ran. The consumers release the last version of each tile after its loop (the
-last iteration waited for every group), so the producer fills the next tile's first
+the program ran. The consumers release the last version of each tile after its loop (and
+the ``wgmma.wait 0`` after it), so the producer fills the next tile's first
 versions while the consumers store this tile's output; where the guard fails, each tile
 runs the ordinary ring from version 0 and the consumers meet before the next tile's
 copies. The barriers are invalidated once, after the walk.
@@ -225,7 +225,7 @@ class ConsumerRing(GuardedRing):
     def end_iteration(self) -> None:
         """Retire the previous iteration's group, then release its version."""
         assert self._at is not None
-        retire(self.g, *self._at)
+        retire(self.g)
         self._both(self._release, lambda: None)
         _discard_rings(self.st)
 

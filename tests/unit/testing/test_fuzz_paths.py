@@ -84,6 +84,7 @@ def test_a_path_may_release_rings_through_mbarriers() -> None:
         "simt:cuda:sm_90", {"mbarrier_ring": True})
     assert split_path("simt:cuda:sm_90+grouped:2+mbarrier") == (
         "simt:cuda:sm_90", {"program_traversal": "grouped:2", "mbarrier_ring": True})
+    assert split_path("cuda+inflight") == ("cuda", {"wgmma_in_flight": 1})
     assert path_error("simt:cuda:sm_90+grouped:2+mbarrier") is None
     assert "positive integer" in (path_error("simt:cuda:sm_90+mbarrier+grouped:0") or "")
     # a GEMM runs on the path (the compile takes the variant) and matches

@@ -13,18 +13,22 @@ coordinates, and one ``Level`` per ``bounded`` view on the way (its map to
 the coordinates of the level it was cut from and that level's extents).
 
 **Vectors.** Registers are grouped in chunks of ``w = 16 / sizeof(dt)``
-consecutive elements along the last view axis. A chunk becomes one 16-byte
-access when, with ``e`` the offset inside the chunk:
+consecutive elements along the last view axis; where the register array's last
+extent is not a multiple of that or such a chunk is not contiguous, and the
+writer allows narrow vectors (``narrow``), of the widest power of two that
+divides it, is contiguous and makes a vector of at least 4 bytes (a matrix
+fragment's pairs of f32: 8-byte accesses). A chunk becomes one vector access
+when, with ``e`` the offset inside the chunk:
 
 * every base coordinate and every level coordinate is provably ``base + k*e``
   (``linear_in``: floor/mod atoms are simplified using what is known about
   the divisibility of the symbols, e.g. ``(4*tid + e) mod 64 = (4*tid mod 64)
   + e`` for ``e < 4``), the last base coordinate with ``k = 1`` and the
   others with ``k = 0`` (contiguous);
-* the address is 16-byte aligned: proved statically (the address offset is a
-  multiple of ``w`` elements by divisibility, and the base pointer is known
-  aligned: shared memory always, a global parameter through a uniform flag
-  computed once per kernel), or else checked at run time;
+* the address is aligned to the vector's bytes: proved statically (the address
+  offset is a multiple of ``w`` elements by divisibility, and the base pointer
+  is known 16-byte aligned: shared memory always, a global parameter through a
+  uniform flag computed once per kernel), or else checked at run time;
 * for bounded views, the whole chunk is valid (first and last element in
   range, enough for coordinates linear in ``e``).
 
@@ -399,6 +403,10 @@ class AccessWriter:
         """Statistics: chunks emitted with a 16-byte path."""
         self.scalar_elems = 0
         """Statistics: elements emitted with scalar accesses only."""
+        self.narrow = False
+        """Chunks narrower than 16 bytes (4 or 8) where a register array's last extent is
+        not a multiple of a 16-byte vector (the callbacks then get ``w`` elements of
+        fewer bytes)."""
         self.runtime_aligned: Callable[[MemRef, str], str] | None = None
         """``(ref, element offset) ->`` the C condition that ``ref.ptr + offset`` is 16-byte
         aligned, where alignment is not provable statically (None: ``tc_aligned16`` of the
@@ -543,14 +551,16 @@ class AccessWriter:
         ``pointer`` covering elements ``i0 .. i0+w-1`` (None: scalar only).
         """
         n = prod(shape)
-        w = 16 // elem_bytes(ref.dtype)
+        widths = self.chunk_widths(ref.dtype, shape)
         b = self.buf
         i = 0
         while i < n:
-            plan = None
-            if (on_vector is not None and shape and w > 1 and shape[-1] % w == 0
-                    and i % w == 0 and i + w <= n):
-                plan = self._chunk_plan(ref, shape, i, w)
+            plan, w = None, 1
+            for w in widths if on_vector is not None else ():
+                if i % w == 0 and i + w <= n:
+                    plan = self._chunk_plan(ref, shape, i, w)
+                    if plan is not None:
+                        break
             if plan is None:
                 with b.block(""):
                     self._scalar(ref, shape, i, on_elem, on_invalid)
@@ -598,8 +608,10 @@ class AccessWriter:
                         conds.append(ref.aligned)
                 elif self.runtime_aligned is not None:
                     conds.append(self.runtime_aligned(ref, ref.at(a)))
-                else:
+                elif w * elem_bytes(ref.dtype) == 16:
                     conds.append(f"tc_aligned16({ptr})")
+                else:
+                    conds.append(f"tc_aligned<{w * elem_bytes(ref.dtype)}>({ptr})")
                 vec = on_vector(ptr, i, w)
                 if not conds and not never:
                     b.lines_of(vec)
@@ -611,6 +623,21 @@ class AccessWriter:
                         for e in range(w):
                             self._element(ref, a, ar, e, i + e, elem_conds, on_elem, on_invalid)
             i += w
+
+    def chunk_widths(self, dtype: ir.ScalarType, shape: Sequence[int]) -> list[int]:
+        """The elements per vector chunk to try, widest first, for a ``shape`` register
+        array of ``dtype``: a 16-byte vector's, and with ``narrow`` the powers of two below
+        it down to 4 bytes (at least 2 elements); only those dividing the last extent."""
+        eb = elem_bytes(dtype)
+        w = 16 // eb
+        out = []
+        while w > 1 and w * eb >= 4 and shape:
+            if shape[-1] % w == 0:
+                out.append(w)
+            if not self.narrow:
+                break
+            w //= 2
+        return out
 
     def _element(self, ref: MemRef, a: str, ar: Range, e: int, i: int,
                  elem_conds: Sequence[tuple[str, Range, int, str, bool]],

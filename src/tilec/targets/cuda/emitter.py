@@ -119,6 +119,9 @@ class CUDAEmitter(CLikeEmitter):
     REG_CTYPES = {**CLikeEmitter.SCALAR_CTYPES, "f16": "uint16_t", "bf16": "uint16_t"}
     """Element type of a per-thread register array (16-bit floats as bit patterns)."""
 
+    NARROW_VECTORS = True
+    """Accesses of 4 or 8 bytes where a register array's rows are too short for 16
+    (``AccessWriter.narrow``)."""
     LOCAL_ALIGN = ""
     """What a per-thread array's declaration starts with (an alignment, where a target's
     vector accesses of local arrays rely on one)."""
@@ -170,6 +173,7 @@ class CUDAEmitter(CLikeEmitter):
         """Lines at the top of the kernel: parameter strides and narrowed sizes."""
         self._aligned16: set[int] = set()
         self.access = AccessWriter(self.buf, self.fresh, self.narrow_size)
+        self.access.narrow = self.NARROW_VECTORS
         self.threads = 0
         self.profile = get_profile(target)
         """The target's profile (the facts the printers read)."""

@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 __all__ = ["MEMORY_PRINTERS"]
 
 
+def vector_type(mt: str, w: int, elem_bytes: int) -> str:
+    """The C type of a ``w``-element vector of ``mt`` (``elem_bytes`` each): ``tc_vec16``
+    for 16 bytes, else the narrow ``tc_vec`` (4 or 8 bytes)."""
+    return f"tc_vec16<{mt}>" if w * elem_bytes == 16 else f"tc_vec<{mt}, {w}>"
+
+
 def print_load(em: CUDAEmitter, op: ir.Operation) -> None:
     """Registers from a view; invalid elements get ``fill`` (NaN/0 when there is none)."""
     ref = em.memref(op.operand(0), op)
@@ -34,10 +40,11 @@ def print_load(em: CUDAEmitter, op: ir.Operation) -> None:
     def vec(p: str, i0: int, w: int) -> list[str]:
         v = em.fresh("v")
         if out.packed and i0 % 2 == 0 and w % 2 == 0:  # whole words
-            return [f"const tc_vec16<uint32_t> {v} = "
-                    f"*reinterpret_cast<{cq}tc_vec16<uint32_t> *>({p});"] \
+            vt = vector_type("uint32_t", w // 2, 4)
+            return [f"const {vt} {v} = *reinterpret_cast<{cq}{vt} *>({p});"] \
                 + [f"{out.name}.w[{i0 // 2 + j}] = {v}.e[{j}];" for j in range(w // 2)]
-        return [f"const tc_vec16<{mt}> {v} = *reinterpret_cast<{cq}tc_vec16<{mt}> *>({p});"] \
+        vt = vector_type(mt, w, rt.dtype.bytes)
+        return [f"const {vt} {v} = *reinterpret_cast<{cq}{vt} *>({p});"] \
             + [f"{out.name}[{i0 + j}] = {v}.e[{j}];" for j in range(w)]
 
     em.access.access(ref, shape, lambda lv, i: f"{out.name}[{i}] = {lv};",
@@ -65,12 +72,14 @@ def print_store(em: CUDAEmitter, op: ir.Operation) -> None:
     def vec(p: str, i0: int, w: int) -> list[str]:
         v = em.fresh("v")
         if words is not None and i0 % 2 == 0 and w % 2 == 0:  # whole words
-            return ([f"tc_vec16<uint32_t> {v};"]
+            vt = vector_type("uint32_t", w // 2, 4)
+            return ([f"{vt} {v};"]
                     + [f"{v}.e[{j}] = {words}.w[{i0 // 2 + j}];" for j in range(w // 2)]
-                    + [f"*reinterpret_cast<{q}tc_vec16<uint32_t> *>({p}) = {v};"])
-        return ([f"tc_vec16<{mt}> {v};"]
+                    + [f"*reinterpret_cast<{q}{vt} *>({p}) = {v};"])
+        vt = vector_type(mt, w, tv.type.dtype.bytes)
+        return ([f"{vt} {v};"]
                 + [f"{v}.e[{j}] = {elem(i0 + j)};" for j in range(w)]
-                + [f"*reinterpret_cast<{q}tc_vec16<{mt}> *>({p}) = {v};"])
+                + [f"*reinterpret_cast<{q}{vt} *>({p}) = {v};"])
 
     em.access.access(ref, shape, lambda lv, i: f"{lv} = {elem(i)};", None, vec)
 

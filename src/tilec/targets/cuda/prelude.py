@@ -68,6 +68,8 @@ typedef unsigned long long uintptr_t;
 
 /* 16-byte vector of any element type: one LDG.128 / STG.128 / LDS.128 */
 template <typename T> struct __align__(16) tc_vec16 { T e[16 / sizeof(T)]; };
+/* N-element vector of 4 or 8 bytes (a fragment's pairs: one STG.64 instead of two STG.32) */
+template <typename T, int N> struct alignas(sizeof(T) * N) tc_vec { T e[N]; };
 
 /* ---- narrow floats (bit patterns in registers) ---- */
 TC_DEV float tc_bf16_to_f32(uint16_t b) { return __uint_as_float(((uint32_t)b) << 16); }
@@ -253,6 +255,7 @@ TC_DEV void tc_atomic_min_f64(double *p, double v) {
 /* ---- shared-memory addresses for PTX ---- */
 TC_DEV uint32_t tc_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 TC_DEV bool tc_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0u; }
+template <int B> TC_DEV bool tc_aligned(const void *p) { return ((uintptr_t)p & (B - 1u)) == 0u; }
 /* the 128-byte swizzle of an element offset (ES-byte elements): 16-byte chunk c of each
    128-byte row r is stored at chunk c ^ (r mod 8) */
 template <int ES, typename T> TC_DEV T tc_swz128(T x) {

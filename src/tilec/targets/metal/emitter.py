@@ -111,6 +111,8 @@ class MetalEmitter(CUDAEmitter):
 
     PRINTERS = {**CUDAEmitter.PRINTERS, "load": _print_load, "store": _print_store}
 
+    NARROW_VECTORS = False
+    """Only 16-byte chunks (its printers read them through ``tc_vec16`` pointers)."""
     LOCAL_ALIGN = "alignas(16) "
     """Local arrays are 16-byte aligned (``_aligned_at`` relies on it)."""
     GROUP_ID = "tc_group"

@@ -1,22 +1,22 @@
 """Running a program on one path, and what the run ended as.
 
-Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>``
-(``tc.simulate`` for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``),
-``metal`` (the ``metal:m1`` target: its MSL is emitted and built, which off macOS is the
-libclang check, then the simulator runs the Machine TileIR the emitter printed; where a
-Metal device is, the kernel runs on it) and
-``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path may
-carry a plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the
-grids with that program traversal (``ir.traversal``), ``+mbarrier`` releases staged
-wgmma rings through mbarriers (``mbarrier_ring``), ``+ws`` gives them a producer
-warpgroup of their own (``warp_specialized``), ``+splitk:3`` splits the K loops of
-matrix groups over 3 programs per output tile (``split_k``), ``+persistent:2`` runs
+Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>`` (``tc.simulate``
+for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``), ``metal`` (the ``metal:m1`` target: its
+MSL is emitted and built, which off macOS is the libclang check, then the simulator runs the
+Machine TileIR the emitter printed; where a Metal device is, the kernel runs on it) and
+``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path may carry a
+plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the grids with that program
+traversal (``ir.traversal``), ``+mbarrier`` releases staged wgmma rings through mbarriers
+(``mbarrier_ring``), ``+ws`` gives them a producer warpgroup of their own
+(``warp_specialized``), ``+inflight`` leaves one wgmma group in flight across the back edge
+of the ordinary ring (``wgmma_in_flight``), ``+splitk:3`` splits the K loops of matrix
+groups over 3 programs per output tile (``split_k``), ``+persistent:2`` runs
 warp-specialized groups as 2 programs walking the output tiles (``persistent``),
 ``+epilogue`` fuses proved scalar epilogues into the accumulator's registers
-(``fuse_matrix_epilogues``), ``+fences`` keeps the reference group barrier sequence
-(no ``coalesce_group_barriers``), ``+copybatch:4`` copies synchronous staged operands 4
-chunks at a time, loads then stores (``max_copy_batch``),
-``+grouped:3+mbarrier`` the first two (``split_path``).
+(``fuse_matrix_epilogues``), ``+fences`` keeps the reference group barrier sequence (no
+``coalesce_group_barriers``), ``+copybatch:4`` copies synchronous staged operands 4 chunks
+at a time, loads then stores (``max_copy_batch``), ``+grouped:3+mbarrier`` the first two
+(``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
 anything else is *internal*.
@@ -50,9 +50,10 @@ a program with; the message must name the reason and the kernel's source locatio
 
 
 VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized", True),
+                 "inflight": ("wgmma_in_flight", 1),
                  "epilogue": ("fuse_matrix_epilogues", True),
                  "fences": ("coalesce_group_barriers", False)}
-"""Path suffix words that set a boolean plan-variant choice (``fences`` keeps the reference
+"""Path suffix words that set a plan-variant choice (``fences`` keeps the reference
 group barrier sequence: no coalescing)."""
 
 
@@ -62,7 +63,8 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     that is not a number stays a string, for ``path_error`` to name), ``persistent:P``
     (``persistent``, the same), ``copybatch:B`` (``max_copy_batch``, the same) or a word of
     ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``;
-    ``epilogue``: ``fuse_matrix_epilogues``; ``fences``: no ``coalesce_group_barriers``)."""
+    ``epilogue``: ``fuse_matrix_epilogues``; ``fences``: no ``coalesce_group_barriers``;
+    ``inflight``: ``wgmma_in_flight`` 1)."""
     base, plus, suffix = path.partition("+")
     if not plus:
         return base, None

@@ -27,6 +27,8 @@ typedef unsigned long long uintptr_t;
 
 /* 16-byte vector of any element type: one LDG.128 / STG.128 / LDS.128 */
 template <typename T> struct __align__(16) tc_vec16 { T e[16 / sizeof(T)]; };
+/* N-element vector of 4 or 8 bytes (a fragment's pairs: one STG.64 instead of two STG.32) */
+template <typename T, int N> struct alignas(sizeof(T) * N) tc_vec { T e[N]; };
 
 /* ---- narrow floats (bit patterns in registers) ---- */
 TC_DEV float tc_bf16_to_f32(uint16_t b) { return __uint_as_float(((uint32_t)b) << 16); }
@@ -212,6 +214,7 @@ TC_DEV void tc_atomic_min_f64(double *p, double v) {
 /* ---- shared-memory addresses for PTX ---- */
 TC_DEV uint32_t tc_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 TC_DEV bool tc_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0u; }
+template <int B> TC_DEV bool tc_aligned(const void *p) { return ((uintptr_t)p & (B - 1u)) == 0u; }
 /* the 128-byte swizzle of an element offset (ES-byte elements): 16-byte chunk c of each
    128-byte row r is stored at chunk c ^ (r mod 8) */
 template <int ES, typename T> TC_DEV T tc_swz128(T x) {
@@ -290,96 +293,124 @@ extern "C" __global__ void __launch_bounds__(32) tilec_gemm_mma_bf16(const uint1
     /* tilec: load#18 */
     tc_b16x<8> v21_a;
     {
-      const int c22 = (v17_om + v15_g);
-      const int64_t c23 = (v20_k + v16_q * 2);
-      if (c22 < v1_M_i32 && c23 < v3_K) v21_a[0] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2)]; else v21_a[0] = (uint16_t)0x0000;
+      const int64_t a22 = (int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2);
+      const int c23 = (v17_om + v15_g);
+      const int lim24 = tc_sat32(v3_K - v20_k);
+      const int c25 = v16_q * 2;
+      if (c23 < v1_M_i32 && c25 + 1 < lim24 && tc_aligned<4>(v4_A + a22)) {
+        const tc_vec<uint32_t, 1> v26 = *reinterpret_cast<const tc_vec<uint32_t, 1> *>(v4_A + a22);
+        v21_a.w[0] = v26.e[0];
+      }
+      else {
+        if (c23 < v1_M_i32 && c25 < lim24) v21_a[0] = v4_A[a22]; else v21_a[0] = (uint16_t)0x0000;
+        if (c23 < v1_M_i32 && c25 + 1 < lim24) v21_a[1] = v4_A[a22 + 1]; else v21_a[1] = (uint16_t)0x0000;
+      }
     }
     {
-      const int c24 = (v17_om + v15_g);
-      const int64_t c25 = (v20_k + v16_q * 2 + 1);
-      if (c24 < v1_M_i32 && c25 < v3_K) v21_a[1] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 1]; else v21_a[1] = (uint16_t)0x0000;
-    }
-    {
-      const int c26 = (v17_om + v15_g + 8);
-      const int64_t c27 = (v20_k + v16_q * 2);
-      if (c26 < v1_M_i32 && c27 < v3_K) v21_a[2] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2)]; else v21_a[2] = (uint16_t)0x0000;
-    }
-    {
+      const int64_t a27 = (int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2);
       const int c28 = (v17_om + v15_g + 8);
-      const int64_t c29 = (v20_k + v16_q * 2 + 1);
-      if (c28 < v1_M_i32 && c29 < v3_K) v21_a[3] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 1]; else v21_a[3] = (uint16_t)0x0000;
+      const int lim29 = tc_sat32(v3_K - v20_k);
+      const int c30 = v16_q * 2;
+      if (c28 < v1_M_i32 && c30 + 1 < lim29 && tc_aligned<4>(v4_A + a27)) {
+        const tc_vec<uint32_t, 1> v31 = *reinterpret_cast<const tc_vec<uint32_t, 1> *>(v4_A + a27);
+        v21_a.w[1] = v31.e[0];
+      }
+      else {
+        if (c28 < v1_M_i32 && c30 < lim29) v21_a[2] = v4_A[a27]; else v21_a[2] = (uint16_t)0x0000;
+        if (c28 < v1_M_i32 && c30 + 1 < lim29) v21_a[3] = v4_A[a27 + 1]; else v21_a[3] = (uint16_t)0x0000;
+      }
     }
     {
-      const int c30 = (v17_om + v15_g);
-      const int64_t c31 = (v20_k + v16_q * 2 + 8);
-      if (c30 < v1_M_i32 && c31 < v3_K) v21_a[4] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 8]; else v21_a[4] = (uint16_t)0x0000;
+      const int64_t a32 = (int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 8;
+      const int c33 = (v17_om + v15_g);
+      const int lim34 = tc_sat32(v3_K - v20_k);
+      const int c35 = (v16_q * 2 + 8);
+      if (c33 < v1_M_i32 && c35 + 1 < lim34 && tc_aligned<4>(v4_A + a32)) {
+        const tc_vec<uint32_t, 1> v36 = *reinterpret_cast<const tc_vec<uint32_t, 1> *>(v4_A + a32);
+        v21_a.w[2] = v36.e[0];
+      }
+      else {
+        if (c33 < v1_M_i32 && c35 < lim34) v21_a[4] = v4_A[a32]; else v21_a[4] = (uint16_t)0x0000;
+        if (c33 < v1_M_i32 && c35 + 1 < lim34) v21_a[5] = v4_A[a32 + 1]; else v21_a[5] = (uint16_t)0x0000;
+      }
     }
     {
-      const int c32 = (v17_om + v15_g);
-      const int64_t c33 = (v20_k + v16_q * 2 + 9);
-      if (c32 < v1_M_i32 && c33 < v3_K) v21_a[5] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + (v20_k + v16_q * 2) + 9]; else v21_a[5] = (uint16_t)0x0000;
-    }
-    {
-      const int c34 = (v17_om + v15_g + 8);
-      const int64_t c35 = (v20_k + v16_q * 2 + 8);
-      if (c34 < v1_M_i32 && c35 < v3_K) v21_a[6] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 8]; else v21_a[6] = (uint16_t)0x0000;
-    }
-    {
-      const int c36 = (v17_om + v15_g + 8);
-      const int64_t c37 = (v20_k + v16_q * 2 + 9);
-      if (c36 < v1_M_i32 && c37 < v3_K) v21_a[7] = v4_A[(int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 9]; else v21_a[7] = (uint16_t)0x0000;
+      const int64_t a37 = (int64_t)(v17_om + v15_g) * v4_A_s5 + v4_A_s5 * 8 + (v20_k + v16_q * 2) + 8;
+      const int c38 = (v17_om + v15_g + 8);
+      const int lim39 = tc_sat32(v3_K - v20_k);
+      const int c40 = (v16_q * 2 + 8);
+      if (c38 < v1_M_i32 && c40 + 1 < lim39 && tc_aligned<4>(v4_A + a37)) {
+        const tc_vec<uint32_t, 1> v41 = *reinterpret_cast<const tc_vec<uint32_t, 1> *>(v4_A + a37);
+        v21_a.w[3] = v41.e[0];
+      }
+      else {
+        if (c38 < v1_M_i32 && c40 < lim39) v21_a[6] = v4_A[a37]; else v21_a[6] = (uint16_t)0x0000;
+        if (c38 < v1_M_i32 && c40 + 1 < lim39) v21_a[7] = v4_A[a37 + 1]; else v21_a[7] = (uint16_t)0x0000;
+      }
     }
     /* tilec: view#19 */
     /* tilec: load#20 */
-    tc_b16x<4> v38_b;
+    tc_b16x<4> v42_b;
     {
-      const int64_t c39 = (v20_k + v16_q * 2);
-      const int64_t c40 = (v18_on + v15_g);
-      if (c39 < v3_K && c40 < v2_N) v38_b[0] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + (v18_on + v15_g)]; else v38_b[0] = (uint16_t)0x0000;
-    }
-    {
-      const int64_t c41 = (v20_k + v16_q * 2 + 1);
-      const int64_t c42 = (v18_on + v15_g);
-      if (c41 < v3_K && c42 < v2_N) v38_b[1] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 + (v18_on + v15_g)]; else v38_b[1] = (uint16_t)0x0000;
-    }
-    {
-      const int64_t c43 = (v20_k + v16_q * 2 + 8);
+      const int64_t c43 = (v20_k + v16_q * 2);
       const int64_t c44 = (v18_on + v15_g);
-      if (c43 < v3_K && c44 < v2_N) v38_b[2] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 * 8 + (v18_on + v15_g)]; else v38_b[2] = (uint16_t)0x0000;
+      if (c43 < v3_K && c44 < v2_N) v42_b[0] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + (v18_on + v15_g)]; else v42_b[0] = (uint16_t)0x0000;
     }
     {
-      const int64_t c45 = (v20_k + v16_q * 2 + 9);
+      const int64_t c45 = (v20_k + v16_q * 2 + 1);
       const int64_t c46 = (v18_on + v15_g);
-      if (c45 < v3_K && c46 < v2_N) v38_b[3] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 * 9 + (v18_on + v15_g)]; else v38_b[3] = (uint16_t)0x0000;
+      if (c45 < v3_K && c46 < v2_N) v42_b[1] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 + (v18_on + v15_g)]; else v42_b[1] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c47 = (v20_k + v16_q * 2 + 8);
+      const int64_t c48 = (v18_on + v15_g);
+      if (c47 < v3_K && c48 < v2_N) v42_b[2] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 * 8 + (v18_on + v15_g)]; else v42_b[2] = (uint16_t)0x0000;
+    }
+    {
+      const int64_t c49 = (v20_k + v16_q * 2 + 9);
+      const int64_t c50 = (v18_on + v15_g);
+      if (c49 < v3_K && c50 < v2_N) v42_b[3] = v6_B[(int64_t)(v20_k + v16_q * 2) * v6_B_s7 + v6_B_s7 * 9 + (v18_on + v15_g)]; else v42_b[3] = (uint16_t)0x0000;
     }
     /* tilec: atom.call#21 */
-    float v47_d[4];
+    float v51_d[4];
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
-        : "=f"(v47_d[0]), "=f"(v47_d[1]), "=f"(v47_d[2]), "=f"(v47_d[3])
-        : "r"(v21_a.w[0]), "r"(v21_a.w[1]), "r"(v21_a.w[2]), "r"(v21_a.w[3]), "r"(v38_b.w[0]), "r"(v38_b.w[1]), "f"(v19_acc[0]), "f"(v19_acc[1]), "f"(v19_acc[2]), "f"(v19_acc[3]));
+        : "=f"(v51_d[0]), "=f"(v51_d[1]), "=f"(v51_d[2]), "=f"(v51_d[3])
+        : "r"(v21_a.w[0]), "r"(v21_a.w[1]), "r"(v21_a.w[2]), "r"(v21_a.w[3]), "r"(v42_b.w[0]), "r"(v42_b.w[1]), "f"(v19_acc[0]), "f"(v19_acc[1]), "f"(v19_acc[2]), "f"(v19_acc[3]));
     #pragma unroll
-    for (int e = 0; e < 4; ++e) v19_acc[e] = v47_d[e];
+    for (int e = 0; e < 4; ++e) v19_acc[e] = v51_d[e];
   }
   /* tilec: view#22 */
   /* tilec: store#23 */
   {
-    const int c48 = (v17_om + v15_g);
-    const int64_t c49 = (v18_on + v16_q * 2);
-    if (c48 < v1_M_i32 && c49 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2)] = v19_acc[0];
+    const int64_t a52 = (int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2);
+    const int c53 = (v17_om + v15_g);
+    const int lim54 = tc_sat32(v2_N - v18_on);
+    const int c55 = v16_q * 2;
+    if (c53 < v1_M_i32 && c55 + 1 < lim54 && tc_aligned<8>(v8_C + a52)) {
+      tc_vec<float, 2> v56;
+      v56.e[0] = v19_acc[0];
+      v56.e[1] = v19_acc[1];
+      *reinterpret_cast<tc_vec<float, 2> *>(v8_C + a52) = v56;
+    }
+    else {
+      if (c53 < v1_M_i32 && c55 < lim54) v8_C[a52] = v19_acc[0];
+      if (c53 < v1_M_i32 && c55 + 1 < lim54) v8_C[a52 + 1] = v19_acc[1];
+    }
   }
   {
-    const int c50 = (v17_om + v15_g);
-    const int64_t c51 = (v18_on + v16_q * 2 + 1);
-    if (c50 < v1_M_i32 && c51 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + (v18_on + v16_q * 2) + 1] = v19_acc[1];
-  }
-  {
-    const int c52 = (v17_om + v15_g + 8);
-    const int64_t c53 = (v18_on + v16_q * 2);
-    if (c52 < v1_M_i32 && c53 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + v8_C_s9 * 8 + (v18_on + v16_q * 2)] = v19_acc[2];
-  }
-  {
-    const int c54 = (v17_om + v15_g + 8);
-    const int64_t c55 = (v18_on + v16_q * 2 + 1);
-    if (c54 < v1_M_i32 && c55 < v2_N) v8_C[(int64_t)(v17_om + v15_g) * v8_C_s9 + v8_C_s9 * 8 + (v18_on + v16_q * 2) + 1] = v19_acc[3];
+    const int64_t a57 = (int64_t)(v17_om + v15_g) * v8_C_s9 + v8_C_s9 * 8 + (v18_on + v16_q * 2);
+    const int c58 = (v17_om + v15_g + 8);
+    const int lim59 = tc_sat32(v2_N - v18_on);
+    const int c60 = v16_q * 2;
+    if (c58 < v1_M_i32 && c60 + 1 < lim59 && tc_aligned<8>(v8_C + a57)) {
+      tc_vec<float, 2> v61;
+      v61.e[0] = v19_acc[2];
+      v61.e[1] = v19_acc[3];
+      *reinterpret_cast<tc_vec<float, 2> *>(v8_C + a57) = v61;
+    }
+    else {
+      if (c58 < v1_M_i32 && c60 < lim59) v8_C[a57] = v19_acc[2];
+      if (c58 < v1_M_i32 && c60 + 1 < lim59) v8_C[a57 + 1] = v19_acc[3];
+    }
   }
 }
