@@ -64,10 +64,13 @@ class LowerOptions:
     instructions issue before the previous ones retire; the ring is then refilled one
     iteration later. Applied where the schedule proves it legal
     (``schedule._in_flight_blocker``), else noted in the report. Default 0 (wait for every
-    iteration's group): with every thread issuing the ring's copies, the shorter copy lead
-    costs more than the overlap gains; the H200 sweep of bf16 4096^3 (128x128x64,
-    128x256x64, 256x128x64 tiles, 3 and 4 versions) ran 1-5% slower with 1 in flight
-    (benchmarks/gemm_stages.py)."""
+    iteration's group): with every thread issuing the ring's copies the shorter copy lead
+    costs about what the overlap gains; on an H100 (bf16, 128x256x64, 3 versions,
+    benchmarks/cuda_ws.py at 47f167f) 1 in flight ran 0.309 ms against 0.302 at 4096^3,
+    2.388 against 2.442 at 8192^3 and 0.093 against 0.100 at 4096x4096x1024. (Sweeps
+    before that commit measured a full wait ptxas injected into every iteration, not
+    this protocol.) A plan variant (``variant={"wgmma_in_flight": 1}``); the producer
+    warpgroup's ring (``warp_specialized``) always leaves one group in flight."""
     mbarrier_ring: bool = False
     """Release the ring versions of a staged ``wgmma`` loop through shared-memory barriers
     instead of a group barrier per iteration (docs/design/lowering.md, "mbarrier rings"):
