@@ -330,13 +330,12 @@ class Enumeration:
     """Realizations examined (candidates plus rejections)."""
 
 
-def _footprint(w: MatrixWorkload, realization: Realization, accumulator: str,
-               forward_inputs: bool) -> tuple[int, int]:
-    """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging."""
+def _footprint(w: MatrixWorkload, accumulator: str) -> tuple[int, int]:
+    """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging
+    (A and B are always staged: no realization reads its operands straight from their
+    source views)."""
     st = w.staging_bytes()
     released = 0
-    if realization == Realization.MPP and forward_inputs:
-        released += st["A"] + st["B"]
     if accumulator in ("resident", "direct"):
         released += st["D"]
     if accumulator == "direct":
@@ -385,8 +384,7 @@ def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str 
 def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumulator: str,
                atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
                options: PlannerOptions, subgroups: int = 0) -> MatrixCandidate:
-    forward = options.forward_snapshots and w.inputs_forwardable
-    shared, released = _footprint(w, realization, accumulator, forward)
+    shared, released = _footprint(w, accumulator)
     elided = elided_elements(w.domains, accumulator)
     overwrite = (realization == Realization.MPP and accumulator == "direct" and w.overwrite)
     return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,

@@ -42,20 +42,14 @@ class PlannerOptions:
     the CUDA backend turns this off for devices other than sm_90 (no ``wgmma`` there)."""
     metal_mpp: bool = False
     """Plan Metal groups with the MPP family and its v3 basis instead of the SIMD-group one."""
-    forward_snapshots: bool = False
-    """Read-only snapshot forwarding (direct operand views); opt-in, and needs its proof."""
     bounded_k_views: bool = False
     """Bounded K views (physical K below the logical tile); an optional capability."""
-    bounded_mnk_views: bool = False
-    """Bounded M/N/K views (edge and empty subgroup rectangles); an optional capability."""
     bounded_store: bool = False
     """Guarded output prefixes for the direct accumulator store; an optional capability."""
     fuse_matrix_epilogues: bool = False
     """Fuse closed scalar epilogue DAGs into the direct accumulator output (default off)."""
     coalesce_group_barriers: bool = True
     """Dependence-aware coalescing of the mapper's own group barriers."""
-    elide_independent_subgroup_barriers: bool = False
-    """Remove fences of a proved independent-subgroup group (default off; needs coalescing)."""
     max_copy_batch: int | None = None
     """Synchronous staged copies (``lower/machine_copies.py``): ``B`` in 1..16 copies the
     chunks (16-byte vectors) of an issue's consecutive synchronous copies ``B`` at a time,
