@@ -177,7 +177,8 @@ def test_plan_group_agrees_with_exhaustive_pricing(g: plan.GroupWorkload, target
         lists = [[basis.price(c, oe.op) for c in oe.candidates] for oe in en.by_threads[t]]
         terms = basis.group_terms(t, g)
         for combo in itertools.product(*lists):
-            if base - sum(p.candidate.released_bytes for p in combo) \
+            # what a candidate releases, less its ring's bytes (MatrixCandidate.ring_bytes)
+            if base - sum(p.candidate.released_bytes - p.candidate.ring_bytes for p in combo) \
                     > profile.shared_bytes_per_group:
                 continue
             total = 0.0

@@ -450,9 +450,10 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         if op.name == "reduce":
             g.reduce[op] = _reduce_plan(op, threads, options)
     _assign_layouts(g, inner)
+    beside = _beside_rings(plan, list(cands.values()))
     for op in inner:
         if op.name in ("serial", "pipeline"):
-            _plan_staging(g, op, options, profile.shared_bytes_per_group,
+            _plan_staging(g, op, options, profile.shared_bytes_per_group - beside,
                           profile.async_copies and profile.tensor_copies)
     if options.persistent and mmas and not g.persistent \
             and not any(n.startswith("not persistent") for n in g.notes):
@@ -469,12 +470,29 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     return g
 
 
+def _beside_rings(plan: GroupPlan | None, cands: list[MatrixCandidate | None]) -> int:
+    """Shared bytes the planner counts for the group beside its staged operands: each
+    candidate's footprint without its A and B (an accumulator's trip through shared
+    memory) and the common allocations. The rings get what is left of the capacity."""
+    if plan is None:
+        return 0
+    works = {w.op: w for w in plan.workload.ops}
+    total = plan.workload.common_shared_bytes
+    for c in cands:
+        if c is None or c.op not in works:
+            continue
+        st = works[c.op].staging_bytes()
+        total += max(0, c.shared_bytes - st["A"] - st["B"])
+    return total
+
+
 def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                   shared_limit: int | None = None, tensor_copies: bool = False) -> None:
     """Double-buffer a loop's matrix operand loads: ``pipeline`` with ``window >= 2``, and
     ``serial`` loops too (automatic software pipelining) unless disabled. A loop feeding
     warpgroup instructions gets ``wgmma_stages`` versions, fewer (down to 2) when that many
-    would not fit the group's shared memory."""
+    would not fit ``shared_limit``: the group's shared memory less what the planner counts
+    beside the rings (``_beside_rings``)."""
     window = loop.attr("window") if loop.name == "pipeline" else None
     if loop.name == "pipeline" and (window is None or window < 2):
         return

@@ -33,6 +33,7 @@ from tilec.exec import (
     matrix_distribution,
     one_atom_distribution,
 )
+from tilec.ir.atoms import swizzle_slack
 
 from .options import PlannerOptions
 from .work import GroupWorkload, MatrixWorkload, elided_elements
@@ -194,6 +195,10 @@ class MatrixCandidate:
     """Group-shared bytes this operation still needs."""
     released_bytes: int
     """Group-shared bytes released relative to the reference staging (A+B+C+D)."""
+    ring_bytes: int
+    """Group-shared bytes the lowering's ring needs beyond that staging (``ring_extra``: a
+    second version of A and B, swizzle slack or row padding, barriers); the capacity check
+    counts them, the seed's footprint (``shared_bytes``) does not."""
     elided_elements: int
     """Scalar elements this realization removes."""
     remaining_elements: int
@@ -219,6 +224,7 @@ class MatrixCandidate:
             "overwrite": self.overwrite, "atom": None if self.atom is None else self.atom.id,
             "distribution": None if self.distribution is None else self.distribution.to_json(),
             "footprint": {"shared_bytes": self.shared_bytes, "released_bytes": self.released_bytes,
+                          "ring_bytes": self.ring_bytes,
                           "fragment_scalars_per_lane": self.fragment_scalars},
             "elided_elements": self.elided_elements,
             "remaining_elements": self.remaining_elements,
@@ -330,6 +336,26 @@ class Enumeration:
     """Realizations examined (candidates plus rejections)."""
 
 
+RING_BARRIER_BYTES = 32
+"""Bytes of the ``full`` and ``empty`` barriers of two ring versions (8 bytes each)."""
+RING_ROW_PAD_BYTES = 16
+"""The padding of each row of an unswizzled ring version (``machine_pipeline.Staging``)."""
+
+
+def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
+    """Shared bytes a realization that stages A and B needs beyond one copy of them: the
+    lowering double-buffers them (``schedule._plan_staging``: two versions at least; a
+    warpgroup ring trims ``wgmma_stages`` down to 2, never below). Warpgroup rings are
+    128-byte swizzled (the alignment slack of the base and two buffers, ``swizzle_slack``)
+    with a barrier pair per version; the others pad every row of each version."""
+    st = w.staging_bytes()
+    if realization == Realization.WGMMA:
+        return st["A"] + st["B"] + swizzle_slack(2) + RING_BARRIER_BYTES
+    if realization in (Realization.RECTANGLE, Realization.ONE_ATOM):
+        return st["A"] + st["B"] + 2 * RING_ROW_PAD_BYTES * (w.m + w.k)
+    return 0
+
+
 def _footprint(w: MatrixWorkload, accumulator: str) -> tuple[int, int]:
     """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging
     (A and B are always staged: no realization reads its operands straight from their
@@ -389,7 +415,8 @@ def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumu
     overwrite = (realization == Realization.MPP and accumulator == "direct" and w.overwrite)
     return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,
                            realization,
-                           accumulator, atom, dist, scalars, overwrite, shared, released, elided,
+                           accumulator, atom, dist, scalars, overwrite, shared, released,
+                           ring_extra(w, realization), elided,
                            w.domains.total - elided)
 
 

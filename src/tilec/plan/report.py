@@ -52,9 +52,10 @@ class Selection:
     kernel_score: float
     """``(op_sum + offset) * scale``: the compared quantity."""
     shared_bytes: int
-    """Group-shared bytes of the selected realizations plus common allocations."""
+    """Group-shared bytes of the selected realizations (with their rings' minimum,
+    ``MatrixCandidate.ring_bytes``) plus common allocations: what the capacity check saw."""
     released_bytes: int
-    """Bytes released relative to the reference staging."""
+    """Bytes released relative to the reference staging, less the rings' bytes."""
     capacity: int | None
     """The group-memory capacity checked."""
 
@@ -377,7 +378,8 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
             per_op.append(ps)
         priced[t] = per_op
         terms[t] = basis.group_terms(t, work)
-        problems.append(Problem(t, tuple(tuple(Option(p.score, p.candidate.released_bytes)
+        problems.append(Problem(t, tuple(tuple(Option(p.score, p.candidate.released_bytes
+                                                      - p.candidate.ring_bytes)
                                                for p in ps) for ps in per_op),
                                 base, capacity, terms[t].offset, terms[t].scale))
     best, results, sc = solve(problems)

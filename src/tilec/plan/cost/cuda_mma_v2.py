@@ -380,7 +380,8 @@ class CudaMmaV2Basis:
         cap = register_limit(self.profile, t)
         spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
         versions = k.wgmma_staging_versions if wg_regs else k.staging_versions
-        shared = candidate.shared_bytes + (versions - 1) * staged
+        # the ring's bytes (matrix.ring_extra) already hold a second version
+        shared = candidate.shared_bytes + candidate.ring_bytes + max(0, versions - 2) * staged
         resident = self._resident(g, t, regs, cap, shared)
         target = (k.ffma_target_resident_subgroups or k.target_resident_subgroups) \
             if candidate.atom.family == "lane_ffma" else k.target_resident_subgroups
