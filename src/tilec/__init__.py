@@ -9,7 +9,7 @@ from typing import Any
 
 from .frontend import *  # noqa: F403
 from .frontend import __all__ as _frontend_all
-from .ir import ArgumentError, UserError
+from .ir import ArgumentError, PerformanceWarning, UserError
 from .runtime import TargetUnavailable, available_targets, default_target
 from .runtime.log import configure_from_env as _configure_logging
 from .runtime.records import VERSION as __version__
@@ -74,5 +74,6 @@ def __getattr__(name: str) -> Any:
 __all__ = ["__version__", "tune", "RecordWarning", "available_targets", "default_target",
            "simulate", "SimulationError",
            "ArgumentError", "TargetUnavailable", "UserError", "KernelAssertionError",
+           "PerformanceWarning",
            "KernelArithmeticError", "KernelIndexError", "KernelLoopError",
            *_frontend_all]

@@ -22,6 +22,7 @@ from .core import Block, BlockArgument, IList, IRError, Operation, OpResult, Reg
 from .diagnostics import (
     ArgumentError,
     ParseError,
+    PerformanceWarning,
     TileIRError,
     UserError,
     VerificationError,
@@ -82,7 +83,7 @@ __all__ = [
     "UNORDERED_TREE", "ArithPolicy", "ExecConstraint", "ReductionPolicy", "Builder",
     "InsertionPoint", "Block", "BlockArgument", "IList", "IRError", "Operation", "OpResult",
     "Region", "Use", "Value", "ParseError", "TileIRError", "VerificationError", "format_located",
-    "UserError", "ArgumentError",
+    "UserError", "ArgumentError", "PerformanceWarning",
     "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
     "MemoryEffects", "alias_root", "structurally_equal", "explain_difference", "IndexMap",
     "LayoutError", "Liveness", "UNKNOWN",

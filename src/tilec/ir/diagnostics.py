@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from .core import Operation
 
 __all__ = ["TileIRError", "VerificationError", "ParseError", "UserError", "ArgumentError",
-           "format_located"]
+           "PerformanceWarning", "format_located"]
+
+
+class PerformanceWarning(UserWarning):
+    """A program that compiles and runs correctly, but through a realization far slower than
+    the one its target was planned for (the message names the operation, its location, why
+    and what would avoid it)."""
 
 
 class UserError(Exception):

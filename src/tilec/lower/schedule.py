@@ -26,6 +26,7 @@ Operations are not changed, only annotated.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -444,6 +445,14 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     if plan is not None and plan.selected is None and not options.force_matrix:
         g.notes.append("matrix planner found no plan (" + "; ".join(plan.diagnostics)
                        + "): the checked scalar reference realizes every mma")
+        if mmas and plan.fallback == "checked scalar reference":
+            warnings.warn(ir.PerformanceWarning(ir.format_located(
+                f"no matrix plan for {profile.name} fits this group ("
+                + "; ".join(plan.diagnostics) + "): the checked scalar reference realizes its "
+                "matrix products, far slower than the matrix instructions (smaller tiles, "
+                "fewer staged operands, or an epilogue fused into the accumulator, "
+                "variant={'fuse_matrix_epilogues': True}, may fit)", mmas[0].loc, "warning")),
+                stacklevel=2)
     for op in mmas:
         g.mma[op] = _mma_choice(op, cands[op], threads, g.notes)
     for op in inner:

@@ -1,0 +1,36 @@
+"""A group whose matrix products no plan fits still compiles (the checked scalar reference
+realizes them) but says so: a ``PerformanceWarning`` naming the operation's source line and
+the planner's reason."""
+
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec as tc
+from tilec.lib import matmul
+
+
+def test_the_scalar_fallback_of_a_gemm_warns_with_the_reason() -> None:
+    with pytest.warns(tc.PerformanceWarning, match=r"matmul\.py:\d+:\d+: warning: no matrix "
+                      r"plan for cuda:sm_90 fits .*group-memory capacity"):
+        _lower(256, ml_dtypes.bfloat16)
+
+
+def test_a_plan_that_fits_does_not_warn() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tc.PerformanceWarning)
+        _lower(128, ml_dtypes.bfloat16)
+
+
+def _lower(bn: int, out: type) -> None:
+    from tilec.driver import compile_module
+    from tilec.lower import LowerOptions
+
+    a = np.ones((512, 512), ml_dtypes.bfloat16)
+    c = np.zeros((512, 512), out)
+    module = tc.compile(matmul, a, a, c, target="reference", BM=128, BN=bn, BK=64).module
+    compile_module(module, "matmul", "cuda:sm_90", "allocate", LowerOptions())
