@@ -4,6 +4,8 @@ by the planner, not by the lowering after it."""
 
 from __future__ import annotations
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -24,7 +26,13 @@ def _lowered(tiles: tuple[int, int, int], out: type, variant: LowerOptions):
     c = np.zeros((m, n), out)
     bm, bn, bk = tiles
     module = tc.compile(matmul, a, b, c, target="reference", BM=bm, BN=bn, BK=bk).module
-    return compile_module(module, "matmul", "cuda:sm_90", "allocate", variant)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        comp = compile_module(module, "matmul", "cuda:sm_90", "allocate", variant)
+    (group,) = comp.plan.groups
+    warned = [w for w in seen if issubclass(w.category, tc.PerformanceWarning)]
+    assert bool(warned) == (group.selected is None)  # the scalar fallback says so
+    return comp
 
 
 @pytest.mark.parametrize("tiles,out", [
@@ -86,3 +94,26 @@ def test_the_schedule_leaves_room_for_the_accumulators_trip() -> None:
     assert res["shared_bytes"] <= CAPACITY
     assert {op.attr("versions") for op in comp.module.walk()
             if op.name == "memory" and op.attr("versions")} == {4}
+
+
+@pytest.mark.parametrize("tiles,fits", [((32, 32, 32), True), ((64, 32, 32), True),
+                                        ((64, 64, 32), False), ((128, 64, 32), False)])
+def test_metal_simdgroup_plans_count_their_padded_rings(tiles, fits) -> None:
+    """On metal:m1 (32 KB per group) the register-fragment realizations' rings are padded
+    rows: the planner's count is the lowering's allocation, and a tile whose ring cannot
+    fit is the planner's rejection (it used to be selected, then refused by the
+    lowering)."""
+    a = np.ones((256, 256), np.float32)
+    bm, bn, bk = tiles
+    module = tc.compile(matmul, a, a, a.copy(), target="reference", BM=bm, BN=bn, BK=bk).module
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        comp = compile_module(module, "matmul", "metal:m1", "allocate", LowerOptions())
+    (group,) = comp.plan.groups
+    if fits:
+        assert group.selected is not None
+        assert group.selected.shared_bytes == comp.resources[0]["shared_bytes"] <= 32768
+        assert not [w for w in seen if issubclass(w.category, tc.PerformanceWarning)]
+    else:
+        assert group.selected is None
+        assert [w for w in seen if issubclass(w.category, tc.PerformanceWarning)]
