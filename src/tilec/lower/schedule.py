@@ -446,13 +446,7 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         g.notes.append("matrix planner found no plan (" + "; ".join(plan.diagnostics)
                        + "): the checked scalar reference realizes every mma")
         if mmas and plan.fallback == "checked scalar reference":
-            warnings.warn(ir.PerformanceWarning(ir.format_located(
-                f"no matrix plan for {profile.name} fits this group ("
-                + "; ".join(plan.diagnostics) + "): the checked scalar reference realizes its "
-                "matrix products, far slower than the matrix instructions (smaller tiles, "
-                "fewer staged operands, or an epilogue fused into the accumulator, "
-                "variant={'fuse_matrix_epilogues': True}, may fit)", mmas[0].loc, "warning")),
-                stacklevel=2)
+            _warn_scalar_fallback(mmas[0], profile.name, plan.diagnostics)
     for op in mmas:
         g.mma[op] = _mma_choice(op, cands[op], threads, g.notes)
     for op in inner:
@@ -477,6 +471,22 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         else:
             g.notes.append(f"no split-K: {note}")
     return g
+
+
+def _warn_scalar_fallback(mma: ir.Operation, profile: str, why: list[str]) -> None:
+    """A ``PerformanceWarning`` attributed to the ``mma``'s source line (where Python's
+    warning machinery shows it, with that line): no matrix plan fits, the checked scalar
+    reference realizes the group's matrix products."""
+    text = (f"no matrix plan for {profile} fits this group ({'; '.join(why)}): the checked "
+            "scalar reference realizes its matrix products, far slower than the matrix "
+            "instructions (smaller tiles, fewer staged operands, or an epilogue fused into "
+            "the accumulator, variant={'fuse_matrix_epilogues': True}, may fit)")
+    loc = mma.loc
+    if loc.known:
+        warnings.warn_explicit(ir.PerformanceWarning(text), ir.PerformanceWarning,
+                               loc.filename, loc.line, module="tilec")
+    else:
+        warnings.warn(ir.PerformanceWarning(text), stacklevel=3)
 
 
 def _beside_rings(plan: GroupPlan | None, cands: list[MatrixCandidate | None]) -> int:
