@@ -18,7 +18,7 @@ from .types import ScalarType, bf16, f16, f32
 
 __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
            "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES",
-           "SWIZZLE_ALIGN", "swizzle_slack",
+           "SWIZZLE_ALIGN", "swizzle_slack", "ROW_PAD_BYTES", "row_pad",
            "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for"]
 
 
@@ -117,6 +117,15 @@ row ``r`` stored at chunk ``c ^ (r mod 8)`` (byte address bits 4-6 XOR bits 7-9)
 
 SWIZZLE_ALIGN = 1024
 """Byte alignment of a swizzled buffer (8 rows of 128 bytes: the swizzle's period)."""
+
+ROW_PAD_BYTES = 16
+"""The padding after each row of an unswizzled staging buffer (bank-conflict relief)."""
+
+
+def row_pad(dtype_bytes: int) -> int:
+    """Elements of padding after each row of an unswizzled staging buffer of
+    ``dtype_bytes``-byte elements (``ROW_PAD_BYTES``, at least one element)."""
+    return max(1, ROW_PAD_BYTES // dtype_bytes)
 
 
 def swizzle_slack(buffers: int) -> int:

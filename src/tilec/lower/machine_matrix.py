@@ -29,7 +29,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import tilec.ir as ir
-from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS, SWIZZLE_BYTES, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
+from tilec.ir.atoms import (
+    LANE_ATOMS,
+    MMA_ATOMS,
+    SWIZZLE_BYTES,
+    WGMMA_ATOMS,
+    WGMMA_K,
+    WGMMA_ROWS,
+    row_pad,
+)
 
 from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_pipeline import swizzled_map
@@ -114,8 +122,7 @@ def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
         buf = g.smem.buffer((rows * cols,), dt, f"{'AB'[k]} staging", swizzle=SWIZZLE_BYTES)
         view = g.view(buf, [], swizzled_map(rows, cols), (rows, cols), False)
     elif dedicated:
-        pad = max(1, 16 // dt.bytes)
-        buf = g.smem.buffer((rows, cols + pad), dt, f"{'AB'[k]} staging")
+        buf = g.smem.buffer((rows, cols + row_pad(dt.bytes)), dt, f"{'AB'[k]} staging")
         view = g.view(buf, [], ir.IndexMap.identity(2), (rows, cols), False)
     else:
         from .machine_reduce import pool_view

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
-from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS
+from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS, row_pad
 
 from .machine import GroupLowering, Staged
 from .machine_copies import CopyRun, SyncCopy, copy_sync
@@ -96,9 +96,8 @@ class Staging:
                 self.rings[ld] = g.smem.buffer((rows * cols,), dt, f"stage {k} ring",
                                                self.versions, swizzle=SWIZZLE_BYTES)
                 continue
-            pad = max(1, 16 // dt.bytes)
-            self.rings[ld] = g.smem.buffer((rows, cols + pad), dt, f"stage {k} ring",
-                                           self.versions)
+            self.rings[ld] = g.smem.buffer((rows, cols + row_pad(dt.bytes)), dt,
+                                           f"stage {k} ring", self.versions)
         self.tma: set[ir.Operation] = {ld for ld in self.swizzled
                                        if g.tma and tma_eligible(ld, layout_of(ld.result))}
         """Swizzled loads filled by ``tma.load`` where their in-kernel guard holds

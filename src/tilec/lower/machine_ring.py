@@ -183,12 +183,6 @@ def retire(g: GroupLowering) -> None:
     g.atom("wgmma.wait", [], [], pending=1)
 
 
-def drain(g: GroupLowering) -> None:
-    """``wgmma.wait 0`` right after the loop, on every path (outside the tensor-map guard):
-    the last iteration's group is retired before the accumulators are read."""
-    g.atom("wgmma.wait", [], [], pending=0)
-
-
 def _discard_rings(st: Staging) -> None:
     """The ring buffers' accesses are ordered by the protocol, not by group barriers."""
     st.g.sync.forget(st.rings.values())
@@ -262,8 +256,9 @@ class GuardedRing:
         _discard_rings(self.st)
 
     def drain(self) -> None:
-        """Retire the last iteration's group (``drain``)."""
-        drain(self.g)
+        """``wgmma.wait 0`` right after the loop, on every path (outside the tensor-map
+        guard): the last iteration's group is retired before the accumulators are read."""
+        self.g.atom("wgmma.wait", [], [], pending=0)
 
     def finish(self) -> None:
         """Each protocol's end under the guard."""

@@ -33,10 +33,10 @@ from tilec.exec import (
     matrix_distribution,
     one_atom_distribution,
 )
-from tilec.ir.atoms import swizzle_slack
+from tilec.ir.atoms import row_pad, swizzle_slack
 
 from .options import PlannerOptions
-from .work import GroupWorkload, MatrixWorkload, elided_elements
+from .work import DTYPE_BYTES, GroupWorkload, MatrixWorkload, elided_elements
 
 __all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
            "Realization", "MatrixCandidate", "Rejection", "WorkCounts", "work_counts",
@@ -338,8 +338,6 @@ class Enumeration:
 
 RING_BARRIER_BYTES = 32
 """Bytes of the ``full`` and ``empty`` barriers of two ring versions (8 bytes each)."""
-RING_ROW_PAD_BYTES = 16
-"""The padding of each row of an unswizzled ring version (``machine_pipeline.Staging``)."""
 
 
 def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
@@ -352,7 +350,8 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     if realization == Realization.WGMMA:
         return st["A"] + st["B"] + swizzle_slack(2) + RING_BARRIER_BYTES
     if realization in (Realization.RECTANGLE, Realization.ONE_ATOM):
-        return st["A"] + st["B"] + 2 * RING_ROW_PAD_BYTES * (w.m + w.k)
+        pad = row_pad(DTYPE_BYTES[w.dtype]) * DTYPE_BYTES[w.dtype]
+        return st["A"] + st["B"] + 2 * pad * (w.m + w.k)
     return 0
 
 

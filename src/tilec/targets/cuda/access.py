@@ -551,12 +551,12 @@ class AccessWriter:
         ``pointer`` covering elements ``i0 .. i0+w-1`` (None: scalar only).
         """
         n = prod(shape)
-        widths = self.chunk_widths(ref.dtype, shape)
+        widths = self.chunk_widths(ref.dtype, shape) if on_vector is not None else []
         b = self.buf
         i = 0
         while i < n:
             plan, w = None, 1
-            for w in widths if on_vector is not None else ():
+            for w in widths:
                 if i % w == 0 and i + w <= n:
                     plan = self._chunk_plan(ref, shape, i, w)
                     if plan is not None:
