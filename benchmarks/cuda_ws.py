@@ -1,17 +1,14 @@
 """Warp-specialized rings on the GPU: ``lib.matmul`` with the producer warpgroup against the
 plain mbarrier ring and torch.
 
-For each shape of the Hopper issue's table and each tile configuration, the kernel is
-compiled (public API, ``variant=``) with the planner's default plan (``default``), with one
-wgmma group left in flight in the ordinary ring (``inflight``), as the mbarrier ring
-(``mbarrier_ring``, thread 0 of the consumers refills) and warp-specialized
-(``warp_specialized``: a producer warpgroup refills) with 3, 4 and 6 ring versions (the
-schedule keeps as many as shared memory holds), warp-specialized with the grouped program
-traversal, and persistent (132 programs, one per compute unit of the H200, each walking
-output tiles), and with the cast to a 16-bit output fused into the accumulator's registers
-(``fuse_matrix_epilogues``; it changes only ``--out same``); each is checked against an f32
-product of the same operands (output poisoned with NaN first) and timed with ``do_bench``
-medians against ``torch.matmul`` in the same process. The output is f32 (``--out same``: the
+For each shape of the Hopper issue's table, each tile configuration and each plan variant
+(``--variants``: names of ``+``-joined words, see ``variant_of``; ``plain`` is the ordinary
+ring, ``ws4`` the producer warpgroup with 4 ring versions, ``persistent`` one program per
+compute unit walking output tiles, ``grouped:8`` the grouped traversal, ``epilogue`` the cast
+to a 16-bit output fused into the accumulator's registers, ``default`` the planner's own
+plan), the kernel is compiled (public API, ``variant=``), checked against an f32 product of
+the same operands (output poisoned with NaN first) and timed with ``do_bench`` medians
+against ``torch.matmul`` in the same process. The output is f32 (``--out same``: the
 inputs' dtype, as torch's is).
 Records go to ``benchmarks/results/cuda_ws-<device>-<date>.json``::
 
@@ -21,6 +18,7 @@ Records go to ``benchmarks/results/cuda_ws-<device>-<date>.json``::
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -31,25 +29,41 @@ from cuda_common import Recorder, bench_ms, rel_error  # noqa: E402
 SHAPES = ("4096x4096x4096", "2048x2048x2048", "4096x4096x1024", "8192x8192x8192",
           "1000x1000x1000")
 TILES = ((128, 128, 64), (128, 256, 64))
-VARIANTS = (("default", {}),
-            ("inflight", {"wgmma_in_flight": 1}),
-            ("ring", {"mbarrier_ring": True}),
-            ("ws3", {"warp_specialized": True, "wgmma_stages": 3}),
-            ("ws4", {"warp_specialized": True, "wgmma_stages": 4}),
-            ("ws4+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,
-                               "program_traversal": "grouped:8"}),
-            ("ws6", {"warp_specialized": True, "wgmma_stages": 6}),
-            ("ws4+persistent", {"warp_specialized": True, "wgmma_stages": 4,
-                                "persistent": 132}),
-            ("ws4+persistent+grouped:8", {"warp_specialized": True, "wgmma_stages": 4,
-                                          "persistent": 132, "program_traversal": "grouped:8"}),
-            ("ws3+persistent", {"warp_specialized": True, "wgmma_stages": 3,
-                                "persistent": 132}),
-            ("ws4+epilogue", {"warp_specialized": True, "wgmma_stages": 4,
-                              "fuse_matrix_epilogues": True}),
-            ("ws4+persistent+epilogue", {"warp_specialized": True, "wgmma_stages": 4,
-                                         "persistent": 132, "fuse_matrix_epilogues": True}))
-"""(name, plan variant) pairs; the ring keeps the default version count."""
+VARIANTS = ("default", "inflight", "ring", "ws3", "ws4", "ws4+grouped:8", "ws6",
+            "ws4+persistent", "ws4+persistent+grouped:8", "ws3+persistent", "ws4+epilogue",
+            "ws4+persistent+epilogue")
+"""Variant names run when ``--variants`` is not given (see ``variant_of``)."""
+
+
+def variant_of(name: str, units: int) -> dict:
+    """The plan variant a name spells: ``+``-joined words, each setting options.
+    ``default`` (nothing), ``plain`` (no producer warpgroup, no persistent grid), ``inflight``
+    (one wgmma group in flight in the ordinary ring), ``ring`` (the mbarrier ring), ``wsN``
+    (a producer warpgroup, ``N`` ring versions; the schedule keeps as many as shared
+    memory holds), ``persistent`` (one program per compute unit, ``units``),
+    ``grouped:G`` (the grouped program traversal), ``epilogue`` (a cast to a 16-bit
+    output fused into the accumulator's registers; it changes only ``--out same``)."""
+    out: dict = {}
+    for word in name.split("+"):
+        if word == "default":
+            continue
+        if word == "plain":
+            out.update(warp_specialized=False, persistent=0)
+        elif word == "inflight":
+            out["wgmma_in_flight"] = 1
+        elif word == "ring":
+            out["mbarrier_ring"] = True
+        elif re.fullmatch(r"ws\d+", word):
+            out.update(warp_specialized=True, wgmma_stages=int(word[2:]))
+        elif word == "persistent":
+            out["persistent"] = units
+        elif word.startswith("grouped:"):
+            out["program_traversal"] = word
+        elif word == "epilogue":
+            out["fuse_matrix_epilogues"] = True
+        else:
+            raise SystemExit(f"unknown variant word {word!r} in {name!r}")
+    return out
 
 
 def main() -> int:
@@ -62,12 +76,14 @@ def main() -> int:
     p.add_argument("--shapes", default=",".join(SHAPES), help="MxNxK, comma-separated")
     p.add_argument("--dtypes", default="bf16", help="bf16, f16 (comma-separated)")
     p.add_argument("--out", default="f32", help="output dtype: f32 or same (as the inputs)")
-    p.add_argument("--variants", default=",".join(n for n, _ in VARIANTS))
+    p.add_argument("--variants", default=",".join(VARIANTS),
+                   help="variant names (see variant_of), comma-separated")
     p.add_argument("--tiles", default=",".join("x".join(map(str, t)) for t in TILES),
                    help="BMxBNxBK, comma-separated")
     args = p.parse_args()
     rec = Recorder("cuda_ws")
-    names = args.variants.split(",")
+    units = torch.cuda.get_device_properties(0).multi_processor_count
+    variants = [(name, variant_of(name, units)) for name in args.variants.split(",")]
     bad = False
     for dt in args.dtypes.split(","):
         tdt = {"bf16": torch.bfloat16, "f16": torch.float16}[dt]
@@ -81,9 +97,7 @@ def main() -> int:
             want = a.float() @ b.float()
             torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
             for bm, bn, bk in (tuple(map(int, t.split("x"))) for t in args.tiles.split(",")):
-                for name, variant in VARIANTS:
-                    if name not in names:
-                        continue
+                for name, variant in variants:
                     try:
                         kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn,
                                           BK=bk, variant=variant)
