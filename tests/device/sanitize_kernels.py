@@ -21,6 +21,9 @@ CASES = [  # (M, N, K), (BM, BN, BK), plan variant, output dtype
     ((260, 520, 256), (128, 256, 64), {"warp_specialized": True, "wgmma_stages": 4,
                                        "persistent": 3, "fuse_matrix_epilogues": True},
      "bf16"),
+    # the default plan (producer warpgroup, persistent grid of one program per SM in the
+    # grouped traversal, fused cast), on more tiles than SMs
+    ((2176, 2304, 192), (128, 128, 64), {}, "bf16"),
 ]
 
 

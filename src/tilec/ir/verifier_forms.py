@@ -105,6 +105,9 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "persistent": AttrDef(_pos_int, False,
                           "loop: its warp-specialized group runs as a persistent grid of at "
                           "most this many programs, each walking output tiles"),
+    "traversal": AttrDef(lambda x: not isinstance(parse_traversal(x), str), False,
+                         "loop: the order its persistent group walks the output tiles "
+                         "(ir.traversal)"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "loop: its iterations are split over this many programs per output "
                        "tile, whose partial sums one program combines in split order "

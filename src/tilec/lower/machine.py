@@ -645,7 +645,8 @@ class _FunctionLowering:
         g.sim_anchor = anchor  # type: ignore[attr-defined]
         g.scopes[0][("index", 0)] = anchor.result
         coords = list(grid_block.args[1:] if split_op is not None else grid_block.args)
-        trav = self.options.planner.program_traversal
+        trav = roles_loop.attr("traversal") if roles_loop is not None else None
+        trav = trav if trav is not None else self.options.planner.program_traversal
         parsed = ir.parse_traversal(trav) if trav is not None else None
         assert not isinstance(parsed, str), parsed  # PlannerOptions checked it
         if not persistent:  # a persistent group binds each walked tile's coordinates

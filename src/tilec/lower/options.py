@@ -54,10 +54,13 @@ class LowerOptions:
     stages: int = 2
     """Ring-buffer versions of a double-buffered ``serial`` loop (a ``pipeline`` uses its
     ``window``)."""
-    wgmma_stages: int = 3
+    wgmma_stages: int | None = None
     """Ring-buffer versions of a double-buffered ``serial`` loop whose operands feed warpgroup
-    instructions (``wgmma``): the H200 sweep of 128x128x64 bf16 tiles ran 2 versions in 0.497
-    ms, 3 in 0.391 and 4 in 0.375 with one group per SM (benchmarks/gemm_stages.py)."""
+    instructions (``wgmma``); None (the default): 4 where a producer warpgroup fills the
+    ring, 3 otherwise. The H200 sweep of 128x128x64 bf16 tiles ran 2 versions in 0.497
+    ms, 3 in 0.391 and 4 in 0.375 with one group per SM (benchmarks/gemm_stages.py); with a
+    producer warpgroup 4 versions ran 0.236 ms at 128x256x64 and 4096^3, 3 versions 0.273
+    (benchmarks/cuda_ws.py)."""
     wgmma_in_flight: int = 0
     """Warpgroup instruction groups a staged loop leaves in flight at the end of each
     iteration (``wgmma.wait`` with this many pending), so that the next iteration's
@@ -99,23 +102,29 @@ class LowerOptions:
     ring version) where the profile has them and the window allows (docs/design/hopper.md);
     a window the in-kernel guard rejects falls back to ``cp.async``. False: ``cp.async``
     from every thread."""
-    warp_specialized: bool = False
+    warp_specialized: bool | None = None
     """Give the copies of an mbarrier ring their own warpgroup (docs/design/
     warp_specialization.md; implies ``mbarrier_ring``, whose barriers the roles share). The
     group gets 128 more threads, a producer warpgroup whose first thread issues every
     version's tensor copies as soon as the consumers release it, while the original threads
     (the consumers) only wait, compute and release; with two consumer warpgroups
     ``setmaxnreg`` moves registers from the producer to them. Applied where the schedule
-    proves it legal (``schedule._roles_blocker``), else noted in the report."""
-    persistent: int = 0
+    proves it legal (``schedule._roles_blocker``), else noted in the report. None (the
+    default): where the group has two consumer warpgroups and the call's operand rows are
+    16-byte aligned (``schedule._auto_roles_blocker``; the H100 sweep that chose this rule
+    is in docs/design/warp_specialization.md, "The default plan"); False: never."""
+    persistent: int | None = None
     """Run a warp-specialized group as a persistent grid of at most this many programs
     (0: one program per output tile). Each program walks the output tiles ``t = program,
     program + P, ...`` (``P`` the programs launched) in the grid's traversal order, and both
     roles carry the ring's versions and phases from one tile to the next, so that the
     producer fills the next tile's first versions while the consumers store the last
-    tile's output. The CUDA backend's tuning variants use the device's compute units.
-    Applied where the group is warp-specialized and its loop's bounds do not depend on
-    the program's coordinates (``schedule._plan_persistent``), else noted in the report."""
+    tile's output. Applied where the group is warp-specialized and its loop's bounds do not
+    depend on the program's coordinates (``schedule._plan_persistent``), else noted in the
+    report. None (the default): one program per compute unit of the profile, walking the
+    tiles in the grouped traversal (``grouped:8``) unless
+    ``PlannerOptions.program_traversal`` names one; not persistent where static shapes give
+    fewer than two output tiles per compute unit."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
@@ -136,10 +145,11 @@ class LowerOptions:
         if not isinstance(self.split_k, int) or isinstance(self.split_k, bool) \
                 or not 1 <= self.split_k <= 64:
             raise ValueError(f"split_k must be an integer from 1 to 64, got {self.split_k!r}")
-        if not isinstance(self.persistent, int) or isinstance(self.persistent, bool) \
-                or not 0 <= self.persistent <= 1 << 20:
+        if self.persistent is not None and (
+                not isinstance(self.persistent, int) or isinstance(self.persistent, bool)
+                or not 0 <= self.persistent <= 1 << 20):
             raise ValueError(f"persistent must be an integer from 0 to {1 << 20} (programs), "
                              f"got {self.persistent!r}")
-        if self.stages < 2 or self.wgmma_stages < 2:
+        if self.stages < 2 or (self.wgmma_stages is not None and self.wgmma_stages < 2):
             raise ValueError(f"stages must be at least 2, got {self.stages} and "
                              f"{self.wgmma_stages} (wgmma)")

@@ -49,7 +49,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent")
+                  "persistent", "traversal")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -115,6 +115,9 @@ class GroupSchedule:
     """Warp-specialized loops whose group runs as a persistent grid: at most this many
     programs, each walking output tiles (``LowerOptions.persistent``;
     ``lower/machine_roles.py``)."""
+    traversal: dict[ir.Operation, tuple[str, int]] = field(default_factory=dict)
+    """Persistent loops whose walk takes its own traversal (the default plan's grouped
+    order where the options name none)."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
@@ -457,7 +460,8 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     for op in inner:
         if op.name in ("serial", "pipeline"):
             _plan_staging(g, op, options, profile.shared_bytes_per_group - beside,
-                          profile.async_copies and profile.tensor_copies)
+                          profile.async_copies and profile.tensor_copies,
+                          profile.compute_units)
     if options.persistent and mmas and not g.persistent \
             and not any(n.startswith("not persistent") for n in g.notes):
         g.notes.append("not persistent: only a warp-specialized group walks tiles "
@@ -479,8 +483,7 @@ def _warn_scalar_fallback(mma: ir.Operation, profile: str, why: list[str]) -> No
     reference realizes the group's matrix products."""
     text = (f"no matrix plan for {profile} fits this group ({'; '.join(why)}): the checked "
             "scalar reference realizes its matrix products, far slower than the matrix "
-            "instructions (smaller tiles, fewer staged operands, or an epilogue fused into "
-            "the accumulator, variant={'fuse_matrix_epilogues': True}, may fit)")
+            "instructions (smaller tiles or fewer staged operands may fit)")
     loc = mma.loc
     if loc.known:
         warnings.warn_explicit(ir.PerformanceWarning(text), ir.PerformanceWarning,
@@ -506,12 +509,15 @@ def _beside_rings(plan: GroupPlan | None, cands: list[MatrixCandidate | None]) -
 
 
 def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
-                  shared_limit: int | None = None, tensor_copies: bool = False) -> None:
+                  shared_limit: int | None = None, tensor_copies: bool = False,
+                  units: int | None = None) -> None:
     """Double-buffer a loop's matrix operand loads: ``pipeline`` with ``window >= 2``, and
     ``serial`` loops too (automatic software pipelining) unless disabled. A loop feeding
-    warpgroup instructions gets ``wgmma_stages`` versions, fewer (down to 2) when that many
-    would not fit ``shared_limit``: the group's shared memory less what the planner counts
-    beside the rings (``_beside_rings``)."""
+    warpgroup instructions gets ``wgmma_stages`` versions (by default 4 with a producer
+    warpgroup, else 3), fewer (down to 2) when that many would not fit ``shared_limit``:
+    the group's shared memory less what the planner counts beside the rings
+    (``_beside_rings``). ``units``: the profile's compute units (a persistent grid's
+    default size)."""
     window = loop.attr("window") if loop.name == "pipeline" else None
     if loop.name == "pipeline" and (window is None or window < 2):
         return
@@ -525,15 +531,22 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         return
     wgmma = any(g.mma[m].realization in WGMMA_ATOMS
                 for uses in staged.values() for m, _ in uses)
-    versions = options.wgmma_stages if wgmma else options.stages
-    if wgmma and shared_limit is not None:
-        per = sum(math.prod(_static(ld.result.type)) * ld.result.type.dtype.bytes
-                  for ld in staged)
-        slack = swizzle_slack(len(staged))
-        while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
-            versions -= 1
+    roles = bool(options.warp_specialized)
+    auto = wgmma and options.warp_specialized is None and tensor_copies and options.tma \
+        and options.async_copies
+    if auto:
+        why = _auto_roles_blocker(g, staged) or _roles_blocker(loop, g, options)
+        if why is None:
+            why = _ring_blocker(loop, g, staged, window or max(3, _ring_versions(
+                staged, options, options.wgmma_stages or 4, shared_limit)), True)
+        roles = why is None
+        if why is not None:
+            g.notes.append(f"{loop.name} at {loop.loc}: no producer warpgroup by default: "
+                           f"{why}")
+    versions = _ring_versions(staged, options, options.wgmma_stages or (4 if roles else 3),
+                              shared_limit) if wgmma else options.stages
     g.staging[loop] = window or versions
-    if wgmma and (options.mbarrier_ring or options.warp_specialized):
+    if wgmma and (options.mbarrier_ring or roles):
         why = _ring_blocker(loop, g, staged, g.staging[loop], tensor_copies and options.tma
                             and options.async_copies)
         if why is None:
@@ -542,18 +555,22 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
             g.notes.append(f"{loop.name} at {loop.loc}: ring versions released through "
                            "mbarriers (one wgmma group in flight, tensor copies "
                            f"{g.staging[loop] - 1} iterations ahead)")
-            if options.warp_specialized:
-                why = _roles_blocker(loop, g, options)
-                if why is None:
+            if roles:
+                why_roles = _roles_blocker(loop, g, options)
+                if why_roles is None:
                     g.release[loop] = "producer"
-                    g.notes.append(f"{loop.name} at {loop.loc}: warp-specialized: a producer "
-                                   f"warpgroup issues the copies for {g.threads // 128} "
-                                   "consumer warpgroup(s) (128 more threads)")
-                    _plan_persistent(g, loop, options)
+                    how = " by default" if auto else ""
+                    g.notes.append(f"{loop.name} at {loop.loc}: warp-specialized{how}: a "
+                                   "producer warpgroup issues the copies for "
+                                   f"{g.threads // 128} consumer warpgroup(s) (128 more "
+                                   f"threads), {g.staging[loop]} ring versions")
+                    _plan_persistent(g, loop, options, units)
                 else:
-                    g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: {why}")
+                    g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
+                                   f"{why_roles}")
             return
-        g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
+        if options.mbarrier_ring or options.warp_specialized:
+            g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
     if wgmma and options.wgmma_in_flight:
         why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight)
         if why is None:
@@ -564,6 +581,48 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         else:
             g.notes.append(f"{loop.name} at {loop.loc}: every iteration waits for its wgmma "
                            f"group: {why}")
+
+
+def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                   options: LowerOptions, versions: int, shared_limit: int | None) -> int:
+    """``versions`` of a warpgroup ring, fewer (down to ``max(2, options.stages)``) where
+    that many would not fit ``shared_limit``."""
+    if shared_limit is None:
+        return versions
+    per = sum(math.prod(_static(ld.result.type)) * ld.result.type.dtype.bytes for ld in staged)
+    slack = swizzle_slack(len(staged))
+    while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
+        versions -= 1
+    return versions
+
+
+def _auto_roles_blocker(g: GroupSchedule,
+                        staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]
+                        ) -> str | None:
+    """Why the default plan (``warp_specialized=None``) gives a staged wgmma loop no
+    producer warpgroup, or None. The rule is the H100 sweep's (benchmarks/cuda_ws.py at
+    eab1943, docs/design/warp_specialization.md): with two consumer warpgroups (256
+    threads: 128-row tiles) the producer ran 128x256x64 tiles 1.2-1.75x faster at every
+    measured shape and 128x128x64 and 128x64x64 faster at most; with one consumer
+    warpgroup it was slower as often as faster; and where an operand's rows are not 16-byte
+    aligned (bf16 3000x500x2000) the tensor copies fall back in the kernel and the
+    producer ran up to 1.6x slower. The call's pitches are the planner's
+    (``MatrixWorkload.a_aligned_rows``); without a plan there is no default."""
+    if g.threads != 256:
+        return f"{g.threads // 128 or 1} consumer warpgroup(s), not two"
+    if g.plan is None:
+        return "no matrix plan prices the group"
+    works = {w.op: w for w in g.plan.workload.ops}
+    labels = {m: f"mma#{i}" for i, m in enumerate(g.mma)}  # as _matrix_candidates names them
+    for uses in staged.values():
+        for m, _ in uses:
+            w = works.get(labels[m])
+            if w is None:
+                return f"the planner has no workload for the mma at {m.loc}"
+            if w.a_aligned_rows < 1.0 or w.b_aligned_rows < 1.0:
+                return (f"the operand rows of the mma at {m.loc} are not all 16-byte aligned "
+                        "(the tensor copies would fall back)")
+    return None
 
 
 def _ring_blocker(loop: ir.Operation, g: GroupSchedule,
@@ -620,12 +679,33 @@ def _roles_blocker(loop: ir.Operation, g: GroupSchedule, options: LowerOptions
     return None
 
 
-def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
+def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
+                     units: int | None = None) -> None:
     """Make the warp-specialized group of ``loop`` a persistent grid of at most
     ``options.persistent`` programs (each walks output tiles, both roles carrying the ring's
     phases from tile to tile), or note why not: the loop's bounds must not depend on the
-    group's coordinates (every role computes them once, before its walk)."""
-    if not options.persistent:
+    group's coordinates (every role computes them once, before its walk). By default
+    (``persistent=None``) ``units`` programs (the launch takes ``min(tiles, units)``),
+    walking the tiles in the grouped traversal unless the options name one (the loop's
+    ``traversal``); not where the shapes are static and give fewer than two output tiles
+    per unit. The H100 sweep (benchmarks/cuda_ws.py at eab1943) ran 128x256x64 and
+    128x128x64 tiles so 5-25% faster at 4096^3, 4096x4096x1024 and 8192^3, and from 7%
+    slower to 4% faster with fewer tiles than compute units (one tile per program)."""
+    count = options.persistent
+    auto = count is None
+    if auto:
+        programs = g.plan.workload.programs if g.plan is not None else None
+        if not units:
+            g.notes.append(f"{loop.name} at {loop.loc}: not persistent by default: the "
+                           "profile does not give its compute units")
+            return
+        if programs is not None and programs < 2 * units:
+            g.notes.append(f"{loop.name} at {loop.loc}: not persistent by default: "
+                           f"{programs} output tiles, fewer than two per compute unit "
+                           f"({units})")
+            return
+        count = units
+    if not count:
         return
     body = g.op.regions[0].entry
     varying = coordinate_dependent(body)
@@ -635,9 +715,13 @@ def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions
             g.notes.append(f"{loop.name} at {loop.loc}: not persistent: the loop's {what} "
                            "depends on the program's coordinates")
             return
-    g.persistent[loop] = options.persistent
-    g.notes.append(f"{loop.name} at {loop.loc}: persistent: at most {options.persistent} "
-                   "programs walk the output tiles in the grid's traversal order")
+    g.persistent[loop] = count
+    if auto and options.planner.program_traversal is None:
+        g.traversal[loop] = ("grouped", 8)
+    trav = g.traversal.get(loop)
+    g.notes.append(f"{loop.name} at {loop.loc}: persistent{' by default' if auto else ''}: "
+                   f"at most {count} programs walk the output tiles in the "
+                   f"{'grid' if trav is None else ':'.join(map(str, trav))} traversal order")
 
 
 def coordinate_dependent(body: ir.Block, ops: list[ir.Operation] | None = None
@@ -962,6 +1046,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["release"] = g.release[op]
             if op in g.persistent:
                 op.attributes["persistent"] = g.persistent[op]
+            if op in g.traversal:
+                op.attributes["traversal"] = g.traversal[op]
         if op in g.split:
             op.attributes["split_k"] = g.split[op]
         if op.name == "pipeline":

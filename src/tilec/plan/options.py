@@ -46,8 +46,15 @@ class PlannerOptions:
     """Bounded K views (physical K below the logical tile); an optional capability."""
     bounded_store: bool = False
     """Guarded output prefixes for the direct accumulator store; an optional capability."""
-    fuse_matrix_epilogues: bool = False
-    """Fuse closed scalar epilogue DAGs into the direct accumulator output (default off)."""
+    fuse_matrix_epilogues: bool = True
+    """Fuse closed scalar epilogue DAGs (a cast to a 16-bit output, a scale, an activation)
+    into the direct accumulator output where ``plan/proofs/scalar_epilogue.py`` proves it
+    may: the map runs on the accumulator's registers, which are stored directly instead of
+    passing through shared memory. Default on: the H100 sweep (benchmarks/cuda_ws.py
+    ``--out same`` at eab1943) ran bf16-output 128x128x64 tiles 1.6x faster with it at
+    4096^3, and 128x256x64 tiles fit only with it (without, the accumulator's trip leaves
+    no room for the ring: the checked scalar reference, 30x slower). False keeps the
+    trip."""
     coalesce_group_barriers: bool = True
     """Dependence-aware coalescing of the mapper's own group barriers."""
     max_copy_batch: int | None = None

@@ -29,6 +29,11 @@ def _fused(**kw) -> LowerOptions:
     return replace(o, planner=replace(o.planner, fuse_matrix_epilogues=True))
 
 
+def _unfused(**kw) -> LowerOptions:
+    o = LowerOptions(**kw)
+    return replace(o, planner=replace(o.planner, fuse_matrix_epilogues=False))
+
+
 def _args(m: int, n: int, k: int, out, seed: int = 0) -> list[np.ndarray]:
     r = np.random.default_rng(seed)
     return [r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16),
@@ -38,7 +43,7 @@ def _args(m: int, n: int, k: int, out, seed: int = 0) -> list[np.ndarray]:
 def _shared(fused: bool, tiles: dict[str, int], **kw) -> int:
     args = _args(512, 512, 512, BF16)
     compiled = tc.compile(matmul, *args, target="reference", **tiles)
-    opts = _fused(**kw) if fused else LowerOptions(**kw)
+    opts = _fused(**kw) if fused else _unfused(**kw)
     res = lower(compiled.module, "cuda:sm_90", opts)
     (ch,) = res.groups[0].mma.values()
     assert ch.accumulator == ("direct" if fused else "resident")

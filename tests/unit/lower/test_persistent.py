@@ -74,7 +74,7 @@ def test_the_group_becomes_programs_that_walk_tiles() -> None:
 
 
 def test_where_it_does_not_apply_the_report_says_why() -> None:
-    _, _, res = _lowered(options=LowerOptions(persistent=4))
+    _, _, res = _lowered(options=LowerOptions(persistent=4, warp_specialized=False))
     assert "not persistent: only a warp-specialized group walks tiles" in _notes(res)
     grid = next(op for op in res.machine.walk() if op.attr("level") == "grid")
     assert grid.attr("rank") == 2
@@ -138,7 +138,7 @@ def _simulate_broken(monkeypatch, attr: str, replacement) -> None:
     from tilec.targets.reference.simt import simulate_module
 
     monkeypatch.setattr(attr[0], attr[1], replacement)
-    compiled, args, res = _lowered()
+    compiled, args, res = _lowered(options=_options(2, wgmma_stages=3))
     simulate_module(res.machine, compiled.fn_name, poisoned(args, [2]))
 
 

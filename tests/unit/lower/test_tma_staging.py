@@ -31,7 +31,7 @@ def _args(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
 def _machine(args: list[np.ndarray], target: str = "cuda:sm_90",
              options: LowerOptions | None = None) -> str:
     module = tc.compile(matmul, *args, target="reference", **TILES).module
-    res = lower(module, target, options)
+    res = lower(module, target, options or LowerOptions(warp_specialized=False))
     assert res.machine is not None
     return str(res.machine)
 
@@ -42,7 +42,7 @@ def _count(text: str, cid: str) -> int:
 
 def test_wgmma_rings_are_filled_by_tensor_copies() -> None:
     text = _machine(_args(256, 256, 256))
-    versions = LowerOptions().wgmma_stages
+    versions = 3  # the plain ring's default versions
     # A: one 128 x 64 box; B: two 64 x 64 boxes (BN = 128); issued at W - 1 prologue sites
     # and once in the loop
     assert _count(text, "tma.load") == versions * (1 + 2)
@@ -57,7 +57,7 @@ def test_wgmma_rings_are_filled_by_tensor_copies() -> None:
 
 def test_tma_option_and_profile_decide() -> None:
     args = _args(256, 256, 256)
-    off = _machine(args, options=LowerOptions(tma=False))
+    off = _machine(args, options=LowerOptions(warp_specialized=False, tma=False))
     assert _count(off, "tma.load") == 0 and _count(off, "mbarrier.init") == 0
     sm80 = _machine(args, target="cuda:sm_80")
     assert _count(sm80, "tma.load") == 0 and _count(sm80, "mbarrier.wait") == 0
@@ -97,7 +97,7 @@ def test_tensor_copies_with_a_group_in_flight(shape, stages) -> None:
     """One warpgroup group left in flight per iteration: the tensor-copy ring is refilled one
     iteration later and the product still matches the reference."""
     m, n, k = shape
-    opts = LowerOptions(wgmma_in_flight=1, wgmma_stages=stages)
+    opts = LowerOptions(warp_specialized=False, wgmma_in_flight=1, wgmma_stages=stages)
     res = differential(matmul, _args(m, n, k, seed=m * n + k), [2], "cuda:sm_90", TILES,
                        options=opts, rtol=2e-3, atol=2e-3)
     text = str(res.machine)
@@ -113,15 +113,16 @@ def test_in_flight_is_a_plan_variant() -> None:
     it); an unknown value is refused by the options."""
     from tilec.frontend.tunables import apply_variant
 
-    opts = apply_variant(LowerOptions(), {"wgmma_in_flight": 1, "wgmma_stages": 4})
+    opts = apply_variant(LowerOptions(warp_specialized=False),
+                         {"wgmma_in_flight": 1, "wgmma_stages": 4})
     assert opts.wgmma_in_flight == 1 and opts.wgmma_stages == 4
     with pytest.raises(ValueError, match="wgmma_in_flight must be 0 or 1"):
-        apply_variant(LowerOptions(), {"wgmma_in_flight": 2})
+        apply_variant(LowerOptions(warp_specialized=False), {"wgmma_in_flight": 2})
 
 
 # ------------------------------------------------------------------ mbarrier rings
 
-RING = LowerOptions(mbarrier_ring=True)
+RING = LowerOptions(warp_specialized=False, mbarrier_ring=True)
 NARROW = {"BM": 64, "BN": 64, "BK": 64}
 """One warpgroup (128 threads): the release is its own first thread's arrival."""
 WIDE = {"BM": 128, "BN": 256, "BK": 64}
@@ -132,7 +133,7 @@ TALL = {"BM": 256, "BN": 128, "BK": 64}
 
 def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
     text = _machine(_args(256, 256, 256), options=RING)
-    w = RING.wgmma_stages
+    w = 3  # the plain ring's default versions
     # W prologue issues and one refill, 3 boxes each; the fallback loop copies by cp.async
     assert _count(text, "tma.load") == (w + 1) * 3
     assert _count(text, "mbarrier.arrive") == 1
@@ -217,14 +218,15 @@ def test_a_refill_that_does_not_wait_for_the_release_races() -> None:
 def test_mbarrier_ring_is_a_plan_variant_and_noted_where_blocked() -> None:
     from tilec.frontend.tunables import apply_variant
 
-    opts = apply_variant(LowerOptions(), {"mbarrier_ring": True})
+    opts = apply_variant(LowerOptions(warp_specialized=False), {"mbarrier_ring": True})
     assert opts.mbarrier_ring
     args = _args(256, 256, 256)
     module = tc.compile(matmul, *args, target="reference", **TILES).module
     notes = "\n".join(n for g in lower(module, "cuda:sm_90", RING).groups for n in g.notes)
     assert "released through mbarriers" in notes
     blocked = "\n".join(n for g in lower(module, "cuda:sm_90",
-                                          LowerOptions(mbarrier_ring=True, tma=False)).groups
+                                          LowerOptions(warp_specialized=False,
+                                                       mbarrier_ring=True, tma=False)).groups
                          for n in g.notes)
     assert "no mbarrier ring: the target or the options give no tensor copies" in blocked
     sm80 = _machine(args, target="cuda:sm_80", options=RING)

@@ -47,8 +47,9 @@ def _compiled(m: int, n: int, k: int, tile: tuple[int, int, int], dtype: str = "
 
 
 def _machine(comp: object, target: str = "cuda:sm_90", **opts: object) -> ir.Module:
+    plain = LowerOptions(warp_specialized=False)  # the ordinary ring unless opts say
     return lower.lower_to_machine(comp.module, target,  # type: ignore[attr-defined]
-                                  dataclasses.replace(LowerOptions(), **opts))
+                                  dataclasses.replace(plain, **opts))
 
 
 def _atoms(m: ir.Module, prefix: str) -> list[ir.Operation]:
@@ -98,7 +99,7 @@ def test_lowering_stages_swizzled_rings_and_waits_every_step() -> None:
     m = _machine(comp)
     rings = [op for op in m.walk() if op.name == "memory" and op.attr("swizzle")]
     assert len(rings) == 2 and all(op.attr("swizzle") == 128 for op in rings)
-    assert all(op.attr("versions") == LowerOptions().wgmma_stages for op in rings)
+    assert all(op.attr("versions") == 3 for op in rings)  # the plain ring's default
     calls = _atoms(m, "wgmma.m64k16.bf16")
     assert len(calls) == 4 and {c.attr("n") for c in calls} == {128}
     assert {(c.attr("a_sbo"), c.attr("b_sbo"), c.attr("b_lbo")) for c in calls} \
@@ -422,7 +423,7 @@ def test_the_schedule_says_why_groups_cannot_stay_in_flight() -> None:
     from tilec.lower.schedule import schedule_module
 
     _, groups = schedule_module(comp.module, "cuda:sm_90",  # type: ignore[attr-defined]
-                                LowerOptions(wgmma_in_flight=1))
+                                LowerOptions(warp_specialized=False, wgmma_in_flight=1))
     text = "\n".join(n for g in groups for n in g.notes)
     assert "2 ring versions leave none to spare" in text, text
 

@@ -170,31 +170,27 @@ class CUDABackend:
         """Plan variants a tuning run tries beside the planner's own, for a kernel with a
         matrix product: the grouped program traversal (``ir.traversal``, 8 row blocks at a
         time) where its grid has two axes or more (its L2 reuse is what the numbering
-        changes), and on sm_90 the mbarrier ring (``mbarrier_ring``: it changes staged
-        wgmma loops only), alone and with the traversal. The H200 sweep of bf16 GEMMs
-        (benchmarks/gemm_stages.py --ring 0,1) found the ring 4-8% faster for 128x256x64
-        tiles and at 8192^3, 5% slower for 128x128x64 with 3 versions at 4096^3: a choice
-        to measure, not a default. And split-K over 4 and 8 programs per output tile
-        (``split_k``): it changes grids with a splittable K loop (``plan/proofs/split_k.py``); the
-        H200 sweep (benchmarks/cuda_split_k.py) ran 128x128x8192 fastest with 8 splits and
-        16x4096x4096 with 4, and every large grid slower split. On sm_90 also the ring
-        filled by a producer warpgroup (``warp_specialized``) with each of ``WS_VERSIONS``
-        ring versions (the schedule keeps as many as shared memory holds), alone and with
-        the traversal: benchmarks/cuda_ws.py measured 128x256x64 with 4 versions the
-        fastest bf16 configuration at every large shape (0.236 ms at 4096^3, 0.74x torch),
-        and 3 versions much slower (0.273). Then the producer warpgroup with 4 versions as a
-        persistent grid of one program per compute unit (``persistent``), alone and with
-        the traversal. Where an accumulator leaves through an elementwise map (a cast to a
-        16-bit output, an activation), each variant so far again with the map fused into
-        the accumulator's registers (``fuse_matrix_epilogues``: the planner proves whether
-        it may), leaving out the thread-0 ring and the deepest producer ring to bound the
-        tuner's builds. None for other kernels (they would change nothing). No copy batch
+        changes). On sm_90, where the default plan gives a group of two consumer
+        warpgroups a producer warpgroup and a persistent grid (``LowerOptions.
+        warp_specialized`` and ``persistent``, docs/design/warp_specialization.md), the
+        ordinary ring without them (``warp_specialized: False``, which also keeps one program
+        per tile), alone and with the traversal; the mbarrier ring (``mbarrier_ring``)
+        likewise; the producer warpgroup with each of ``WS_VERSIONS`` ring versions and one
+        program per tile (``persistent: 0``), alone and with the traversal; and the
+        persistent producer warpgroup in row-major order. Where an accumulator leaves through
+        an elementwise map (a cast to a 16-bit output, an activation), which the default
+        plan fuses into the accumulator's registers where the planner proves it may
+        (``fuse_matrix_epilogues``), the first variants again without the fusion (the
+        accumulator's trip through shared memory). Then split-K over 4 and 8 programs per
+        output tile (``split_k``): it changes grids with a splittable K loop
+        (``plan/proofs/split_k.py``); the H200 sweep (benchmarks/cuda_split_k.py) ran
+        128x128x8192 fastest with 8 splits and 16x4096x4096 with 4, and every large grid
+        slower split. None for other kernels (they would change nothing). No copy batch
         (``max_copy_batch``): on CUDA the synchronous staged copies it orders are the
         fallback of ``cp.async`` and tensor copies (rows not 16-byte aligned, a nonzero
         fill, a window that is not a plain one), one operand per guarded branch, where the
         default already loads the operand's whole share before storing it: a batch can only
-        keep that order or cut it. Batches span operands only where every staged operand
-        is copied synchronously, which no library kernel does with its default options."""
+        keep that order or cut it."""
         fn = module.lookup(fn_name)
         if fn is None:
             return []
@@ -207,17 +203,19 @@ class CUDABackend:
             out.append({"program_traversal": "grouped:8"})
         if self.arch == "sm_90":
             base = [{}, *out]
-            out += [{**v, "mbarrier_ring": True} for v in base]
-            out += [{**v, "warp_specialized": True, "wgmma_stages": w} for w in WS_VERSIONS
-                    for v in base]
+            out += [{**v, "warp_specialized": False} for v in base]
+            out += [{**v, "warp_specialized": False, "mbarrier_ring": True} for v in base]
+            out += [{**v, "warp_specialized": True, "wgmma_stages": w, "persistent": 0}
+                    for w in WS_VERSIONS for v in base]
             from tilec.exec import get_profile
 
             units = get_profile(self.profile).compute_units or 1
-            out += [{**v, "warp_specialized": True, "wgmma_stages": WS_VERSIONS[0],
-                     "persistent": units} for v in base]
+            out.append({"warp_specialized": True, "wgmma_stages": WS_VERSIONS[0],
+                        "persistent": units})
         if _has_epilogue_map(grids):
-            out += [{**v, "fuse_matrix_epilogues": True} for v in [{}, *out]
-                    if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]]
+            out += [{**v, "fuse_matrix_epilogues": False} for v in [{}, *out]
+                    if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]
+                    and v.get("persistent", 0) == 0]
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 

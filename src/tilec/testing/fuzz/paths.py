@@ -8,15 +8,16 @@ Machine TileIR the emitter printed; where a Metal device is, the kernel runs on 
 plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the grids with that program
 traversal (``ir.traversal``), ``+mbarrier`` releases staged wgmma rings through mbarriers
 (``mbarrier_ring``), ``+ws`` gives them a producer warpgroup of their own
-(``warp_specialized``), ``+inflight`` leaves one wgmma group in flight across the back edge
+(``warp_specialized``; ``+plain`` keeps the ordinary ring where the default plan would
+give one), ``+inflight`` leaves one wgmma group in flight across the back edge
 of the ordinary ring (``wgmma_in_flight``), ``+splitk:3`` splits the K loops of matrix
 groups over 3 programs per output tile (``split_k``), ``+persistent:2`` runs
 warp-specialized groups as 2 programs walking the output tiles (``persistent``),
 ``+epilogue`` fuses proved scalar epilogues into the accumulator's registers
-(``fuse_matrix_epilogues``), ``+fences`` keeps the reference group barrier sequence (no
-``coalesce_group_barriers``), ``+copybatch:4`` copies synchronous staged operands 4 chunks
-at a time, loads then stores (``max_copy_batch``), ``+grouped:3+mbarrier`` the first two
-(``split_path``).
+(``fuse_matrix_epilogues``, the default; ``+trip`` does not), ``+fences`` keeps the
+reference group barrier sequence (no ``coalesce_group_barriers``), ``+copybatch:4``
+copies synchronous staged operands 4 chunks at a time, loads then stores
+(``max_copy_batch``), ``+grouped:3+mbarrier`` the first two (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
 anything else is *internal*.
@@ -50,11 +51,15 @@ a program with; the message must name the reason and the kernel's source locatio
 
 
 VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized", True),
+                 "plain": ("warp_specialized", False),
                  "inflight": ("wgmma_in_flight", 1),
                  "epilogue": ("fuse_matrix_epilogues", True),
+                 "trip": ("fuse_matrix_epilogues", False),
                  "fences": ("coalesce_group_barriers", False)}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
-group barrier sequence: no coalescing)."""
+group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
+plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
+where the default plan fuses its epilogue)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
@@ -104,8 +109,9 @@ def path_error(path: str) -> str | None:
             return f"the metal path checks every emitted source: {why}"
     if base not in ALL_PATHS:
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
-            "add '+grouped:G', '+mbarrier', '+ws', '+epilogue', '+fences', '+splitk:S', " \
-            "'+persistent:P', '+copybatch:B' or several: '+grouped:G+mbarrier')"
+            "add '+grouped:G', '+mbarrier', '+ws', '+plain', '+epilogue', '+trip', " \
+            "'+fences', '+splitk:S', '+persistent:P', '+copybatch:B' or several: " \
+            "'+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
 

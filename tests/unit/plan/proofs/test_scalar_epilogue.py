@@ -61,9 +61,9 @@ def test_a_cast_to_the_output_type_is_a_scalar_epilogue() -> None:
     epi, why = epilogue_of(_accumulator(m))
     assert epi is not None, why
     assert epi.ops == ("arith cast",) and epi.store.name == "store"
-    # the fact becomes a direct output only with the option (off by default, as the seed)
-    assert not _workload(m).direct_output
-    assert _workload(m, fuse_matrix_epilogues=True).direct_output
+    # the fact becomes a direct output with the option (on by default), not without it
+    assert _workload(m).direct_output
+    assert not _workload(m, fuse_matrix_epilogues=False).direct_output
 
 
 def test_a_scale_by_a_uniform_scalar_and_an_activation_are_too() -> None:
@@ -117,6 +117,7 @@ def test_the_report_names_the_fused_epilogue() -> None:
                                                           fuse_matrix_epilogues=True))
     assert any("direct output through the scalar epilogue (arith cast)" in n
                for n in site.workload.notes), site.workload.notes
-    (site,) = plan.extract_groups(m, plan.PlannerOptions(bounded_store=True))
+    (site,) = plan.extract_groups(m, plan.PlannerOptions(bounded_store=True,
+                                                          fuse_matrix_epilogues=False))
     assert any("fused only with PlannerOptions.fuse_matrix_epilogues" in n
                for n in site.workload.notes), site.workload.notes

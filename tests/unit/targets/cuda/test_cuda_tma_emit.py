@@ -20,7 +20,8 @@ def _source(m: int, n: int, k: int, tma: bool = True, target: str = "cuda:sm_90"
     b = np.ones((k, n), ml_dtypes.bfloat16)
     c = np.zeros((m, n), np.float32)
     module = tc.compile(matmul, a, b, c, target="reference", BM=128, BN=bn, BK=64).module
-    comp = compile_module(module, "matmul", target, "allocate", options or LowerOptions(tma=tma))
+    comp = compile_module(module, "matmul", target, "allocate",
+                          options or LowerOptions(tma=tma, warp_specialized=False))
     return emit_cuda(comp.module, "matmul", target)
 
 
@@ -56,11 +57,12 @@ def test_mbarrier_ring_prints_arrivals_and_compiles() -> None:
     from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
 
     for bn in (128, 256):
-        src = _source(256, 256, 256, options=LowerOptions(mbarrier_ring=True), bn=bn)
+        src = _source(256, 256, 256, options=LowerOptions(mbarrier_ring=True,
+                                                          warp_specialized=False), bn=bn)
         calls = src.text.split("tc_mbar_wait(uint32_t bar")[-1]  # after the helpers
         assert calls.count("tc_mbar_arrive_p(tc_smem_addr(") == 1  # predicated on the leader
         assert "mbarrier.arrive.shared::cta.b64" in src.text
-        assert calls.count("tc_mbar_init(") == 2 * LowerOptions().wgmma_stages
+        assert calls.count("tc_mbar_init(") == 2 * 3  # the thread-0 ring's 3 versions
         why = nvrtc_available()
         if why is not None:
             pytest.skip(f"NVRTC unavailable: {why}")
@@ -83,11 +85,11 @@ def test_ptxas_keeps_the_wgmma_pipeline_of_the_rings(tmp_path) -> None:
 
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not on PATH")
-    for opts, bn in ((LowerOptions(mbarrier_ring=True), 128),
-                     (LowerOptions(mbarrier_ring=True), 256),
+    for opts, bn in ((LowerOptions(mbarrier_ring=True, warp_specialized=False), 128),
+                     (LowerOptions(mbarrier_ring=True, warp_specialized=False), 256),
                      (LowerOptions(warp_specialized=True), 128),
                      (LowerOptions(warp_specialized=True), 256),
-                     (LowerOptions(wgmma_in_flight=1), 128)):
+                     (LowerOptions(wgmma_in_flight=1, warp_specialized=False), 128)):
         src = _source(256, 256, 256, options=opts, bn=bn)
         cu = tmp_path / "k.cu"
         cu.write_text(src.text)
@@ -104,7 +106,8 @@ def test_only_straight_line_copy_blocks_are_predicated() -> None:
     division by a value, or an else with work."""
     from tilec.targets.cuda.atom_printers import predicatable
 
-    src = _source(256, 256, 256, options=LowerOptions(mbarrier_ring=True))
+    src = _source(256, 256, 256, options=LowerOptions(mbarrier_ring=True,
+                                                      warp_specialized=False))
     assert "tc_mbar_wait_p" not in src.text
     a = np.ones((256, 256), ml_dtypes.bfloat16)
     c = np.zeros((256, 256), np.float32)
