@@ -6,8 +6,8 @@ default plan, in one process.
    inputs' dtype (as torch's) and with an f32 output, and f32 inputs computed exactly
    (``torch.backends.cuda.matmul.allow_tf32 = False`` for the peer). Each call is timed
    with the default plan and with ``--old`` (default: the plan before the default
-   producer warpgroup, persistent grid and fused cast: ``warp_specialized=False,
-   persistent=0, fuse_matrix_epilogues=False``) at the same tiles.
+   producer warpgroup, persistent grid and fused epilogues: ``warp_specialized=False,
+   persistent=0, fuse_matrix_epilogues=False``) at the same tiles and thread count.
 2. ``lib.gemm_bias_act`` with ``ACT="gelu"`` (bf16 inputs, f32 bias and output) against an
    autotuned Triton kernel that fuses the bias and GELU the same way (written here, public
    Triton API) and against torch unfused.
@@ -106,8 +106,9 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
         tiles = dict(kern.selection.values)
         arms = [("default", kern)]
         try:
-            arms.append(("old default", tc.compile(matmul, a, b, c, target="cuda", **tiles,
-                                                   variant=old)))
+            arms.append(("old default", tc.compile(
+                matmul, a, b, c, target="cuda", **tiles,
+                variant={**kern.selection.variant, **old})))  # the priced thread count too
         except Exception as e:  # noqa: BLE001 - recorded
             print(f"old default at {tiles}: {type(e).__name__}: {e}")
         for name, kn in arms:
@@ -149,9 +150,9 @@ def gelu(rec: Recorder, old: dict) -> bool:
     kern = tc.compile(gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu")
     tiles = dict(kern.selection.values)
     bad = False
-    arms = [("default", kern), ("old default", tc.compile(gemm_bias_act, a, b, bias, c,
-                                                           target="cuda", ACT="gelu",
-                                                           variant=old, **tiles))]
+    arms = [("default", kern), ("old default", tc.compile(
+        gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
+        variant={**kern.selection.variant, **old}, **tiles))]
     for name, kn in arms:
         c.fill_(float("nan"))
         kn(a, b, bias, c)

@@ -15,7 +15,7 @@ from lowering_cases import SIMULATOR_MISSING, differential
 
 import tilec as tc
 from epilogue_kernels import scaled_relu
-from tilec.lib import matmul
+from tilec.lib import gemm_bias_act, matmul
 from tilec.lower import LowerOptions, lower
 
 BF16 = ml_dtypes.bfloat16
@@ -81,3 +81,26 @@ def test_a_scaled_activation_matches_the_reference() -> None:
     res = differential(scaled_relu, args, [2], "cuda:sm_90", {}, options=_fused(),
                        rtol=1e-2, atol=1e-2)
     assert [ch.accumulator for ch in res.groups[0].mma.values()] == ["direct"]
+
+
+@needs_simulator
+@pytest.mark.parametrize("shape,tiles,target,act", [
+    ((200, 300, 136), {"BM": 128, "BN": 256, "BK": 64}, "cuda:sm_90", "gelu"),
+    ((130, 70, 64), {"BM": 128, "BN": 128, "BK": 64}, "cuda:sm_90", "silu"),
+    ((100, 90, 40), {"BM": 64, "BN": 64, "BK": 32}, "cuda:sm_80", "relu"),
+], ids=["ws_wide_gelu", "ws_ragged_silu", "mma_sync_relu"])
+def test_a_bias_row_and_activation_run_on_the_accumulator(shape, tiles, target, act) -> None:
+    """``act(acc + bias[None, :])`` with the default plan: the bias is loaded by the
+    accumulator's owners (a reindexed load, plan/proofs/scalar_epilogue.py), so no output
+    tile goes through shared memory and 128x256 tiles fit beside four ring versions."""
+    m, n, k = shape
+    r = np.random.default_rng(sum(shape))
+    args = [r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16),
+            r.standard_normal(n).astype(np.float32), np.zeros((m, n), np.float32)]
+    res = differential(gemm_bias_act, args, [3], target, {**tiles, "ACT": act},
+                       rtol=1e-3, atol=1e-3)
+    assert [ch.accumulator for ch in res.groups[0].mma.values()] == ["direct"]
+    bm, bn, bk = tiles["BM"], tiles["BN"], tiles["BK"]
+    (loop,) = [op for op in res.scheduled.walk() if op.attr("versions")]
+    ring = loop.attr("versions") * (bm * bk + bk * bn) * 2
+    assert res.resources[0]["shared_bytes"] - ring < bm * bn * 4  # no f32 output tile

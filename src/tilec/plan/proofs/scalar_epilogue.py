@@ -11,9 +11,15 @@ accumulator element ``(i, j)`` can compute and store it with no exchange. It hol
 
 * the accumulator value has exactly one use, the ``map``'s first operand, and the map has
   one result with exactly one use, a ``store`` (the caller checks that it is global);
-* every other operand of the map is a scalar (uniform over the tile); a second tile
-  operand (a bias, a residual) would need a proof that its layout is congruent to the
-  accumulator's, which is not made here, so it is refused;
+* every other operand of the map is a scalar (uniform over the tile) or a *reindexed
+  load*: a ``reindex`` (element ``(i, j)`` reads element ``map(i, j)`` of its source, as
+  ``bias[None, :]`` reads ``bias[j]``) of a ``load`` whose only use it is, itself the
+  map's operand only. The schedule then gives the reindex the accumulator's layout and the
+  load the image of that layout under the index map (``L.image``), so the thread that owns
+  ``(i, j)`` loads the source elements it reads, with no exchange (replicated where several
+  threads read one, as every row's owners read ``bias[j]``). A tile computed otherwise (a
+  residual that is the result of other tile operations) would need a proof that its layout
+  is congruent to the accumulator's, which is not made here, so it is refused;
 * the map's body is closed: every operand of its operations is one of its block arguments
   or a result of an earlier operation of the body (no free variable), and every operation
   is pure and has no regions (no load, no neighbour read, no side effect).
@@ -58,8 +64,11 @@ def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
         return None, "the accumulator is not the map's only tile operand"
     for k, o in enumerate(m.operands[1:], start=1):
         if isinstance(o.type, ir.TileType):
-            return None, (f"operand {k} of the map at {m.loc} is a tile (a bias or residual "
-                          "needs a layout congruent to the accumulator's, not proved)")
+            why = _reindexed_load(o)
+            if why is not None:
+                return None, (f"operand {k} of the map at {m.loc} is a tile that is not a "
+                              f"reindexed load ({why}): a computed tile needs a layout "
+                              "congruent to the accumulator's, not proved")
     if len(m.results) != 1:
         return None, f"the map at {m.loc} has {len(m.results)} results"
     body = m.regions[0].entry
@@ -83,3 +92,23 @@ def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
     if st.owner.name != "store" or st.index != 1:
         return None, "the map's result is not stored"
     return ScalarEpilogue(m, st.owner, tuple(names)), ""
+
+
+def _reindexed_load(v: ir.Value) -> str | None:
+    """Why tile ``v`` is not a reindexed load the accumulator's owners can read for
+    themselves, or None: ``v = reindex(load(window))`` with one source and no symbols,
+    ``v`` used once (by the map) and the load used once (by the reindex)."""
+    r = v.defining_op
+    if r is None or r.name != "reindex":
+        return f"it is {'a block argument' if r is None else 'a ' + repr(r.name)}"
+    if r.num_operands != 1:
+        return f"the reindex at {r.loc} has index symbols"
+    if v.num_uses != 1:
+        return f"the reindex at {r.loc} has {v.num_uses} uses"
+    src = r.operand(0)
+    ld = src.defining_op
+    if ld is None or ld.name != "load":
+        return f"the reindex at {r.loc} does not read a loaded tile"
+    if src.num_uses != 1:
+        return f"the load at {ld.loc} has {src.num_uses} uses"
+    return None

@@ -1,7 +1,8 @@
 """The scalar epilogue proof (``plan/proofs/scalar_epilogue.py``): a closed elementwise map
 between an accumulator and its global store runs on the accumulator's registers. Positive
-cases and the seed's counterexamples (an extra consumer, a tile operand, a free variable),
-and the option that turns the fact into a direct output."""
+cases (a cast, a scale and an activation, a bias row read through a reindexed load) and the
+seed's counterexamples (an extra consumer, a computed tile operand, a free variable), and the
+option that turns the fact into a direct output."""
 
 from __future__ import annotations
 
@@ -81,16 +82,45 @@ def test_an_f32_output_needs_no_epilogue() -> None:
     assert _workload(m).direct_output  # the plain store was always direct
 
 
-def test_a_bias_tile_is_refused() -> None:
+def test_a_bias_row_is_a_reindexed_load() -> None:
+    """``act(acc + bias[None, :])``: the bias is a ``reindex`` of a loaded tile, which the
+    owner of accumulator element ``(i, j)`` loads for itself (``bias[j]``)."""
     a = np.zeros((128, 64), BF16)
     b = np.zeros((64, 128), BF16)
     bias = np.zeros((128,), np.float32)
-    c = np.zeros((128, 128), BF16)
-    m = tc.compile(gemm_bias_act, a, b, bias, c, target="reference").module
+    c = np.zeros((128, 128), np.float32)
+    m = tc.compile(gemm_bias_act, a, b, bias, c, target="reference", ACT="gelu").module
+    epi, why = epilogue_of(_accumulator(m))
+    assert epi is not None, why
+    assert "arith erf" in epi.ops and epi.ops[0] == "constant"
+    assert _workload(m).direct_output
+
+
+@tc.kernel
+def plus_residual(A, B, R, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
+                  BK: tc.constexpr = 64):
+    M, K = A.shape
+    N = B.shape[1]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        r = R.tile((pm * BM, pn * BN), (BM, BN), fill=0.0).load() * 2.0
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc + r)
+
+
+def test_a_computed_tile_is_refused() -> None:
+    a = np.zeros((128, 64), BF16)
+    b = np.zeros((64, 128), BF16)
+    r = np.zeros((128, 128), np.float32)
+    c = np.zeros((128, 128), np.float32)
+    m = tc.compile(plus_residual, a, b, r, c, target="reference").module
     epi, why = epilogue_of(_accumulator(m))
     assert epi is None
-    assert "is a tile (a bias or residual needs a layout congruent" in why, why
-    assert not _workload(m, fuse_matrix_epilogues=True).direct_output
+    assert "is a tile that is not a reindexed load" in why, why
+    assert not _workload(m).direct_output
 
 
 def test_a_second_consumer_is_refused() -> None:
