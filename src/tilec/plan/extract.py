@@ -388,7 +388,7 @@ class _Reader:
             notes.append(f"{name}: an enclosing trip count is not a constant; executions are "
                          f"unknown and {execs} is assumed")
         rec = _recurrence(mma)
-        recurrence, direct, overwrite = None, False, False
+        recurrence, direct, overwrite, epi_tiles = None, False, False, 0
         domains = ScalarDomains()
         owned: set[int] = set()
         parent = mma.parent_op
@@ -420,6 +420,7 @@ class _Reader:
                 direct = True
                 if why:  # the proof of a fused scalar epilogue, for the report
                     notes.append(f"{name}: direct output {why}")
+                    epi_tiles = _epilogue_tiles(loop.results[pos])
                 overwrite = (lit == 0.0 and math.copysign(1.0, lit) > 0 and recurrence == 1
                              and length == 1)
         physical = None
@@ -437,7 +438,7 @@ class _Reader:
             executions_known=known, recurrence=recurrence, direct_output=direct,
             overwrite=overwrite, physical_k=physical, domains=domains,
             inputs_forwardable=False, location=str(mma.loc),
-            a_aligned_rows=self.aligned_rows(mma.operand(0)),
+            epilogue_tiles=epi_tiles, a_aligned_rows=self.aligned_rows(mma.operand(0)),
             b_aligned_rows=self.aligned_rows(mma.operand(1)))
         return w, owned
 
@@ -533,3 +534,14 @@ def extract_groups(module: ir.Module, options: PlannerOptions | None = None,
                 continue
             sites.append(reader.site(fn.name, op, len(sites)))
     return sites
+
+
+def _epilogue_tiles(acc: ir.Value) -> int:
+    """Tile operands (besides the accumulator) of the proved scalar epilogue ``acc`` passes
+    through to its store."""
+    from .proofs.scalar_epilogue import epilogue_of
+
+    epi, _ = epilogue_of(acc)
+    if epi is None:
+        return 0
+    return sum(isinstance(o.type, ir.TileType) for o in epi.map.operands[1:])

@@ -473,6 +473,10 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
         dist = matrix_distribution(gm, gn, rm, rn)
         if legal_state(realization, scalars, params, rm, rn):
             for mode in modes:
+                if _epilogue_registers_exceed(w, mode, rm * rn * atom.fragments.c, scalars,
+                                              reg_limit, threads, realization, atom.id,
+                                              params, rej):
+                    continue
                 out.candidates.append(_candidate(w, threads, realization, mode, atom, dist,
                                                  scalars, options))
         if profile.warpgroup_mma and options.warpgroup_mma \
@@ -492,9 +496,36 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                                      f"the {reg_limit} available to each of {threads} threads"))
                 continue
             for mode in modes:
+                if _epilogue_registers_exceed(w, mode, acc, acc + WGMMA_OTHER_REGISTERS,
+                                              reg_limit, threads, Realization.WGMMA, atom.id,
+                                              params, rej):
+                    continue
                 out.candidates.append(_candidate(w, threads, Realization.WGMMA, mode, atom, dist,
                                                  acc, options))
     return examined
+
+
+def _epilogue_registers_exceed(w: MatrixWorkload, mode: str, acc: int, held: int,
+                               reg_limit: int | None, threads: int, kind: Any,
+                               atom_id: str, params: tuple[tuple[str, Any], ...],
+                               rej: list[Rejection]) -> bool:
+    """Whether a direct output's fused epilogue would overflow the register file: each of
+    its tile operands (a bias row read by the accumulator's owners) holds ``acc`` more
+    registers per lane beside the ``held`` ones while the epilogue runs. Records the
+    rejection. (bf16 GEMM+bias+GELU at 128x256x64: 128 accumulators, 128 bias values and the
+    kernel's other registers spilled; the planner now leaves that tile to the staged
+    output.)"""
+    if mode != "direct" or not w.epilogue_tiles or reg_limit is None:
+        return False
+    need = held + w.epilogue_tiles * acc
+    if need <= reg_limit:
+        return False
+    rej.append(Rejection(w.op, threads, kind, atom_id, params + (("accumulator", mode),),
+                         f"register file: the fused epilogue's {w.epilogue_tiles} tile "
+                         f"operand(s) hold {w.epilogue_tiles * acc} registers per lane beside "
+                         f"{held}, more than the {reg_limit} available to each of {threads} "
+                         "threads"))
+    return True
 
 
 def enumerate_group(work: GroupWorkload, profile: TargetProfile, options: PlannerOptions,

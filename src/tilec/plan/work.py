@@ -193,6 +193,10 @@ class MatrixWorkload:
     pitch is not known. The others are staged element by element."""
     b_aligned_rows: float = 1.0
     """The same for B."""
+    epilogue_tiles: int = 0
+    """Tile operands of the fused scalar epilogue of a direct output (reindexed loads such as
+    a bias row, ``plan/proofs/scalar_epilogue.py``): each is held in the accumulator's
+    layout, as many registers per lane as the accumulator's fragment."""
 
     def __post_init__(self) -> None:
         if min(self.m, self.n, self.k) < 1:
