@@ -48,6 +48,9 @@ def main() -> int:
     p.add_argument("--tune", action="store_true",
                    help="also time the model's pick and the choice of tc.tune")
     p.add_argument("--budget", type=int, default=4, help="tc.tune's budget")
+    p.add_argument("--tiles", default=None,
+                   help="BMxBNxBK[@threads], comma-separated: these tiles for every shape "
+                        "(@threads fixes the thread count, as a model pick does)")
     args = p.parse_args()
     splits = [int(s) for s in args.splits.split(",")]
     stages = [int(s) for s in args.stages.split(",")]
@@ -55,6 +58,8 @@ def main() -> int:
     for (m, n, k), tiles in SHAPES:
         if args.shape and args.shape != f"{m}x{n}x{k}":
             continue
+        if args.tiles:
+            tiles = tuple(args.tiles.split(","))
         gen = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -62,9 +67,12 @@ def main() -> int:
         want = a.float() @ b.float()
         torch_first = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
         rows: list[dict] = []
-        for (bm, bn, bk), st, s in [(t, st, s) for t in tiles for st in stages for s in splits]:
-            variant = {"wgmma_stages": st, **({"split_k": s} if s > 1 else {})}
-            tile = f"{bm}x{bn}x{bk}"
+        for t, st, s in [(t, st, s) for t in tiles for st in stages for s in splits]:
+            spec, _, threads = t.partition("@") if isinstance(t, str) else ("", "", "")
+            bm, bn, bk = map(int, spec.split("x")) if spec else t
+            variant = {"wgmma_stages": st, **({"split_k": s} if s > 1 else {}),
+                       **({"threads": int(threads)} if threads else {})}
+            tile = f"{bm}x{bn}x{bk}" + (f"@{threads}" if threads else "")
             try:
                 kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
                                   variant=variant)

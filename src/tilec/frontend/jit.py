@@ -485,10 +485,17 @@ class Kernel:
                               fixed_names, tuple(scores)), path, keep
         # compile at the thread count that was priced (the shape-generic plan may pick
         # another: the call's extents decide waves and underfill)
-        variant = {"threads": best.threads} if best.threads is not None else {}
-        return Resolution(dict(best.config), "model", f"{key.cost_basis} score "
-                          f"{best.score:.6g}", fixed_names, tuple(scores), variant=variant), \
-            path, keep
+        variant: dict[str, Any] = {"threads": best.threads} if best.threads is not None else {}
+        detail = f"{key.cost_basis} score {best.score:.6g}"
+        from tilec.runtime import load_backend
+
+        split_for = getattr(load_backend(target), "model_split_k", None)
+        split = split_for(best.programs, best.k_steps) if split_for is not None else None
+        if split is not None:  # an underfilled grid: the backend's rule splits K
+            variant["split_k"] = split[0]
+            detail += f"; split_k={split[0]} ({split[1]})"
+        return Resolution(dict(best.config), "model", detail, fixed_names, tuple(scores),
+                          variant=variant), path, keep
 
     def record_key(self, args: Sequence[Any], constexprs: dict[str, Any], buckets: Any,
                    target: str, static_shapes: bool | Sequence[str] = False) -> Any:

@@ -99,11 +99,17 @@ class ConfigScore:
     """The thread count of the plans that were priced, when every group selected the same
     one (a call that takes this configuration compiles at it: the planner's shape-generic
     choice may differ from the one priced with the call's extents)."""
+    programs: int | None = None
+    """The programs the priced groups launch at the call's extents (None: not known)."""
+    k_steps: int | None = None
+    """The fewest iterations of a matrix product's accumulating loop at the call's
+    extents (None: not known): how far a split of K can go."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serializable description."""
         return {"config": {k: _json_value(v) for k, v in self.config.items()},
-                "score": self.score, "reason": self.reason, "threads": self.threads}
+                "score": self.score, "reason": self.reason, "threads": self.threads,
+                "programs": self.programs, "k_steps": self.k_steps}
 
 
 @dataclass(frozen=True)
@@ -267,9 +273,14 @@ def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any
             out.append(ConfigScore(dict(cfg), None, f"no selected plan for {', '.join(missing)}"))
         else:
             threads = {g.selected.threads for g in plan.groups}
+            programs = [g.workload.programs for g in plan.groups]
+            steps = [w.recurrence for g in plan.groups for w in g.workload.ops
+                     if w.executions_known and w.recurrence]
             out.append(ConfigScore(dict(cfg),
                                    float(sum(g.selected.kernel_score for g in plan.groups)),
-                                   threads=threads.pop() if len(threads) == 1 else None))
+                                   threads=threads.pop() if len(threads) == 1 else None,
+                                   programs=None if None in programs else sum(programs),
+                                   k_steps=min(steps) if steps else None))
     return out
 
 

@@ -219,6 +219,27 @@ class CUDABackend:
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 
+    def model_split_k(self, programs: int | None, k_steps: int | None
+                      ) -> tuple[int, str] | None:
+        """The K split the model's pick adds for a call (``split_k``) and why, or None.
+        The cost basis prices no split; this rule does, from the priced plan's program count
+        at the call's extents and its accumulating loop's iterations: where the programs
+        fill at most half of the compute units, the largest power of two ``S <= 16`` with
+        ``programs * S`` within the units and at least 8 iterations per split. The H200 sweep
+        (benchmarks/cuda_split_k.py) ran 128x128x8192 fastest with 8 to 32 splits and
+        16x4096x4096 with 4; ``benchmarks/cuda_user_path.py`` measures the default call."""
+        from tilec.exec import get_profile
+
+        units = get_profile(self.profile).compute_units
+        if not units or programs is None or k_steps is None or 2 * programs > units:
+            return None
+        s = 1
+        while s < 16 and programs * s * 2 <= units and k_steps // (s * 2) >= 8:
+            s *= 2
+        if s < 2:
+            return None
+        return s, f"{programs} programs for {units} compute units, {k_steps} K steps"
+
     def planner_overrides(self) -> dict[str, Any]:
         """Planner options this device changes (the driver applies them): warpgroup
         instructions (``wgmma``) only where the cubin is built for sm_90 (``sm_90a``); other
