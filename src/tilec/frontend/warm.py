@@ -297,7 +297,8 @@ def resolution_to_json(res: Any) -> dict[str, Any]:
 
     return {"values": config(res.values), "source": res.source, "detail": res.detail,
             "fixed": list(res.fixed), "variant": config(res.variant),
-            "scores": [[config(s.config), s.score, s.reason, s.threads] for s in res.scores]}
+            "scores": [[config(s.config), s.score, s.reason, s.threads, s.programs, s.k_steps]
+                       for s in res.scores]}
 
 
 def resolution_from_json(d: Mapping[str, Any]) -> Any:
@@ -310,6 +311,6 @@ def resolution_from_json(d: Mapping[str, Any]) -> Any:
     return Resolution(config(d["values"]), str(d["source"]), str(d["detail"]),
                       tuple(str(f) for f in d["fixed"]),
                       tuple(ConfigScore(config(c), None if s is None else float(s), str(r),
-                                        None if t is None else int(t))
-                            for c, s, r, t in d["scores"]),
+                                        *(None if x is None else int(x) for x in rest))
+                            for c, s, r, *rest in d["scores"]),
                       config(d["variant"]))
