@@ -15,11 +15,11 @@ BF16 = ml_dtypes.bfloat16
 
 def test_the_rule() -> None:
     b = load_backend("cuda:sm_90")  # 132 compute units
-    assert b.model_split_k(16, 128)[0] == 8      # 128 programs, 16 steps per split
+    assert b.model_split_k(16, 128)[0] == 16     # 256 programs (two waves), 8 steps each
     assert b.model_split_k(4, 1024)[0] == 16     # at most 16 splits
-    assert b.model_split_k(16, 24)[0] == 2       # 48 steps would leave 6 per split
-    assert b.model_split_k(66, 4096)[0] == 2     # half the units: one doubling
-    assert b.model_split_k(67, 4096) is None     # more than half: no split
+    assert b.model_split_k(16, 24)[0] == 2       # 4 splits would leave 6 steps each
+    assert b.model_split_k(128, 64)[0] == 2      # one wave: one doubling
+    assert b.model_split_k(133, 4096) is None    # more than one wave: no split
     assert b.model_split_k(16, 15) is None       # too few K steps to split
     assert b.model_split_k(None, 128) is None and b.model_split_k(16, None) is None
     assert not hasattr(load_backend("cpu"), "model_split_k")

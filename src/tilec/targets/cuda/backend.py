@@ -224,17 +224,19 @@ class CUDABackend:
         """The K split the model's pick adds for a call (``split_k``) and why, or None.
         The cost basis prices no split; this rule does, from the priced plan's program count
         at the call's extents and its accumulating loop's iterations: where the programs
-        fill at most half of the compute units, the largest power of two ``S <= 16`` with
-        ``programs * S`` within the units and at least 8 iterations per split. The H200 sweep
-        (benchmarks/cuda_split_k.py) ran 128x128x8192 fastest with 8 to 32 splits and
-        16x4096x4096 with 4; ``benchmarks/cuda_user_path.py`` measures the default call."""
+        fill at most one wave (one per compute unit), the largest power of two ``S <= 16``
+        with ``programs * S`` within two waves and at least 8 iterations per split. The H100
+        sweep of the model's own pick (32x32x64 tiles at 384 threads; benchmarks/
+        cuda_split_k.py at 5747c4f) ran 128x128x8192 (16 programs) in 0.094 ms unsplit, 0.021
+        with 8 splits, 0.015 with 16 and 0.017 with 32, and 16x4096x4096 (128 programs) in
+        0.067 ms unsplit, 0.045 with 2 splits and 0.042 with 8."""
         from tilec.exec import get_profile
 
         units = get_profile(self.profile).compute_units
-        if not units or programs is None or k_steps is None or 2 * programs > units:
+        if not units or programs is None or k_steps is None or programs > units:
             return None
         s = 1
-        while s < 16 and programs * s * 2 <= units and k_steps // (s * 2) >= 8:
+        while s < 16 and programs * s * 2 <= 2 * units and k_steps // (s * 2) >= 8:
             s *= 2
         if s < 2:
             return None
