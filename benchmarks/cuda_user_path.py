@@ -82,6 +82,19 @@ def _triton_gemm_gelu():
     return run
 
 
+def _checked(fn, out, want, tol: float, exact: bool = False) -> tuple[float | None, float, bool]:
+    """Run ``fn`` into ``out`` poisoned with NaN and compare with ``want``: (median ms, timed
+    only when right; relative error; right)."""
+    import torch
+
+    out.fill_(float("nan"))
+    fn()
+    torch.cuda.synchronize()
+    err = rel_error(out.double() if exact else out.float(), want)
+    ok = err <= tol
+    return (bench_ms(fn) if ok else None), err, ok
+
+
 def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
     import torch
 
@@ -91,6 +104,7 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
     bad = False
     cases = [(s, dt, out) for s in shapes for dt, out in (("bf16", "same"), ("bf16", "f32"))]
     cases += [("4096x4096x4096", "f16", "same"), ("4096x4096x4096", "f32", "f32")]
+    torch.backends.cuda.matmul.allow_tf32 = False  # the exact f32 peer
     for shape, dt, out in cases:
         m, n, k = map(int, shape.split("x"))
         tdt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[dt]
@@ -100,7 +114,6 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
         b = torch.randn(k, n, device="cuda", dtype=tdt, generator=gen)
         c = torch.empty(m, n, device="cuda", dtype=odt)
         exact = dt == "f32"
-        torch.backends.cuda.matmul.allow_tf32 = False
         want = (a.double() @ b.double()) if exact else a.float() @ b.float()
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
         tol = 1e-5 if exact else (1e-2 if odt != torch.float32 else 1e-4)
@@ -114,13 +127,8 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
         except Exception as e:  # noqa: BLE001 - recorded
             print(f"old default at {tiles}: {type(e).__name__}: {e}")
         for name, kn in arms:
-            c.fill_(float("nan"))
-            kn(a, b, c)
-            torch.cuda.synchronize()
-            err = rel_error(c.double() if exact else c.float(), want)
-            ok = err <= tol
+            ms, err, ok = _checked(lambda f=kn, x=a, y=b, z=c: f(x, y, z), c, want, tol, exact)
             bad |= not ok
-            ms = bench_ms(lambda f=kn, x=a, y=b, z=c: f(x, y, z)) if ok else None
             rec.add(f"lib.matmul {name}", (m, n, k), dt, ms, "torch.matmul", torch_ms,
                     out_dtype=str(odt).replace("torch.", ""), tuned=False,
                     config=str(kern.selection), plan=name, rel_error=err,
@@ -143,11 +151,7 @@ def gelu(rec: Recorder, old: dict) -> bool:
     c = torch.empty(m, n, device="cuda", dtype=torch.float32)
     want = torch.nn.functional.gelu(a.float() @ b.float() + bias)
     tri = _triton_gemm_gelu()
-    c.fill_(float("nan"))
-    tri(a, b, bias, c)
-    torch.cuda.synchronize()
-    tri_err = rel_error(c.float(), want)
-    tri_ms = bench_ms(lambda: tri(a, b, bias, c))
+    tri_ms, tri_err, _ = _checked(lambda: tri(a, b, bias, c), c, want, float("inf"))
     unfused_ms = bench_ms(lambda: torch.nn.functional.gelu(torch.matmul(a, b).float() + bias))
     kern = tc.compile(gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu")
     tiles = dict(kern.selection.values)
@@ -156,13 +160,8 @@ def gelu(rec: Recorder, old: dict) -> bool:
         gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
         variant={**kern.selection.variant, **old}, **tiles))]
     for name, kn in arms:
-        c.fill_(float("nan"))
-        kn(a, b, bias, c)
-        torch.cuda.synchronize()
-        err = rel_error(c.float(), want)
-        ok = err <= 1e-3
+        ms, err, ok = _checked(lambda f=kn: f(a, b, bias, c), c, want, 1e-3)
         bad |= not ok
-        ms = bench_ms(lambda f=kn: f(a, b, bias, c)) if ok else None
         for peer, peer_ms in (("triton fused", tri_ms), ("torch unfused", unfused_ms)):
             rec.add(f"lib.gemm_bias_act gelu {name}", (m, n, k), "bf16", ms, peer, peer_ms,
                     out_dtype="float32", tuned=False, config=str(kern.selection), plan=name,

@@ -265,14 +265,19 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
                      cand.accumulator, layout)
 
 
+def _mma_labels(mmas: Iterable[ir.Operation]) -> dict[ir.Operation, str]:
+    """The planner's label of each of a group's ``mma`` operations, in group order
+    (``mma#0``, ``mma#1`` ...: how its workloads and candidates name them)."""
+    return {op: f"mma#{i}" for i, op in enumerate(mmas)}
+
+
 def _matrix_candidates(mmas: list[ir.Operation], plan: GroupPlan | None,
                        options: LowerOptions) -> dict[ir.Operation, MatrixCandidate | None]:
     out: dict[ir.Operation, MatrixCandidate | None] = {}
     chosen = {}
     if plan is not None and plan.selected is not None:
         chosen = {p.candidate.op: p.candidate for p in plan.selected.choices}
-    for i, op in enumerate(mmas):
-        label = f"mma#{i}"
+    for op, label in _mma_labels(mmas).items():
         if options.force_matrix is not None and label in options.force_matrix:
             out[op] = options.force_matrix[label]
         elif options.matrix_realizations:
@@ -531,46 +536,48 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         return
     wgmma = any(g.mma[m].realization in WGMMA_ATOMS
                 for uses in staged.values() for m, _ in uses)
-    roles = bool(options.warp_specialized)
-    auto = wgmma and options.warp_specialized is None and tensor_copies and options.tma \
-        and options.async_copies
-    if auto:
-        why = _auto_roles_blocker(g, staged) or _roles_blocker(loop, g, options)
-        if why is None:
-            why = _ring_blocker(loop, g, staged, window or max(3, _ring_versions(
-                staged, options, options.wgmma_stages or 4, shared_limit)), True)
-        roles = why is None
-        if why is not None:
+    copies = tensor_copies and options.tma and options.async_copies
+    ws = options.warp_specialized
+    auto = wgmma and ws is None and copies
+    why_roles = None
+    if wgmma and (ws or auto):
+        why_roles = (_auto_roles_blocker(g, staged) if auto else None) \
+            or _roles_blocker(loop, g, options)
+        if auto and why_roles is not None:
             g.notes.append(f"{loop.name} at {loop.loc}: no producer warpgroup by default: "
-                           f"{why}")
+                           f"{why_roles}")
+    roles = bool(ws) or (auto and why_roles is None)  # a producer asked for (or the default)
     versions = _ring_versions(staged, options, options.wgmma_stages or (4 if roles else 3),
                               shared_limit) if wgmma else options.stages
     g.staging[loop] = window or versions
     if wgmma and (options.mbarrier_ring or roles):
-        why = _ring_blocker(loop, g, staged, g.staging[loop], tensor_copies and options.tma
-                            and options.async_copies)
+        why = _ring_blocker(loop, g, staged, g.staging[loop], copies)
         if why is None:
             g.release[loop] = "mbarrier"
             g.in_flight[loop] = 1
             g.notes.append(f"{loop.name} at {loop.loc}: ring versions released through "
                            "mbarriers (one wgmma group in flight, tensor copies "
                            f"{g.staging[loop] - 1} iterations ahead)")
-            if roles:
-                why_roles = _roles_blocker(loop, g, options)
-                if why_roles is None:
-                    g.release[loop] = "producer"
-                    how = " by default" if auto else ""
-                    g.notes.append(f"{loop.name} at {loop.loc}: warp-specialized{how}: a "
-                                   "producer warpgroup issues the copies for "
-                                   f"{g.threads // 128} consumer warpgroup(s) (128 more "
-                                   f"threads), {g.staging[loop]} ring versions")
-                    _plan_persistent(g, loop, options, units)
-                else:
-                    g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
-                                   f"{why_roles}")
+            if roles and why_roles is None:
+                g.release[loop] = "producer"
+                how = " by default" if auto else ""
+                g.notes.append(f"{loop.name} at {loop.loc}: warp-specialized{how}: a "
+                               "producer warpgroup issues the copies for "
+                               f"{g.threads // 128} consumer warpgroup(s) (128 more "
+                               f"threads), {g.staging[loop]} ring versions")
+                _plan_persistent(g, loop, options, units)
+            elif ws:
+                g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
+                               f"{why_roles}")
             return
-        if options.mbarrier_ring or options.warp_specialized:
+        if options.mbarrier_ring or ws:
             g.notes.append(f"{loop.name} at {loop.loc}: no mbarrier ring: {why}")
+        elif auto:  # the default's producer needs the ring: the ordinary ring instead
+            g.notes.append(f"{loop.name} at {loop.loc}: no producer warpgroup by default: "
+                           f"{why}")
+            g.staging[loop] = window or _ring_versions(staged, options,
+                                                       options.wgmma_stages or 3,
+                                                       shared_limit)
     if wgmma and options.wgmma_in_flight:
         why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight)
         if why is None:
@@ -613,7 +620,7 @@ def _auto_roles_blocker(g: GroupSchedule,
     if g.plan is None:
         return "no matrix plan prices the group"
     works = {w.op: w for w in g.plan.workload.ops}
-    labels = {m: f"mma#{i}" for i, m in enumerate(g.mma)}  # as _matrix_candidates names them
+    labels = _mma_labels(g.mma)
     for uses in staged.values():
         for m, _ in uses:
             w = works.get(labels[m])

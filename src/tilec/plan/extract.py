@@ -44,6 +44,7 @@ from typing import Any
 import tilec.ir as ir
 
 from .options import PlannerOptions
+from .proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
 from .work import AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
 
 __all__ = ["GroupSite", "extract_groups", "fold_index", "shapes_from_arrays"]
@@ -271,38 +272,38 @@ class _Reader:
         return True
 
     def global_sink(self, v: ir.Value, group: ir.Operation
-                    ) -> tuple[ir.Operation | None, str | None]:
+                    ) -> tuple[ir.Operation | None, str | None, ScalarEpilogue | None]:
         """The single global ``store`` of ``v`` inside ``group`` (with, when it is reached
-        through a proved scalar epilogue, a note saying so), or None and the reason."""
+        through a proved scalar epilogue, a note saying so and the epilogue), or None and
+        the reason."""
         if v.num_uses != 1:
-            return None, f"the accumulator result has {v.num_uses} uses, not one sink"
+            return None, f"the accumulator result has {v.num_uses} uses, not one sink", None
         use = next(iter(v.uses))
         st = use.owner
+        epi = None
         if st.name == "map":  # a scalar epilogue between the accumulator and its store
             if not self.options.fuse_matrix_epilogues:
                 return None, ("the accumulator passes through a map (fused only with "
-                              "PlannerOptions.fuse_matrix_epilogues)")
-            from .proofs.scalar_epilogue import epilogue_of
-
+                              "PlannerOptions.fuse_matrix_epilogues)"), None
             epi, why = epilogue_of(v)
             if epi is None:
-                return None, f"no scalar epilogue: {why}"
+                return None, f"no scalar epilogue: {why}", None
             use = next(iter(epi.map.results[0].uses))
             st = use.owner
             fused = f"through the scalar epilogue ({', '.join(epi.ops)}) at {epi.map.loc}"
         else:
             fused = None
         if st.name != "store" or use.index != 1 or not group.is_ancestor_of(st):
-            return None, "the accumulator result is not stored by the group"
+            return None, "the accumulator result is not stored by the group", None
         dst = st.operand(0)
         if not isinstance(dst.type, ir.MemoryType) or dst.type.space != "global":
-            return None, "the sink is not a global store"
+            return None, "the sink is not a global store", None
         view = dst.defining_op
         if view is not None and view.name == "view" and view.attr("bounds") == "bounded" \
                 and not self.options.bounded_store and not self.view_in_range(view):
             return None, ("a bounded destination not proved in range needs the bounded-store "
-                          "capability")
-        return st, fused
+                          "capability"), None
+        return st, fused, epi
 
     def aligned_rows(self, load_v: ir.Value) -> float:
         """The fraction of an operand's tile rows that start 16-byte aligned: the row pitch
@@ -404,7 +405,7 @@ class _Reader:
             per = execs // recurrence
             init_v = loop.operand(3 + pos)
             lit = _literal(init_v)
-            sink, why = self.global_sink(loop.results[pos], group)
+            sink, why, epi = self.global_sink(loop.results[pos], group)
             domains = ScalarDomains(m * n * execs, m * n * per if lit is not None else 0,
                                     m * n * per if sink is not None else 0)
             if lit is not None and init_v.defining_op is not None:
@@ -418,9 +419,9 @@ class _Reader:
                 notes.append(f"{name}: no direct output ({why})")
             else:
                 direct = True
-                if why:  # the proof of a fused scalar epilogue, for the report
+                if epi is not None:  # the proof of a fused scalar epilogue, for the report
                     notes.append(f"{name}: direct output {why}")
-                    epi_tiles = _epilogue_tiles(loop.results[pos])
+                    epi_tiles = epi.tile_operands
                 overwrite = (lit == 0.0 and math.copysign(1.0, lit) > 0 and recurrence == 1
                              and length == 1)
         physical = None
@@ -535,13 +536,3 @@ def extract_groups(module: ir.Module, options: PlannerOptions | None = None,
             sites.append(reader.site(fn.name, op, len(sites)))
     return sites
 
-
-def _epilogue_tiles(acc: ir.Value) -> int:
-    """Tile operands (besides the accumulator) of the proved scalar epilogue ``acc`` passes
-    through to its store."""
-    from .proofs.scalar_epilogue import epilogue_of
-
-    epi, _ = epilogue_of(acc)
-    if epi is None:
-        return 0
-    return sum(isinstance(o.type, ir.TileType) for o in epi.map.operands[1:])

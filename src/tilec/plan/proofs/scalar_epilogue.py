@@ -50,6 +50,12 @@ class ScalarEpilogue:
     ops: tuple[str, ...]
     """The body's operations (``arith cast``, ``arith mul`` ...), for the report."""
 
+    @property
+    def tile_operands(self) -> int:
+        """The map's tile operands besides the accumulator (reindexed loads, such as a bias
+        row), each held in the accumulator's layout while the epilogue runs."""
+        return sum(isinstance(o.type, ir.TileType) for o in self.map.operands[1:])
+
 
 def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
     """The scalar epilogue that accumulator result ``v`` passes through to its store, or

@@ -236,7 +236,7 @@ class CUDABackend:
         if not units or programs is None or k_steps is None or programs > units:
             return None
         s = 1
-        while s < 16 and programs * s * 2 <= 2 * units and k_steps // (s * 2) >= 8:
+        while s < 16 and programs * s <= units and k_steps // (s * 2) >= 8:
             s *= 2
         if s < 2:
             return None

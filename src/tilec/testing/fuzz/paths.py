@@ -108,10 +108,10 @@ def path_error(path: str) -> str | None:
         if why is not None and _metal_unavailable() is not None:
             return f"the metal path checks every emitted source: {why}"
     if base not in ALL_PATHS:
-        return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may " \
-            "add '+grouped:G', '+mbarrier', '+ws', '+plain', '+epilogue', '+trip', " \
-            "'+fences', '+splitk:S', '+persistent:P', '+copybatch:B' or several: " \
-            "'+grouped:G+mbarrier')"
+        words = ", ".join(f"'+{w}'" for w in (*VARIANT_FLAGS, "grouped:G", "splitk:S",
+                                                "persistent:P", "copybatch:B"))
+        return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may add " \
+            f"{words} or several: '+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
 
