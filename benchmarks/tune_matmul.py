@@ -230,6 +230,9 @@ def main() -> int:
                    help="only the regret shapes (no bf16 4096^3 bars)")
     p.add_argument("--part", default="0/1", metavar="I/N",
                    help="only every N-th regret shape from the I-th (split a set over runs)")
+    p.add_argument("--threads-per-config", type=int, default=1, metavar="T",
+                   help="time each configuration at its T best-priced thread counts (a "
+                        "refit then sees the plans the model did not pick)")
     args = p.parse_args()
     part, parts = (int(x) for x in args.part.split("/"))
     if not 0 <= part < parts:
@@ -266,7 +269,8 @@ def main() -> int:
         a, b, c = _inputs(m, nn, k, dt, 1)
         matmul.forget_resolutions()
         pick = matmul.compile(a, b, c).selection
-        r = tc.tune(matmul, a, b, c, budget="all", threads_per_config=1, store=False,
+        r = tc.tune(matmul, a, b, c, budget="all", threads_per_config=args.threads_per_config,
+                    store=False,
                     batches=5, replay_rounds=1, batch_ms=10.0, progress=lambda s: None,
                     validate=dt not in validated)
         validated.add(dt)
