@@ -13,6 +13,7 @@ against the fastest variant of the sweep. Records go to
 behind the split-K candidates that ``tc.tune`` tries.
 
     PYTHONPATH=src python benchmarks/cuda_split_k.py [--splits 1,2,4,8,16] [--tune]
+        [--stages default] [--shapes 128x128x8192 --tiles 128x64x64@256,32x32x64]
 """
 
 from __future__ import annotations
@@ -43,8 +44,13 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--splits", default="1,2,4,8,16", help="comma-separated split counts")
     p.add_argument("--stages", default="3",
-                   help="comma-separated wgmma ring versions (wgmma_stages) to try")
+                   help="comma-separated wgmma ring versions (wgmma_stages) to try; "
+                        "'default' names none (the default plan: a producer warpgroup and "
+                        "its ring where the schedule's rule gives them)")
     p.add_argument("--shape", default=None, help="only this MxNxK shape")
+    p.add_argument("--shapes", default=None,
+                   help="MxNxK, comma-separated: these shapes instead of the built-in ones "
+                        "(with --tiles)")
     p.add_argument("--tune", action="store_true",
                    help="also time the model's pick and the choice of tc.tune")
     p.add_argument("--budget", type=int, default=4, help="tc.tune's budget")
@@ -53,9 +59,13 @@ def main() -> int:
                         "(@threads fixes the thread count, as a model pick does)")
     args = p.parse_args()
     splits = [int(s) for s in args.splits.split(",")]
-    stages = [int(s) for s in args.stages.split(",")]
+    stages = [None if s == "default" else int(s) for s in args.stages.split(",")]
+    if args.shapes and not args.tiles:
+        p.error("--shapes needs --tiles")
+    shapes = SHAPES if not args.shapes else tuple(
+        (tuple(int(x) for x in s.split("x")), ()) for s in args.shapes.split(","))
     rec = Recorder("cuda_split_k")
-    for (m, n, k), tiles in SHAPES:
+    for (m, n, k), tiles in shapes:
         if args.shape and args.shape != f"{m}x{n}x{k}":
             continue
         if args.tiles:
@@ -70,12 +80,13 @@ def main() -> int:
         for t, st, s in [(t, st, s) for t in tiles for st in stages for s in splits]:
             spec, _, threads = t.partition("@") if isinstance(t, str) else ("", "", "")
             bm, bn, bk = map(int, spec.split("x")) if spec else t
-            variant = {"wgmma_stages": st, **({"split_k": s} if s > 1 else {}),
+            variant = {**({"wgmma_stages": st} if st is not None else {}),
+                       **({"split_k": s} if s > 1 else {}),
                        **({"threads": int(threads)} if threads else {})}
             tile = f"{bm}x{bn}x{bk}" + (f"@{threads}" if threads else "")
             try:
                 kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
-                                  variant=variant)
+                                  variant=variant or None)
                 c.fill_(float("nan"))
                 kern(a, b, c)
                 torch.cuda.synchronize()
@@ -87,6 +98,8 @@ def main() -> int:
             ms = bench_ms(lambda kk=kern, x=a, y=b, z=c: kk(x, y, z)) if err <= 1e-4 else None
             rows.append({"ms": ms, "tile": tile, "split_k": s, "wgmma_stages": st,
                          "rel_error": err, "resources": str(kern.resources),
+                         "threads": kern.plan.groups[0].selected.threads
+                         if kern.plan.groups and kern.plan.groups[0].selected else None,
                          "note": f"{tile} split_k={s} stages={st} rel {err:.1e}"})
         if args.tune:
             rows += _chosen(tc, matmul, a, b, c, want, args.budget, rows)
