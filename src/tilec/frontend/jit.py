@@ -487,13 +487,10 @@ class Kernel:
         # another: the call's extents decide waves and underfill)
         variant: dict[str, Any] = {"threads": best.threads} if best.threads is not None else {}
         detail = f"{key.cost_basis} score {best.score:.6g}"
-        from tilec.runtime import load_backend
-
-        split_for = getattr(load_backend(target), "model_split_k", None)
-        split = split_for(best.programs, best.k_steps) if split_for is not None else None
-        if split is not None:  # an underfilled grid: the backend's rule splits K
-            variant["split_k"] = split[0]
-            detail += f"; split_k={split[0]} ({split[1]})"
+        if best.split_k is not None:  # a split of K priced lowest (plan/split_price.py)
+            variant["split_k"] = best.split_k
+            detail += (f"; split_k={best.split_k} (priced: {best.programs} programs, "
+                       f"{best.k_steps} K steps unsplit)")
         return Resolution(dict(best.config), "model", detail, fixed_names, tuple(scores),
                           variant=variant), path, keep
 

@@ -104,12 +104,15 @@ class ConfigScore:
     k_steps: int | None = None
     """The fewest iterations of a matrix product's accumulating loop at the call's
     extents (None: not known): how far a split of K can go."""
+    split_k: int | None = None
+    """The split of K that ``score`` prices (``plan/split_price.py``: the lowest of the
+    unsplit plan and its splits); None: unsplit."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serializable description."""
         return {"config": {k: _json_value(v) for k, v in self.config.items()},
                 "score": self.score, "reason": self.reason, "threads": self.threads,
-                "programs": self.programs, "k_steps": self.k_steps}
+                "programs": self.programs, "k_steps": self.k_steps, "split_k": self.split_k}
 
 
 @dataclass(frozen=True)
@@ -255,11 +258,14 @@ def plan_configuration(module_of: Any, target: str, config: Mapping[str, Any],
 def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any]],
                  buckets: Sequence[tuple[int, ...]]) -> list[ConfigScore]:
     """Capture and plan every configuration for ``target``; score each by the sum of its
-    groups' selected kernel scores (the planner's cost basis, shapes bound to ``buckets``).
+    groups' selected kernel scores (the planner's cost basis, shapes bound to ``buckets``),
+    or by a split of its K loop where one prices lower (``plan.split_price.best_split``).
 
     ``module_of(config)`` captures one configuration (a ``UserError`` is that
     configuration's rejection). A configuration with a matrix group that has no selected
     plan scores None (the checked scalar reference is not priced against the atoms)."""
+    from tilec.plan.split_price import best_split
+
     out = []
     for cfg in configs:
         plan, stage, reason = plan_configuration(module_of, target, cfg, buckets)
@@ -276,11 +282,14 @@ def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any
             programs = [g.workload.programs for g in plan.groups]
             steps = [w.recurrence for g in plan.groups for w in g.workload.ops
                      if w.executions_known and w.recurrence]
+            split = best_split(plan)
             out.append(ConfigScore(dict(cfg),
-                                   float(sum(g.selected.kernel_score for g in plan.groups)),
+                                   float(sum(g.selected.kernel_score for g in plan.groups))
+                                   if split is None else split[1],
                                    threads=threads.pop() if len(threads) == 1 else None,
                                    programs=None if None in programs else sum(programs),
-                                   k_steps=min(steps) if steps else None))
+                                   k_steps=min(steps) if steps else None,
+                                   split_k=None if split is None else split[0]))
     return out
 
 

@@ -297,7 +297,8 @@ def resolution_to_json(res: Any) -> dict[str, Any]:
 
     return {"values": config(res.values), "source": res.source, "detail": res.detail,
             "fixed": list(res.fixed), "variant": config(res.variant),
-            "scores": [[config(s.config), s.score, s.reason, s.threads, s.programs, s.k_steps]
+            "scores": [[config(s.config), s.score, s.reason, s.threads, s.programs, s.k_steps,
+                        s.split_k]
                        for s in res.scores]}
 
 

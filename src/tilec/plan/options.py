@@ -15,7 +15,8 @@ from typing import Any
 __all__ = ["PlannerOptions", "COST_BASES"]
 
 COST_BASES = ("metal_simdgroup_reference_v1", "metal_mpp_memory_v3", "cuda_mma_v1",
-              "cuda_mma_v2", "cuda_mma_v3", "cuda_mma_v4", "cuda_mma_v5")
+              "cuda_mma_v2", "cuda_mma_v3", "cuda_mma_v4", "cuda_mma_v5",
+              "cuda_mma_v6")
 """Names a ``cost_basis`` override may take."""
 
 

@@ -26,6 +26,7 @@ from .cost import CostBasis, GroupTerms, Priced, select_basis
 from .extract import extract_groups
 from .matrix import Enumeration, Realization, Rejection, enumerate_group
 from .options import PlannerOptions
+from .proofs.split_k import split_loop
 from .solver import Option, Problem, ProblemResult, SearchCounters, solve
 from .work import GroupWorkload
 
@@ -131,6 +132,12 @@ class GroupPlan:
     """Feature names the basis asks the text report to show per candidate."""
     options: PlannerOptions = field(default_factory=PlannerOptions)
     """The options used."""
+    split_legal: bool = False
+    """Whether the group's K loop may run split over programs (``plan/proofs/split_k.py``);
+    ``plan_module`` checks it, so a split can be priced (``plan/split_price.py``)."""
+    split_note: str = ""
+    """The split proof's note: the loop it found, or why there is none (empty: not
+    checked)."""
 
     def to_json(self) -> dict[str, Any]:
         """Everything, JSON-serializable."""
@@ -148,6 +155,7 @@ class GroupPlan:
             "rejected": [r.to_json() for r in self.rejected],
             "thread_counts": [o.to_json() for o in self.outcomes],
             "counters": dict(self.counters),
+            "split_k": {"legal": self.split_legal, "note": self.split_note},
             "diagnostics": list(self.diagnostics),
             "notes": list(self.workload.notes),
             "assumptions": [_ADDITIVITY] if self.cost_basis else [],
@@ -373,7 +381,7 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
     for t in en.search.counts:
         per_op = []
         for oe in en.by_threads[t]:
-            ps = [basis.price(c, oe.op) for c in oe.candidates]
+            ps = [basis.price(c, oe.op, work.programs) for c in oe.candidates]
             plan.candidates.extend(ps)
             per_op.append(ps)
         priced[t] = per_op
@@ -422,5 +430,8 @@ def plan_module(module: ir.Module, target: str, options: PlannerOptions | None =
             mp.unplanned.append({"group": site.label, "location": str(site.op.loc),
                                  "reason": site.reason or "not admitted"})
             continue
-        mp.groups.append(plan_group(site.workload, profile, options))
+        gp = plan_group(site.workload, profile, options)
+        loop, gp.split_note = split_loop(site.op, profile, 2)
+        gp.split_legal = loop is not None
+        mp.groups.append(gp)
     return mp

@@ -193,6 +193,10 @@ class MatrixWorkload:
     pitch is not known. The others are staged element by element."""
     b_aligned_rows: float = 1.0
     """The same for B."""
+    split_k: int = 1
+    """Programs per output tile over which the K loop runs split (``plan/split_price.py``
+    prices such a workload; the default Hopper plan's producer warpgroup is not used
+    then: ``lower/schedule._roles_blocker``)."""
     epilogue_tiles: int = 0
     """Tile operands of the fused scalar epilogue of a direct output (reindexed loads such as
     a bias row, ``plan/proofs/scalar_epilogue.py``): each is held in the accumulator's
@@ -203,6 +207,8 @@ class MatrixWorkload:
             raise ValueError(f"{self.op}: shape {self.m}x{self.n}x{self.k} must be positive")
         if self.executions < 1:
             raise ValueError(f"{self.op}: executions must be positive")
+        if self.split_k < 1:
+            raise ValueError(f"{self.op}: split_k must be positive")
         if self.recurrence is not None:
             if self.recurrence < 1 or self.executions % self.recurrence:
                 raise ValueError(f"{self.op}: recurrence length {self.recurrence} must divide "
@@ -249,6 +255,7 @@ class MatrixWorkload:
             "executions": self.executions if self.executions_known else None,
             "executions_assumed": None if self.executions_known else self.executions,
             "recurrence": self.recurrence, "direct_output": self.direct_output,
+            "split_k": self.split_k,
             "overwrite": self.overwrite,
             "mean_physical_k": float(mean) if self.physical_k_proved else None,
             "physical_k": None if self.physical_k is None else self.physical_k.to_json(),

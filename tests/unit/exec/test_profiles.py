@@ -81,7 +81,7 @@ def test_runtime_target_aliases() -> None:
 def test_cuda_occupancy_limits_and_fragment_budget() -> None:
     for name in ("cuda:sm_90", "cuda:sm_80"):
         p = ex.get_profile(name)
-        assert p.default_cost_basis == "cuda_mma_v5"
+        assert p.default_cost_basis == "cuda_mma_v6"
         assert p.max_resident_subgroups_per_unit == 64 and p.max_resident_groups_per_unit == 32
         assert p.register_allocation_unit == 8
         for field in ("max_resident_subgroups_per_unit", "max_resident_groups_per_unit",

@@ -20,8 +20,8 @@ from tilec.plan.cost.mpp_memory_v3 import WEIGHTED_FEATURES
 
 def test_basis_selection_per_target_and_option() -> None:
     opts = plan.PlannerOptions()
-    assert select_basis(get_profile("cuda:sm_90"), opts).name == "cuda_mma_v5"
-    assert select_basis(get_profile("cuda:sm_80"), opts).name == "cuda_mma_v5"
+    assert select_basis(get_profile("cuda:sm_90"), opts).name == "cuda_mma_v6"
+    assert select_basis(get_profile("cuda:sm_80"), opts).name == "cuda_mma_v6"
     v2 = select_basis(get_profile("cuda:sm_90"), plan.PlannerOptions(cost_basis="cuda_mma_v2"))
     assert v2.name == "cuda_mma_v2" and not v2.coefficients.whole_waves
     v1 = select_basis(get_profile("cuda:sm_90"), plan.PlannerOptions(cost_basis="cuda_mma_v1"))

@@ -21,11 +21,12 @@ from tilec.plan.cost.cuda_mma_v4 import SM80_V4, SM90_V4, V4_VALUES
 SM90 = get_profile("cuda:sm_90")
 V4 = basis_named("cuda_mma_v4", SM90)
 V3_OPTIONS = plan.PlannerOptions(cost_basis="cuda_mma_v3")
+V4_OPTIONS = plan.PlannerOptions(cost_basis="cuda_mma_v4")
 
 
 def test_only_v4s_two_coefficients_differ_from_v3() -> None:
-    """(The default since is v5, which prices aligned operands as v4 does: the tests below
-    plan aligned workloads with the default.)"""
+    """(The tests below plan with v4 by name: the default since is v6, which prices the
+    default Hopper plan and the groups a grid puts on a unit differently.)"""
     opts = plan.PlannerOptions(cost_basis="cuda_mma_v4")
     assert select_basis(SM90, opts).name == "cuda_mma_v4"
     assert V4.coefficients is SM90_V4 and basis_named("cuda_mma_v4", get_profile(
@@ -35,7 +36,7 @@ def test_only_v4s_two_coefficients_differ_from_v3() -> None:
 
 def _priced(g: plan.GroupWorkload, options: plan.PlannerOptions | None = None
             ) -> list[plan.Priced]:
-    return list(plan.plan_group(g, SM90, options).candidates)
+    return list(plan.plan_group(g, SM90, options or V4_OPTIONS).candidates)
 
 
 def _rect(g: plan.GroupWorkload, threads: int, options: plan.PlannerOptions | None = None
@@ -117,7 +118,7 @@ def _pick(m: int, n: int, k: int, dtype: str, tmp_path, monkeypatch) -> tuple[tu
     matmul.forget_resolutions()
     sel = matmul.resolve(args, "cuda")
     matmul.forget_resolutions()
-    assert sel.source == "model" and "cuda_mma_v5" in str(sel)  # the default since v4
+    assert sel.source == "model" and "cuda_mma_v6" in str(sel)  # the default since v4
     return (sel.values["BM"], sel.values["BN"], sel.values["BK"]), sel.variant["threads"]
 
 

@@ -45,7 +45,7 @@ def test_json_is_complete_and_serializable(matmul_module) -> None:
     mp = plan.plan_module(matmul_module(), "cuda:sm_90")
     data = json.loads(json.dumps(mp.to_json()))
     (g,) = data["groups"]
-    assert g["cost_basis"] == "cuda_mma_v5"
+    assert g["cost_basis"] == "cuda_mma_v6"
     assert g["selected"]["threads"] > 0
     op = g["selected"]["operations"][0]
     for key in ("distribution", "footprint", "work", "features", "score", "atom"):

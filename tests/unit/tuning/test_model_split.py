@@ -1,28 +1,97 @@
-"""The model's pick splits K where its grid underfills the device (``CUDABackend.
-model_split_k``): the cost basis prices no split, so the backend's rule adds ``split_k`` to
-the pick's variant from the priced plan's programs and K steps at the call's extents."""
+"""The model prices a split of K (``plan/split_price.py``): a group's selected plan
+re-priced as ``S`` programs per output tile with a ``1/S`` share of the K loop, plus the
+partials' traffic (``cuda_mma_v6``'s ``split_partial_byte``), so the model's pick chooses
+tiles and split together; a split that does not price lower, a group the split proof
+refuses and a basis that prices no split leave the pick unsplit."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import ml_dtypes
 import numpy as np
+import pytest
 
+import tilec as tc
+import tilec.plan as plan
+from tilec.exec import get_profile
+from tilec.frontend.tunables import ConfigScore, Resolution
+from tilec.frontend.warm import resolution_from_json, resolution_to_json
 from tilec.lib import matmul
-from tilec.runtime import load_backend
+from tilec.plan.cost import basis_named
+from tilec.plan.split_price import (
+    MIN_STEPS_PER_SPLIT,
+    SPLITS,
+    best_split,
+    split_score,
+    split_workload,
+)
 
 BF16 = ml_dtypes.bfloat16
+SM90 = get_profile("cuda:sm_90")
 
 
-def test_the_rule() -> None:
-    b = load_backend("cuda:sm_90")  # 132 compute units
-    assert b.model_split_k(16, 128)[0] == 16     # 256 programs (two waves), 8 steps each
-    assert b.model_split_k(4, 1024)[0] == 16     # at most 16 splits
-    assert b.model_split_k(16, 24)[0] == 2       # 4 splits would leave 6 steps each
-    assert b.model_split_k(128, 64)[0] == 2      # one wave: one doubling
-    assert b.model_split_k(133, 4096) is None    # more than one wave: no split
-    assert b.model_split_k(16, 15) is None       # too few K steps to split
-    assert b.model_split_k(None, 128) is None and b.model_split_k(16, None) is None
-    assert not hasattr(load_backend("cpu"), "model_split_k")
+def _group(m: int, n: int, steps: int, programs: int | None) -> plan.GroupWorkload:
+    w = plan.MatrixWorkload("mma#0", m, n, 64, dtype="bf16", executions=steps,
+                            recurrence=steps, direct_output=True)
+    return plan.GroupWorkload("g", (w,), programs=programs)
+
+
+def test_the_split_workload() -> None:
+    g = _group(64, 64, 130, 16)
+    s = split_workload(g, 4)
+    (w,) = s.ops
+    assert s.programs == 64 and w.recurrence == 33 and w.executions == 33 and w.split_k == 4
+    assert split_workload(_group(64, 64, 130, None), 4) is None      # programs unknown
+    unknown = dataclasses.replace(g, ops=(dataclasses.replace(g.ops[0], recurrence=None,
+                                                              direct_output=False),))
+    assert split_workload(unknown, 4) is None                          # no proved recurrence
+
+
+def _plan(m: int, n: int, steps: int, programs: int, basis: str | None = None,
+          threads: int | None = None) -> plan.GroupPlan:
+    gp = plan.plan_group(_group(m, n, steps, programs), SM90,
+                         plan.PlannerOptions(cost_basis=basis, threads=threads))
+    gp.split_legal = True  # a workload alone has no program to prove it on
+    return gp
+
+
+def test_a_split_prices_below_an_underfilled_grid_and_above_a_full_one() -> None:
+    # 128x128x8192 at 32x32x64 tiles: 16 programs of 128 K steps
+    skinny = _plan(32, 32, 128, 16)
+    assert split_score(skinny, 16) < skinny.selected.kernel_score
+    # the partials' traffic grows with the split: 16 programs and 16 splits pay it
+    basis = basis_named("cuda_mma_v6", SM90)
+    (choice,) = skinny.selected.choices
+    work = split_workload(skinny.workload, 16).ops[0]
+    priced = basis.price(choice.candidate, work, 256)
+    assert basis.split_combine(priced, work, 16) == pytest.approx(
+        17 * 32 * 32 * 4 * basis.coefficients.split_partial_byte
+        / priced.feature("sharing_groups"))
+    # 4096^3 at 128x256x64 tiles: 512 programs, four waves: no split pays
+    full = _plan(128, 256, 64, 512, threads=256)
+    assert all(split_score(full, s) > full.selected.kernel_score for s in SPLITS)
+
+
+def test_a_split_keeps_the_default_plans_price_apart() -> None:
+    """A split K loop keeps the ordinary ring (the split protocol meets every thread after
+    the loop), so the split workload is not priced with the producer warpgroup's terms."""
+    from tilec.plan.cost.cuda_mma_v2 import ring_plan
+
+    (w,) = _group(128, 128, 64, 32).ops
+    assert ring_plan(SM90, 256, w)
+    assert not ring_plan(SM90, 256, dataclasses.replace(w, split_k=2))
+
+
+def test_what_prices_no_split() -> None:
+    skinny = _plan(32, 32, 128, 16)
+    assert split_score(dataclasses.replace(skinny, split_legal=False), 4) is None
+    assert split_score(_plan(32, 32, 128, 16, basis="cuda_mma_v5"), 4) is None
+    # at most MIN_STEPS_PER_SPLIT steps per split: 24 steps allow 2 and 4 splits, not 8
+    short = _plan(32, 32, 24, 16)
+    got = best_split(plan.ModulePlan(short.target, [short]))
+    assert got is not None and got[0] * MIN_STEPS_PER_SPLIT <= 24
+    assert best_split(plan.ModulePlan(short.target, [short, short])) is None
 
 
 def test_a_k_heavy_call_is_split_and_a_large_one_is_not() -> None:
@@ -31,9 +100,45 @@ def test_a_k_heavy_call_is_split_and_a_large_one_is_not() -> None:
                             target="cuda")
     sel = skinny.selection
     assert sel.source == "model" and sel.variant.get("split_k", 1) >= 2
-    assert "split_k=" in sel.detail and "compute units" in sel.detail
+    assert "split_k=" in sel.detail and "priced" in sel.detail
+    best = next(s for s in sel.scores if dict(s.config) == dict(sel.values))
+    assert best.split_k == sel.variant["split_k"]
     assert skinny.variant["split_k"] == sel.variant["split_k"]  # the kernel compiled so
     assert "split" in skinny.executable().source
     big = np.zeros((2048, 2048), BF16)
     wide = matmul.compile(big, big, np.zeros((2048, 2048), np.float32), target="cuda")
     assert "split_k" not in wide.selection.variant
+
+
+def test_the_split_proof_decides_whether_a_split_is_priced() -> None:
+    """A store before the K loop would run once per split: the plan says so and no split
+    is priced."""
+
+    @tc.kernel
+    def marked(A, B, C, F):
+        M, K = A.shape
+        N = B.shape[1]
+        for pm, pn in tc.parallel(tc.cdiv(M, 32), tc.cdiv(N, 32)):
+            F.tile((pm, pn), (1, 1)).store(tc.zeros((1, 1), tc.float32))
+            acc = tc.zeros((32, 32), tc.float32)
+            for k in tc.serial(tc.cdiv(K, 64)):
+                a = A.tile((pm * 32, k * 64), (32, 64), fill=0.0)
+                b = B.tile((k * 64, pn * 32), (64, 32), fill=0.0)
+                acc = tc.mma(a, b, acc)
+            C.tile((pm * 32, pn * 32), (32, 32)).store(acc)
+
+    args = (np.zeros((128, 8192), BF16), np.zeros((8192, 128), BF16),
+            np.zeros((128, 128), np.float32), np.zeros((4, 4), np.float32))
+    k = marked.compile(*args, target="cuda", static_shapes=True)
+    (g,) = k.plan.groups
+    assert not g.split_legal and "once per split" in g.split_note
+    assert best_split(k.plan) is None
+    assert matmul.compile(*args[:3], target="cuda", static_shapes=True).plan.groups[0] \
+        .split_legal
+
+
+def test_the_priced_split_survives_a_warm_start() -> None:
+    res = Resolution({"BM": 32}, "model", "d", (),
+                     (ConfigScore({"BM": 32}, 1.0, "", 256, 16, 128, 16),), {"split_k": 16})
+    back = resolution_from_json(resolution_to_json(res))
+    assert back.scores[0].split_k == 16 and back.scores[0].programs == 16

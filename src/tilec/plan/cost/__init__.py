@@ -9,15 +9,19 @@
 | ``cuda_mma_v3``                  | cuda        | mma_sync, lane_ffma  |
 | ``cuda_mma_v4``                  | cuda        | mma_sync, lane_ffma  |
 | ``cuda_mma_v5``                  | cuda        | mma_sync, lane_ffma  |
+| ``cuda_mma_v6``                  | cuda        | mma_sync, lane_ffma  |
 
-Every coefficient record carries its provenance. ``cuda_mma_v5`` (the CUDA
-default), ``v4``, ``v3`` and ``v2`` tag each coefficient as a ``Fact``; the others are priors
-throughout. ``v3`` is ``v2``'s formulas with four more coefficients set (waves, underfill,
-warpgroup registers and operands: ``cuda_mma_v3.py``), ``v4`` is ``v3`` with two more (a
-lane-FFMA latency target and an exposed wait per K step: ``cuda_mma_v4.py``), ``v5``
-is ``v4`` with two more (operand rows that are not 16-byte aligned) and v3's underfill
-target and tail price refitted (``cuda_mma_v5.py``).
-``cuda_mma_v1`` to ``v4`` stay selectable by name for comparisons and reports.
+Every coefficient record carries its provenance. ``cuda_mma_v6`` (the CUDA
+default), ``v5``, ``v4``, ``v3`` and ``v2`` tag each coefficient as a ``Fact``; the
+others are priors throughout. ``v3`` is ``v2``'s formulas with four more coefficients set
+(waves, underfill, warpgroup registers and operands: ``cuda_mma_v3.py``), ``v4`` is
+``v3`` with two more (a lane-FFMA latency target and an exposed wait per K step:
+``cuda_mma_v4.py``), ``v5`` is ``v4`` with two more (operand rows that are not 16-byte
+aligned) and v3's underfill target and tail price refitted (``cuda_mma_v5.py``), ``v6``
+is ``v5`` with prices for the default Hopper plan, the groups a grid puts on a unit and a
+split of K (``cuda_mma_v6.py``).
+
+``cuda_mma_v1`` to ``v5`` stay selectable by name for comparisons and reports.
 """
 
 from __future__ import annotations
@@ -43,13 +47,14 @@ _LAZY = MappingProxyType({
     **dict.fromkeys(("SM80_V3", "SM90_V3"), "cuda_mma_v3"),
     **dict.fromkeys(("SM80_V4", "SM90_V4"), "cuda_mma_v4"),
     **dict.fromkeys(("SM80_V5", "SM90_V5"), "cuda_mma_v5"),
+    **dict.fromkeys(("SM80_V6", "SM90_V6"), "cuda_mma_v6"),
     **dict.fromkeys(("MppCoefficients", "MppMemoryV3Basis"), "mpp_memory_v3"),
     **dict.fromkeys(("ReferenceCoefficients", "SimdgroupReferenceBasis"),
                     "simdgroup_reference"),
 })
 """Names of this package that live in a basis module, imported on first use: a process
 that plans for a target without a matrix basis (``cpu``), or plans nothing (a warm start),
-never loads the bases' coefficient tables. A name assigned here (``cost.SM90_V5 = ...``,
+never loads the bases' coefficient tables. A name assigned here (``cost.SM90_V6 = ...``,
 as ``benchmarks/model_regret.py`` does) is what ``basis_named`` reads from then on."""
 
 
@@ -77,6 +82,7 @@ BASIS_TARGET_FAMILY = MappingProxyType({
     "cuda_mma_v3": "cuda",
     "cuda_mma_v4": "cuda",
     "cuda_mma_v5": "cuda",
+    "cuda_mma_v6": "cuda",
 })
 """The target family each basis is written for."""
 
@@ -96,7 +102,7 @@ def basis_named(name: str, profile: TargetProfile) -> CostBasis:
     sm80 = profile.arch == "sm_80"  # the sm_90 numbers serve every other architecture
     if name == "cuda_mma_v2":
         return _get("CudaMmaV2Basis")(profile, _get("SM80_V2" if sm80 else "SM90_V2"))
-    if name in ("cuda_mma_v3", "cuda_mma_v4", "cuda_mma_v5"):
+    if name in ("cuda_mma_v3", "cuda_mma_v4", "cuda_mma_v5", "cuda_mma_v6"):
         v = name[-1]
         return _get("CudaMmaV2Basis")(profile, _get(f"SM80_V{v}" if sm80 else f"SM90_V{v}"),
                                       name=name)

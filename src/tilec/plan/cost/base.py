@@ -74,8 +74,10 @@ class CostBasis(Protocol):
     profile: TargetProfile
     """The profile whose priors it uses."""
 
-    def price(self, candidate: MatrixCandidate, work: MatrixWorkload) -> Priced:
-        """Features and additive score of one candidate."""
+    def price(self, candidate: MatrixCandidate, work: MatrixWorkload,
+              programs: int | None = None) -> Priced:
+        """Features and additive score of one candidate; ``programs`` is the group's
+        program count when known (a basis may price how many groups share a unit)."""
         ...
 
     def group_terms(self, threads: int, group: GroupWorkload) -> GroupTerms:

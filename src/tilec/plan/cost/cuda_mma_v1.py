@@ -104,8 +104,9 @@ class CudaMmaV1Basis:
     families: tuple[str, ...] = ("mma_sync", "lane_ffma")
     """Atom families it prices."""
 
-    def price(self, candidate: MatrixCandidate, work: MatrixWorkload) -> Priced:
-        """Features and additive score of one candidate."""
+    def price(self, candidate: MatrixCandidate, work: MatrixWorkload,
+              programs: int | None = None) -> Priced:
+        """Features and additive score of one candidate (``programs`` is not used)."""
         k = self.coefficients
         wc = work_counts(candidate, work)
         if candidate.realization == Realization.SCALAR:

@@ -171,6 +171,30 @@ class CudaV2Coefficients:
     """Issue slots per K step that a group with such chunks waits for its element loads
     (synchronous, unlike ``cp.async``), shared among resident groups as the exposed waits
     are; 0 before v5."""
+    producer_subgroups: int
+    """Warps of the producer warpgroup that the default Hopper plan adds to a group of two
+    consumer warpgroups (``ring_plan``), counted among the group's warps by the underfill
+    term; 0 before v6 (the producer was not the default)."""
+    ring_tail_scale: float
+    """Factor on the exposed tail of a ``ring_plan`` candidate (its producer fills the ring
+    for the next tile while the consumers drain); 1 before v6."""
+    ring_step_scale: float
+    """Factor on the exposed waits per K step of a ``ring_plan`` candidate (a deeper ring,
+    filled by one producer's tensor copies); 1 before v6."""
+    wgmma_fill_target_subgroups: int
+    """The underfill term's target for a group whose every operation can be issued as
+    warpgroup instructions at its thread count (``wgmma_tile``: asynchronous instructions
+    and copies need fewer resident warps to stay busy); 0 = ``fill_target_subgroups``, as
+    before v6."""
+    programs_share_units: bool
+    """The groups that share a unit's exposed tail and waits are at most the programs per
+    unit, ``ceil(P / units)``, when the program count is known (v6); before, always as
+    many as fit (128 programs of 32x32 tiles priced as five per SM on 132 SMs)."""
+    split_partial_byte: float
+    """Issue slots per accumulator byte of a split of K (``split_combine``): every program
+    stores its partial accumulator and the last of a tile reads all of them back, divided
+    by the groups resident per unit as the tail is; 0 before v6, where the basis prices no
+    split."""
     facts: tuple[Fact, ...]
     """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
     provenance: str
@@ -230,6 +254,8 @@ _V2_ONLY = "v2 as measured (cuda_mma_v3 sets it: see plan/cost/cuda_mma_v3.py)"
 _BEFORE_V4 = "v2 and v3 as measured (cuda_mma_v4 sets it: see plan/cost/cuda_mma_v4.py)"
 
 _BEFORE_V5 = "v2 to v4 as measured (cuda_mma_v5 sets it: see plan/cost/cuda_mma_v5.py)"
+
+_BEFORE_V6 = "v2 to v5 as measured (cuda_mma_v6 sets it: see plan/cost/cuda_mma_v6.py)"
 
 _ATOMS = (
     AtomPrices("mma.m16n8k16.bf16", 7.0, 1.9, 0.95),
@@ -295,6 +321,12 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         Fact("exposed_step", 0.0, "prior", _BEFORE_V4),
         Fact("misaligned_chunk", 0.0, "prior", _BEFORE_V5),
         Fact("misaligned_step", 0.0, "prior", _BEFORE_V5),
+        Fact("producer_subgroups", 0, "prior", _BEFORE_V6),
+        Fact("ring_tail_scale", 1.0, "prior", _BEFORE_V6),
+        Fact("ring_step_scale", 1.0, "prior", _BEFORE_V6),
+        Fact("wgmma_fill_target_subgroups", 0, "prior", _BEFORE_V6),
+        Fact("programs_share_units", False, "prior", _BEFORE_V6),
+        Fact("split_partial_byte", 0.0, "prior", _BEFORE_V6),
     )
     return CudaV2Coefficients(
         atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
@@ -303,7 +335,10 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         min_group_subgroups=4, staging_versions=2, wgmma_issue=3.4, wgmma_registers=False,
         wgmma_staging_versions=3, whole_waves=False, exposed_tail_byte=0.0,
         fill_target_subgroups=0, ffma_target_resident_subgroups=0, exposed_step=0.0,
-        misaligned_chunk=0.0, misaligned_step=0.0, facts=facts,
+        misaligned_chunk=0.0, misaligned_step=0.0, producer_subgroups=0,
+        ring_tail_scale=1.0, ring_step_scale=1.0,
+        wgmma_fill_target_subgroups=0, programs_share_units=False,
+        split_partial_byte=0.0, facts=facts,
         provenance=units_note)
 
 
@@ -322,6 +357,33 @@ def register_estimate(fragment_scalars: int, staged_bytes: int, threads: int,
     return fragment_scalars + k.base_registers + k.registers_per_chunk * chunks
 
 
+RING_PLAN_THREADS = 256
+"""Threads (two consumer warpgroups) of a group that the default Hopper plan gives a
+producer warpgroup and a four-version ring (``lower/schedule._auto_roles_blocker``)."""
+
+
+def ring_plan(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:
+    """Whether a warpgroup (``wgmma``) realization of ``work`` at ``threads`` gets the
+    default Hopper plan: two consumer warpgroups, 16-bit operands whose rows all start
+    16-byte aligned (otherwise the tensor copies fall back and the schedule keeps the
+    ordinary ring), an unsplit K loop (a split's protocol meets every thread after the
+    loop, so a split group keeps the ordinary ring), on a profile with warpgroup
+    instructions."""
+    return (threads == RING_PLAN_THREADS and bool(profile.warpgroup_mma)
+            and work.dtype in ("bf16", "f16") and work.split_k == 1
+            and work.a_aligned_rows == 1.0 and work.b_aligned_rows == 1.0)
+
+
+def wgmma_tile(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:
+    """Whether ``work``'s tile can be issued as warpgroup instructions at ``threads``
+    (``plan.matrix.wgmma_rule`` for the planner's rectangle: 16 rows per warp in whole
+    warpgroups, so ``m = threads / 2``; ``n`` a multiple of 64 up to 256, ``k`` of 64;
+    16-bit operands on a profile with warpgroup instructions)."""
+    return (bool(profile.warpgroup_mma) and work.dtype in ("bf16", "f16")
+            and threads % 128 == 0 and work.m * 2 == threads
+            and work.n % 64 == 0 and work.n <= 256 and work.k % 64 == 0)
+
+
 @dataclass(frozen=True)
 class CudaMmaV2Basis:
     """Issue slots per group with register and occupancy factors (see the module docstring)."""
@@ -338,8 +400,10 @@ class CudaMmaV2Basis:
                                 "resident_subgroups", "spill", "latency")
     """Features the text report shows per candidate."""
 
-    def price(self, candidate: MatrixCandidate, work: MatrixWorkload) -> Priced:
-        """Features and additive score of one candidate."""
+    def price(self, candidate: MatrixCandidate, work: MatrixWorkload,
+              programs: int | None = None) -> Priced:
+        """Features and additive score of one candidate; ``programs``, the group's program
+        count when known, bounds the groups that share a unit (``programs_share_units``)."""
         k = self.coefficients
         wc = work_counts(candidate, work)
         e = work.executions
@@ -372,6 +436,7 @@ class CudaMmaV2Basis:
                       + math.ceil(st["B"] / STAGING_CHUNK_BYTES) * (1.0 - work.b_aligned_rows)
                       ) * e
         staging += misaligned * k.misaligned_chunk
+        ring = wg and ring_plan(self.profile, t, work)
         elements = candidate.remaining_elements * k.element
         issue = math_issue + frag + acc + steps + staging + elements
         wg_regs = wg and k.wgmma_registers
@@ -389,11 +454,17 @@ class CudaMmaV2Basis:
         # a per-group cost weighs against E executions only when E is known: a shape-generic
         # plan prices one, and the tail would outweigh the issue it is compared with
         alone = max(1, resident // g)  # groups resident per unit
+        units = self.profile.compute_units
+        if k.programs_share_units and programs is not None and units:
+            alone = min(alone, -(-programs // units))  # no more than the grid puts there
         known = work.executions_known
         tail = work.m * work.n * DTYPE_BYTES[work.acc_dtype] * k.exposed_tail_byte / alone \
             if known else 0.0
         step = k.exposed_step + (k.misaligned_step if misaligned else 0.0)
         waits = e * step / alone if known else 0.0
+        if ring:
+            tail *= k.ring_tail_scale
+            waits *= k.ring_step_scale
         score = issue * spill * latency + tail + waits
         matrix = float(wc.physical_matrix_issues)
         feats = (("matrix_issues", matrix), ("issue_cost", issue_cost), ("math", math_issue),
@@ -414,7 +485,8 @@ class CudaMmaV2Basis:
                  ("fragment_registers_per_lane", float(candidate.fragment_scalars)),
                  ("registers", regs), ("register_cap", float(cap or 0)),
                  ("spill", spill), ("group_shared_bytes", float(shared)),
-                 ("resident_subgroups", float(resident)), ("latency", latency),
+                 ("resident_subgroups", float(resident)),
+                 ("sharing_groups", float(alone)), ("latency", latency),
                  ("exposed_tail", tail), ("exposed_steps", waits),
                  ("score", score))
         return Priced(candidate, wc, feats, score)
@@ -444,11 +516,17 @@ class CudaMmaV2Basis:
         g = max(1, -(-threads // p.subgroup_width))
         small = max(1.0, k.min_group_subgroups / g)
         units = p.compute_units or 1
+        # the default plan's producer warpgroup is resident beside the consumers
+        ring = bool(group.ops) and all(ring_plan(p, threads, w) for w in group.ops)
+        producer = k.producer_subgroups if ring else 0
         if group.programs is not None:
             per_unit = float(math.ceil(group.programs / units)) if k.whole_waves \
                 else max(1.0, group.programs / units)
             target = k.fill_target_subgroups or k.target_resident_subgroups
-            fill = max(1.0, target / (g * per_unit))
+            if k.wgmma_fill_target_subgroups and group.ops \
+                    and all(wgmma_tile(p, threads, w) for w in group.ops):
+                target = k.wgmma_fill_target_subgroups
+            fill = max(1.0, target / ((g + producer) * per_unit))
             waves = per_unit
         else:
             fill, waves = 1.0, 1.0
@@ -456,8 +534,22 @@ class CudaMmaV2Basis:
         feats = (("common_independent_elements", float(group.common_elements)),
                  ("subgroups", float(g)), ("small_group", small),
                  ("programs", float(group.programs) if group.programs is not None else -1.0),
+                 ("producer_subgroups", float(producer)),
                  ("compute_units", float(units)), ("underfill", fill), ("waves", waves))
         return GroupTerms(offset, max(small, fill) * waves, feats)
+
+    def split_combine(self, priced: Priced, work: MatrixWorkload, splits: int
+                      ) -> float | None:
+        """Issue slots that splitting ``work``'s K loop over ``splits`` programs adds to
+        its priced candidate (``priced``, priced on the split workload, whose executions
+        are a split's): a partial accumulator stored by every program and ``splits`` of
+        them read by the last, at ``split_partial_byte`` per byte, divided by the groups
+        that share a unit (``sharing_groups``); None when this record prices no split."""
+        k = self.coefficients
+        if not k.split_partial_byte:
+            return None
+        return ((splits + 1) * work.m * work.n * DTYPE_BYTES[work.acc_dtype]
+                * k.split_partial_byte / priced.feature("sharing_groups"))
 
     def coefficients_json(self) -> dict[str, Any]:
         """Coefficient values, each fact's kind and source, and the provenance summary."""

@@ -109,8 +109,9 @@ class MppMemoryV3Basis:
     families: tuple[str, ...] = ("mpp",)
     """Atom families it prices."""
 
-    def price(self, candidate: MatrixCandidate, work: MatrixWorkload) -> Priced:
-        """Features and additive score of one candidate."""
+    def price(self, candidate: MatrixCandidate, work: MatrixWorkload,
+              programs: int | None = None) -> Priced:
+        """Features and additive score of one candidate (``programs`` is not used)."""
         k = self.coefficients
         wc = work_counts(candidate, work)
         if candidate.realization == Realization.SCALAR:

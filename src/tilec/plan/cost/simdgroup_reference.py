@@ -82,8 +82,9 @@ class SimdgroupReferenceBasis:
     families: tuple[str, ...] = ("simdgroup",)
     """Atom families it prices."""
 
-    def price(self, candidate: MatrixCandidate, work: MatrixWorkload) -> Priced:
-        """Features and additive score of one candidate."""
+    def price(self, candidate: MatrixCandidate, work: MatrixWorkload,
+              programs: int | None = None) -> Priced:
+        """Features and additive score of one candidate (``programs`` is not used)."""
         k = self.coefficients
         wc = work_counts(candidate, work)
         elements = candidate.remaining_elements * k.independent_element

@@ -219,29 +219,6 @@ class CUDABackend:
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 
-    def model_split_k(self, programs: int | None, k_steps: int | None
-                      ) -> tuple[int, str] | None:
-        """The K split the model's pick adds for a call (``split_k``) and why, or None.
-        The cost basis prices no split; this rule does, from the priced plan's program count
-        at the call's extents and its accumulating loop's iterations: where the programs
-        fill at most one wave (one per compute unit), the largest power of two ``S <= 16``
-        with ``programs * S`` within two waves and at least 8 iterations per split. The H100
-        sweep of the model's own pick (32x32x64 tiles at 384 threads; benchmarks/
-        cuda_split_k.py at 5747c4f) ran 128x128x8192 (16 programs) in 0.094 ms unsplit, 0.021
-        with 8 splits, 0.015 with 16 and 0.017 with 32, and 16x4096x4096 (128 programs) in
-        0.067 ms unsplit, 0.045 with 2 splits and 0.042 with 8."""
-        from tilec.exec import get_profile
-
-        units = get_profile(self.profile).compute_units
-        if not units or programs is None or k_steps is None or programs > units:
-            return None
-        s = 1
-        while s < 16 and programs * s <= units and k_steps // (s * 2) >= 8:
-            s *= 2
-        if s < 2:
-            return None
-        return s, f"{programs} programs for {units} compute units, {k_steps} K steps"
-
     def planner_overrides(self) -> dict[str, Any]:
         """Planner options this device changes (the driver applies them): warpgroup
         instructions (``wgmma``) only where the cubin is built for sm_90 (``sm_90a``); other
