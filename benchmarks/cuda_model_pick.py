@@ -113,7 +113,8 @@ def main() -> int:
                         note=f"{label} rel {errs[arm]:.1e}")
             print(f"  {m}x{n}x{k} {dt}: v6 {med['v6']:.4f} ({picks['v6']}) v5 "
                   f"{med['v5']:.4f} ({picks['v5']}) torch {med['torch']:.4f}", flush=True)
-    rec.write()
+        rec.write()  # per set: a time limit keeps the sets done
+        rec.records = []
     return 0
 
 
