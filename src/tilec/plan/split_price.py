@@ -7,15 +7,18 @@ split workload is the group's with
 
     programs   P * S
     each mma whose K loop is split (a proved recurrence of L steps):
-               recurrence ceil(L / S), executions (E / L) * ceil(L / S)
+               recurrence ceil(L / S), executions E' = (E / L) * ceil(L / S)
+    common elements  less (E - E') * (m + n) * k per mma: the operand tiles the steps a
+               program no longer runs would have loaded
 
 and the selected candidates (same threads, same realizations) are priced on it by the
 basis, which adds what the split costs (``split_combine``: the partials stored and read
 back). The kernel score is then ``GroupTerms.finalize`` at the split program count, so the
 waves, underfill and the shorter loop are the basis's own. What is not re-priced: the
-scalar element domains, which stay as unsplit (they are the work after the loop, which
-the combining program runs once per tile). A basis without ``split_combine``, or one that
-returns None, prices no split.
+operations' scalar element domains and the common work after the loop, which stay as
+unsplit (the combining program runs them once per tile; the others skip them, which this
+overstates). A basis without ``split_combine``, or one that returns None, prices no
+split.
 """
 
 from __future__ import annotations
@@ -45,13 +48,16 @@ def split_workload(work: GroupWorkload, splits: int) -> GroupWorkload | None:
     if work.programs is None or splits < 2:
         return None
     ops = []
+    operands = 0  # operand tile elements the K loops load per program, before and after
     for w in work.ops:
         if w.recurrence is None or not w.executions_known:
             return None
         steps = -(-w.recurrence // splits)
         ops.append(dataclasses.replace(w, recurrence=steps, split_k=splits,
                                        executions=(w.executions // w.recurrence) * steps))
-    return dataclasses.replace(work, programs=work.programs * splits, ops=tuple(ops))
+        operands += (w.executions - ops[-1].executions) * (w.m + w.n) * w.k
+    return dataclasses.replace(work, programs=work.programs * splits, ops=tuple(ops),
+                               common_elements=max(0, work.common_elements - operands))
 
 
 def split_score(plan: GroupPlan, splits: int, basis: Any = None) -> float | None:
