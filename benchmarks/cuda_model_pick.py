@@ -69,6 +69,8 @@ def main() -> int:
     p.add_argument("--shapes", default="fit,heldout5,skinny",
                    help="comma-separated sets: fit, heldout5, skinny")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--only", default=None,
+                   help="MxNxK, comma-separated: only these shapes of the sets")
     args = p.parse_args()
     os.environ["TILEC_CACHE_DIR"] = os.environ.get("TILEC_CACHE_DIR") or tempfile.mkdtemp()
     os.environ["TILEC_WARM_START"] = "0"  # every pick priced here, never read back
@@ -83,6 +85,8 @@ def main() -> int:
     rec = Recorder("cuda_model_pick")
     for name in args.shapes.split(","):
         for m, n, k, dt in sets[name]:
+            if args.only and f"{m}x{n}x{k}" not in args.only.split(","):
+                continue
             a, b, c = _inputs(m, n, k, dt, 1)
             want = a.float() @ b.float()
             host = ml_dtypes.bfloat16 if dt == "bf16" else np.float32

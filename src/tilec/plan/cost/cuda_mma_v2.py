@@ -357,23 +357,6 @@ def register_estimate(fragment_scalars: int, staged_bytes: int, threads: int,
     return fragment_scalars + k.base_registers + k.registers_per_chunk * chunks
 
 
-RING_PLAN_THREADS = 256
-"""Threads (two consumer warpgroups) of a group that the default Hopper plan gives a
-producer warpgroup and a four-version ring (``lower/schedule._auto_roles_blocker``)."""
-
-
-def ring_plan(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:
-    """Whether a warpgroup (``wgmma``) realization of ``work`` at ``threads`` gets the
-    default Hopper plan: two consumer warpgroups, 16-bit operands whose rows all start
-    16-byte aligned (otherwise the tensor copies fall back and the schedule keeps the
-    ordinary ring), an unsplit K loop (a split's protocol meets every thread after the
-    loop, so a split group keeps the ordinary ring), on a profile with warpgroup
-    instructions."""
-    return (threads == RING_PLAN_THREADS and bool(profile.warpgroup_mma)
-            and work.dtype in ("bf16", "f16") and work.split_k == 1
-            and work.a_aligned_rows == 1.0 and work.b_aligned_rows == 1.0)
-
-
 def wgmma_tile(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:
     """Whether ``work``'s tile can be issued as warpgroup instructions at ``threads``
     (``plan.matrix.wgmma_rule`` for the planner's rectangle: 16 rows per warp in whole
@@ -382,6 +365,23 @@ def wgmma_tile(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bo
     return (bool(profile.warpgroup_mma) and work.dtype in ("bf16", "f16")
             and threads % 128 == 0 and work.m * 2 == threads
             and work.n % 64 == 0 and work.n <= 256 and work.k % 64 == 0)
+
+
+RING_PLAN_THREADS = 256
+"""Threads (two consumer warpgroups) of a group that the default Hopper plan gives a
+producer warpgroup and a four-version ring (``lower/schedule._auto_roles_blocker``)."""
+
+
+def ring_plan(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:
+    """Whether a warpgroup (``wgmma``) realization of ``work`` at ``threads`` gets the
+    default Hopper plan: two consumer warpgroups of a tile that warpgroup instructions
+    issue (``wgmma_tile``), operand rows that all start 16-byte aligned (otherwise the
+    tensor copies fall back and the schedule keeps the ordinary ring) and an unsplit K
+    loop (a split's protocol meets every thread after the loop, so a split group keeps the
+    ordinary ring)."""
+    return (threads == RING_PLAN_THREADS and wgmma_tile(profile, threads, work)
+            and work.split_k == 1 and work.a_aligned_rows == 1.0
+            and work.b_aligned_rows == 1.0)
 
 
 @dataclass(frozen=True)
