@@ -174,7 +174,8 @@ def test_plan_group_agrees_with_exhaustive_pricing(g: plan.GroupWorkload, target
     base = g.common_shared_bytes + sum(sum(w.staging_bytes().values()) for w in g.ops)
     best = None
     for t in en.search.counts:
-        lists = [[basis.price(c, oe.op) for c in oe.candidates] for oe in en.by_threads[t]]
+        lists = [[basis.price(c, oe.op, g.programs) for c in oe.candidates]
+                 for oe in en.by_threads[t]]
         terms = basis.group_terms(t, g)
         for combo in itertools.product(*lists):
             # what a candidate releases, less its ring's bytes (MatrixCandidate.ring_bytes)

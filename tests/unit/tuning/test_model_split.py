@@ -142,3 +142,22 @@ def test_the_priced_split_survives_a_warm_start() -> None:
                      (ConfigScore({"BM": 32}, 1.0, "", 256, 16, 128, 16),), {"split_k": 16})
     back = resolution_from_json(resolution_to_json(res))
     assert back.scores[0].split_k == 16 and back.scores[0].programs == 16
+
+
+@pytest.mark.parametrize("shape,dtype", [((16, 256, 2048), BF16), ((40, 96, 1000), np.float32)])
+def test_a_priced_split_runs_right_in_the_simulator(shape, dtype, monkeypatch) -> None:
+    """The kernel a call with no tile arguments compiles when the model picks a split (bf16
+    and exact f32, a ragged K and edges), run in the SIMT simulator with the output
+    poisoned with NaN, against numpy."""
+    monkeypatch.setenv("TILEC_WARM_START", "0")
+    m, n, k = shape
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.full((m, n), np.nan, np.float32)
+    sel = tc.compile(matmul, a, b, c, target="simt:cuda:sm_90").selection
+    assert sel.source == "model" and sel.variant.get("split_k", 1) >= 2
+    tc.simulate(matmul, a, b, c)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    assert not np.isnan(c).any()
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))

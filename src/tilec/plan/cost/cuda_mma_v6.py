@@ -34,15 +34,17 @@ The values were chosen on the fit shapes (``benchmarks/model_regret.py --grid`` 
 each changed alone) and the H100 split sweep (``benchmarks/cuda_split_k.py --stages
 default --shapes 128x128x8192,16x4096x4096,64x2048x4096`` at a1cade7), from grids of the
 coefficients together. The replays count only the picks the record timed (a pick with a
-split the sweep did not time, 2 or 16, is left out and the count says so). On the fit
-shapes v6 leaves 5.2% mean and 27.5% max regret over the 9 timed picks (bf16
-777x1555x333, whose rows are not aligned: 128x128x64 against 128x128x32 at 512 threads).
-The 14 shapes of ``HELDOUT5_SHAPES``, measured in the same H100 session and not used to
-choose: v5 21.0% mean and 68.2% max over 14, v6 0.8% and 5.1% over the 12 timed. The
-split sweep: the pick's time over the sweep's fastest, 0% at 128x128x8192 (32x32x64 tiles,
-16 splits, 0.015 ms) and 64x2048x4096 (64x64x64, 4 splits), 19% at 16x4096x4096 (64x64x64
-with 2 splits where 4 ran fastest). What a user gets, v5's pick against v6's in one run,
-is ``benchmarks/cuda_model_pick.py``'s record.
+split the sweep did not time, 2 or 16, is left out): on the fit shapes v6 leaves 0.8%
+mean and 3.9% max regret over its 6 timed picks (v5: 14.2% and 51.6% over 14); on the
+14 shapes of ``HELDOUT5_SHAPES``, measured in the same H100 session and not used to
+choose, 0.5% and 5.1% over 11 (v5: 21.0% and 68.2% over 14).
+
+Measured as a user gets it (``benchmarks/cuda_model_pick.py`` on the H100 at dbcec89 and,
+for the four shapes whose pick changed after it, d82b5b5; each pick against v5's with its
+rule split, in one run): v6's picks ran 1.15x faster in geometric mean over 29 shapes,
+up to 1.90x (bf16 64x2048x4096) and 1.64x (16x4096x4096, 0.84x torch); slower at three,
+all where the model is weakest: bf16 777x1555x333 and 3000x500x2000 (rows not 16-byte
+aligned: 0.86x and 0.90x of v5's) and 512^3 (0.90x, near the launch floor).
 """
 
 from __future__ import annotations
