@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (register the builtins)
     coordinates,
     matrix,
     reductions,
+    scans,
     tiles,
     value_builtins,
     views,

@@ -107,6 +107,12 @@ _DOCS: dict[str, str] = {
     "argmin": "argmin(x, axis=None, keepdims=False): i32 position of the first minimum "
               "(a NaN counts as the minimum)",
     "reduce": "reduce(x, axis, init, combine, policy=None): a general reduction",
+    "cumsum": "cumsum(x, axis=-1, dtype=None, policy=None): inclusive running sums along an "
+              "axis",
+    "cumprod": "cumprod(x, axis=-1, dtype=None, policy=None): inclusive running products "
+               "along an axis",
+    "associative_scan": "associative_scan(fn, x, axis=-1, policy=None): the inclusive scan "
+                        "of x with the combine fn(a, b)",
     # matrix
     "mma": "mma(a, b, c, precision='exact', order=None): c + a @ b",
     "dot": "dot(a, b, precision='exact', acc_dtype=None): a @ b from a zero accumulator",

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     gen_memory,
     gen_parallel,
     gen_reduce,
+    gen_scan,
     gen_windows,
 )
 from .generator import PRODUCERS, STATEMENTS, canonical_order
