@@ -719,7 +719,11 @@ def owner_predicate(layout: DistLayout) -> tuple[int, int] | None:
     """Threads that together hold every element of a replicated layout exactly once.
 
     Returns ``(m, n)``: the owners are the threads with ``t mod m == 0`` and ``t < n``
-    (``m = 1`` or ``n = threads`` leave that part out); None when no such form works.
+    (``m = 1`` or ``n = threads`` leave that part out); None when no such form works. For
+    each power of two ``m`` (smallest first), the owners are taken in thread order until
+    every element is held: the first ``n`` that covers the tile with no element twice (24
+    elements over 32 threads of 4 registers, thread ``t`` holding ``(4t + r) mod 24``: the
+    first six threads, ``(1, 6)``).
     """
     coords, valid = layout.table()
     if layout.rank:
@@ -727,14 +731,18 @@ def owner_predicate(layout: DistLayout) -> tuple[int, int] | None:
             tuple(np.clip(c, 0, e - 1) for c, e in zip(coords, layout.shape)), layout.shape), -1)
     else:
         flat = np.where(valid, 0, -1)
-    tids = np.arange(layout.threads)
+    flat = flat.reshape(layout.threads, -1)
     for m in _pow2_upto(layout.threads):
-        for n in sorted({layout.threads, *(_pow2_upto(layout.threads))}):
-            sel = ((tids % m) == 0) & (tids < n)
-            held = flat[sel].ravel()
-            held = held[held >= 0]
-            if held.size == layout.size and np.unique(held).size == held.size:
-                return m, n
+        seen = np.zeros(layout.size, bool)
+        count = 0
+        for t in range(0, layout.threads, m):
+            held = flat[t][flat[t] >= 0]
+            if seen[held].any() or np.unique(held).size != held.size:
+                break  # an element twice: no prefix of these owners works
+            seen[held] = True
+            count += held.size
+            if count == layout.size:  # n: the first owner left out (none: every thread)
+                return m, min(t + m, layout.threads)
     return None
 
 
