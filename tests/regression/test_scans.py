@@ -36,6 +36,14 @@ def cumprod2(X, Y, AX: tc.constexpr = 0, POL: tc.constexpr = None):
 
 
 @tc.kernel
+def methods(X, Y, Z):
+    for _p in tc.parallel(1):
+        t = X.tile((0, 0), (8, 7)).load()
+        Y.tile((0, 0), (8, 7)).store(t.cumsum(1))
+        Z.tile((0, 0), (8, 7)).store(t.cumprod(axis=0, policy="strict_fold"))
+
+
+@tc.kernel
 def rows(X, Y, N: tc.constexpr = 16):
     """One program per row: a scan of a window whose tail reads the fill."""
     R = X.shape[0]
@@ -134,6 +142,15 @@ def test_dtype_scans_in_the_named_type(path: str) -> None:
     y = poisoned(8, 7, dtype=np.int32)
     run(path, cumsum2, x, y, DT=tc.int32)
     assert np.array_equal(y, np.cumsum(x.astype(np.int32), axis=1))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_method_forms(path: str) -> None:
+    x = _data((8, 7), np.float32, 8, small=True)
+    y, z = poisoned(8, 7), poisoned(8, 7)
+    run(path, methods, x, y, z)
+    assert np.array_equal(y, np.cumsum(x, axis=1))
+    assert np.array_equal(z, _serial(x, 0, np.multiply))
 
 
 @pytest.mark.parametrize("path", PATHS)

@@ -312,7 +312,8 @@ def memory(cap: Capture, site: CallSite) -> MemVal:
     return MemVal(v)
 
 
-_REDUCTION_METHODS = ("sum", "max", "min", "prod", "argmax", "argmin")
+_REDUCTION_METHODS = ("sum", "max", "min", "prod", "argmax", "argmin", "cumsum", "cumprod")
+"""Methods that are the builtin of the same name with the tile as its first argument."""
 _TILE_METHODS = {"to", "reshape", "permute", "broadcast_to", "astype", *_REDUCTION_METHODS}
 
 
