@@ -27,14 +27,15 @@ import tilec.ir as ir
 
 from .builtins import implements
 from .constants import typed_number
-from .reductions import resolve_policy
+from .reductions import normalize_axes, resolve_policy
 from .tiles import as_tile, cast_value, dtype_arg, elementwise, materialize
 from .values import LocalFunction, ScalarVal, TileVal, describe
 
 __all__ = ["SCAN_LAWS", "scan"]
 
-SCAN_LAWS = ("add", "mul", "max", "min")
-"""Combines a tree scan may regroup (the recognized merge family's scalar laws)."""
+SCAN_LAWS = tuple(m for m in ir.MERGES if m not in ir.ARG_LAWS)
+"""Combines a tree scan may regroup: the recognized merge family's scalar laws (``add``,
+``mul``, ``max``, ``min``; not the arg-reductions' index state)."""
 
 
 def _shift(cap: Any, node: ast.AST, y: TileVal, axis: int, d: int, fill: Any) -> TileVal:
@@ -48,9 +49,12 @@ def _shift(cap: Any, node: ast.AST, y: TileVal, axis: int, d: int, fill: Any) ->
 
 
 def scan(cap: Any, node: ast.AST, x: TileVal, axis: int, policy: Any, law: str | None,
-         combine: Any) -> TileVal:
+         combine: Any = None) -> TileVal:
     """The inclusive scan of ``x`` along ``axis`` (see the module docstring): ``law`` is a
-    recognized law or None; ``combine(a, b)`` builds ``f(a, b)`` from two tiles."""
+    recognized law or None; ``combine(a, b)`` builds ``f(a, b)`` from two tiles (by default
+    the law, elementwise)."""
+    if combine is None:
+        combine = lambda p, q: elementwise(cap, node, law, [p, q])  # noqa: E731
     n = x.shape[axis]
     y = x
     if n <= 1:
@@ -74,32 +78,31 @@ def scan(cap: Any, node: ast.AST, x: TileVal, axis: int, policy: Any, law: str |
     return y
 
 
-def _axis(site: Any, axis: Any, rank: int) -> int:
+def _scanned(cap: Any, site: Any, a: dict[str, Any], index: int
+             ) -> tuple[TileVal, int, ir.ReductionPolicy]:
+    """The scanned tile (argument ``index``), its axis and the policy of a scan call."""
+    x = as_tile(cap, site.node_of(index), a["x"], "a tile")
+    if not x.shape:
+        raise site.error(f"{site.name}() of a rank-0 tile: there is no axis to scan")
+    axis = a["axis"]
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise site.error(f"{site.name}() scans one axis (an int), got {axis!r}", "axis")
-    if not -rank <= axis < rank:
-        raise site.error(f"{site.name}(): axis {axis} is out of range for a rank-{rank} tile",
-                         "axis")
-    return axis % rank
+    (axis,) = normalize_axes(cap, site, (axis,), len(x.shape))
+    return x, axis, resolve_policy(site, a["policy"])
 
 
 def _law_builtin(cap: Any, site: Any, law: str) -> Any:
     """``tc.cumsum`` / ``tc.cumprod(x, axis=-1, dtype=None, policy=None)``."""
     a = site.bind(["x", "axis", "dtype", "policy"], {"axis": -1, "dtype": None,
                                                     "policy": None})
-    x = as_tile(cap, site.node_of(0), a["x"], "a tile")
-    if not x.shape:
-        raise site.error(f"{site.name}() of a rank-0 tile: there is no axis to scan")
+    x, axis, policy = _scanned(cap, site, a, 0)
     if x.dtype is ir.i1:
         raise site.error(f"{site.name}() of a bool tile is not supported; convert it first "
                          "(x.to(tc.int32))")
-    axis = _axis(site, a["axis"], len(x.shape))
     if a["dtype"] is not None:
         t = dtype_arg(cap, site.node, a["dtype"])
         x = materialize(cap, site.node, cast_value(cap, site.node, x, t))
-    policy = resolve_policy(site, a["policy"])
-    return scan(cap, site.node, x, axis, policy, law,
-                lambda p, q: elementwise(cap, site.node, law, [p, q]))
+    return scan(cap, site.node, x, axis, policy, law)
 
 
 implements("cumsum")(lambda cap, site: _law_builtin(cap, site, "add"))
@@ -130,18 +133,13 @@ def _associative_scan(cap: Any, site: Any) -> Any:
     if not isinstance(fn, LocalFunction) and not cap.is_device_function(fn):
         raise site.error("associative_scan() needs fn to be a lambda or a def written in the "
                          "kernel (or a @tc.func)", "fn")
-    x = as_tile(cap, site.node_of(1), a["x"], "a tile")
-    if not x.shape:
-        raise site.error("associative_scan() of a rank-0 tile: there is no axis to scan")
-    axis = _axis(site, a["axis"], len(x.shape))
-    policy = resolve_policy(site, a["policy"])
+    x, axis, policy = _scanned(cap, site, a, 1)
     law = _combine_law(cap, site, fn, x.dtype)
     if policy.kind == "unordered_tree" and law is None:
         raise site.error("associative_scan() regroups only a recognized combine (a + b, "
                          "a * b, max, min) under the default policy; pass "
                          "policy=\"strict_fold\" to combine in source order", "fn")
     if law is not None:
-        return scan(cap, site.node, x, axis, policy, law,
-                    lambda p, q: elementwise(cap, site.node, law, [p, q]))
+        return scan(cap, site.node, x, axis, policy, law)
     return scan(cap, site.node, x, axis, policy, None,
                 lambda p, q: cap.call_function(fn, [p, q], site.node))

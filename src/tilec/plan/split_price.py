@@ -26,6 +26,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from tilec.exec import get_profile
+
 from .cost import basis_named
 from .report import GroupPlan, ModulePlan
 from .work import GroupWorkload
@@ -60,20 +62,24 @@ def split_workload(work: GroupWorkload, splits: int) -> GroupWorkload | None:
                                common_elements=max(0, work.common_elements - operands))
 
 
+def _basis(plan: GroupPlan) -> Any:
+    """The basis ``plan`` was priced in (by name, with its target's coefficients)."""
+    return basis_named(plan.cost_basis, get_profile(plan.target)) \
+        if plan.cost_basis is not None else None
+
+
 def split_score(plan: GroupPlan, splits: int, basis: Any = None) -> float | None:
     """The kernel score of ``plan``'s selection with its K loop split ``splits`` ways, in
-    its own basis; None when it cannot be priced (nothing selected, the split proof does
-    not hold, the counts are unknown, or the basis prices no split)."""
+    its own basis (``basis``: that basis, when the caller has it); None when it cannot be
+    priced (nothing selected, the split proof does not hold, the counts are unknown, or
+    the basis prices no split)."""
     sel = plan.selected
     if sel is None or not plan.split_legal or plan.cost_basis is None:
         return None
     work = split_workload(plan.workload, splits)
     if work is None:
         return None
-    if basis is None:
-        from tilec.exec import get_profile
-
-        basis = basis_named(plan.cost_basis, get_profile(plan.target))
+    basis = basis or _basis(plan)
     combine = getattr(basis, "split_combine", None)
     if combine is None:
         return None
@@ -98,14 +104,10 @@ def best_split(plan: ModulePlan) -> tuple[int, float] | None:
     steps = min((w.recurrence for w in g.workload.ops if w.recurrence), default=0)
     best: tuple[int, float] | None = None
     unsplit = g.selected.kernel_score
-    basis = None
+    basis = _basis(g) if steps >= SPLITS[0] * MIN_STEPS_PER_SPLIT else None
     for s in SPLITS:
         if steps < s * MIN_STEPS_PER_SPLIT:
             break
-        if basis is None and g.cost_basis is not None:
-            from tilec.exec import get_profile
-
-            basis = basis_named(g.cost_basis, get_profile(g.target))
         score = split_score(g, s, basis)
         if score is not None and score < (unsplit if best is None else best[1]):
             best = (s, score)
