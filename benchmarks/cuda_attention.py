@@ -1,5 +1,7 @@
 """Attention forward on the GPU: ``tilec.lib.flash_attention`` vs torch's
-``scaled_dot_product_attention`` (non-causal), bf16/f16 in and out, f32 statistics.
+``scaled_dot_product_attention``, bf16/f16 in and out, f32 statistics; ``--causal`` runs
+``CAUSAL=True`` against ``is_causal=True`` (half the products: TFLOP/s count the unmasked
+half).
 The peer gets 4-D ``(B, H, S, D)`` views, the layout its fused kernels take (3-D
 operands send it down the unfused math path, which an earlier version of this script
 timed by mistake: its 2026-12-05 ratios are not against the fused peer).
@@ -9,7 +11,7 @@ records (with TFLOP/s: 4 * B * H * S * S * D) go to
 ``benchmarks/results/cuda_attention-<device>-<date>.json``.
 
     PYTHONPATH=src python benchmarks/cuda_attention.py [--shapes 4x32x4096x128,...]
-        [--tiles 64x64,128x64] [--dtypes bf16,f16]
+        [--tiles 64x64,128x64] [--dtypes bf16,f16] [--causal]
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def main() -> int:
                    help="BxHxSxD, comma-separated")
     p.add_argument("--tiles", default="64x64,64x32", help="BMxBN query x key rows")
     p.add_argument("--dtypes", default="bf16")
+    p.add_argument("--causal", action="store_true", help="causal attention on both sides")
     a = p.parse_args()
     rec = Recorder("cuda_attention")
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
@@ -54,16 +57,18 @@ def main() -> int:
             q4, k4, v4 = (x.view(b, h, s, d) for x in (q, k, v))
 
             def peer(q=q4, k=k4, v=v4, scale=scale):
-                return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+                return torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, scale=scale, is_causal=a.causal)
 
             want = peer().view(b * h, s, d)
             peer_ms = bench_ms(peer)
-            flops = 4 * b * h * s * s * d
+            flops = 4 * b * h * s * s * d // (2 if a.causal else 1)
             for bm, bn in _pairs(a.tiles):
                 out = torch.full_like(q, float("nan"))
                 args = [q, k, v, out, scale]
                 exe, note = tilec_kernel(flash_attention, args,
-                                         {"BM": bm, "BN": bn, "HEAD_DIM": d})
+                                         {"BM": bm, "BN": bn, "HEAD_DIM": d,
+                                          "CAUSAL": a.causal})
                 tilec_ms = None
                 if exe is not None:
                     exe(*args, sync=True)
@@ -73,7 +78,8 @@ def main() -> int:
                     else:
                         tilec_ms = bench_ms(lambda exe=exe, args=args: exe(*args))
                         note += f"; rel. error {err:.2g}"
-                rec.add(f"attention BM{bm} BN{bn}", (b, h, s, d), dn, tilec_ms, "torch sdpa",
+                kind = "causal attention" if a.causal else "attention"
+                rec.add(f"{kind} BM{bm} BN{bn}", (b, h, s, d), dn, tilec_ms, "torch sdpa",
                         peer_ms, note=note,
                         tflops_tilec=flops / tilec_ms / 1e9 if tilec_ms else None,
                         tflops_peer=flops / peer_ms / 1e9)

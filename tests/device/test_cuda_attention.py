@@ -36,3 +36,32 @@ def test_16_bit_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: 
                                                              scale=scale)
     assert not bool(torch.isnan(out).any())
     assert float((out.float() - want).abs().max()) <= 2e-2
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("bh,s,sk,d,bm,bn", [
+    (3, 200, 200, 64, 64, 64),
+    (2, 130, 257, 128, 64, 32),
+    (2, 300, 77, 64, 64, 64),
+])
+def test_causal_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: int, sk: int,
+                                       d: int, bm: int, bn: int) -> None:
+    """``CAUSAL=True`` against sdpa's ``is_causal`` (top-left aligned) on ragged lengths,
+    more keys than queries and the reverse."""
+    torch = torch_cuda
+    dt = getattr(torch, dtype)
+    gen = torch.Generator(device="cuda").manual_seed(s * sk + d + 1)
+    q = torch.randn(bh, s, d, device="cuda", dtype=dt, generator=gen)
+    k = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
+    v = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
+    out = torch.full_like(q, float("nan"))
+    scale = d ** -0.5
+    kern = tc.compile(flash_attention, q, k, v, out, scale, target="cuda", BM=bm, BN=bn,
+                      HEAD_DIM=d, CAUSAL=True)
+    kern(q, k, v, out, scale)
+    torch.cuda.synchronize()
+    mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).tril()
+    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                             attn_mask=mask, scale=scale)
+    assert not bool(torch.isnan(out).any())
+    assert float((out.float() - want).abs().max()) <= 2e-2

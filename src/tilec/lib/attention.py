@@ -3,9 +3,11 @@
 ``Q, K, V, Out`` are ``[batch * heads, seq, HEAD_DIM]``. Each program owns
 ``BM`` query rows; for every block of ``BN`` keys it updates a running row
 max ``m``, a rescaled row sum ``l`` and the output accumulator. Keys past the
-end get a score of ``-inf`` from a valid-prefix mask, so ragged sequence
-lengths are exact. The head dimension may be below ``HEAD_DIM`` (the missing
-columns load as 0 and are not stored), never above.
+end (and, with ``CAUSAL``, keys after the query) get a score of ``-inf`` from a mask of
+coordinate tiles (``tc.arange``) computed in registers, so ragged sequence lengths are
+exact; a causal program stops at the last key block its rows may attend. The head
+dimension may be below ``HEAD_DIM`` (the missing columns load as 0 and are not stored),
+never above.
 
 Scores, the running statistics and the output accumulator are f32 whatever the inputs;
 the probabilities are cast to V's type for the second product, so bf16 and f16 inputs take
@@ -19,15 +21,16 @@ import numpy as np
 import tilec as tc
 from tilec.demo import DemoCase
 
-from .masks import prefix_mask
-
 __all__ = ["flash_attention", "DEMOS"]
 
 
 @tc.kernel
 def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 64),
-                    BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32):
-    """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head (non-causal)."""
+                    BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32,
+                    CAUSAL: tc.constexpr = False):
+    """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head; with ``CAUSAL`` query ``i``
+    attends keys ``j <= i`` only (the top-left aligned mask of torch's ``is_causal``), and
+    the key blocks wholly above the diagonal are never visited."""
     BH, S, D = Q.shape
     SK = K.shape[1]
     assert D <= HEAD_DIM, "the head dimension must fit in HEAD_DIM"
@@ -41,11 +44,18 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
         m = tc.full((BM,), float("-inf"))
         den = tc.zeros((BM,))
         acc = tc.zeros((BM, HEAD_DIM))
-        for n in tc.serial(tc.cdiv(SK, BN)):
+        keys = min(SK, (pm + 1) * BM) if CAUSAL else SK  # the last key a row may attend
+        for n in tc.serial(tc.cdiv(keys, BN)):
             k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
             v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
-            s = tc.dot(q, k.T) * scale + prefix_mask(SK - n * BN, BN, 0.0,
-                                                     float("-inf"))[None, :]
+            cols = tc.arange(n * BN, n * BN + BN)[None, :]
+            rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
+            s = tc.dot(q, k.T) * scale
+            # one expression, so that the masks are computed in the scores' own layout
+            if CAUSAL:
+                s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
+            else:
+                s = tc.where(cols < SK, s, float("-inf"))
             m_new = tc.maximum(m, tc.max(s, axis=1))
             p = tc.exp(s - m_new[:, None])
             alpha = tc.exp(m - m_new)
@@ -55,9 +65,11 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
         Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
 
 
-def reference_attention(q, k, v, scale):
-    """Numpy attention in float64."""
+def reference_attention(q, k, v, scale, causal: bool = False):
+    """Numpy attention in float64 (``causal``: key ``j`` only for queries ``i >= j``)."""
     s = np.einsum("bqd,bkd->bqk", q.astype(np.float64), k) * scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[1:], bool)), s, -np.inf)
     p = np.exp(s - s.max(axis=2, keepdims=True))
     p /= p.sum(axis=2, keepdims=True)
     return np.einsum("bqk,bkd->bqd", p, v)
@@ -80,13 +92,19 @@ def _inputs_bf16(rng: np.random.Generator) -> tuple:
     return q, k, v, np.zeros_like(q), np.float32(1.0 / np.sqrt(d))
 
 
-def _expected(q, k, v, o, scale) -> dict[int, np.ndarray]:
+def _expected(q, k, v, o, scale, causal: bool = False) -> dict[int, np.ndarray]:
     f = [x.astype(np.float32) for x in (q, k, v)]
-    return {3: reference_attention(*f, float(scale)).astype(o.dtype)}
+    return {3: reference_attention(*f, float(scale), causal).astype(o.dtype)}
+
+
+def _expected_causal(q, k, v, o, scale) -> dict[int, np.ndarray]:
+    return _expected(q, k, v, o, scale, causal=True)
 
 
 DEMOS = [
     DemoCase("lib.flash_attention", flash_attention, _inputs, _expected),
     DemoCase("lib.flash_attention_bf16", flash_attention, _inputs_bf16, _expected,
              constexprs={"BM": 64, "BN": 32, "HEAD_DIM": 64}, rtol=3e-2),
+    DemoCase("lib.flash_attention_causal", flash_attention, _inputs, _expected_causal,
+             constexprs={"BM": 16, "BN": 16, "CAUSAL": True}),
 ]

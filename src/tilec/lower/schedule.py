@@ -890,6 +890,12 @@ def _demand(g: GroupSchedule, op: ir.Operation, cl: _Classes,
             res = cl.assigned(op.result)
             if res is not None and op.num_operands == 1:
                 want = L.image(res, op.attr("map"), _static(v.type))
+        if want is None and op.name == "map":
+            # an elementwise consumer reads its operands in its own layout: a free producer
+            # (a coordinate tile, a constant) takes it instead of a repartition
+            res = cl.assigned(op.results[0])
+            if res is not None and _static(v.type) == res.shape:
+                want = res
         if want is None and op.name in ("store", "atomic"):
             want = L.blocked(_static(v.type), g.threads, v.type.dtype)
         if want is not None:
