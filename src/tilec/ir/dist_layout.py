@@ -716,7 +716,8 @@ def _try_radices(rel: list[int], radices: list[int]) -> AffineExpr | None:
 
 
 def owner_predicate(layout: DistLayout) -> tuple[int, int] | None:
-    """Threads that together hold every element of a replicated layout exactly once.
+    """Threads that together hold every element of a replicated layout exactly once (a
+    thread may repeat an element in its own registers).
 
     Returns ``(m, n)``: the owners are the threads with ``t mod m == 0`` and ``t < n``
     (``m = 1`` or ``n = threads`` leave that part out); None when no such form works. For
@@ -736,8 +737,10 @@ def owner_predicate(layout: DistLayout) -> tuple[int, int] | None:
         seen = np.zeros(layout.size, bool)
         count = 0
         for t in range(0, layout.threads, m):
-            held = flat[t][flat[t] >= 0]
-            if seen[held].any() or np.unique(held).size != held.size:
+            # a thread may hold an element in several registers (it writes the same value
+            # each time); across owners every element once
+            held = np.unique(flat[t][flat[t] >= 0])
+            if seen[held].any():
                 break  # an element twice: no prefix of these owners works
             seen[held] = True
             count += held.size

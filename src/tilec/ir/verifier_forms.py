@@ -32,6 +32,7 @@ from .allocation import buffer_bytes, shared_buffers
 from .atoms import CATALOG, MMA_ATOMS, SWIZZLE_ALIGN, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
 from .core import Operation
 from .dist_layout import DistLayout
+from .layout_reduce import in_place_reduction
 from .ops import OPS, AttrDef, OpVerifyError, check_signature
 from .traversal import check_traversal, parse_traversal
 from .types import MemoryType, TileType, f32, i1, i64, index
@@ -88,7 +89,8 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "rn": AttrDef(_pos_int, False, "mma: atom columns per subgroup"),
     "accumulator": AttrDef(lambda x: x in ("resident", "direct", "nonresident"), False,
                            "mma: accumulator residency"),
-    "strategy": AttrDef(lambda x: x in ("lane", "warp_shuffle", "shared", "serial"), False,
+    "strategy": AttrDef(lambda x: x in ("lane", "warp_shuffle", "shared", "serial", "in_place"),
+                        False,
                         "reduce: realization strategy"),
     "stage_layouts": AttrDef(lambda x: isinstance(x, tuple), False,
                              "pipeline: distribution of each stage argument"),
@@ -403,6 +405,12 @@ def _check_reduction_layouts(ctx: _Context, op: Operation) -> Iterator[_Issue]:
     if not _claims(ctx, op) or op.name != "reduce":
         return
     strategy = op.attr("strategy")
+    if strategy == "in_place":
+        src, out = _operand_layout(op, 0), _result_layouts(op)[0]
+        why = "no input layout" if src is None else in_place_reduction(src, out)
+        if isinstance(why, str):
+            yield _Issue(f"an 'in_place' reduction of {src} into {out}: {why}", "6", op)
+        return
     if strategy not in ("lane", "warp_shuffle", "shared"):
         return
     src = _operand_layout(op, 0)

@@ -13,6 +13,10 @@ Strategies (chosen by the Scheduled form, ``strategy`` attribute):
 * ``shared``: teams larger than a subgroup: after the subgroup tree, lane 0
   of every subgroup writes its partial to shared memory; after a barrier
   every thread folds its row's partials in subgroup order.
+* ``in_place``: the rows of a matrix accumulator (or of elementwise work on one) reduced in
+  its own layout (``ir.layout_reduce``): each thread folds its registers of each of its
+  rows, part by part, then ``shfl.xor`` over the row's lanes; the result is distributed as
+  the broadcast image of the input, so ``m[:, None]`` is a register renaming.
 * ``serial``: the checked reference for anything else (other axes, several
   axes, large strict folds): the input goes to shared memory and each thread
   folds the contributions of its output elements in source order.
@@ -24,6 +28,7 @@ import math
 from typing import Any
 
 import tilec.ir as ir
+from tilec.ir.layout_reduce import in_place_reduction
 
 from .machine import GroupLowering, Lowered, rule
 from .machine_divisions import guard_region
@@ -50,8 +55,47 @@ def _reduce(g: GroupLowering, op: ir.Operation) -> None:
     strategy = op.attr("strategy")
     if strategy == "serial":
         _serial(g, op)
+    elif strategy == "in_place":
+        _in_place(g, op)
     else:
         _rows(g, op, strategy)
+
+
+# ---------------------------------------------------------------------- in place
+
+
+def _in_place(g: GroupLowering, op: ir.Operation) -> None:
+    """The rows of a matrix accumulator reduced where they are (``ir.layout_reduce``): per
+    canonical part, each thread folds its registers of each of its rows; the parts merge;
+    the row's lanes combine over ``shfl.xor``; the seed joins; the output registers repeat
+    the rows as its layout says."""
+    x = g.canonical(g.operand(op, 0))
+    out_layout = layout_of(op.results[0])
+    plan = in_place_reduction(x.layout, out_layout)
+    laws = ir.merge_laws(op)
+    if isinstance(plan, str) or laws is None or len(op.results) != 1:
+        raise LoweringBug(ir.format_located(
+            f"internal: an 'in_place' reduction the schedule cannot have planned "
+            f"({plan if isinstance(plan, str) else 'no merge law'})", op.loc))
+    dt = op.results[0].type.dtype
+    ident = g.op("constant", [], [dt], {"value": identity(laws[0], dt)}).result
+    partial: list[ir.Value] | None = None
+    for part, (gmap, width) in zip(x.parts, plan.gathers):
+        shaped = g.op("reindex", [part], [ir.TileType((plan.rows, width), x.dtype)],
+                      {"map": gmap}).result
+        local = g.op("reduce", [shaped, ident], [ir.TileType((plan.rows,), dt)],
+                     _reduce_attrs(op, axes=(1,)), [scalar_region(g, op.regions[0])])
+        partial = list(local.results) if partial is None else \
+            _merge(g, laws, partial, list(local.results))
+    assert partial is not None
+    for mask in plan.masks:
+        other = [g.atom("shfl.xor", [p, g.index(mask)], [p.type], width=32).result
+                 for p in partial]
+        partial = _merge(g, laws, partial, other)
+    partial = _merge(g, laws, [g.scalar(s) for s in op.operands[1:]], partial)
+    full = g.op("reindex", partial, [ir.TileType((out_layout.local,), dt)],
+                {"map": plan.expand}).result
+    g.bind(op.results[0], Lowered(out_layout, [full]))
 
 
 # -------------------------------------------------------------------------- rows

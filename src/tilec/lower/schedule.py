@@ -35,6 +35,7 @@ import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
+from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
 from tilec.plan.proofs import split_loop
 
@@ -300,7 +301,8 @@ def _team(rows: int, cols: int, threads: int, v: int) -> int:
     return team
 
 
-def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions
+def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions,
+                 g: GroupSchedule | None = None
                  ) -> tuple[str, L.DistLayout | None, L.DistLayout]:
     n_in = op.attr("n_inputs")
     shape = _static(op.operand(0).type)
@@ -314,6 +316,13 @@ def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions
     rows = math.prod(shape[:-1])
     v = min(L.vector_width(op.operand(k).type.dtype, cols) for k in range(n_in))
     tree = op.attr("policy").allows_tree and ir.merge_laws(op) is not None
+    if tree and n_in == 1 and g is not None:
+        # rows of a matrix accumulator (or of elementwise work on one): reduced where the
+        # accumulator holds them, no repartition (ir.layout_reduce)
+        src = _accumulator_layout(op.operand(0), g)
+        out = broadcast_image(src) if src is not None else None
+        if out is not None and not isinstance(in_place_reduction(src, out), str):
+            return "in_place", src, out
     if not tree:
         if cols > 64:
             return serial
@@ -327,6 +336,35 @@ def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions
         return serial
     strategy = "lane" if team == 1 else "warp_shuffle" if team <= 32 else "shared"
     return strategy, lay_in, lay_out
+
+
+def _accumulator_layout(v: ir.Value, g: GroupSchedule, depth: int = 6
+                        ) -> L.DistLayout | None:
+    """The accumulator layout of the matrix product ``v`` is, or is elementwise work on (the
+    first such operand of a chain of ``map``s), where a matrix atom realizes it."""
+    op = v.defining_op
+    if op is None or depth == 0:
+        return None
+    if op.name == "mma":
+        ch = g.mma.get(op)
+        ok = ch is not None and ch.distribution == "rectangle" and ch.atom is not None
+        return ch.layout if ok else None  # type: ignore[union-attr]
+    if op.name == "serial" and isinstance(v, ir.OpResult):
+        # a loop's result is its accumulator's registers where the product stays resident
+        y = op.regions[0].entry.terminator
+        mma = y.operand(v.index).defining_op if y is not None else None
+        ch = g.mma.get(mma) if mma is not None else None
+        if ch is not None and ch.accumulator in ("resident", "direct") \
+                and _recurrence_loop(mma) is op:
+            return _accumulator_layout(mma.result, g, depth - 1)
+        return None
+    if op.name == "map":
+        for x in op.operands:
+            if isinstance(x.type, ir.TileType) and x.type.shape == v.type.shape:
+                got = _accumulator_layout(x, g, depth - 1)
+                if got is not None:
+                    return got
+    return None
 
 
 # ---------------------------------------------------------------------- classes
@@ -459,7 +497,7 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         g.mma[op] = _mma_choice(op, cands[op], threads, g.notes)
     for op in inner:
         if op.name == "reduce":
-            g.reduce[op] = _reduce_plan(op, threads, options)
+            g.reduce[op] = _reduce_plan(op, threads, options, g)
     _assign_layouts(g, inner)
     beside = _beside_rings(plan, list(cands.values()))
     for op in inner:
@@ -874,8 +912,26 @@ def _propagate(g: GroupSchedule, inner: list[ir.Operation], cl: _Classes,
         left = [v for v in _tile_values(g.op) if cl.assigned(v) is None]
         if not left:
             return
+        # elementwise work on a distributed value stays in its distribution (a cast of a
+        # matrix accumulator to the next product's operand type: no repartition first)
+        if any(_inherit(v, cl) for v in left):
+            continue
         v = left[-1]
         cl.assign(v, L.blocked(_static(v.type), g.threads, v.type.dtype))
+
+
+def _inherit(v: ir.Value, cl: _Classes) -> bool:
+    """Give the result of an elementwise ``map`` its first distributed operand's layout (of
+    the same shape); True when it did."""
+    op = v.defining_op
+    if op is None or op.name != "map":
+        return False
+    for x in op.operands:
+        if isinstance(x.type, ir.TileType) and x.type.shape == v.type.shape:
+            lay = cl.assigned(x)
+            if lay is not None:
+                return bool(cl.assign(v, lay))
+    return False
 
 
 def _demand(g: GroupSchedule, op: ir.Operation, cl: _Classes,
