@@ -507,7 +507,7 @@ def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool 
                 continue
             n, rank = multicast
             g.guarded(g.arith("eq", rank, g.index(blk % n)),
-                      lambda part=part, coords=coords: g.atom(
+                      lambda part=part, coords=coords, n=n: g.atom(
                           "tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
                           swizzle=SWIZZLE_BYTES, multicast=n))
 
