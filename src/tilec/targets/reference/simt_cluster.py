@@ -163,7 +163,8 @@ class Member:
         return m
 
     def storage_of(self, op: ir.Operation, st: Storage) -> Storage:
-        """This group's storage of the allocation ``st`` (another group's) belongs to."""
+        """This group's storage of the allocation (``memory`` operation) that another
+        group's storage ``st`` comes from."""
         found = self.storages.get(st.op) if st.op is not None else None
         if found is None:
             raise SimulationError(f"{op.attr('catalog_id')}: {st.name} is not a shared "
@@ -172,12 +173,8 @@ class Member:
         return found
 
     def barrier(self, op: ir.Operation, st: Storage, flat: int, source: Member) -> Any:
-        """The valid barrier at ``flat`` of this group's ``st``, used by ``source``: its
-        initialization must be visible, a cluster barrier later."""
-        if self.runner is None:
-            raise SimulationError(f"{op.attr('catalog_id')}: {source.name} uses a barrier of "
-                                  f"{self.name}, which has not initialized it", "unsupported",
-                                  [op])
+        """The valid barrier at ``flat`` of this group's ``st``, used by ``source`` (which
+        ``target`` checked): its initialization must be visible, a cluster barrier later."""
         b = self.runner.mbarriers._valid(op, st, flat)
         if source.passed <= b.generation:
             raise SimulationError(
