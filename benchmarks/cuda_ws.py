@@ -42,7 +42,8 @@ def variant_of(name: str, units: int) -> dict:
     (a producer warpgroup, ``N`` ring versions; the schedule keeps as many as shared
     memory holds), ``persistent`` (one program per compute unit, ``units``),
     ``grouped:G`` (the grouped program traversal), ``epilogue`` (a cast to a 16-bit
-    output fused into the accumulator's registers; it changes only ``--out same``)."""
+    output fused into the accumulator's registers; it changes only ``--out same``),
+    ``cluster`` (clusters of two programs multicasting their shared operand)."""
     out: dict = {}
     for word in name.split("+"):
         if word == "default":
@@ -61,6 +62,8 @@ def variant_of(name: str, units: int) -> dict:
             out["program_traversal"] = word
         elif word == "epilogue":
             out["fuse_matrix_epilogues"] = True
+        elif word == "cluster":
+            out["cluster"] = 2
         else:
             raise SystemExit(f"unknown variant word {word!r} in {name!r}")
     return out

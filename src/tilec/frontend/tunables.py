@@ -306,7 +306,8 @@ micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``.
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues",
                   "coalesce_group_barriers", "max_copy_batch", "stages",
                   "wgmma_stages", "wgmma_in_flight",
-                  "mbarrier_ring", "warp_specialized", "persistent", "split_k", "double_buffer",
+                  "mbarrier_ring", "warp_specialized", "persistent", "cluster", "split_k",
+                  "double_buffer",
                   "async_copies", "tma",
                   *TARGET_FACT_FIELDS)
 """The plan-space choices a variant may fix: ``threads`` (``PlannerOptions.threads``:

@@ -303,6 +303,13 @@ CATALOG: dict[str, AtomDef] = {
                 "thread's earlier memory accesses, and the reads of wgmma groups it has "
                 "retired, are then ordered before the accesses of any thread that waits for "
                 "the phase. PTX: mbarrier.arrive.shared::cta.b64"),
+        AtomDef("mbarrier.arrive.peer", ("barrier_view", "rank"), ("token",), "lane",
+                "arrives once on the barrier at the same shared-memory offset in group `rank` "
+                "of this group's cluster (the grid's `cluster` attribute), with the ordering "
+                "of mbarrier.arrive across the cluster: this thread's earlier accesses and "
+                "retired wgmma reads are ordered before the accesses of any thread of that "
+                "group that waits for the phase. PTX: mapa.shared::cluster, then "
+                "mbarrier.arrive.release.cluster.shared::cluster.b64"),
         AtomDef("mbarrier.wait", ("barrier_view", "parity"), (), "lane",
                 "waits until the phase of the barrier whose parity is `parity` (0 or 1) has "
                 "completed (the current phase's parity differs from it); the shared-memory "
@@ -311,6 +318,11 @@ CATALOG: dict[str, AtomDef] = {
         AtomDef("mbarrier.inval", ("barrier_view",), ("token",), "lane",
                 "invalidates the barrier (it may then be initialized again); every thread "
                 "must be done waiting on it. PTX: mbarrier.inval.shared::cta.b64"),
+        AtomDef("barrier.cluster", (), (), "group",
+                "every thread of every group of the cluster meets (the grid's `cluster` "
+                "attribute); barrier initializations and shared-memory accesses before it are "
+                "visible to the cluster's threads after it. PTX: fence.mbarrier_init.release."
+                "cluster, barrier.cluster.arrive.release and barrier.cluster.wait.acquire"),
         AtomDef("split.store", ("split", "tile", "part"), ("token",), "group",
                 "split-K: stores this thread's accumulator registers `part` (tile<P x f32>, "
                 "registers `offset` .. `offset + P` of the `regs` the thread carries) as the "
@@ -340,8 +352,10 @@ CATALOG: dict[str, AtomDef] = {
                 "destination is a whole 128-byte swizzled block (`swizzle` bytes: rows of 128 "
                 "bytes starting on a 1024-byte boundary); its bytes complete the barrier's "
                 "current phase's transaction count. The array's tensor map is a kernel "
-                "parameter built at launch. PTX: cp.async.bulk.tensor.<r>d.shared::cluster."
-                "global.mbarrier::complete_tx::bytes"),
+                "parameter built at launch. With `multicast` = n (the grid's cluster size) "
+                "the box lands at the same offset in every group of the cluster and completes "
+                "each group's barrier at the barrier's offset. PTX: cp.async.bulk.tensor.<r>d."
+                "shared::cluster.global.mbarrier::complete_tx::bytes[.multicast::cluster]"),
     )
 }
 """Every catalog entry by id."""

@@ -110,6 +110,11 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "traversal": AttrDef(lambda x: not isinstance(parse_traversal(x), str), False,
                          "loop: the order its persistent group walks the output tiles "
                          "(ir.traversal)"),
+    "cluster": AttrDef(lambda x: isinstance(x, tuple) and len(x) == 2 and x[0] == 2
+                       and _nat(x[1]), False,
+                       "loop: its persistent group runs in clusters of (n, axis): n groups "
+                       "on neighbouring tiles of grid axis `axis` share the operands whose "
+                       "window does not depend on that axis through multicast copies"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "loop: its iterations are split over this many programs per output "
                        "tile, whose partial sums one program combines in split order "
@@ -136,6 +141,10 @@ MACHINE_ATTRS: dict[str, AttrDef] = {
                          "grid parallel: the program numbering (ir.traversal, a bijection)"),
     "shared_base_align": AttrDef(_pos_int, False, "grid parallel: the alignment the group's "
                                  "shared base needs (a swizzled buffer's)"),
+    "cluster": AttrDef(lambda x: x == 2, False,
+                       "grid parallel: consecutive programs of its one axis form clusters of "
+                       "this many groups (barrier.cluster, mbarrier.arrive.peer and multicast "
+                       "tma.load couple them)"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "grid parallel: its leading axis numbers the K splits of each output "
                        "tile (split.* atoms combine them)"),
@@ -575,14 +584,17 @@ def _check_barrier_atom(cid: str, fixed: int, op: Operation) -> Iterator[_Issue]
                          f"destination {dst.type}", "16", op)
         elif op.attr("swizzle") != 128:
             yield _Issue("tma.load writes the 128-byte swizzle (swizzle = 128)", "16", op)
+        elif op.attr("multicast") not in (None, 2):
+            yield _Issue(f"tma.load multicast must be the cluster size 2, got "
+                         f"{op.attr('multicast')!r}", "16", op)
         return
     if op.num_operands != fixed or len(op.results) != (0 if cid == "mbarrier.wait" else 1):
         yield _Issue(f"{cid}: expected {fixed} operand(s)", "16", op)
     elif not _is_barrier(op.operand(0)):
         yield _Issue(f"{cid} takes a barrier: a one-element i64 shared view", "16", op)
     elif fixed == 2 and op.operand(1).type is not index:
-        yield _Issue(f"{cid} takes an index {'byte count' if cid.endswith('tx') else 'parity'}",
-                     "16", op)
+        what = {"mbarrier.expect_tx": "byte count", "mbarrier.arrive.peer": "cluster rank"}
+        yield _Issue(f"{cid} takes an index {what.get(cid, 'parity')}", "16", op)
     elif cid == "mbarrier.init" and not (isinstance(op.attr("count"), int)
                                          and op.attr("count") >= 1):
         yield _Issue("mbarrier.init needs an arrival count >= 1", "16", op)

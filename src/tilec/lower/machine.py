@@ -597,6 +597,7 @@ class _FunctionLowering:
 
     def lower_group(self, par: ir.Operation, b: ir.Builder) -> None:
         """One group: the grid parallel, its shared memory and the SIMT region."""
+        from .machine_cluster import cluster_of, pair_extents
         from .machine_copies import copy_batch_report
         from .machine_roles import PRODUCER_THREADS, TileWalk, lower_roles_body, roles_loop_of
         from .machine_split import SplitK, lower_split_body, split_op_of
@@ -610,15 +611,27 @@ class _FunctionLowering:
         split_op = split_op_of(par)
         attrs: dict[str, Any] = {"rank": rank, "level": "grid", "threads": lanes}
         persistent = roles_loop.attr("persistent") if roles_loop is not None else None
+        cluster = cluster_of(roles_loop, par.regions[0].entry) \
+            if roles_loop is not None else None
         if persistent:  # one axis numbers the programs; each walks output tiles
-            tiles = extents[0]
-            for e in extents[1:]:
-                tiles = b.create("arith", [tiles, e], [ir.index], {"fn": "mul"},
-                                 loc=par.loc, result_names=["tiles"]).result
-            cap = b.create("constant", [], [ir.index], {"value": int(persistent)},
-                           loc=par.loc).result
-            extents = [b.create("arith", [tiles, cap], [ir.index], {"fn": "min"},
-                                loc=par.loc, result_names=["programs"]).result]
+            def arith(fn: str, x: ir.Value, y: ir.Value | int, name: str = "") -> ir.Value:
+                if isinstance(y, int):
+                    y = b.create("constant", [], [ir.index], {"value": y}, loc=par.loc).result
+                return b.create("arith", [x, y], [ir.index], {"fn": fn}, loc=par.loc,
+                                result_names=[name] if name else None).result
+
+            walked = extents if cluster is None else \
+                pair_extents(extents, cluster, lambda e, n: arith("cdiv", e, n))
+            tiles = walked[0]
+            for e in walked[1:]:
+                tiles = arith("mul", tiles, e, "tiles")
+            if cluster is None:
+                extents = [arith("min", tiles, int(persistent), "programs")]
+            else:  # whole clusters, each walking pair tiles
+                n = cluster.size
+                extents = [arith("mul", arith("min", tiles, int(persistent) // n), n,
+                                 "programs")]
+                attrs["cluster"] = n
             names = ["program"]
             attrs.update(rank=1)
         if split_op is not None:  # a leading grid axis numbers the K splits
@@ -654,7 +667,7 @@ class _FunctionLowering:
                 g.bind(a, na)
         if persistent:
             walk = TileWalk(par, grid_block.args[0], int(persistent),
-                            parsed if rank >= 2 else None)
+                            parsed if rank >= 2 else None, cluster)
             lower_roles_body(g, par.regions[0].entry, roles_loop, walk)
         elif roles_loop is not None:
             lower_roles_body(g, par.regions[0].entry, roles_loop)
@@ -689,6 +702,10 @@ class _FunctionLowering:
             info["split_k"] = splits
         if persistent:
             info["persistent"] = int(persistent)
+        if cluster is not None:
+            info["cluster"] = {"groups": cluster.size, "axis": cluster.axis,
+                               "multicast": sorted(f"{ld.name} at {ld.loc}"
+                                                   for ld in cluster.shared)}
         copies = copy_batch_report(g)
         if copies is not None:
             info["copy_batch"] = copies

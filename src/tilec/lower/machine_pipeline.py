@@ -491,15 +491,25 @@ def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool 
     box = tuple(rows if a == rows_at else TMA_COLS if a == cols_at else 1
                 for a in range(len(win.extents)))
 
-    def issue(dst: ir.Value, bar: ir.Value) -> None:
+    def issue(dst: ir.Value, bar: ir.Value,
+              multicast: tuple[int, ir.Value] | None = None) -> None:
+        """The boxes into ``dst`` completing on ``bar``; ``multicast = (n, rank)``: only the
+        boxes ``b`` with ``b mod n == rank``, each into every group of the cluster."""
         for blk in range(cols // TMA_COLS):
             part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * TMA_COLS]),
                           (rows, TMA_COLS), False)
             coords = list(win.origin)
             if blk:
                 coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * TMA_COLS))
-            g.atom("tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
-                   swizzle=SWIZZLE_BYTES)
+            if multicast is None:
+                g.atom("tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
+                       swizzle=SWIZZLE_BYTES)
+                continue
+            n, rank = multicast
+            g.guarded(g.arith("eq", rank, g.index(blk % n)),
+                      lambda part=part, coords=coords, n=n: g.atom(
+                          "tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
+                          swizzle=SWIZZLE_BYTES, multicast=n))
 
     return guard, issue, rows * cols * dt.bytes
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import tilec.ir as ir
 
@@ -72,6 +73,9 @@ class MbarrierRing:
         """Arrivals per phase of an ``empty`` barrier."""
         self._at: tuple[ir.Value, ir.Value, ir.Value, list[ir.Value]] | None = None
         self._lb: ir.Value | None = None
+        self.cluster: Any = None
+        """The group's cluster (``machine_cluster.Cluster``; None: none): its shared
+        operands' boxes are split between the cluster's producers and multicast."""
 
     def guard(self) -> ir.Value:
         """Every staged operand's array has a legal tensor map (uniform, before the loop)."""
@@ -170,10 +174,13 @@ class MbarrierRing:
         total = sum(math.prod(int(e) for e in ld.result.type.shape) * ld.result.type.dtype.bytes
                     for ld in self.st.loads)
         g.atom("mbarrier.expect_tx", [bar, g.index(total)], [ir.token])
+        c = self.cluster
         for ld in self.st.loads:
             with self.st.at_iteration(ld, iv):
                 _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
-                boxes(self.st.version(ld, ver), bar)
+                shared = c is not None and ld in c.shared
+                boxes(self.st.version(ld, ver), bar,
+                      (c.size, c.rank) if shared else None)
         g.sync.restore(before)
 
 

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 import tilec.ir as ir
 
 from .machine import GroupLowering
+from .machine_cluster import Cluster, pair_extents
 from .machine_control import _guard_step, _layouts, _staged_loop, _value, flatten, unflatten
 from .machine_pipeline import Staging
 from .machine_ring import GuardedRing, _discard_rings, retire
@@ -92,23 +93,42 @@ class TileWalk:
     """Programs launched at most (``P = min(tiles, cap)``)."""
     traversal: tuple[str, int] | None
     """The order of the tiles (``ir.traversal``; None: row-major)."""
+    cluster: Cluster | None = None
+    """The programs' clusters (``machine_cluster``; None: none): the walk then goes over
+    pair tiles, the cluster's groups taking neighbouring tiles of the cluster's axis."""
     extents: list[ir.Value] = field(default_factory=list)
     """The tile grid's extents in the SIMT region (``start``)."""
+    walked: list[ir.Value] = field(default_factory=list)
+    """The extents of the grid the walk numbers (``extents``, or the pair-tile grid)."""
     tiles: ir.Value | None = None
-    """Their product (``start``)."""
+    """The product of ``walked`` (``start``)."""
     programs: ir.Value | None = None
-    """``min(tiles, cap)``: the programs launched, the walk's stride (``start``)."""
+    """``min(tiles, cap)``: the walkers launched (programs, or clusters), the walk's stride
+    (``start``)."""
+    first: ir.Value | None = None
+    """The walk's first tile: the program's number (or its cluster's)."""
+    in_range: ir.Value | None = None
+    """In a cluster's walk, while a tile's body is lowered: the tile lies inside the grid
+    (the second tile of the last pair tile may not)."""
 
     def start(self, g: GroupLowering) -> None:
         """Compute the grid's extents, tile count and program count once, before the role
         split (both roles' walks read them)."""
         rank = self.group.attr("rank")
         self.extents = [g.scalar(v) for v in self.group.operands[:rank]]
-        tiles = self.extents[0]
-        for e in self.extents[1:]:
+        c = self.cluster
+        self.walked = self.extents if c is None else \
+            pair_extents(self.extents, c, lambda e, n: g.arith("cdiv", e, g.index(n)))
+        tiles = self.walked[0]
+        for e in self.walked[1:]:
             tiles = g.arith("mul", tiles, e)
         self.tiles = tiles
-        self.programs = g.arith("min", tiles, g.index(self.cap))
+        cap, self.first = self.cap, self.program
+        if c is not None:
+            c.bind(g, self.program)
+            cap //= c.size
+            self.first = g.arith("floordiv", self.program, g.index(c.size))
+        self.programs = g.arith("min", tiles, g.index(cap))
 
     def walk(self, g: GroupLowering, state: list[ir.Value],
              body: Callable[[list[ir.Value]], list[ir.Value]], meet: bool = True
@@ -119,11 +139,16 @@ class TileWalk:
         role of one thread, which never does)."""
         assert self.tiles is not None and self.programs is not None, "start() first"
         blk = ir.Block([ir.index, *(v.type for v in state)])
-        loop = g.op("serial", [self.program, self.tiles, self.programs, *state],
+        loop = g.op("serial", [self.first, self.tiles, self.programs, *state],
                     [v.type for v in state], {}, [ir.Region([blk])])
         before = g.sync.state()
         with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
-            coords = self._coordinates(g, blk.args[0], self.extents)
+            coords = self._coordinates(g, blk.args[0], self.walked)
+            c = self.cluster
+            if c is not None:  # the group's own tile of the pair tile
+                a = c.axis
+                coords[a] = g.arith("add", g.arith("mul", coords[a], g.index(c.size)), c.rank)
+                self.in_range = g.arith("lt", coords[a], self.extents[a])
             for a, c in zip(self.group.regions[0].entry.args, coords):
                 g.bind(a, c)
             out = body(list(blk.args[1:]))
@@ -168,11 +193,16 @@ class ConsumerRing(GuardedRing):
     """The consumers' side of a warp-specialized ring: ``GuardedRing`` without the copies
     (the producer issues them) and without the wait for the release (the producer waits)."""
 
-    def __init__(self, st: Staging, walking: bool = False) -> None:
+    def __init__(self, st: Staging, walking: bool = False, cluster: Cluster | None = None
+                 ) -> None:
         super().__init__(st)
         self._lb: ir.Value | None = None
         self.walking = walking
         """The group is persistent: the ring's state carries from tile to tile."""
+        self.cluster = cluster
+        """The group's cluster (None: none): both groups' consumers release every version,
+        and the shared operands' copies are multicast (``machine_cluster``)."""
+        self.ring.cluster = cluster
 
     def init_barriers(self) -> None:
         """Before the role split, where the guard holds: thread 0 initializes every barrier
@@ -180,16 +210,21 @@ class ConsumerRing(GuardedRing):
         yet initialized)."""
         g, ring = self.g, self.ring
 
+        groups = 1 if self.cluster is None else self.cluster.size
+
         def each() -> None:
             for k, buf in enumerate((ring.full, ring.empty)):
                 for v in range(self.st.versions):
                     g.atom("mbarrier.init", [ring._bar(buf, g.index(v))], [ir.token],
-                           count=(1, ring.warpgroups)[k])
+                           count=(1, ring.warpgroups * groups)[k])
             g.atom("fence.proxy.async", [], [ir.token])
 
         g.guarded(g.arith("and", self.guard, self.st.thread0()), each,
                   {"guard": "array extents legal for a tensor map (warp-specialized ring)"})
-        g.sync.barrier()
+        if self.cluster is None:
+            g.sync.barrier()
+        else:  # the peer's arrivals and copies find the barriers initialized
+            g.sync.cluster_barrier()
 
     def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
         """The ordinary ring's prologue where the guard fails (else the producer fills)."""
@@ -219,8 +254,10 @@ class ConsumerRing(GuardedRing):
 
     def finish_walk(self) -> None:
         """After the walk, where the guard holds: the consumers meet, thread 0 invalidates
-        every barrier, they meet again."""
-        self._both(lambda: self.ring._on_all("mbarrier.inval", None), lambda: None)
+        every barrier, they meet again. (In a cluster the peer may still arrive on them:
+        they stay valid until the groups end, after the closing ``barrier.cluster``.)"""
+        if self.cluster is None:
+            self._both(lambda: self.ring._on_all("mbarrier.inval", None), lambda: None)
 
     def end_iteration(self) -> None:
         """Retire the previous iteration's group, then release its version."""
@@ -243,8 +280,16 @@ class ConsumerRing(GuardedRing):
         prev = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
                        g.arith("sub", ver, g.index(1)))
         leader = g.arith("eq", g.arith("rem", g.tid, g.index(PRODUCER_THREADS)), g.index(0))
-        g.guarded(g.arith("and", when, leader),
-                  lambda: g.atom("mbarrier.arrive", [ring._bar(ring.empty, prev)], [ir.token]))
+        c = self.cluster
+
+        def arrive() -> None:
+            bar = ring._bar(ring.empty, prev)
+            g.atom("mbarrier.arrive", [bar], [ir.token])
+            if c is not None:  # the peer's producer refills this group's ring too
+                assert c.peer is not None
+                g.atom("mbarrier.arrive.peer", [bar, c.peer], [ir.token])
+
+        g.guarded(g.arith("and", when, leader), arrive)
 
     def produce(self, lb: ir.Value, ub: ir.Value, step: ir.Value,
                 state: list[ir.Value] | None = None) -> list[ir.Value]:
@@ -283,10 +328,11 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     outer, g.loc = g.loc, loop.loc
     lb, ub, step = (g.scalar(v) for v in loop.operands[:3])
     _guard_step(g, loop, step)
-    ring = ConsumerRing(Staging(g, loop), walking=walk is not None)
-    ring.init_barriers()
+    cluster = walk.cluster if walk is not None else None
     if walk is not None:
         walk.start(g)
+    ring = ConsumerRing(Staging(g, loop), walking=walk is not None, cluster=cluster)
+    ring.init_barriers()
     consumers = g.threads
     two = consumers // PRODUCER_THREADS >= 2
 
@@ -328,7 +374,14 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
         for r, x in zip(loop.results, unflatten(carried, results)):
             g.bind(r, x)
         g.loc = outer
-        lower_all(ops[k + 1:])
+        if cluster is None:
+            lower_all(ops[k + 1:])
+        else:  # a tile outside the grid (the pair's second, odd extent) stores nothing
+            assert walk is not None and walk.in_range is not None
+            before = g.sync.state()
+            g.guarded(walk.in_range, lambda: lower_all(ops[k + 1:]),
+                      {"guard": "the cluster's tile lies inside the grid"})
+            g.sync.merge(before, g.sync.state())
         return after
 
     def consumer() -> None:
@@ -348,4 +401,8 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
         g.guarded(is_producer, producer, {"roles": ("producer", "consumer")}, consumer)
     finally:
         g.role_threads = None
+        g.loc = outer
+    if cluster is not None:  # no group ends while its peer may still arrive on its barriers
+        g.loc = loop.loc
+        g.sync.cluster_barrier()
         g.loc = outer

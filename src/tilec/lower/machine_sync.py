@@ -108,6 +108,14 @@ class BarrierTracker:
             self.reference.sites += 1
             self.reference.clear()
 
+    def cluster_barrier(self) -> None:
+        """Emit ``barrier.cluster`` (every thread of every group of the cluster meets; a
+        group barrier too): nothing is pending afterwards."""
+        self.g.atom("barrier.cluster", [], [])
+        for ledger in self._ledgers:
+            ledger.sites += 1
+            ledger.clear()
+
     def _access(self, mems: tuple[ir.Value, ...], write: bool) -> None:
         roots = [root_of(m) for m in mems]
         ref = self.reference

@@ -125,6 +125,14 @@ class LowerOptions:
     tiles in the grouped traversal (``grouped:8``) unless
     ``PlannerOptions.program_traversal`` names one; not persistent where static shapes give
     fewer than two output tiles per compute unit."""
+    cluster: int | None = None
+    """Pair the programs of a persistent warp-specialized group into clusters of this many
+    (2) groups that share the staged operand whose window does not depend on one grid axis
+    (B for two neighbouring row tiles): each group's producer copies half of that operand's
+    boxes and multicasts them into both groups' rings, so L2 delivers it once per pair
+    (docs/design/warp_specialization.md, "Clusters"). Applied where the group is persistent
+    and such an operand exists (``schedule._plan_cluster``), else noted in the report. None
+    (the default) and 0 or 1: no cluster."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
@@ -150,6 +158,9 @@ class LowerOptions:
                 or not 0 <= self.persistent <= 1 << 20):
             raise ValueError(f"persistent must be an integer from 0 to {1 << 20} (programs), "
                              f"got {self.persistent!r}")
+        if self.cluster not in (None, 0, 1, 2):
+            raise ValueError(f"cluster must be 0, 1 or 2 (groups per cluster), got "
+                             f"{self.cluster!r}")
         if self.stages < 2 or (self.wgmma_stages is not None and self.wgmma_stages < 2):
             raise ValueError(f"stages must be at least 2, got {self.stages} and "
                              f"{self.wgmma_stages} (wgmma)")

@@ -50,7 +50,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent", "traversal")
+                  "persistent", "traversal", "cluster")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -119,6 +119,9 @@ class GroupSchedule:
     traversal: dict[ir.Operation, tuple[str, int]] = field(default_factory=dict)
     """Persistent loops whose walk takes its own traversal (the default plan's grouped
     order where the options name none)."""
+    cluster: dict[ir.Operation, tuple[int, int]] = field(default_factory=dict)
+    """Persistent loops whose programs run in clusters: (groups per cluster, the grid axis
+    along which a cluster's groups take neighbouring tiles) (``LowerOptions.cluster``)."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
@@ -604,6 +607,7 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                                f"{g.threads // 128} consumer warpgroup(s) (128 more "
                                f"threads), {g.staging[loop]} ring versions")
                 _plan_persistent(g, loop, options, units)
+                _plan_cluster(g, loop, options)
             elif ws:
                 g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
                                f"{why_roles}")
@@ -767,6 +771,58 @@ def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions
     g.notes.append(f"{loop.name} at {loop.loc}: persistent{' by default' if auto else ''}: "
                    f"at most {count} programs walk the output tiles in the "
                    f"{'grid' if trav is None else ':'.join(map(str, trav))} traversal order")
+
+
+def _plan_cluster(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
+    """Run the persistent group of ``loop`` in clusters of ``options.cluster`` groups, or
+    note why not. The cluster's groups take neighbouring tiles along the grid's last axis
+    but one (else its last axis) such that some staged operand's window does not depend on
+    that axis: that operand is copied once per cluster, half by each group's producer, into
+    every group's ring (multicast)."""
+    n = options.cluster
+    if not n or n == 1:
+        return
+    where = f"{loop.name} at {loop.loc}"
+    if loop not in g.persistent:
+        g.notes.append(f"{where}: no cluster: only a persistent group's programs pair up")
+        return
+    if g.persistent[loop] < n:
+        g.notes.append(f"{where}: no cluster: at most {g.persistent[loop]} programs")
+        return
+    body = g.op.regions[0].entry
+    rank = len(body.args)
+    loads = list(staged_loads(loop))
+    for axis in ([rank - 2, rank - 1] if rank >= 2 else [0]):
+        shared = [ld for ld in loads if not depends_on(ld, {body.args[axis]}, loop)]
+        if shared:
+            g.cluster[loop] = (n, axis)
+            names = ", ".join(f"{ld.name} at {ld.loc}" for ld in shared)
+            g.notes.append(f"{where}: clusters of {n} groups on neighbouring tiles of grid "
+                           f"axis {axis}; multicast: {names}")
+            return
+    g.notes.append(f"{where}: no cluster: every staged operand's window depends on both "
+                   "tile axes")
+
+
+def depends_on(op: ir.Operation, seeds: set[ir.Value], within: ir.Operation) -> bool:
+    """Whether an operand of ``op`` depends on ``seeds`` (SSA values of the group body)
+    through the operations that define it; the arguments of ``within``'s regions other than
+    its counter (the carried values) count as dependent."""
+    seen: set[ir.Value] = set()
+    counters = {r.entry.args[0] for r in within.regions if r.entry.args}
+    carried = {a for r in within.regions for a in r.entry.args} - counters
+    stack = list(op.operands)
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in seeds or v in carried:
+            return True
+        d = v.defining_op
+        if d is not None:
+            stack.extend(d.operands)
+    return False
 
 
 def coordinate_dependent(body: ir.Block, ops: list[ir.Operation] | None = None
@@ -1117,6 +1173,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["persistent"] = g.persistent[op]
             if op in g.traversal:
                 op.attributes["traversal"] = g.traversal[op]
+            if op in g.cluster:
+                op.attributes["cluster"] = g.cluster[op]
         if op in g.split:
             op.attributes["split_k"] = g.split[op]
         if op.name == "pipeline":

@@ -39,6 +39,16 @@ def _named_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
+def _cluster_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """Every thread of the cluster meets; barrier initializations before it are visible to
+    the cluster (``fence.mbarrier_init``)."""
+    _need_tma(em, op)
+    em.buf.line('asm volatile("fence.mbarrier_init.release.cluster;\\n"')
+    em.buf.line('             "barrier.cluster.arrive.release.aligned;\\n"')
+    em.buf.line('             "barrier.cluster.wait.acquire.aligned;" ::: "memory");')
+    return False
+
+
 def _setmaxnreg(em: CUDAEmitter, op: ir.Operation) -> bool:
     """The warpgroup's register budget (sm_90a)."""
     _need_tma(em, op)
@@ -228,7 +238,7 @@ def _need_tma(em: CUDAEmitter, op: ir.Operation) -> None:
     em.tma = True
 
 
-PREDICATED = ("mbarrier.arrive", "mbarrier.expect_tx", "tma.load")
+PREDICATED = ("mbarrier.arrive", "mbarrier.arrive.peer", "mbarrier.expect_tx", "tma.load")
 """Atoms the CUDA printers can issue under a predicate (one PTX instruction each)."""
 
 _SPECULABLE = frozenset(ir.ARITH_FNS) - {"div", "rem", "floordiv", "cdiv", "pow"}
@@ -275,6 +285,9 @@ def _mbarrier(em: CUDAEmitter, op: ir.Operation) -> bool:
         em.buf.line(f"tc_mbar_inval({bar});")
     elif cid == "mbarrier.arrive":
         em.buf.line(f"tc_mbar_arrive{p}({bar}{_pred(em)});")
+    elif cid == "mbarrier.arrive.peer":
+        rank = em.scalar(op.operand(1), op)
+        em.buf.line(f"tc_mbar_arrive_peer{p}({bar}, (uint32_t)({rank}){_pred(em)});")
     else:
         x = em.scalar(op.operand(1), op)
         fn = "tc_mbar_expect_tx" if cid == "mbarrier.expect_tx" else "tc_mbar_wait"
@@ -296,9 +309,12 @@ def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
     coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[3:])]
     em.note_aligned16(src.ptr)
     p = "_p" if em.predicate is not None else ""
-    em.buf.line(f"tc_tma_load_{len(coords)}d{p}(tc_smem_addr({dst.ptr} + "
+    n = op.attr("multicast")
+    mc, mask = ("_mc", f", (uint16_t){(1 << int(n)) - 1}") if n else ("", "")
+    em.buf.line(f"tc_tma_load_{len(coords)}d{mc}{p}(tc_smem_addr({dst.ptr} + "
                 f"{em.access.address_of_first(dst)}), &{tmap}, "
-                f"{_barrier_addr(em, op, op.operand(2))}, {', '.join(coords)}{_pred(em)});")
+                f"{_barrier_addr(em, op, op.operand(2))}{mask}, {', '.join(coords)}"
+                f"{_pred(em)});")
     return False
 
 
@@ -421,6 +437,8 @@ PRINTERS: dict[str, Printer] = {
     "mbarrier.expect_tx": _mbarrier,
     "mbarrier.wait": _mbarrier,
     "mbarrier.arrive": _mbarrier,
+    "mbarrier.arrive.peer": _mbarrier,
+    "barrier.cluster": _cluster_barrier,
     "mbarrier.inval": _mbarrier,
     "tma.load": _tma_load,
     "split.store": _split,

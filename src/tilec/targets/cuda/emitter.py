@@ -188,6 +188,8 @@ class CUDAEmitter(CLikeEmitter):
         self.in_lanes = False
         self.warp_atoms = False
         self.min_groups = 1
+        self.cluster = 1
+        """Groups per cluster (``__cluster_dims__``; the grid's ``cluster``)."""
         """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
         self.smem_base = "tc_smem"
         """The (aligned) start of the kernel's dynamic shared memory."""
@@ -437,7 +439,8 @@ class CUDAEmitter(CLikeEmitter):
         sig = ", ".join(head)
         bounds = f"{self.threads}, {self.min_groups}" if self.min_groups > 1 else \
             f"{self.threads}"
-        out.line(f'extern "C" __global__ void __launch_bounds__({bounds}) '
+        dims = f"__cluster_dims__({self.cluster}, 1, 1) " if self.cluster > 1 else ""
+        out.line(f'extern "C" __global__ void __launch_bounds__({bounds}) {dims}'
                  f"{kernel_name(fn.name)}({sig})")
         out.line("{")
         if self.shared_bytes:
@@ -499,6 +502,9 @@ class CUDAEmitter(CLikeEmitter):
             raise self.unsupported(op, f"grid parallel needs threads = 1..1024, got {threads!r}")
         self.threads = threads
         self.min_groups = int(op.attr("min_groups", 1) or 1)
+        self.cluster = int(op.attr("cluster", 1) or 1)
+        if self.cluster > 1 and rank != 1:
+            raise self.unsupported(op, "a cluster of groups needs a grid of rank 1")
         body = op.regions[0].entry
         coords = [self.name_of(a) for a in body.args[:rank]]
         b = self.buf

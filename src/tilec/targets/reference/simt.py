@@ -8,8 +8,9 @@ allocates per-group shared memory and holds one lane-level ``parallel`` of
   reference interpreter, which it subclasses;
 * grid instances one after another in row-major order, or in the order of the
   grid's ``traversal`` (``ir.traversal``) when it has one (``max_groups`` stops
-  early); every ``memory`` of space ``shared`` is a fresh, NaN-poisoned
-  array per group; two instances writing one global element is reported
+  early); a grid with ``cluster = n`` runs the ``n`` groups of each cluster together,
+  as co-routines (``simt_cluster``); every ``memory`` of space ``shared`` is a fresh,
+  NaN-poisoned array per group; two instances writing one global element is reported
   (``simt_memory.ProgramWrites``);
 * the lane-level body for all ``T`` threads at once: every per-thread value
   carries a leading thread axis (``tile<Lxdt>`` is an array ``(T, L)``, a
@@ -51,6 +52,7 @@ from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
+from .simt_cluster import Member, run_clusters
 from .simt_mbarrier import Mbarriers
 from .simt_memory import (
     AsyncCopies,
@@ -164,6 +166,9 @@ class _Host(Interpreter):
         points = np.ndindex(*extents) if trav is None else \
             (tuple(pt) for pt in ir.traversal_points(trav, extents).tolist())
         with progress(f"{self.label}: groups", total=total) as shown:
+            if op.attr("cluster"):  # whole clusters, co-simulated (simt_cluster)
+                run_clusters(self, op, block, env, extents, shown)
+                points = iter(())
             for program, point in enumerate(points):
                 if self.max_groups is not None and self.groups_run >= self.max_groups:
                     return
@@ -180,7 +185,9 @@ class _Host(Interpreter):
                                   "(the counter would stay nonzero into the next launch)",
                                   "hang", [op])
 
-    def _run_group(self, grid: ir.Operation, block: ir.Block, env: dict[ir.Value, Any]) -> None:
+    def _run_group(self, grid: ir.Operation, block: ir.Block, env: dict[ir.Value, Any],
+                   cluster: Member | None = None) -> None:
+        """One program; ``cluster``: the group in its running cluster (``simt_cluster``)."""
         clock = GroupClock()
         lane_parallels = 0
         for op in block.operations:
@@ -188,6 +195,8 @@ class _Host(Interpreter):
             if name == "yield":
                 if op.num_operands:
                     raise _unsupported(op, "a grid-level parallel yielding updates")
+                if cluster is not None:
+                    cluster.end(grid)
                 return
             if name == "memory":
                 t = op.result.type
@@ -196,6 +205,8 @@ class _Host(Interpreter):
                     raise _unsupported(op, f"group-level memory in space {t.space!r}")
                 st = Storage.shared(self.shape_of(t), dt, _value_name(op.result), op, clock)
                 env[op.result] = LaneView.of(st)
+                if cluster is not None:
+                    cluster.storages[op] = st
             elif name == "view":
                 base = self.lane_view(env[op.operand(0)])
                 syms = tuple(np.int64(env[v]) for v in op.operands[1:])
@@ -206,7 +217,7 @@ class _Host(Interpreter):
                 if lane_parallels > 1:
                     raise _unsupported(op, "a second lane-level parallel in one group body "
                                            "(lowering.md: exactly one)")
-                self._run_lanes(grid, op, env, clock)
+                self._run_lanes(grid, op, env, clock, cluster)
             elif op.opdef.effect == "pure" and not op.regions:
                 super()._execute(op, env)
             else:
@@ -215,7 +226,7 @@ class _Host(Interpreter):
         raise _unsupported(grid, "the group body does not end in yield")
 
     def _run_lanes(self, grid: ir.Operation, op: ir.Operation, env: dict[ir.Value, Any],
-                   clock: GroupClock) -> None:
+                   clock: GroupClock, cluster: Member | None = None) -> None:
         if op.attr("rank") != 1 or op.num_operands != 1 or op.results:
             raise _unsupported(op, "the lane-level parallel takes exactly one extent, no inits")
         lanes = int(env[op.operand(0)])
@@ -225,7 +236,11 @@ class _Host(Interpreter):
                                    f"declares threads = {declared}")
         if lanes <= 0:
             return
+        if cluster is not None:  # the detector's mirror lanes
+            cluster.prepare(clock, lanes)
         group = LaneRunner(self, env, lanes, clock)
+        if cluster is not None:
+            cluster.attach(group, op)
         region = op.regions[0]
         outs = group.run_region(region, [np.arange(lanes, dtype=np.int64)],
                                 np.ones(lanes, bool))
@@ -276,12 +291,14 @@ class LaneRunner:
         """The group's cp.async state."""
         self.wgmma = InFlightGroups(lanes // 128)
         """The group's warpgroup instruction groups not yet retired."""
-        self.mbarriers = Mbarriers(lanes, clock)
+        self.cluster: Member | None = None
+        """The group in its running cluster (``simt_cluster``; None: no cluster)."""
+        self.mbarriers = Mbarriers(lanes, clock, clock.width or None)
         """The group's shared-memory barriers and tma.load copies."""
         self.registers = Registers(lanes)
         """The group's register budgets per warpgroup (``setmaxnreg``)."""
         self.roles: Any = None
-        """The running role split's scheduler (``simt_roles``), None outside one."""
+        """The running role split's baton (``simt_roles``), None outside one."""
         self.env: dict[ir.Value, Any] = {}
         """Per-thread values (leading axis ``T``); uniform ones are broadcast on first use."""
         self._host_env = host_env

@@ -16,7 +16,8 @@ Participation rules (what a GPU leaves undefined, the simulator reports):
   warp or none; an ``ldmatrix`` row is 16 contiguous, 16-byte aligned bytes;
 * ``shfl.xor``: an active lane may only read an active lane of its warp;
 * ``mbarrier.*`` and ``tma.load``: any active lanes, one after another in thread order
-  (the barrier and copy model is ``simt_mbarrier``).
+  (the barrier and copy model is ``simt_mbarrier``; ``barrier.cluster``,
+  ``mbarrier.arrive.peer`` and multicast copies are ``simt_cluster``'s).
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class AtomContext(Protocol):
     registers: Any
     """Register budgets per warpgroup (``simt_roles.Registers``)."""
     roles: Any
-    """The running role split's scheduler (``simt_roles.RoleScheduler``), or None."""
+    """The running role split's baton (``simt_roles.Baton``), or None."""
+    cluster: Any
+    """The group in its running cluster (``simt_cluster.Member``), or None."""
 
     def divergence_cause(self) -> ir.Operation | None:
         """The innermost enclosing operation that made some threads inactive, if any."""
@@ -606,8 +609,21 @@ def _tma_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
     dflat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim \
         else np.zeros((lanes.size, n), np.int64)
     origin = [_per_lane(c, ctx.lanes) for c in coords]
+    cluster = getattr(ctx, "cluster", None)
+    if op.attr("multicast") is not None and cluster is None:
+        raise SimulationError(f"tma.load with multicast = {op.attr('multicast')!r} on a grid "
+                              "without clusters (its parallel has no cluster attribute)",
+                              "unsupported", [op])
     for k, t in enumerate(lanes):
-        ctx.mbarriers.tma_load(op, int(t), st, dflat[k], src.storage,
-                               tuple(int(c[t]) for c in origin), tuple(box), bar,
-                               int(bar_flat[t]), op.attr("swizzle"), ctx.copies)
+        at = tuple(int(c[t]) for c in origin)
+
+        def copy(mb: Mbarriers, lane: int, dst: Any, bar: Any, copies: AsyncCopies,
+                 k: int = k, t: int = int(t), at: tuple[int, ...] = at) -> None:
+            mb.tma_load(op, lane, dst, dflat[k], src.storage, at, tuple(box), bar,
+                        int(bar_flat[t]), op.attr("swizzle"), copies)
+
+        if op.attr("multicast") is None:
+            copy(ctx.mbarriers, int(t), st, bar, ctx.copies)
+        else:  # into every group of the cluster (simt_cluster)
+            cluster.multicast(op, int(t), st, copy, bar, int(bar_flat[t]))
     return _tokens(op)

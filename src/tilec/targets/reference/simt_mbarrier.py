@@ -40,6 +40,11 @@ the simulator:
 * a barrier invalidated, or left at the group's end, with a transaction count other than
   zero is a hang (bytes expected that never came, or copied bytes nobody expected).
 
+In a cluster (``simt_cluster``) a barrier may also receive arrivals from the other groups'
+threads (``arrive_from``) and copies they multicast (``tma_load`` with a mirror lane): an
+arrival's order reaches the arriving group's detector, where the waiting thread is a mirror
+lane (``_join``); ``observed`` has a column per mirror lane.
+
 Nothing is tagged until a ``tma.load`` runs: storage that no copy wrote has ``tma = None``
 and the memory accesses of ``simt_memory`` pay one attribute test.
 """
@@ -92,9 +97,16 @@ class _Barrier:
     """The ``mbarrier.inval`` that ended it (None: still valid)."""
     last_load: ir.Operation | None = None
     """The latest ``tma.load`` completing on it (for messages)."""
-    arrivals: list[tuple[int, int, int, np.ndarray]] = field(default_factory=list)
-    """(phase, thread, lock-step time, the phases of every barrier the thread had observed)
-    of every arrival whose order a wait has not yet passed on to every thread."""
+    arrivals: list[tuple[int, int, int, np.ndarray, Any]] = field(default_factory=list)
+    """(phase, thread, lock-step time, the phases of every barrier the thread had observed,
+    origin) of every arrival whose order a wait has not yet passed on to every thread. The
+    origin is None for this group's threads; for a thread of another group of the cluster
+    (``mbarrier.arrive.peer``) it is that group's ``Mbarriers`` and the column of this
+    group's thread 0 among its mirror lanes, and the thread, time and phases are that
+    group's."""
+    generation: int = 0
+    """The cluster barriers its group had passed when it was initialized (another group
+    may use it only after one more: ``simt_cluster``)."""
 
     @property
     def name(self) -> str:
@@ -154,23 +166,30 @@ def barrier_elements(op: ir.Operation, view: Any, active: np.ndarray
 class Mbarriers:
     """The barriers of one group, the threads' observed phases and the copies' tags."""
 
-    def __init__(self, lanes: int, clock: GroupClock | None = None) -> None:
+    def __init__(self, lanes: int, clock: GroupClock | None = None,
+                 columns: int | None = None) -> None:
         self.lanes = lanes
         """Threads in the group."""
+        self.columns = lanes if columns is None else columns
+        """Columns of ``observed``: the threads, then in a cluster the mirror lanes of the
+        other groups' threads (``GroupClock.width``)."""
         self.clock = clock if clock is not None else GroupClock()
         """The group's lock-step time and barrier-made orders (``GroupClock.hb``)."""
         self.barriers: list[_Barrier] = []
         """Every incarnation so far, by number."""
-        self.observed = np.zeros((0, lanes), np.int64)
-        """Per incarnation and thread, the phases the thread has observed complete."""
+        self.observed = np.zeros((0, self.columns), np.int64)
+        """Per incarnation and thread (or mirror lane), the phases the thread has observed
+        complete."""
         self.loads: list[ir.Operation] = []
         """The ``tma.load`` operations that tags name."""
         self.events = 0
         """Barrier state changes so far (inits, arrivals, copied bytes): a role that waits
         with this count unchanged since another role began waiting made no progress."""
         self.roles: Any = None
-        """The running role split's scheduler (``simt_roles.RoleScheduler``): a wait that
-        cannot return yet lets the other roles run first."""
+        """The running role split's baton (``simt_roles.Baton``; in a cluster the cluster's,
+        always): a wait that cannot return yet lets the other tasks run first."""
+        self.generation = 0
+        """Cluster barriers the group has passed (``simt_cluster``)."""
         self._current: dict[tuple[Storage, int], _Barrier] = {}
         self._load_ids: dict[int, int] = {}
         self._tags: dict[Storage, _Tags] = {}
@@ -208,21 +227,33 @@ class Mbarriers:
                                   f"(by {describe_op(old.init)}); invalidate it with "
                                   "mbarrier.inval before initializing it again", "unsupported",
                                   [old.init, op])
-        b = _Barrier(st, flat, len(self.barriers), int(count), op, int(count))
+        b = _Barrier(st, flat, len(self.barriers), int(count), op, int(count),
+                     generation=self.generation)
         self.barriers.append(b)
         self.events += 1
         self._current[(st, flat)] = b
-        self.observed = np.concatenate([self.observed, np.zeros((1, self.lanes), np.int64)])
+        self.observed = np.concatenate([self.observed, np.zeros((1, self.columns), np.int64)])
 
     def arrive(self, op: ir.Operation, st: Storage, flat: int, lane: int) -> None:
         """``mbarrier.arrive`` by thread ``lane``: one arrival, no bytes."""
         self._arrive(op, self._valid(op, st, flat), lane)
 
-    def _arrive(self, op: ir.Operation, b: _Barrier, lane: int) -> None:
+    def arrive_from(self, op: ir.Operation, st: Storage, flat: int, origin: Mbarriers,
+                    column: int, lane: int) -> None:
+        """``mbarrier.arrive.peer`` by thread ``lane`` of another group of the cluster (whose
+        barriers are ``origin``; this group's threads are its mirror lanes from ``column``):
+        one arrival, no bytes, with the arriving thread's time and observed phases there."""
+        self._arrive(op, self._valid(op, st, flat), lane, (origin, column))
+
+    def _arrive(self, op: ir.Operation, b: _Barrier, lane: int,
+                origin: tuple[Mbarriers, int] | None = None) -> None:
         self.events += 1
-        b.arrivals.append((b.phases, lane, self.clock.tick(), self.observed[:, lane].copy()))
+        src = self if origin is None else origin[0]
+        b.arrivals.append((b.phases, lane, src.clock.tick(), src.observed[:, lane].copy(),
+                           origin))
         if b.pending == 0:
-            raise SimulationError(f"{op.attr('catalog_id')}: thread {lane} arrives on barrier "
+            who = f"thread {lane}" + (f" of {src.clock.name}" if origin is not None else "")
+            raise SimulationError(f"{op.attr('catalog_id')}: {who} arrives on barrier "
                                   f"{b.name} more than its count of {b.count} times in phase "
                                   f"{b.phases} (transaction count {b.tx} bytes)", "unsupported",
                                   [op])
@@ -268,31 +299,32 @@ class Mbarriers:
                 k = int(np.argmax(hang))
                 ops = [op] + ([b.last_load] if b.last_load is not None else [])
                 raise SimulationError(
-                    f"mbarrier.wait: thread {int(who[k])} waits on barrier {b.name} for the "
-                    f"phase of parity {int(par[k])}, which is the phase in progress ({b.state()}"
-                    f", {b.phases} phases completed); nothing can complete it while the threads "
-                    "wait, so the wait never returns", "hang", ops)
+                    f"mbarrier.wait: {self.clock.thread(int(who[k]))} waits on barrier {b.name} "
+                    f"for the phase of parity {int(par[k])}, which is the phase in progress "
+                    f"({b.state()}, {b.phases} phases completed); nothing can complete it while "
+                    "the threads wait, so the wait never returns", "hang", ops)
             row = self.observed[b.number]
             self._join(b, who, row[who])
             row[who] = np.maximum(row[who], b.phases)
 
     def _join(self, b: _Barrier, who: np.ndarray, seen: np.ndarray) -> None:
         """Threads ``who``, which had observed ``seen`` phases of ``b``, now observe all its
-        completed phases: each is ordered after the accesses of that phases' arrivers."""
+        completed phases: each is ordered after the accesses of that phases' arrivers. An
+        arriver of another group of the cluster orders them in that group's detector, where
+        they are mirror lanes: that group's storage is what its accesses touched."""
         if not b.arrivals:
             return
-        clock = self.clock
-        if clock.hb is None:
-            clock.hb = np.full((self.lanes, self.lanes), -1, np.int64)
-        for phase, lane, t, saw in b.arrivals:
+        for phase, lane, t, saw, origin in b.arrivals:
             if phase < b.phases:
                 new = who[seen <= phase]
-                clock.hb[new, lane] = np.maximum(clock.hb[new, lane], t)
+                src, cols = (self, new) if origin is None else (origin[0], origin[1] + new)
+                hb = src.clock.orders(src.lanes)
+                hb[cols, lane] = np.maximum(hb[cols, lane], t)
                 # what the arriver had observed, the waiter has now observed too (a
                 # producer refilling a version orders after the copy its consumers waited for)
-                rows = self.observed[:saw.size]
-                rows[:, new] = np.maximum(rows[:, new], saw[:, None])
-        low = int(self.observed[b.number].min())
+                rows = src.observed[:saw.size]
+                rows[:, cols] = np.maximum(rows[:, cols], saw[:, None])
+        low = int(self.observed[b.number, :self.lanes].min())
         b.arrivals = [a for a in b.arrivals if a[0] >= low]
 
     def inval(self, op: ir.Operation, st: Storage, flat: int) -> None:
@@ -366,13 +398,16 @@ class Mbarriers:
                 e = int(phys[np.argmax(busy)])
                 if copies is not None:
                     copies.report_pending(dst, e, lane, op)
-                raise SimulationError(f"tma.load: thread {lane} copies into element "
+                raise SimulationError(f"tma.load: {self.clock.thread(lane)} copies into element "
                                       f"{_elem(dst, e)} of {dst.name} while a cp.async copy "
                                       "into it is still in flight", "race", [op])
         check_mma_reads(dst, phys, op)
         self.check_access(dst, phys, who, op, True)
         if dst.races is not None:  # a write by the issuing thread, meeting this epoch's
-            dst.races.check("write", phys, who, op)  # accesses; later ones meet the tags
+            # accesses (a mirror lane's: every access since the cluster barrier); later
+            # ones meet the tags
+            floor = self.clock.floor if lane >= self.lanes else None
+            dst.races.check("write", phys, who, op, floor=floor)
         dst.array.reshape(-1)[phys] = data
         tags = self._tags_of(dst)
         tags.barrier[phys] = b.number
@@ -479,7 +514,7 @@ class Mbarriers:
         logical = int(st.physical(np.asarray([flat], np.int64))[0])  # the swizzle is its own
         seen = int(self.observed[b.number, lane])                     # inverse
         raise SimulationError(
-            f"thread {lane} {verb} element {_elem(st, logical)} of shared memory {st.name} "
-            f"with {describe_op(op)}, written by tma.load (barrier {b.name}, phase {p}), before "
-            f"waiting for that phase (mbarrier.wait; the thread has observed {seen} completed "
-            "phases of the barrier)", "race", [load, op])
+            f"{self.clock.thread(lane)} {verb} element {_elem(st, logical)} of shared memory "
+            f"{st.name} with {describe_op(op)}, written by tma.load (barrier {b.name}, phase "
+            f"{p}), before waiting for that phase (mbarrier.wait; the thread has observed "
+            f"{seen} completed phases of the barrier)", "race", [load, op])

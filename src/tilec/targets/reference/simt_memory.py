@@ -111,6 +111,33 @@ class GroupClock:
         reset, as time only grows): ``hb[t, u]`` is the time before which thread ``u``'s
         accesses are ordered before thread ``t``'s later ones (``u`` arrived on a phase
         ``t`` waited for; ``simt_mbarrier``)."""
+        self.lanes = 0
+        """Threads of the group (set when its lane-level body starts)."""
+        self.width = 0
+        """Threads the detector knows: ``lanes``, and in a cluster ``lanes`` more per other
+        group of the cluster (*mirror lanes*: lane ``lanes * j + t`` stands for thread ``t``
+        of the ``j``-th other group; ``simt_cluster``)."""
+        self.name = ""
+        """How messages name the group in a cluster (``program 3``)."""
+        self.peers: tuple[str, ...] = ()
+        """How messages name the other groups of the cluster, in mirror order."""
+        self.floor = 0
+        """The epoch at the latest ``barrier.cluster``: a mirror lane's access is checked
+        against every access since (a barrier of this group alone does not order it)."""
+
+    def orders(self, lanes: int) -> np.ndarray:
+        """``hb``, made (no orders yet) on first use for ``lanes`` threads and the mirror
+        lanes."""
+        if self.hb is None:
+            n = max(lanes, self.width)
+            self.hb = np.full((n, n), -1, np.int64)
+        return self.hb
+
+    def thread(self, lane: int) -> str:
+        """How messages name thread (or mirror lane) ``lane``."""
+        if self.lanes and lane >= self.lanes:
+            return f"thread {lane % self.lanes} of {self.peers[lane // self.lanes - 1]}"
+        return f"thread {lane} of {self.name}" if self.name else f"thread {lane}"
 
     def tick(self) -> int:
         """The next point of lock-step time."""
@@ -318,11 +345,12 @@ class _Seen:
         """The epoch ``threads`` describes."""
 
     def other(self, flat: np.ndarray, lanes: np.ndarray, epoch: int,
-              hb: np.ndarray | None = None) -> tuple[int, int, int] | None:
-        """The first access ``k`` whose element another thread touched this epoch, with no
-        barrier arrival ordering that access before it (``hb``, ``GroupClock.hb``):
-        (k, lane, op)."""
-        cur = self.epoch[flat] == epoch
+              hb: np.ndarray | None = None, floor: int | None = None
+              ) -> tuple[int, int, int] | None:
+        """The first access ``k`` whose element another thread touched this epoch (with
+        ``floor``: in any epoch from ``floor`` on), with no barrier arrival ordering that
+        access before it (``hb``, ``GroupClock.hb``): (k, lane, op)."""
+        cur = self.epoch[flat] == epoch if floor is None else self.epoch[flat] >= floor
         l1, l2 = self.lane1[flat], self.lane2[flat]
         c1 = cur & (l1 != lanes)
         c2 = cur & (l2 >= 0) & (l2 != lanes)
@@ -332,6 +360,8 @@ class _Seen:
             # element's latest access on a phase the accessing thread waited for
             alone = ~self.many[flat]
             every = self.latest[flat] < self._all_ordered(lanes, hb, epoch)
+            if floor is not None:  # ``threads`` describes the current epoch only
+                every &= self.epoch[flat] == epoch
             c1 &= ~((alone & (self.time1[flat] < hb[lanes, np.maximum(l1, 0)])) | every)
             c2 &= ~((alone & (self.time2[flat] < hb[lanes, np.maximum(l2, 0)])) | every)
         hit = c1 | c2
@@ -454,9 +484,10 @@ class RaceTracker:
         own.add(flat, lanes, self.clock.epoch, self._ops.number(op), self.clock.tick())
 
     def check(self, kind: str, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
-              hb: Any = "now") -> None:
+              hb: Any = "now", floor: int | None = None) -> None:
         """Check accesses ``(flat[k], lanes[k])`` of ``kind`` against this epoch's accesses
-        without recording them (``access`` does both)."""
+        (with ``floor``: those of every epoch from ``floor`` on) without recording them
+        (``access`` does both)."""
         if flat.size == 0:
             return
         epoch = self.clock.epoch
@@ -467,7 +498,7 @@ class RaceTracker:
         if isinstance(hb, str):
             hb = self.clock.hb
         for earlier_kind, seen in against:
-            hit = seen.other(flat, lanes, epoch, hb)
+            hit = seen.other(flat, lanes, epoch, hb, floor)
             if hit is not None:
                 k, lane, op_id = hit
                 self._report(int(flat[k]), earlier_kind, lane, self._ops[op_id], kind,
@@ -483,10 +514,13 @@ class RaceTracker:
                 lane2: int, op2: ir.Operation) -> None:
         st = self.storage
         elem = tuple(int(x) for x in np.unravel_index(flat, st.array.shape))
+        c = self.clock
+        between = "barrier.group" if not c.lanes or max(lane1, lane2) < c.lanes else \
+            "barrier.cluster nor a barrier phase of the other group's releases"
         raise SimulationError(
-            f"shared memory {st.name} element {elem}: {kind1} by thread {lane1} "
-            f"({describe_op(op1)}) and {kind2} by thread {lane2} ({describe_op(op2)}) with no "
-            f"barrier.group between them (both after {self.clock.since()})",
+            f"shared memory {st.name} element {elem}: {kind1} by {c.thread(lane1)} "
+            f"({describe_op(op1)}) and {kind2} by {c.thread(lane2)} ({describe_op(op2)}) with "
+            f"no {between} between them (both after {c.since()})",
             "race", [op1, op2] if op1 is not op2 else [op1])
 
 

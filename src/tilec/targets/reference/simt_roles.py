@@ -14,6 +14,12 @@ detector's barrier-arrival orders (``GroupClock.hb``) are shared by the roles, s
 one role makes is ordered after another role's only through a barrier phase the first role
 waited for (or a named barrier both met).
 
+The co-routines are tasks of a ``Baton``, which the groups of a cluster share
+(``simt_cluster``): there each group runs in a task of the cluster's baton, and its role split
+spawns the two roles as child tasks of it (``Baton.spawn_and_join``), so that one group's
+producer waiting for a release lets the other group's consumers run; the hang rule and the
+progress stamp then cover every group of the cluster.
+
 Also here: ``barrier.named`` (the threads of one role meet; they must be exactly the
 barrier's ``threads``, and only their accesses are ordered) and ``setmaxnreg`` (per
 warpgroup register budgets, all four warps of a warpgroup together; the compute unit's
@@ -22,9 +28,10 @@ register file bounds their sum).
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,7 +41,7 @@ import tilec.ir as ir
 from .errors import SimulationError
 from .simt_atoms import AtomContext, atom_impl, diverged
 
-__all__ = ["RoleScheduler", "run_roles", "REGISTER_FILE", "initial_budget"]
+__all__ = ["Baton", "RoleScheduler", "run_roles", "REGISTER_FILE", "initial_budget"]
 
 REGISTER_FILE = 65536
 """Registers of one compute unit (sm_90), which a group's warpgroups share."""
@@ -55,48 +62,61 @@ class _Abort(BaseException):
 
 
 @dataclass(eq=False)
-class _Role:
+class _Task:
+    """One co-routine of a ``Baton``."""
+
     name: str
     run: Callable[[], Any]
-    stack: list[ir.Operation] = field(default_factory=list)
-    """The role's own ``if`` nesting (``LaneRunner._diverged`` while it runs)."""
+    enter: Callable[[], None] | None = None
+    """Restores the task's context when it takes the baton (after its parent's)."""
+    leave: Callable[[], None] | None = None
+    """Saves the task's context when it hands the baton on."""
+    parent: _Task | None = None
+    """The task that spawned it and waits for it (``Baton.spawn_and_join``)."""
     done: bool = False
+    joining: int = 0
+    """Children still running (the task is not runnable while this is nonzero)."""
     waiting: tuple[int, ...] | None = None
-    """The progress stamp at which the role began to wait (None: not waiting)."""
+    """The progress stamp at which the task began to wait (None: not waiting)."""
     result: Any = None
 
+    def resume(self) -> None:
+        """Restore the contexts of the task's ancestors, then its own."""
+        if self.parent is not None:
+            self.parent.resume()
+        if self.enter is not None:
+            self.enter()
 
-class RoleScheduler:
-    """The roles of one ``roles`` ``if``: which one holds the baton, and waits."""
 
-    def __init__(self, g: Any, stamp: Callable[[], tuple[int, ...]]) -> None:
-        self.g = g
+class Baton:
+    """Co-routines (Python threads) of which exactly one runs at a time: the roles of one
+    ``roles`` ``if``, or the groups of one cluster and their roles (``simt_cluster``). A
+    running task keeps the baton until it finishes, spawns tasks and joins them
+    (``spawn_and_join``) or reaches a wait that cannot return yet (``wait``)."""
+
+    def __init__(self, stamp: Callable[[], tuple[int, ...]]) -> None:
         self._stamp = stamp
         self._cv = threading.Condition()
-        self._roles: list[_Role] = []
-        self._turn: _Role | None = None
+        self._tasks: list[_Task] = []
+        self._threads: list[threading.Thread] = []
+        self._turn: _Task | None = None
         self._error: BaseException | None = None
 
     # -- running ------------------------------------------------------------------------
-    def run(self, roles: Sequence[tuple[str, Callable[[], Any]]]) -> list[Any]:
-        """Run every role to its end; returns their results (the first error is raised)."""
-        outer_stack = self.g._diverged
-        self._roles = [_Role(n, f, list(outer_stack)) for n, f in roles]
-        old = threading.stack_size()
-        threading.stack_size(_STACK)
-        try:
-            threads = [threading.Thread(target=self._body, args=(r,), daemon=True)
-                       for r in self._roles]
-            for t in threads:
-                t.start()
-        finally:
-            threading.stack_size(old)
+    def run(self, tasks: Sequence[tuple[str, Callable[[], Any]]],
+            enter: Sequence[Callable[[], None] | None] = (),
+            leave: Sequence[Callable[[], None] | None] = ()) -> list[Any]:
+        """From a thread outside the baton: run every task to its end; returns their results
+        (the first error is raised). ``enter[k]`` restores task ``k``'s context whenever it
+        takes the baton, ``leave[k]`` saves it whenever it waits."""
+        mine = self._add(tasks, None, enter, leave)
+        threads = self._start(mine)
         with self._cv:
-            self._hand(self._roles[0])
+            self._hand(mine[0])
             try:
-                while not all(r.done for r in self._roles) and self._error is None:
+                while not all(t.done for t in mine) and self._error is None:
                     self._cv.wait()
-            except BaseException as e:  # a time limit interrupts the run: stop the roles
+            except BaseException as e:  # a time limit interrupts the run: stop the tasks
                 self._error = e         # at their next wait
                 self._turn = None
                 self._cv.notify_all()
@@ -104,69 +124,133 @@ class RoleScheduler:
             if self._error is not None:
                 self._turn = None
                 self._cv.notify_all()
-        for t in threads:
+        for t in threads + self._threads:
             t.join()
-        self.g._diverged = outer_stack
         if self._error is not None:
             raise self._error
-        return [r.result for r in self._roles]
+        return [t.result for t in mine]
 
-    def _body(self, role: _Role) -> None:
+    def spawn_and_join(self, tasks: Sequence[tuple[str, Callable[[], Any]]],
+                       enter: Sequence[Callable[[], None] | None] = (),
+                       leave: Sequence[Callable[[], None] | None] = ()) -> list[Any]:
+        """From the running task: run ``tasks`` as its children (they take turns with every
+        other task of the baton) and return their results once all have finished."""
         with self._cv:
-            while self._turn is not role:
+            me = self._turn
+            assert me is not None and threading.current_thread() is not threading.main_thread()
+            kids = self._add(tasks, me, enter, leave)
+            me.joining = len(kids)
+            if me.leave is not None:
+                me.leave()
+        threads = self._start(kids)
+        self._threads.extend(threads)
+        with self._cv:
+            self._hand(kids[0])
+            self._await(me)
+        return [k.result for k in kids]
+
+    def _add(self, tasks: Sequence[tuple[str, Callable[[], Any]]], parent: _Task | None,
+             enter: Sequence[Callable[[], None] | None] = (),
+             leave: Sequence[Callable[[], None] | None] = ()) -> list[_Task]:
+        enter, leave = list(enter), list(leave)
+        out = [_Task(n, f, enter[k] if k < len(enter) else None,
+                     leave[k] if k < len(leave) else None, parent)
+               for k, (n, f) in enumerate(tasks)]
+        self._tasks.extend(out)
+        return out
+
+    def _start(self, tasks: list[_Task]) -> list[threading.Thread]:
+        old = threading.stack_size()
+        threading.stack_size(_STACK)
+        try:  # each thread in a copy of the spawner's context (numpy's error state)
+            threads = [threading.Thread(target=contextvars.copy_context().run,
+                                        args=(self._body, t), daemon=True) for t in tasks]
+            for t in threads:
+                t.start()
+        finally:
+            threading.stack_size(old)
+        return threads
+
+    def _body(self, task: _Task) -> None:
+        with self._cv:
+            while self._turn is not task:
                 if self._error is not None:
                     return
                 self._cv.wait()
-            self.g._diverged = role.stack
+            task.resume()
         try:
-            role.result = role.run()
+            task.result = task.run()
         except _Abort:
             return
-        except BaseException as e:  # the group's failure, whichever role met it
+        except BaseException as e:  # the run's failure, whichever task met it
             with self._cv:
                 if self._error is None:
                     self._error = e
-                role.done = True
+                task.done = True
                 self._cv.notify_all()
             return
         with self._cv:
-            role.done = True
-            nxt = next((r for r in self._roles if not r.done), None)
-            if nxt is not None:
-                self._hand(nxt)
+            task.done = True
+            p = task.parent
+            if p is not None:
+                p.joining -= 1
+            if p is not None and not p.joining:  # the parent goes on
+                self._hand(p)
+            else:
+                nxt = self._after(task)
+                if nxt is not None:
+                    self._hand(nxt)
             self._cv.notify_all()
 
-    def _hand(self, role: _Role) -> None:
-        """Give the baton to ``role`` (the caller holds the condition)."""
-        self._turn = role
+    def _hand(self, task: _Task) -> None:
+        """Give the baton to ``task`` (the caller holds the condition)."""
+        self._turn = task
         self._cv.notify_all()
+
+    def _await(self, me: _Task) -> None:
+        """Until the baton comes back to ``me`` (the caller holds the condition)."""
+        while self._turn is not me:
+            if self._error is not None:
+                raise _Abort()
+            self._cv.wait()
+        me.resume()
+
+    @staticmethod
+    def _runnable(t: _Task) -> bool:
+        return not t.done and not t.joining
+
+    def _after(self, me: _Task) -> _Task | None:
+        """The next runnable task after ``me`` in the order they were added."""
+        k = self._tasks.index(me)
+        order = self._tasks[k + 1:] + self._tasks[:k]
+        return next((t for t in order if self._runnable(t)), None)
 
     # -- waiting ------------------------------------------------------------------------
     def wait(self, ready: Callable[[], bool]) -> bool:
-        """Called by the running role at a wait that cannot return yet: run the other roles
-        until ``ready()``; False when no other role can make progress (a hang, which the
+        """Called by the running task at a wait that cannot return yet: run the other tasks
+        until ``ready()``; False when no other task can make progress (a hang, which the
         caller reports)."""
         with self._cv:
             me = self._turn
             assert me is not None and threading.current_thread() is not threading.main_thread()
             while not ready():
                 now = self._stamp()
-                others = [r for r in self._roles if r is not me and not r.done]
-                if not others or all(r.waiting == now for r in others):
+                others = [t for t in self._tasks if t is not me and self._runnable(t)]
+                if not others or all(t.waiting == now for t in others):
                     return False
                 me.waiting = now
-                me.stack = self.g._diverged
-                # the next unfinished role after this one
-                k = self._roles.index(me)
-                order = self._roles[k + 1:] + self._roles[:k]
-                self._hand(next(r for r in order if not r.done))
-                while self._turn is not me:
-                    if self._error is not None:
-                        raise _Abort()
-                    self._cv.wait()
-                self.g._diverged = me.stack
+                if me.leave is not None:
+                    me.leave()
+                nxt = self._after(me)
+                assert nxt is not None
+                self._hand(nxt)
+                self._await(me)
                 me.waiting = None
             return True
+
+
+RoleScheduler = Baton
+"""The former name of ``Baton`` (the roles of one group)."""
 
 
 def run_roles(g: Any, op: ir.Operation, masks: tuple[np.ndarray, np.ndarray],
@@ -184,14 +268,25 @@ def run_roles(g: Any, op: ir.Operation, masks: tuple[np.ndarray, np.ndarray],
             raise diverged(g, op, f"the {name} role is not a set of whole warpgroups (its "
                                   "condition must be uniform across each warpgroup)")
     mb = g.mbarriers
-    sched = RoleScheduler(g, lambda: (mb.events, *g.registers.budget))
+    outer = g._diverged
+    stacks = [list(outer) for _ in names]  # each role's own ``if`` nesting
+    enter = [lambda k=k: setattr(g, "_diverged", stacks[k]) for k in range(len(names))]
+    leave = [lambda k=k: stacks.__setitem__(k, g._diverged) for k in range(len(names))]
     roles = [(name, (lambda r=region, m=m: g.run_branch(op, r, [], m, active) if m.any()
                      else None)) for name, region, m in zip(names, op.regions, masks)]
-    g.roles = mb.roles = sched
+    member = getattr(g, "cluster", None)
     try:
-        sched.run(roles)
+        if member is None:  # the roles alone take turns
+            g.roles = mb.roles = Baton(lambda: (mb.events, *g.registers.budget))
+            g.roles.run(roles, enter, leave)
+        else:  # with the other groups of the cluster and their roles (simt_cluster)
+            g.roles = member.baton
+            member.baton.spawn_and_join(roles, enter, leave)
     finally:
-        g.roles = mb.roles = None
+        g.roles = None
+        if member is None:
+            mb.roles = None
+        g._diverged = outer
     return []
 
 
@@ -273,9 +368,8 @@ def _barrier_named(ctx: AtomContext, op: ir.Operation, args: list[Any], active: 
                                 "role's barrier over exactly the role's threads)")
     who = np.flatnonzero(active)
     clock = ctx.clock
-    if clock.hb is None:
-        clock.hb = np.full((ctx.lanes, ctx.lanes), -1, np.int64)
+    hb = clock.orders(ctx.lanes)
     t = clock.tick()
     sub = np.ix_(who, who)
-    clock.hb[sub] = np.maximum(clock.hb[sub], t)
+    hb[sub] = np.maximum(hb[sub], t)
     return [None] * len(op.results)
