@@ -177,7 +177,8 @@ class CUDABackend:
         per tile), alone and with the traversal; the mbarrier ring (``mbarrier_ring``)
         likewise; the producer warpgroup with each of ``WS_VERSIONS`` ring versions and one
         program per tile (``persistent: 0``), alone and with the traversal; and the
-        persistent producer warpgroup in row-major order. Where an accumulator leaves through
+        persistent producer warpgroup in row-major order; the default plan in clusters of two
+        groups that multicast their shared operand (``cluster: 2``). Where an accumulator leaves through
         an elementwise map (a cast to a 16-bit output, an activation), which the default
         plan fuses into the accumulator's registers where the planner proves it may
         (``fuse_matrix_epilogues``), the first variants again without the fusion (the
@@ -212,10 +213,13 @@ class CUDABackend:
             units = get_profile(self.profile).compute_units or 1
             out.append({"warp_specialized": True, "wgmma_stages": WS_VERSIONS[0],
                         "persistent": units})
+            # the default plan's persistent grid in clusters of two (LowerOptions.cluster):
+            # neighbouring row tiles share B through multicast copies
+            out.append({"cluster": 2})
         if _has_epilogue_map(grids):
             out += [{**v, "fuse_matrix_epilogues": False} for v in [{}, *out]
                     if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]
-                    and v.get("persistent", 0) == 0]
+                    and v.get("persistent", 0) == 0 and "cluster" not in v]
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 
