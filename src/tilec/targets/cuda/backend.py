@@ -178,9 +178,9 @@ class CUDABackend:
         likewise; the producer warpgroup with each of ``WS_VERSIONS`` ring versions and one
         program per tile (``persistent: 0``), alone and with the traversal; and the
         persistent producer warpgroup in row-major order; the default plan in clusters of two
-        groups that multicast their shared operand (``cluster: 2``). Where an accumulator leaves through
-        an elementwise map (a cast to a 16-bit output, an activation), which the default
-        plan fuses into the accumulator's registers where the planner proves it may
+        groups that multicast their shared operand (``cluster: 2``). Where an accumulator
+        leaves through an elementwise map (a cast to a 16-bit output, an activation), which
+        the default plan fuses into the accumulator's registers where the planner proves it may
         (``fuse_matrix_epilogues``), the first variants again without the fusion (the
         accumulator's trip through shared memory). Then split-K over 4 and 8 programs per
         output tile (``split_k``): it changes grids with a splittable K loop
