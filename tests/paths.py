@@ -38,7 +38,8 @@ from tilec.testing.fuzz.paths import to_device, to_host  # the fuzzer's GPU path
 __all__ = ["PATHS", "HOST_PATHS", "SIMULATED", "CUDA_TARGETS", "CUBIN_ARCHS", "run", "raises",
            "one_error", "poisoned", "unwritten", "line_of", "where", "marked", "assert_located",
            "needs_nvrtc", "cuda_source", "cubin", "FakeDeviceArray", "fake_driver", "launchable",
-           "to_device", "to_host", "poison", "on_device", "reference_run", "HostTensor"]
+           "to_device", "to_host", "poison", "on_device", "reference_run", "HostTensor",
+           "matmul_matches_twice"]
 
 PATHS = ("reference", "cpu", "sim:cuda:sm_90", "sim:cuda:sm_80", "sim:metal:m1")
 """Every path: the two that execute, then the simulator of each hardware profile."""
@@ -311,3 +312,20 @@ def reference_run(kernel: Any, *args: Any, written: int,
     except error as e:
         return str(e), args_[written]
     return None, args_[written]
+
+
+def matmul_matches_twice(torch: Any, kern: Any, a: Any, b: Any, c: Any) -> None:
+    """Two launches of matrix kernel ``kern(a, b, c)`` into NaN-poisoned ``c``: each matches
+    ``a @ b`` in float32, and the second is bit-identical to the first."""
+    want = a.float() @ b.float()
+    first = None
+    for _ in range(2):
+        c.fill_(float("nan"))
+        kern(a, b, c)
+        torch.cuda.synchronize()
+        assert not bool(torch.isnan(c).any())
+        assert float((c - want).abs().max()) <= 1e-4 * max(1.0, float(want.abs().max()))
+        if first is None:
+            first = c.clone()
+        else:
+            assert torch.equal(first, c)

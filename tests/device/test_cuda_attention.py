@@ -12,6 +12,29 @@ import tilec as tc
 from tilec.lib.attention import flash_attention
 
 
+def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: int,
+                  bn: int, seed: int, causal: bool) -> None:
+    """``lib.flash_attention`` on random 16-bit inputs into a NaN-poisoned output, against
+    sdpa in float32 (with the top-left causal mask where ``causal``)."""
+    dt = getattr(torch, dtype)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(bh, s, d, device="cuda", dtype=dt, generator=gen)
+    k = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
+    v = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
+    out = torch.full_like(q, float("nan"))
+    scale = d ** -0.5
+    extra = {"CAUSAL": True} if causal else {}
+    kern = tc.compile(flash_attention, q, k, v, out, scale, target="cuda", BM=bm, BN=bn,
+                      HEAD_DIM=d, **extra)
+    kern(q, k, v, out, scale)
+    torch.cuda.synchronize()
+    mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).tril() if causal else None
+    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                             attn_mask=mask, scale=scale)
+    assert not bool(torch.isnan(out).any())
+    assert float((out.float() - want).abs().max()) <= 2e-2
+
+
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("bh,s,sk,d,bm,bn", [
     (3, 200, 150, 64, 64, 64),
@@ -20,22 +43,7 @@ from tilec.lib.attention import flash_attention
 ])
 def test_16_bit_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: int, sk: int,
                                        d: int, bm: int, bn: int) -> None:
-    torch = torch_cuda
-    dt = getattr(torch, dtype)
-    gen = torch.Generator(device="cuda").manual_seed(s * sk + d)
-    q = torch.randn(bh, s, d, device="cuda", dtype=dt, generator=gen)
-    k = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
-    v = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
-    out = torch.full_like(q, float("nan"))
-    scale = d ** -0.5
-    kern = tc.compile(flash_attention, q, k, v, out, scale, target="cuda", BM=bm, BN=bn,
-                      HEAD_DIM=d)
-    kern(q, k, v, out, scale)
-    torch.cuda.synchronize()
-    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
-                                                             scale=scale)
-    assert not bool(torch.isnan(out).any())
-    assert float((out.float() - want).abs().max()) <= 2e-2
+    _matches_sdpa(torch_cuda, dtype, bh, s, sk, d, bm, bn, s * sk + d, causal=False)
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
@@ -48,20 +56,4 @@ def test_causal_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: 
                                        d: int, bm: int, bn: int) -> None:
     """``CAUSAL=True`` against sdpa's ``is_causal`` (top-left aligned) on ragged lengths,
     more keys than queries and the reverse."""
-    torch = torch_cuda
-    dt = getattr(torch, dtype)
-    gen = torch.Generator(device="cuda").manual_seed(s * sk + d + 1)
-    q = torch.randn(bh, s, d, device="cuda", dtype=dt, generator=gen)
-    k = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
-    v = torch.randn(bh, sk, d, device="cuda", dtype=dt, generator=gen)
-    out = torch.full_like(q, float("nan"))
-    scale = d ** -0.5
-    kern = tc.compile(flash_attention, q, k, v, out, scale, target="cuda", BM=bm, BN=bn,
-                      HEAD_DIM=d, CAUSAL=True)
-    kern(q, k, v, out, scale)
-    torch.cuda.synchronize()
-    mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).tril()
-    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
-                                                             attn_mask=mask, scale=scale)
-    assert not bool(torch.isnan(out).any())
-    assert float((out.float() - want).abs().max()) <= 2e-2
+    _matches_sdpa(torch_cuda, dtype, bh, s, sk, d, bm, bn, s * sk + d + 1, causal=True)

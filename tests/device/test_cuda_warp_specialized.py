@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import tilec as tc
+from paths import matmul_matches_twice
 from tilec.lib import matmul
 
 
@@ -38,7 +39,7 @@ def test_warp_specialized_ring_matches_torch(torch_cuda: Any, shape, tiles) -> N
     assert "bar.sync 1, " in src, "the consumers' named barrier"
     if (bm, bn) != (64, 64):  # two consumer warpgroups
         assert "setmaxnreg.inc.sync.aligned.u32 232" in src
-    _matches_twice(torch, kern, a, b, c)
+    matmul_matches_twice(torch, kern, a, b, c)
 
 
 @pytest.mark.parametrize("shape,tiles,programs,traversal", [
@@ -67,7 +68,7 @@ def test_persistent_walk_matches_torch(torch_cuda: Any, shape, tiles, programs,
         variant["program_traversal"] = traversal
     kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk, variant=variant)
     assert "_program = (int)blockIdx.x" in kern.executable().source
-    _matches_twice(torch, kern, a, b, c)
+    matmul_matches_twice(torch, kern, a, b, c)
 
 
 @pytest.mark.parametrize("shape,tiles,variant", [
@@ -95,20 +96,3 @@ def test_fused_cast_to_bf16_matches_torch(torch_cuda: Any, shape, tiles, variant
     assert not bool(torch.isnan(c).any())
     err = float((c.float() - want).abs().max())
     assert err <= 1e-2 * max(1.0, float(want.abs().max())), err
-
-
-def _matches_twice(torch: Any, kern: Any, a: Any, b: Any, c: Any) -> None:
-    """Two launches into NaN-poisoned ``c``: each matches ``a @ b`` in float32, and the
-    second is bit-identical to the first."""
-    want = a.float() @ b.float()
-    first = None
-    for _ in range(2):
-        c.fill_(float("nan"))
-        kern(a, b, c)
-        torch.cuda.synchronize()
-        assert not bool(torch.isnan(c).any())
-        assert float((c - want).abs().max()) <= 1e-4 * max(1.0, float(want.abs().max()))
-        if first is None:
-            first = c.clone()
-        else:
-            assert torch.equal(first, c)

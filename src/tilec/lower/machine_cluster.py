@@ -33,7 +33,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-from .schedule import depends_on, staged_loads
+from .schedule import multicast_loads
 
 __all__ = ["Cluster", "cluster_of", "pair_extents"]
 
@@ -66,9 +66,7 @@ def cluster_of(loop: ir.Operation, body: ir.Block) -> Cluster | None:
     if not c:
         return None
     n, axis = (int(x) for x in c)
-    arg = body.args[axis]
-    shared = frozenset(ld for ld in staged_loads(loop) if not depends_on(ld, {arg}, loop))
-    return Cluster(n, axis, shared)
+    return Cluster(n, axis, frozenset(multicast_loads(loop, body.args[axis])))
 
 
 def pair_extents(extents: list[ir.Value], cluster: Cluster,

@@ -45,7 +45,8 @@ from .staged_windows import tma_eligible
 from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
-           "block_arg_layout", "staged_loads", "coordinate_dependent", "SCHEDULE_ATTRS"]
+           "block_arg_layout", "staged_loads", "coordinate_dependent", "multicast_loads",
+           "SCHEDULE_ATTRS"]
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
@@ -791,9 +792,8 @@ def _plan_cluster(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -
         return
     body = g.op.regions[0].entry
     rank = len(body.args)
-    loads = list(staged_loads(loop))
     for axis in ([rank - 2, rank - 1] if rank >= 2 else [0]):
-        shared = [ld for ld in loads if not depends_on(ld, {body.args[axis]}, loop)]
+        shared = multicast_loads(loop, body.args[axis])
         if shared:
             g.cluster[loop] = (n, axis)
             names = ", ".join(f"{ld.name} at {ld.loc}" for ld in shared)
@@ -802,6 +802,12 @@ def _plan_cluster(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -
             return
     g.notes.append(f"{where}: no cluster: every staged operand's window depends on both "
                    "tile axes")
+
+
+def multicast_loads(loop: ir.Operation, coordinate: ir.Value) -> list[ir.Operation]:
+    """The staged loads of ``loop`` whose window does not depend on the group coordinate
+    ``coordinate``: the operands a cluster along that axis copies once and multicasts."""
+    return [ld for ld in staged_loads(loop) if not depends_on(ld, {coordinate}, loop)]
 
 
 def depends_on(op: ir.Operation, seeds: set[ir.Value], within: ir.Operation) -> bool:

@@ -49,6 +49,17 @@ CASES: list[DemoCase] = [*LIB_DEMOS, *EXAMPLE_CASES]
 """Every library and example kernel with its demo inputs."""
 
 
+def bf16_matmul_args(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
+    """Random bf16 ``A`` (m x k) and ``B`` (k x n) and a zero f32 ``C`` (m x n): the
+    arguments of ``lib.matmul`` that the warpgroup-instruction tests share."""
+    import ml_dtypes
+
+    r = np.random.default_rng(seed)
+    bf16 = ml_dtypes.bfloat16
+    return [r.standard_normal((m, k)).astype(bf16), r.standard_normal((k, n)).astype(bf16),
+            np.zeros((m, n), np.float32)]
+
+
 def outputs_of(case: DemoCase, args: list[Any]) -> list[int]:
     """Argument positions a case writes."""
     return list(case.expected(*[a.copy() if isinstance(a, np.ndarray) else a

@@ -13,7 +13,7 @@ from dataclasses import replace
 import ml_dtypes
 import numpy as np
 import pytest
-from lowering_cases import SIMULATOR_MISSING, differential, poisoned
+from lowering_cases import SIMULATOR_MISSING, bf16_matmul_args, differential, poisoned
 
 import tilec as tc
 import tilec.ir as ir
@@ -29,12 +29,6 @@ needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
                                      reason=SIMULATOR_MISSING or "")
 
 
-def _args(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
-    r = np.random.default_rng(seed)
-    return [r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16),
-            np.zeros((m, n), np.float32)]
-
-
 def _options(programs: int, traversal: str | None = None, cluster: int | None = 2,
              **kw) -> LowerOptions:
     opts = LowerOptions(warp_specialized=True, persistent=programs, cluster=cluster, **kw)
@@ -44,7 +38,7 @@ def _options(programs: int, traversal: str | None = None, cluster: int | None = 
 
 
 def _lowered(tiles=TWO, shape=(384, 256, 128), options=None, kernel=matmul):
-    args = _args(*shape)
+    args = bf16_matmul_args(*shape)
     compiled = tc.compile(kernel, *args, target="reference", **tiles)
     return compiled, args, lower(compiled.module, "cuda:sm_90", options or _options(4))
 
@@ -148,7 +142,7 @@ def test_the_option_changes_the_variant_and_the_source() -> None:
 ], ids=["odd_rows", "one_step", "ragged", "few_tiles", "grouped", "fallback", "small"])
 def test_clusters_match_the_reference(shape, tiles, programs, traversal) -> None:
     m, n, k = shape
-    res = differential(matmul, _args(m, n, k, seed=m + n + k), [2], "cuda:sm_90", tiles,
+    res = differential(matmul, bf16_matmul_args(m, n, k, seed=m + n + k), [2], "cuda:sm_90", tiles,
                        options=_options(programs, traversal), rtol=2e-3, atol=2e-3)
     assert res.resources[0]["cluster"]["groups"] == 2
 

@@ -17,6 +17,7 @@ import pytest
 from lowering_cases import SIMULATOR_MISSING
 
 import tilec as tc
+import tilec.ir as ir
 import tilec.ir.dist_layout as L
 from tilec.ir import IndexMap, d
 from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
@@ -54,13 +55,8 @@ def test_where_it_does_not_apply_it_says_why() -> None:
     assert isinstance(in_place_reduction(two_warps, broadcast_image(two_warps)), str)
     rep = L.replicated((8, 8), 32)
     assert "twice" in in_place_reduction(rep, L.replicated((8,), 32))
-    blocked = L.blocked((64, 64), 128, ir_f32())
+    blocked = L.blocked((64, 64), 128, ir.f32)
     assert isinstance(in_place_reduction(blocked, L.row_reduced((64,), 128, 1)), str)
-
-
-def ir_f32():
-    import tilec.ir as ir
-    return ir.f32
 
 
 @tc.kernel

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from lowering_cases import SIMULATOR_MISSING, differential
+from lowering_cases import SIMULATOR_MISSING, bf16_matmul_args, differential
 
 import tilec as tc
 from tilec.lib import batched_matmul, matmul
@@ -20,12 +20,6 @@ from tilec.lower import LowerOptions, lower
 
 BF16 = ml_dtypes.bfloat16
 TILES = {"BM": 128, "BN": 128, "BK": 64}
-
-
-def _args(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
-    r = np.random.default_rng(seed)
-    return [r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16),
-            np.zeros((m, n), np.float32)]
 
 
 def _machine(args: list[np.ndarray], target: str = "cuda:sm_90",
@@ -41,7 +35,7 @@ def _count(text: str, cid: str) -> int:
 
 
 def test_wgmma_rings_are_filled_by_tensor_copies() -> None:
-    text = _machine(_args(256, 256, 256))
+    text = _machine(bf16_matmul_args(256, 256, 256))
     versions = 3  # the plain ring's default versions
     # A: one 128 x 64 box; B: two 64 x 64 boxes (BN = 128); issued at W - 1 prologue sites
     # and once in the loop
@@ -56,7 +50,7 @@ def test_wgmma_rings_are_filled_by_tensor_copies() -> None:
 
 
 def test_tma_option_and_profile_decide() -> None:
-    args = _args(256, 256, 256)
+    args = bf16_matmul_args(256, 256, 256)
     off = _machine(args, options=LowerOptions(warp_specialized=False, tma=False))
     assert _count(off, "tma.load") == 0 and _count(off, "mbarrier.init") == 0
     sm80 = _machine(args, target="cuda:sm_80")
@@ -72,7 +66,7 @@ def test_tma_option_and_profile_decide() -> None:
 ], ids=["ragged", "b_fallback", "a_fallback", "one_trip"])
 def test_tensor_copy_staging_matches_the_reference(shape) -> None:
     m, n, k = shape
-    differential(matmul, _args(m, n, k, seed=m + n + k), [2], "cuda:sm_90", TILES,
+    differential(matmul, bf16_matmul_args(m, n, k, seed=m + n + k), [2], "cuda:sm_90", TILES,
                  rtol=2e-3, atol=2e-3)
 
 
@@ -98,7 +92,7 @@ def test_tensor_copies_with_a_group_in_flight(shape, stages) -> None:
     iteration later and the product still matches the reference."""
     m, n, k = shape
     opts = LowerOptions(warp_specialized=False, wgmma_in_flight=1, wgmma_stages=stages)
-    res = differential(matmul, _args(m, n, k, seed=m * n + k), [2], "cuda:sm_90", TILES,
+    res = differential(matmul, bf16_matmul_args(m, n, k, seed=m * n + k), [2], "cuda:sm_90", TILES,
                        options=opts, rtol=2e-3, atol=2e-3)
     text = str(res.machine)
     assert "in_flight = 1" in text or "pending = 1" in text
@@ -132,7 +126,7 @@ TALL = {"BM": 256, "BN": 128, "BK": 64}
 
 
 def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
-    text = _machine(_args(256, 256, 256), options=RING)
+    text = _machine(bf16_matmul_args(256, 256, 256), options=RING)
     w = 3  # the plain ring's default versions
     # W prologue issues and one refill, 3 boxes each; the fallback loop copies by cp.async
     assert _count(text, "tma.load") == (w + 1) * 3
@@ -140,7 +134,8 @@ def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
     assert _count(text, "mbarrier.init") == 2 * w and _count(text, "mbarrier.inval") == 2 * w
     assert 'release = "mbarrier"' not in text  # a schedule attribute, not a machine one
     # one loop; its group barriers are all the fallback's (the else of the guard)
-    module = tc.compile(matmul, *_args(256, 256, 256), target="reference", **TILES).module
+    module = tc.compile(matmul, *bf16_matmul_args(256, 256, 256), target="reference",
+                        **TILES).module
     machine = lower(module, "cuda:sm_90", RING).machine
     loops = [op for op in machine.walk() if op.name == "serial"
              and any(o.attr("catalog_id") == "mbarrier.arrive" for o in op.walk())]
@@ -155,7 +150,7 @@ def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
                 under = x.parent.parent is x.parent_op.regions[1]
             x = x.parent_op
         assert under is True, "a group barrier outside the fallback"
-    off = _machine(_args(256, 256, 256))
+    off = _machine(bf16_matmul_args(256, 256, 256))
     assert _count(off, "mbarrier.arrive") == 0
 
 
@@ -171,7 +166,7 @@ def test_mbarrier_ring_replaces_the_loop_barrier() -> None:
 ], ids=["ragged", "b_fallback", "a_fallback", "one_trip", "ten_trips"])
 def test_mbarrier_ring_matches_the_reference(shape, tiles) -> None:
     m, n, k = shape
-    differential(matmul, _args(m, n, k, seed=m + 2 * n + k), [2], "cuda:sm_90", tiles,
+    differential(matmul, bf16_matmul_args(m, n, k, seed=m + 2 * n + k), [2], "cuda:sm_90", tiles,
                  options=RING, rtol=2e-3, atol=2e-3)
 
 
@@ -181,7 +176,7 @@ def _mutated(drop: str, tiles: dict[str, int] = WIDE) -> None:
 
     from tilec.targets.reference.simt import simulate_module
 
-    args = _args(128, 256, 640)
+    args = bf16_matmul_args(128, 256, 640)
     compiled = tc.compile(matmul, *args, target="reference", **tiles)
     res = lower(compiled.module, "cuda:sm_90", RING)
     gone = 0
@@ -220,7 +215,7 @@ def test_mbarrier_ring_is_a_plan_variant_and_noted_where_blocked() -> None:
 
     opts = apply_variant(LowerOptions(warp_specialized=False), {"mbarrier_ring": True})
     assert opts.mbarrier_ring
-    args = _args(256, 256, 256)
+    args = bf16_matmul_args(256, 256, 256)
     module = tc.compile(matmul, *args, target="reference", **TILES).module
     notes = "\n".join(n for g in lower(module, "cuda:sm_90", RING).groups for n in g.notes)
     assert "released through mbarriers" in notes

@@ -8,9 +8,8 @@ NaN-poisoned outputs, and the protocol's broken variants are reported (hang or r
 from __future__ import annotations
 
 import ml_dtypes
-import numpy as np
 import pytest
-from lowering_cases import SIMULATOR_MISSING, differential, poisoned
+from lowering_cases import SIMULATOR_MISSING, bf16_matmul_args, differential, poisoned
 
 import tilec as tc
 from tilec.lib import matmul
@@ -29,15 +28,9 @@ needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
                                      reason=SIMULATOR_MISSING or "")
 
 
-def _args(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
-    r = np.random.default_rng(seed)
-    return [r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16),
-            np.zeros((m, n), np.float32)]
-
-
 def _lowered(tiles: dict[str, int], shape=(256, 256, 256), target: str = "cuda:sm_90",
              options: LowerOptions = WS):
-    args = _args(*shape)
+    args = bf16_matmul_args(*shape)
     compiled = tc.compile(matmul, *args, target="reference", **tiles)
     return compiled, args, lower(compiled.module, target, options)
 
@@ -147,7 +140,7 @@ def test_the_option_changes_the_plan_variant_and_the_source() -> None:
 ], ids=["ragged", "b_fallback", "a_fallback", "one_trip", "ten_trips"])
 def test_warp_specialized_rings_match_the_reference(shape, tiles) -> None:
     m, n, k = shape
-    differential(matmul, _args(m, n, k, seed=m + 2 * n + k), [2], "cuda:sm_90", tiles,
+    differential(matmul, bf16_matmul_args(m, n, k, seed=m + 2 * n + k), [2], "cuda:sm_90", tiles,
                  options=WS, rtol=2e-3, atol=2e-3)
 
 
@@ -156,7 +149,7 @@ def _broken(change, tiles: dict[str, int] = TWO) -> None:
     how many operations it changed)."""
     from tilec.targets.reference.simt import simulate_module
 
-    args = _args(128, 256, 640)
+    args = bf16_matmul_args(128, 256, 640)
     compiled = tc.compile(matmul, *args, target="reference", **tiles)
     res = lower(compiled.module, "cuda:sm_90", WS)
     assert change(res.machine)
@@ -228,7 +221,7 @@ def test_a_named_barrier_short_of_threads_is_reported() -> None:
             o.attributes["threads"] = 384
         return len(named)
 
-    args = _args(130, 130, 72)  # the fallback: the consumers meet at named barriers
+    args = bf16_matmul_args(130, 130, 72)  # the fallback: the consumers meet at named barriers
     compiled = tc.compile(matmul, *args, target="reference", **TWO)
     res = lower(compiled.module, "cuda:sm_90", WS)
     assert widen(res.machine)

@@ -238,6 +238,14 @@ def _need_tma(em: CUDAEmitter, op: ir.Operation) -> None:
     em.tma = True
 
 
+def _need_cluster(em: CUDAEmitter, op: ir.Operation) -> None:
+    """A peer release or a multicast copy names the other groups of a cluster: the grid
+    must launch clusters (its ``cluster`` attribute; ``ptx.CLUSTER_PRELUDE``)."""
+    if em.cluster <= 1:
+        raise em.unsupported(op, f"{op.attr('catalog_id')} reaches the other groups of a "
+                                 "cluster, and this grid has no cluster attribute")
+
+
 PREDICATED = ("mbarrier.arrive", "mbarrier.arrive.peer", "mbarrier.expect_tx", "tma.load")
 """Atoms the CUDA printers can issue under a predicate (one PTX instruction each)."""
 
@@ -286,6 +294,7 @@ def _mbarrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     elif cid == "mbarrier.arrive":
         em.buf.line(f"tc_mbar_arrive{p}({bar}{_pred(em)});")
     elif cid == "mbarrier.arrive.peer":
+        _need_cluster(em, op)
         rank = em.scalar(op.operand(1), op)
         em.buf.line(f"tc_mbar_arrive_peer{p}({bar}, (uint32_t)({rank}){_pred(em)});")
     else:
@@ -310,6 +319,8 @@ def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
     em.note_aligned16(src.ptr)
     p = "_p" if em.predicate is not None else ""
     n = op.attr("multicast")
+    if n:
+        _need_cluster(em, op)
     mc, mask = ("_mc", f", (uint16_t){(1 << int(n)) - 1}") if n else ("", "")
     em.buf.line(f"tc_tma_load_{len(coords)}d{mc}{p}(tc_smem_addr({dst.ptr} + "
                 f"{em.access.address_of_first(dst)}), &{tmap}, "

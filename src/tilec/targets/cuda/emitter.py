@@ -188,9 +188,9 @@ class CUDAEmitter(CLikeEmitter):
         self.in_lanes = False
         self.warp_atoms = False
         self.min_groups = 1
+        """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
         self.cluster = 1
         """Groups per cluster (``__cluster_dims__``; the grid's ``cluster``)."""
-        """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
         self.smem_base = "tc_smem"
         """The (aligned) start of the kernel's dynamic shared memory."""
         self.wgmma = False
@@ -428,6 +428,8 @@ class CUDAEmitter(CLikeEmitter):
             out.line(ptx.WGMMA_PRELUDE)
         if self.tma:
             out.line(ptx.TMA_PRELUDE)
+        if self.cluster > 1:
+            out.line(ptx.CLUSTER_PRELUDE)
         for name, info in self.tmaps.values():
             head.append(f"const __grid_constant__ tc_tmap {name}")
             params.append(info)

@@ -168,50 +168,32 @@ def wgmma_sync_lines(kind: str, pending: int = 0) -> list[str]:
     return [f'asm volatile("{text}" ::: "memory");']
 
 
-def _tma_multicast_loads() -> str:
-    """``tc_tma_load_<r>d_mc``: one box copy multicast into the groups of ``mask`` in the
-    cluster (each at the same shared offset, each completing its barrier at ``bar``'s
-    offset); ``_mc_p`` under a predicate."""
-    out = []
-    for r in range(1, 6):
-        cs = ", ".join(f"int c{k}" for k in range(r))
-        regs = ", ".join(f"%{4 + k}" for k in range(r))
-        ins = ", ".join(f'"r"(c{k})' for k in range(r))
-        copy = (f"cp.async.bulk.tensor.{r}d.shared::cluster.global."
-                f"mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {{{regs}}}], "
-                "[%2], %3;")
-        head = (f"uint32_t dst, const tc_tmap *map, uint32_t bar, uint16_t mask, {cs}")
-        args = f'"r"(dst), "l"((uint64_t)map), "r"(bar), "h"(mask), {ins}'
-        out.append(f"TC_DEV void tc_tma_load_{r}d_mc({head}) {{\n"
-                   f'  asm volatile("{copy}"\n    :: {args} : "memory");\n}}')
-        out.append(
-            f"TC_DEV void tc_tma_load_{r}d_mc_p({head}, uint32_t p) {{\n"
-            f'  asm volatile("{{\\n.reg .pred q;\\nsetp.ne.b32 q, %{4 + r}, 0;\\n@q {copy}'
-            f'\\n}}"\n    :: {args}, "r"(p) : "memory");\n}}')
-    return "\n".join(out)
-
-
-def _tma_loads() -> str:
+def _tma_loads(multicast: bool = False) -> str:
     """``tc_tma_load_<r>d``: one box copy of a rank-``r`` tensor map (coordinates innermost
     first) completing on a barrier's transaction count; ``tc_tma_load_<r>d_p`` the same
-    under a predicate (issued where it is nonzero, with no branch)."""
+    under a predicate (issued where it is nonzero, with no branch). With ``multicast``,
+    ``tc_tma_load_<r>d_mc`` and ``_mc_p`` take a CTA ``mask`` after the barrier: the box
+    lands at the same shared offset in every group of the mask in the cluster, each copy
+    completing the barrier at ``bar``'s offset in its group."""
+    sfx, mask, mask_in, first = ("_mc", ", uint16_t mask", ', "h"(mask)', 4) if multicast \
+        else ("", "", "", 3)
+    mc = ".multicast::cluster" if multicast else ""
     out = []
     for r in range(1, 6):
         cs = ", ".join(f"int c{k}" for k in range(r))
-        regs = ", ".join(f"%{3 + k}" for k in range(r))
+        regs = ", ".join(f"%{first + k}" for k in range(r))
         ins = ", ".join(f'"r"(c{k})' for k in range(r))
         copy = (f"cp.async.bulk.tensor.{r}d.shared::cluster.global."
-                f"mbarrier::complete_tx::bytes [%0], [%1, {{{regs}}}], [%2];")
+                f"mbarrier::complete_tx::bytes{mc} [%0], [%1, {{{regs}}}], [%2]"
+                f"{', %3' if multicast else ''};")
+        head = f"uint32_t dst, const tc_tmap *map, uint32_t bar{mask}, {cs}"
+        args = f'"r"(dst), "l"((uint64_t)map), "r"(bar){mask_in}, {ins}'
+        out.append(f"TC_DEV void tc_tma_load_{r}d{sfx}({head}) {{\n"
+                   f'  asm volatile("{copy}"\n    :: {args} : "memory");\n}}')
         out.append(
-            f"TC_DEV void tc_tma_load_{r}d(uint32_t dst, const tc_tmap *map, uint32_t bar, "
-            f"{cs}) {{\n"
-            f'  asm volatile("{copy}"\n'
-            f'    :: "r"(dst), "l"((uint64_t)map), "r"(bar), {ins} : "memory");\n}}')
-        out.append(
-            f"TC_DEV void tc_tma_load_{r}d_p(uint32_t dst, const tc_tmap *map, uint32_t bar, "
-            f"{cs}, uint32_t p) {{\n"
-            f'  asm volatile("{{\\n.reg .pred q;\\nsetp.ne.b32 q, %{3 + r}, 0;\\n@q {copy}\\n}}"\n'
-            f'    :: "r"(dst), "l"((uint64_t)map), "r"(bar), {ins}, "r"(p) : "memory");\n}}')
+            f"TC_DEV void tc_tma_load_{r}d{sfx}_p({head}, uint32_t p) {{\n"
+            f'  asm volatile("{{\\n.reg .pred q;\\nsetp.ne.b32 q, %{first + r}, 0;\\n'
+            f'@q {copy}\\n}}"\n    :: {args}, "r"(p) : "memory");\n}}')
     return "\n".join(out)
 
 
@@ -241,17 +223,6 @@ TC_DEV void tc_mbar_expect_tx_p(uint32_t bar, uint32_t bytes, uint32_t p) {
                "@q mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n}"
                :: "r"(bar), "r"(bytes), "r"(p) : "memory");
 }
-TC_DEV void tc_mbar_arrive_peer(uint32_t bar, uint32_t rank) {
-  asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-               "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}"
-               :: "r"(bar), "r"(rank) : "memory");
-}
-TC_DEV void tc_mbar_arrive_peer_p(uint32_t bar, uint32_t rank, uint32_t p) {
-  asm volatile("{\n.reg .pred q;\n.reg .b32 ra;\nsetp.ne.b32 q, %2, 0;\n"
-               "mapa.shared::cluster.u32 ra, %0, %1;\n"
-               "@q mbarrier.arrive.shared::cluster.b64 _, [ra];\n}"
-               :: "r"(bar), "r"(rank), "r"(p) : "memory");
-}
 TC_DEV bool tc_mbar_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
   asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
@@ -262,5 +233,21 @@ TC_DEV void tc_mbar_wait(uint32_t bar, uint32_t parity) {
   while (!tc_mbar_try_wait(bar, parity)) {
   }
 }
-""" + _tma_loads() + "\n" + _tma_multicast_loads() + "\n"
+""" + _tma_loads() + "\n"
 """C++ helpers of kernels that issue tensor copies; emitted once into such kernels."""
+
+CLUSTER_PRELUDE = ("\n/* ---- the groups of a cluster: peer releases, multicast copies ---- */\n"
+                   + r"""TC_DEV void tc_mbar_arrive_peer(uint32_t bar, uint32_t rank) {
+  asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}"
+               :: "r"(bar), "r"(rank) : "memory");
+}
+TC_DEV void tc_mbar_arrive_peer_p(uint32_t bar, uint32_t rank, uint32_t p) {
+  asm volatile("{\n.reg .pred q;\n.reg .b32 ra;\nsetp.ne.b32 q, %2, 0;\n"
+               "mapa.shared::cluster.u32 ra, %0, %1;\n"
+               "@q mbarrier.arrive.shared::cluster.b64 _, [ra];\n}"
+               :: "r"(bar), "r"(rank), "r"(p) : "memory");
+}
+""" + _tma_loads(multicast=True) + "\n")
+"""C++ helpers of kernels whose groups run in clusters (``mbarrier.arrive.peer``, multicast
+``tma.load``); emitted once, after ``TMA_PRELUDE``, into such kernels only."""
