@@ -43,7 +43,8 @@ def variant_of(name: str, units: int) -> dict:
     memory holds), ``persistent`` (one program per compute unit, ``units``),
     ``grouped:G`` (the grouped program traversal), ``epilogue`` (a cast to a 16-bit
     output fused into the accumulator's registers; it changes only ``--out same``),
-    ``cluster`` (clusters of two programs multicasting their shared operand)."""
+    ``cluster`` (clusters of two programs multicasting their shared operand), ``regstore``
+    (the output stored from registers, not through shared buffers and tensor stores)."""
     out: dict = {}
     for word in name.split("+"):
         if word == "default":
@@ -64,6 +65,8 @@ def variant_of(name: str, units: int) -> dict:
             out["fuse_matrix_epilogues"] = True
         elif word == "cluster":
             out["cluster"] = 2
+        elif word == "regstore":
+            out["tensor_store"] = False
         else:
             raise SystemExit(f"unknown variant word {word!r} in {name!r}")
     return out

@@ -69,7 +69,7 @@ def loops(instrs: list[tuple[int, str]]) -> list[dict[str, Any]]:
 
 
 def compile_matmul(dtype: str, size: int, threads: int | None, budget: int | None,
-                   bm: int, bn: int, bk: int) -> Any:
+                   bm: int, bn: int, bk: int, out: str = "f32") -> Any:
     """The CUDA executable of ``lib.matmul`` for one dtype and square size (compile only)."""
     import ml_dtypes
     import numpy as np
@@ -84,14 +84,14 @@ def compile_matmul(dtype: str, size: int, threads: int | None, budget: int | Non
     npdt = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32}[dtype]
     a = np.empty((size, size), npdt)
     b = np.empty((size, size), npdt)
-    c = np.empty((size, size), np.float32)
+    c = np.empty((size, size), np.float32 if out == "f32" else npdt)
     comp = tilec.compile(matmul, a, b, c, target="reference", BM=bm, BN=bn, BK=bk)
     opts = LowerOptions()
     opts = replace(opts, planner=replace(opts.planner, threads=threads,
                                          max_fragment_scalars_per_lane=budget))
     m = lower.lower_to_machine(comp.module, "cuda:sm_90", opts)
     src = emit_cuda(m, comp.fn_name, "cuda:sm_90")
-    cub = compile_cubin(src.text, "sm_90", src.kernel, src.shared_bytes,
+    cub = compile_cubin(src.text, "sm_90" + src.arch_suffix, src.kernel, src.shared_bytes,
                         src.buffer.origin_of_line)
     return src, cub
 
@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--budget", type=int, default=None, help="fragment scalars per lane")
     p.add_argument("--tile", default="128x128x32", help="BMxBNxBK")
+    p.add_argument("--out", default="f32", choices=("f32", "same"),
+                   help="output dtype: f32 or the inputs' (the fused cast epilogue)")
     p.add_argument("--save-source", default=None)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         print("cuobjdump not found: put it on PATH or set CUOBJDUMP", file=sys.stderr)
         return 2
     bm, bn, bk = (int(x) for x in args.tile.split("x"))
-    src, cub = compile_matmul(args.dtype, args.size, args.threads, args.budget, bm, bn, bk)
+    src, cub = compile_matmul(args.dtype, args.size, args.threads, args.budget, bm, bn, bk,
+                              args.out)
     if args.save_source:
         Path(args.save_source).write_text(src.text)
     with tempfile.TemporaryDirectory() as tmp:

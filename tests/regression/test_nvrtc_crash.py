@@ -127,7 +127,11 @@ def test_an_interrupted_build_never_hands_its_answer_to_the_next(
     the next build gets its own cubin, not the interrupted one's."""
     import signal
 
-    a = "extern \"C\" __global__ void ka(float *x) { x[threadIdx.x] = 1.0f; }\n"
+    # ka takes NVRTC well over the alarm's 20 ms (a one-line kernel may not: the test then
+    # raced the compiler)
+    body = "".join(f"  x[(threadIdx.x + {i}) & 255] = x[threadIdx.x & 255] * 1.5f + {i}.0f;\n"
+                   for i in range(3000))
+    a = "extern \"C\" __global__ void ka(float *x) {\n" + body + "}\n"
     b = "extern \"C\" __global__ void kb(float *x) { x[threadIdx.x] = 2.0f; }\n"
 
     class Interrupted(Exception):

@@ -306,7 +306,8 @@ micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``.
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues",
                   "coalesce_group_barriers", "max_copy_batch", "stages",
                   "wgmma_stages", "wgmma_in_flight",
-                  "mbarrier_ring", "warp_specialized", "persistent", "cluster", "split_k",
+                  "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
+                  "split_k",
                   "double_buffer",
                   "async_copies", "tma",
                   *TARGET_FACT_FIELDS)

@@ -288,7 +288,26 @@ CATALOG: dict[str, AtomDef] = {
                 "groups are in flight; their accumulators and shared reads are then complete"),
         AtomDef("fence.proxy.async", (), ("token",), "lane",
                 "makes this thread's completed shared-memory writes visible to the "
-                "asynchronous proxy (wgmma operand reads)"),
+                "asynchronous proxy (wgmma operand reads, tensor stores)"),
+        AtomDef("tma.store", ("dst_array", "src_shared_view", "coords..."), ("token",), "lane",
+                "tensor-memory-accelerator copy of the source view (a whole 128-byte swizzled "
+                "block: rows of 128 bytes starting on a 1024-byte boundary, `swizzle` = 128) "
+                "into the box `box` of the global array whose origin is `coords` (one index "
+                "per array axis), view elements in row-major order onto box elements in "
+                "row-major order; box elements outside the array are not written. The copy "
+                "reads shared memory asynchronously: it joins the issuing thread's open bulk "
+                "group, and the source may be written again only after that thread's "
+                "`bulk.wait` retired the group (then a barrier orders the others' writes). "
+                "Shared writes it reads must be fenced (`fence.proxy.async`) by their writers "
+                "first. PTX: cp.async.bulk.tensor.<r>d.global.shared::cta.bulk_group"),
+        AtomDef("bulk.commit", (), ("token",), "lane",
+                "closes the issuing thread's open bulk group (its tensor stores since the last "
+                "commit). PTX: cp.async.bulk.commit_group"),
+        AtomDef("bulk.wait", (), ("token",), "lane",
+                "waits until at most `pending` of this thread's committed bulk groups are in "
+                "flight; with `read` = true only their shared-memory reads must be done (the "
+                "sources may be reused), else their global writes too. PTX: "
+                "cp.async.bulk.wait_group[.read] pending"),
         AtomDef("mbarrier.init", ("barrier_view",), ("token",), "lane",
                 "initializes the 8-byte shared-memory barrier of a one-element i64 view for "
                 "`count` arrivals per phase, phase 0 in progress; the barrier must not be "

@@ -115,6 +115,10 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                        "loop: its persistent group runs in clusters of (n, axis): n groups "
                        "on neighbouring tiles of grid axis `axis` share the operands whose "
                        "window does not depend on that axis through multicast copies"),
+    "tensor_store": AttrDef(lambda x: x == 2, False,
+                            "store: after a warp-specialized loop, the tile goes through this "
+                            "many swizzled shared buffers of 128-byte column chunks and tensor "
+                            "stores (docs/design/warp_specialization.md, \"Tensor stores\")"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "loop: its iterations are split over this many programs per output "
                        "tile, whose partial sums one program combines in split order "
@@ -555,7 +559,11 @@ def _is_barrier(v: Any) -> bool:
 def _check_barrier_atom(cid: str, fixed: int, op: Operation) -> Iterator[_Issue]:
     """The mbarrier atoms and ``tma.load``: a one-element ``i64`` shared view as the
     barrier, index scalars, and for ``tma.load`` a box of the global array's rank whose
-    elements fill the shared destination, with one index coordinate per array axis."""
+    elements fill the shared destination, with one index coordinate per array axis
+    (``tma.store`` the same from a shared source to a global array)."""
+    if cid == "tma.store":
+        yield from _check_tma_store(op)
+        return
     if cid == "tma.load":
         if op.num_operands < 3 or len(op.results) != 1:
             yield _Issue("tma.load takes (dst_shared_view, src_array, barrier_view, "
@@ -598,6 +606,35 @@ def _check_barrier_atom(cid: str, fixed: int, op: Operation) -> Iterator[_Issue]
     elif cid == "mbarrier.init" and not (isinstance(op.attr("count"), int)
                                          and op.attr("count") >= 1):
         yield _Issue("mbarrier.init needs an arrival count >= 1", "16", op)
+
+
+def _check_tma_store(op: Operation) -> Iterator[_Issue]:
+    """``tma.store``: a global array, a 128-byte swizzled shared source of the box's size and
+    element type, one index coordinate per array axis."""
+    if op.num_operands < 2 or len(op.results) != 1:
+        yield _Issue("tma.store takes (dst_array, src_shared_view, coords...) -> (token)", "16",
+                     op)
+        return
+    dst, src = op.operands[:2]
+    coords = op.operands[2:]
+    box = op.attr("box")
+    if not (isinstance(dst.type, MemoryType) and dst.type.space == "global"):
+        yield _Issue("tma.store writes a global array", "16", op)
+    elif not (isinstance(src.type, MemoryType) and src.type.space == "shared"):
+        yield _Issue("tma.store reads a shared-memory view", "16", op)
+    elif len(coords) != dst.type.rank or any(c.type is not index for c in coords):
+        yield _Issue(f"tma.store takes one index coordinate per array axis "
+                     f"({dst.type.rank}), got {len(coords)}", "16", op)
+    elif not (isinstance(box, tuple) and len(box) == dst.type.rank
+              and all(isinstance(e, int) and 0 < e <= 256 for e in box)):
+        yield _Issue(f"tma.store box must give an extent in [1, 256] per array axis, got "
+                     f"{box!r}", "16", op)
+    elif math.prod(box) != math.prod(int(e) for e in src.type.shape) \
+            or dst.type.dtype is not src.type.dtype:
+        yield _Issue(f"tma.store box {box} of {dst.type.dtype} does not match the source "
+                     f"{src.type}", "16", op)
+    elif op.attr("swizzle") != 128:
+        yield _Issue("tma.store reads the 128-byte swizzle (swizzle = 128)", "16", op)
 
 
 @_per_op("16")
@@ -667,6 +704,13 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
         elif not (isinstance(n, int) and n > 0 and n % 32 == 0):
             yield _Issue(f"barrier.named needs a thread count that is a positive multiple of "
                          f"32, got {n!r}", "16", op)
+    if cid == "bulk.wait":
+        n = op.attr("pending")
+        if not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 7):
+            yield _Issue(f"bulk.wait needs a pending count in [0, 7], got {n!r}", "16", op)
+        elif op.attr("read", False) not in (True, False):
+            yield _Issue(f"bulk.wait read must be a boolean, got {op.attr('read')!r}", "16",
+                         op)
     if cid == "setmaxnreg":
         n = op.attr("count")
         if op.attr("action") not in ("inc", "dec"):

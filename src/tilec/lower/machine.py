@@ -33,6 +33,7 @@ from typing import Any
 import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
+from tilec.ir.allocation import shared_layout
 from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
 
 from .machine_sync import BarrierTracker
@@ -227,6 +228,10 @@ class GroupLowering:
         """Inside a role region of a warp-specialized group (``machine_roles``): the threads
         of that role, whose group barriers are named barrier ``ROLE_BARRIER`` over them
         (None: every thread of the group meets at a barrier)."""
+        self.tensor_stores: Any = None
+        """Inside the consumers' region of a warp-specialized group where its tensor maps
+        are legal: the ``machine_epilogue.TensorStores`` that lowers each ``store {
+        tensor_store}`` (None: such stores are stored from registers)."""
         self.copy_batch_realized = 0
         """The most chunks a synchronous staged copy loaded before storing them
         (``machine_copies``; 0: none was made)."""
@@ -684,17 +689,21 @@ class _FunctionLowering:
             op = a.placeholder
             op.remove_self()
             grid_block.insert_op(op, lane_par)
-        grid.attributes["shared_bytes"] = smem.bytes
         limit = self.shared_limit()
-        if limit is not None and smem.bytes > limit:
+        need = smem.bytes  # a bound: every swizzled buffer's alignment slack counted
+        align = self.profile.shared_alignment if self.profile is not None else None
+        if limit is not None and need > limit and align:  # the placement's exact figure
+            need = min(need, shared_layout(grid, align).launch_bytes)
+        grid.attributes["shared_bytes"] = need
+        if limit is not None and need > limit:
             raise LoweringError(ir.format_located(
-                f"the group needs {smem.bytes} bytes of shared memory; {self.target} allows "
+                f"the group needs {need} bytes of shared memory; {self.target} allows "
                 f"{limit} per group (smaller tiles, or fewer staged operands)", par.loc))
-        groups = _warpgroup_residency(grid_block, lanes, smem.bytes, self.profile)
+        groups = _warpgroup_residency(grid_block, lanes, need, self.profile)
         if groups > 1:
             grid.attributes["min_groups"] = groups
         before, after = g.sync.sites
-        info: dict[str, Any] = {"threads": lanes, "shared_bytes": smem.bytes,
+        info: dict[str, Any] = {"threads": lanes, "shared_bytes": need,
                                 "group_barrier_sites": {"before": before, "after": after}}
         if roles_loop is not None:
             info["producer_threads"] = PRODUCER_THREADS

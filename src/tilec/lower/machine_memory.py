@@ -66,6 +66,9 @@ def _load(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("store")
 def _store(g: GroupLowering, op: ir.Operation) -> None:
+    if op.attr("tensor_store") and g.tensor_stores is not None:
+        g.tensor_stores.store(op)  # machine_epilogue
+        return
     guard_total_access(g, op)
     g.store_registers(g.scalar(op.operand_named("memory")), g.operand(op, 1))
 

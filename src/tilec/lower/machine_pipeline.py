@@ -420,7 +420,12 @@ def window_of(g: GroupLowering, ld: ir.Operation) -> _Window:
     """The values of a plain window (``plain_window`` holds)."""
     got = plain_window(ld)
     assert got is not None
-    view, axes = got
+    return window_from(g, *got)
+
+
+def window_from(g: GroupLowering, view: ir.Operation, axes: list[int]) -> _Window:
+    """The values of the plain window ``view`` of a kernel parameter whose rows and columns
+    are array axes ``axes`` (``staged_windows.plain_window``, ``store_window``)."""
     base = view.operand(0)
     m: ir.IndexMap = view.attr("map")
     syms = [g.scalar(x) for x in view.operands[1:]]

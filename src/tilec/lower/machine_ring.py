@@ -184,10 +184,10 @@ class MbarrierRing:
         g.sync.restore(before)
 
 
-def retire(g: GroupLowering) -> None:
+def retire(g: GroupLowering, pending: int = 1) -> None:
     """``wgmma.wait 1`` in every iteration: the previous iteration's group is retired (the
-    last one's by ``drain`` after the loop)."""
-    g.atom("wgmma.wait", [], [], pending=1)
+    last one's by ``drain`` after the loop). ``pending=0`` retires this iteration's too."""
+    g.atom("wgmma.wait", [], [], pending=pending)
 
 
 def _discard_rings(st: Staging) -> None:
@@ -215,9 +215,22 @@ class GuardedRing:
         """The ordinary ring with ``cp.async`` copies (in flight one group as well)."""
         self.guard = self.ring.guard()
         """Every operand's array has a legal tensor map (computed before the prologue)."""
+        self.known: bool | None = None
+        """The guard's value where the code being lowered already sits under it (a region
+        unswitched on the guard, ``machine_roles``): each step then lowers one protocol
+        and no ``if``. None: not known, both protocols under an ``if``."""
         self._at: tuple[ir.Value, ir.Value, ir.Value] | None = None
 
+    def guarded_by(self, cond: ir.Value) -> ir.Value | bool:
+        """``guard and cond`` (False, or ``cond`` itself, where the guard is known)."""
+        if self.known is None:
+            return self.g.arith("and", self.guard, cond)
+        return cond if self.known else False
+
     def _both(self, ring: Callable[[], None], plain: Callable[[], None]) -> None:
+        if self.known is not None:
+            (ring if self.known else plain)()
+            return
         g = self.g
         before = g.sync.state()
         ends = []

@@ -56,6 +56,7 @@ import tilec.ir as ir
 from .machine import GroupLowering
 from .machine_cluster import Cluster, pair_extents
 from .machine_control import _guard_step, _layouts, _staged_loop, _value, flatten, unflatten
+from .machine_epilogue import TensorStores
 from .machine_pipeline import Staging
 from .machine_ring import GuardedRing, _discard_rings, retire
 from .schedule import coordinate_dependent
@@ -249,8 +250,9 @@ class ConsumerRing(GuardedRing):
         """In a persistent walk, after a tile's loop: release the version its last
         iteration read (that iteration waited for every group), ``state`` being the loop's
         final (next) version and parity."""
-        g = self.g
-        self._release_before(state[0], g.arith("and", self.guard, g.arith("lt", lb, ub)))
+        when = self.guarded_by(self.g.arith("lt", lb, ub))
+        if when is not False:
+            self._release_before(state[0], when)
 
     def finish_walk(self) -> None:
         """After the walk, where the guard holds: the consumers meet, thread 0 invalidates
@@ -262,7 +264,11 @@ class ConsumerRing(GuardedRing):
     def end_iteration(self) -> None:
         """Retire the previous iteration's group, then release its version."""
         assert self._at is not None
-        retire(self.g)
+        # the ordinary ring of an unswitched fallback retires each group at once: ptxas
+        # serializes every wgmma of the kernel where that copy's copies run beside a group
+        # in flight (its address registers displace the accumulators'); it runs only
+        # where a tensor map is illegal
+        retire(self.g, 0 if self.known is False else 1)
         self._both(self._release, lambda: None)
         _discard_rings(self.st)
 
@@ -308,6 +314,34 @@ class ConsumerRing(GuardedRing):
             ring._issue(iv, ver)
             g.op("yield", self.st.next_carried([ver, par]), [])
         return list(loop.results)
+
+
+def _unswitched(ring: ConsumerRing, fast: Callable[[], None], slow: Callable[[], None]
+                ) -> None:
+    """``if guard { body with the tensor-map protocol } else { body with the ordinary
+    ring }``: the consumers' whole region lowered twice, each copy knowing the guard
+    (``GuardedRing.known``), so the hot loop carries no fallback code between its
+    instructions. Each copy ends its accumulators' lives inside its branch (the epilogue
+    stores them), so no accumulator joins after the ``if``."""
+    g = ring.g
+    before = g.sync.state()
+    ends = []
+
+    def copy(known: bool, body: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            g.sync.restore(before)
+            ring.known = known
+            try:
+                body()
+            finally:
+                ring.known = None
+            ends.append(g.sync.state())
+        return run
+
+    g.guarded(ring.guard, copy(True, fast), {"guard": "array extents legal for a tensor map "
+                                                      "(warp-specialized consumers)"},
+              copy(False, slow))
+    g.sync.merge(*ends)
 
 
 def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
@@ -364,7 +398,10 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
         carried = _layouts(loop.results)
         inits = flatten(g, [_value(g, loop, 3 + i) for i in range(len(loop.results))])
         if state is not None:  # the ordinary ring of a failed guard starts at version 0
-            state = [g.arith("select", ring.guard, x, g.index(0)) for x in state]
+            if ring.known is None:
+                state = [g.arith("select", ring.guard, x, g.index(0)) for x in state]
+            elif not ring.known:
+                state = [g.index(0) for _ in state]
         results = _staged_loop(g, loop, ring, lb, ub, step, inits, carried, state)
         after: list[ir.Value] = []
         if state is not None:
@@ -384,10 +421,7 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
             g.sync.merge(before, g.sync.state())
         return after
 
-    def consumer() -> None:
-        if two:
-            g.atom("setmaxnreg", [], [], action="inc", count=CONSUMER_REGISTERS)
-        g.role_threads = consumers
+    def consume() -> None:
         if walk is None:
             consume_tile(None)
             return
@@ -395,6 +429,21 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
         g.loc = loop.loc
         ring.finish_walk()
         g.loc = outer
+
+    def consume_fast() -> None:  # the marked stores go through tensor stores
+        stores = TensorStores(g)
+        g.tensor_stores = stores
+        try:
+            consume()
+        finally:
+            g.tensor_stores = None
+        stores.finish()
+
+    def consumer() -> None:
+        if two:
+            g.atom("setmaxnreg", [], [], action="inc", count=CONSUMER_REGISTERS)
+        g.role_threads = consumers
+        _unswitched(ring, consume_fast, consume)
 
     is_producer = g.arith("ge", g.tid, g.index(consumers))
     try:

@@ -133,6 +133,18 @@ class LowerOptions:
     (docs/design/warp_specialization.md, "Clusters"). Applied where the group is persistent
     and such an operand exists (``schedule._plan_cluster``), else noted in the report. None
     (the default) and 0 or 1: no cluster."""
+    tensor_store: bool | None = None
+    """Store a warp-specialized group's output tile through shared memory with tensor
+    stores (docs/design/warp_specialization.md, "Tensor stores"): the consumers write each
+    128-byte-wide column chunk of the tile into one of two swizzled buffers, fence, meet,
+    and their first thread issues the chunk's ``cp.async.bulk.tensor`` store, which runs
+    while they write the next chunk and, in a persistent group, while they compute the next
+    tile. Applied where the stored value's register parts each lie in one chunk (the
+    accumulator's layout), the window is a plain window of a 16- or 32-bit kernel
+    parameter and the buffers fit beside the ring (``schedule._plan_tensor_store``), else
+    noted in the report; where the array has no legal tensor map at launch the kernel
+    stores from registers. None (the default) and
+    True: where it applies; False: never."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""

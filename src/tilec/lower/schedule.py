@@ -34,14 +34,22 @@ from typing import Any
 import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
-from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS, WGMMA_ATOMS, swizzle_slack, wgmma_for
+from tilec.ir.atoms import (
+    LANE_ATOMS,
+    MMA_ATOMS,
+    SWIZZLE_ALIGN,
+    SWIZZLE_BYTES,
+    WGMMA_ATOMS,
+    swizzle_slack,
+    wgmma_for,
+)
 from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
 from tilec.plan.proofs import split_loop
 
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
-from .staged_windows import tma_eligible
+from .staged_windows import tensor_store_blocker, tma_eligible
 from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
@@ -51,7 +59,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent", "traversal", "cluster")
+                  "persistent", "traversal", "cluster", "tensor_store")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -120,6 +128,9 @@ class GroupSchedule:
     traversal: dict[ir.Operation, tuple[str, int]] = field(default_factory=dict)
     """Persistent loops whose walk takes its own traversal (the default plan's grouped
     order where the options name none)."""
+    tensor_store: dict[ir.Operation, int] = field(default_factory=dict)
+    """``store`` operations after a warp-specialized loop whose tile goes through this many
+    shared buffers and tensor stores (``LowerOptions.tensor_store``)."""
     cluster: dict[ir.Operation, tuple[int, int]] = field(default_factory=dict)
     """Persistent loops whose programs run in clusters: (groups per cluster, the grid axis
     along which a cluster's groups take neighbouring tiles) (``LowerOptions.cluster``)."""
@@ -609,6 +620,7 @@ def _plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                                f"threads), {g.staging[loop]} ring versions")
                 _plan_persistent(g, loop, options, units)
                 _plan_cluster(g, loop, options)
+                _plan_tensor_store(g, loop, options, staged, shared_limit)
             elif ws:
                 g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
                                f"{why_roles}")
@@ -772,6 +784,48 @@ def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions
     g.notes.append(f"{loop.name} at {loop.loc}: persistent{' by default' if auto else ''}: "
                    f"at most {count} programs walk the output tiles in the "
                    f"{'grid' if trav is None else ':'.join(map(str, trav))} traversal order")
+
+
+TENSOR_STORE_BUFFERS = 2
+"""Shared buffers of a tensor-stored tile: one chunk is written while the last one's store
+reads the other."""
+
+
+def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
+                       staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                       shared_limit: int | None) -> None:
+    """Send the tiles that the warp-specialized group of ``loop`` stores after it (``store``
+    operations of the group body) through shared buffers and tensor stores, or note why
+    not (``staged_windows.tensor_store_blocker``; the buffers, two 128-byte-wide chunks of
+    the tile's rows each, must fit beside the ring in ``shared_limit``)."""
+    if options.tensor_store is False:
+        return
+    body = g.op.regions[0].entry
+    ops = list(body.operations)
+    after = ops[ops.index(loop) + 1:] if loop in ops else []
+    per = sum(math.prod(_static(ld.result.type)) * ld.result.type.dtype.bytes for ld in staged)
+    # the rings and their two barriers per version from a 1024-byte aligned base; each
+    # buffer after the barriers may start up to 1024 bytes later (``ir.allocation``)
+    used = g.staging[loop] * (per + 16) + SWIZZLE_ALIGN
+    for st in after:
+        if st.name != "store":
+            continue
+        where = f"store at {st.loc}"
+        lay = g.uses.get((st, 1)) or g.layouts.get(st.operand(1))
+        why = "the stored value has no layout" if lay is None else tensor_store_blocker(st, lay)
+        if why is None:
+            rows = int(st.operand(1).type.shape[0])
+            need = TENSOR_STORE_BUFFERS * rows * SWIZZLE_BYTES + SWIZZLE_ALIGN
+            if shared_limit is not None and used + need > shared_limit:
+                why = (f"its {need} bytes of buffers do not fit beside the ring's {used} "
+                       f"(the group has {shared_limit})")
+        if why is not None:
+            g.notes.append(f"{where}: stored from registers, not through tensor stores: {why}")
+            continue
+        used += need
+        g.tensor_store[st] = TENSOR_STORE_BUFFERS
+        g.notes.append(f"{where}: through {TENSOR_STORE_BUFFERS} swizzled shared buffers and "
+                       "tensor stores, one per 128-byte column chunk")
 
 
 def _plan_cluster(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
@@ -1183,6 +1237,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["cluster"] = g.cluster[op]
         if op in g.split:
             op.attributes["split_k"] = g.split[op]
+        if op in g.tensor_store:
+            op.attributes["tensor_store"] = g.tensor_store[op]
         if op.name == "pipeline":
             op.attributes["stage_layouts"] = tuple(
                 tuple(g.layouts.get(a) if isinstance(a.type, ir.TileType) else None

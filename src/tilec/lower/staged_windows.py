@@ -15,7 +15,7 @@ from tilec.ir import dist_layout as L
 from tilec.ir.atoms import SWIZZLE_BYTES
 
 __all__ = ["plain_window", "matrix_axes", "async_eligible", "tma_eligible", "TMA_BOX",
-           "TMA_COLS"]
+           "TMA_COLS", "store_window", "store_chunks", "tensor_store_blocker"]
 
 
 def plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
@@ -25,7 +25,13 @@ def plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
     fill = ld.attr("fill")
     if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
         return None
-    view = ld.operand_named("memory").defining_op
+    return _parameter_window(ld.operand_named("memory"))
+
+
+def _parameter_window(mem: ir.Value) -> tuple[ir.Operation, list[int]] | None:
+    """The ``view`` of a kernel parameter (rank >= 2, global) ``mem`` is and its matrix
+    axes (``matrix_axes``), or None."""
+    view = mem.defining_op
     if view is None or view.name != "view":
         return None
     base = view.operand(0)
@@ -86,3 +92,56 @@ def matrix_axes(m: ir.IndexMap) -> list[int] | None:
     if found[0] is None or found[1] != len(m.results) - 1:
         return None
     return [found[0], found[1]]
+
+
+def store_window(st: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
+    """The ``view`` of a kernel parameter a ``store`` writes and the array axes of its rows
+    and columns, when the window is a plain one (``matrix_axes``); None otherwise."""
+    return _parameter_window(st.operand_named("memory"))
+
+
+def store_chunks(lay: L.DistLayout, cols: int) -> list[list[int]] | None:
+    """Per chunk of ``cols`` tile columns, the canonical parts of ``lay`` that hold its
+    elements, or None where a part holds elements of two chunks (for every thread)."""
+    import numpy as np
+
+    t = np.arange(lay.threads).reshape(-1, 1)
+    r = np.arange(lay.local).reshape(1, -1)
+    col = np.broadcast_to(np.asarray(lay.map.apply([t, r])[-1]), (lay.threads, lay.local))
+    chunks: list[list[int]] = [[] for _ in range(-(-int(lay.shape[-1]) // cols))]
+    for k, (off, size) in enumerate(zip(lay.part_offsets, lay.parts)):
+        which = col[:, off:off + size] // cols
+        if (which != which[0, 0]).any():
+            return None
+        chunks[int(which[0, 0])].append(k)
+    return chunks
+
+
+def tensor_store_blocker(st: ir.Operation, lay: L.DistLayout) -> str | None:
+    """Why ``store`` ``st`` of a tile in layout ``lay`` cannot go through shared memory and
+    tensor stores (``LowerOptions.tensor_store``), or None: a plain window of a kernel
+    parameter of rank 2 to 5 with 16- or 32-bit elements, a 2-D tile of at most 256 rows
+    (a multiple of 8) and whole 128-byte column chunks, in a layout that is neither masked
+    nor replicated and keeps each part inside one chunk."""
+    val = st.operand(1)
+    t = val.type
+    if not isinstance(t, ir.TileType) or t.rank != 2:
+        return "the stored value is not a 2-D tile"
+    if t.dtype.bytes not in (2, 4):
+        return f"{t.dtype} elements (tensor stores here take 16- and 32-bit ones)"
+    got = store_window(st)
+    if got is None or got[0].operand(0).type.rank > 5:
+        return "the window is not a plain window of a kernel parameter"
+    if got[0].operand(0).type.dtype is not t.dtype:
+        return "the stored value's type is not the array's"
+    rows, cols = (int(e) for e in t.shape)
+    chunk = SWIZZLE_BYTES // t.dtype.bytes
+    if rows > TMA_BOX or rows % 8:
+        return f"{rows} rows (at most {TMA_BOX}, a multiple of 8)"
+    if cols % chunk:
+        return f"{cols} columns, not whole {chunk}-column chunks"
+    if lay.masked or lay.replicated:
+        return f"the value's layout is {'masked' if lay.masked else 'replicated'}"
+    if store_chunks(lay, chunk) is None:
+        return f"the value's register parts cross {chunk}-column chunks"
+    return None

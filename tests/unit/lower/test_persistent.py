@@ -62,9 +62,17 @@ def test_the_group_becomes_programs_that_walk_tiles() -> None:
         assert walks, "a tile loop around the K loop"
     consumer = split.regions[1]
     invals = [o for o in consumer.walk() if o.attr("catalog_id") == "mbarrier.inval"]
-    walk = next(op for op in consumer.entry.operations if op.name == "serial")
+    # the consumers' region is unswitched on the tensor-map guard: the walk with the
+    # tensor-copy protocol under it, the ordinary ring's walk in its else branch
+    unswitch = next(op for op in consumer.entry.operations if op.name == "if"
+                    and "consumers" in str(op.attr("guard")))
+    walk = next(op for op in unswitch.regions[0].entry.operations if op.name == "serial")
     assert invals and not [o for o in walk.walk() if o in invals], \
         "the barriers are invalidated once, after the walk"
+    fallback = [op for op in unswitch.regions[1].walk() if op.name == "atom.call"]
+    assert not [o for o in fallback if o.attr("catalog_id") == "mbarrier.wait"], \
+        "the ordinary ring's copy waits on no barrier"
+    assert [o for o in fallback if o.attr("catalog_id") == "cp.async.16"]
 
 
 def test_where_it_does_not_apply_the_report_says_why() -> None:

@@ -329,6 +329,31 @@ def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
+def _tma_store(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """One box copy from a 1024-byte aligned block of a swizzled shared buffer into the
+    array through its tensor map (a kernel parameter, ``tmap_param``), coordinates
+    innermost first."""
+    _need_tma(em, op)
+    dst = em.memref(op.operand(0), op)
+    src = em.memref(op.operand(1), op)
+    if src.space != "shared" or src.swizzle != 128 or dst.space != "global":
+        raise em.unsupported(op, "tma.store copies 128-byte swizzled shared memory into a "
+                                 "global array")
+    tmap = em.tmap_param(dst.ptr, op.operand(0).type.dtype, tuple(op.attr("box")), op)
+    coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[2:])]
+    em.note_aligned16(dst.ptr)
+    em.buf.line(f"tc_tma_store_{len(coords)}d(&{tmap}, tc_smem_addr({src.ptr} + "
+                f"{em.access.address_of_first(src)}), {', '.join(coords)});")
+    return False
+
+
+def _bulk(em: CUDAEmitter, op: ir.Operation) -> bool:
+    _need_tma(em, op)
+    em.buf.lines_of(ptx.bulk_lines(op.attr("catalog_id"), _pending(em, op),
+                                   bool(op.attr("read", False))))
+    return False
+
+
 def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
     """The split-K atoms over the launch's workspaces (``CUDAEmitter.workspace_param``).
 
@@ -452,6 +477,9 @@ PRINTERS: dict[str, Printer] = {
     "barrier.cluster": _cluster_barrier,
     "mbarrier.inval": _mbarrier,
     "tma.load": _tma_load,
+    "tma.store": _tma_store,
+    "bulk.commit": _bulk,
+    "bulk.wait": _bulk,
     "split.store": _split,
     "split.arrive": _split,
     "split.combine": _split,

@@ -216,10 +216,14 @@ class CUDABackend:
             # the default plan's persistent grid in clusters of two (LowerOptions.cluster):
             # neighbouring row tiles share B through multicast copies
             out.append({"cluster": 2})
+            # the default plan's output stored from registers instead of through shared
+            # buffers and tensor stores (LowerOptions.tensor_store)
+            out.append({"tensor_store": False})
         if _has_epilogue_map(grids):
             out += [{**v, "fuse_matrix_epilogues": False} for v in [{}, *out]
                     if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]
-                    and v.get("persistent", 0) == 0 and "cluster" not in v]
+                    and v.get("persistent", 0) == 0 and "cluster" not in v
+                    and "tensor_store" not in v]
         out += [{"split_k": 4}, {"split_k": 8}]
         return out
 

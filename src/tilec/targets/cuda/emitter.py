@@ -897,7 +897,8 @@ class CUDAEmitter(CLikeEmitter):
         (declared after the other parameters; the launcher encodes it from the array)."""
         i = self.param_index.get(ptr)
         if i is None:
-            raise self.unsupported(user, "tma.load reads a kernel parameter's array")
+            raise self.unsupported(user, f"{user.attr('catalog_id')} copies a kernel "
+                                         "parameter's array")
         key = (i, box)
         got = self.tmaps.get(key)
         if got is None:

@@ -197,6 +197,30 @@ def _tma_loads(multicast: bool = False) -> str:
     return "\n".join(out)
 
 
+def _tma_stores() -> str:
+    """``tc_tma_store_<r>d``: one box copy from 128-byte swizzled shared memory into a rank-``r``
+    tensor map's array (coordinates innermost first; box elements outside the array are not
+    written), joining the issuing thread's open bulk group."""
+    out = []
+    for r in range(1, 6):
+        cs = ", ".join(f"int c{k}" for k in range(r))
+        regs = ", ".join(f"%{2 + k}" for k in range(r))
+        ins = ", ".join(f'"r"(c{k})' for k in range(r))
+        copy = f"cp.async.bulk.tensor.{r}d.global.shared::cta.bulk_group [%0, {{{regs}}}], [%1];"
+        out.append(f"TC_DEV void tc_tma_store_{r}d(const tc_tmap *map, uint32_t src, {cs}) {{\n"
+                   f'  asm volatile("{copy}"\n    :: "l"((uint64_t)map), "r"(src), {ins} '
+                   ': "memory");\n}')
+    return "\n".join(out)
+
+
+def bulk_lines(kind: str, pending: int = 0, read: bool = False) -> list[str]:
+    """``bulk.commit`` (close the thread's bulk group) and ``bulk.wait`` (at most
+    ``pending`` of its groups in flight; ``read``: only their shared reads done)."""
+    text = "cp.async.bulk.commit_group;" if kind == "bulk.commit" else \
+        f"cp.async.bulk.wait_group{'.read' if read else ''} {int(pending)};"
+    return [f'asm volatile("{text}" ::: "memory");']
+
+
 TMA_PRELUDE = r"""
 /* ---- tensor copies completing on shared-memory barriers (sm_90) ---- */
 /* A tensor map built by the launcher (cuTensorMapEncodeTiled), passed by value. */
@@ -233,7 +257,7 @@ TC_DEV void tc_mbar_wait(uint32_t bar, uint32_t parity) {
   while (!tc_mbar_try_wait(bar, parity)) {
   }
 }
-""" + _tma_loads() + "\n"
+""" + _tma_loads() + "\n" + _tma_stores() + "\n"
 """C++ helpers of kernels that issue tensor copies; emitted once into such kernels."""
 
 CLUSTER_PRELUDE = ("\n/* ---- the groups of a cluster: peer releases, multicast copies ---- */\n"

@@ -52,6 +52,7 @@ from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
+from .simt_bulk import BulkStores
 from .simt_cluster import Member, run_clusters
 from .simt_mbarrier import Mbarriers
 from .simt_memory import (
@@ -295,6 +296,8 @@ class LaneRunner:
         """The group in its running cluster (``simt_cluster``; None: no cluster)."""
         self.mbarriers = Mbarriers(lanes, clock, clock.width or None)
         """The group's shared-memory barriers and tma.load copies."""
+        self.bulk = BulkStores(lanes, clock)
+        """The group's tensor stores in flight and proxy fences."""
         self.registers = Registers(lanes)
         """The group's register budgets per warpgroup (``setmaxnreg``)."""
         self.roles: Any = None
@@ -457,6 +460,7 @@ class LaneRunner:
         self.copies.wait(np.ones(self.lanes, bool), 0)
         self.wgmma.finish()
         self.mbarriers.finish()
+        self.bulk.finish()
 
 
 def _arith(op: ir.Operation, args: list[Any], active: np.ndarray | None = None) -> Any:

@@ -62,6 +62,8 @@ class AtomContext(Protocol):
     """The running role split's baton (``simt_roles.Baton``), or None."""
     cluster: Any
     """The group in its running cluster (``simt_cluster.Member``), or None."""
+    bulk: Any
+    """Tensor stores in flight and proxy fences (``simt_bulk.BulkStores``)."""
 
     def divergence_cause(self) -> ir.Operation | None:
         """The innermost enclosing operation that made some threads inactive, if any."""
@@ -327,12 +329,6 @@ def _wgmma_sync(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.
             raise SimulationError(f"wgmma.wait needs an integer pending >= 0, got {n!r}",
                                   "unsupported", [op])
         ctx.wgmma.wait(wgs, n)
-    return _tokens(op)
-
-
-@atom_impl("fence.proxy.async")
-def _fence_proxy(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
-                 ) -> Sequence[Any]:
     return _tokens(op)
 
 

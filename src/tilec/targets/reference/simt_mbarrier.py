@@ -422,22 +422,25 @@ class Mbarriers:
     def _check_swizzle(op: ir.Operation, dst: Storage, flat: np.ndarray, box: tuple[int, ...],
                        swizzle: Any) -> None:
         es = dst.array.dtype.itemsize
+        cid = op.attr("catalog_id") or "tma.load"
+        moves = "reads" if cid == "tma.store" else "writes"
+        what = "source" if cid == "tma.store" else "destination"
         if swizzle != SWIZZLE_BYTES or dst.swizzle != SWIZZLE_BYTES:
-            raise SimulationError(f"tma.load writes {SWIZZLE_BYTES}-byte swizzled rows: its "
-                                  f"swizzle is {swizzle!r} and the destination {dst.name} has "
+            raise SimulationError(f"{cid} {moves} {SWIZZLE_BYTES}-byte swizzled rows: its "
+                                  f"swizzle is {swizzle!r} and the {what} {dst.name} has "
                                   f"swizzle {dst.swizzle} (both must be {SWIZZLE_BYTES})",
                                   "unsupported", [op])
         if box[-1] * es > SWIZZLE_BYTES:
-            raise SimulationError(f"tma.load: the box's inner extent {box[-1]} is "
+            raise SimulationError(f"{cid}: the box's inner extent {box[-1]} is "
                                   f"{box[-1] * es} bytes, more than the {SWIZZLE_BYTES}-byte "
                                   "swizzle row", "unsupported", [op])
         if (flat != flat[0] + np.arange(flat.size)).any():
-            raise SimulationError(f"tma.load: the destination is not a contiguous block of "
+            raise SimulationError(f"{cid}: the {what} is not a contiguous block of "
                                   f"{dst.name} (its elements are not consecutive in row-major "
                                   "order)", "unsupported", [op])
         start = int(flat[0]) * es
         if start % SWIZZLE_ALIGN:
-            raise SimulationError(f"tma.load: the destination starts at byte {start} of "
+            raise SimulationError(f"{cid}: the {what} starts at byte {start} of "
                                   f"{dst.name}, not on a {SWIZZLE_ALIGN}-byte boundary (the "
                                   "swizzle's period)", "unsupported", [op])
 

@@ -184,6 +184,16 @@ class Storage:
     tma: Any = None
     """The ``simt_mbarrier.Mbarriers`` whose ``tma.load`` copies wrote this storage and tag
     its elements with barrier phases (None: no copy did; nothing to check)."""
+    generic: np.ndarray | None = None
+    """Swizzled shared storage: per physical element, the thread of its latest ordinary
+    store (-1: none), for the proxy-fence check of tensor stores (``simt_bulk``)."""
+    generic_at: np.ndarray | None = None
+    """The lock-step time of each of those stores."""
+    bulk_reads: np.ndarray | None = None
+    """Shared storage: per physical element, the tensor stores' reads not yet retired by a
+    ``bulk.wait`` (set when a ``tma.store`` first reads it)."""
+    bulk: Any = None
+    """The ``simt_bulk.BulkStores`` that counts ``bulk_reads`` (for its reports)."""
 
     def physical(self, flat: np.ndarray) -> np.ndarray:
         """Physical flat element indices of logical ones (the identity unless swizzled): byte
@@ -636,10 +646,23 @@ def _flat_hits(view: LaneView, coords: tuple[np.ndarray, ...], mask: np.ndarray
     return st.physical(np.asarray(flat, np.int64)), lanes
 
 
+def note_generic_write(st: Storage, phys: np.ndarray, lanes: np.ndarray, now: int) -> None:
+    """Ordinary stores by ``lanes`` to elements ``phys`` of swizzled shared ``st`` (what a
+    tensor store reads; ``simt_bulk``) at lock-step time ``now``."""
+    if st.generic is None or st.generic_at is None:
+        st.generic = np.full(st.array.size, -1, np.int64)
+        st.generic_at = np.zeros(st.array.size, np.int64)
+    st.generic[phys] = lanes
+    st.generic_at[phys] = now
+
+
 def check_mma_reads(st: Storage, flat: np.ndarray, op: ir.Operation) -> None:
-    """A write of ``op`` to ``flat`` must not meet a ``wgmma`` read still in flight."""
+    """A write of ``op`` to ``flat`` must not meet a ``wgmma`` read or a tensor store's read
+    still in flight."""
     if st.mma_reads is not None and flat.size and st.mma is not None:
         st.mma.report_write(st, flat, op)
+    if st.bulk_reads is not None and flat.size and st.bulk is not None:
+        st.bulk.report_write(st, flat, op)
 
 
 def _check_pending(view: LaneView, flat: np.ndarray, lanes: np.ndarray, op: ir.Operation,
@@ -683,6 +706,8 @@ def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.nda
     check_mma_reads(st, flat, op)
     if st.races is not None:
         st.races.access("write", flat, lanes, op)
+        if st.swizzle:  # what a tensor store may read: its writers must fence (simt_bulk)
+            note_generic_write(st, flat, lanes, st.races.clock.now)
     if st.programs is not None:
         st.programs.write("write", flat, op)
     data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)

@@ -56,12 +56,14 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "epilogue": ("fuse_matrix_epilogues", True),
                  "trip": ("fuse_matrix_epilogues", False),
                  "fences": ("coalesce_group_barriers", False),
-                 "cluster": ("cluster", 2)}
+                 "cluster": ("cluster", 2),
+                 "regstore": ("tensor_store", False)}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
 group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
 plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
 where the default plan fuses its epilogue; ``cluster`` pairs a persistent group's programs
-into clusters of two that multicast their shared operand)."""
+into clusters of two that multicast their shared operand; ``regstore`` stores a
+warp-specialized group's output from registers instead of through tensor stores)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:

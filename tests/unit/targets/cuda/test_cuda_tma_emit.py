@@ -113,7 +113,7 @@ def test_only_straight_line_copy_blocks_are_predicated() -> None:
     c = np.zeros((256, 256), np.float32)
     module = tc.compile(matmul, a, a, c, target="reference", BM=128, BN=128, BK=64).module
     comp = compile_module(module, "matmul", "cuda:sm_90", "allocate",
-                          LowerOptions(mbarrier_ring=True))
+                          LowerOptions(mbarrier_ring=True, warp_specialized=False))
     ifs = [op for op in comp.module.walk() if op.name == "if"]
     ok = [op for op in ifs if predicatable(op)]
     assert ok and len(ok) < len(ifs)

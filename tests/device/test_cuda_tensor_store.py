@@ -1,0 +1,72 @@
+"""Tensor stores on the GPU (``LowerOptions.tensor_store``, docs/design/
+warp_specialization.md, "Tensor stores"): a warp-specialized group writes its output tile
+chunk by chunk into two swizzled shared buffers and stores each with
+``cp.async.bulk.tensor``; the box clips at the array's edges. Outputs are poisoned with NaN
+first and compared with torch in float32; a second launch must agree bit for bit, and the
+same kernel storing from registers (``tensor_store=False``) must give the same bits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import tilec as tc
+from paths import matmul_matches_twice
+from tilec.lib import matmul
+
+
+@pytest.mark.parametrize("shape,tiles,persistent,out", [
+    ((1000, 1000, 320), (128, 128, 64), None, "f32"),      # ragged: boxes clip
+    ((1000, 1000, 320), (128, 256, 64), 8, "bf16"),         # persistent, chunks per tile
+    ((4096, 4096, 1024), (128, 256, 64), 132, "bf16"),      # every SM, several tiles each
+    ((3968, 4104, 512), (128, 256, 64), 132, "f32"),        # ragged columns, 8 chunks
+    ((200, 130, 640), (128, 128, 64), 2, "f32"),            # B fails the guard: registers
+    ((64, 64, 128), (64, 64, 64), None, "f32"),             # one consumer warpgroup
+    ((1000, 1000, 320), (128, 64, 64), 8, "bf16"),          # one chunk per tile: odd
+])
+def test_tensor_stores_match_torch(torch_cuda: Any, shape, tiles, persistent, out) -> None:
+    torch = torch_cuda
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + 3 * n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+    odt = torch.float32 if out == "f32" else torch.bfloat16
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=odt)
+    bm, bn, bk = tiles
+    results = {}
+    for on in (None, False):
+        variant: dict = {"warp_specialized": True, "tensor_store": on}
+        if persistent is not None:
+            variant["persistent"] = persistent
+        kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk,
+                          variant=variant)
+        src = kern.executable().source
+        assert ("tc_tma_store_2d(&" in src) == (on is None)
+        if out == "f32":
+            matmul_matches_twice(torch, kern, a, b, c)
+        else:
+            want = a.float() @ b.float()
+            for _ in range(2):
+                c.fill_(float("nan"))
+                kern(a, b, c)
+                torch.cuda.synchronize()
+                assert not bool(torch.isnan(c).any())
+                assert float((c.float() - want).abs().max()) <= 2e-2 * float(want.abs().max())
+        results[on] = c.clone()
+    assert torch.equal(results[None], results[False])
+
+
+def test_tensor_stores_with_clusters(torch_cuda: Any) -> None:
+    """The default plan's fused cast, clusters and tensor stores together (31 row tiles:
+    the last pair's second tile stores nothing)."""
+    torch = torch_cuda
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn(3968, 512, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(512, 2048, device="cuda", dtype=torch.bfloat16, generator=gen)
+    c = torch.full((3968, 2048), float("nan"), device="cuda", dtype=torch.float32)
+    kern = tc.compile(matmul, a, b, c, target="cuda", BM=128, BN=256, BK=64,
+                      variant={"cluster": 2, "persistent": 132})
+    src = kern.executable().source
+    assert "__cluster_dims__(2, 1, 1)" in src and "tc_tma_store_2d(&" in src
+    matmul_matches_twice(torch, kern, a, b, c)

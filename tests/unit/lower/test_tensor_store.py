@@ -1,0 +1,194 @@
+"""Tensor stores of a warp-specialized group's output tile (``LowerOptions.tensor_store``):
+the schedule's choice and its notes, the Machine TileIR and CUDA source, simulated
+differential cases against the reference (outputs poisoned with NaN) and the broken
+protocols the simulator reports."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from lowering_cases import SIMULATOR_MISSING, differential, poisoned
+
+import tilec as tc
+from tilec.lib import matmul
+from tilec.lower import LowerOptions, lower
+
+needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
+                                     reason=SIMULATOR_MISSING or "")
+
+TWO = {"BM": 128, "BN": 128, "BK": 64}
+WIDE = {"BM": 128, "BN": 256, "BK": 64}
+ONE = {"BM": 64, "BN": 64, "BK": 64}
+WS = LowerOptions(warp_specialized=True)
+
+
+def _args(m: int, n: int, k: int, out: object = np.float32, seed: int = 0) -> list:
+    r = np.random.default_rng(seed)
+    bf16 = ml_dtypes.bfloat16
+    return [r.standard_normal((m, k)).astype(bf16), r.standard_normal((k, n)).astype(bf16),
+            np.zeros((m, n), out)]
+
+
+def _lowered(tiles: dict, args: list, options: LowerOptions = WS):
+    compiled = tc.compile(matmul, *args, target="reference", **tiles)
+    return compiled, lower(compiled.module, "cuda:sm_90", options)
+
+
+def _notes(res) -> str:
+    return "\n".join(n for g in res.groups for n in g.notes)
+
+
+def _cids(region) -> list[str]:
+    return [o.attr("catalog_id") for o in region.walk() if o.name == "atom.call"]
+
+
+def _staged(machine):
+    """The ``if`` of every tensor-stored tile (the output's tensor-map guard)."""
+    return [op for op in machine.walk() if op.name == "if"
+            and "tensor stores" in str(op.attr("guard"))]
+
+
+# ------------------------------------------------------------------ the schedule
+
+
+def test_a_warp_specialized_store_goes_through_tensor_stores() -> None:
+    _, res = _lowered(WIDE, _args(256, 512, 128, ml_dtypes.bfloat16))
+    assert "through 2 swizzled shared buffers and tensor stores" in _notes(res)
+    store = next(op for op in res.scheduled.walk() if op.name == "store")
+    assert store.attr("tensor_store") == 2
+    (staged,) = _staged(res.machine)
+    cids = _cids(staged.regions[0])
+    # 256 bf16 columns: four 64-column chunks, each fenced, met and stored
+    assert cids.count("tma.store") == 4 and cids.count("bulk.commit") == 4
+    assert cids.count("fence.proxy.async") == 4
+    assert cids.count("bulk.wait") == 4 and "tma.store" not in _cids(staged.regions[1])
+    buf = next(op for op in res.machine.walk() if op.name == "memory"
+               and op.attr("role") == "tensor store")
+    assert tuple(int(e) for e in buf.result.type.shape) == (2, 128, 64)
+    assert buf.attr("swizzle") == 128
+    # one wait for every store after the consumers' last tile
+    waits = [o for o in res.machine.walk() if o.attr("catalog_id") == "bulk.wait"
+             and not o.attr("read")]
+    assert len(waits) == 1
+
+
+def test_the_option_turns_it_off_and_the_report_says_why_not() -> None:
+    from tilec.frontend.tunables import apply_variant
+
+    assert apply_variant(LowerOptions(), {"tensor_store": False}).tensor_store is False
+    _, res = _lowered(WIDE, _args(256, 512, 128), LowerOptions(warp_specialized=True,
+                                                               tensor_store=False))
+    assert "tma.store" not in str(res.machine) and not _staged(res.machine)
+    # 8-byte elements: no tensor store here
+    _, res = _lowered(TWO, _args(256, 256, 128, np.float64))
+    assert "stored from registers, not through tensor stores: f64 elements" in _notes(res)
+    assert "tma.store" not in str(res.machine)
+    # no producer warpgroup: the store stays where it was
+    _, res = _lowered(TWO, _args(256, 256, 128), LowerOptions(warp_specialized=False))
+    assert "tma.store" not in str(res.machine)
+
+
+def test_the_cuda_source_issues_tensor_stores() -> None:
+    from tilec.driver import compile_module
+    from tilec.targets.cuda.emitter import emit_cuda
+
+    compiled, _ = _lowered(WIDE, _args(256, 512, 128, ml_dtypes.bfloat16))
+    texts = {}
+    for on in (None, False):
+        comp = compile_module(compiled.module, "matmul", "cuda:sm_90", "allocate",
+                              LowerOptions(tensor_store=on))
+        texts[on] = emit_cuda(comp.module, "matmul", "cuda:sm_90")
+    src = texts[None]
+    assert src.text.count("tc_tma_store_2d(&tc_tmap2") == 4
+    assert "cp.async.bulk.wait_group.read 0;" in src.text
+    assert "cp.async.bulk.wait_group 0;" in src.text
+    assert "cp.async.bulk.commit_group;" in src.text
+    tmaps = [p for p in src.params if p.kind == "tmap"]
+    assert [p.box for p in tmaps][-1] == (128, 64)  # C's map: one chunk per box
+    assert "tc_tma_store_2d(&" not in texts[False].text
+    # two 128 x 64 bf16 buffers, aligned to 1024 bytes after the ring's barriers
+    assert 2 * 128 * 128 <= src.shared_bytes - texts[False].shared_bytes < 2 * 128 * 128 + 1024
+
+
+# ------------------------------------------------------------------ the simulator
+
+
+@needs_simulator
+@pytest.mark.parametrize("tiles", [TWO, WIDE, ONE], ids=["two", "wide", "one"])
+@pytest.mark.parametrize("shape,out,persistent", [
+    ((200, 136, 192), np.float32, None),                 # ragged: boxes clip at both edges
+    ((200, 600, 128), ml_dtypes.bfloat16, 2),             # persistent: chunks across tiles
+    ((256, 256, 64), np.float32, 3),                      # one trip per tile
+    ((130, 130, 72), np.float32, None),                   # no tensor map: the fallback stores
+], ids=["ragged", "persistent_bf16", "one_trip", "fallback"])
+def test_tensor_stored_tiles_match_the_reference(tiles, shape, out, persistent) -> None:
+    m, n, k = shape
+    res = differential(matmul, _args(m, n, k, out, seed=m + n + k), [2], "cuda:sm_90", tiles,
+                       options=LowerOptions(warp_specialized=True, persistent=persistent),
+                       rtol=1e-2, atol=1e-2)
+    assert _staged(res.machine)  # (the fallback shape runs the copy without them)
+
+
+def _broken(change, tiles: dict = TWO) -> None:
+    """Simulate a persistent warp-specialized GEMM of two tiles per program after
+    ``change(machine)`` (which returns how many operations it changed)."""
+    from tilec.targets.reference.simt import simulate_module
+
+    args = _args(256, 512, 128)
+    compiled, res = _lowered(tiles, args, LowerOptions(warp_specialized=True, persistent=4))
+    assert change(res.machine)
+    simulate_module(res.machine, compiled.fn_name, poisoned(args, [2]))
+
+
+def _erase_in_stores(cid: str, pick=lambda o: True):
+    def change(machine) -> int:
+        ops = [o for s in _staged(machine) for o in s.regions[0].walk()
+               if o.attr("catalog_id") == cid and pick(o)]
+        for o in ops:
+            o.erase()
+        return len(ops)
+    return change
+
+
+@needs_simulator
+def test_a_store_source_written_again_before_the_wait_is_a_race() -> None:
+    from tilec.targets.reference.errors import SimulationError
+
+    with pytest.raises(SimulationError) as info:
+        _broken(_erase_in_stores("bulk.wait"))
+    assert info.value.kind == "race" and "no bulk.wait" in str(info.value)
+
+
+@needs_simulator
+def test_an_unfenced_source_is_a_race() -> None:
+    from tilec.targets.reference.errors import SimulationError
+
+    with pytest.raises(SimulationError) as info:
+        _broken(_erase_in_stores("fence.proxy.async"))
+    assert info.value.kind == "race" and "fence.proxy.async" in str(info.value)
+
+
+@needs_simulator
+def test_a_store_issued_before_the_writers_meet_is_a_race() -> None:
+    from tilec.targets.reference.errors import SimulationError
+
+    with pytest.raises(SimulationError) as info:
+        _broken(_erase_in_stores("barrier.named"))
+    assert info.value.kind == "race" and "tma.store" in str(info.value)
+
+
+@needs_simulator
+def test_a_group_that_ends_before_its_stores_have_read_is_reported() -> None:
+    from tilec.targets.reference.errors import SimulationError
+
+    def change(machine) -> int:  # the last wait, after the consumers' walk
+        ops = [o for o in machine.walk() if o.attr("catalog_id") == "bulk.wait"
+               and not o.attr("read")]
+        for o in ops:
+            o.erase()
+        return len(ops)
+
+    with pytest.raises(SimulationError) as info:
+        _broken(change)
+    assert info.value.kind == "race" and "when the group ends" in str(info.value)
