@@ -561,40 +561,8 @@ def _check_barrier_atom(cid: str, fixed: int, op: Operation) -> Iterator[_Issue]
     barrier, index scalars, and for ``tma.load`` a box of the global array's rank whose
     elements fill the shared destination, with one index coordinate per array axis
     (``tma.store`` the same from a shared source to a global array)."""
-    if cid == "tma.store":
-        yield from _check_tma_store(op)
-        return
-    if cid == "tma.load":
-        if op.num_operands < 3 or len(op.results) != 1:
-            yield _Issue("tma.load takes (dst_shared_view, src_array, barrier_view, "
-                         "coords...) -> (token)", "16", op)
-            return
-        dst, src, bar = op.operands[:3]
-        coords = op.operands[3:]
-        box = op.attr("box")
-        if not (isinstance(dst.type, MemoryType) and dst.type.space == "shared"):
-            yield _Issue("tma.load writes a shared-memory view", "16", op)
-        elif not (isinstance(src.type, MemoryType) and src.type.space == "global"):
-            yield _Issue("tma.load reads a global array", "16", op)
-        elif not _is_barrier(bar):
-            yield _Issue("tma.load completes on a barrier: a one-element i64 shared view",
-                         "16", op)
-        elif len(coords) != src.type.rank or any(c.type is not index for c in coords):
-            yield _Issue(f"tma.load takes one index coordinate per array axis "
-                         f"({src.type.rank}), got {len(coords)}", "16", op)
-        elif not (isinstance(box, tuple) and len(box) == src.type.rank
-                  and all(isinstance(e, int) and 0 < e <= 256 for e in box)):
-            yield _Issue(f"tma.load box must give an extent in [1, 256] per array axis, got "
-                         f"{box!r}", "16", op)
-        elif math.prod(box) != math.prod(int(e) for e in dst.type.shape) \
-                or dst.type.dtype is not src.type.dtype:
-            yield _Issue(f"tma.load box {box} of {src.type.dtype} does not fill the "
-                         f"destination {dst.type}", "16", op)
-        elif op.attr("swizzle") != 128:
-            yield _Issue("tma.load writes the 128-byte swizzle (swizzle = 128)", "16", op)
-        elif op.attr("multicast") not in (None, 2):
-            yield _Issue(f"tma.load multicast must be the cluster size 2, got "
-                         f"{op.attr('multicast')!r}", "16", op)
+    if cid in ("tma.load", "tma.store"):
+        yield from _check_tensor_copy(cid, op)
         return
     if op.num_operands != fixed or len(op.results) != (0 if cid == "mbarrier.wait" else 1):
         yield _Issue(f"{cid}: expected {fixed} operand(s)", "16", op)
@@ -608,33 +576,45 @@ def _check_barrier_atom(cid: str, fixed: int, op: Operation) -> Iterator[_Issue]
         yield _Issue("mbarrier.init needs an arrival count >= 1", "16", op)
 
 
-def _check_tma_store(op: Operation) -> Iterator[_Issue]:
-    """``tma.store``: a global array, a 128-byte swizzled shared source of the box's size and
-    element type, one index coordinate per array axis."""
-    if op.num_operands < 2 or len(op.results) != 1:
-        yield _Issue("tma.store takes (dst_array, src_shared_view, coords...) -> (token)", "16",
-                     op)
+def _check_tensor_copy(cid: str, op: Operation) -> Iterator[_Issue]:
+    """``tma.load`` (shared destination, global array, barrier, coordinates) and
+    ``tma.store`` (global array, shared source, coordinates): a box of the array's rank in
+    [1, 256] per axis whose elements fill the shared view, of its element type, one index
+    coordinate per array axis, the 128-byte swizzle; a load's barrier and multicast."""
+    load = cid == "tma.load"
+    fixed = 3 if load else 2
+    if op.num_operands < fixed or len(op.results) != 1:
+        roles = "dst_shared_view, src_array, barrier_view" if load else \
+            "dst_array, src_shared_view"
+        yield _Issue(f"{cid} takes ({roles}, coords...) -> (token)", "16", op)
         return
-    dst, src = op.operands[:2]
-    coords = op.operands[2:]
+    shared, array = (op.operand(0), op.operand(1)) if load else (op.operand(1), op.operand(0))
+    coords = op.operands[fixed:]
     box = op.attr("box")
-    if not (isinstance(dst.type, MemoryType) and dst.type.space == "global"):
-        yield _Issue("tma.store writes a global array", "16", op)
-    elif not (isinstance(src.type, MemoryType) and src.type.space == "shared"):
-        yield _Issue("tma.store reads a shared-memory view", "16", op)
-    elif len(coords) != dst.type.rank or any(c.type is not index for c in coords):
-        yield _Issue(f"tma.store takes one index coordinate per array axis "
-                     f"({dst.type.rank}), got {len(coords)}", "16", op)
-    elif not (isinstance(box, tuple) and len(box) == dst.type.rank
+    verb, other = ("writes", "reads") if load else ("reads", "writes")
+    if not (isinstance(shared.type, MemoryType) and shared.type.space == "shared"):
+        yield _Issue(f"{cid} {verb} a shared-memory view", "16", op)
+    elif not (isinstance(array.type, MemoryType) and array.type.space == "global"):
+        yield _Issue(f"{cid} {other} a global array", "16", op)
+    elif load and not _is_barrier(op.operand(2)):
+        yield _Issue("tma.load completes on a barrier: a one-element i64 shared view",
+                     "16", op)
+    elif len(coords) != array.type.rank or any(c.type is not index for c in coords):
+        yield _Issue(f"{cid} takes one index coordinate per array axis "
+                     f"({array.type.rank}), got {len(coords)}", "16", op)
+    elif not (isinstance(box, tuple) and len(box) == array.type.rank
               and all(isinstance(e, int) and 0 < e <= 256 for e in box)):
-        yield _Issue(f"tma.store box must give an extent in [1, 256] per array axis, got "
+        yield _Issue(f"{cid} box must give an extent in [1, 256] per array axis, got "
                      f"{box!r}", "16", op)
-    elif math.prod(box) != math.prod(int(e) for e in src.type.shape) \
-            or dst.type.dtype is not src.type.dtype:
-        yield _Issue(f"tma.store box {box} of {dst.type.dtype} does not match the source "
-                     f"{src.type}", "16", op)
+    elif math.prod(box) != math.prod(int(e) for e in shared.type.shape) \
+            or shared.type.dtype is not array.type.dtype:
+        yield _Issue(f"{cid} box {box} of {array.type.dtype} does not match the shared "
+                     f"view {shared.type}", "16", op)
     elif op.attr("swizzle") != 128:
-        yield _Issue("tma.store reads the 128-byte swizzle (swizzle = 128)", "16", op)
+        yield _Issue(f"{cid} {verb} the 128-byte swizzle (swizzle = 128)", "16", op)
+    elif load and op.attr("multicast") not in (None, 2):
+        yield _Issue(f"tma.load multicast must be the cluster size 2, got "
+                     f"{op.attr('multicast')!r}", "16", op)
 
 
 @_per_op("16")

@@ -304,46 +304,42 @@ def _mbarrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
-def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
-    """One box copy: the destination's first element (a 1024-byte aligned block of the
-    swizzled ring), the array's tensor map (a kernel parameter, ``tmap_param``), the
-    coordinates innermost first."""
+def _tensor_copy(em: CUDAEmitter, op: ir.Operation, shared_at: int, array_at: int,
+                 first: int) -> tuple[str, str, list[str]]:
+    """What both tensor copies print: the shared view's first element (a 1024-byte aligned
+    block of a swizzled buffer) as an address, the array's tensor map (a kernel parameter,
+    ``tmap_param``) and the coordinates (operands ``first`` on) innermost first."""
     _need_tma(em, op)
-    dst = em.memref(op.operand(0), op)
-    src = em.memref(op.operand(1), op)
-    if dst.space != "shared" or dst.swizzle != 128 or src.space != "global":
-        raise em.unsupported(op, "tma.load copies a global array into 128-byte swizzled "
-                                 "shared memory")
-    tmap = em.tmap_param(src.ptr, op.operand(1).type.dtype, tuple(op.attr("box")), op)
-    coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[3:])]
-    em.note_aligned16(src.ptr)
+    shared = em.memref(op.operand(shared_at), op)
+    array = em.memref(op.operand(array_at), op)
+    if shared.space != "shared" or shared.swizzle != 128 or array.space != "global":
+        raise em.unsupported(op, f"{op.attr('catalog_id')} copies between a global array and "
+                                 "128-byte swizzled shared memory")
+    tmap = em.tmap_param(array.ptr, op.operand(array_at).type.dtype, tuple(op.attr("box")),
+                         op)
+    coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[first:])]
+    em.note_aligned16(array.ptr)
+    return f"tc_smem_addr({shared.ptr} + {em.access.address_of_first(shared)})", tmap, coords
+
+
+def _tma_load(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """One box copy into the ring, completing on a barrier (``_tensor_copy``)."""
+    dst, tmap, coords = _tensor_copy(em, op, 0, 1, 3)
     p = "_p" if em.predicate is not None else ""
     n = op.attr("multicast")
     if n:
         _need_cluster(em, op)
     mc, mask = ("_mc", f", (uint16_t){(1 << int(n)) - 1}") if n else ("", "")
-    em.buf.line(f"tc_tma_load_{len(coords)}d{mc}{p}(tc_smem_addr({dst.ptr} + "
-                f"{em.access.address_of_first(dst)}), &{tmap}, "
+    em.buf.line(f"tc_tma_load_{len(coords)}d{mc}{p}({dst}, &{tmap}, "
                 f"{_barrier_addr(em, op, op.operand(2))}{mask}, {', '.join(coords)}"
                 f"{_pred(em)});")
     return False
 
 
 def _tma_store(em: CUDAEmitter, op: ir.Operation) -> bool:
-    """One box copy from a 1024-byte aligned block of a swizzled shared buffer into the
-    array through its tensor map (a kernel parameter, ``tmap_param``), coordinates
-    innermost first."""
-    _need_tma(em, op)
-    dst = em.memref(op.operand(0), op)
-    src = em.memref(op.operand(1), op)
-    if src.space != "shared" or src.swizzle != 128 or dst.space != "global":
-        raise em.unsupported(op, "tma.store copies 128-byte swizzled shared memory into a "
-                                 "global array")
-    tmap = em.tmap_param(dst.ptr, op.operand(0).type.dtype, tuple(op.attr("box")), op)
-    coords = [f"(int)({em.scalar(c, op)})" for c in reversed(op.operands[2:])]
-    em.note_aligned16(dst.ptr)
-    em.buf.line(f"tc_tma_store_{len(coords)}d(&{tmap}, tc_smem_addr({src.ptr} + "
-                f"{em.access.address_of_first(src)}), {', '.join(coords)});")
+    """One box copy from a swizzled shared buffer into the array (``_tensor_copy``)."""
+    src, tmap, coords = _tensor_copy(em, op, 1, 0, 2)
+    em.buf.line(f"tc_tma_store_{len(coords)}d(&{tmap}, {src}, {', '.join(coords)});")
     return False
 
 
