@@ -66,7 +66,7 @@ class LowerOptions:
     iteration (``wgmma.wait`` with this many pending), so that the next iteration's
     instructions issue before the previous ones retire; the ring is then refilled one
     iteration later. Applied where the schedule proves it legal
-    (``schedule._in_flight_blocker``), else noted in the report. Default 0 (wait for every
+    (``schedule_staging._in_flight_blocker``), else noted in the report. Default 0 (wait for every
     iteration's group): with every thread issuing the ring's copies the shorter copy lead
     costs about what the overlap gains; on an H100 (bf16, 128x256x64, 3 versions,
     benchmarks/cuda_ws.py at 47f167f) 1 in flight ran 0.309 ms against 0.302 at 4096^3,
@@ -109,9 +109,9 @@ class LowerOptions:
     version's tensor copies as soon as the consumers release it, while the original threads
     (the consumers) only wait, compute and release; with two consumer warpgroups
     ``setmaxnreg`` moves registers from the producer to them. Applied where the schedule
-    proves it legal (``schedule._roles_blocker``), else noted in the report. None (the
+    proves it legal (``schedule_staging._roles_blocker``), else noted in the report. None (the
     default): where the group has two consumer warpgroups and the call's operand rows are
-    16-byte aligned (``schedule._auto_roles_blocker``; the H100 sweep that chose this rule
+    16-byte aligned (``schedule_staging._auto_roles_blocker``; the H100 sweep that chose this rule
     is in docs/design/warp_specialization.md, "The default plan"); False: never."""
     persistent: int | None = None
     """Run a warp-specialized group as a persistent grid of at most this many programs
@@ -120,7 +120,7 @@ class LowerOptions:
     roles carry the ring's versions and phases from one tile to the next, so that the
     producer fills the next tile's first versions while the consumers store the last
     tile's output. Applied where the group is warp-specialized and its loop's bounds do not
-    depend on the program's coordinates (``schedule._plan_persistent``), else noted in the
+    depend on the program's coordinates (``schedule_staging._plan_persistent``), else noted in the
     report. None (the default): one program per compute unit of the profile, walking the
     tiles in the grouped traversal (``grouped:8``) unless
     ``PlannerOptions.program_traversal`` names one; not persistent where static shapes give
@@ -131,7 +131,7 @@ class LowerOptions:
     (B for two neighbouring row tiles): each group's producer copies half of that operand's
     boxes and multicasts them into both groups' rings, so L2 delivers it once per pair
     (docs/design/warp_specialization.md, "Clusters"). Applied where the group is persistent
-    and such an operand exists (``schedule._plan_cluster``), else noted in the report. None
+    and such an operand exists (``schedule_staging._plan_cluster``), else noted in the report. None
     (the default) and 0 or 1: no cluster."""
     tensor_store: bool | None = None
     """Store a warp-specialized group's output tile through shared memory with tensor
@@ -141,7 +141,7 @@ class LowerOptions:
     while they write the next chunk and, in a persistent group, while they compute the next
     tile. Applied where the stored value's register parts each lie in one chunk (the
     accumulator's layout), the window is a plain window of a 16- or 32-bit kernel
-    parameter and the buffers fit beside the ring (``schedule._plan_tensor_store``), else
+    parameter and the buffers fit beside the ring (``schedule_staging._plan_tensor_store``), else
     noted in the report; where the array has no legal tensor map at launch the kernel
     stores from registers. None (the default) and
     True: where it applies; False: never."""

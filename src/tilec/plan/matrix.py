@@ -342,7 +342,7 @@ RING_BARRIER_BYTES = 32
 
 def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     """Shared bytes a realization that stages A and B needs beyond one copy of them: the
-    lowering double-buffers them (``schedule._plan_staging``: two versions at least; a
+    lowering double-buffers them (``schedule_staging.plan_staging``: two versions at least; a
     warpgroup ring trims ``wgmma_stages`` down to 2, never below). Warpgroup rings are
     128-byte swizzled (the alignment slack of the base and two buffers, ``swizzle_slack``)
     with a barrier pair per version; the others pad every row of each version."""

@@ -96,12 +96,6 @@ class PlannerOptions:
             raise ValueError(f"unknown cost basis {self.cost_basis!r}; known: "
                              f"{', '.join(COST_BASES)}")
 
-    @property
-    def effective_elide_independent_subgroup_barriers(self) -> bool:
-        """The elision choice takes effect only with the planner and coalescing enabled."""
-        return (self.elide_independent_subgroup_barriers and self.enabled
-                and self.coalesce_group_barriers)
-
     def to_json(self) -> dict[str, Any]:
         """Every option and its value."""
         return asdict(self)

@@ -196,7 +196,7 @@ class MatrixWorkload:
     split_k: int = 1
     """Programs per output tile over which the K loop runs split (``plan/split_price.py``
     prices such a workload; the default Hopper plan's producer warpgroup is not used
-    then: ``lower/schedule._roles_blocker``)."""
+    then: ``lower/schedule_staging._roles_blocker``)."""
     epilogue_tiles: int = 0
     """Tile operands of the fused scalar epilogue of a direct output (reindexed loads such as
     a bias row, ``plan/proofs/scalar_epilogue.py``): each is held in the accumulator's

@@ -369,7 +369,7 @@ def wgmma_tile(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bo
 
 RING_PLAN_THREADS = 256
 """Threads (two consumer warpgroups) of a group that the default Hopper plan gives a
-producer warpgroup and a four-version ring (``lower/schedule._auto_roles_blocker``)."""
+producer warpgroup and a four-version ring (``lower/schedule_staging._auto_roles_blocker``)."""
 
 
 def ring_plan(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:

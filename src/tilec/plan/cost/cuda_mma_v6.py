@@ -3,7 +3,7 @@ the groups a grid actually puts on a unit, and for a split of K.
 
 Since the schedule gives a staged warpgroup (``wgmma``) loop of two consumer warpgroups a
 producer warpgroup, a four-version ring filled by tensor copies and a persistent grid
-(``lower/schedule._auto_roles_blocker``, docs/design/warp_specialization.md, "The default
+(``lower/schedule_staging._auto_roles_blocker``, docs/design/warp_specialization.md, "The default
 plan"), the candidates at 256 threads with 16-bit operands whose rows start 16-byte
 aligned (``cuda_mma_v2.ring_plan``) run a different kernel from the one v5 was fitted to
 (the H200 sweeps before that plan existed). Replayed on the H100 sweep of the plan as it
