@@ -25,16 +25,31 @@ running while the next tile computes; with an odd one the previous tile's last c
 buffer 0, so the store begins with thread 0's ``bulk.wait read 0`` and a barrier. The box
 clips at the array's edges, so ragged tiles need no guard. After the consumers' last
 tile, thread 0 waits for every store (``finish``).
+
+Where the stored tile is a proved scalar epilogue's ``map`` over the accumulator and
+reindexed loads (``plan.proofs.scalar_epilogue``: a bias row ``bias[None, :]``), the map
+and its loads are not lowered where they stand (``defer``): each chunk computes its own
+registers just before writing them, each reindexed load read straight through the
+window in the accumulator's layout (two rows of a fragment read one ``bias[j]`` twice,
+from L1). Only the accumulators and one part's operands are live then, instead of the
+whole tile's loaded operands beside the accumulators (a 128x256 tile's bias row: 128
+registers per thread).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import tilec.ir as ir
+from tilec.ir import dist_layout as L
 from tilec.ir.atoms import SWIZZLE_BYTES
+from tilec.plan.proofs.scalar_epilogue import reindexed_load
 
 from .machine import GroupLowering, Lowered
 from .machine_bounds import guard_total_access
+from .machine_elementwise import scalar_region
 from .machine_pipeline import _Window, tma_guard, window_from
+from .schedule import layout_of
 from .staged_windows import store_chunks, store_window
 
 __all__ = ["TensorStores"]
@@ -43,21 +58,71 @@ __all__ = ["TensorStores"]
 class TensorStores:
     """The tensor stores of one warp-specialized group's consumers."""
 
-    def __init__(self, g: GroupLowering) -> None:
+    def __init__(self, g: GroupLowering, tensor: bool = True) -> None:
         self.g = g
+        self.tensor = tensor
+        """Stores go through shared memory and tensor stores (False: in the consumers' copy
+        where the operands have no tensor maps, marked stores are stored from registers,
+        a deferred epilogue part by part)."""
         self.buffers: dict[ir.Operation, ir.Value] = {}
         """Per marked ``store``: its two chunk buffers (``2 x R x W``, swizzled)."""
         self.issued = False
         """Some store was lowered (``finish`` then waits for them)."""
+        self.deferred: dict[ir.Operation, ir.Operation] = {}
+        """Per marked ``store`` whose tile a scalar epilogue computes: that ``map``."""
+        self.skipped: list[ir.Operation] = []
+        """The Scheduled operations ``defer`` added to the group's skip set."""
+
+    def defer(self, ops: list[ir.Operation]) -> None:
+        """Of the operations ``ops`` (a group body's, after the loop), leave each marked
+        store's scalar epilogue (the ``map`` and its reindexed loads) to the store's chunks:
+        they join the group's skip set until ``finish``."""
+        for st in ops:
+            if st.name != "store" or not st.attr("tensor_store"):
+                continue
+            m = _epilogue_map(st)
+            if m is None:
+                continue
+            self.deferred[st] = m
+            for o in m.operands[1:]:
+                if isinstance(o.type, ir.TileType):
+                    r = o.defining_op
+                    assert r is not None
+                    self.skipped += [r, r.operand(0).defining_op]  # type: ignore[list-item]
+            self.skipped.append(m)
+        for op in self.skipped:
+            self.g.skip.add(op)
 
     def store(self, op: ir.Operation) -> None:
         """Lower ``store {tensor_store}`` ``op`` (module docstring)."""
         g = self.g
-        x = g.canonical(g.operand(op, 1))
         t = op.operand(1).type
+        m = self.deferred.get(op)
+        x = None if m is not None else g.canonical(g.operand(op, 1))
+        lay = x.layout if x is not None else layout_of(op.operand(1))
+        part = _part_of(x) if x is not None else self._computed(m)  # type: ignore[arg-type]
+        before = g.sync.state()
+        ends = []
+
+        def plain() -> None:
+            g.sync.restore(before)
+            guard_total_access(g, op)
+            mem = g.scalar(op.operand_named("memory"))
+            if x is not None:
+                g.store_registers(mem, x)
+            else:  # part by part, each computed where it is stored
+                g.sync.write(mem)
+                for k in range(len(lay.parts)):
+                    tv = g.thread_view(mem, lay, lay.part_offsets[k], lay.parts[k])
+                    g.op("store", [tv, part(k)], [])
+            ends.append(g.sync.state())
+
+        if not self.tensor:
+            plain()
+            return
         rows, cols = (int(e) for e in t.shape)
         width = SWIZZLE_BYTES // t.dtype.bytes
-        chunks = store_chunks(x.layout, width)
+        chunks = store_chunks(lay, width)
         got = store_window(op)
         assert chunks is not None and got is not None, "the schedule checked the store"
         win = window_from(g, *got)
@@ -65,21 +130,13 @@ class TensorStores:
         if buf is None:
             buf = self.buffers[op] = g.smem.buffer((2, rows, width), t.dtype, "tensor store",
                                                    swizzle=SWIZZLE_BYTES)
-        before = g.sync.state()
-        ends = []
 
         def staged() -> None:
             if len(chunks) % 2:  # the last tile's last chunk used buffer 0 (docstring)
                 self._wait_read()
                 g.sync.barrier()
             for c, parts in enumerate(chunks):
-                self._chunk(x, parts, buf, win, c, rows, width)
-            ends.append(g.sync.state())
-
-        def plain() -> None:
-            g.sync.restore(before)
-            guard_total_access(g, op)
-            g.store_registers(g.scalar(op.operand_named("memory")), x)
+                self._chunk(lay, part, parts, buf, win, c, rows, width)
             ends.append(g.sync.state())
 
         g.guarded(tma_guard(g, t.dtype, win.extents), staged,
@@ -87,14 +144,52 @@ class TensorStores:
         g.sync.merge(*ends)
         self.issued = True
 
-    def _chunk(self, x: Lowered, parts: list[int], buf: ir.Value, win: _Window, c: int,
-               rows: int, width: int) -> None:
+    def _computed(self, m: ir.Operation) -> Callable[[int], ir.Value]:
+        """Canonical part ``k`` of scalar epilogue ``m``'s result, computed where it is asked
+        for: the accumulator's registers of the part, each reindexed load's elements of the
+        part read through its window, one machine ``map``."""
+        g = self.g
+        lay = layout_of(m.results[0])
+        acc = g.canonical(g.operand(m, 0))
+        loads = {}
+        for o in m.operands[1:]:
+            if isinstance(o.type, ir.TileType):
+                r = o.defining_op
+                assert r is not None
+                ld = r.operand(0).defining_op
+                assert ld is not None
+                guard_total_access(g, ld)
+                mem = g.scalar(ld.operand_named("memory"))
+                g.sync.read(mem)
+                loads[o] = (mem, r.attr("map"), ld.attr("fill"), ld.result.type.dtype)
+        result_t = m.results[0].type.dtype
+
+        def part(k: int) -> ir.Value:
+            off, n = lay.part_offsets[k], lay.parts[k]
+            args: list[ir.Value] = []
+            for j, o in enumerate(m.operands):
+                if j == 0:
+                    args.append(acc.parts[acc.offsets.index(off)])
+                elif o in loads:
+                    mem, rmap, fill, dt = loads[o]
+                    tv = g.thread_view(mem, lay, off, n, rmap, (), True)
+                    attrs = {} if fill is None else {"fill": fill}
+                    args.append(g.op("load", [tv], [ir.TileType((n,), dt)], attrs).result)
+                else:
+                    args.append(g.scalar(o))
+            return g.op("map", args, [ir.TileType((n,), result_t)],
+                        {"shape": ir.IndexSet([n])}, [scalar_region(g, m.regions[0])]).result
+
+        return part
+
+    def _chunk(self, lay: L.DistLayout, part: Callable[[int], ir.Value], parts: list[int],
+               buf: ir.Value, win: _Window, c: int, rows: int, width: int) -> None:
         g = self.g
         b = c % 2
         into = ir.IndexMap(2, [ir.const(b), ir.d(0), ir.d(1) + (-c * width)])
         for k in parts:
-            tv = g.thread_view(buf, x.layout, x.offsets[k], x.sizes[k], into)
-            g.op("store", [tv, x.parts[k]], [])
+            tv = g.thread_view(buf, lay, lay.part_offsets[k], lay.parts[k], into)
+            g.op("store", [tv, part(k)], [])
         g.atom("fence.proxy.async", [], [ir.token])
         self._wait_read()
         g.sync.barrier()
@@ -122,9 +217,34 @@ class TensorStores:
                   lambda: g.atom("bulk.wait", [], [ir.token], pending=0, read=True))
 
     def finish(self) -> None:
-        """After the consumers' last tile: thread 0 waits until every store has written."""
+        """After the consumers' last tile: thread 0 waits until every store has written;
+        the deferred epilogues leave the skip set."""
+        for op in self.skipped:
+            self.g.skip.discard(op)
+        self.skipped = []
         if not self.issued:
             return
         g = self.g
         g.guarded(g.arith("eq", g.tid, g.index(0)),
                   lambda: g.atom("bulk.wait", [], [ir.token], pending=0, read=False))
+
+
+def _part_of(x: Lowered) -> Callable[[int], ir.Value]:
+    """Canonical part ``k`` of lowered tile ``x`` (in its canonical parts)."""
+    return lambda k: x.parts[k]
+
+
+def _epilogue_map(st: ir.Operation) -> ir.Operation | None:
+    """The ``map`` that computes the tile store ``st`` writes from an accumulator (its first
+    operand) and reindexed loads (``plan.proofs.scalar_epilogue``), used by the store alone;
+    None otherwise."""
+    v = st.operand(1)
+    m = v.defining_op
+    if m is None or m.name != "map" or v.num_uses != 1 or len(m.results) != 1:
+        return None
+    if not m.operands or not isinstance(m.operand(0).type, ir.TileType):
+        return None
+    for o in m.operands[1:]:
+        if isinstance(o.type, ir.TileType) and (o is m.operand(0) or reindexed_load(o)):
+            return None
+    return m

@@ -430,20 +430,23 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
         ring.finish_walk()
         g.loc = outer
 
-    def consume_fast() -> None:  # the marked stores go through tensor stores
-        stores = TensorStores(g)
-        g.tensor_stores = stores
-        try:
-            consume()
-        finally:
-            g.tensor_stores = None
-        stores.finish()
+    def consume_with(tensor: bool) -> Callable[[], None]:
+        def run() -> None:  # the marked stores go through tensor stores (or registers)
+            stores = TensorStores(g, tensor)
+            stores.defer(ops[k + 1:])
+            g.tensor_stores = stores
+            try:
+                consume()
+            finally:
+                g.tensor_stores = None
+            stores.finish()
+        return run
 
     def consumer() -> None:
         if two:
             g.atom("setmaxnreg", [], [], action="inc", count=CONSUMER_REGISTERS)
         g.role_threads = consumers
-        _unswitched(ring, consume_fast, consume)
+        _unswitched(ring, consume_with(True), consume_with(False))
 
     is_producer = g.arith("ge", g.tid, g.index(consumers))
     try:

@@ -65,6 +65,12 @@ REALIZATIONS = tuple(Realization)
 WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16")
 """Atoms whose rectangles a warpgroup instruction (64 x n x 16) can realize."""
 
+WGMMA_EPILOGUE_PART = 4
+"""Registers of one canonical part of a warpgroup accumulator (two rows by two columns of
+an 8-column block): what each operand of a fused epilogue holds at a time where the tile
+leaves through tensor stores, which compute the epilogue part by part. (A plan variant
+without them holds the operand whole, one register per accumulator, and may spill.)"""
+
 WGMMA_OTHER_REGISTERS = 64
 """Registers per lane a warpgroup-instruction kernel needs beside its accumulators (indices,
 descriptors, copy addresses): ptxas fits the 128x128x64 bf16 kernel (64 accumulators) in
@@ -496,7 +502,11 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                                      f"the {reg_limit} available to each of {threads} threads"))
                 continue
             for mode in modes:
-                if _epilogue_registers_exceed(w, mode, acc, acc + WGMMA_OTHER_REGISTERS,
+                # the default plan's tensor stores compute a fused epilogue one register
+                # part at a time (lower/machine_epilogue.py): an operand holds a part's
+                # WGMMA_EPILOGUE_PART registers, not a whole fragment's
+                if _epilogue_registers_exceed(w, mode, WGMMA_EPILOGUE_PART,
+                                              acc + WGMMA_OTHER_REGISTERS,
                                               reg_limit, threads, Realization.WGMMA, atom.id,
                                               params, rej):
                     continue
@@ -513,8 +523,8 @@ def _epilogue_registers_exceed(w: MatrixWorkload, mode: str, acc: int, held: int
     its tile operands (a bias row read by the accumulator's owners) holds ``acc`` more
     registers per lane beside the ``held`` ones while the epilogue runs. Records the
     rejection. (bf16 GEMM+bias+GELU at 128x256x64: 128 accumulators, 128 bias values and the
-    kernel's other registers spilled; the planner now leaves that tile to the staged
-    output.)"""
+    kernel's other registers spilled; with tensor stores the warpgroup realization computes
+    the epilogue part by part: ``WGMMA_EPILOGUE_PART``.)"""
     if mode != "direct" or not w.epilogue_tiles or reg_limit is None:
         return False
     need = held + w.epilogue_tiles * acc

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import tilec.ir as ir
 
-__all__ = ["ScalarEpilogue", "epilogue_of"]
+__all__ = ["ScalarEpilogue", "epilogue_of", "reindexed_load"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
         return None, "the accumulator is not the map's only tile operand"
     for k, o in enumerate(m.operands[1:], start=1):
         if isinstance(o.type, ir.TileType):
-            why = _reindexed_load(o)
+            why = reindexed_load(o)
             if why is not None:
                 return None, (f"operand {k} of the map at {m.loc} is a tile that is not a "
                               f"reindexed load ({why}): a computed tile needs a layout "
@@ -100,7 +100,7 @@ def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
     return ScalarEpilogue(m, st.owner, tuple(names)), ""
 
 
-def _reindexed_load(v: ir.Value) -> str | None:
+def reindexed_load(v: ir.Value) -> str | None:
     """Why tile ``v`` is not a reindexed load the accumulator's owners can read for
     themselves, or None: ``v = reindex(load(window))`` with one source and no symbols,
     ``v`` used once (by the map) and the load used once (by the reindex)."""
