@@ -70,6 +70,15 @@ class AtomContext(Protocol):
         ...
 
 
+def pending_of(op: ir.Operation) -> int:
+    """A wait atom's ``pending`` count (groups left in flight), checked."""
+    n = op.attr("pending", 0)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise SimulationError(f"{op.attr('catalog_id')} needs an integer pending >= 0, got "
+                              f"{n!r}", "unsupported", [op])
+    return n
+
+
 def diverged(ctx: AtomContext, op: ir.Operation, message: str) -> SimulationError:
     """A divergence error at ``op``; it names the ``if`` that made threads inactive too."""
     cause = ctx.divergence_cause()
@@ -324,11 +333,7 @@ def _wgmma_sync(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.
     if cid == "wgmma.commit":
         ctx.wgmma.commit(wgs)
     elif cid == "wgmma.wait":
-        n = op.attr("pending", 0)
-        if not isinstance(n, int) or n < 0:
-            raise SimulationError(f"wgmma.wait needs an integer pending >= 0, got {n!r}",
-                                  "unsupported", [op])
-        ctx.wgmma.wait(wgs, n)
+        ctx.wgmma.wait(wgs, pending_of(op))
     return _tokens(op)
 
 
@@ -512,11 +517,7 @@ def _cp_commit(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.n
 @atom_impl("cp.async.wait")
 def _cp_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
              ) -> Sequence[Any]:
-    n = op.attr("pending", 0)
-    if not isinstance(n, int) or n < 0:
-        raise SimulationError(f"cp.async.wait needs an integer pending >= 0, got {n!r}",
-                              "unsupported", [op])
-    ctx.copies.wait(active, n)
+    ctx.copies.wait(active, pending_of(op))
     return _tokens(op)
 
 

@@ -32,7 +32,7 @@ import numpy as np
 import tilec.ir as ir
 
 from .errors import SimulationError, describe_op
-from .simt_atoms import AtomContext, _tokens, atom_impl
+from .simt_atoms import AtomContext, _tokens, atom_impl, pending_of
 from .simt_memory import GroupClock, LaneView, Storage
 
 __all__ = ["BulkStores"]
@@ -163,10 +163,7 @@ def _bulk_commit(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np
 @atom_impl("bulk.wait")
 def _bulk_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
                ) -> Sequence[Any]:
-    n = op.attr("pending", 0)
-    if not isinstance(n, int) or n < 0:
-        raise SimulationError(f"bulk.wait needs an integer pending >= 0, got {n!r}",
-                              "unsupported", [op])
+    n = pending_of(op)
     for t in np.flatnonzero(active):
         ctx.bulk.wait(op, int(t), n)
     return _tokens(op)
