@@ -481,6 +481,28 @@ class GroupLowering:
                 otherwise()
             self.op("yield", [], [])
 
+    def branches(self, cond: ir.Value, body: Callable[[], None],
+                 otherwise: Callable[[], None], attrs: dict[str, Any] | None = None) -> None:
+        """``guarded`` with the barrier tracker's state carried through both branches: each
+        starts from what was pending before the ``if``, and what either leaves pending is
+        pending after it."""
+        before = self.sync.state()
+        ends = []
+
+        def arm(run: Callable[[], None]) -> Callable[[], None]:
+            def go() -> None:
+                self.sync.restore(before)
+                run()
+                ends.append(self.sync.state())
+            return go
+
+        self.guarded(cond, arm(body), attrs, arm(otherwise))
+        self.sync.merge(*ends)
+
+    def thread0(self) -> ir.Value:
+        """``tid == 0``: the thread that issues tensor copies and manages the barriers."""
+        return self.memo("thread0", lambda: self.arith("eq", self.tid, self.index(0)))
+
     def extent(self, d: ir.Dim) -> ir.Value:
         """An array extent as an index value (a shape-symbol parameter or a constant)."""
         if d.is_static:

@@ -101,11 +101,8 @@ class TensorStores:
         x = None if m is not None else g.canonical(g.operand(op, 1))
         lay = x.layout if x is not None else layout_of(op.operand(1))
         part = _part_of(x) if x is not None else self._computed(m)  # type: ignore[arg-type]
-        before = g.sync.state()
-        ends = []
 
         def plain() -> None:
-            g.sync.restore(before)
             guard_total_access(g, op)
             mem = g.scalar(op.operand_named("memory"))
             if x is not None:
@@ -115,7 +112,6 @@ class TensorStores:
                 for k in range(len(lay.parts)):
                     tv = g.thread_view(mem, lay, lay.part_offsets[k], lay.parts[k])
                     g.op("store", [tv, part(k)], [])
-            ends.append(g.sync.state())
 
         if not self.tensor:
             plain()
@@ -137,11 +133,9 @@ class TensorStores:
                 g.sync.barrier()
             for c, parts in enumerate(chunks):
                 self._chunk(lay, part, parts, buf, win, c, rows, width)
-            ends.append(g.sync.state())
 
-        g.guarded(tma_guard(g, t.dtype, win.extents), staged,
-                  {"guard": "the output array has a legal tensor map (tensor stores)"}, plain)
-        g.sync.merge(*ends)
+        g.branches(tma_guard(g, t.dtype, win.extents), staged, plain,
+                   {"guard": "the output array has a legal tensor map (tensor stores)"})
         self.issued = True
 
     def _computed(self, m: ir.Operation) -> Callable[[int], ir.Value]:
@@ -193,7 +187,6 @@ class TensorStores:
         g.atom("fence.proxy.async", [], [ir.token])
         self._wait_read()
         g.sync.barrier()
-        first = g.arith("eq", g.tid, g.index(0))
         rows_at, cols_at = win.axes
         box = tuple(rows if a == rows_at else width if a == cols_at else 1
                     for a in range(len(win.extents)))
@@ -208,12 +201,12 @@ class TensorStores:
                    swizzle=SWIZZLE_BYTES)
             g.atom("bulk.commit", [], [ir.token])
 
-        g.guarded(first, issue)
+        g.guarded(g.thread0(), issue)
 
     def _wait_read(self) -> None:
         """Thread 0 waits until its stores have read their sources."""
         g = self.g
-        g.guarded(g.arith("eq", g.tid, g.index(0)),
+        g.guarded(g.thread0(),
                   lambda: g.atom("bulk.wait", [], [ir.token], pending=0, read=True))
 
     def finish(self) -> None:
@@ -225,7 +218,7 @@ class TensorStores:
         if not self.issued:
             return
         g = self.g
-        g.guarded(g.arith("eq", g.tid, g.index(0)),
+        g.guarded(g.thread0(),
                   lambda: g.atom("bulk.wait", [], [ir.token], pending=0, read=False))
 
 

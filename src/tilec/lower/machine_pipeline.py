@@ -315,9 +315,8 @@ class Staging:
         return g.arith("select", tguard, g.index(nbytes), g.index(0))
 
     def thread0(self) -> ir.Value:
-        """``tid == 0``: the thread that issues tensor copies and manages the barriers."""
-        g = self.g
-        return g.memo("thread0", lambda: g.arith("eq", g.tid, g.index(0)))
+        """``tid == 0`` (``GroupLowering.thread0``)."""
+        return self.g.thread0()
 
     def _cp_async_any(self, ld: ir.Operation, window: ir.Value, dst: ir.Value,
                       guard: ir.Value, interior: ir.Value,

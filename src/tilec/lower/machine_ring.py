@@ -231,22 +231,8 @@ class GuardedRing:
         if self.known is not None:
             (ring if self.known else plain)()
             return
-        g = self.g
-        before = g.sync.state()
-        ends = []
-
-        def first() -> None:
-            ring()
-            ends.append(g.sync.state())
-
-        def second() -> None:
-            g.sync.restore(before)
-            plain()
-            ends.append(g.sync.state())
-
-        g.guarded(self.guard, first, {"guard": "array extents legal for a tensor map "
-                                               "(mbarrier ring)"}, second)
-        g.sync.merge(*ends)
+        self.g.branches(self.guard, ring, plain,
+                        {"guard": "array extents legal for a tensor map (mbarrier ring)"})
 
     def prologue(self, lb: ir.Value, ub: ir.Value, step: ir.Value) -> None:
         """Each protocol's prologue under the guard."""

@@ -323,25 +323,18 @@ def _unswitched(ring: ConsumerRing, fast: Callable[[], None], slow: Callable[[],
     (``GuardedRing.known``), so the hot loop carries no fallback code between its
     instructions. Each copy ends its accumulators' lives inside its branch (the epilogue
     stores them), so no accumulator joins after the ``if``."""
-    g = ring.g
-    before = g.sync.state()
-    ends = []
-
     def copy(known: bool, body: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:
-            g.sync.restore(before)
             ring.known = known
             try:
                 body()
             finally:
                 ring.known = None
-            ends.append(g.sync.state())
         return run
 
-    g.guarded(ring.guard, copy(True, fast), {"guard": "array extents legal for a tensor map "
-                                                      "(warp-specialized consumers)"},
-              copy(False, slow))
-    g.sync.merge(*ends)
+    ring.g.branches(ring.guard, copy(True, fast), copy(False, slow),
+                    {"guard": "array extents legal for a tensor map (warp-specialized "
+                              "consumers)"})
 
 
 def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,

@@ -159,13 +159,19 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                            f"group: {why}")
 
 
+def _version_bytes(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]) -> int:
+    """Shared bytes of one ring version: every staged operand's tile."""
+    return sum(math.prod(static_shape(ld.result.type)) * ld.result.type.dtype.bytes
+               for ld in staged)
+
+
 def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
                    options: LowerOptions, versions: int, shared_limit: int | None) -> int:
     """``versions`` of a warpgroup ring, fewer (down to ``max(2, options.stages)``) where
     that many would not fit ``shared_limit``."""
     if shared_limit is None:
         return versions
-    per = sum(math.prod(static_shape(ld.result.type)) * ld.result.type.dtype.bytes for ld in staged)
+    per = _version_bytes(staged)
     slack = swizzle_slack(len(staged))
     while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
         versions -= 1
@@ -317,7 +323,7 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
     body = g.op.regions[0].entry
     ops = list(body.operations)
     after = ops[ops.index(loop) + 1:] if loop in ops else []
-    per = sum(math.prod(static_shape(ld.result.type)) * ld.result.type.dtype.bytes for ld in staged)
+    per = _version_bytes(staged)
     # the rings and their two barriers per version from a 1024-byte aligned base; each
     # buffer after the barriers may start up to 1024 bytes later (``ir.allocation``)
     used = g.staging[loop] * (per + 16) + SWIZZLE_ALIGN

@@ -10,6 +10,8 @@ in-kernel guards on the array's extents are the lowering's (``machine_pipeline``
 
 from __future__ import annotations
 
+import numpy as np
+
 import tilec.ir as ir
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import SWIZZLE_BYTES
@@ -103,8 +105,6 @@ def store_window(st: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
 def store_chunks(lay: L.DistLayout, cols: int) -> list[list[int]] | None:
     """Per chunk of ``cols`` tile columns, the canonical parts of ``lay`` that hold its
     elements, or None where a part holds elements of two chunks (for every thread)."""
-    import numpy as np
-
     t = np.arange(lay.threads).reshape(-1, 1)
     r = np.arange(lay.local).reshape(1, -1)
     col = np.broadcast_to(np.asarray(lay.map.apply([t, r])[-1]), (lay.threads, lay.local))

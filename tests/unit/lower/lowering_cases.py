@@ -60,6 +60,11 @@ def bf16_matmul_args(m: int, n: int, k: int, seed: int = 0) -> list[np.ndarray]:
             np.zeros((m, n), np.float32)]
 
 
+def notes(res: Any) -> str:
+    """Every schedule note of a ``Lowering``'s groups, one per line."""
+    return "\n".join(n for g in res.groups for n in g.notes)
+
+
 def outputs_of(case: DemoCase, args: list[Any]) -> list[int]:
     """Argument positions a case writes."""
     return list(case.expected(*[a.copy() if isinstance(a, np.ndarray) else a

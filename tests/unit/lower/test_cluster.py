@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from lowering_cases import SIMULATOR_MISSING, bf16_matmul_args, differential, poisoned
+from lowering_cases import notes as _notes
 
 import tilec as tc
 import tilec.ir as ir
@@ -41,10 +42,6 @@ def _lowered(tiles=TWO, shape=(384, 256, 128), options=None, kernel=matmul):
     args = bf16_matmul_args(*shape)
     compiled = tc.compile(kernel, *args, target="reference", **tiles)
     return compiled, args, lower(compiled.module, "cuda:sm_90", options or _options(4))
-
-
-def _notes(res) -> str:
-    return "\n".join(n for g in res.groups for n in g.notes)
 
 
 def _atoms(module: ir.Module, cid: str) -> list[ir.Operation]:

@@ -12,6 +12,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from lowering_cases import SIMULATOR_MISSING, differential
+from lowering_cases import notes as _notes
 
 import tilec as tc
 from tilec.exec import get_profile
@@ -41,10 +42,6 @@ def _lowered(tiles: dict[str, int], shape=(256, 384, 200), options=None, out=np.
 def _loop(res):
     return next(op for op in res.scheduled.walk() if op.name == "serial"
                 and op.attr("schedule") == "double_buffer")
-
-
-def _notes(res) -> str:
-    return "\n".join(n for g in res.groups for n in g.notes)
 
 
 def test_two_consumer_warpgroups_get_a_producer_and_a_persistent_grid() -> None:

@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from lowering_cases import SIMULATOR_MISSING, differential, poisoned
+from lowering_cases import notes as _notes
 
 import tilec as tc
 from paths import cubin, needs_nvrtc
@@ -34,10 +35,6 @@ def _args(m: int, n: int, k: int, out: object = np.float32, seed: int = 0) -> li
 def _lowered(tiles: dict, args: list, options: LowerOptions = WS):
     compiled = tc.compile(matmul, *args, target="reference", **tiles)
     return compiled, lower(compiled.module, "cuda:sm_90", options)
-
-
-def _notes(res) -> str:
-    return "\n".join(n for g in res.groups for n in g.notes)
 
 
 def _cids(region) -> list[str]:

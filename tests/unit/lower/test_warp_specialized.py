@@ -10,6 +10,7 @@ from __future__ import annotations
 import ml_dtypes
 import pytest
 from lowering_cases import SIMULATOR_MISSING, bf16_matmul_args, differential, poisoned
+from lowering_cases import notes as _notes
 
 import tilec as tc
 from tilec.lib import matmul
@@ -33,10 +34,6 @@ def _lowered(tiles: dict[str, int], shape=(256, 256, 256), target: str = "cuda:s
     args = bf16_matmul_args(*shape)
     compiled = tc.compile(matmul, *args, target="reference", **tiles)
     return compiled, args, lower(compiled.module, target, options)
-
-
-def _notes(res) -> str:
-    return "\n".join(n for g in res.groups for n in g.notes)
 
 
 def _cids(region) -> list[str]:

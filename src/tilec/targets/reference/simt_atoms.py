@@ -570,6 +570,46 @@ def _mbarrier_wait(ctx: AtomContext, op: ir.Operation, args: list[Any], active: 
     return _tokens(op)
 
 
+def tensor_copy_args(ctx: AtomContext, op: ir.Operation, shared: Any, array: Any,
+                     coords: Sequence[Any], active: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
+    """The checked operands of a tensor copy (``tma.load`` and ``tma.store``) between the
+    shared view ``shared`` and the whole global array ``array``: the active threads, the
+    shared view's logical flat elements per active thread (row-major order) and each
+    coordinate per thread; None when no thread is active."""
+    cid = op.attr("catalog_id")
+    load = cid == "tma.load"
+    if not (isinstance(shared, LaneView) and isinstance(array, LaneView)
+            and shared.storage.space == "shared" and array.storage.space == "global"):
+        what = "a shared destination view and a global array" if load else \
+            "a global array and a shared source view"
+        raise SimulationError(f"{cid} takes {what}", "unsupported", [op])
+    if array.map is not None or array.guards or array.shape != array.storage.array.shape:
+        raise SimulationError(f"{cid} {'reads' if load else 'writes'} the whole array "
+                              f"{array.storage.name} through its tensor map (a kernel "
+                              "parameter), not a view of it", "unsupported", [op])
+    box = op.attr("box")
+    if not isinstance(box, (tuple, list)) or len(coords) != len(box) \
+            or len(box) != len(array.shape):
+        raise SimulationError(f"{cid} on {array.storage.name} (rank {len(array.shape)}) needs "
+                              f"a box and coordinates per axis; got box {box!r} and "
+                              f"{len(coords)} coordinates", "unsupported", [op])
+    lanes = np.flatnonzero(active)
+    if lanes.size == 0:
+        return None
+    scoords, smask = shared.locate(active, op)
+    if not smask[lanes].all():
+        side = "destination" if load else "source"
+        raise SimulationError(f"{cid}: some {side} elements of an active thread fall outside "
+                              "the shared view", "out_of_range", [op])
+    st = shared.storage
+    n = int(np.prod(shared.shape))
+    picked = tuple(np.asarray(c).reshape(ctx.lanes, n)[lanes] for c in scoords)
+    flat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim \
+        else np.zeros((lanes.size, n), np.int64)
+    return lanes, flat, [_per_lane(c, ctx.lanes) for c in coords]
+
+
 @atom_impl("tma.load")
 def _tma_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
               ) -> Sequence[Any]:
@@ -577,35 +617,14 @@ def _tma_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
         raise SimulationError("tma.load takes a shared destination view, the global array, the "
                               "barrier view and one coordinate per array axis", "unsupported",
                               [op])
-    dst, src, coords = args[0], args[1], args[3:]
-    if not (isinstance(dst, LaneView) and isinstance(src, LaneView)
-            and dst.storage.space == "shared" and src.storage.space == "global"):
-        raise SimulationError("tma.load takes a shared destination view and a global array",
-                              "unsupported", [op])
-    if src.map is not None or src.guards or src.shape != src.storage.array.shape:
-        raise SimulationError(f"tma.load reads the whole array {src.storage.name} through its "
-                              "tensor map (a kernel parameter), not a view of it",
-                              "unsupported", [op])
-    box = op.attr("box")
-    if not isinstance(box, (tuple, list)) or len(coords) != len(box) \
-            or len(box) != len(src.shape):
-        raise SimulationError(f"tma.load on {src.storage.name} (rank {len(src.shape)}) needs a "
-                              f"box and coordinates per axis; got box {box!r} and "
-                              f"{len(coords)} coordinates", "unsupported", [op])
+    dst, src = args[0], args[1]
+    got = tensor_copy_args(ctx, op, dst, src, args[3:], active)
     bar, bar_flat = barrier_elements(op, args[2], active)
-    lanes = np.flatnonzero(active)
-    if lanes.size == 0:
+    if got is None:
         return _tokens(op)
-    dcoords, dmask = dst.locate(active, op)
-    if not dmask[lanes].all():
-        raise SimulationError("tma.load: some destination elements of an active thread fall "
-                              "outside the shared view", "out_of_range", [op])
+    lanes, dflat, origin = got
     st = dst.storage
-    n = int(np.prod(dst.shape))
-    picked = tuple(np.asarray(c).reshape(ctx.lanes, n)[lanes] for c in dcoords)
-    dflat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim \
-        else np.zeros((lanes.size, n), np.int64)
-    origin = [_per_lane(c, ctx.lanes) for c in coords]
+    box = op.attr("box")
     cluster = getattr(ctx, "cluster", None)
     if op.attr("multicast") is not None and cluster is None:
         raise SimulationError(f"tma.load with multicast = {op.attr('multicast')!r} on a grid "

@@ -32,8 +32,9 @@ import numpy as np
 import tilec.ir as ir
 
 from .errors import SimulationError, describe_op
-from .simt_atoms import AtomContext, _tokens, atom_impl, pending_of
-from .simt_memory import GroupClock, LaneView, Storage
+from .simt_atoms import AtomContext, _tokens, atom_impl, pending_of, tensor_copy_args
+from .simt_mbarrier import box_points, check_swizzle
+from .simt_memory import GroupClock, Storage
 
 __all__ = ["BulkStores"]
 
@@ -175,47 +176,20 @@ def _tma_store(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.n
     if len(args) < 2:
         raise SimulationError("tma.store takes the global array, a shared source view and one "
                               "coordinate per array axis", "unsupported", [op])
-    dst, src, coords = args[0], args[1], args[2:]
-    if not (isinstance(dst, LaneView) and isinstance(src, LaneView)
-            and src.storage.space == "shared" and dst.storage.space == "global"):
-        raise SimulationError("tma.store takes a global array and a shared source view",
-                              "unsupported", [op])
-    arr = dst.storage.array
-    if dst.map is not None or dst.guards or dst.shape != arr.shape:
-        raise SimulationError(f"tma.store writes the whole array {dst.storage.name} through its "
-                              "tensor map (a kernel parameter), not a view of it",
-                              "unsupported", [op])
-    box = op.attr("box")
-    if not isinstance(box, (tuple, list)) or len(coords) != len(box) or len(box) != arr.ndim:
-        raise SimulationError(f"tma.store on {dst.storage.name} (rank {arr.ndim}) needs a box "
-                              f"and coordinates per axis; got box {box!r} and {len(coords)} "
-                              "coordinates", "unsupported", [op])
-    box = tuple(int(x) for x in box)
-    lanes = np.flatnonzero(active)
-    if lanes.size == 0:
+    dst, src = args[0], args[1]
+    got = tensor_copy_args(ctx, op, src, dst, args[2:], active)
+    if got is None:
         return _tokens(op)
-    from .simt_mbarrier import Mbarriers  # its swizzle rules are the tensor copies'
-
-    st = src.storage
-    scoords, smask = src.locate(active, op)
-    n = math.prod(src.shape)
-    if n != math.prod(box):
+    lanes, flat, origin = got
+    box = tuple(int(x) for x in op.attr("box"))
+    if flat.shape[1] != math.prod(box):
         raise SimulationError(f"tma.store: the box {box} has {math.prod(box)} elements, the "
-                              f"source view {n}", "unsupported", [op])
-    if not smask[lanes].all():
-        raise SimulationError("tma.store: some source elements fall outside the shared view",
-                              "out_of_range", [op])
-    picked = tuple(np.asarray(c).reshape(ctx.lanes, n)[lanes] for c in scoords)
-    flat = np.ravel_multi_index(picked, st.array.shape)
-    origin = [np.broadcast_to(np.asarray(c), (ctx.lanes,)) for c in coords]
-    idx = np.indices(box, dtype=np.int64).reshape(len(box), -1)
+                              f"source view {flat.shape[1]}", "unsupported", [op])
+    st, arr = src.storage, dst.storage.array
     for k, t in enumerate(lanes):
-        Mbarriers._check_swizzle(op, st, flat[k], box, op.attr("swizzle"))
+        check_swizzle(op, st, flat[k], box, op.attr("swizzle"))
         data = ctx.bulk.read(op, int(t), st, st.physical(flat[k]))
-        at = idx + np.asarray([int(c[t]) for c in origin], np.int64).reshape(-1, 1)
-        inside = np.ones(n, bool)
-        for c, e in zip(at, arr.shape):
-            inside &= (c >= 0) & (c < e)
+        at, inside = box_points(box, [int(c[t]) for c in origin], arr.shape)
         where = tuple(c[inside] for c in at)
         if dst.storage.programs is not None and inside.any():
             dst.storage.programs.write("write", np.ravel_multi_index(where, arr.shape), op)

@@ -52,6 +52,7 @@ and the memory accesses of ``simt_memory`` pay one attribute test.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,6 +162,47 @@ def barrier_elements(op: ir.Operation, view: Any, active: np.ndarray
     else:
         flat[idx] = 0
     return st, flat
+
+
+def check_swizzle(op: ir.Operation, dst: Storage, flat: np.ndarray, box: tuple[int, ...],
+                  swizzle: Any) -> None:
+    """A tensor copy's shared view ``flat`` (logical flat elements of ``dst``) is one whole
+    block of the 128-byte swizzle: consecutive elements from a 1024-byte boundary, rows of
+    at most 128 bytes."""
+    es = dst.array.dtype.itemsize
+    cid = op.attr("catalog_id") or "tma.load"
+    moves = "reads" if cid == "tma.store" else "writes"
+    what = "source" if cid == "tma.store" else "destination"
+    if swizzle != SWIZZLE_BYTES or dst.swizzle != SWIZZLE_BYTES:
+        raise SimulationError(f"{cid} {moves} {SWIZZLE_BYTES}-byte swizzled rows: its "
+                              f"swizzle is {swizzle!r} and the {what} {dst.name} has "
+                              f"swizzle {dst.swizzle} (both must be {SWIZZLE_BYTES})",
+                              "unsupported", [op])
+    if box[-1] * es > SWIZZLE_BYTES:
+        raise SimulationError(f"{cid}: the box's inner extent {box[-1]} is "
+                              f"{box[-1] * es} bytes, more than the {SWIZZLE_BYTES}-byte "
+                              "swizzle row", "unsupported", [op])
+    if (flat != flat[0] + np.arange(flat.size)).any():
+        raise SimulationError(f"{cid}: the {what} is not a contiguous block of "
+                              f"{dst.name} (its elements are not consecutive in row-major "
+                              "order)", "unsupported", [op])
+    start = int(flat[0]) * es
+    if start % SWIZZLE_ALIGN:
+        raise SimulationError(f"{cid}: the {what} starts at byte {start} of "
+                              f"{dst.name}, not on a {SWIZZLE_ALIGN}-byte boundary (the "
+                              "swizzle's period)", "unsupported", [op])
+
+
+def box_points(box: tuple[int, ...], origin: Sequence[int], shape: tuple[int, ...]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The array coordinates of a tensor copy's box at ``origin`` (one row per axis, box
+    elements in row-major order) and which of them lie inside an array of ``shape``."""
+    idx = np.indices(box, dtype=np.int64).reshape(len(box), -1) \
+        + np.asarray(origin, np.int64).reshape(-1, 1)
+    inside = np.ones(idx.shape[1], bool)
+    for c, e in zip(idx, shape):
+        inside &= (c >= 0) & (c < e)
+    return idx, inside
 
 
 class Mbarriers:
@@ -380,13 +422,9 @@ class Mbarriers:
         if flat.size != n:
             raise SimulationError(f"tma.load: the box {box} has {n} elements, the destination "
                                   f"view {flat.size}", "unsupported", [op])
-        self._check_swizzle(op, dst, flat, box, swizzle)
+        check_swizzle(op, dst, flat, box, swizzle)
         # the box, zero outside the array (negative coordinates included)
-        idx = np.indices(box, dtype=np.int64).reshape(len(box), -1) \
-            + np.asarray(origin, np.int64).reshape(-1, 1)
-        inside = np.ones(n, bool)
-        for c, e in zip(idx, arr.shape):
-            inside &= (c >= 0) & (c < e)
+        idx, inside = box_points(box, origin, arr.shape)
         data = np.zeros(n, dt)
         data[inside] = arr[tuple(c[inside] for c in idx)]
         # the write, with the hazards of any other shared write
@@ -417,32 +455,6 @@ class Mbarriers:
         self.events += 1
         b.tx -= n * dt.itemsize
         self._complete(b)
-
-    @staticmethod
-    def _check_swizzle(op: ir.Operation, dst: Storage, flat: np.ndarray, box: tuple[int, ...],
-                       swizzle: Any) -> None:
-        es = dst.array.dtype.itemsize
-        cid = op.attr("catalog_id") or "tma.load"
-        moves = "reads" if cid == "tma.store" else "writes"
-        what = "source" if cid == "tma.store" else "destination"
-        if swizzle != SWIZZLE_BYTES or dst.swizzle != SWIZZLE_BYTES:
-            raise SimulationError(f"{cid} {moves} {SWIZZLE_BYTES}-byte swizzled rows: its "
-                                  f"swizzle is {swizzle!r} and the {what} {dst.name} has "
-                                  f"swizzle {dst.swizzle} (both must be {SWIZZLE_BYTES})",
-                                  "unsupported", [op])
-        if box[-1] * es > SWIZZLE_BYTES:
-            raise SimulationError(f"{cid}: the box's inner extent {box[-1]} is "
-                                  f"{box[-1] * es} bytes, more than the {SWIZZLE_BYTES}-byte "
-                                  "swizzle row", "unsupported", [op])
-        if (flat != flat[0] + np.arange(flat.size)).any():
-            raise SimulationError(f"{cid}: the {what} is not a contiguous block of "
-                                  f"{dst.name} (its elements are not consecutive in row-major "
-                                  "order)", "unsupported", [op])
-        start = int(flat[0]) * es
-        if start % SWIZZLE_ALIGN:
-            raise SimulationError(f"{cid}: the {what} starts at byte {start} of "
-                                  f"{dst.name}, not on a {SWIZZLE_ALIGN}-byte boundary (the "
-                                  "swizzle's period)", "unsupported", [op])
 
     def _load_number(self, op: ir.Operation) -> int:
         k = self._load_ids.get(op.id)
