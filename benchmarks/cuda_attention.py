@@ -11,12 +11,13 @@ records (with TFLOP/s: 4 * B * H * S * S * D) go to
 ``benchmarks/results/cuda_attention-<device>-<date>.json``.
 
     PYTHONPATH=src python benchmarks/cuda_attention.py [--shapes 4x32x4096x128,...]
-        [--tiles 64x64,128x64] [--dtypes bf16,f16] [--causal]
+        [--tiles 64x64,128x64] [--dtypes bf16,f16] [--causal] [--variant JSON]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -41,7 +42,11 @@ def main() -> int:
     p.add_argument("--tiles", default="64x64,64x32", help="BMxBN query x key rows")
     p.add_argument("--dtypes", default="bf16")
     p.add_argument("--causal", action="store_true", help="causal attention on both sides")
+    p.add_argument("--variant", default=None,
+                   help='plan variant as JSON (e.g. \'{"threads": 128}\'); default: the plan '
+                        "a user gets")
     a = p.parse_args()
+    variant = json.loads(a.variant) if a.variant else None
     rec = Recorder("cuda_attention")
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
     for (b, h, s, d) in _pairs(a.shapes):
@@ -68,7 +73,7 @@ def main() -> int:
                 args = [q, k, v, out, scale]
                 exe, note = tilec_kernel(flash_attention, args,
                                          {"BM": bm, "BN": bn, "HEAD_DIM": d,
-                                          "CAUSAL": a.causal})
+                                          "CAUSAL": a.causal}, variant)
                 tilec_ms = None
                 if exe is not None:
                     exe(*args, sync=True)
@@ -80,7 +85,7 @@ def main() -> int:
                         note += f"; rel. error {err:.2g}"
                 kind = "causal attention" if a.causal else "attention"
                 rec.add(f"{kind} BM{bm} BN{bn}", (b, h, s, d), dn, tilec_ms, "torch sdpa",
-                        peer_ms, note=note,
+                        peer_ms, note=note, variant=variant,
                         tflops_tilec=flops / tilec_ms / 1e9 if tilec_ms else None,
                         tflops_peer=flops / peer_ms / 1e9)
     rec.write()

@@ -750,6 +750,10 @@ def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
                      op)
         return
     frags = n // 8
+    if op.attr("b_major") not in (None, "n", "k"):
+        yield _Issue(f"{cid}: b_major is 'n' (N-major B, the transpose bit set) or 'k' "
+                     f"(K-major B); got {op.attr('b_major')!r}", "16", op)
+        return
     if op.num_operands != 2 + frags or len(op.results) != frags:
         yield _Issue(f"{cid} with n = {n} takes two shared views and {frags} accumulator "
                      f"fragments and returns {frags}; got {op.num_operands} operand(s) and "

@@ -78,6 +78,10 @@ class Staged:
 
     view: ir.Value
     """The ``rows x cols`` view of the ring-buffer version holding this iteration's tile."""
+    transposed: bool = False
+    """The view is the transpose of the tile the ring holds (``x.T`` of a staged load): its
+    rows run along the buffer's contiguous axis. As a B operand that is the K-major layout
+    (``machine_matrix``)."""
 
 
 Rule = Callable[["GroupLowering", ir.Operation], None]

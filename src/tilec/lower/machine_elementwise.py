@@ -19,7 +19,7 @@ from __future__ import annotations
 import tilec.ir as ir
 
 from .cloning import clone_region
-from .machine import GroupLowering, Lowered, rule
+from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_bounds import guard_reindex
 from .machine_divisions import (
     guard_region,
@@ -28,7 +28,9 @@ from .machine_divisions import (
     validity,
     vote_check,
 )
+from .options import LoweringBug
 from .schedule import SCHEDULE_ATTRS, layout_of
+from .schedule_staging import plain_transpose
 
 __all__ = ["lower_map_parts", "scalar_region"]
 
@@ -153,6 +155,17 @@ def _map(g: GroupLowering, op: ir.Operation) -> None:
 
 @rule("reindex")
 def _reindex(g: GroupLowering, op: ir.Operation) -> None:
+    staged = g.lookup(op.operand(0))
+    if isinstance(staged, Staged):  # x.T of a staged operand: the transposed view
+        if not plain_transpose(op):
+            raise LoweringBug(ir.format_located(
+                "internal: a staged matrix operand is only read transposed (the schedule's "
+                "matrix_uses)", op.loc))
+        rows, cols = (int(e) for e in op.result.type.shape)
+        view = g.view(staged.view, [], ir.IndexMap(2, [ir.d(1), ir.d(0)]), (rows, cols),
+                      False)
+        g.bind(op.result, Staged(view, not staged.transposed))
+        return
     guard_reindex(g, op)  # a runtime start out of range stops the group here
     src = g.tile(op.operand(0))
     syms = [g.scalar(v) for v in op.operands[1:]]

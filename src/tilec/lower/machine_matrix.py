@@ -95,15 +95,22 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     swizzle = real in WGMMA_ATOMS
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle)
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
+    staged = [g.lookup(op.operand(j)) for j in range(2)]
+    if isinstance(staged[0], Staged) and staged[0].transposed:
+        raise LoweringBug(ir.format_located(
+            "internal: a staged A operand read transposed (the schedule stages transposes "
+            "for B only)", op.loc))
+    # B staged as x.T: its K x N view runs along the buffer's rows (K-major)
+    k_major = isinstance(staged[1], Staged) and staged[1].transposed
     g.sync.read(a_view, b_view)
     if real == "reference":
         out = _reference(g, op, c, a_view, b_view, k)
     elif swizzle:
-        out = _wgmma(g, op, c, a_view, b_view, k)
+        out = _wgmma(g, op, c, a_view, b_view, k, k_major)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k)
     else:
-        out = _atoms(g, op, c, a_view, b_view, k)
+        out = _atoms(g, op, c, a_view, b_view, k, k_major)
     g.bind(op.result, out)
 
 
@@ -248,7 +255,7 @@ def _atom_attrs(atom: object) -> dict[str, object]:
 
 
 def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-           k: int) -> Lowered:
+           k: int, k_major: bool = False) -> Lowered:
     atom = MMA_ATOMS[op.attr("realization")]
     am, an, ak = atom.am, atom.an, atom.ak
     lane, warp = _ids()
@@ -286,11 +293,21 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
 
         def load_b(syms: list[ir.Value]) -> list[ir.Value]:
             """The subgroup's ``rn`` B fragments: pairs of 8-column blocks by
-            ``ldmatrix.x4.trans`` when enabled (16-bit), element loads otherwise."""
+            ``ldmatrix.x4.trans`` when enabled (16-bit), element loads otherwise. A K-major
+            B (``k_major``: its K axis contiguous) takes ``ldmatrix.x4`` instead: lane
+            ``8j + r`` supplies column ``8*(j // 2) + r`` from K row ``8*(j % 2)`` on, 8
+            contiguous elements, and the matrices arrive in the same register order."""
             out: list[ir.Value] = []
             fn = 0
             while fn < rn:
-                if ldmatrix and g.ldmatrix_trans and fn + 1 < rn:
+                if ldmatrix and k_major and fn + 1 < rn:
+                    k = ir.s(0) * ak + lane.floordiv(8).mod(2) * 8 + ir.d(0)
+                    n = col0 + fn * an + lane.floordiv(16) * 8 + lane.mod(8)
+                    v = g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)
+                    pair = g.atom("ldmatrix.x4", [v], [ir.TileType((8,), in_t)]).result
+                    out += [g.slice(pair, 0, 4), g.slice(pair, 4, 4)]
+                    fn += 2
+                elif ldmatrix and g.ldmatrix_trans and not k_major and fn + 1 < rn:
                     k = ir.s(0) * ak + lane.floordiv(8).mod(2) * 8 + lane.mod(8)
                     n = col0 + fn * an + lane.floordiv(16) * 8 + ir.d(0)
                     v = g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)
@@ -326,7 +343,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
 
 
 def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-           k: int) -> Lowered:
+           k: int, k_major: bool = False) -> Lowered:
     """Warpgroup ``w`` (threads ``128w ..``) owns accumulator rows ``64w ..`` of the tile (the
     rectangle layout with ``gn = 1``, ``rm = 1``: warp ``q`` rows ``16q ..``, its ``rn``
     fragments the column blocks). Per 16-wide K step one instruction reads the warpgroup's
@@ -334,7 +351,9 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     tiles; the steps form one committed group, waited for before the accumulators are used
     (and before the next iteration's barrier lets the ring version be refilled). In a loop
     scheduled with ``in_flight = L`` the loop waits instead, leaving ``L`` groups pending: the
-    next iteration's instructions issue while this one's retire (see ``machine_pipeline``)."""
+    next iteration's instructions issue while this one's retire (see ``machine_pipeline``).
+    A ``k_major`` B (a staged ``x.T``: the buffer holds B's N x K rows in the canonical
+    layout) is described like A and read untransposed (``b_major = "k"``)."""
     atom = WGMMA_ATOMS[op.attr("realization")]
     rn = op.attr("rn")
     if op.attr("gn") != 1 or op.attr("rm") != 1:
@@ -346,8 +365,10 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     accs = list(c.parts)
     # descriptor strides of the swizzled canonical layouts (``swizzled_map``), in bytes: 8-row
     # groups 1024 apart in both operands; B's 64-column blocks are k rows of 128 bytes apart
+    # (a K-major B is laid out like A: the leading stride is unused inside a 64-wide block)
     descriptor = {"a_sbo": 8 * SWIZZLE_BYTES, "b_sbo": 8 * SWIZZLE_BYTES,
-                  "b_lbo": k * SWIZZLE_BYTES}
+                  "b_lbo": 16 if k_major else k * SWIZZLE_BYTES,
+                  "b_major": "k" if k_major else "n"}
     g.atom("wgmma.fence", [], [ir.token])
     for ks in range(k // WGMMA_K):
         av = g.view(a, [wg], ir.IndexMap(2, [ir.s(0) * WGMMA_ROWS + ir.d(0),

@@ -61,7 +61,7 @@ from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS, row_pad
 from .machine import GroupLowering, Staged
 from .machine_copies import CopyRun, SyncCopy, copy_sync
 from .options import LoweringBug
-from .schedule import layout_of, staged_loads
+from .schedule import invariant_loads, layout_of, staged_loads
 from .staged_windows import TMA_COLS, async_eligible, plain_window, tma_eligible
 
 __all__ = ["Staging", "swizzled_map", "tma_guard", "tma_plan", "array_extents", "address_cone",
@@ -89,15 +89,21 @@ class Staging:
             if any(m.attr("realization") in WGMMA_ATOMS for m, _ in mmas)}
         """Loads read by warpgroup matrix instructions: their rings use the swizzled
         canonical layout (``swizzled_map``) instead of padded rows."""
+        self.once: set[ir.Operation] = set() if loop.attr("release") == "producer" \
+            else invariant_loads(loop)
+        """Staged loads whose tile is the same every iteration: one version, copied with
+        the first iteration's (the producer warpgroup's loop copies every load each
+        iteration)."""
         for k, ld in enumerate(self.loads):
             rows, cols = (int(e) for e in ld.result.type.shape)
             dt = ld.result.type.dtype
+            versions = 1 if ld in self.once else self.versions
             if ld in self.swizzled:
                 self.rings[ld] = g.smem.buffer((rows * cols,), dt, f"stage {k} ring",
-                                               self.versions, swizzle=SWIZZLE_BYTES)
+                                               versions, swizzle=SWIZZLE_BYTES)
                 continue
             self.rings[ld] = g.smem.buffer((rows, cols + row_pad(dt.bytes)), dt,
-                                           f"stage {k} ring", self.versions)
+                                           f"stage {k} ring", versions)
         self.tma: set[ir.Operation] = {ld for ld in self.swizzled
                                        if g.tma and tma_eligible(ld, layout_of(ld.result))}
         """Swizzled loads filled by ``tma.load`` where their in-kernel guard holds
@@ -170,7 +176,8 @@ class Staging:
             self._on_barriers("mbarrier.init", count=1)
         for p in range(self.ahead):
             iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
-            g.guarded(g.arith("lt", iv, ub), lambda iv=iv, p=p: self.issue(iv, g.index(p)))
+            g.guarded(g.arith("lt", iv, ub),
+                      lambda iv=iv, p=p: self.issue(iv, g.index(p), first=p == 0))
             if g.async_copies:
                 g.atom("cp.async.commit", [], [ir.token])
 
@@ -248,12 +255,15 @@ class Staging:
 
     # -- one issue -------------------------------------------------------------------
     def version(self, ld: ir.Operation, ver: ir.Value) -> ir.Value:
+        """The ``rows x cols`` view of ``ld``'s ring version ``ver`` (its one version when
+        it is copied once)."""
         rows, cols = (int(e) for e in ld.result.type.shape)
-        if ld in self.swizzled:
-            m = ir.IndexMap(2, [ir.s(0), swizzled_map(rows, cols).results[0]], 1)
-        else:
-            m = ir.IndexMap(2, [ir.s(0), ir.d(0), ir.d(1)], 1)
-        return self.g.view(self.rings[ld], [ver], m, (rows, cols), False)
+        inner = list(swizzled_map(rows, cols).results) if ld in self.swizzled \
+            else [ir.d(0), ir.d(1)]
+        if ld in self.once:  # no version axis
+            return self.g.view(self.rings[ld], [], ir.IndexMap(2, inner), (rows, cols), False)
+        return self.g.view(self.rings[ld], [ver], ir.IndexMap(2, [ir.s(0), *inner], 1),
+                           (rows, cols), False)
 
     @contextmanager
     def at_iteration(self, ld: ir.Operation, iv: ir.Value) -> Iterator[None]:
@@ -272,14 +282,20 @@ class Staging:
                 g.speculative = outer
             yield
 
-    def issue(self, iv: ir.Value, ver: ir.Value) -> None:
-        """Copy every staged load of iteration ``iv`` into version ``ver``."""
+    def issued(self, first: bool) -> list[ir.Operation]:
+        """The loads an issue copies: all of them for the first iteration, else those not
+        copied once."""
+        return [ld for ld in self.loads if first or ld not in self.once]
+
+    def issue(self, iv: ir.Value, ver: ir.Value, first: bool = False) -> None:
+        """Copy every staged load of iteration ``iv`` into version ``ver`` (the loads copied
+        once only when ``first``)."""
         g = self.g
         before = g.sync.state()
         tx: ir.Value | None = None
         bar = self._barrier(ver) if self.barriers is not None else None
         run = CopyRun(g)
-        for ld in self.loads:
+        for ld in self.issued(first):
             with self.at_iteration(ld, iv):
                 window = g.lookup(ld.operand_named("memory"))
                 dst = self.version(ld, ver)

@@ -117,7 +117,7 @@ class MbarrierRing:
         for p in range(self.st.versions):
             iv = lb if p == 0 else g.arith("add", lb, g.arith("mul", step, g.index(p)))
             g.guarded(g.arith("and", g.arith("lt", iv, ub), self.st.thread0()),
-                      lambda iv=iv, p=p: self._issue(iv, g.index(p)))
+                      lambda iv=iv, p=p: self._issue(iv, g.index(p), first=p == 0))
 
     def begin_iteration(self, iv: ir.Value, ub: ir.Value, step: ir.Value,
                         carried: list[ir.Value]) -> None:
@@ -165,17 +165,18 @@ class MbarrierRing:
         self.g.sync.note_reads(self.st.rings.values())
         self._on_all("mbarrier.inval", None)
 
-    def _issue(self, iv: ir.Value, ver: ir.Value) -> None:
+    def _issue(self, iv: ir.Value, ver: ir.Value, first: bool = False) -> None:
         """Thread 0: expect the bytes of iteration ``iv``'s copies on ``full[ver]``, then
-        issue them into version ``ver``."""
+        issue them into version ``ver`` (the loads copied once only when ``first``)."""
         g = self.g
         before = g.sync.state()
         bar = self._bar(self.full, ver)
+        loads = self.st.issued(first)
         total = sum(math.prod(int(e) for e in ld.result.type.shape) * ld.result.type.dtype.bytes
-                    for ld in self.st.loads)
+                    for ld in loads)
         g.atom("mbarrier.expect_tx", [bar, g.index(total)], [ir.token])
         c = self.cluster
-        for ld in self.st.loads:
+        for ld in loads:
             with self.st.at_iteration(ld, iv):
                 _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
                 shared = c is not None and ld in c.shared

@@ -48,9 +48,11 @@ from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule_staging import (
     beside_rings,
     coordinate_dependent,
+    invariant_loads,
     matrix_uses,
     mma_labels,
     multicast_loads,
+    plain_transpose,
     plan_staging,
     staged_loads,
     static_shape,
@@ -58,7 +60,8 @@ from .schedule_staging import (
 from .top_level import check_top_level
 
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
-           "block_arg_layout", "staged_loads", "coordinate_dependent", "multicast_loads",
+           "block_arg_layout", "staged_loads", "invariant_loads", "coordinate_dependent",
+           "multicast_loads",
            "SCHEDULE_ATTRS"]
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
@@ -670,6 +673,11 @@ def _demand(g: GroupSchedule, op: ir.Operation, cl: _Classes,
         if not isinstance(v.type, ir.TileType) or cl.assigned(v) is not None:
             continue
         want = forced.get((op, k))
+        if want is None and op.name == "reindex" and k == 0 and plain_transpose(op) \
+                and matrix_uses(v) is not None:
+            # x.T read only as a B operand: x is staged whole in shared memory (a K-major
+            # B), so its registers are only its copy's, in the copy layout
+            want = L.blocked(static_shape(v.type), g.threads, v.type.dtype)
         if want is None and op.name == "reindex" and k == 0:
             res = cl.assigned(op.result)
             if res is not None and op.num_operands == 1:

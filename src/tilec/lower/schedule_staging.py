@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["plan_staging", "beside_rings", "staged_loads", "coordinate_dependent",
            "multicast_loads", "depends_on", "static_shape", "mma_labels", "matrix_uses",
+           "plain_transpose", "invariant_loads",
            "TENSOR_STORE_BUFFERS"]
 
 
@@ -42,14 +43,33 @@ def mma_labels(mmas: Iterable[ir.Operation]) -> dict[ir.Operation, str]:
     return {op: f"mma#{i}" for i, op in enumerate(mmas)}
 
 
+def plain_transpose(op: ir.Operation) -> bool:
+    """Whether ``op`` is ``x.T`` of a 2-D tile: a ``reindex`` swapping the two axes, with no
+    start symbols and nothing out of range (a renaming of the same elements)."""
+    if op.name != "reindex" or op.num_operands != 1 or op.attr("fill") is not None:
+        return False
+    t = op.operand(0).type
+    m = op.attr("map")
+    return isinstance(t, ir.TileType) and t.rank == 2 and m.n_symbols == 0 \
+        and m == ir.IndexMap(2, [ir.d(1), ir.d(0)]) \
+        and tuple(op.result.type.shape) == tuple(t.shape)[::-1]
+
+
 def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
-    """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs; None when it
-    has another use."""
+    """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs and a plain
+    transpose read as B (``x.T`` as the B operand: the staged tile is then B's K-major
+    layout, ``transposed_b``); None when it has another use."""
     out: list[tuple[ir.Operation, int]] = []
     for u in v.uses:
         op = u.owner
         if op.name == "mma" and u.index < 2:
             out.append((op, u.index))
+            continue
+        if plain_transpose(op):
+            more = [(m, k) for m, k in matrix_uses(op.result) or [(op, -1)]]
+            if any(k != 1 for _, k in more):
+                return None
+            out.extend(more)
             continue
         loop = op.parent_op
         if op.name == "yield" and loop is not None and loop.name == "pipeline":
@@ -475,6 +495,18 @@ def _address_is_iteration_local(load: ir.Operation, loop: ir.Operation,
             return False
         stack.extend(d.operands)
     return True
+
+
+def invariant_loads(loop: ir.Operation) -> set[ir.Operation]:
+    """The staged loads of a one-stage loop whose address does not read the iteration
+    counter, when nothing in the loop writes memory: the same tile every iteration, so
+    their ring keeps one version, copied once before the first iteration (``Staging``;
+    e.g. attention's query tile, loaded where the key loop first reads it)."""
+    if len(loop.regions) != 1 or any(op.name in ("store", "atomic")
+                                     for op in loop.walk(include_self=False)):
+        return set()
+    stage = loop.regions[0].entry
+    return {ld for ld in staged_loads(loop) if not depends_on(ld, {stage.args[0]}, loop)}
 
 
 def staged_loads(loop: ir.Operation) -> dict[ir.Operation, list[tuple[ir.Operation, int]]]:

@@ -171,7 +171,8 @@ def _cp_async_wait(em: CUDAEmitter, op: ir.Operation) -> bool:
 def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
     """One warpgroup instruction: descriptors of the two swizzled shared operands (start:
     the view's first element before the swizzle; strides: the lowering's ``a_sbo``,
-    ``b_lbo``, ``b_sbo``), accumulators updated in place in fresh arrays."""
+    ``b_lbo``, ``b_sbo``; B's transpose bit from ``b_major``), accumulators updated in
+    place in fresh arrays."""
     atom: WgmmaAtom = WGMMA_ATOMS[op.attr("catalog_id")]
     if not em.profile.warpgroup_mma:
         raise em.unsupported(op, f"{atom.catalog_id} needs sm_90a (Hopper); the target "
@@ -220,7 +221,8 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
             em.copy_regs(d, c)
         accs.append(d.name)
         em.bind(rv, d)
-    em.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1]))
+    em.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1],
+                                    op.attr("b_major") or "n"))
     return True
 
 

@@ -142,17 +142,19 @@ TC_DEV uint64_t tc_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
 """C++ helpers of kernels that issue ``wgmma``; emitted once into such kernels."""
 
 
-def wgmma_lines(ptx_type: str, n: int, accs: list[str], a_desc: str, b_desc: str) -> list[str]:
-    """``accs += A @ B`` for one ``wgmma.mma_async`` m64nNk16 (A K-major, B N-major: the
-    transpose-B bit set), accumulating (scale-d 1); ``accs`` are the ``n / 8`` four-register
-    C fragments, updated in place."""
+def wgmma_lines(ptx_type: str, n: int, accs: list[str], a_desc: str, b_desc: str,
+                b_major: str = "n") -> list[str]:
+    """``accs += A @ B`` for one ``wgmma.mma_async`` m64nNk16 (A K-major; B N-major with the
+    transpose-B bit set, or K-major without it: ``b_major``), accumulating (scale-d 1);
+    ``accs`` are the ``n / 8`` four-register C fragments, updated in place."""
+    tnsp_b = {"n": 1, "k": 0}[b_major]
     regs = [f"{a}[{j}]" for a in accs for j in range(4)]
     count = len(regs)
     assert count == n // 2, (count, n)
     group = "{" + ", ".join(f"%{j}" for j in range(count)) + "}"
     text = ("{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + str(count + 2) + ", 0;\\n"
             f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx_type}.{ptx_type} "
-            f"{group}, %{count}, %{count + 1}, p, 1, 1, 0, 1;\\n}}")
+            f"{group}, %{count}, %{count + 1}, p, 1, 1, 0, {tnsp_b};\\n}}")
     outs = ", ".join(f'"+f"({r})' for r in regs)
     return [f'asm volatile("{text}"', f"    : {outs}",
             f'    : "l"({a_desc}), "l"({b_desc}), "n"(1) : "memory");']

@@ -411,8 +411,13 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
         t0 = w * WARPGROUP
         a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, 16), False, 16,
                                      int(op.attr("a_sbo")))
-        b, b_flat = _descriptor_read(ctx, op, b_view, t0, (16, n), True, int(op.attr("b_lbo")),
-                                     int(op.attr("b_sbo")))
+        if op.attr("b_major") == "k":  # B's N rows of 16 K elements, read like A
+            b, b_flat = (x.T for x in _descriptor_read(
+                ctx, op, b_view, t0, (n, 16), False, int(op.attr("b_lbo")),
+                int(op.attr("b_sbo"))))
+        else:
+            b, b_flat = _descriptor_read(ctx, op, b_view, t0, (16, n), True,
+                                         int(op.attr("b_lbo")), int(op.attr("b_sbo")))
         for view, flat in ((a_view, a_flat), (b_view, b_flat)):
             st = view.storage
             f = flat.reshape(-1)
