@@ -13,6 +13,8 @@ warpgroups, split K. A ``gemm`` program is the shape those realizations are buil
                          B.tile((k * BK, p1 * BN), (BK, BN), fill=F), acc)
         Y0.tile((p0 * BM, p1 * BN), (BM, BN)).store(<an epilogue of acc>)
 
+(B sometimes ``W.tile((p1 * BN, k * BK), (BN, BK), fill=F).T`` of an N x K array: the
+K-major operand; A sometimes the first K block in every iteration: a loop-invariant one)
 with ``BM`` of 64 or 128, ``BN`` of 64, 128 or 256, ``BK`` of 64 (sometimes 32), 16-bit
 operands mostly (f32 with TF32 or exact rounding sometimes), array extents that leave the
 last tiles partial, and sometimes a last extent that is not a whole number of 16 bytes
@@ -65,17 +67,23 @@ def gemm_program(g: Gen) -> Program:
     k = _extent(g, trips, bk, aligned)
     f32 = DTYPES["f32"]
     a = g.param("in", op, (m, k))
-    b = g.param("in", op, (k, n))
+    k_major = s.coin(3)  # B read as W.tile(...).T from an N x K array (a K-major operand)
+    b = g.param("in", op, (n, k) if k_major else (k, n))
+    once = s.coin(6)  # every iteration reads A's first K block: a loop-invariant operand
     fill = s.weighted([(0.0, 8), (float("nan"), 1), (1.0, 1)])
     acc = g.fresh("acc")
     init = Full((bm, bn), f32, 0, 1) if s.draw(4) else Full((bm, bn), f32, 0.5, 0)
     body = [Let(acc, init)]
     acc_v = g.bind(acc, (bm, bn), f32)
     iv = g.fresh("k")
-    la = Load(a.name, (IndexExpr(((bm, "p0"),), 0), IndexExpr(((bk, iv),), 0)), (bm, bk),
-              fill, (bm, bk), op)
-    lb = Load(b.name, (IndexExpr(((bk, iv),), 0), IndexExpr(((bn, "p1"),), 0)), (bk, bn),
-              fill, (bk, bn), op)
+    a_col = IndexExpr((), 0) if once else IndexExpr(((bk, iv),), 0)
+    la = Load(a.name, (IndexExpr(((bm, "p0"),), 0), a_col), (bm, bk), fill, (bm, bk), op)
+    if k_major:
+        lb = Load(b.name, (IndexExpr(((bn, "p1"),), 0), IndexExpr(((bk, iv),), 0)),
+                  (bn, bk), fill, (bk, bn), op, tile_t=True)
+    else:
+        lb = Load(b.name, (IndexExpr(((bk, iv),), 0), IndexExpr(((bn, "p1"),), 0)),
+                  (bk, bn), fill, (bk, bn), op)
     mma = Mma(la, lb, acc_v, (bm, bn), f32, precision, None, 0)
     body.append(Loop("serial", iv, 0, -(-k // bk), 1, [Let(acc, mma)],
                      hi_source=f"tc.cdiv({a.name}.shape[1], {bk})"))
