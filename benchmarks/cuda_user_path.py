@@ -11,12 +11,14 @@ default plan, in one process.
 2. ``lib.gemm_bias_act`` with ``ACT="gelu"`` (bf16 inputs, f32 bias and output) against an
    autotuned Triton kernel that fuses the bias and GELU the same way (written here, public
    Triton API) and against torch unfused.
+3. ``lib.linear`` (``A @ W.T``, a K-major weight) against ``torch.nn.functional.linear``,
+   bf16 in and out, at the same shapes.
 
 Every kernel's output is poisoned with NaN, checked against an f32 (f64 for exact f32)
 product and timed with ``do_bench`` medians. Records go to
 ``benchmarks/results/cuda_user_path-<device>-<date>.json``::
 
-    PYTHONPATH=src python benchmarks/cuda_user_path.py [--parts mm,gelu] [--shapes ...]
+    PYTHONPATH=src python benchmarks/cuda_user_path.py [--parts mm,gelu,linear] [--shapes ...]
 """
 
 from __future__ import annotations
@@ -137,6 +139,33 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
     return bad
 
 
+def linears(rec: Recorder, shapes: list[str]) -> bool:
+    """``lib.linear`` (``A @ W.T``, W N x K: K-major B operands) with the model's tiles and
+    the default plan against ``torch.nn.functional.linear``, bf16 in and out."""
+    import torch
+
+    import tilec as tc
+    from tilec.lib import linear
+
+    bad = False
+    for shape in shapes:
+        m, n, k = map(int, shape.split("x"))
+        gen = torch.Generator(device="cuda").manual_seed(m + n + k + 1)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        want = a.float() @ w.float().T
+        torch_ms = bench_ms(lambda x=a, y=w: torch.nn.functional.linear(x, y))
+        kern = tc.compile(linear, a, w, c, target="cuda")
+        ms, err, ok = _checked(lambda f=kern, x=a, y=w, z=c: f(x, y, z), c, want, 1e-2)
+        bad |= not ok
+        rec.add("lib.linear default", (m, n, k), "bf16", ms, "torch linear", torch_ms,
+                out_dtype="bfloat16", tuned=False, config=str(kern.selection), plan="default",
+                rel_error=err, resources=str(kern.executable().resources),
+                note=f"{dict(kern.selection.values)} rel {err:.1e}{'' if ok else ' MISMATCH'}")
+    return bad
+
+
 def gelu(rec: Recorder, old: dict) -> bool:
     import torch
 
@@ -173,7 +202,8 @@ def gelu(rec: Recorder, old: dict) -> bool:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--parts", default="mm,gelu", help="mm, gelu (comma-separated)")
+    p.add_argument("--parts", default="mm,gelu,linear",
+                   help="mm, gelu, linear (comma-separated)")
     p.add_argument("--shapes", default=",".join(SHAPES), help="MxNxK, comma-separated")
     args = p.parse_args()
     rec = Recorder("cuda_user_path")
@@ -184,6 +214,8 @@ def main() -> int:
             bad |= matmuls(rec, args.shapes.split(","), OLD)
         if "gelu" in parts:
             bad |= gelu(rec, OLD)
+        if "linear" in parts:
+            bad |= linears(rec, args.shapes.split(","))
     finally:
         rec.write()
     return 1 if bad else 0

@@ -16,7 +16,7 @@ import numpy as np
 import tilec as tc
 from tilec.demo import DemoCase
 
-__all__ = ["matmul", "pipelined_matmul", "batched_matmul", "gemm_bias_act", "DEMOS"]
+__all__ = ["matmul", "linear", "pipelined_matmul", "batched_matmul", "gemm_bias_act", "DEMOS"]
 
 
 @tc.kernel
@@ -34,6 +34,26 @@ def matmul(A, B, C, BM: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
             a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
             b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
             acc = tc.mma(a, b, acc, precision=PRECISION)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
+
+
+@tc.kernel
+def linear(A, W, C, BM: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+           BN: tc.constexpr = tc.tunable(32, 64, 128, 256, default=64),
+           BK: tc.constexpr = tc.tunable(32, 64), PRECISION: tc.constexpr = "exact"):
+    """``C = A @ W.T`` for row-major ``A: MxK`` and ``W: NxK`` (a linear layer's weight,
+    f32 accumulation). Each ``W`` tile is read as the K-major B operand it already is: no
+    transpose is materialized (docs/design/lowering.md, "K-major B operands")."""
+    M, K = A.shape
+    N = W.shape[0]
+    assert W.shape[1] == K, "A is M x K, so W must be N x K"
+    assert C.shape[0] == M and C.shape[1] == N, "C must be M x N"
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            w = W.tile((pn * BN, k * BK), (BN, BK), fill=0.0)
+            acc = tc.mma(a, w.T, acc, precision=PRECISION)
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
 
 
@@ -124,6 +144,12 @@ def _mm_inputs(rng: np.random.Generator) -> tuple:
     return a, b, np.zeros((70, 45), np.float32)
 
 
+def _linear_inputs(rng: np.random.Generator) -> tuple:
+    a = rng.standard_normal((70, 50)).astype(np.float32)
+    w = rng.standard_normal((45, 50)).astype(np.float32)
+    return a, w, np.zeros((70, 45), np.float32)
+
+
 def _bmm_inputs(rng: np.random.Generator) -> tuple:
     a = rng.standard_normal((3, 20, 24)).astype(np.float32)
     b = rng.standard_normal((3, 24, 18)).astype(np.float32)
@@ -138,6 +164,8 @@ def _gemm_inputs(rng: np.random.Generator) -> tuple:
 DEMOS = [
     DemoCase("lib.matmul", matmul, _mm_inputs,
              lambda a, b, c: {2: a.astype(np.float64) @ b}, {"BM": 32, "BN": 32, "BK": 16}),
+    DemoCase("lib.linear", linear, _linear_inputs,
+             lambda a, w, c: {2: a.astype(np.float64) @ w.T}, {"BM": 32, "BN": 32, "BK": 16}),
     DemoCase("lib.pipelined_matmul", pipelined_matmul, _mm_inputs,
              lambda a, b, c: {2: a.astype(np.float64) @ b}, {"BM": 32, "BN": 32, "BK": 16}),
     DemoCase("lib.batched_matmul", batched_matmul, _bmm_inputs,
