@@ -152,7 +152,9 @@ class WgmmaAtom:
     accumulator of a 64 x n instruction is ``n / 8`` C fragments per thread. A is K-major and B
     N-major (the transpose bit set), each in the 128-byte swizzled canonical layout: element
     ``(r, c)`` of an operand whose contiguous axis is ``c`` lies at logical byte
-    ``(c div 64) * atom_stride + r * 128 + (c mod 64) * 2``, before the swizzle.
+    ``(c div 64) * atom_stride + r * 128 + (c mod 64) * 2``, before the swizzle. B may be
+    K-major instead (``b_major = "k"``), and A may come from registers (``a_regs``: the
+    call's first operand and its last are the two 4-register halves of ``a``).
     """
 
     catalog_id: str
@@ -165,6 +167,10 @@ class WgmmaAtom:
     """One C fragment (a 16 x 8 block of one warp)."""
     ptx_type: str
     """The PTX operand type (``bf16``, ``f16``)."""
+    a: FragmentLayout = _A_16x16
+    """One warp's A registers when A comes from registers (``a_regs``): the ``mma.m16n8k16``
+    A fragment of its 16 rows and the step's 16 K columns, which is the C fragments of two
+    adjacent 8-column blocks side by side (registers 0-3 the first, 4-7 the second)."""
 
 
 WGMMA_ATOMS: dict[str, WgmmaAtom] = {

@@ -754,12 +754,24 @@ def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
         yield _Issue(f"{cid}: b_major is 'n' (N-major B, the transpose bit set) or 'k' "
                      f"(K-major B); got {op.attr('b_major')!r}", "16", op)
         return
-    if op.num_operands != 2 + frags or len(op.results) != frags:
+    a_regs = bool(op.attr("a_regs"))
+    if op.num_operands != 2 + frags + a_regs or len(op.results) != frags:
         yield _Issue(f"{cid} with n = {n} takes two shared views and {frags} accumulator "
-                     f"fragments and returns {frags}; got {op.num_operands} operand(s) and "
+                     f"fragments (with a_regs, A's second register half after them) and "
+                     f"returns {frags}; got {op.num_operands} operand(s) and "
                      f"{len(op.results)} result(s)", "16", op)
         return
+    if a_regs:
+        half = TileType((4,), atom.in_dtype)  # type: ignore[attr-defined]
+        for k in (0, op.num_operands - 1):
+            t = op.operand(k).type
+            if not isinstance(t, TileType) or t.shape != half.shape or t.dtype is not half.dtype:
+                yield _Issue(f"{cid} with a_regs takes A as two {half} halves (the first "
+                             f"operand and the last), got {t}", "16", op)
+                return
     for k, shape in ((0, (WGMMA_ROWS, WGMMA_K)), (1, (WGMMA_K, n))):
+        if k == 0 and a_regs:
+            continue
         t = op.operand(k).type
         if not isinstance(t, MemoryType) or t.space != "shared" \
                 or tuple(int(e) for e in t.shape) != shape \

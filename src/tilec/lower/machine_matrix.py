@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 import tilec.ir as ir
 from tilec.ir.atoms import (
     LANE_ATOMS,
@@ -93,7 +95,8 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
     swizzle = real in WGMMA_ATOMS
-    a_view = _stage(g, op, 0, m, k, real != "reference", swizzle)
+    a_regs = _register_a(g, op, m, k) if swizzle else None
+    a_view = _stage(g, op, 0, m, k, real != "reference", swizzle) if a_regs is None else None
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
     staged = [g.lookup(op.operand(j)) for j in range(2)]
     if isinstance(staged[0], Staged) and staged[0].transposed:
@@ -102,11 +105,14 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
             "for B only)", op.loc))
     # B staged as x.T: its K x N view runs along the buffer's rows (K-major)
     k_major = isinstance(staged[1], Staged) and staged[1].transposed
-    g.sync.read(a_view, b_view)
+    if a_view is None:
+        g.sync.read(b_view)
+    else:
+        g.sync.read(a_view, b_view)
     if real == "reference":
         out = _reference(g, op, c, a_view, b_view, k)
     elif swizzle:
-        out = _wgmma(g, op, c, a_view, b_view, k, k_major)
+        out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k)
     else:
@@ -342,8 +348,45 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
 # ------------------------------------------------------------------- warpgroups
 
 
-def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-           k: int, k_major: bool = False) -> Lowered:
+def _register_a(g: GroupLowering, op: ir.Operation, m: int, k: int) -> list[ir.Value] | None:
+    """A's registers, one array per 8 K columns, when they already hold the warpgroup
+    instruction's register A fragments (``WgmmaAtom.a``) so that no staging is needed;
+    None otherwise. That is the layout of a warpgroup accumulator of the same M x K shape
+    (the C fragments of two adjacent 8-column blocks are one step's A fragment), e.g.
+    attention's probabilities cast in the scores' registers. Checked on every thread and
+    register of the layout's table; not in a loop that keeps groups in flight (a register
+    operand must not change before its group retires, and the loop's next iteration writes
+    it)."""
+    atom = WGMMA_ATOMS[op.attr("realization")]
+    v = op.operand(0)
+    loop = op.parent_op
+    if isinstance(g.lookup(v), Staged) or (loop is not None and loop.attr("in_flight")):
+        return None
+    x = g.tile(v)
+    lay = x.layout
+    if tuple(lay.shape) != (m, k) or k % WGMMA_K or x.sizes != [4] * (k // 8) \
+            or lay.replicated or lay.masked or g.threads != lay.threads \
+            or g.threads != 2 * m:
+        return None
+    (rows, cols), valid = lay.table()
+    if not bool(np.all(valid)):
+        return None
+    t = np.arange(g.threads)[:, None]
+    lane, e = t % 32, np.arange(8)[None, :]
+    ar, ac = (np.broadcast_to(np.asarray(r, np.int64), (g.threads, 8))
+              for r in atom.a.map.apply((lane, e)))
+    want_r = ar + 16 * (t // 32)  # warp q of warpgroup w: rows 64w + 16(q mod 4) ..
+    for ks in range(k // WGMMA_K):
+        regs = np.where(e < 4, 8 * ks + e, 8 * ks + e)  # parts 2ks, 2ks + 1: registers 8ks..
+        got_r = np.take_along_axis(rows, np.broadcast_to(regs, (g.threads, 8)), axis=1)
+        got_c = np.take_along_axis(cols, np.broadcast_to(regs, (g.threads, 8)), axis=1)
+        if not (np.array_equal(got_r, want_r) and np.array_equal(got_c, ac + 16 * ks)):
+            return None
+    return list(x.parts)
+
+
+def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b: ir.Value,
+           k: int, k_major: bool = False, a_regs: list[ir.Value] | None = None) -> Lowered:
     """Warpgroup ``w`` (threads ``128w ..``) owns accumulator rows ``64w ..`` of the tile (the
     rectangle layout with ``gn = 1``, ``rm = 1``: warp ``q`` rows ``16q ..``, its ``rn``
     fragments the column blocks). Per 16-wide K step one instruction reads the warpgroup's
@@ -353,7 +396,9 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     scheduled with ``in_flight = L`` the loop waits instead, leaving ``L`` groups pending: the
     next iteration's instructions issue while this one's retire (see ``machine_pipeline``).
     A ``k_major`` B (a staged ``x.T``: the buffer holds B's N x K rows in the canonical
-    layout) is described like A and read untransposed (``b_major = "k"``)."""
+    layout) is described like A and read untransposed (``b_major = "k"``). With ``a_regs``
+    (``_register_a``) A comes from registers: each step's two 4-register arrays are the
+    call's first operand and its last (``a_regs = True``)."""
     atom = WGMMA_ATOMS[op.attr("realization")]
     rn = op.attr("rn")
     if op.attr("gn") != 1 or op.attr("rm") != 1:
@@ -371,11 +416,18 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
                   "b_major": "k" if k_major else "n"}
     g.atom("wgmma.fence", [], [ir.token])
     for ks in range(k // WGMMA_K):
+        bv = g.view(b, [], ir.IndexMap(2, [ir.d(0) + ks * WGMMA_K, ir.d(1)]), (WGMMA_K, n),
+                    False)
+        if a_regs is not None:
+            accs = list(g.atom(atom.catalog_id, [a_regs[2 * ks], bv, *accs,
+                                                 a_regs[2 * ks + 1]],
+                               [x.type for x in accs], n=n, a_regs=True,
+                               **descriptor).results)
+            continue
+        assert a is not None
         av = g.view(a, [wg], ir.IndexMap(2, [ir.s(0) * WGMMA_ROWS + ir.d(0),
                                              ir.d(1) + ks * WGMMA_K], 1),
                     (WGMMA_ROWS, WGMMA_K), False)
-        bv = g.view(b, [], ir.IndexMap(2, [ir.d(0) + ks * WGMMA_K, ir.d(1)]), (WGMMA_K, n),
-                    False)
         accs = list(g.atom(atom.catalog_id, [av, bv, *accs], [x.type for x in accs],
                            n=n, **descriptor).results)
     g.atom("wgmma.commit", [], [ir.token])

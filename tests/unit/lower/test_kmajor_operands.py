@@ -246,3 +246,107 @@ def test_the_verifier_names_a_bad_b_major() -> None:
     op.attributes["b_major"] = "m"
     with pytest.raises(ir.VerificationError, match="b_major"):
         ir.verify(res.machine, "machine")
+
+
+# ------------------------------------------------------------------ register A
+
+
+@tc.kernel
+def chained(A, B, V, C, BM: tc.constexpr = 64, BN: tc.constexpr = 64,
+            BK: tc.constexpr = 64):
+    """``C = bf16(A @ B) @ V`` per row block: the first product's accumulator, cast, is the
+    second product's A in the first's registers."""
+    for pm in tc.parallel(tc.cdiv(A.shape[0], BM)):
+        s = tc.dot(A.tile((pm * BM, 0), (BM, BK), fill=0.0), B.tile((0, 0), (BK, BN), fill=0.0))
+        acc = tc.mma(s.to(V.dtype), V.tile((0, 0), (BN, BK), fill=0.0),
+                     tc.zeros((BM, BK), tc.float32))
+        C.tile((pm * BM, 0), (BM, BK)).store(acc)
+
+
+def _chained_args(m: int = 128, seed: int = 2) -> list:
+    r = np.random.default_rng(seed)
+    return [r.standard_normal((m, 64)).astype(BF16), r.standard_normal((64, 64)).astype(BF16),
+            r.standard_normal((64, 64)).astype(BF16), np.zeros((m, 64), np.float32)]
+
+
+def _warpgroups(args: list) -> LowerOptions:
+    """Both products as warpgroup instructions at 128 threads (the planner's cost model may
+    prefer warp-wide atoms for this small kernel)."""
+    from tilec.lower import matrix_candidates
+    from tilec.plan import Realization
+
+    module = tc.compile(chained, *args, target="reference").module
+    pick = {}
+    for c in matrix_candidates(module, "cuda:sm_90"):
+        cand = c["candidate"]
+        if cand.realization == Realization.WGMMA and cand.threads == 128:
+            pick.setdefault(c["op"], cand)
+    assert sorted(pick) == ["mma#0", "mma#1"], pick
+    return LowerOptions(force_matrix=pick)
+
+
+def test_an_accumulator_in_its_registers_is_a_register_a() -> None:
+    _, res = _lowered(chained, _chained_args(), options=_warpgroups(_chained_args()))
+    mmas = _atoms(res.machine, "wgmma.m64k16.bf16")
+    regs = [o for o in mmas if o.attr("a_regs")]
+    assert len(regs) == 4 and len(mmas) == 8
+    for o in regs:  # two 4-register halves: the first operand and the last
+        assert [int(o.operand(k).type.shape[0]) for k in (0, o.num_operands - 1)] == [4, 4]
+    # only the first product's A (a loaded tile) is staged
+    assert str(res.machine).count('role = "A staging"') == 1
+    from tilec.targets.cuda.backend import CUDABackend
+
+    src = CUDABackend("cuda:sm_90").emit(res.machine, "chained").text
+    assert ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;" in src
+
+
+def test_attention_feeds_its_probabilities_from_registers() -> None:
+    from tilec.lib.attention import flash_attention
+
+    q = np.zeros((2, 150, 64), BF16)
+    _, res = _lowered(flash_attention, [q, q, q, q.copy(), np.float32(0.1)], BM=64, BN=64,
+                      HEAD_DIM=64)
+    assert len([o for o in _atoms(res.machine, "wgmma.m64k16.bf16") if o.attr("a_regs")]) == 4
+    assert "A staging" not in str(res.machine)
+
+
+def test_a_loaded_tile_is_still_staged() -> None:
+    """A blocked layout is not the fragment layout: A goes through shared memory."""
+    _, res = _lowered(a_bt, _args(128, 128, 192))
+    assert not [o for o in _atoms(res.machine, "wgmma.m64k16.bf16") if o.attr("a_regs")]
+
+
+@needs_simulator
+@pytest.mark.parametrize("m", [128, 100])
+def test_simulated_register_a_matches_the_reference(m: int) -> None:
+    args = _chained_args(m, seed=m)
+    res = differential(chained, args, [3], "cuda:sm_90", options=_warpgroups(args),
+                       rtol=2e-2, atol=2e-2)
+    assert [o for o in _atoms(res.machine, "wgmma.m64k16.bf16") if o.attr("a_regs")]
+
+
+@needs_simulator
+def test_the_simulator_reads_register_a_in_fragment_order() -> None:
+    """Swapping the two halves of a register A is a wrong product in the simulator."""
+    from tilec.targets.reference.simt import simulate_module
+
+    args = _chained_args(seed=4)
+    compiled, res = _lowered(chained, args, options=_warpgroups(args))
+    want = poisoned(args, [3])
+    reference(compiled.module, compiled.fn_name, want)
+    for op in _atoms(res.machine, "wgmma.m64k16.bf16"):
+        if op.attr("a_regs"):
+            lo, hi = op.operand(0), op.operand(op.num_operands - 1)
+            op.set_operand(0, hi)
+            op.set_operand(op.num_operands - 1, lo)
+    got = poisoned(args, [3])
+    simulate_module(res.machine, compiled.fn_name, got)
+    assert not np.allclose(got[3], want[3], rtol=2e-2, atol=2e-2)
+
+
+def test_the_verifier_names_a_bad_register_a() -> None:
+    _, res = _lowered(chained, _chained_args(), options=_warpgroups(_chained_args()))
+    op = next(o for o in _atoms(res.machine, "wgmma.m64k16.bf16") if o.attr("a_regs"))
+    op.attributes["a_regs"] = False
+    with pytest.raises(ir.VerificationError, match="accumulator fragments"):
+        ir.verify(res.machine, "machine")

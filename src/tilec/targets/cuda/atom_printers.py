@@ -185,8 +185,19 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
     n = op.attr("n")
     descs = []
     facts = em.wgmma_facts
+    a_regs = None
+    if op.attr("a_regs"):  # A's two register halves: the four 32-bit words of the fragment
+        halves = [em.regs(v, op) for v in (op.operand(0), op.operands[-1])]
+        if any(h.n != 4 or h.dtype is not atom.in_dtype for h in halves):
+            raise em.unsupported(op, f"{atom.catalog_id} takes A as two halves of 4 x "
+                                     f"{atom.in_dtype} registers")
+        packed = [em.packed_regs(h).name for h in halves]
+        a_regs = [f"{w}.w[{j}]" for w in packed for j in range(2)]
     for k, (lbo, sbo) in enumerate(((16, op.attr("a_sbo")), (op.attr("b_lbo"),
                                                              op.attr("b_sbo")))):
+        if k == 0 and a_regs is not None:
+            descs.append("")
+            continue
         ref = em.memref(op.operand(k), op)
         if ref.space != "shared" or ref.swizzle != 128:
             raise em.unsupported(op, f"{atom.catalog_id} reads 128-byte swizzled shared "
@@ -209,7 +220,7 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
         em.wgmma_descs[(id(op), k)] = d
         descs.append(d)
     accs = []
-    for k, (cv, rv) in enumerate(zip(op.operands[2:], op.results)):
+    for k, (cv, rv) in enumerate(zip(op.operands[2:2 + len(op.results)], op.results)):
         c = em.regs(cv, op)
         if c.n != 4 or c.dtype is not atom.acc_dtype:
             raise em.unsupported(op, f"{atom.catalog_id} accumulator fragment {k} must be "
@@ -222,7 +233,7 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
         accs.append(d.name)
         em.bind(rv, d)
     em.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1],
-                                    op.attr("b_major") or "n"))
+                                    op.attr("b_major") or "n", a_regs))
     return True
 
 

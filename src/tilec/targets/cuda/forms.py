@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
-from tilec.ir.atoms import MMA_ATOMS
+from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS
 from tilec.targets.clike import prod
 
 __all__ = ["Regs", "static_shape", "flat_index", "is_b16", "meets_word_atom"]
@@ -58,7 +58,8 @@ def is_b16(t: ir.ScalarType) -> bool:
 
 
 def meets_word_atom(v: ir.Value) -> bool:
-    """A 16-bit tile produced by ``ldmatrix`` or consumed as an MMA atom operand: kept packed
+    """A 16-bit tile produced by ``ldmatrix`` or consumed as an MMA atom operand (or as a
+    warpgroup instruction's register A): kept packed
     so that its words are the atoms' 32-bit registers. Other 16-bit tiles stay one element
     per register (a staged copy or an element-wise map gains nothing from packing and would
     pay a shift or permute per element); an MMA operand that is not packed is copied once."""
@@ -69,5 +70,7 @@ def meets_word_atom(v: ir.Value) -> bool:
     if d is not None and d.name == "atom.call" \
             and str(d.attr("catalog_id", "")).startswith("ldmatrix."):
         return True
-    return any(u.owner.name == "atom.call" and u.owner.attr("catalog_id") in MMA_ATOMS
-               and u.index < 2 for u in v.uses)
+    return any(u.owner.name == "atom.call" and (
+        (u.owner.attr("catalog_id") in MMA_ATOMS and u.index < 2)
+        or (u.owner.attr("catalog_id") in WGMMA_ATOMS and u.owner.attr("a_regs")
+            and u.index in (0, u.owner.num_operands - 1))) for u in v.uses)

@@ -126,6 +126,8 @@ def analyze_wgmma(fn: ir.Function) -> WgmmaFacts:
             continue
         strides = ((16, op.attr("a_sbo")), (op.attr("b_lbo"), op.attr("b_sbo")))
         for k, (lbo, sbo) in enumerate(strides):
+            if k == 0 and op.attr("a_regs"):
+                continue  # A in registers: no descriptor
             first = _first_element(op.operand(k), numbering)
             if first is None:
                 continue
@@ -137,7 +139,7 @@ def analyze_wgmma(fn: ir.Function) -> WgmmaFacts:
                 facts.derived[(id(op), k)] = DescriptorFrom(base[0], base[1], step)
             else:
                 live[key] = (op, k, const)
-        for k, cv in enumerate(op.operands[2:]):
+        for k, cv in enumerate(op.operands[2:2 + len(op.results)]):
             d = cv.defining_op
             if d is not None and d.parent is op.parent and cv.num_uses == 1:
                 facts.in_place.add((id(op), k))

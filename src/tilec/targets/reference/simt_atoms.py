@@ -392,16 +392,22 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
            ) -> Sequence[Any]:
     atom: WgmmaAtom = WGMMA_ATOMS[op.attr("catalog_id")]
     n = int(op.attr("n"))
+    a_regs = bool(op.attr("a_regs"))
     a_view, b_view = args[0], args[1]
-    accs = [np.asarray(x) for x in args[2:]]
-    if not (isinstance(a_view, LaneView) and isinstance(b_view, LaneView)) \
-            or len(accs) != n // 8:
-        raise SimulationError(f"{atom.catalog_id} takes two shared views and {n // 8} "
-                              "accumulator fragments", "unsupported", [op])
+    accs = [np.asarray(x) for x in args[2:2 + n // 8]]
     in_dt, acc_dt = nx.np_dtype(atom.in_dtype), nx.np_dtype(atom.acc_dtype)
+    a_lanes = None
+    if a_regs:  # A's fragment: the first operand's 4 registers, then the last operand's
+        a_lanes = np.concatenate([np.asarray(args[0]), np.asarray(args[-1])], axis=1)
+        _check_regs(op, "a", a_lanes, ctx.lanes, atom.a, in_dt)
+    if not ((a_regs or isinstance(a_view, LaneView)) and isinstance(b_view, LaneView)) \
+            or len(accs) != n // 8 or len(args) != 2 + n // 8 + a_regs:
+        raise SimulationError(f"{atom.catalog_id} takes two shared views (or A's registers, "
+                              f"a_regs) and {n // 8} accumulator fragments", "unsupported",
+                              [op])
     for k, x in enumerate(accs):
         _check_regs(op, f"c{k}", x, ctx.lanes, atom.c, acc_dt)
-    for v in (a_view, b_view):
+    for v in (b_view,) if a_regs else (a_view, b_view):
         if v.storage.array.dtype != in_dt:
             raise SimulationError(f"{atom.catalog_id} takes {in_dt} operands, got "
                                   f"{v.storage.array.dtype}", "unsupported", [op])
@@ -409,8 +415,12 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
     rows, cols = _layout_index(atom.c)
     for w in _warpgroups(ctx, op, active):
         t0 = w * WARPGROUP
-        a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, 16), False, 16,
-                                     int(op.attr("a_sbo")))
+        if a_lanes is not None:
+            a = np.concatenate([_operand(atom.a, a_lanes[t0 + 32 * q:t0 + 32 * q + 32])
+                                for q in range(4)])
+        else:
+            a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, 16), False, 16,
+                                         int(op.attr("a_sbo")))
         if op.attr("b_major") == "k":  # B's N rows of 16 K elements, read like A
             b, b_flat = (x.T for x in _descriptor_read(
                 ctx, op, b_view, t0, (n, 16), False, int(op.attr("b_lbo")),
@@ -418,7 +428,9 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
         else:
             b, b_flat = _descriptor_read(ctx, op, b_view, t0, (16, n), True,
                                          int(op.attr("b_lbo")), int(op.attr("b_sbo")))
-        for view, flat in ((a_view, a_flat), (b_view, b_flat)):
+        shared = [(b_view, b_flat)] if a_lanes is not None else [(a_view, a_flat),
+                                                                 (b_view, b_flat)]
+        for view, flat in shared:
             st = view.storage
             f = flat.reshape(-1)
             if st.pending is not None and (st.pending[f] > 0).any():
@@ -437,7 +449,7 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
             warp = slice(t0 + 32 * q, t0 + 32 * q + 32)
             for j in range(n // 8):
                 out[j][warp] = d[16 * q + rows, 8 * j + cols]
-        ctx.wgmma.issue(int(w), op, [(a_view.storage, a_flat), (b_view.storage, b_flat)], out)
+        ctx.wgmma.issue(int(w), op, [(v.storage, f) for v, f in shared], out)
     return out
 
 
