@@ -1,4 +1,6 @@
-"""Launch a few warp-specialized kernels once each, for ``compute-sanitizer``.
+"""Launch a few warp-specialized kernels (and attention and ``A @ W.T``, whose rings hold
+K-major and once-copied operands and whose second product reads A from registers) once
+each, for ``compute-sanitizer``.
 
 Not a test module (pytest does not collect it): run it under the sanitizer on the GPU::
 
@@ -50,7 +52,44 @@ def main() -> int:
         bad += not ok
         print(f"{m}x{n}x{k} {bm}x{bn}x{bk} {variant} {out}: max error {err:.3g}"
               f"{'' if ok else ' MISMATCH'}", flush=True)
-    return 1 if bad else 0
+    return 1 if bad + _others() else 0
+
+
+def _others() -> int:
+    """``lib.linear`` with the default plan and attention (causal and not): mismatches."""
+    import torch
+
+    import tilec as tc
+    from tilec.lib import linear
+    from tilec.lib.attention import flash_attention
+
+    bad = 0
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(300, 320, device="cuda", dtype=torch.bfloat16, generator=gen)
+    w = torch.randn(260, 320, device="cuda", dtype=torch.bfloat16, generator=gen)
+    c = torch.full((300, 260), float("nan"), device="cuda", dtype=torch.float32)
+    tc.compile(linear, a, w, c, target="cuda", BM=128, BN=128, BK=64)(a, w, c)
+    torch.cuda.synchronize()
+    want = a.float() @ w.float().T
+    err = float((c - want).abs().max()) / max(1.0, float(want.abs().max()))
+    bad += not err <= 1e-4
+    print(f"linear 300x260x320: relative error {err:.3g}{'' if err <= 1e-4 else ' MISMATCH'}",
+          flush=True)
+    for causal in (False, True):
+        q, k, v = (torch.randn(4, 200, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+                   for _ in range(3))
+        out = torch.full_like(q, float("nan"))
+        kern = tc.compile(flash_attention, q, k, v, out, 0.125, target="cuda", BM=64, BN=64,
+                          HEAD_DIM=64, CAUSAL=causal)
+        kern(q, k, v, out, 0.125)
+        torch.cuda.synchronize()
+        want = torch.nn.functional.scaled_dot_product_attention(
+            q.float(), k.float(), v.float(), scale=0.125, is_causal=causal)
+        err = float((out.float() - want).abs().max()) / float(want.abs().max())
+        bad += not err <= 2e-2
+        print(f"attention causal={causal}: relative error {err:.3g}"
+              f"{'' if err <= 2e-2 else ' MISMATCH'}", flush=True)
+    return bad
 
 
 if __name__ == "__main__":
