@@ -45,6 +45,7 @@ from .reductions import (
     ARG_LAWS,
     MERGES,
     emit_merge,
+    is_merge_identity,
     merge_identity,
     merge_laws,
     merge_region,
@@ -94,6 +95,6 @@ __all__ = [
     "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
     "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify", "MERGES",
     "merge_laws", "recognize_merges", "strip_casts", "ARG_LAWS", "emit_merge", "merge_region",
-    "merge_identity", "SharedLayout", "allocate_shared",
+    "merge_identity", "is_merge_identity", "SharedLayout", "allocate_shared",
     "shared_layout", "op_number",
 ]

@@ -37,7 +37,7 @@ from .equality import structurally_equal
 from .types import ScalarType, i1
 
 __all__ = ["MERGES", "ARG_LAWS", "strip_casts", "recognize_merges", "merge_laws", "emit_merge",
-           "merge_region", "merge_identity"]
+           "merge_region", "merge_identity", "is_merge_identity"]
 
 MERGES = tuple(c for c in COMBINERS if c != "custom")
 """The merge laws a tree may regroup (the record's laws but ``custom``)."""
@@ -199,3 +199,22 @@ def merge_identity(law: str, dtype: ScalarType) -> float | int | bool:
     bits = dtype.bits
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     return {"add": 0, "mul": 1, "max": lo, "min": hi}[law]
+
+
+def is_merge_identity(v: Value, law: str) -> bool:
+    """Whether ``v`` is a ``constant`` holding the exact identity of ``law`` in its type
+    (``merge_identity``; ``-0.0`` for a float sum, so ``+0.0`` is not one): merging it with
+    any ``x`` gives ``x`` bit for bit, so a fold may leave it out."""
+    d = v.defining_op
+    if d is None or d.name != "constant" or not isinstance(v.type, ScalarType) \
+            or law not in ("add", "mul", "max", "min"):
+        return False
+    t, x = v.type, d.attr("value")
+    want = merge_identity(law, t)
+    if t.is_float:
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            return False
+        return x == want and math.copysign(1.0, x) == math.copysign(1.0, want)
+    return not isinstance(x, float) and x == want

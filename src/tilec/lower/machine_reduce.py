@@ -143,8 +143,11 @@ def _rows(g: GroupLowering, op: ir.Operation, strategy: str) -> None:
         # 3. across the team's subgroups through shared memory
         if team > 32:
             partial = _across_warps(g, laws, partial, nrs, team, teams)
-        # 4. the seed joins once (the reference merges it last, on the left)
-        partial = _merge(g, laws, seeds, partial)
+        # 4. the seed joins once (the reference merges it last, on the left), unless it
+        # is the law's exact identity (merge(identity, x) is x bit for bit)
+        if not all(ir.is_merge_identity(s, law)
+                   for s, law in zip(op.operands[n_in:], laws)):
+            partial = _merge(g, laws, seeds, partial)
     for r, lay, p in zip(op.results, out_layouts, partial):
         if lay.local != nrs:
             raise LoweringBug(ir.format_located(

@@ -7,7 +7,6 @@ fully unrolled; ``TILE_PRINTERS`` is the emitter's table for them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -132,8 +131,7 @@ def print_reduce(em: CUDAEmitter, op: ir.Operation) -> None:
     block = op.regions[0].entry
     merge = _direct_merge(op)
     # merge(identity, x) is x bit for bit (NaN, signed zeros included): no merge with the seed
-    seed_is_identity = merge is not None and _is_identity(op.operand(n_in), merge,
-                                                          outs[0].dtype)
+    seed_is_identity = merge is not None and ir.is_merge_identity(op.operand(n_in), merge)
     for o in range(prod(keep_shape)):
         ko = unravel(o, keep_shape)
         flats = []
@@ -240,22 +238,6 @@ def _in_range(m: ir.IndexMap, shape: Sequence[int], src: Sequence[int]) -> bool:
         if not all(0 <= x < e for x, e in zip(c, src)):
             return False
     return True
-
-
-def _is_identity(seed: ir.Value, merge: str, t: ir.ScalarType) -> bool:
-    """Whether ``seed`` is the constant exact identity of ``merge`` in ``t``
-    (``ir.merge_identity``: ``-0.0`` for a float sum, so ``+0.0`` is not one)."""
-    d = seed.defining_op
-    if d is None or d.name != "constant" or seed.type is not t:
-        return False
-    v, want = d.attr("value"), ir.merge_identity(merge, t)
-    if t.is_float:
-        try:
-            v = float(v)
-        except (TypeError, ValueError):
-            return False
-        return v == want and math.copysign(1.0, v) == math.copysign(1.0, want)
-    return v == want
 
 
 def _direct_merge(op: ir.Operation) -> str | None:

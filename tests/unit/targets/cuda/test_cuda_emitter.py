@@ -231,3 +231,24 @@ def test_every_catalog_atom_has_a_cuda_printer() -> None:
     from tilec.targets.cuda.atom_printers import PRINTERS
 
     assert set(PRINTERS) == set(CATALOG)
+
+
+def test_a_seed_that_is_the_identity_is_not_merged() -> None:
+    """``max(-inf, x)``, ``x + -0.0`` are ``x`` bit for bit: the printer folds without the seed;
+    a ``+0.0`` seed of a float sum is not the identity (``-0.0 + +0.0`` is ``+0.0``) and stays."""
+    import numpy as np
+
+    import tilec as tc
+
+    @tc.kernel
+    def rows(X, M, S):
+        for p in tc.parallel(tc.cdiv(X.shape[0], 32)):
+            x = X.tile((p * 32, 0), (32, 64), fill=0.0)
+            M.tile((p * 32,), (32,)).store(tc.max(x, axis=1))
+            S.tile((p * 32,), (32,)).store(tc.reduce(x, 1, 0.0, lambda a, b: a + b))
+
+    args = [np.zeros((64, 64), np.float32), np.zeros(64, np.float32), np.zeros(64, np.float32)]
+    src = tc.compile(rows, *args, target="cuda:sm_90").source
+    assert "tc_max_f32((-(float)INFINITY)" not in src
+    assert "-(float)INFINITY), " not in src.split("tc_atomic_max_f32")[-1]
+    assert re.search(r"\(0x0\.0p\+0f \+ [pv]\d+\)", src), "the +0.0 seed of the sum is merged"
