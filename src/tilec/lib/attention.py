@@ -49,12 +49,14 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
             k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
             v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
             cols = tc.arange(n * BN, n * BN + BN)[None, :]
-            rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
             s = tc.dot(q, k.T) * scale
-            # one expression, so that the masks are computed in the scores' own layout
+            # one expression, so that the masks are computed in the scores' own layout; a
+            # key block wholly inside the keys (and, causal, below the diagonal) needs none
             if CAUSAL:
-                s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
-            else:
+                if (n + 1) * BN > min(SK, pm * BM + 1):
+                    rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
+                    s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
+            elif (n + 1) * BN > SK:
                 s = tc.where(cols < SK, s, float("-inf"))
             m_new = tc.maximum(m, tc.max(s, axis=1))
             p = tc.exp(s - m_new[:, None])

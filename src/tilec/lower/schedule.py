@@ -351,7 +351,8 @@ def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions,
 def _accumulator_layout(v: ir.Value, g: GroupSchedule, depth: int = 6
                         ) -> L.DistLayout | None:
     """The accumulator layout of the matrix product ``v`` is, or is elementwise work on (the
-    first such operand of a chain of ``map``s), where a matrix atom realizes it."""
+    first such operand of a chain of ``map``s, or both arms of an ``if``), where a matrix
+    atom realizes it."""
     op = v.defining_op
     if op is None or depth == 0:
         return None
@@ -374,6 +375,14 @@ def _accumulator_layout(v: ir.Value, g: GroupSchedule, depth: int = 6
                 got = _accumulator_layout(x, g, depth - 1)
                 if got is not None:
                     return got
+    if op.name == "if" and isinstance(v, ir.OpResult):
+        # either arm's value (e.g. scores masked only in some iterations): one layout both
+        # arms give
+        arms = [r.entry.terminator for r in op.regions]
+        got = [_accumulator_layout(y.operand(v.index), g, depth - 1) if y is not None
+               else None for y in arms]
+        if got and got[0] is not None and all(x is got[0] for x in got):
+            return got[0]
     return None
 
 
