@@ -28,6 +28,8 @@ def print_map(em: CUDAEmitter, op: ir.Operation) -> None:
     block = op.regions[0].entry
     forms = [em.get(v, op) for v in op.operands]
     outs = [em.new_regs(r, op) for r in op.results]
+    if _pairwise_cast(em, op, block, forms, outs, n):
+        return
     e = "e" if n > 1 else "0"
     if n > 1:
         em.buf.line("#pragma unroll")
@@ -52,6 +54,29 @@ def print_map(em: CUDAEmitter, op: ir.Operation) -> None:
             em.buf.line(f"{out.name}[{e}] = {em.to_reg(em.scalar(v, term), out.dtype)};")
     for r, out in zip(op.results, outs):
         em.bind(r, out)
+
+
+def _pairwise_cast(em: CUDAEmitter, op: ir.Operation, block: ir.Block, forms: list,
+                   outs: list, n: int) -> bool:
+    """A map that only casts f32 registers to a packed 16-bit float array: one
+    ``cvt.rn.bf16x2.f32`` (``f16x2``) per word, element ``2j`` into the low half; the same
+    rounding per element as the one-element ``cvt.rn`` (``tc_f32_to_bf16``). True when done."""
+    ops = list(block.operations)
+    if len(outs) != 1 or not outs[0].packed or n % 2 or len(ops) != 2 \
+            or ops[0].name != "arith" or ops[0].attr("fn") != "cast" or ops[1].name != "yield" \
+            or ops[1].operand(0) is not ops[0].result:
+        return False
+    x = ops[0].operand(0)
+    k = next((i for i, a in enumerate(block.args) if a is x), None)
+    kind = {"bf16": "bf16x2", "f16": "f16x2"}.get(outs[0].dtype.name)
+    if k is None or kind is None or not isinstance(forms[k], Regs) or forms[k].dtype is not ir.f32:
+        return False
+    src, out = forms[k].name, outs[0].name
+    for j in range(n // 2):
+        em.buf.line(f'asm("cvt.rn.{kind}.f32 %0, %1, %2;" : "=r"({out}.w[{j}]) '
+                    f': "f"({src}[{2 * j + 1}]), "f"({src}[{2 * j}]));')
+    em.bind(op.results[0], outs[0])
+    return True
 
 
 def print_reindex(em: CUDAEmitter, op: ir.Operation) -> None:

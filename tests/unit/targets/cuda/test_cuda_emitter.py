@@ -252,3 +252,20 @@ def test_a_seed_that_is_the_identity_is_not_merged() -> None:
     assert "tc_max_f32((-(float)INFINITY)" not in src
     assert "-(float)INFINITY), " not in src.split("tc_atomic_max_f32")[-1]
     assert re.search(r"\(0x0\.0p\+0f \+ [pv]\d+\)", src), "the +0.0 seed of the sum is merged"
+
+
+def test_a_cast_into_a_packed_fragment_converts_two_per_word() -> None:
+    """Attention's probabilities, cast to bf16 in the registers a warpgroup instruction reads
+    as A: one ``cvt.rn.bf16x2.f32`` per 32-bit word (element ``2j`` in the low half)."""
+    import ml_dtypes
+    import numpy as np
+
+    import tilec as tc
+    from tilec.lib.attention import flash_attention
+
+    q = np.zeros((2, 128, 64), ml_dtypes.bfloat16)
+    src = tc.compile(flash_attention, q, q, q, q.copy(), np.float32(0.1),
+                     target="cuda:sm_90", BM=64, BN=64, HEAD_DIM=64).source
+    lines = [ln for ln in src.splitlines() if "cvt.rn.bf16x2.f32" in ln]
+    assert len(lines) == 16  # 32 probabilities per thread: 16 words
+    assert re.search(r'"=r"\((\w+)\.w\[0\]\) : "f"\((\w+)\[1\]\), "f"\(\2\[0\]\)', lines[0])
