@@ -12,24 +12,13 @@ from typing import Any
 import pytest
 
 import tilec as tc
+from paths import matmul_matches_twice
 from tilec.lib import linear
 
 
 def _linear_matches_twice(torch: Any, kern: Any, a: Any, w: Any, c: Any) -> None:
-    want = a.float() @ w.float().T
-    first = None
-    for _ in range(2):
-        c.fill_(float("nan"))
-        kern(a, w, c)
-        torch.cuda.synchronize()
-        assert not bool(torch.isnan(c).any())
-        err = float((c.float() - want).abs().max())
-        tol = (1e-4 if c.dtype == torch.float32 else 1e-2) * max(1.0, float(want.abs().max()))
-        assert err <= tol, err
-        if first is None:
-            first = c.clone()
-        else:
-            assert torch.equal(first, c)
+    tol = 1e-4 if c.dtype == torch.float32 else 1e-2
+    matmul_matches_twice(torch, kern, a, w, c, a.float() @ w.float().T, tol)
 
 
 @pytest.mark.parametrize("shape,tiles,variant", [

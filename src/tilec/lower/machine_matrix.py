@@ -306,18 +306,15 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
             out: list[ir.Value] = []
             fn = 0
             while fn < rn:
-                if ldmatrix and k_major and fn + 1 < rn:
-                    k = ir.s(0) * ak + lane.floordiv(8).mod(2) * 8 + ir.d(0)
-                    n = col0 + fn * an + lane.floordiv(16) * 8 + lane.mod(8)
+                if ldmatrix and (k_major or g.ldmatrix_trans) and fn + 1 < rn:
+                    # the row a lane supplies, and the 8 contiguous elements along it
+                    k = ir.s(0) * ak + lane.floordiv(8).mod(2) * 8
+                    n = col0 + fn * an + lane.floordiv(16) * 8
+                    k, n = (k + ir.d(0), n + lane.mod(8)) if k_major \
+                        else (k + lane.mod(8), n + ir.d(0))
                     v = g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)
-                    pair = g.atom("ldmatrix.x4", [v], [ir.TileType((8,), in_t)]).result
-                    out += [g.slice(pair, 0, 4), g.slice(pair, 4, 4)]
-                    fn += 2
-                elif ldmatrix and g.ldmatrix_trans and not k_major and fn + 1 < rn:
-                    k = ir.s(0) * ak + lane.floordiv(8).mod(2) * 8 + lane.mod(8)
-                    n = col0 + fn * an + lane.floordiv(16) * 8 + ir.d(0)
-                    v = g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)
-                    pair = g.atom("ldmatrix.x4.trans", [v], [ir.TileType((8,), in_t)]).result
+                    cid = "ldmatrix.x4" if k_major else "ldmatrix.x4.trans"
+                    pair = g.atom(cid, [v], [ir.TileType((8,), in_t)]).result
                     out += [g.slice(pair, 0, 4), g.slice(pair, 4, 4)]
                     fn += 2
                 else:
