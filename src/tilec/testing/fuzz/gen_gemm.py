@@ -14,7 +14,9 @@ warpgroups, split K. A ``gemm`` program is the shape those realizations are buil
         Y0.tile((p0 * BM, p1 * BN), (BM, BN)).store(<an epilogue of acc>)
 
 (B sometimes ``W.tile((p1 * BN, k * BK), (BN, BK), fill=F).T`` of an N x K array: the
-K-major operand; A sometimes the first K block in every iteration: a loop-invariant one)
+K-major operand; A sometimes the first K block in every iteration: a loop-invariant one;
+and sometimes ``acc = tc.dot(acc.to(op), W2.tile((p1 * BN, 0), (BN, BN), fill=F))`` after
+the loop, a chained product whose A is the first one's accumulator)
 with ``BM`` of 64 or 128, ``BN`` of 64, 128 or 256, ``BK`` of 64 (sometimes 32), 16-bit
 operands mostly (f32 with TF32 or exact rounding sometimes), array extents that leave the
 last tiles partial, and sometimes a last extent that is not a whole number of 16 bytes
@@ -44,7 +46,7 @@ def _extent(g: Gen, blocks: int, tile: int, aligned: bool) -> int:
 
 def gemm_program(g: Gen) -> Program:
     """One GEMM grid nest (see the module docstring)."""
-    from .gen_elementwise import Full
+    from .gen_elementwise import Cast, Full
     from .gen_loops import Loop
     from .gen_matrix import Mma
     from .gen_windows import Load
@@ -87,6 +89,15 @@ def gemm_program(g: Gen) -> Program:
     mma = Mma(la, lb, acc_v, (bm, bn), f32, precision, None, 0)
     body.append(Loop("serial", iv, 0, -(-k // bk), 1, [Let(acc, mma)],
                      hi_source=f"tc.cdiv({a.name}.shape[1], {bk})"))
+    if op.name != "f32" and bm == 64 and bn <= 128 and s.coin(3):
+        # a second product of the accumulator, cast (as attention's probabilities): where
+        # the planner gives both products warpgroup instructions its A comes from the
+        # first's registers; where no plan fits, the checked scalar reference runs it
+        w2 = g.param("in", op, (n, bn))
+        lw2 = Load(w2.name, (IndexExpr(((bn, "p1"),), 0), IndexExpr((), 0)), (bn, bn), fill,
+                   (bn, bn), op)
+        body.append(Let(acc, Mma(Cast(Var(acc, (bm, bn), f32), (bm, bn), op), lw2, None,
+                                 (bm, bn), f32, "exact", None, 1)))
     out_dt = DTYPES[s.weighted([("f32", 4), (op.name, 1)])]
     g.budget = 8
     epilogue = g.tile((bm, bn), f32, 2) if s.coin(2) else Var(acc, (bm, bn), f32)
