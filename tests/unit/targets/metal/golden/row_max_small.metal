@@ -64,7 +64,7 @@ kernel void tilec_row_max_small(
   const float p20 = tc_max_f32(v18[0], v18[1]);
   const float p21 = tc_max_f32(v18[2], v18[3]);
   const float p22 = tc_max_f32(p20, p21);
-  v19[0] = tc_max_f32((-(float)INFINITY), p22);
+  v19[0] = p22;
   /* tilec: constant#19 at metal_kernels.py:31:43 */
   /* tilec: atom.call#20 at metal_kernels.py:31:43 */
   float v23[1];
@@ -117,26 +117,18 @@ kernel void tilec_row_max_small(
     const float v42 = tc_max_f32(v40, v41);
     v39[0] = v42;
   }
-  /* tilec: map#35 at metal_kernels.py:31:43 */
-  float v43[1];
-  {
-    const float v44 = v39[0];
-    /* tilec: arith#36 */
-    const float v45 = tc_max_f32((-(float)INFINITY), v44);
-    v43[0] = v45;
-  }
-  /* tilec: constant#37 at metal_kernels.py:31:9 */
-  /* tilec: arith#38 at metal_kernels.py:31:9 */
-  const int v46 = (v10_tid & 15);
-  /* tilec: arith#39 at metal_kernels.py:31:9 */
-  const uint8_t v47 = (uint8_t)(v46 == 0);
-  /* tilec: if#40 at metal_kernels.py:31:9 */
-  if (v47) {
-    /* tilec: view#41 at metal_kernels.py:31:9 */
-    /* tilec: store#42 at metal_kernels.py:31:9 */
+  /* tilec: constant#35 at metal_kernels.py:31:9 */
+  /* tilec: arith#36 at metal_kernels.py:31:9 */
+  const int v43 = (v10_tid & 15);
+  /* tilec: arith#37 at metal_kernels.py:31:9 */
+  const uint8_t v44 = (uint8_t)(v43 == 0);
+  /* tilec: if#38 at metal_kernels.py:31:9 */
+  if (v44) {
+    /* tilec: view#39 at metal_kernels.py:31:9 */
+    /* tilec: store#40 at metal_kernels.py:31:9 */
     {
-      const int64_t c48 = (v11 + (v10_tid >> 4));
-      if (c48 < v3_out_0) v6_out[(v11 + (v10_tid >> 4))] = v43[0];
+      const int64_t c45 = (v11 + (v10_tid >> 4));
+      if (c45 < v3_out_0) v6_out[(v11 + (v10_tid >> 4))] = v39[0];
     }
   }
   else {
