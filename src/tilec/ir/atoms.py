@@ -281,9 +281,11 @@ CATALOG: dict[str, AtomDef] = {
         *(AtomDef(a.catalog_id, ("a_shared_view", "b_shared_view", "c_fragments..."),
                   ("d_fragments...",), "warpgroup",
                   f"64 x n x 16 warpgroup multiply-accumulate of {a.ptx_type} operands in "
-                  "shared memory (128-byte swizzled canonical layouts; A K-major, B N-major); "
-                  "accumulator: n/8 C fragments per thread; asynchronous: its results may be "
-                  "read only after wgmma.wait")
+                  "shared memory (128-byte swizzled canonical layouts; A K-major, or in "
+                  "registers with a_regs: two 4-register halves, the second after the C "
+                  "fragments; B N-major, or K-major with b_major = 'k'); accumulator: n/8 C "
+                  "fragments per thread; asynchronous: its results may be read only after "
+                  "wgmma.wait")
           for a in WGMMA_ATOMS.values()),
         AtomDef("wgmma.fence", (), ("token",), "warpgroup",
                 "orders this warpgroup's register and shared-memory accesses before the "
