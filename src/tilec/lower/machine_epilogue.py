@@ -84,11 +84,8 @@ class TensorStores:
             if m is None:
                 continue
             self.deferred[st] = m
-            for o in m.operands[1:]:
-                if isinstance(o.type, ir.TileType):
-                    r = o.defining_op
-                    assert r is not None
-                    self.skipped += [r, r.operand(0).defining_op]  # type: ignore[list-item]
+            for _, r, ld in _epilogue_loads(m):
+                self.skipped += [r, ld]
             self.skipped.append(m)
         for op in self.skipped:
             self.g.skip.add(op)
@@ -146,16 +143,11 @@ class TensorStores:
         lay = layout_of(m.results[0])
         acc = g.canonical(g.operand(m, 0))
         loads = {}
-        for o in m.operands[1:]:
-            if isinstance(o.type, ir.TileType):
-                r = o.defining_op
-                assert r is not None
-                ld = r.operand(0).defining_op
-                assert ld is not None
-                guard_total_access(g, ld)
-                mem = g.scalar(ld.operand_named("memory"))
-                g.sync.read(mem)
-                loads[o] = (mem, r.attr("map"), ld.attr("fill"), ld.result.type.dtype)
+        for o, r, ld in _epilogue_loads(m):
+            guard_total_access(g, ld)
+            mem = g.scalar(ld.operand_named("memory"))
+            g.sync.read(mem)
+            loads[o] = (mem, r.attr("map"), ld.attr("fill"), ld.result.type.dtype)
         result_t = m.results[0].type.dtype
 
         def part(k: int) -> ir.Value:
@@ -225,6 +217,19 @@ class TensorStores:
 def _part_of(x: Lowered) -> Callable[[int], ir.Value]:
     """Canonical part ``k`` of lowered tile ``x`` (in its canonical parts)."""
     return lambda k: x.parts[k]
+
+
+def _epilogue_loads(m: ir.Operation) -> list[tuple[ir.Value, ir.Operation, ir.Operation]]:
+    """``(operand, reindex, load)`` of each reindexed load scalar epilogue ``m`` reads
+    (``_epilogue_map`` checked their form)."""
+    out = []
+    for o in m.operands[1:]:
+        if isinstance(o.type, ir.TileType):
+            r = o.defining_op
+            ld = r.operand(0).defining_op if r is not None else None
+            assert r is not None and ld is not None, "a checked epilogue's reindexed load"
+            out.append((o, r, ld))
+    return out
 
 
 def _epilogue_map(st: ir.Operation) -> ir.Operation | None:

@@ -374,10 +374,10 @@ def _register_a(g: GroupLowering, op: ir.Operation, m: int, k: int) -> list[ir.V
               for r in atom.a.map.apply((lane, e)))
     want_r = ar + 16 * (t // 32)  # warp q of warpgroup w: rows 64w + 16(q mod 4) ..
     for ks in range(k // WGMMA_K):
-        regs = np.where(e < 4, 8 * ks + e, 8 * ks + e)  # parts 2ks, 2ks + 1: registers 8ks..
-        got_r = np.take_along_axis(rows, np.broadcast_to(regs, (g.threads, 8)), axis=1)
-        got_c = np.take_along_axis(cols, np.broadcast_to(regs, (g.threads, 8)), axis=1)
-        if not (np.array_equal(got_r, want_r) and np.array_equal(got_c, ac + 16 * ks)):
+        # parts 2ks and 2ks + 1 (4 registers each) are registers 8ks .. 8ks + 7
+        regs = slice(8 * ks, 8 * ks + 8)
+        if not (np.array_equal(rows[:, regs], want_r)
+                and np.array_equal(cols[:, regs], ac + 16 * ks)):
             return None
     return list(x.parts)
 

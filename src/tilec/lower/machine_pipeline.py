@@ -90,7 +90,7 @@ class Staging:
         """Loads read by warpgroup matrix instructions: their rings use the swizzled
         canonical layout (``swizzled_map``) instead of padded rows."""
         self.once: set[ir.Operation] = set() if loop.attr("release") == "producer" \
-            else invariant_loads(loop)
+            else invariant_loads(loop, self.loads)
         """Staged loads whose tile is the same every iteration: one version, copied with
         the first iteration's (the producer warpgroup's loop copies every load each
         iteration)."""

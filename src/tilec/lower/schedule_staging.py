@@ -58,7 +58,7 @@ def plain_transpose(op: ir.Operation) -> bool:
 def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
     """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs and a plain
     transpose read as B (``x.T`` as the B operand: the staged tile is then B's K-major
-    layout, ``transposed_b``); None when it has another use."""
+    layout, ``machine.Staged.transposed``); None when it has another use."""
     out: list[tuple[ir.Operation, int]] = []
     for u in v.uses:
         op = u.owner
@@ -66,8 +66,8 @@ def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
             out.append((op, u.index))
             continue
         if plain_transpose(op):
-            more = [(m, k) for m, k in matrix_uses(op.result) or [(op, -1)]]
-            if any(k != 1 for _, k in more):
+            more = matrix_uses(op.result)
+            if more is None or any(k != 1 for _, k in more):
                 return None
             out.extend(more)
             continue
@@ -497,16 +497,19 @@ def _address_is_iteration_local(load: ir.Operation, loop: ir.Operation,
     return True
 
 
-def invariant_loads(loop: ir.Operation) -> set[ir.Operation]:
-    """The staged loads of a one-stage loop whose address does not read the iteration
-    counter, when nothing in the loop writes memory: the same tile every iteration, so
-    their ring keeps one version, copied once before the first iteration (``Staging``;
-    e.g. attention's query tile, loaded where the key loop first reads it)."""
+def invariant_loads(loop: ir.Operation, loads: Iterable[ir.Operation] | None = None
+                    ) -> set[ir.Operation]:
+    """The staged loads of a one-stage loop (``loads``, default ``staged_loads(loop)``)
+    whose address does not read the iteration counter, when nothing in the loop writes
+    memory: the same tile every iteration, so their ring keeps one version, copied once
+    before the first iteration (``Staging``; e.g. attention's query tile, loaded where the
+    key loop first reads it)."""
     if len(loop.regions) != 1 or any(op.name in ("store", "atomic")
                                      for op in loop.walk(include_self=False)):
         return set()
     stage = loop.regions[0].entry
-    return {ld for ld in staged_loads(loop) if not depends_on(ld, {stage.args[0]}, loop)}
+    return {ld for ld in (staged_loads(loop) if loads is None else loads)
+            if not depends_on(ld, {stage.args[0]}, loop)}
 
 
 def staged_loads(loop: ir.Operation) -> dict[ir.Operation, list[tuple[ir.Operation, int]]]:
