@@ -40,6 +40,7 @@ def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: 
     (3, 200, 150, 64, 64, 64),
     (2, 130, 257, 128, 64, 32),
     (2, 64, 64, 128, 128, 64),
+    (3, 300, 221, 64, 128, 64),
 ])
 def test_16_bit_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: int, sk: int,
                                        d: int, bm: int, bn: int) -> None:
@@ -51,6 +52,7 @@ def test_16_bit_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: 
     (3, 200, 200, 64, 64, 64),
     (2, 130, 257, 128, 64, 32),
     (2, 300, 77, 64, 64, 64),
+    (2, 333, 333, 64, 128, 64),
 ])
 def test_causal_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: int, sk: int,
                                        d: int, bm: int, bn: int) -> None:

@@ -35,7 +35,6 @@ import tilec.ir as ir
 from tilec.lower import LowerOptions, lower, lower_to_machine, matrix_candidates
 from tilec.lower.machine import lower_scheduled_module
 from tilec.lower.options import LoweringBug
-from tilec.plan import PlannerOptions
 from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
 from tilec.targets.cuda.emitter import emit_cuda
 from tilec.targets.reference.simt import simulate_module
@@ -135,10 +134,13 @@ def test_every_realization_pair_of_a_seeded_loop(target: str, dt: str,
 
 def _scheduled(kernel: object, args: list[np.ndarray], target: str) -> ir.Module:
     module = tc.compile(kernel, *args, target="reference").module
-    # cuda_mma_v2 plans the fuzzer's kernel with different layouts for the seed and the
-    # loop mma, which the contract below needs (v3 gives both the same layout)
-    opts = LowerOptions(planner=PlannerOptions(cost_basis="cuda_mma_v2"))
-    return lower(module, target, opts, machine=False).scheduled
+    # the contract below needs different layouts for the seed and the loop mma: the seed
+    # as the one-atom reference, the loop's as a lane rectangle (what cuda_mma_v2 once
+    # planned for the fuzzer's kernel)
+    kinds = _kinds(module, target)
+    force = {"mma#0": kinds["mma#0"][(256, "ffma", "one_atom", "nonresident")],
+             "mma#1": kinds["mma#1"][(256, "ffma", "rectangle", "resident")]}
+    return lower(module, target, LowerOptions(force_matrix=force), machine=False).scheduled
 
 
 def _mismatched_schedule() -> ir.Module:

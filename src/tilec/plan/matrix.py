@@ -361,15 +361,26 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     return 0
 
 
-def _footprint(w: MatrixWorkload, accumulator: str) -> tuple[int, int]:
+REGISTER_ACCUMULATORS = (Realization.RECTANGLE, Realization.WGMMA)
+"""Realizations whose accumulator rectangles live in lane registers whether or not a
+recurrence is proved: C and D reach shared memory only to change layout (a repartition
+through the group's scratch pool, which is reused). The one-atom reference keeps the
+seed's accounting (its non-resident accumulator is a shared-memory round trip per step)."""
+
+
+def _footprint(w: MatrixWorkload, accumulator: str,
+               realization: Realization) -> tuple[int, int]:
     """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging
     (A and B are always staged: no realization reads its operands straight from their
-    source views)."""
+    source views). A register accumulator's carry and result cross shared memory at
+    different times through the same reused scratch pool, so a non-resident one counts one
+    accumulator tile (its C, released, is the size of its D), not two."""
     st = w.staging_bytes()
     released = 0
     if accumulator in ("resident", "direct"):
         released += st["D"]
-    if accumulator == "direct":
+    if accumulator == "direct" or (accumulator == "nonresident"
+                                   and realization in REGISTER_ACCUMULATORS):
         released += st["C"]
     return sum(st.values()) - released, released
 
@@ -415,7 +426,7 @@ def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str 
 def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumulator: str,
                atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
                options: PlannerOptions, subgroups: int = 0) -> MatrixCandidate:
-    shared, released = _footprint(w, accumulator)
+    shared, released = _footprint(w, accumulator, realization)
     elided = elided_elements(w.domains, accumulator)
     overwrite = (realization == Realization.MPP and accumulator == "direct" and w.overwrite)
     return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,
