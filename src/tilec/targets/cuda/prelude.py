@@ -181,17 +181,29 @@ TC_DEV int tc_sat32(int64_t x) {
 /* ---- floats ---- */
 TC_DEV bool tc_neg_f32(float x) { return (__float_as_uint(x) >> 31) != 0u; }
 TC_DEV bool tc_neg_f64(double x) { return __double_as_longlong(x) < 0; }
+/* IEEE 754-2019 maximum/minimum: NaN if either operand is, -0.0 below +0.0. f32 has one
+   instruction for it (sm_80 on); f64 compares and selects. */
+TC_DEV float tc_max_f32(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+TC_DEV float tc_min_f32(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+TC_DEV double tc_max_f64(double a, double b) {
+  double r = a > b ? a : b;
+  r = (a == b && tc_neg_f64(b)) ? a : r;
+  return (a != a || b != b) ? a + b : r;
+}
+TC_DEV double tc_min_f64(double a, double b) {
+  double r = a < b ? a : b;
+  r = (a == b && tc_neg_f64(a)) ? a : r;
+  return (a != a || b != b) ? a + b : r;
+}
 #define TC_FLOAT_BASICS(S, T, ABS, FLOOR, CEIL, SQRT, FMOD, COPYSIGN, FMA)           \
-  TC_DEV T tc_max_##S(T a, T b) {                                                      \
-    T r = a > b ? a : b;                                                                 \
-    r = (a == b && tc_neg_##S(b)) ? a : r;                                               \
-    return (a != a || b != b) ? a + b : r;                                               \
-  }                                                                                      \
-  TC_DEV T tc_min_##S(T a, T b) {                                                      \
-    T r = a < b ? a : b;                                                                 \
-    r = (a == b && tc_neg_##S(a)) ? a : r;                                               \
-    return (a != a || b != b) ? a + b : r;                                               \
-  }                                                                                      \
   TC_DEV T tc_abs_##S(T x) { return ABS(x); }                                          \
   TC_DEV T tc_floor_##S(T x) { return FLOOR(x); }                                      \
   TC_DEV T tc_ceil_##S(T x) { return CEIL(x); }                                        \
