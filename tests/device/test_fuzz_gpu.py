@@ -35,4 +35,4 @@ def test_gpu_campaign(tmp_path) -> None:
     files = sorted({f.file for f in camp.failures if f.file})
     assert c.mismatch == 0 and not c.internal and c.timeout == 0, \
         f"cuda: {c.mismatch} mismatches, {dict(c.internal)} internal, {c.timeout} timeouts; " \
-        f"shrunk: {files}"
+        f"launching process restarts: {dict(camp.gpu_restarts)}; shrunk: {files}"

@@ -4,8 +4,10 @@ shrink each new kind of failure and write it as a file; JSON records of the coun
 Workers are separate processes (a crash in compiled code ends a worker, not
 the campaign: the program is counted ``internal`` on the path it was
 running). With the ``cuda`` path, workers also compile each program for the
-GPU (the compile caches keep the cubins) and the main process launches them
-one at a time.
+GPU (the compile caches keep the cubins) and one launching process, a child of
+the main one, launches them one at a time (``gpu.GpuRunner``: it is replaced
+when a program loses its CUDA context, and the table and records count the
+replacements).
 """
 
 from __future__ import annotations
@@ -119,6 +121,10 @@ class Campaign:
     """Wall time."""
     commit: str | None = None
     """The checkout's commit when the campaign started (the code it ran)."""
+    gpu_restarts: Counter = field(default_factory=Counter)
+    """Replacements of the GPU launching process (``gpu.GpuRunner.restarts``), by the reason
+    of the outcome that caused each (a lost CUDA context, a death, a hang), runs and shrinking
+    together; empty without a GPU path."""
 
     def add(self, index: int, choices: list[int], res: ProgramResult) -> list[Failure]:
         """Count one program's result; returns its failures."""
@@ -158,6 +164,12 @@ class Campaign:
                                   ("warned", c.warned)):
                 for reason, n in counter.most_common():
                     lines.append(f"  {p} {what} {n}x: {reason}")
+        if any(is_gpu(p) for p in self.paths):
+            lines.append(f"GPU launching process restarts: {sum(self.gpu_restarts.values())} "
+                         "(a lost CUDA context, a crash or a hang; later programs ran in a "
+                         "fresh process)")
+            for reason, n in self.gpu_restarts.most_common():
+                lines.append(f"  restarted {n}x after: {reason}")
         frac = self.unknown / self.elements if self.elements else 0.0
         lines.append(f"{self.programs} programs, {self.elements} output elements "
                      f"({self.exact} bit-exact, {self.unknown} unbounded = {frac:.1%}), "
@@ -332,7 +344,7 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
             for i in pool.idle():
                 if pending_shrinks:
                     f = pending_shrinks.pop(0)
-                    if is_gpu(f.path):  # the device is in this process
+                    if is_gpu(f.path):  # this process holds the launching child
                         _shrink_gpu(camp, f, gpu_runner, out_dir, workdir, timeout,
                                     shrink_trials, shrink_seconds)
                         continue
@@ -365,12 +377,17 @@ def run_campaign(n: int | None, seed: int, paths: Sequence[str], weights: dict[s
                         handle(f)
                 else:
                     _record_shrink(camp, task, status, payload, out_dir)
+            if gpu_runner is not None:
+                camp.gpu_restarts = Counter(gpu_runner.restart_causes)
             if progress is not None and time.monotonic() - last_report >= progress_every:
                 camp.seconds = time.monotonic() - t0
                 progress(camp)
                 last_report = time.monotonic()
     finally:
         pool.close()
+        if gpu_runner is not None:
+            gpu_runner.close()
+            camp.gpu_restarts = Counter(gpu_runner.restart_causes)
     camp.seconds = time.monotonic() - t0
     return camp
 
@@ -424,7 +441,9 @@ def _record_shrink(camp: Campaign, task: dict[str, Any], status: str, payload: A
 
 def _shrink_gpu(camp: Campaign, f: Failure, gpu_runner: Any, out_dir: str, workdir: str,
                 timeout: float, trials: int, seconds: float) -> None:
-    """GPU failures shrink in the main process (it holds the device)."""
+    """GPU failures shrink in the main process, which holds the launching child: each trial
+    runs in a live CUDA context (a trial that loses it gets the child replaced), so the
+    shrunk program fails by itself, not because an earlier trial killed the context."""
     from .repro import write_repro
     from .shrink import shrink, spans_of
 
@@ -474,7 +493,9 @@ def _device(paths: Sequence[str]) -> str:
 
 def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> list[dict]:
     """The JSON records of a campaign: one object per path, in the shape of
-    ``benchmarks/results/``."""
+    ``benchmarks/results/``. ``gpu_restarts`` (and ``gpu_restarts_by_reason``) count the
+    replacements of the GPU launching process (``Campaign.gpu_restarts``), shared by every
+    GPU path of the campaign; 0 on the other paths."""
     date = time.strftime("%Y-%m-%d")
     commit = camp.commit or _commit()
     device = _device(camp.paths)
@@ -488,7 +509,10 @@ def records(camp: Campaign, command: Sequence[str], minutes: float | None) -> li
             "rejected": sum(c.rejected.values()), "rejected_by_reason": dict(c.rejected),
             "internal": sum(c.internal.values()), "internal_by_reason": dict(c.internal),
             "timeout": c.timeout, "warned": sum(c.warned.values()),
-            "warned_by_reason": dict(c.warned), "features": camp.weights,
+            "warned_by_reason": dict(c.warned),
+            "gpu_restarts": sum(camp.gpu_restarts.values()) if is_gpu(p) else 0,
+            "gpu_restarts_by_reason": dict(camp.gpu_restarts) if is_gpu(p) else {},
+            "features": camp.weights,
             "output_elements": camp.elements, "bit_exact_elements": camp.exact,
             "unbounded_elements": camp.unknown, "wall_s": round(camp.seconds, 1),
             "failure_files": sorted({os.path.basename(f.file) for f in camp.failures
