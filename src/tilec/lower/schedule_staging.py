@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES, WGMMA_ATOMS, swizzle_slack
+from tilec.ir.dataflow import depends_on, invariant_in, plain_transpose
 from tilec.plan import GroupPlan, MatrixCandidate
 
 from .options import LoweringBug, LowerOptions
@@ -41,18 +42,6 @@ def mma_labels(mmas: Iterable[ir.Operation]) -> dict[ir.Operation, str]:
     """The planner's label of each of a group's ``mma`` operations, in group order
     (``mma#0``, ``mma#1`` ...: how its workloads and candidates name them)."""
     return {op: f"mma#{i}" for i, op in enumerate(mmas)}
-
-
-def plain_transpose(op: ir.Operation) -> bool:
-    """Whether ``op`` is ``x.T`` of a 2-D tile: a ``reindex`` swapping the two axes, with no
-    start symbols and nothing out of range (a renaming of the same elements)."""
-    if op.name != "reindex" or op.num_operands != 1 or op.attr("fill") is not None:
-        return False
-    t = op.operand(0).type
-    m = op.attr("map")
-    return isinstance(t, ir.TileType) and t.rank == 2 and m.n_symbols == 0 \
-        and m == ir.IndexMap(2, [ir.d(1), ir.d(0)]) \
-        and tuple(op.result.type.shape) == tuple(t.shape)[::-1]
 
 
 def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
@@ -404,27 +393,6 @@ def multicast_loads(loop: ir.Operation, coordinate: ir.Value) -> list[ir.Operati
     return [ld for ld in staged_loads(loop) if not depends_on(ld, {coordinate}, loop)]
 
 
-def depends_on(op: ir.Operation, seeds: set[ir.Value], within: ir.Operation) -> bool:
-    """Whether an operand of ``op`` depends on ``seeds`` (SSA values of the group body)
-    through the operations that define it; the arguments of ``within``'s regions other than
-    its counter (the carried values) count as dependent."""
-    seen: set[ir.Value] = set()
-    counters = {r.entry.args[0] for r in within.regions if r.entry.args}
-    carried = {a for r in within.regions for a in r.entry.args} - counters
-    stack = list(op.operands)
-    while stack:
-        v = stack.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        if v in seeds or v in carried:
-            return True
-        d = v.defining_op
-        if d is not None:
-            stack.extend(d.operands)
-    return False
-
-
 def coordinate_dependent(body: ir.Block, ops: list[ir.Operation] | None = None
                          ) -> set[ir.Operation]:
     """The operations of group body ``body`` (or of ``ops``, a prefix of its operations)
@@ -504,12 +472,8 @@ def invariant_loads(loop: ir.Operation, loads: Iterable[ir.Operation] | None = N
     memory: the same tile every iteration, so their ring keeps one version, copied once
     before the first iteration (``Staging``; e.g. attention's query tile, loaded where the
     key loop first reads it)."""
-    if len(loop.regions) != 1 or any(op.name in ("store", "atomic")
-                                     for op in loop.walk(include_self=False)):
-        return set()
-    stage = loop.regions[0].entry
     return {ld for ld in (staged_loads(loop) if loads is None else loads)
-            if not depends_on(ld, {stage.args[0]}, loop)}
+            if invariant_in(ld, loop)}
 
 
 def staged_loads(loop: ir.Operation) -> dict[ir.Operation, list[tuple[ir.Operation, int]]]:

@@ -42,6 +42,7 @@ from types import MappingProxyType
 from typing import Any
 
 import tilec.ir as ir
+from tilec.ir.dataflow import invariant_in, plain_transpose
 
 from .options import PlannerOptions
 from .proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
@@ -324,6 +325,25 @@ class _Reader:
             return 1.0
         return math.gcd(inner * t.dtype.bytes, 16) / 16
 
+    @staticmethod
+    def operand_staging(v: ir.Value, group: ir.Operation) -> str:
+        """How the lowering stages matrix operand ``v`` (``MatrixWorkload.a_staging``): a
+        load (seen through plain transposes) inside a loop of the group is copied every
+        execution (``ring``) unless it is the same tile on every iteration of its
+        innermost loop (``once``, as outside every loop); anything else is computed
+        (``value``)."""
+        op = v.defining_op
+        while op is not None and plain_transpose(op):
+            op = op.operand(0).defining_op
+        if op is None or op.name != "load":
+            return "value"
+        loop = op.parent_op
+        while loop is not None and loop is not group and loop.name not in _LOOPS:
+            loop = loop.parent_op
+        if loop is None or loop is group:
+            return "once"
+        return "once" if invariant_in(op, loop) else "ring"
+
     def k_interval(self, load_v: ir.Value, k_axis: int, loop: ir.Operation | None, k: int
                    ) -> AffineExtent | None:
         """The physical K of one operand read through a zero-filled bounded view, if provable."""
@@ -440,7 +460,9 @@ class _Reader:
             overwrite=overwrite, physical_k=physical, domains=domains,
             inputs_forwardable=False, location=str(mma.loc),
             epilogue_tiles=epi_tiles, a_aligned_rows=self.aligned_rows(mma.operand(0)),
-            b_aligned_rows=self.aligned_rows(mma.operand(1)))
+            b_aligned_rows=self.aligned_rows(mma.operand(1)),
+            a_staging=self.operand_staging(mma.operand(0), group),
+            b_staging=self.operand_staging(mma.operand(1), group))
         return w, owned
 
     def common_elements(self, group: ir.Operation, owned: set[int],

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = ["DTYPE_BYTES", "AffineExtent", "mean_physical_k", "ScalarDomains", "elided_elements",
-           "ACCUMULATOR_MODES", "MatrixWorkload", "GroupWorkload"]
+           "ACCUMULATOR_MODES", "OPERAND_STAGING", "MatrixWorkload", "GroupWorkload"]
 
 DTYPE_BYTES = MappingProxyType({"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2,
                                 "i32": 4, "i64": 8})
@@ -34,6 +34,9 @@ DTYPE_BYTES = MappingProxyType({"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1
 
 ACCUMULATOR_MODES = ("nonresident", "resident", "direct")
 """How a realization holds the accumulator across a recurrence."""
+
+OPERAND_STAGING = ("ring", "once", "value")
+"""How a matrix operand reaches shared memory (``MatrixWorkload.a_staging``)."""
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,13 @@ class MatrixWorkload:
     """Tile operands of the fused scalar epilogue of a direct output (reindexed loads such as
     a bias row, ``plan/proofs/scalar_epilogue.py``): each is held in the accumulator's
     layout, as many registers per lane as the accumulator's fragment."""
+    a_staging: str = "ring"
+    """How A reaches shared memory (``OPERAND_STAGING``): ``ring`` (a load in the loop
+    around the mma, copied every execution into a ring of versions), ``once`` (a load that
+    is the same tile on every iteration, or outside any loop: one copy) or ``value``
+    (computed in registers: stored each execution into one buffer, no ring)."""
+    b_staging: str = "ring"
+    """The same for B."""
 
     def __post_init__(self) -> None:
         if min(self.m, self.n, self.k) < 1:
@@ -220,6 +230,10 @@ class MatrixWorkload:
         for t in (self.dtype, self.acc_dtype):
             if t not in DTYPE_BYTES:
                 raise ValueError(f"{self.op}: no element size known for {t!r}")
+        for name, how in (("A", self.a_staging), ("B", self.b_staging)):
+            if how not in OPERAND_STAGING:
+                raise ValueError(f"{self.op}: {name} staging {how!r} is not one of "
+                                 f"{OPERAND_STAGING}")
 
     @property
     def recurrences(self) -> int:
@@ -239,6 +253,19 @@ class MatrixWorkload:
     def physical_k_proved(self) -> bool:
         """True when ``mean_k`` comes from a proved bounded-K expression."""
         return self.physical_k is not None and mean_physical_k(self.physical_k) is not None
+
+    def ring_bytes(self) -> int:
+        """Bytes of one ring version: the operands copied every execution (``ring``)."""
+        st = self.staging_bytes()
+        return (st["A"] if self.a_staging == "ring" else 0) + \
+            (st["B"] if self.b_staging == "ring" else 0)
+
+    def copied_bytes(self) -> tuple[int, int]:
+        """(bytes staged every execution, bytes copied once per program)."""
+        st = self.staging_bytes()
+        every = sum(st[x] for x, how in (("A", self.a_staging), ("B", self.b_staging))
+                    if how != "once")
+        return every, st["A"] + st["B"] - every
 
     def staging_bytes(self) -> dict[str, int]:
         """Group-shared bytes of the reference realization: A, B, C (carry) and D (result)."""
@@ -263,6 +290,7 @@ class MatrixWorkload:
                                "initializer": self.domains.initializer,
                                "sink": self.domains.sink},
             "inputs_forwardable": self.inputs_forwardable, "location": self.location,
+            "staging": {"A": self.a_staging, "B": self.b_staging},
         }
 
 

@@ -423,7 +423,8 @@ class CudaMmaV2Basis:
             a_loads, b_loads = loads * d.rm / (d.rm + d.rn), loads * d.rn / (d.rm + d.rn)
         st = work.staging_bytes()
         staged = st["A"] + st["B"]
-        chunks = math.ceil(staged / STAGING_CHUNK_BYTES) * e
+        every, once = work.copied_bytes()  # an operand copied once is one copy per program
+        chunks = math.ceil(every / STAGING_CHUNK_BYTES) * e + math.ceil(once / STAGING_CHUNK_BYTES)
         wg = candidate.realization == Realization.WGMMA
         issue_cost = k.wgmma_issue if wg else ap.issue
         math_issue = float(wc.physical_matrix_issues) * issue_cost
@@ -446,7 +447,8 @@ class CudaMmaV2Basis:
         spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
         versions = k.wgmma_staging_versions if wg_regs else k.staging_versions
         # the ring's bytes (matrix.ring_extra) already hold a second version
-        shared = candidate.shared_bytes + candidate.ring_bytes + max(0, versions - 2) * staged
+        shared = candidate.shared_bytes + candidate.ring_bytes \
+            + max(0, versions - 2) * work.ring_bytes()
         resident = self._resident(g, t, regs, cap, shared)
         target = (k.ffma_target_resident_subgroups or k.target_resident_subgroups) \
             if candidate.atom.family == "lane_ffma" else k.target_resident_subgroups

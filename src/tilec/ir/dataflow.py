@@ -1,0 +1,56 @@
+"""Data-flow questions about values of one function body, asked by the planner and the
+lowering alike: does an operation read a value (through the operations that define its
+operands), is a ``reindex`` a plain transpose, and is a load the same tile on every
+iteration of the loop around it."""
+
+from __future__ import annotations
+
+from .core import Operation, Value
+from .dims import d
+from .layout import IndexMap
+from .types import TileType
+
+__all__ = ["plain_transpose", "depends_on", "invariant_in"]
+
+
+def plain_transpose(op: Operation) -> bool:
+    """Whether ``op`` is ``x.T`` of a 2-D tile: a ``reindex`` swapping the two axes, with no
+    start symbols and nothing out of range (a renaming of the same elements)."""
+    if op.name != "reindex" or op.num_operands != 1 or op.attr("fill") is not None:
+        return False
+    t = op.operand(0).type
+    m = op.attr("map")
+    return isinstance(t, TileType) and t.rank == 2 and m.n_symbols == 0 \
+        and m == IndexMap(2, [d(1), d(0)]) \
+        and tuple(op.result.type.shape) == tuple(t.shape)[::-1]
+
+
+def depends_on(op: Operation, seeds: set[Value], within: Operation) -> bool:
+    """Whether an operand of ``op`` depends on ``seeds`` through the operations that define
+    it; the arguments of ``within``'s regions other than its counter (the carried values)
+    count as dependent."""
+    seen: set[Value] = set()
+    counters = {r.entry.args[0] for r in within.regions if r.entry.args}
+    carried = {a for r in within.regions for a in r.entry.args} - counters
+    stack = list(op.operands)
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in seeds or v in carried:
+            return True
+        p = v.defining_op
+        if p is not None:
+            stack.extend(p.operands)
+    return False
+
+
+def invariant_in(ld: Operation, loop: Operation) -> bool:
+    """Whether load ``ld`` in one-region ``loop`` reads the same tile on every iteration:
+    its address does not read the counter or a carried value, and nothing in the loop
+    writes memory."""
+    if len(loop.regions) != 1 or any(op.name in ("store", "atomic")
+                                     for op in loop.walk(include_self=False)):
+        return False
+    return not depends_on(ld, {loop.regions[0].entry.args[0]}, loop)
