@@ -31,7 +31,7 @@ LOG2E = 1.4426950408889634
 
 @tc.kernel
 def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 64, 128),
-                    BN: tc.constexpr = tc.tunable(16, 32, 64, 128), HEAD_DIM: tc.constexpr = 32,
+                    BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32,
                     CAUSAL: tc.constexpr = False):
     """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head; with ``CAUSAL`` query ``i``
     attends keys ``j <= i`` only (the top-left aligned mask of torch's ``is_causal``), and

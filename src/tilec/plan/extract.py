@@ -136,6 +136,24 @@ def _recurrence(mma: ir.Operation) -> tuple[ir.Operation, int] | None:
     return loop, c.index - 1
 
 
+def _stage_hand_off(v: ir.Value) -> ir.Value | None:
+    """The value the previous stage of a ``pipeline`` yields as ``v``, when ``v`` is a
+    later stage's carried argument (argument ``j >= 1`` of stage ``s >= 1`` is operand
+    ``j - 1`` of stage ``s - 1``'s yield); None otherwise."""
+    if not isinstance(v, ir.BlockArgument) or v.index < 1:
+        return None
+    loop = v.owner.parent_op
+    if loop is None or loop.name != "pipeline":
+        return None
+    stage = next(i for i, r in enumerate(loop.regions) if r is v.owner.parent)
+    if stage < 1:
+        return None
+    yielded = loop.regions[stage - 1].entry.terminator
+    if yielded is None or v.index - 1 >= yielded.num_operands:
+        return None
+    return yielded.operand(v.index - 1)
+
+
 def _literal(v: ir.Value) -> float | None:
     op = v.defining_op
     if op is None or op.name != "constant" or not isinstance(op.result.type, ir.TileType):
@@ -328,20 +346,27 @@ class _Reader:
     @staticmethod
     def operand_staging(v: ir.Value, group: ir.Operation) -> str:
         """How the lowering stages matrix operand ``v`` (``MatrixWorkload.a_staging``): a
-        load (seen through plain transposes) inside a loop of the group is copied every
-        execution (``ring``) unless it is the same tile on every iteration of its
-        innermost loop (``once``, as outside every loop); anything else is computed
-        (``value``)."""
-        op = v.defining_op
-        while op is not None and plain_transpose(op):
-            op = op.operand(0).defining_op
+        load (seen through plain transposes and a ``pipeline``'s stage hand-offs, as
+        ``schedule_staging.matrix_uses`` follows them) inside a loop of the group is copied
+        every execution (``ring``) unless it is the same tile on every iteration of its
+        innermost one-stage loop (``once``); anything else, a load outside every loop
+        included, is held in registers and stored for each execution (``value``)."""
+        while True:
+            op = v.defining_op
+            if op is not None and plain_transpose(op):
+                v = op.operand(0)
+                continue
+            handed = _stage_hand_off(v)
+            if handed is None:
+                break
+            v = handed
         if op is None or op.name != "load":
             return "value"
         loop = op.parent_op
         while loop is not None and loop is not group and loop.name not in _LOOPS:
             loop = loop.parent_op
         if loop is None or loop is group:
-            return "once"
+            return "value"
         return "once" if invariant_in(op, loop) else "ring"
 
     def k_interval(self, load_v: ir.Value, k_axis: int, loop: ir.Operation | None, k: int

@@ -206,9 +206,10 @@ class MatrixWorkload:
     layout, as many registers per lane as the accumulator's fragment."""
     a_staging: str = "ring"
     """How A reaches shared memory (``OPERAND_STAGING``): ``ring`` (a load in the loop
-    around the mma, copied every execution into a ring of versions), ``once`` (a load that
-    is the same tile on every iteration, or outside any loop: one copy) or ``value``
-    (computed in registers: stored each execution into one buffer, no ring)."""
+    around the mma, copied every execution into a ring of versions), ``once`` (a load in
+    that loop that is the same tile on every iteration: one copy, before the first) or
+    ``value`` (held in registers, computed or loaded outside every loop: stored each
+    execution into one buffer, no ring)."""
     b_staging: str = "ring"
     """The same for B."""
 
