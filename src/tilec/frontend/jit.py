@@ -720,15 +720,37 @@ def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir
     return module
 
 
+_UNWRITTEN = frozenset({"load", "view", "yield"})
+"""Effect and control operations that write nothing: a loop or branch made only of these and
+pure work computes values and nothing else."""
+
+
+def _writes_nothing(op: ir.Operation) -> bool:
+    """Whether ``op`` and everything nested in it only compute values (pure work, reads,
+    views, nested loops and branches of the same kind): erasing it when its results are
+    unused changes no output."""
+    return all(o.opdef.effect in ("pure", "aggregation") or o.name in _UNWRITTEN
+               or o.name in ("serial", "pipeline", "if")
+               for o in op.walk())
+
+
 def _erase_dead_values(fn: ir.Function) -> None:
-    """Drop pure operations nothing uses (e.g. the stop of a slice, an unused expression).
+    """Drop values nothing uses: pure operations (e.g. the stop of a slice, an unused
+    expression), reductions, reads and views, and loops and branches that only compute
+    results nobody reads (an accumulator loop whose product is never stored). Stores,
+    atomics, checks, barriers and the grid nest always stay.
 
     One pass in reverse pre-order visits users before their operands, so dead chains go at
-    once. Effects (loads, stores, ...) and structured operations always stay.
+    once.
     """
     for op in reversed(list(fn.walk())):
-        if op.opdef.effect == "pure" and op.results and op.is_attached \
-                and not any(r.has_uses for r in op.results):
+        if not op.is_attached or op.name in ("parallel", "yield", "return") \
+                or any(r.has_uses for r in op.results):
+            continue
+        if op.opdef.effect == "pure" and op.results:
+            op.erase()
+        elif (op.name in ("load", "view", "reduce", "serial", "pipeline", "if")
+              and _writes_nothing(op)):
             op.erase()
 
 
