@@ -54,6 +54,7 @@ from .schedule_staging import (
     multicast_loads,
     plain_transpose,
     plan_staging,
+    ring_bytes,
     staged_loads,
     static_shape,
 )
@@ -519,11 +520,16 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
             g.reduce[op] = _reduce_plan(op, threads, options, g)
     _assign_layouts(g, inner)
     beside = beside_rings(plan, list(cands.values()))
-    for op in inner:
-        if op.name in ("serial", "pipeline"):
-            plan_staging(g, op, options, profile.shared_bytes_per_group - beside,
-                          profile.async_copies and profile.tensor_copies,
-                          profile.compute_units)
+    # Every loop's ring is allocated at once: a loop gets what is left beside the rings of
+    # the loops before it (as placed) and two versions of each loop after it (as counted
+    # by the planner), so that several K loops in one group fit together.
+    loops = [op for op in inner if op.name in ("serial", "pipeline")]
+    placed = 0
+    for i, op in enumerate(loops):
+        later = sum(ring_bytes(o, 2) for o in loops[i + 1:])
+        plan_staging(g, op, options, profile.shared_bytes_per_group - beside - placed - later,
+                     profile.async_copies and profile.tensor_copies, profile.compute_units)
+        placed += ring_bytes(op, g.staging.get(op, 0))
     if options.persistent and mmas and not g.persistent \
             and not any(n.startswith("not persistent") for n in g.notes):
         g.notes.append("not persistent: only a warp-specialized group walks tiles "

@@ -23,7 +23,7 @@ from .staged_windows import tensor_store_blocker, tma_eligible
 if TYPE_CHECKING:
     from .schedule import GroupSchedule
 
-__all__ = ["plan_staging", "beside_rings", "staged_loads", "coordinate_dependent",
+__all__ = ["plan_staging", "beside_rings", "ring_bytes", "staged_loads", "coordinate_dependent",
            "multicast_loads", "depends_on", "static_shape", "mma_labels", "matrix_uses",
            "plain_transpose", "invariant_loads",
            "TENSOR_STORE_BUFFERS"]
@@ -172,6 +172,14 @@ def _version_bytes(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]) -
     """Shared bytes of one ring version: every staged operand's tile."""
     return sum(math.prod(static_shape(ld.result.type)) * ld.result.type.dtype.bytes
                for ld in staged)
+
+
+def ring_bytes(loop: ir.Operation, versions: int) -> int:
+    """Shared bytes of ``versions`` versions of ``loop``'s ring (its staged loads, with the
+    swizzle slack; 0 when it stages none): what one loop's ring takes from the group's
+    shared memory beside the other loops' rings, which are allocated at the same time."""
+    staged = staged_loads(loop)
+    return versions * _version_bytes(staged) + swizzle_slack(len(staged)) if staged else 0
 
 
 def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
