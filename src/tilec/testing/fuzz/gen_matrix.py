@@ -211,7 +211,30 @@ def _k_loop_of(g: Gen, M: int, N: int, BK: int, acc_dt: DT, op_dt: DT) -> list[S
     else:
         body = [Let(acc, Mma(a, b, acc_v, (M, N), acc_dt, precision, order))]
         out.append(Loop("serial", iv, 0, n, 1, body))
+    out.extend(_stored(g, acc_v))
     return out
+
+
+def _stored(g: Gen, acc: Expr) -> list[Stmt]:
+    """A store of the accumulator into a new output at the instance's block, so that the
+    product is compared whether or not a later statement reads it (capture drops a product
+    nobody reads). It draws no choice: recorded streams replay the same programs, with
+    this output added. Not with a third grid axis, whose instances would share the block."""
+    from .program import IndexExpr, Store
+
+    if len(g.grid) > 2:
+        return []
+    m, n = acc.shape
+    ext, origin = [], []
+    for d, e in enumerate((m, n)):
+        if d < len(g.grid):
+            ext.append(g.grid[d] * e)
+            origin.append(IndexExpr(((e, f"p{d}"),), 0))
+        else:
+            ext.append(e)
+            origin.append(IndexExpr((), 0))
+    p = g.param("out", acc.dt, tuple(ext))
+    return [Store(p.name, tuple(origin), acc)]
 
 
 def _v(name: str, like: Expr) -> Expr:
