@@ -720,18 +720,15 @@ def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir
     return module
 
 
-_UNWRITTEN = frozenset({"load", "view", "yield"})
-"""Effect and control operations that write nothing: a loop or branch made only of these and
-pure work computes values and nothing else."""
+_COMPUTING = ("serial", "pipeline", "if", "yield")
+"""Control operations that, around pure work and reads, only compute values."""
 
 
 def _writes_nothing(op: ir.Operation) -> bool:
-    """Whether ``op`` and everything nested in it only compute values (pure work, reads,
-    views, nested loops and branches of the same kind): erasing it when its results are
-    unused changes no output."""
-    return all(o.opdef.effect in ("pure", "aggregation") or o.name in _UNWRITTEN
-               or o.name in ("serial", "pipeline", "if")
-               for o in op.walk())
+    """Whether ``op`` and everything nested in it only compute values (pure work, reads and
+    the loops and branches around them): erasing it when its results are unused changes no
+    output."""
+    return all(o.opdef.effect in ("pure", "read") or o.name in _COMPUTING for o in op.walk())
 
 
 def _erase_dead_values(fn: ir.Function) -> None:
@@ -747,10 +744,9 @@ def _erase_dead_values(fn: ir.Function) -> None:
         if not op.is_attached or op.name in ("parallel", "yield", "return") \
                 or any(r.has_uses for r in op.results):
             continue
-        if op.opdef.effect == "pure" and op.results:
+        if op.opdef.effect == "pure" and op.results:  # views and reductions included
             op.erase()
-        elif (op.name in ("load", "view", "reduce", "serial", "pipeline", "if")
-              and _writes_nothing(op)):
+        elif op.name in ("load", "serial", "pipeline", "if") and _writes_nothing(op):
             op.erase()
 
 

@@ -1,16 +1,18 @@
 """Data-flow questions about values of one function body, asked by the planner and the
 lowering alike: does an operation read a value (through the operations that define its
-operands), is a ``reindex`` a plain transpose, and is a load the same tile on every
-iteration of the loop around it."""
+operands), is a ``reindex`` a plain transpose, is a load the same tile on every iteration
+of the loop around it, and which value a ``pipeline`` stage hands to the next (operand
+``j`` of stage ``s``'s ``yield`` is argument ``j + 1`` of stage ``s + 1``; argument 0 is
+the counter)."""
 
 from __future__ import annotations
 
-from .core import Operation, Value
+from .core import BlockArgument, Operation, Value
 from .dims import d
 from .layout import IndexMap
 from .types import TileType
 
-__all__ = ["plain_transpose", "depends_on", "invariant_in"]
+__all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from"]
 
 
 def plain_transpose(op: Operation) -> bool:
@@ -54,3 +56,32 @@ def invariant_in(ld: Operation, loop: Operation) -> bool:
                                      for op in loop.walk(include_self=False)):
         return False
     return not depends_on(ld, {loop.regions[0].entry.args[0]}, loop)
+
+
+def handed_on(yielded: Operation, index: int) -> Value | None:
+    """The argument of the next ``pipeline`` stage that receives operand ``index`` of
+    ``yielded`` (a stage's ``yield``); None when ``yielded`` ends no stage with a next."""
+    loop = yielded.parent_op
+    if yielded.name != "yield" or loop is None or loop.name != "pipeline":
+        return None
+    stage = next(i for i, r in enumerate(loop.regions) if r is yielded.parent_region)
+    if stage + 1 >= len(loop.regions):
+        return None
+    return loop.regions[stage + 1].entry.args[index + 1]
+
+
+def handed_from(v: Value) -> Value | None:
+    """The value the previous ``pipeline`` stage yields as ``v``, when ``v`` is a later
+    stage's carried argument; None otherwise (``handed_on`` read backwards)."""
+    if not isinstance(v, BlockArgument) or v.index < 1:
+        return None
+    loop = v.owner.parent_op
+    if loop is None or loop.name != "pipeline":
+        return None
+    stage = next(i for i, r in enumerate(loop.regions) if r is v.owner.parent)
+    if stage < 1:
+        return None
+    yielded = loop.regions[stage - 1].entry.terminator
+    if yielded is None or v.index - 1 >= yielded.num_operands:
+        return None
+    return yielded.operand(v.index - 1)

@@ -524,9 +524,11 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     # the loops before it (as placed) and two versions of each loop after it (as counted
     # by the planner), so that several K loops in one group fit together.
     loops = [op for op in inner if op.name in ("serial", "pipeline")]
+    reserve = [ring_bytes(op, 2) for op in loops]
+    later = sum(reserve)
     placed = 0
-    for i, op in enumerate(loops):
-        later = sum(ring_bytes(o, 2) for o in loops[i + 1:])
+    for op, counted in zip(loops, reserve):
+        later -= counted
         plan_staging(g, op, options, profile.shared_bytes_per_group - beside - placed - later,
                      profile.async_copies and profile.tensor_copies, profile.compute_units)
         placed += ring_bytes(op, g.staging.get(op, 0))

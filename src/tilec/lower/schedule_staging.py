@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES, WGMMA_ATOMS, swizzle_slack
-from tilec.ir.dataflow import depends_on, invariant_in, plain_transpose
+from tilec.ir.dataflow import depends_on, handed_on, invariant_in, plain_transpose
 from tilec.plan import GroupPlan, MatrixCandidate
 
 from .options import LoweringBug, LowerOptions
@@ -60,15 +60,13 @@ def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
                 return None
             out.extend(more)
             continue
-        loop = op.parent_op
-        if op.name == "yield" and loop is not None and loop.name == "pipeline":
-            stage = next(i for i, r in enumerate(loop.regions) if r is op.parent_region)
-            if stage + 1 < len(loop.regions):
-                more = matrix_uses(loop.regions[stage + 1].entry.args[u.index + 1])
-                if more is None:
-                    return None
-                out.extend(more)
-                continue
+        nxt = handed_on(op, u.index)
+        if nxt is not None:
+            more = matrix_uses(nxt)
+            if more is None:
+                return None
+            out.extend(more)
+            continue
         return None
     return out or None
 

@@ -42,7 +42,7 @@ from types import MappingProxyType
 from typing import Any
 
 import tilec.ir as ir
-from tilec.ir.dataflow import invariant_in, plain_transpose
+from tilec.ir.dataflow import handed_from, invariant_in, plain_transpose
 
 from .options import PlannerOptions
 from .proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
@@ -134,24 +134,6 @@ def _recurrence(mma: ir.Operation) -> tuple[ir.Operation, int] | None:
     if use.owner is not term or use.index != c.index - 1:
         return None
     return loop, c.index - 1
-
-
-def _stage_hand_off(v: ir.Value) -> ir.Value | None:
-    """The value the previous stage of a ``pipeline`` yields as ``v``, when ``v`` is a
-    later stage's carried argument (argument ``j >= 1`` of stage ``s >= 1`` is operand
-    ``j - 1`` of stage ``s - 1``'s yield); None otherwise."""
-    if not isinstance(v, ir.BlockArgument) or v.index < 1:
-        return None
-    loop = v.owner.parent_op
-    if loop is None or loop.name != "pipeline":
-        return None
-    stage = next(i for i, r in enumerate(loop.regions) if r is v.owner.parent)
-    if stage < 1:
-        return None
-    yielded = loop.regions[stage - 1].entry.terminator
-    if yielded is None or v.index - 1 >= yielded.num_operands:
-        return None
-    return yielded.operand(v.index - 1)
 
 
 def _literal(v: ir.Value) -> float | None:
@@ -356,7 +338,7 @@ class _Reader:
             if op is not None and plain_transpose(op):
                 v = op.operand(0)
                 continue
-            handed = _stage_hand_off(v)
+            handed = handed_from(v)
             if handed is None:
                 break
             v = handed
