@@ -3,7 +3,7 @@ lowering alike: does an operation read a value (through the operations that defi
 operands), is a ``reindex`` a plain transpose, is a load the same tile on every iteration
 of the loop around it, and which value a ``pipeline`` stage hands to the next (operand
 ``j`` of stage ``s``'s ``yield`` is argument ``j + 1`` of stage ``s + 1``; argument 0 is
-the counter)."""
+the counter), and whether an update is a loop's closed recurrence."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from .dims import d
 from .layout import IndexMap
 from .types import TileType
 
-__all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from"]
+__all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from",
+           "closed_recurrence"]
 
 
 def plain_transpose(op: Operation) -> bool:
@@ -85,3 +86,37 @@ def handed_from(v: Value) -> Value | None:
     if yielded is None or v.index - 1 >= yielded.num_operands:
         return None
     return yielded.operand(v.index - 1)
+
+
+def closed_recurrence(op: Operation, carried: int = 2) -> tuple[Operation, int] | None:
+    """(loop, position) when ``op`` is the sole update of carried value ``position`` of the
+    ``serial`` or ``pipeline`` loop around it: its operand ``carried`` is that value (used
+    by nothing else) and its result is yielded back into the same slot (used by nothing
+    else). In a ``pipeline`` the update is in the last stage and the earlier stages only
+    hand the value on (their argument goes straight into their ``yield``)."""
+    block, loop = op.parent, op.parent_op
+    if block is None or loop is None or loop.name not in ("serial", "pipeline"):
+        return None
+    c = op.operand(carried)
+    if not isinstance(c, BlockArgument) or c.owner is not block or c.index == 0 \
+            or c.num_uses != 1 or c.index - 1 >= len(loop.results):
+        return None
+    pos = c.index - 1
+    term = block.terminator
+    if term is None or term.name != "yield" or op.result.num_uses != 1:
+        return None
+    use = next(iter(op.result.uses))
+    if use.owner is not term or use.index != pos:
+        return None
+    if loop.name == "pipeline":
+        if block is not loop.regions[-1].entry:
+            return None
+        v: Value = c
+        while (prev := handed_from(v)) is not None:
+            if not isinstance(prev, BlockArgument) or prev.index != c.index \
+                    or prev.num_uses != 1:
+                return None
+            v = prev
+        if v.owner is not loop.regions[0].entry:  # type: ignore[attr-defined]
+            return None
+    return loop, pos

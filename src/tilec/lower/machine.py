@@ -126,6 +126,9 @@ class SharedAllocator:
         """Builder positioned in the grid body, before the SIMT region."""
         self.allocs: list[_Alloc] = []
         self.pools: dict[str, _Alloc] = {}
+        self.offered: list[_Alloc] = []
+        """Buffers of an earlier exclusive alternative that ``buffer`` may hand out again
+        (``alternatives``)."""
 
     def buffer(self, shape: Sequence[int], dtype: ir.ScalarType, role: str,
                versions: int = 1, swizzle: int = 0) -> ir.Value:
@@ -135,6 +138,11 @@ class SharedAllocator:
         offset ``x`` is stored at ``x ^ (((x >> 7) & 7) << 4)`` (``tilec.ir.atoms.
         SWIZZLE_BYTES``); every access of every backend goes through that permutation."""
         full = ((versions,) if versions > 1 else ()) + tuple(int(e) for e in shape)
+        for a in self.offered:
+            if (a.shape, a.dtype, a.role, a.versions, a.swizzle) == \
+                    (full, dtype, role, versions, swizzle):
+                self.offered.remove(a)
+                return a.placeholder.result
         attrs = {"swizzle": swizzle} if swizzle else {}
         op = self.at.create("memory", [], [ir.MemoryType(full, dtype, "shared")], attrs,
                             result_names=[role.replace(" ", "_")])
@@ -153,6 +161,26 @@ class SharedAllocator:
             self.allocs.append(a)
         a.size = max(a.size, elements)
         return a.placeholder.result
+
+    def alternatives(self, *bodies: Callable[[], None]) -> list[Callable[[], None]]:
+        """``bodies`` wrapped to run as exclusive alternatives (the arms of one ``if``, each
+        lowered once, of which a group runs one): each arm is offered the buffers that the
+        arms lowered before it allocated, and takes one whose shape, type, role, versions and
+        swizzle match instead of a new one. Only for arms whose buffers are dead after the
+        ``if`` (the consumers' two unswitched copies of the same operations)."""
+        earlier: list[_Alloc] = []
+
+        def arm(body: Callable[[], None]) -> Callable[[], None]:
+            def run() -> None:
+                outer, self.offered = self.offered, list(earlier)
+                start = len(self.allocs)
+                try:
+                    body()
+                finally:
+                    earlier.extend(a for a in self.allocs[start:] if a.role != "scratch")
+                    self.offered = outer
+            return run
+        return [arm(b) for b in bodies]
 
     @property
     def bytes(self) -> int:

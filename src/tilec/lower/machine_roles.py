@@ -322,7 +322,8 @@ def _unswitched(ring: ConsumerRing, fast: Callable[[], None], slow: Callable[[],
     ring }``: the consumers' whole region lowered twice, each copy knowing the guard
     (``GuardedRing.known``), so the hot loop carries no fallback code between its
     instructions. Each copy ends its accumulators' lives inside its branch (the epilogue
-    stores them), so no accumulator joins after the ``if``."""
+    stores them), so no accumulator joins after the ``if``; the second copy reuses the
+    first's shared buffers (``SharedAllocator.alternatives``)."""
     def copy(known: bool, body: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:
             ring.known = known
@@ -332,7 +333,8 @@ def _unswitched(ring: ConsumerRing, fast: Callable[[], None], slow: Callable[[],
                 ring.known = None
         return run
 
-    ring.g.branches(ring.guard, copy(True, fast), copy(False, slow),
+    first, second = ring.g.smem.alternatives(fast, slow)  # one copy runs: share buffers
+    ring.g.branches(ring.guard, copy(True, first), copy(False, second),
                     {"guard": "array extents legal for a tensor map (warp-specialized "
                               "consumers)"})
 

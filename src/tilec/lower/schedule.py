@@ -39,6 +39,7 @@ from tilec.ir.atoms import (
     MMA_ATOMS,
     wgmma_for,
 )
+from tilec.ir.dataflow import closed_recurrence
 from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
 from tilec.plan.proofs import split_loop
@@ -48,6 +49,7 @@ from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule_staging import (
     beside_rings,
     coordinate_dependent,
+    fewest_versions,
     invariant_loads,
     matrix_uses,
     mma_labels,
@@ -57,6 +59,7 @@ from .schedule_staging import (
     ring_bytes,
     staged_loads,
     static_shape,
+    tensor_store_bytes,
 )
 from .top_level import check_top_level
 
@@ -521,17 +524,20 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     _assign_layouts(g, inner)
     beside = beside_rings(plan, list(cands.values()))
     # Every loop's ring is allocated at once: a loop gets what is left beside the rings of
-    # the loops before it (as placed) and two versions of each loop after it (as counted
-    # by the planner), so that several K loops in one group fit together.
+    # the loops before it (as placed, with the buffers of their tensor stores) and the
+    # fewest versions of each loop after it (two, or a pipeline's window: as counted by the
+    # planner), so that several K loops in one group fit together.
     loops = [op for op in inner if op.name in ("serial", "pipeline")]
-    reserve = [ring_bytes(op, 2) for op in loops]
+    reserve = [ring_bytes(op, fewest_versions(op)) for op in loops]
     later = sum(reserve)
     placed = 0
     for op, counted in zip(loops, reserve):
         later -= counted
+        stores = set(g.tensor_store)
         plan_staging(g, op, options, profile.shared_bytes_per_group - beside - placed - later,
                      profile.async_copies and profile.tensor_copies, profile.compute_units)
         placed += ring_bytes(op, g.staging.get(op, 0))
+        placed += sum(tensor_store_bytes(st) for st in g.tensor_store if st not in stores)
     if options.persistent and mmas and not g.persistent \
             and not any(n.startswith("not persistent") for n in g.notes):
         g.notes.append("not persistent: only a warp-specialized group walks tiles "
@@ -631,20 +637,10 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
 
 
 def _recurrence_loop(op: ir.Operation) -> ir.Operation | None:
-    """The serial loop whose carried value the mma's accumulator is, if any."""
-    c = op.operand_named("acc")
-    loop = op.parent_op
-    if loop is None or loop.name != "serial" or not isinstance(c, ir.BlockArgument):
-        return None
-    if c.owner is not op.parent or c.index == 0:
-        return None
-    y = op.parent.terminator
-    if y is None or c.num_uses != 1 or op.result.num_uses != 1:
-        return None
-    use = next(iter(op.result.uses))
-    if use.owner is not y or use.index != c.index - 1:  # yielded back into its own slot
-        return None
-    return loop
+    """The loop whose carried value the mma's accumulator is, if any
+    (``ir.dataflow.closed_recurrence``)."""
+    rec = closed_recurrence(op)
+    return rec[0] if rec is not None else None
 
 
 def _propagate(g: GroupSchedule, inner: list[ir.Operation], cl: _Classes,

@@ -180,6 +180,16 @@ def ring_bytes(loop: ir.Operation, versions: int) -> int:
     return versions * _version_bytes(staged) + swizzle_slack(len(staged)) if staged else 0
 
 
+def fewest_versions(loop: ir.Operation) -> int:
+    """The fewest ring versions ``plan_staging`` gives ``loop`` if it stages: a
+    ``pipeline``'s window (exactly; 0 below 2, which stages nothing), else 2 (the planner's
+    ``MatrixWorkload.min_ring_versions``)."""
+    if loop.name == "pipeline":
+        window = loop.attr("window")
+        return int(window) if window is not None and window >= 2 else 0
+    return 2
+
+
 def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
                    options: LowerOptions, versions: int, shared_limit: int | None) -> int:
     """``versions`` of a warpgroup ring, fewer (down to ``max(2, options.stages)``) where
@@ -326,6 +336,12 @@ TENSOR_STORE_BUFFERS = 2
 reads the other."""
 
 
+def tensor_store_bytes(st: ir.Operation) -> int:
+    """Shared bytes of the buffers a tensor-stored ``store`` uses, with their alignment."""
+    rows = int(st.operand(1).type.shape[0])
+    return TENSOR_STORE_BUFFERS * rows * SWIZZLE_BYTES + SWIZZLE_ALIGN
+
+
 def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                        staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
                        shared_limit: int | None) -> None:
@@ -349,8 +365,7 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
         lay = g.uses.get((st, 1)) or g.layouts.get(st.operand(1))
         why = "the stored value has no layout" if lay is None else tensor_store_blocker(st, lay)
         if why is None:
-            rows = int(st.operand(1).type.shape[0])
-            need = TENSOR_STORE_BUFFERS * rows * SWIZZLE_BYTES + SWIZZLE_ALIGN
+            need = tensor_store_bytes(st)
             if shared_limit is not None and used + need > shared_limit:
                 why = (f"its {need} bytes of buffers do not fit beside the ring's {used} "
                        f"(the group has {shared_limit})")

@@ -42,7 +42,7 @@ from types import MappingProxyType
 from typing import Any
 
 import tilec.ir as ir
-from tilec.ir.dataflow import handed_from, invariant_in, plain_transpose
+from tilec.ir.dataflow import closed_recurrence, handed_from, invariant_in, plain_transpose
 
 from .options import PlannerOptions
 from .proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
@@ -113,27 +113,6 @@ def _ancestors(op: ir.Operation, stop: ir.Operation | None) -> list[ir.Operation
         out.append(p)
         p = p.parent_op
     return out
-
-
-def _recurrence(mma: ir.Operation) -> tuple[ir.Operation, int] | None:
-    """(the serial loop, carried position) when the mma is its sole closed carry update."""
-    block = mma.parent
-    loop = mma.parent_op
-    if block is None or loop is None or loop.name != "serial":
-        return None
-    c = mma.operand(2)
-    if not isinstance(c, ir.BlockArgument) or c.owner is not block or c.index == 0:
-        return None
-    if c.num_uses != 1:
-        return None
-    res = mma.result
-    term = block.terminator
-    if term is None or term.name != "yield" or res.num_uses != 1:
-        return None
-    use = next(iter(res.uses))
-    if use.owner is not term or use.index != c.index - 1:
-        return None
-    return loop, c.index - 1
 
 
 def _literal(v: ir.Value) -> float | None:
@@ -325,14 +304,37 @@ class _Reader:
             return 1.0
         return math.gcd(inner * t.dtype.bytes, 16) / 16
 
+    def ring_versions(self, mma: ir.Operation, group: ir.Operation) -> int | None:
+        """Versions of the ring of ``mma``'s ``ring`` operands when the program fixes them
+        (``MatrixWorkload.ring_versions``): the window (2 or more) of the ``pipeline`` that
+        holds their loads; else None."""
+        fixed = None
+        for v in mma.operands[:2]:
+            if self.operand_staging(v, group) != "ring":
+                continue
+            loop = self.staging_loop(v, group)
+            window = loop.attr("window") if loop is not None and loop.name == "pipeline" \
+                else None
+            if window is not None and window >= 2:
+                fixed = max(fixed or 0, int(window))
+        return fixed
+
     @staticmethod
-    def operand_staging(v: ir.Value, group: ir.Operation) -> str:
-        """How the lowering stages matrix operand ``v`` (``MatrixWorkload.a_staging``): a
-        load (seen through plain transposes and a ``pipeline``'s stage hand-offs, as
-        ``schedule_staging.matrix_uses`` follows them) inside a loop of the group is copied
-        every execution (``ring``) unless it is the same tile on every iteration of its
-        innermost one-stage loop (``once``); anything else, a load outside every loop
-        included, is held in registers and stored for each execution (``value``)."""
+    def staging_loop(v: ir.Value, group: ir.Operation) -> ir.Operation | None:
+        """The innermost loop of ``group`` around the load that operand ``v`` is (seen
+        through plain transposes and stage hand-offs), or None."""
+        op = _Reader._source_load(v)
+        if op is None:
+            return None
+        loop = op.parent_op
+        while loop is not None and loop is not group and loop.name not in _LOOPS:
+            loop = loop.parent_op
+        return None if loop is None or loop is group else loop
+
+    @staticmethod
+    def _source_load(v: ir.Value) -> ir.Operation | None:
+        """The ``load`` operand ``v`` comes from through plain transposes and a
+        ``pipeline``'s stage hand-offs, or None."""
         while True:
             op = v.defining_op
             if op is not None and plain_transpose(op):
@@ -342,12 +344,19 @@ class _Reader:
             if handed is None:
                 break
             v = handed
-        if op is None or op.name != "load":
-            return "value"
-        loop = op.parent_op
-        while loop is not None and loop is not group and loop.name not in _LOOPS:
-            loop = loop.parent_op
-        if loop is None or loop is group:
+        return op if op is not None and op.name == "load" else None
+
+    @staticmethod
+    def operand_staging(v: ir.Value, group: ir.Operation) -> str:
+        """How the lowering stages matrix operand ``v`` (``MatrixWorkload.a_staging``): a
+        load (seen through plain transposes and a ``pipeline``'s stage hand-offs, as
+        ``schedule_staging.matrix_uses`` follows them) inside a loop of the group is copied
+        every execution (``ring``) unless it is the same tile on every iteration of its
+        innermost one-stage loop (``once``); anything else, a load outside every loop
+        included, is held in registers and stored for each execution (``value``)."""
+        op = _Reader._source_load(v)
+        loop = _Reader.staging_loop(v, group)
+        if op is None or loop is None:
             return "value"
         return "once" if invariant_in(op, loop) else "ring"
 
@@ -415,7 +424,7 @@ class _Reader:
         if not known:
             notes.append(f"{name}: an enclosing trip count is not a constant; executions are "
                          f"unknown and {execs} is assumed")
-        rec = _recurrence(mma)
+        rec = closed_recurrence(mma)
         recurrence, direct, overwrite, epi_tiles = None, False, False, 0
         domains = ScalarDomains()
         owned: set[int] = set()
@@ -469,7 +478,8 @@ class _Reader:
             epilogue_tiles=epi_tiles, a_aligned_rows=self.aligned_rows(mma.operand(0)),
             b_aligned_rows=self.aligned_rows(mma.operand(1)),
             a_staging=self.operand_staging(mma.operand(0), group),
-            b_staging=self.operand_staging(mma.operand(1), group))
+            b_staging=self.operand_staging(mma.operand(1), group),
+            ring_versions=self.ring_versions(mma, group))
         return w, owned
 
     def common_elements(self, group: ir.Operation, owned: set[int],
@@ -532,7 +542,7 @@ class _Reader:
                 continue
             ops.append(w)
             owned |= own
-            rec = _recurrence(mma)
+            rec = closed_recurrence(mma)
             if rec is not None:
                 carried.add((mma.parent.terminator.id, rec[1]))
         if not ops:

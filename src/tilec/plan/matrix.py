@@ -350,16 +350,19 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     """Shared bytes a realization that stages A and B needs beyond one copy of them: the
     lowering double-buffers the operands it copies every execution (``w.ring_bytes()``;
     ``schedule_staging.plan_staging``: two versions at least; a warpgroup ring trims
-    ``wgmma_stages`` down to 2, never below), not one copied once or computed in registers
+    ``wgmma_stages`` down to 2, never below; a ``pipeline``'s window places exactly its
+    count, ``MatrixWorkload.ring_versions``), not one copied once or computed in registers
     (``MatrixWorkload.a_staging``). Warpgroup buffers are 128-byte swizzled (the alignment
     slack of the base and two buffers, ``swizzle_slack``), a ring with a barrier pair per
     version; the others pad every row of each version."""
     ring = w.ring_bytes()
+    versions = w.min_ring_versions
     if realization == Realization.WGMMA:
-        return ring + swizzle_slack(2) + (RING_BARRIER_BYTES if ring else 0)
+        barriers = RING_BARRIER_BYTES * versions // 2 if ring else 0
+        return (versions - 1) * ring + swizzle_slack(2) + barriers
     if realization in (Realization.RECTANGLE, Realization.ONE_ATOM):
         pad = row_pad(DTYPE_BYTES[w.dtype]) * DTYPE_BYTES[w.dtype]
-        return ring + 2 * pad * (w.m + w.k)
+        return (versions - 1) * ring + versions * pad * (w.m + w.k)
     return 0
 
 

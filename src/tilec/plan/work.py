@@ -212,6 +212,15 @@ class MatrixWorkload:
     execution into one buffer, no ring)."""
     b_staging: str = "ring"
     """The same for B."""
+    ring_versions: int | None = None
+    """Versions of the ring the ``ring`` operands are copied into when the program fixes
+    them: a ``pipeline``'s ``window`` (the lowering places exactly that many); None when the
+    lowering chooses (at least 2, ``min_ring_versions``)."""
+
+    @property
+    def min_ring_versions(self) -> int:
+        """The fewest ring versions the lowering may place: the fixed count, else 2."""
+        return self.ring_versions or 2
 
     def __post_init__(self) -> None:
         if min(self.m, self.n, self.k) < 1:
@@ -220,6 +229,8 @@ class MatrixWorkload:
             raise ValueError(f"{self.op}: executions must be positive")
         if self.split_k < 1:
             raise ValueError(f"{self.op}: split_k must be positive")
+        if self.ring_versions is not None and self.ring_versions < 2:
+            raise ValueError(f"{self.op}: ring_versions must be at least 2")
         if self.recurrence is not None:
             if self.recurrence < 1 or self.executions % self.recurrence:
                 raise ValueError(f"{self.op}: recurrence length {self.recurrence} must divide "
@@ -292,6 +303,7 @@ class MatrixWorkload:
                                "sink": self.domains.sink},
             "inputs_forwardable": self.inputs_forwardable, "location": self.location,
             "staging": {"A": self.a_staging, "B": self.b_staging},
+            "ring_versions": self.ring_versions,
         }
 
 

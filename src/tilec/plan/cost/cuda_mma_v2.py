@@ -445,10 +445,11 @@ class CudaMmaV2Basis:
             else register_estimate(candidate.fragment_scalars, staged, t, k)
         cap = register_limit(self.profile, t)
         spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
-        versions = k.wgmma_staging_versions if wg_regs else k.staging_versions
-        # the ring's bytes (matrix.ring_extra) already hold a second version
+        versions = work.ring_versions or (k.wgmma_staging_versions if wg_regs
+                                          else k.staging_versions)
+        # the ring's bytes (matrix.ring_extra) already hold the fewest versions
         shared = candidate.shared_bytes + candidate.ring_bytes \
-            + max(0, versions - 2) * work.ring_bytes()
+            + max(0, versions - work.min_ring_versions) * work.ring_bytes()
         resident = self._resident(g, t, regs, cap, shared)
         target = (k.ffma_target_resident_subgroups or k.target_resident_subgroups) \
             if candidate.atom.family == "lane_ffma" else k.target_resident_subgroups
