@@ -71,7 +71,7 @@ __all__ = ["Staging", "swizzled_map", "tma_guard", "tma_plan", "array_extents", 
 class Staging:
     """The ring buffers and issue logic of one double-buffered loop."""
 
-    def __init__(self, g: GroupLowering, loop: ir.Operation) -> None:
+    def __init__(self, g: GroupLowering, loop: ir.Operation, copy_once: bool = True) -> None:
         self.g = g
         self.loop = loop
         self.versions = int(loop.attr("versions"))
@@ -89,10 +89,10 @@ class Staging:
             if any(m.attr("realization") in WGMMA_ATOMS for m, _ in mmas)}
         """Loads read by warpgroup matrix instructions: their rings use the swizzled
         canonical layout (``swizzled_map``) instead of padded rows."""
-        self.once: set[ir.Operation] = set() if loop.attr("release") == "producer" \
-            else invariant_loads(loop, self.loads)
+        self.once: set[ir.Operation] = invariant_loads(loop, self.loads) if copy_once \
+            else set()
         """Staged loads whose tile is the same every iteration: one version, copied with
-        the first iteration's (the producer warpgroup's loop copies every load each
+        the first iteration's (``copy_once`` False: every load is copied each
         iteration)."""
         for k, ld in enumerate(self.loads):
             rows, cols = (int(e) for e in ld.result.type.shape)

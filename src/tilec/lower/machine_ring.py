@@ -26,6 +26,11 @@ as soon as its own first thread arrived.
 Release ``i`` of version ``v`` completes phase ``i div W`` of ``empty[v]``, which is why
 the threads wait with the parity they used for ``full`` at iteration ``j - 1``.
 
+Where the loop's groups may not stay in flight (``Staging.lag == 0``: an accumulator that
+is not the loop's own carried value, such as attention's scores, or a register A operand),
+each group is waited for where it is issued, and iteration ``j`` releases its own version
+``v_j`` (parity ``p_j``) and refills it with iteration ``j + W``.
+
 The tensor-map guard of every operand's array is uniform and known before the loop, so
 each protocol step is ``if guard { this protocol } else { the ordinary ring with cp.async
 copies }`` (``Staging.fallback``) inside one loop (``GuardedRing``): both share the
@@ -49,7 +54,7 @@ from .machine_pipeline import (
     window_of,
 )
 
-__all__ = ["MbarrierRing", "GuardedRing"]
+__all__ = ["MbarrierRing", "GuardedRing", "previous_version", "retire"]
 
 _WARPGROUP = 128
 
@@ -133,18 +138,21 @@ class MbarrierRing:
         return self.st.next_carried(carried)
 
     def release(self) -> None:
-        """After ``retire``: release the previous iteration's version and refill it."""
+        """After ``retire``: release the previous iteration's version and refill it (with
+        no group in flight, ``Staging.lag == 0``: this iteration's version, refilled ``W``
+        iterations later)."""
         g = self.g
         assert self._at is not None and self._lb is not None
         iv, ub, step, (ver, par) = self._at
         w = self.st.versions
-        ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1)))
-        refill = g.arith("and", g.arith("gt", iv, self._lb), g.arith("lt", ahead, ub))
+        lag = self.st.lag
+        ahead = g.arith("add", iv, g.arith("mul", step, g.index(w - 1 + (1 - lag))))
+        refill = g.arith("lt", ahead, ub)
+        if lag:
+            refill = g.arith("and", g.arith("gt", iv, self._lb), refill)
 
         def release() -> None:
-            first = g.arith("eq", ver, g.index(0))
-            prev = g.arith("select", first, g.index(w - 1), g.arith("sub", ver, g.index(1)))
-            ppar = g.arith("select", first, g.arith("sub", g.index(1), par), par)
+            prev, ppar = previous_version(g, w, ver, par) if lag else (ver, par)
             leader = g.arith("eq", g.arith("rem", g.tid, g.index(_WARPGROUP)), g.index(0))
             g.guarded(leader, lambda: g.atom("mbarrier.arrive", [self._bar(self.empty, prev)],
                                              [ir.token]))
@@ -165,24 +173,52 @@ class MbarrierRing:
         self.g.sync.note_reads(self.st.rings.values())
         self._on_all("mbarrier.inval", None)
 
-    def _issue(self, iv: ir.Value, ver: ir.Value, first: bool = False) -> None:
+    def _issue(self, iv: ir.Value, ver: ir.Value, first: bool | ir.Value = False) -> None:
         """Thread 0: expect the bytes of iteration ``iv``'s copies on ``full[ver]``, then
-        issue them into version ``ver`` (the loads copied once only when ``first``)."""
+        issue them into version ``ver`` (the loads copied once only when ``first``, which
+        may be a runtime condition: the producer's first iteration of a tile)."""
         g = self.g
         before = g.sync.state()
         bar = self._bar(self.full, ver)
-        loads = self.st.issued(first)
-        total = sum(math.prod(int(e) for e in ld.result.type.shape) * ld.result.type.dtype.bytes
-                    for ld in loads)
-        g.atom("mbarrier.expect_tx", [bar, g.index(total)], [ir.token])
+        every, once = self.st.issued(False), [ld for ld in self.st.issued(True)
+                                              if ld in self.st.once]
+        total: ir.Value = g.index(_bytes(every) + (_bytes(once) if first is True else 0))
+        if isinstance(first, ir.Value) and once:
+            total = g.arith("add", total, g.arith("select", first, g.index(_bytes(once)),
+                                                  g.index(0)))
+        g.atom("mbarrier.expect_tx", [bar, total], [ir.token])
         c = self.cluster
-        for ld in loads:
-            with self.st.at_iteration(ld, iv):
-                _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
-                shared = c is not None and ld in c.shared
-                boxes(self.st.version(ld, ver), bar,
-                      (c.size, c.rank) if shared else None)
+
+        def copy(loads: list[ir.Operation]) -> None:
+            for ld in loads:
+                with self.st.at_iteration(ld, iv):
+                    _, boxes, _ = tma_plan(g, ld, window_of(g, ld), with_guard=False)
+                    shared = c is not None and ld in c.shared
+                    boxes(self.st.version(ld, ver), bar,
+                          (c.size, c.rank) if shared else None)
+
+        if first is True:
+            copy(self.st.issued(True))
+        else:
+            if isinstance(first, ir.Value) and once:
+                g.guarded(first, lambda: copy(once))
+            copy(every)
         g.sync.restore(before)
+
+
+def _bytes(loads: list[ir.Operation]) -> int:
+    """Bytes the tensor copies of ``loads`` bring."""
+    return sum(math.prod(int(e) for e in ld.result.type.shape) * ld.result.type.dtype.bytes
+               for ld in loads)
+
+
+def previous_version(g: GroupLowering, versions: int, ver: ir.Value, par: ir.Value
+                     ) -> tuple[ir.Value, ir.Value]:
+    """The version and phase parity of the iteration before the one at ``ver``, ``par``
+    (``Staging.next_carried`` read backwards)."""
+    first = g.arith("eq", ver, g.index(0))
+    prev = g.arith("select", first, g.index(versions - 1), g.arith("sub", ver, g.index(1)))
+    return prev, g.arith("select", first, g.arith("sub", g.index(1), par), par)
 
 
 def retire(g: GroupLowering, pending: int = 1) -> None:
@@ -258,7 +294,8 @@ class GuardedRing:
         """The shared ``retire``, then the mbarrier ring's release (the ordinary ring
         refills at the start of an iteration)."""
         assert self._at is not None
-        retire(self.g)
+        if self.st.lag:
+            retire(self.g)
         self._both(self.ring.release, lambda: None)
         _discard_rings(self.st)
 

@@ -58,7 +58,7 @@ from .machine_cluster import Cluster, pair_extents
 from .machine_control import _guard_step, _layouts, _staged_loop, _value, flatten, unflatten
 from .machine_epilogue import TensorStores
 from .machine_pipeline import Staging
-from .machine_ring import GuardedRing, _discard_rings, retire
+from .machine_ring import GuardedRing, _discard_rings, previous_version, retire
 from .schedule import coordinate_dependent
 
 __all__ = ["roles_loop_of", "lower_roles_body", "TileWalk", "PRODUCER_THREADS",
@@ -249,7 +249,10 @@ class ConsumerRing(GuardedRing):
     def release_last(self, lb: ir.Value, ub: ir.Value, state: list[ir.Value]) -> None:
         """In a persistent walk, after a tile's loop: release the version its last
         iteration read (that iteration waited for every group), ``state`` being the loop's
-        final (next) version and parity."""
+        final (next) version and parity. (With no group in flight every iteration
+        released its own.)"""
+        if not self.st.lag:
+            return
         when = self.guarded_by(self.g.arith("lt", lb, ub))
         if when is not False:
             self._release_before(state[0], when)
@@ -268,50 +271,72 @@ class ConsumerRing(GuardedRing):
         # serializes every wgmma of the kernel where that copy's copies run beside a group
         # in flight (its address registers displace the accumulators'); it runs only
         # where a tensor map is illegal
-        retire(self.g, 0 if self.known is False else 1)
+        if self.st.lag:  # else every group was waited for where it was issued
+            retire(self.g, 0 if self.known is False else 1)
         self._both(self._release, lambda: None)
         _discard_rings(self.st)
 
     def _release(self) -> None:
         g = self.g
         assert self.ring._at is not None and self._lb is not None
-        iv, _, _, (ver, _) = self.ring._at
-        self._release_before(ver, g.arith("gt", iv, self._lb))
+        iv, _, _, (ver, par) = self.ring._at
+        if self.st.lag:
+            self._release_before(ver, g.arith("gt", iv, self._lb))
+        else:  # this iteration's groups have retired: release its own version
+            self._arrive(ver, None)
 
     def _release_before(self, ver: ir.Value, when: ir.Value) -> None:
         """Where ``when`` holds, each consumer warpgroup's first thread arrives on the
         ``empty`` barrier of the version before ``ver`` (the ring's order)."""
-        g, ring = self.g, self.ring
+        g = self.g
         w = self.st.versions
         prev = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
                        g.arith("sub", ver, g.index(1)))
+        self._arrive(prev, when)
+
+    def _arrive(self, ver: ir.Value, when: ir.Value | None) -> None:
+        """Each consumer warpgroup's first thread arrives on ``empty[ver]`` (where
+        ``when`` holds)."""
+        g, ring = self.g, self.ring
         leader = g.arith("eq", g.arith("rem", g.tid, g.index(PRODUCER_THREADS)), g.index(0))
         c = self.cluster
 
         def arrive() -> None:
-            bar = ring._bar(ring.empty, prev)
+            bar = ring._bar(ring.empty, ver)
             g.atom("mbarrier.arrive", [bar], [ir.token])
             if c is not None:  # the peer's producer refills this group's ring too
                 assert c.peer is not None
                 g.atom("mbarrier.arrive.peer", [bar, c.peer], [ir.token])
 
-        g.guarded(g.arith("and", when, leader), arrive)
+        g.guarded(leader if when is None else g.arith("and", when, leader), arrive)
 
     def produce(self, lb: ir.Value, ub: ir.Value, step: ir.Value,
                 state: list[ir.Value] | None = None) -> list[ir.Value]:
         """The producer's loop (one thread runs it): wait for each version's release, then
         issue the iteration's copies into it. ``state``: the version and parity of the
-        first iteration (default 0, 0); returns those after the last."""
+        first iteration (default 0, 0); returns those after the last.
+
+        The loads copied once (``Staging.once``: attention's query tile) go with the first
+        iteration's copies, into their one buffer, on the same ``full`` barrier. In a
+        persistent walk that buffer still holds the previous tile's tile until the
+        consumers are done with it: they are once they released the version of that
+        tile's last iteration (releases come in order), which the producer waits for
+        first (on a fresh barrier, the first tile's wait returns at once)."""
         g, ring = self.g, self.ring
         body = ir.Block([ir.index, ir.index, ir.index])
         init = state if state is not None else [g.index(0), g.index(0)]
+        once = bool(self.st.once)
+        if once and state is not None:
+            last, parity = previous_version(g, self.st.versions, init[0], init[1])
+            g.guarded(g.arith("lt", lb, ub), lambda: g.atom(
+                "mbarrier.wait", [ring._bar(ring.empty, last), parity], []))
         loop = g.op("serial", [lb, ub, step, *init], [ir.index, ir.index], {},
                     [ir.Region([body])])
         with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
             iv, ver, par = body.args
             g.atom("mbarrier.wait", [ring._bar(ring.empty, ver),
                                      g.arith("sub", g.index(1), par)], [])
-            ring._issue(iv, ver)
+            ring._issue(iv, ver, g.arith("eq", iv, lb) if once else False)
             g.op("yield", self.st.next_carried([ver, par]), [])
         return list(loop.results)
 
@@ -360,7 +385,9 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     cluster = walk.cluster if walk is not None else None
     if walk is not None:
         walk.start(g)
-    ring = ConsumerRing(Staging(g, loop), walking=walk is not None, cluster=cluster)
+    # a cluster's producers split and multicast every operand's copies each iteration
+    ring = ConsumerRing(Staging(g, loop, copy_once=cluster is None),
+                        walking=walk is not None, cluster=cluster)
     ring.init_barriers()
     consumers = g.threads
     two = consumers // PRODUCER_THREADS >= 2

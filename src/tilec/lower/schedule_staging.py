@@ -125,13 +125,17 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                               shared_limit) if wgmma else options.stages
     g.staging[loop] = window or versions
     if wgmma and (options.mbarrier_ring or roles):
-        why = _ring_blocker(loop, g, staged, g.staging[loop], copies)
+        why = _ring_blocker(loop, g, staged, copies)
         if why is None:
             g.release[loop] = "mbarrier"
-            g.in_flight[loop] = 1
+            held = _in_flight_blocker(loop, g, g.staging[loop], 1)
+            if held is None:
+                g.in_flight[loop] = 1
+            groups = "one wgmma group in flight" if held is None else \
+                f"every wgmma group retired where it is issued: {held}"
             g.notes.append(f"{loop.name} at {loop.loc}: ring versions released through "
-                           "mbarriers (one wgmma group in flight, tensor copies "
-                           f"{g.staging[loop] - 1} iterations ahead)")
+                           f"mbarriers ({groups}; tensor copies {g.staging[loop] - 1} "
+                           "iterations ahead)")
             if roles and why_roles is None:
                 g.release[loop] = "producer"
                 how = " by default" if auto else ""
@@ -233,11 +237,12 @@ def _auto_roles_blocker(g: GroupSchedule,
 
 
 def _ring_blocker(loop: ir.Operation, g: GroupSchedule,
-                  staged: dict[ir.Operation, list[tuple[ir.Operation, int]]], versions: int,
+                  staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
                   tensor_copies: bool) -> str | None:
     """Why the ring of ``loop`` cannot be released through mbarriers, or None: the target
-    and options give tensor copies, every staged operand feeds warpgroup instructions and
-    may be filled by tensor copies, and one instruction group may stay in flight."""
+    and options give tensor copies, and every staged operand feeds warpgroup instructions
+    and may be filled by tensor copies. (Whether a group may stay in flight decides only
+    which version an iteration releases, ``machine_ring``.)"""
     if not tensor_copies:
         return "the target or the options give no tensor copies"
     for ld, uses in staged.items():
@@ -245,7 +250,7 @@ def _ring_blocker(loop: ir.Operation, g: GroupSchedule,
             return f"the staged load at {ld.loc} feeds an instruction other than wgmma"
         if not tma_eligible(ld, g.layouts[ld.result]):
             return f"the staged load at {ld.loc} cannot be filled by tensor copies"
-    return _in_flight_blocker(loop, g, versions, 1)
+    return None
 
 
 _ROLE_FREE_OPS = ("constant", "arith", "view")
