@@ -189,6 +189,8 @@ class CUDAEmitter(CLikeEmitter):
         self.warp_atoms = False
         self.min_groups = 1
         """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
+        self.register_split = False
+        """The kernel's warpgroups change their register counts (``setmaxnreg``)."""
         self.cluster = 1
         """Groups per cluster (``__cluster_dims__``; the grid's ``cluster``)."""
         self.smem_base = "tc_smem"
@@ -439,8 +441,12 @@ class CUDAEmitter(CLikeEmitter):
         if self.checks:
             head.append("unsigned long long *__restrict__ tc_check")
         sig = ", ".join(head)
-        bounds = f"{self.threads}, {self.min_groups}" if self.min_groups > 1 else \
-            f"{self.threads}"
+        # a kernel that moves registers between its warpgroups (setmaxnreg) states its
+        # groups per SM even when that is one: ptxas needs the register count at entry
+        # fixed, else it ignores every setmaxnreg (remark C7508) and allocates the
+        # consumers within the entry's count
+        bounds = f"{self.threads}, {self.min_groups}" \
+            if self.min_groups > 1 or self.register_split else f"{self.threads}"
         dims = f"__cluster_dims__({self.cluster}, 1, 1) " if self.cluster > 1 else ""
         out.line(f'extern "C" __global__ void __launch_bounds__({bounds}) {dims}'
                  f"{kernel_name(fn.name)}({sig})")
@@ -504,6 +510,8 @@ class CUDAEmitter(CLikeEmitter):
             raise self.unsupported(op, f"grid parallel needs threads = 1..1024, got {threads!r}")
         self.threads = threads
         self.min_groups = int(op.attr("min_groups", 1) or 1)
+        self.register_split = any(o.name == "atom.call" and o.attr("catalog_id") == "setmaxnreg"
+                                  for o in op.walk())
         self.cluster = int(op.attr("cluster", 1) or 1)
         if self.cluster > 1 and rank != 1:
             raise self.unsupported(op, "a cluster of groups needs a grid of rank 1")
