@@ -222,6 +222,29 @@ def test_window_is_read_again_after_the_exchange(target: str) -> None:
     np.testing.assert_array_equal(out, [2, 4, 6, 8])
 
 
+@tc.kernel
+def scratch(X, Old, Out, B: tc.constexpr = 16):
+    """Exchanges on shared scratch memory: fill it, cas, xchg, read it back."""
+    for p in tc.parallel(X.shape[0] // B):
+        m = tc.memory((B,), X.dtype)
+        m.store(X.tile((p * B,), (B,)))
+        first = m.atomic_cas(tc.arange(B).to(X.dtype), -1)
+        Old.tile((p * B,), (B,)).store(m.tile((0,), (B,)).atomic_xchg(first * 2) + first)
+        Out.tile((p * B,), (B,)).store(m.load())
+
+
+@pytest.mark.parametrize("npdt", [np.int32, np.float32], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("target", PATHS)
+def test_shared_scratch(target: str, npdt: Any) -> None:
+    x = (np.arange(32) % 5 + np.arange(32) // 16 * 3).astype(npdt)
+    c = (np.arange(32) % 16).astype(npdt)
+    after_cas = np.where(x == c, npdt(-1), x)
+    old, out = poisoned(32, dtype=npdt), poisoned(32, dtype=npdt)
+    run(target, scratch, x.copy(), old, out)
+    np.testing.assert_array_equal(old, after_cas + x)
+    np.testing.assert_array_equal(out, x * 2)
+
+
 # ---------------------------------------------------------------- races
 
 
@@ -298,6 +321,7 @@ SPECS: dict[Any, tuple[Any, ...]] = {
     edge: (np.zeros(10, np.float32), np.zeros(8, np.float32), np.zeros(8, np.float32), 4),
     bits: (np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(4, np.float32)),
     swap_small: (np.zeros(8, np.int32), np.zeros((P, 8), np.int32)),
+    scratch: (np.zeros(32, np.float32), np.zeros(32, np.float32), np.zeros(32, np.float32)),
 }
 
 
@@ -312,6 +336,7 @@ def test_cuda_source_compiles(target: str, arch: str, npdt: Any) -> None:
     src = cuda_source(bits, *(np.zeros(4, npdt),) * 3, target=target, V=1)
     assert "tc_atomic_cas<" in src.text
     cubin(src, arch)
+    cubin(cuda_source(scratch, *(np.zeros(32, npdt),) * 3, target=target), arch)
 
 
 @pytest.mark.skipif(checker_unavailable() is not None, reason=str(checker_unavailable()))
