@@ -245,6 +245,24 @@ def test_shared_scratch(target: str, npdt: Any) -> None:
     np.testing.assert_array_equal(out, x * 2)
 
 
+@tc.kernel
+def unit_axes(X, Old, B: tc.constexpr = 8):
+    """A (B,) value into a (1, B) window of a 2-D array, as a store would take it: the old
+    tile is (B,) too."""
+    for p in tc.parallel(X.shape[0]):
+        old = X.tile((p, 0), (1, B)).atomic_xchg(tc.arange(B) + p)
+        Old.tile((p * B,), (B,)).store(old)
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_unit_axes_as_a_store(target: str) -> None:
+    x = np.arange(24, dtype=np.int32).reshape(3, 8)
+    old = poisoned(24, dtype=np.int32)
+    run(target, unit_axes, x, old)
+    np.testing.assert_array_equal(old, np.arange(24))
+    np.testing.assert_array_equal(x, np.arange(8)[None, :] + np.arange(3)[:, None])
+
+
 # ---------------------------------------------------------------- races
 
 

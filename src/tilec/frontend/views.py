@@ -303,8 +303,9 @@ def exchange_view(cap: Capture, site: CallSite, m: MemVal, x: Any, compare: Any 
                   ) -> TileVal:
     """``atomic_xchg`` (``compare`` None) or ``atomic_cas`` through ``m``: the value (and the
     compared value) broadcast to the view's shape and converted to its element type, as a
-    store's; the result is the tile of the old values, the window's fill (zero without one)
-    where the window leaves memory."""
+    store's (a value with other unit axes goes through the window seen with its shape);
+    the result is the tile of the old values, the window's fill (zero without one) where
+    the window leaves memory."""
     kind = "xchg" if compare is None else "cas"
     what = f"atomic_{kind}"
     node = site.node
@@ -315,6 +316,13 @@ def exchange_view(cap: Capture, site: CallSite, m: MemVal, x: Any, compare: Any 
         raise cap.error(node, f"cannot {what} into {t}: its extents are not static; take a "
                         f"window first with .tile(origin, shape)")
     shape = tuple(int(e) for e in t.shape)
+    x = as_tileish(cap, node, x)
+    if isinstance(x, TILEISH) and x.shape != shape and m.window:
+        # as a store: a value with extra (or fewer) unit axes goes through the window seen
+        # with its shape, which the old tile then has
+        squeezed = squeeze_window(cap, node, m, x.shape)
+        if squeezed is not None:
+            m, t, shape = squeezed, squeezed.type, tuple(x.shape)
     operands = [m.value]
     for arg in ([x] if compare is None else [x, compare]):
         v = as_tileish(cap, node, arg)
