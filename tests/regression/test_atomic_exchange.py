@@ -132,7 +132,7 @@ def edge(X, Old, Old2, off, B: tc.constexpr = 8):
 @pytest.mark.parametrize("target", PATHS)
 def test_window_past_the_end(target: str, npdt: Any) -> None:
     if target == "sim:metal:m1" and npdt is np.float64:
-        pytest.skip("metal:m1 has no f64 (refused: test_rejected_types)")
+        pytest.skip("metal:m1 has no f64 (test_metal_refuses_64_bit_exchanges)")
     x = np.array([0, 1, 7, 3, 4, 5, 6, 7, 8, 5], npdt)
     old, old2 = poisoned(8, dtype=npdt), poisoned(8, dtype=npdt)
     run(target, edge, x, old, old2, 4)
@@ -394,6 +394,13 @@ def xchg_wrong_shape(X):
 
 
 @tc.kernel
+def xchg_method_of_a_tile(X):
+    for _ in tc.parallel(1):
+        t = X.tile((0,), (4,)) * 2
+        t.atomic_xchg(1)  # err
+
+
+@tc.kernel
 def exchange_at_top_level(X):
     X.tile((0,), (4,)).atomic_xchg(1)  # err
 
@@ -404,6 +411,7 @@ def exchange_at_top_level(X):
     (xchg_too_many, "tc", ["atomic_xchg"]),
     (xchg_wrong_shape, "X", ["atomic_xchg of a 3 tile into a 4 view: shapes differ"]),
     (exchange_at_top_level, "X", ["atomic update"]),
+    (xchg_method_of_a_tile, "t.atomic", ["has no attribute 'atomic_xchg'"]),
 ], ids=lambda x: getattr(x, "__name__", None))
 def test_frontend_errors_are_located(kernel: Any, needle: str, fragments: list[str]) -> None:
     with pytest.raises(tc.TileSyntaxError) as e:
