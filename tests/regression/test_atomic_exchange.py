@@ -263,6 +263,28 @@ def test_unit_axes_as_a_store(target: str) -> None:
     np.testing.assert_array_equal(x, np.arange(8)[None, :] + np.arange(3)[:, None])
 
 
+@tc.kernel
+def row_sums(A, S, Old, R: tc.constexpr = 4, C: tc.constexpr = 32):
+    """The value (a row reduction, which a GPU reduction's teams hold replicated) and the
+    compared value (computed from it) move to one layout that holds each element once: each
+    element is exchanged once."""
+    for p in tc.parallel(A.shape[0] // R):
+        sums = A.tile((p * R, 0), (R, C)).sum(axis=1)
+        old = S.tile((p * R,), (R,)).atomic_cas(sums * 0 + 1, sums)
+        Old.tile((p * R,), (R,)).store(old)
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_value_from_a_reduction(target: str) -> None:
+    a = np.arange(8 * 32, dtype=np.int32).reshape(8, 32) % 7
+    s = np.array([1, 0, 1, 1, 0, 0, 1, 5], np.int32)
+    init = s.copy()
+    old = poisoned(8, dtype=np.int32)
+    run(target, row_sums, a, s, old)
+    np.testing.assert_array_equal(old, init)
+    np.testing.assert_array_equal(s, np.where(init == 1, a.sum(axis=1), init))
+
+
 # ---------------------------------------------------------------- races
 
 
