@@ -285,6 +285,43 @@ def test_value_from_a_reduction(target: str) -> None:
     np.testing.assert_array_equal(s, np.where(init == 1, a.sum(axis=1), init))
 
 
+@tc.kernel
+def in_a_group_nest(X, Old):
+    """Each of four group-level instances exchanges its own quarter of the block."""
+    for p in tc.parallel(2):
+        for i in tc.parallel(4, level="group"):
+            o = X.tile((p * 16 + i * 4,), (4,)).atomic_xchg(tc.arange(4) + i)
+            Old.tile((p * 16 + i * 4,), (4,)).store(o * 10)
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_in_a_group_nest(target: str) -> None:
+    x = np.arange(32, dtype=np.int32) % 3
+    old = poisoned(32, dtype=np.int32)
+    run(target, in_a_group_nest, x, old)
+    np.testing.assert_array_equal(old, np.arange(32) % 3 * 10)
+    np.testing.assert_array_equal(x, np.concatenate([np.arange(4) + i for i in range(4)] * 2))
+
+
+@tc.kernel
+def in_a_loop(X, Old):
+    """Step ``j`` of a serial loop advances each element from ``j`` to ``j + 1``."""
+    for p in tc.parallel(2):
+        for j in tc.serial(3):
+            o = X.tile((p * 4,), (4,)).atomic_cas(j, j + 1)
+            Old.tile((j, p * 4), (1, 4)).store(o[None, :])
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_in_a_loop(target: str) -> None:
+    x = np.array([0, 0, 0, 1, 0, 0, 2, 0], np.int32)
+    old = poisoned(3, 8, dtype=np.int32)
+    run(target, in_a_loop, x, old)
+    np.testing.assert_array_equal(x, [3] * 8)  # an element ahead waits for the steps
+    np.testing.assert_array_equal(old, [[0, 0, 0, 1, 0, 0, 2, 0], [1, 1, 1, 1, 1, 1, 2, 1],
+                                        [2] * 8])
+
+
 # ---------------------------------------------------------------- races
 
 
