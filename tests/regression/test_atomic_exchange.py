@@ -460,6 +460,12 @@ def xchg_method_of_a_tile(X):
 
 
 @tc.kernel
+def cas_with_none(X):
+    for _ in tc.parallel(1):
+        X.tile((0,), (4,)).atomic_cas(None, 1)  # err
+
+
+@tc.kernel
 def exchange_at_top_level(X):
     X.tile((0,), (4,)).atomic_xchg(1)  # err
 
@@ -470,6 +476,7 @@ def exchange_at_top_level(X):
     (xchg_too_many, "tc", ["atomic_xchg"]),
     (xchg_wrong_shape, "X", ["atomic_xchg of a 3 tile into a 4 view: shapes differ"]),
     (exchange_at_top_level, "X", ["atomic update"]),
+    (cas_with_none, "X", ["cannot atomic_cas None into memory"]),
     (xchg_method_of_a_tile, "t.atomic", ["has no attribute 'atomic_xchg'"]),
 ], ids=lambda x: getattr(x, "__name__", None))
 def test_frontend_errors_are_located(kernel: Any, needle: str, fragments: list[str]) -> None:

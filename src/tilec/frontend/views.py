@@ -299,14 +299,13 @@ def store_view(cap: Capture, node: ast.AST, m: MemVal, x: Any, op: str = "store"
     cap.note_write()
 
 
-def exchange_view(cap: Capture, site: CallSite, m: MemVal, x: Any, compare: Any = None
-                  ) -> TileVal:
-    """``atomic_xchg`` (``compare`` None) or ``atomic_cas`` through ``m``: the value (and the
+def exchange_view(cap: Capture, site: CallSite, m: MemVal, kind: str, x: Any,
+                  compare: Any = None) -> TileVal:
+    """``atomic_xchg`` (``kind`` xchg) or ``atomic_cas`` (cas) through ``m``: the value (and the
     compared value) broadcast to the view's shape and converted to its element type, as a
     store's (a value with other unit axes goes through the window seen with its shape);
     the result is the tile of the old values, the window's fill (zero without one) where
     the window leaves memory."""
-    kind = "xchg" if compare is None else "cas"
     what = f"atomic_{kind}"
     node = site.node
     t = m.type
@@ -324,7 +323,7 @@ def exchange_view(cap: Capture, site: CallSite, m: MemVal, x: Any, compare: Any 
         if squeezed is not None:
             m, t, shape = squeezed, squeezed.type, tuple(x.shape)
     operands = [m.value]
-    for arg in ([x] if compare is None else [x, compare]):
+    for arg in ([x, compare] if kind == "cas" else [x]):
         v = as_tileish(cap, node, arg)
         if not (is_number(v) or isinstance(v, (ScalarVal, *TILEISH))):
             raise cap.error(node, f"cannot {what} {describe(v)} into memory")
@@ -423,7 +422,7 @@ def call_method(cap: Capture, site: CallSite, bm: BoundMethod) -> Any:
         return None
     if name in ("atomic_xchg", "atomic_cas"):
         a = site.bind(["compare", "value"] if name == "atomic_cas" else ["value"])
-        return exchange_view(cap, site, x, a["value"], a.get("compare"))
+        return exchange_view(cap, site, x, name[len("atomic_"):], a["value"], a.get("compare"))
     if name.startswith("atomic_"):
         a = site.bind(["value"])
         store_view(cap, site.node, x, a["value"], "atomic", name[len("atomic_"):])
@@ -510,7 +509,8 @@ def _exchange(cap: Capture, site: CallSite) -> Any:
     a = site.bind(["view", "compare", "value"] if cas else ["view", "value"])
     if not isinstance(a["view"], MemVal):
         raise site.error(f"{site.name}() updates memory, got {describe(a['view'])}", 0)
-    return exchange_view(cap, site, a["view"], a["value"], a["compare"] if cas else None)
+    return exchange_view(cap, site, a["view"], "cas" if cas else "xchg", a["value"],
+                         a.get("compare"))
 
 
 @implements("store", "atomic_add", "atomic_max", "atomic_min")
