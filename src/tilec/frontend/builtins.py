@@ -86,6 +86,10 @@ _DOCS: dict[str, str] = {
     "atomic_add": "atomic_add(view, x): atomically add a tile into memory",
     "atomic_max": "atomic_max(view, x): atomic elementwise maximum into memory",
     "atomic_min": "atomic_min(view, x): atomic elementwise minimum into memory",
+    "atomic_xchg": "atomic_xchg(view, x): atomically replace each element with x; the tile "
+                   "of the old values",
+    "atomic_cas": "atomic_cas(view, cmp, x): per element, store x where memory equals cmp "
+                  "(bit for bit); the tile of the old values",
     # elementwise math
     "exp": "exp(x)", "exp2": "exp2(x)", "log": "log(x)", "log2": "log2(x)",
     "sqrt": "sqrt(x)", "rsqrt": "rsqrt(x): 1 / sqrt(x)", "tanh": "tanh(x)", "erf": "erf(x)",

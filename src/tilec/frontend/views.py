@@ -299,6 +299,52 @@ def store_view(cap: Capture, node: ast.AST, m: MemVal, x: Any, op: str = "store"
     cap.note_write()
 
 
+def exchange_view(cap: Capture, site: CallSite, m: MemVal, kind: str, x: Any,
+                  compare: Any = None) -> TileVal:
+    """``atomic_xchg`` (``kind`` xchg) or ``atomic_cas`` (cas) through ``m``: the value (and the
+    compared value) broadcast to the view's shape and converted to its element type, as a
+    store's (a value with other unit axes goes through the window seen with its shape);
+    the result is the tile of the old values, the window's fill (zero without one) where
+    the window leaves memory."""
+    what = f"atomic_{kind}"
+    node = site.node
+    t = m.type
+    if cap.pure:
+        raise cap.error(node, "a reduction update cannot write memory")
+    if not all(e.is_static for e in t.shape):
+        raise cap.error(node, f"cannot {what} into {t}: its extents are not static; take a "
+                        f"window first with .tile(origin, shape)")
+    shape = tuple(int(e) for e in t.shape)
+    x = as_tileish(cap, node, x)
+    if isinstance(x, TILEISH) and x.shape != shape and m.window:
+        # as a store: a value with extra (or fewer) unit axes goes through the window seen
+        # with its shape, which the old tile then has
+        squeezed = squeeze_window(cap, node, m, x.shape)
+        if squeezed is not None:
+            m, t, shape = squeezed, squeezed.type, tuple(x.shape)
+    operands = [m.value]
+    for arg in ([x, compare] if kind == "cas" else [x]):
+        v = as_tileish(cap, node, arg)
+        if not (is_number(v) or isinstance(v, (ScalarVal, *TILEISH))):
+            raise cap.error(node, f"cannot {what} {describe(v)} into memory")
+        if isinstance(v, TILEISH) and v.shape != shape:
+            try:
+                v = broadcast_to(cap, node, v, shape)
+            except Exception:
+                raise cap.error(node, f"{what} of a {_shape_str(v.shape)} tile into a "
+                                f"{_shape_str(shape)} view: shapes differ") from None
+        elif not isinstance(v, TILEISH):
+            v = broadcast_to(cap, node, v, shape)
+        operands.append(as_tile(cap, node, cast_value(cap, node, v, t.dtype)).value)
+    fill = typed_number(0 if m.fill is None else m.fill, t.dtype)
+    hint = m.value.name_hint.removesuffix("_view") if m.value.name_hint else None
+    v = cap.builder.value("atomic", operands, ir.TileType(t.shape, t.dtype),
+                          {"kind": kind, "fill": fill}, loc=cap.loc(node),
+                          name_hint=f"{hint}_old" if hint else None)
+    cap.note_write()
+    return TileVal(v)
+
+
 def memory(cap: Capture, site: CallSite) -> MemVal:
     """``tc.memory(shape, dtype, space='shared')``: manual addressable storage."""
     a = site.bind(["shape", "dtype", "space"], {"dtype": None, "space": "shared"})
@@ -317,7 +363,8 @@ _REDUCTION_METHODS = ("sum", "max", "min", "prod", "argmax", "argmin", "cumsum",
 _TILE_METHODS = {"to", "reshape", "permute", "broadcast_to", "astype", *_REDUCTION_METHODS}
 
 
-_MEM_METHODS = {"tile", "load", "store", "atomic_add", "atomic_max", "atomic_min", "permute"}
+_MEM_METHODS = {"tile", "load", "store", "atomic_add", "atomic_max", "atomic_min",
+                "atomic_xchg", "atomic_cas", "permute"}
 _WINDOW_METHODS = _MEM_METHODS - {"permute"}
 
 
@@ -373,6 +420,9 @@ def call_method(cap: Capture, site: CallSite, bm: BoundMethod) -> Any:
         a = site.bind(["value"])
         store_view(cap, site.node, x, a["value"])
         return None
+    if name in ("atomic_xchg", "atomic_cas"):
+        a = site.bind(["compare", "value"] if name == "atomic_cas" else ["value"])
+        return exchange_view(cap, site, x, name[len("atomic_"):], a["value"], a.get("compare"))
     if name.startswith("atomic_"):
         a = site.bind(["value"])
         store_view(cap, site.node, x, a["value"], "atomic", name[len("atomic_"):])
@@ -451,6 +501,16 @@ def _load(cap: Capture, site: CallSite) -> Any:
     if not isinstance(a["view"], MemVal):
         raise site.error(f"load() reads memory, got {describe(a['view'])}", 0)
     return load_view(cap, site.node, a["view"], a["fill"])
+
+
+@implements("atomic_xchg", "atomic_cas")
+def _exchange(cap: Capture, site: CallSite) -> Any:
+    cas = site.name.endswith("cas")
+    a = site.bind(["view", "compare", "value"] if cas else ["view", "value"])
+    if not isinstance(a["view"], MemVal):
+        raise site.error(f"{site.name}() updates memory, got {describe(a['view'])}", 0)
+    return exchange_view(cap, site, a["view"], "cas" if cas else "xchg", a["value"],
+                         a.get("compare"))
 
 
 @implements("store", "atomic_add", "atomic_max", "atomic_min")

@@ -37,7 +37,17 @@ from .liveness import Liveness
 from .location import UNKNOWN, Location, caret_snippet
 from .module import Function, Module
 from .numbering import op_number
-from .ops import ARITH_FNS, OPS, AttrDef, OpDef, OpVerifyError, arith_result_type, lookup_op
+from .ops import (
+    ARITH_FNS,
+    ATOMIC_KINDS,
+    EXCHANGE_KINDS,
+    OPS,
+    AttrDef,
+    OpDef,
+    OpVerifyError,
+    arith_result_type,
+    lookup_op,
+)
 from .parser import parse
 from .passes import Pass, PassManager, PassResult
 from .printer import Printer, format_attr, print_function, print_module, print_op
@@ -88,7 +98,8 @@ __all__ = [
     "AffineExpr", "Dim", "IndexSet", "as_dim", "as_expr", "const", "d", "s", "DominanceInfo",
     "MemoryEffects", "alias_root", "structurally_equal", "explain_difference", "IndexMap",
     "LayoutError", "Liveness", "UNKNOWN",
-    "Location", "caret_snippet", "Function", "Module", "ARITH_FNS", "OPS", "AttrDef", "OpDef",
+    "Location", "caret_snippet", "Function", "Module", "ARITH_FNS", "ATOMIC_KINDS",
+    "EXCHANGE_KINDS", "OPS", "AttrDef", "OpDef",
     "OpVerifyError", "arith_result_type", "lookup_op", "parse", "Pass", "PassManager",
     "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",
     "IRRewriter", "MEMORY_SPACES", "SCALARS", "MemoryType", "ScalarType", "TileType",

@@ -33,7 +33,7 @@ from .layout import IndexMap
 from .types import MemoryType, ScalarType, TileType, TokenType, TupleType, Type, f32, i1, index
 
 __all__ = ["OpDef", "AttrDef", "OpVerifyError", "register_op", "lookup_op", "OPS",
-           "ARITH_FNS", "EFFECTS", "arith_result_type"]
+           "ARITH_FNS", "EFFECTS", "arith_result_type", "ATOMIC_KINDS", "EXCHANGE_KINDS"]
 
 
 class OpVerifyError(Exception):
@@ -587,10 +587,39 @@ def _verify_load(op: Operation) -> None:
 
 
 def _verify_store(op: Operation) -> None:
-    dst, val = (v.type for v in op.operands)
+    dst, val = op.operand(0).type, op.operand(1).type
     _expect(isinstance(dst, MemoryType), f"{op.name} writes a memory view")
     _expect(isinstance(val, TileType) and val.dtype is dst.dtype and val.shape == dst.shape,
             f"{op.name} of {val} into {dst}: shape or dtype mismatch")
+
+
+ATOMIC_KINDS = ("add", "max", "min", "xchg", "cas")
+"""What an ``atomic`` does per element: combine into memory (add, max, min; no result), or
+exchange (xchg: store the value; cas: store it where memory's bits equal ``compare``'s),
+yielding the tile of the old values."""
+
+EXCHANGE_KINDS = ("xchg", "cas")
+"""The ``atomic`` kinds that yield the old values."""
+
+
+def _verify_atomic(op: Operation) -> None:
+    kind = op.attr("kind")
+    dst, val = op.operand(0).type, op.operand(1).type
+    _verify_store(op)
+    want = 3 if kind == "cas" else 2
+    _expect(op.num_operands == want, f"atomic {kind} takes {want} operands, got "
+            f"{op.num_operands}")
+    if kind == "cas":
+        _expect(op.operand(2).type is val, f"atomic cas compares with {op.operand(2).type}, "
+                f"not the value's {val}")
+    if kind in EXCHANGE_KINDS:
+        _expect(len(op.results) == 1 and op.result.type is TileType(dst.shape, dst.dtype),
+                f"atomic {kind} yields the old tile {TileType(dst.shape, dst.dtype)}")
+        if op.attr("fill") is not None:
+            _expect_value_of(op.attr("fill"), dst.dtype, "atomic fill")
+    else:
+        _expect(not op.results and op.attr("fill") is None,
+                f"atomic {kind} yields nothing and has no fill")
 
 
 def _verify_sync(op: Operation) -> None:
@@ -614,10 +643,13 @@ register_op(OpDef("load", "effect", "snapshot a view into a tile", operands=(1, 
 register_op(OpDef("store", "effect", "write a tile through a view", operands=(2, 2),
                   effect="write", verify=_verify_store, operand_names=("memory", "value")))
 register_op(OpDef("atomic", "effect", "read-modify-write a tile through a view",
-                  operands=(2, 2), effect="read_write", verify=_verify_store,
-                  operand_names=("memory", "value"),
-                  attrs={"kind": AttrDef(lambda x: x in ("add", "max", "min"), True,
-                                         "combiner")}))
+                  operands=(2, 3), results=(0, 1), effect="read_write", verify=_verify_atomic,
+                  operand_names=("memory", "value", "compare"),
+                  attrs={"kind": AttrDef(lambda x: x in ATOMIC_KINDS, True,
+                                         "add, max, min (no result); xchg, cas (the old "
+                                         "tile)"),
+                         "fill": AttrDef(_is_num, False, "the result's value for "
+                                         "out-of-range elements (xchg, cas)")}))
 register_op(OpDef("sync", "effect", "abstract synchronization at a scope",
                   operands=(0, None), results=(0, 1), effect="sync", verify=_verify_sync,
                   attrs={"scope": AttrDef(_is_str, True, "grid, group, subgroup")}))

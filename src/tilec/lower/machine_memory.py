@@ -18,7 +18,7 @@ import tilec.ir as ir
 
 from .machine import GroupLowering, rule
 from .machine_bounds import check_total_view, guard_total_access
-from .options import LoweringError
+from .options import LoweringBug, LoweringError
 from .schedule import layout_of
 
 __all__: list[str] = []
@@ -76,19 +76,55 @@ def _store(g: GroupLowering, op: ir.Operation) -> None:
 @rule("atomic")
 def _atomic(g: GroupLowering, op: ir.Operation) -> None:
     dt = op.operand_named("memory").type.dtype
-    allowed = None if g.profile is None else g.profile.atomic_dtypes
+    kind = op.attr("kind")
+    exchange = kind in ir.EXCHANGE_KINDS
+    allowed = None if g.profile is None else \
+        g.profile.exchange_dtypes if exchange else g.profile.atomic_dtypes
     if allowed == ():
         raise LoweringError(ir.format_located(
-            f"{g.target} has no atomic operations (atomic {op.attr('kind')} on {dt} memory): "
+            f"{g.target} has no atomic operations (atomic {kind} on {dt} memory): "
             "write disjoint windows instead", op.loc))
     if allowed is not None and dt.name not in allowed:
+        what = "exchanges" if exchange else "atomics update"
         raise LoweringError(ir.format_located(
-            f"{g.target} has no atomic {op.attr('kind')} on {dt} memory (its atomics update "
-            f"{', '.join(a for a in allowed if a != 'index')}): accumulate into a memory of "
-            "one of those types", op.loc))
+            f"{g.target} has no atomic {kind} on {dt} memory (its {what} "
+            f"{', '.join(a for a in allowed if a != 'index')}): "
+            + ("use a memory of one of those types" if exchange else
+               "accumulate into a memory of one of those types"), op.loc))
     guard_total_access(g, op)
-    g.store_registers(g.scalar(op.operand_named("memory")), g.operand(op, 1),
-                      atomic=op.attr("kind"))
+    if not exchange:
+        g.store_registers(g.scalar(op.operand_named("memory")), g.operand(op, 1), atomic=kind)
+        return
+    _exchange(g, op)
+
+
+def _exchange(g: GroupLowering, op: ir.Operation) -> None:
+    """``xchg``/``cas``: each thread exchanges its registers' elements and keeps the old
+    values in the same registers. The planner gives the value, the compared value and the
+    result one layout that holds every element once (``schedule``), so no owner guard."""
+    mem = g.scalar(op.operand_named("memory"))
+    lay = layout_of(op.result)
+    if lay.replicated:
+        if not op.result.type.rank:
+            raise LoweringError(ir.format_located(
+                f"{g.target} cannot exchange through a rank-0 view (atomic "
+                f"{op.attr('kind')}): take a window of shape (1,) instead", op.loc))
+        raise LoweringBug(f"internal: atomic {op.attr('kind')} in the replicated {lay}")
+    dt = op.result.type.dtype
+    ins = [g.canonical(g.operand(op, k)) for k in range(1, op.num_operands)]
+    if any(x.layout != lay for x in ins):
+        raise LoweringBug(f"internal: atomic {op.attr('kind')} operands not in {lay}")
+    g.sync.write(mem)  # a write orders like a read-modify-write
+    attrs = {"kind": op.attr("kind")}
+    if op.attr("fill") is not None:
+        attrs["fill"] = op.attr("fill")
+    parts = iter(zip(*(x.parts for x in ins)))
+
+    def make(start: int, length: int) -> ir.Value:
+        tv = g.thread_view(mem, lay, start, length)
+        return g.op("atomic", [tv, *next(parts)], [ir.TileType((length,), dt)], attrs).result
+
+    g.bind(op.result, g.build(lay, dt, make))
 
 
 @rule("sync")

@@ -622,6 +622,15 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
                 forced[(op, k)] = lay_in
         for r in op.results:
             cl.set_anchor(r, _ANCHOR_ROWS, lay_out)
+    for op in inner:
+        if op.name == "atomic" and op.results:
+            # an exchange (xchg, cas) is issued once per element and keeps each old value in
+            # the register that held the new one: operands and result in one layout that
+            # holds every element once
+            lay = L.blocked(static_shape(op.result.type), g.threads, op.result.type.dtype)
+            fixed[op.result] = lay
+            for k in range(1, op.num_operands):
+                forced[(op, k)] = lay
     for root, (_, lay) in cl.anchor.items():
         cl.layout[root] = lay
     _propagate(g, inner, cl, forced)

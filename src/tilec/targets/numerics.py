@@ -49,7 +49,7 @@ __all__ = [
     "BF16", "np_dtype", "is_float_dtype", "compute_dtype", "round_to", "cast", "from_python",
     "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "sigmoid", "rsqrt",
     "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree",
-    "pairwise_tree_states", "tree_states", "matmul", "COMPARISONS",
+    "pairwise_tree_states", "tree_states", "matmul", "COMPARISONS", "exchange",
 ]
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -441,6 +441,19 @@ def evaluate(fn: str, args: Sequence[Any], operand_dtype: Any, result_dtype: Any
 def combine(name: str, a: Any, b: Any, dt: Any) -> Any:
     """Merge two partial states of dtype ``dt`` with combiner ``name`` (add, mul, max, min)."""
     return evaluate(name, (a, b), dt, dt)
+
+
+def exchange(kind: str, old: np.ndarray, value: np.ndarray, compare: np.ndarray | None
+             ) -> np.ndarray:
+    """What an ``atomic`` ``xchg`` or ``cas`` leaves in memory holding ``old``: ``value``, or
+    for ``cas`` ``value`` where ``old`` has ``compare``'s bits (so ``-0.0`` is not ``0.0``
+    and a NaN matches the same NaN), else ``old``. All three arrays have one dtype."""
+    if kind == "xchg":
+        return value
+    assert compare is not None
+    word = np.dtype(f"u{old.dtype.itemsize}")
+    same = np.asarray(old).view(word) == np.asarray(compare).view(word)
+    return np.where(same, value, old)
 
 
 def combiner_identity(name: str, dt: Any) -> Any:

@@ -252,6 +252,13 @@ def runtime_assert(X, Y, n, BM: tc.constexpr = 8):
             Y.tile((p * BM,), (BM,)).store(X.tile((p * BM,), (BM,), fill=0.0))
 
 
+@tc.kernel
+def memory_exchange(X, Y):
+    for p in tc.parallel(tc.cdiv(X.shape[0], 8)):
+        old = X.tile((p * 8,), (8,), fill=-1.0).atomic_xchg(2.0)
+        tc.atomic_cas(Y.tile((0,), (8,)), old, p)
+
+
 GOLDENS = {
     "matmul": (matmul, (F32, F32, F32), {}),
     "runtime_assert": (runtime_assert, (V32, V32, tc.int32), {}),
@@ -266,6 +273,7 @@ GOLDENS = {
     "ancestor_update": (ancestor_update, (F32, F32), {}),
     "update_call": (update_call, (F32, F32), {}),
     "memory_atomic": (memory_atomic, (V32, V32, V32), {}),
+    "memory_exchange": (memory_exchange, (V32, V32), {}),
     "static_and_func": (static_and_func, (V32, V32), {"N": 3}),
     "einsum": (einsum, (F32, F32, F32), {}),
     "static_shapes": (static_shapes, (tc.array((8, 16), tc.float32),

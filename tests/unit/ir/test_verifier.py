@@ -463,6 +463,37 @@ def test_hook_region_state_flow() -> None:
     fails(kb.module, "region-state-flow", "then region", op=iff)
 
 
+def _exchange(kind: str, n_operands: int, results: Sequence[Type], **attrs: Any
+              ) -> tuple[KB, Operation]:
+    def build(kb: KB, i: Value) -> Operation:
+        sm = kb.val("memory", [], MemoryType((16,), f32, "shared"))
+        v = kb.const(1.0, TileType((16,), f32))
+        return kb.op("atomic", [sm, v, v][:n_operands], list(results), {"kind": kind, **attrs})
+
+    return simple(build)
+
+
+def test_exchange_verifies() -> None:
+    kb, _ = _exchange("cas", 3, [TileType((16,), f32)], fill=0.0)
+    verify(kb.module, "candidate")
+
+
+@pytest.mark.parametrize("kind,n,results,attrs,words", [
+    ("xchg", 2, [], {}, "atomic xchg yields the old tile tile<16xf32>"),
+    ("cas", 3, [TileType((16,), i32)], {}, "atomic cas yields the old tile"),
+    ("cas", 2, [TileType((16,), f32)], {}, "atomic cas takes 3 operands, got 2"),
+    ("xchg", 3, [TileType((16,), f32)], {}, "atomic xchg takes 2 operands, got 3"),
+    ("add", 2, [TileType((16,), f32)], {}, "atomic add yields nothing and has no fill"),
+    ("add", 2, [], {"fill": 0.0}, "atomic add yields nothing and has no fill"),
+    ("xchg", 2, [TileType((16,), f32)], {"fill": "x"}, "fill"),
+], ids=["xchg-no-result", "cas-result-type", "cas-no-compare", "xchg-compare", "add-result",
+        "add-fill", "bad-fill"])
+def test_exchange_checks(kind: str, n: int, results: list[Type], attrs: dict[str, Any],
+                         words: str) -> None:
+    kb, op = _exchange(kind, n, results, **attrs)
+    fails(kb.module, "op-signature", words, op=op)
+
+
 def test_check_hook_needs_an_i1_condition() -> None:
     kb, chk = simple(lambda kb, i: kb.op("check", [i], [], {"message": "m", "labels": ()}))
     fails(kb.module, "op-signature", "i1 condition", op=chk)

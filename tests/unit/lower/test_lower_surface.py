@@ -44,6 +44,8 @@ CASES = {
     "update_call": (lambda r: [f32(r, 8, 8), np.zeros((8, 8), np.float32)], [1], {}),
     "memory_atomic": (lambda r: [f32(r, 21), f32(r, 21), f32(r, 1)], [1, 2],
                       {"poison": False}),
+    # the cas compares random values with X's: it never matches, so the result is one
+    "memory_exchange": (lambda r: [f32(r, 21), f32(r, 8)], [0, 1], {"poison": False}),
     "static_and_func": (lambda r: [f32(r, 4), np.zeros(4, np.float32)], [1], {}),
     "einsum": (lambda r: [f32(r, 4, 3), f32(r, 3, 5), np.zeros((4, 5), np.float32)], [2], {}),
     "static_shapes": (lambda r: [f32(r, 8, 16), np.zeros((8, 16), np.float32)], [1], {}),

@@ -225,6 +225,10 @@ class TargetProfile:
     """Element types (scalar type names) of the memory an ``atomic`` (add, max, min) may
     update; None: every type. The lowering refuses others, so that the simulator refuses
     what the target's emitter cannot print."""
+    exchange_dtypes: tuple[str, ...] | None = None
+    """Element types of the memory an ``atomic`` ``xchg`` or ``cas`` may update (bit
+    patterns: one 32- or 64-bit word where the target has no narrower exchange); None:
+    every type. The lowering refuses others, as it does ``atomic_dtypes``."""
     f64: bool = True
     """True when the target computes in 64-bit floating point; the lowering refuses an f64
     value on a target without it, so the simulator refuses what the emitter cannot print."""
@@ -280,6 +284,8 @@ class TargetProfile:
             "register_allocation_unit": self.register_allocation_unit,
             "default_cost_basis": self.default_cost_basis,
             "atomic_dtypes": None if self.atomic_dtypes is None else list(self.atomic_dtypes),
+            "exchange_dtypes": None if self.exchange_dtypes is None
+            else list(self.exchange_dtypes),
             "f64": self.f64,
             "atoms": [a.to_json() for a in self.atoms],
             "facts": [{"name": f.name, "value": f.value, "kind": f.kind, "source": f.source}

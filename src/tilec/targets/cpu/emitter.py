@@ -724,6 +724,9 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             raise self.unsupported(op, f"atomic {kind} on {t} memory")
         shape = static_shape(tv.type, op, self)
         src = self.materialize(tv, op)
+        if kind in ir.EXCHANGE_KINDS:
+            self._emit_exchange(op, view, shape, src)
+            return
         if t.is_float:
             fn = f"tc_atomic_{kind}_{t.name}"
             stmt = lambda lv, f: f"{fn}(&{lv}, {src.name}[{f}]);"  # noqa: E731
@@ -734,3 +737,29 @@ class CEmitter(ReductionEmission, CLikeEmitter):
             fn = f"tc_atomic_{kind}_{self.ctype(t)}"
             stmt = lambda lv, f: f"{fn}(&{lv}, {src.name}[{f}]);"  # noqa: E731
         self.copies.write(view, shape, stmt)
+
+    def _emit_exchange(self, op: ir.Operation, view: ViewRef, shape: tuple[int, ...],
+                       src: Tile) -> None:
+        """``xchg``/``cas`` per valid element with the generic ``__atomic`` builtins, which
+        exchange and compare the bytes (a float's bit pattern); the result starts as the
+        fill, which the elements outside the view keep."""
+        rt = op.result.type
+        dst = self.new_tile(op.result)
+        fill = op.attr("fill")
+        fill_c = self.literal(fill, rt.dtype) if fill is not None else self._poison(rt.dtype)
+        self.buf.line(f"for (int64_t e = 0; e < {prod(shape)}; ++e) {dst.name}[e] = {fill_c};")
+        ct = self.ctype(rt.dtype)
+        relaxed = "__ATOMIC_RELAXED"
+        if op.attr("kind") == "xchg":
+            def stmt(lv: str, f: str) -> str:
+                return (f"{{ {ct} nv = {src.name}[{f}]; __atomic_exchange(&{lv}, &nv, "
+                        f"&{dst.name}[{f}], {relaxed}); }}")
+        else:
+            cmp = self.materialize(op.operand(2), op)
+
+            def stmt(lv: str, f: str) -> str:
+                return (f"{{ {ct} nv = {src.name}[{f}]; {dst.name}[{f}] = {cmp.name}[{f}]; "
+                        f"__atomic_compare_exchange(&{lv}, &{dst.name}[{f}], &nv, 0, "
+                        f"{relaxed}, {relaxed}); }}")
+        self.copies.write(view, shape, stmt)
+        self.bind(op.result, dst)

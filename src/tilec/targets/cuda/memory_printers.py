@@ -8,7 +8,7 @@ table for them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
 from tilec.targets.clike import Splat
@@ -16,8 +16,9 @@ from tilec.targets.cuda.forms import static_shape
 
 if TYPE_CHECKING:
     from tilec.targets.cuda.emitter import CUDAEmitter
+    from tilec.targets.cuda.forms import Regs
 
-__all__ = ["MEMORY_PRINTERS"]
+__all__ = ["MEMORY_PRINTERS", "exchange_operands"]
 
 
 def vector_type(mt: str, w: int, elem_bytes: int) -> str:
@@ -92,6 +93,9 @@ def print_atomic(em: CUDAEmitter, op: ir.Operation) -> None:
     kind = op.attr("kind")
     src = em.regs(tv, op)
     shape = static_shape(tv.type, op, em)
+    if kind in ir.EXCHANGE_KINDS:
+        print_exchange(em, op, ref, src, shape)
+        return
     if t.name not in (em.profile.atomic_dtypes or ()):
         # the lowering refuses these first, from the same profile fact
         raise em.unsupported(op, f"atomic {kind} on {t} memory")
@@ -108,6 +112,37 @@ def print_atomic(em: CUDAEmitter, op: ir.Operation) -> None:
             "(long long)" if pc else ""
         stmt = lambda lv, i: f"{fn}({pc}&{lv}, {vc}{src.name}[{i}]);"  # noqa: E731
     em.access.access(ref, shape, stmt, None, None)
+
+
+def exchange_operands(em: CUDAEmitter, op: ir.Operation) -> tuple[Regs, str, Regs | None]:
+    """The result's registers (filled where nothing is accessed: the result of an invalid
+    element), the fill and the compared registers (``cas``) of an exchange ``op``, after the
+    profile check (the lowering refuses other types first, from the same profile fact)."""
+    t = op.result.type.dtype
+    kind = op.attr("kind")
+    if t.name not in (em.profile.exchange_dtypes or ()):
+        raise em.unsupported(op, f"atomic {kind} on {t} memory")
+    out = em.new_regs(op.result, op)
+    fill = op.attr("fill")
+    miss = em.reg_literal(fill, t) if fill is not None else em.poison(t)
+    cmp = em.regs(op.operand(2), op) if kind == "cas" else None
+    return out, miss, cmp
+
+
+def print_exchange(em: CUDAEmitter, op: ir.Operation, ref: Any, src: Regs,
+                   shape: tuple[int, ...]) -> None:
+    """``xchg``/``cas`` per valid element on its bit pattern (``tc_atomic_xchg``,
+    ``tc_atomic_cas``: ``atomicExch``/``atomicCAS`` on the 32- or 64-bit word)."""
+    out, miss, cmp = exchange_operands(em, op)
+    mt = em.mtype(op.result.type.dtype)
+    if cmp is None:
+        stmt = lambda lv, i: (f"{out.name}[{i}] = tc_atomic_xchg<{mt}>(&{lv}, "  # noqa: E731
+                              f"{src.name}[{i}]);")
+    else:
+        stmt = lambda lv, i: (f"{out.name}[{i}] = tc_atomic_cas<{mt}>(&{lv}, "  # noqa: E731
+                              f"{cmp.name}[{i}], {src.name}[{i}]);")
+    em.access.access(ref, shape, stmt, lambda i: f"{out.name}[{i}] = {miss};", None)
+    em.bind(op.result, out)
 
 
 MEMORY_PRINTERS: dict[str, Callable[[CUDAEmitter, ir.Operation], None]] = {

@@ -264,6 +264,30 @@ TC_DEV void tc_atomic_min_f64(double *p, double v) {
   } while (old != seen);
 }
 
+/* ---- exchange and compare-and-swap on the bit pattern of a 4- or 8-byte element ---- */
+template <int N> struct tc_word;
+template <> struct tc_word<4> { typedef unsigned int type; };
+template <> struct tc_word<8> { typedef unsigned long long type; };
+template <typename T> TC_DEV T tc_atomic_xchg(T *p, T v) {
+  typedef typename tc_word<sizeof(T)>::type U;
+  U nv, o;
+  memcpy(&nv, &v, sizeof nv);
+  o = atomicExch((U *)p, nv);
+  T r;
+  memcpy(&r, &o, sizeof r);
+  return r;
+}
+template <typename T> TC_DEV T tc_atomic_cas(T *p, T c, T v) {
+  typedef typename tc_word<sizeof(T)>::type U;
+  U e, nv, o;
+  memcpy(&e, &c, sizeof e);
+  memcpy(&nv, &v, sizeof nv);
+  o = atomicCAS((U *)p, e, nv);
+  T r;
+  memcpy(&r, &o, sizeof r);
+  return r;
+}
+
 /* ---- shared-memory addresses for PTX ---- */
 TC_DEV uint32_t tc_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 TC_DEV bool tc_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0u; }

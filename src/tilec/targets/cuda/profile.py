@@ -47,6 +47,10 @@ def cuda_atoms() -> tuple[MatrixAtom, ...]:
 _ATOMIC_DTYPES = ("i32", "i64", "index", "f32", "f64")
 """Memory element types the CUDA emitter prints atomics for."""
 
+_EXCHANGE_DTYPES = ("i32", "i64", "index", "f32", "f64")
+"""Memory element types the CUDA emitter prints ``atomicExch``/``atomicCAS`` for (on the
+32- or 64-bit word of the bit pattern)."""
+
 
 def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source: str
                   ) -> tuple[Fact, ...]:
@@ -73,6 +77,9 @@ def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source
         Fact("atomic_dtypes", _ATOMIC_DTYPES, "spec",
              _GUIDE + ": atomicAdd, atomicMax and atomicMin on 32- and 64-bit words (tilec "
              "builds float max/min from atomicCAS); 8- and 16-bit types have none here"),
+        Fact("exchange_dtypes", _EXCHANGE_DTYPES, "spec",
+             _GUIDE + ": atomicExch and atomicCAS on 32- and 64-bit words (tilec exchanges "
+             "the bit pattern of a float); 8- and 16-bit types have none here"),
     )
 
 
@@ -99,6 +106,7 @@ def sm_90() -> TargetProfile:
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v6", cohorts=(WARPGROUP,),
         compute_units=132, max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
         register_allocation_unit=8, warpgroup_mma=True, atomic_dtypes=_ATOMIC_DTYPES,
+        exchange_dtypes=_EXCHANGE_DTYPES,
         shared_alignment=128, arch="sm_90", async_copies=True, tensor_copies=True,
         facts=_common_facts(228, 227, 132, "H200 spec: 132 SMs") + (_BUDGET_SM90,)
         + (Fact("warpgroup", 4, "spec", "PTX ISA: a warpgroup is 4 contiguous warps (wgmma)"),),
@@ -116,7 +124,8 @@ def sm_80() -> TargetProfile:
         default_fragment_budget=192, concurrent_subgroup_prior=108 * 64, reference_threads=256,
         atoms=cuda_atoms(), default_cost_basis="cuda_mma_v6", compute_units=108,
         max_resident_subgroups_per_unit=64, max_resident_groups_per_unit=32,
-        register_allocation_unit=8, atomic_dtypes=_ATOMIC_DTYPES, shared_alignment=128,
+        register_allocation_unit=8, atomic_dtypes=_ATOMIC_DTYPES,
+        exchange_dtypes=_EXCHANGE_DTYPES, shared_alignment=128,
         arch="sm_80", async_copies=True,
         facts=_common_facts(164, 163, 108, "A100 spec: 108 SMs (a prior for other sm_80 parts)")
         + (_BUDGET_SM80,),

@@ -91,6 +91,10 @@ enum memory_order { memory_order_relaxed = 0 };
 struct atomic_uint { uint __value; };
 bool atomic_compare_exchange_weak_explicit(device atomic_uint *, thread uint *, uint,
                                            memory_order, memory_order);
+bool atomic_compare_exchange_weak_explicit(threadgroup atomic_uint *, thread uint *, uint,
+                                           memory_order, memory_order);
+uint atomic_exchange_explicit(device atomic_uint *, uint, memory_order);
+uint atomic_exchange_explicit(threadgroup atomic_uint *, uint, memory_order);
 void atomic_store_explicit(device atomic_uint *, uint, memory_order);
 }  // namespace metal
 """

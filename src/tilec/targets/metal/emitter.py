@@ -44,6 +44,7 @@ from tilec.targets.clike import (
 )
 from tilec.targets.cuda.emitter import CUDAEmitter
 from tilec.targets.cuda.forms import static_shape
+from tilec.targets.cuda.memory_printers import exchange_operands
 from tilec.targets.cuda.source import HostStep, ParamInfo, kernel_name
 from tilec.targets.kernel_checks import CheckInfo
 from tilec.targets.metal.prelude import PRELUDE
@@ -102,6 +103,36 @@ def _print_store(em: MetalEmitter, op: ir.Operation) -> None:
     em.access.access(ref, shape, lambda lv, i: f"{lv} = {elem(i)};", None, vec)
 
 
+def _print_atomic(em: MetalEmitter, op: ir.Operation) -> None:
+    """``xchg``/``cas`` per valid element on the 32-bit word of its bit pattern, through a
+    ``device`` (or ``threadgroup``) ``atomic_uint``: ``atomic_exchange_explicit``, and
+    ``atomic_compare_exchange_weak_explicit`` retried while it fails with the word still
+    equal to the compared one (MSL has only the weak form, which may fail spuriously).
+    The other atomics are refused by the lowering for this profile."""
+    kind = op.attr("kind")
+    ref = em.memref(op.operand(0), op)
+    if kind not in ir.EXCHANGE_KINDS or ref.space not in ("global", "shared"):
+        raise em.unsupported(op, f"atomic {kind} on {ref.space} memory")
+    out, miss, cmp = exchange_operands(em, op)
+    src = em.regs(op.operand(1), op)
+    shape = static_shape(op.result.type, op, em)
+    mt = em.mtype(op.result.type.dtype)
+    word = f"reinterpret_cast<{em.space_qual(ref.space)}atomic_uint *>"
+    relaxed = "memory_order_relaxed"
+    if cmp is None:
+        def stmt(lv: str, i: int) -> str:
+            return (f"{out.name}[{i}] = as_type<{mt}>(atomic_exchange_explicit({word}(&{lv}), "
+                    f"as_type<uint>({src.name}[{i}]), {relaxed}));")
+    else:
+        def stmt(lv: str, i: int) -> str:
+            want, e = f"as_type<uint>({cmp.name}[{i}])", em.fresh("seen")
+            return (f"{{ uint {e} = {want}; while (!atomic_compare_exchange_weak_explicit("
+                    f"{word}(&{lv}), &{e}, as_type<uint>({src.name}[{i}]), {relaxed}, "
+                    f"{relaxed}) && {e} == {want}) {{}} {out.name}[{i}] = as_type<{mt}>({e}); }}")
+    em.access.access(ref, shape, stmt, lambda i: f"{out.name}[{i}] = {miss};", None)
+    em.bind(op.result, out)
+
+
 class MetalEmitter(CUDAEmitter):
     """Emits one Machine TileIR function as an MSL kernel."""
 
@@ -109,7 +140,8 @@ class MetalEmitter(CUDAEmitter):
 
     NO_EMISSION = "no Metal emission for this operation"
 
-    PRINTERS = {**CUDAEmitter.PRINTERS, "load": _print_load, "store": _print_store}
+    PRINTERS = {**CUDAEmitter.PRINTERS, "load": _print_load, "store": _print_store,
+                "atomic": _print_atomic}
 
     NARROW_VECTORS = False
     """Only 16-byte chunks (its printers read them through ``tc_vec16`` pointers)."""

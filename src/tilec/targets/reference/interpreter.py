@@ -667,8 +667,18 @@ def _atomic(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
         targets = tuple(c[mask] for c in idx)
         values = tile[mask]
     n = values.size
+    exchange = kind in ir.EXCHANGE_KINDS
+    if exchange:
+        fill = op.attr("fill")
+        olds = np.full(tile.shape, poison_value(dt) if fill is None
+                       else nx.from_python(fill, dt), dt)
+        got = np.empty(n, dt)
+        cmps = None
+        if kind == "cas":
+            cmp = np.asarray(args[2])
+            cmps = cmp.reshape(-1) if mask is None else cmp[mask]
     if n == 0:
-        return []
+        return [olds] if exchange else []
     # Elements hitting the same address apply one after another in row-major order: group
     # them into rounds where every address occurs at most once.
     flat = (np.ravel_multi_index(targets, mem.root.shape) if mem.root.ndim
@@ -682,7 +692,18 @@ def _atomic(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
     for r in range(int(rank.max()) + 1):
         pick = rank == r
         where = tuple(c[pick] for c in targets)
-        mem.root[where] = nx.combine(kind, mem.root[where], values[pick], dt)
+        if exchange:
+            got[pick] = mem.root[where]
+            mem.root[where] = nx.exchange(kind, got[pick], values[pick],
+                                          None if cmps is None else cmps[pick])
+        else:
+            mem.root[where] = nx.combine(kind, mem.root[where], values[pick], dt)
+    if exchange:
+        if mask is None:
+            olds = got.reshape(tile.shape)
+        else:
+            olds[mask] = got
+        return [olds]
     return []
 
 

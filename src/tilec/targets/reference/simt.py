@@ -638,8 +638,16 @@ def _store(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
 @lane_op("atomic")
 def _atomic(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
             ) -> Sequence[Any]:
-    atomic_update(args[0], active, op, np.asarray(args[1]), op.attr("kind"), g.copies)
-    return []
+    kind = op.attr("kind")
+    if kind not in ir.EXCHANGE_KINDS:
+        atomic_update(args[0], active, op, np.asarray(args[1]), kind, g.copies)
+        return []
+    dt = _dtype(op.result.type)
+    fill = op.attr("fill")
+    value = poison_value(dt) if fill is None else nx.from_python(fill, dt)
+    compare = np.asarray(args[2]) if kind == "cas" else None
+    return [atomic_update(args[0], active, op, np.asarray(args[1]), kind, g.copies, compare,
+                          value)]
 
 
 @lane_op("if")

@@ -715,8 +715,12 @@ def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.nda
 
 
 def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.ndarray,
-                  kind: str, copies: AsyncCopies | None = None) -> None:
-    """``atomic``: combine ``values`` into memory; repeated addresses apply thread by thread."""
+                  kind: str, copies: AsyncCopies | None = None,
+                  compare: np.ndarray | None = None, fill: Any = None) -> np.ndarray | None:
+    """``atomic``: combine ``values`` into memory; repeated addresses apply thread by thread.
+    An exchange (``xchg``, ``cas`` with ``compare``) returns the old values ``(T, *shape)``,
+    ``fill`` where nothing was accessed; the others return None. The race checks count an
+    exchange as an atomic: it meets other atomics freely, plain accesses never."""
     coords, mask = view.locate(active, op)
     flat, lanes = _flat_hits(view, coords, mask)
     st = view.storage
@@ -728,13 +732,27 @@ def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: 
         st.programs.write("atomic", flat, op)
     data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
     mem = st.array.reshape(-1)
+    exchange = kind in ir.EXCHANGE_KINDS
+    got = np.empty(flat.size, st.array.dtype)
+    cmps = None if compare is None else \
+        np.broadcast_to(compare, mask.shape)[mask].astype(st.array.dtype, copy=False)
     remaining = np.arange(flat.size)
     while remaining.size:
         # One round applies the first pending contribution of every distinct address.
         _, first = np.unique(flat[remaining], return_index=True)
         pick = remaining[first]
-        mem[flat[pick]] = nx.combine(kind, mem[flat[pick]], data[pick], st.array.dtype)
+        if exchange:
+            got[pick] = mem[flat[pick]]
+            mem[flat[pick]] = nx.exchange(kind, got[pick], data[pick],
+                                          None if cmps is None else cmps[pick])
+        else:
+            mem[flat[pick]] = nx.combine(kind, mem[flat[pick]], data[pick], st.array.dtype)
         remaining = np.setdiff1d(remaining, pick, assume_unique=True)
+    if not exchange:
+        return None
+    out = np.full(mask.shape, fill, st.array.dtype)
+    out[mask] = got
+    return out
 
 
 # ------------------------------------------------------------------ cp.async
