@@ -86,6 +86,12 @@ _DOCS: dict[str, str] = {
     "atomic_add": "atomic_add(view, x): atomically add a tile into memory",
     "atomic_max": "atomic_max(view, x): atomic elementwise maximum into memory",
     "atomic_min": "atomic_min(view, x): atomic elementwise minimum into memory",
+    "gather": "gather(x, indices, axis, fill=None): x at each element's coordinates with the "
+              "one along axis read from indices (outside x: fill, default 0)",
+    "scatter": "scatter(x, indices, axis, value): write value at each element's coordinates "
+               "with the one along axis from indices (outside x: not written)",
+    "scatter_add": "scatter_add(x, indices, axis, value): atomically add value at the "
+                   "coordinates tc.scatter writes",
     # elementwise math
     "exp": "exp(x)", "exp2": "exp2(x)", "log": "log(x)", "log2": "log2(x)",
     "sqrt": "sqrt(x)", "rsqrt": "rsqrt(x): 1 / sqrt(x)", "tanh": "tanh(x)", "erf": "erf(x)",
