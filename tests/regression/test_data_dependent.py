@@ -75,6 +75,22 @@ def paged(K, BT, Out, PS: tc.constexpr = 4, D: tc.constexpr = 8):
 
 
 @tc.kernel
+def paged_matmul(A, B, BT, C, BM: tc.constexpr = 16, BN: tc.constexpr = 16,
+                 BK: tc.constexpr = 16):
+    """``C = A' @ B`` where K-block ``k`` of ``A'`` is block ``BT[k]`` of ``A``'s columns: a
+    pipelined matrix loop whose window origin is read from memory in each iteration."""
+    M, N = C.shape
+    K = B.shape[0]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for kk in tc.pipeline(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, BT[kk] * BK), (BM, BK), fill=0.0)
+            b = B.tile((kk * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
+
+
+@tc.kernel
 def embed(E, ids, Out, BT: tc.constexpr = 8, D: tc.constexpr = 16):
     """An embedding lookup: ``Out[t] = E[ids[t]]``, zeros for an id outside ``E``."""
     T = ids.shape[0]
@@ -158,6 +174,16 @@ def _paged_case() -> tuple[list[Any], int, np.ndarray]:
     return [K, BT, poisoned(3, 12, 8)], -1, out
 
 
+def _paged_matmul_case() -> tuple[list[Any], int, np.ndarray]:
+    A = RNG.integers(-3, 4, (32, 64)).astype(np.float32)  # exact products and sums
+    B = RNG.integers(-3, 4, (64, 32)).astype(np.float32)
+    BT = np.array([3, 0, -2, 1], np.int32)  # a block outside A reads zeros
+    Ap = np.concatenate([A[:, 16 * k:16 * k + 16] if 0 <= k < 4 else np.zeros((32, 16),
+                                                                              np.float32)
+                         for k in BT], axis=1)
+    return [A, B, BT, poisoned(32, 32)], -1, Ap @ B
+
+
 def _embed_case() -> tuple[list[Any], int, np.ndarray]:
     E = RNG.standard_normal((10, 16)).astype(np.float32)
     ids = np.array([3, 0, 9, 10, 2, 4, 4, 7, 1] + BAD, np.int32)
@@ -209,6 +235,7 @@ CASES = {
     "rows_at": (rows_at, _rows_at_case),
     "varlen": (varlen_rowsum, _varlen_case),
     "paged": (paged, _paged_case),
+    "paged_matmul": (paged_matmul, _paged_matmul_case),
     "embed": (embed, _embed_case),
     "gather_cols": (gather_cols, _gather_cols_case),
     "scatter": (scatter_rows, _scatter_case),
@@ -271,8 +298,7 @@ def test_metal_refuses_scatter_add() -> None:
 
 # ----------------------------------------------------------------------------- emission
 
-EMITTED = ["rows_at", "varlen", "paged", "embed", "gather_cols", "scatter", "histogram",
-           "scalar_uses"]
+EMITTED = list(CASES)
 
 
 @needs_nvrtc
