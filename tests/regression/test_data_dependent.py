@@ -129,14 +129,15 @@ def histogram(Hist, ids, BT: tc.constexpr = 8):
 
 @tc.kernel
 def scalar_uses(X, L, Out):
-    """A scalar read as a value (stored), in index arithmetic, from a window with a ``fill``,
-    and of a float."""
+    """A scalar read as a value (stored), in index arithmetic, outside the array (0), of a
+    float, and as a runtime ``if`` condition."""
     for b in tc.parallel(4):
-        w = L.tile((b, 0), (1, 2), fill=-9)
-        Out.tile((b, 0), (1, 1)).store(L[b, 1] * 10 + w[0, 1])
-        Out.tile((b, 1), (1, 1)).store(w[0, 3])      # outside the window: its fill
+        Out.tile((b, 0), (1, 1)).store(L[b, 1] * 10 + L[b, 0])
+        Out.tile((b, 1), (1, 1)).store(L[b, 2])      # outside L: 0
         Out.tile((b, 2), (1, 1)).store(X[L[b, 0] + 1] * 1)
-        Out.tile((b, 3), (1, 1)).store(L[b + 3, 0])  # outside L: 0
+        Out.tile((b, 3), (1, 1)).store(L[b + 3, 0])  # outside L from row 3 on: 0
+        if L[b, 1] > 3:
+            Out.tile((b, 4), (1, 1)).store(X[0])
 
 
 # ------------------------------------------------------------------------------ data
@@ -219,16 +220,18 @@ def _histogram_case() -> tuple[list[Any], int, np.ndarray]:
 
 
 def _scalar_uses_case() -> tuple[list[Any], int, np.ndarray]:
-    X = np.arange(10, dtype=np.float32) * 0.5
+    X = np.arange(10, dtype=np.float32) * 0.5 + 1
     L = np.array([[0, 1], [3, 4], [8, -2], [-1, 7], [2, 2], [5, 5]], np.int32)
-    out = np.zeros((4, 4), np.float32)
+    out = poisoned(4, 5)
     for b in range(4):
-        out[b, 0] = L[b, 1] * 10 + L[b, 1]
-        out[b, 1] = -9
+        out[b, 0] = L[b, 1] * 10 + L[b, 0]
+        out[b, 1] = 0
         i = L[b, 0] + 1
         out[b, 2] = X[i] if 0 <= i < 10 else 0.0
         out[b, 3] = L[b + 3, 0] if b + 3 < 6 else 0
-    return [X, L, poisoned(4, 4)], -1, out
+        if L[b, 1] > 3:
+            out[b, 4] = X[0]
+    return [X, L, poisoned(4, 5)], -1, out
 
 
 CASES = {
@@ -370,7 +373,7 @@ def rank_mismatch(E, ids, Out):
 
 ERRORS = [
     (tile_origin, "X.tile", ["a view origin must be an integer scalar, got a tile<i32>",
-                             "read as a scalar by indexing the memory", "L[b]"]),
+                             "read as a scalar by indexing the array", "(L[b])"]),
     (float_indices, "f", ["gather() indices must be an integer tile, got a tile<4x4xf32>"]),
     (literal_out_of_range, "m[8]", ["index 8 is out of range for axis 0"]),
     (read_before_the_nest, "L[0]", ["reading an element of memory (M[i]) is tile work, "

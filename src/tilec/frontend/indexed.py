@@ -3,12 +3,11 @@
 Seed 001 has no gather or scatter opcode: "gather is a load whose index map is
 a value; scatter is an indexed store or atomic". Here:
 
-* ``M[i, j]`` on memory (an array, a window or ``tc.memory``) with one integer
-  per axis reads one element as a *scalar* (a rank-0 ``bounded`` ``view`` and a
-  ``load_scalar``). The scalar is a runtime value like an argument: a window
-  origin, a loop bound, an ``if`` condition, index arithmetic. An element
-  outside the memory (or outside a window, or invalid in the window's array)
-  reads the window's ``fill``, else 0;
+* ``M[i, j]`` on an array or ``tc.memory`` with one integer per axis reads one
+  element as a *scalar* (a rank-0 ``bounded`` ``view`` and a ``load_scalar``). The
+  scalar is a runtime value like an argument: a window origin, a loop bound, an
+  ``if`` condition, index arithmetic. An element outside the memory reads 0 (a
+  window used as a value is its tile, so ``w[i]`` indexes that tile);
 * ``tc.gather(M, idx, axis, fill=None)`` reads ``M`` at each element's own
   coordinates with the one along ``axis`` replaced by the element of ``idx``
   (``torch.gather`` / ``numpy.take_along_axis`` on the window); coordinates
@@ -51,8 +50,10 @@ __all__ = ["is_element_index", "scalar_read"]
 
 
 def is_element_index(m: MemVal, items: list[Any]) -> bool:
-    """True when ``m[items]`` names one element: one integer (or integer scalar) per axis."""
-    if len(items) != m.type.rank or m.type.rank == 0:
+    """True when ``m[items]`` names one element of memory: one integer (or integer scalar)
+    per axis of an array or ``tc.memory``. A window used as a value is its tile (dsl.md), so
+    ``w[i]`` keeps indexing that tile."""
+    if m.window or len(items) != m.type.rank or m.type.rank == 0:
         return False
     return all((isinstance(it, int) and not isinstance(it, bool))
                or (isinstance(it, ScalarVal) and it.dtype.is_int and it.dtype is not ir.i1)
@@ -85,9 +86,9 @@ def scalar_read(cap: Capture, node: ast.AST, m: MemVal, items: list[Any],
     syms: list[ir.Value] = []
     for axis, (it, ext) in enumerate(zip(items, m.type.shape)):
         if isinstance(it, int):
-            # a window's element outside it reads the fill; other memory has no such
-            # element, and a negative literal is never one (reads do not wrap)
-            if it < 0 or (not m.window and ext.is_static and it >= int(ext)):
+            # memory has no such element, and a negative literal is never one (reads do not
+            # wrap)
+            if it < 0 or (ext.is_static and it >= int(ext)):
                 raise cap.error(node, f"index {it} is out of range for axis {axis} of {m.type} "
                                 "(memory reads do not wrap negative indices)")
             exprs.append(ir.const(it))

@@ -629,8 +629,8 @@ def as_index(cap: Capture, node: ast.AST, x: Any, what: str = "an index") -> Sca
         return widen_index(cap, x)
     hint = ""
     if isinstance(x, TILEISH):
-        hint = ("; a value held in memory is read as a scalar by indexing the memory with one "
-                "integer per axis (L[b], or W[0] on a window), not by loading a tile")
+        hint = ("; a value held in memory is read as a scalar by indexing the array with one "
+                "integer per axis (L[b]), not by loading a tile")
     raise cap.error(node, f"{what} must be an integer scalar, got {describe(x)}{hint}")
 
 
