@@ -30,6 +30,7 @@ from paths import (
     cubin,
     cuda_source,
     needs_nvrtc,
+    one_error,
     poisoned,
     run,
 )
@@ -291,6 +292,27 @@ def test_bad_indices_touch_nothing_outside_the_arrays(path: str) -> None:
     run(path, rows_at, X, ids, Y)
     assert (xbuf[:64] == -123).all() and (ybuf[:64] == -123).all() and (ybuf[-64:] == -123).all()
     np.testing.assert_array_equal(Y[:7], -1.0)
+
+
+@tc.kernel
+def checked(L, Y):
+    """An ``assert`` and a division whose divisor is read from memory: value ranges must not
+    assume anything of a scalar read (the zero test stays)."""
+    for b in tc.parallel(4):
+        v = L[b]
+        assert v >= 0, "negative length"
+        Y.tile((b,), (1,)).store(v // (L[b + 1] + 1))
+
+
+def test_values_read_from_memory_are_checked_at_run_time() -> None:
+    y = np.zeros(4, np.int32)
+    for path in PATHS:
+        run(path, checked, np.array([1, 2, 3, 4, 5], np.int32), y)
+        assert (y == 0).all()
+    e = one_error(tc.KernelAssertionError, checked, np.array([1, -2, 3, 4, 5], np.int32), y)
+    assert "negative length (v = -2)" in e
+    e = one_error(tc.KernelArithmeticError, checked, np.array([1, 2, 3, 4, -1], np.int32), y)
+    assert "'//' (floordiv) has a zero divisor" in e
 
 
 def test_metal_refuses_scatter_add() -> None:

@@ -3,6 +3,7 @@
 from . import (  # noqa: F401
     gen_arange,
     gen_elementwise,
+    gen_gather,
     gen_gemm,
     gen_loops,
     gen_matrix,
