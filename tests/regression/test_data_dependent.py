@@ -315,6 +315,26 @@ def test_values_read_from_memory_are_checked_at_run_time() -> None:
     assert "'//' (floordiv) has a zero divisor" in e
 
 
+@tc.kernel
+def write_then_read(X, Y, Out):
+    """Scalar reads see the instance's earlier writes (on GPUs, other threads' elements: the
+    lowering puts a barrier between), of shared scratch memory and of a global array."""
+    for b in tc.parallel(2):
+        m = tc.memory((8,), tc.int32)
+        m.store(X.tile((b * 8,), (8,)) * 2)
+        Y.tile((b * 8,), (8,)).store(X.tile((b * 8,), (8,)) + 1)
+        Out.tile((b, 0), (1, 1)).store(m[7 - b])
+        Out.tile((b, 1), (1, 1)).store(Y[b * 8 + 5 - b])
+
+
+def test_scalar_reads_follow_earlier_writes() -> None:
+    x = np.arange(16, dtype=np.int32) * 3
+    for path in PATHS:
+        y, out = poisoned(16, dtype=np.int32), poisoned(2, 2, dtype=np.int32)
+        run(path, write_then_read, x, y, out)
+        np.testing.assert_array_equal(out, [[x[7] * 2, x[5] + 1], [x[14] * 2, x[12] + 1]])
+
+
 def test_metal_refuses_scatter_add() -> None:
     args, _, _ = _histogram_case()
     with pytest.raises(tc.UserError, match="metal:m1 has no atomic add on i32 memory"):
