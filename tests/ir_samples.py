@@ -454,6 +454,33 @@ def _build_memory(m: Module) -> None:
     e.op("return")
 
 
+def _build_indexed(m: Module) -> None:
+    """Data-dependent addresses: a scalar read as a window origin, a gather, a scatter_add."""
+    g = MemoryType((64, 16), f32)
+    ids_t = MemoryType((64,), i32)
+    fn, e = _function(m, "indexed", [g, ids_t, g], ["table", "ids", "out"],
+                      attrs={"kernel": True})
+    c0 = e.const(0, index, "c0")
+    c4 = e.const(4, index, "c4")
+    grid, prog = region([index], ["p"])
+    with e.inside(prog):
+        p = prog.args[0]
+        cell = e.value("view", [fn.args[1], p], MemoryType((), i32),
+                       {"map": IndexMap(0, [s(0)], 1), "bounds": "bounded"}, "cell")
+        first = e.value("load_scalar", [cell], i32, {"fill": 0}, "first")
+        o = e.arith("cast", first, type=index, hint="o")
+        win = e.value("view", [fn.args[0], o, c0], MemoryType((16, 16), f32),
+                      {"map": _offset_map(2, [True, True]), "bounds": "bounded"}, "win")
+        idx = e.value("iota", [], TileType((16, 16), i32),
+                      {"map": IndexMap(2, [d(0) * 3])}, "idx")
+        rows = e.value("gather", [win, idx], TileType((16, 16), f32),
+                       {"axis": 0, "fill": 0.0}, "rows")
+        e.op("scatter", [fn.args[2], idx, rows], attrs={"axis": 0, "kind": "add"})
+        e.op("yield")
+    e.op("parallel", [c4], [], {"rank": 1}, [grid])
+    e.op("return")
+
+
 def _build_checks(m: Module) -> None:
     """Runtime checks: one on the arguments before the nest, one on a program index in it."""
     v = MemoryType(("N",), f32)
@@ -539,11 +566,12 @@ sample_reductions = _single(_build_reductions)
 sample_control_flow = _single(_build_control_flow)
 sample_memory = _single(_build_memory)
 sample_checks = _single(_build_checks)
+sample_indexed = _single(_build_indexed)
 sample_machine = _single(_build_machine)
 
 _BUILDERS = (_build_matmul, _build_softmax, _build_pipeline, _build_ancestor_update,
              _build_reductions, _build_control_flow, _build_memory, _build_checks,
-             _build_machine)
+             _build_indexed, _build_machine)
 
 
 def sample_all_ops() -> Module:
@@ -563,6 +591,7 @@ ALL_SAMPLES: dict[str, Callable[[], Module]] = {
     "control_flow": sample_control_flow,
     "memory": sample_memory,
     "checks": sample_checks,
+    "indexed": sample_indexed,
     "machine": sample_machine,
     "all_ops": sample_all_ops,
 }

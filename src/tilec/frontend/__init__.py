@@ -5,6 +5,7 @@ Import the public names from ``tilec``; this package is their implementation.
 
 from . import (  # noqa: F401  (register the builtins)
     coordinates,
+    indexed,
     matrix,
     reductions,
     scans,

@@ -90,6 +90,12 @@ _DOCS: dict[str, str] = {
                    "of the old values",
     "atomic_cas": "atomic_cas(view, cmp, x): per element, store x where memory equals cmp "
                   "(bit for bit); the tile of the old values",
+    "gather": "gather(x, indices, axis, fill=None): x at each element's coordinates with the "
+              "one along axis read from indices (outside x: fill, default 0)",
+    "scatter": "scatter(x, indices, axis, value): write value at each element's coordinates "
+               "with the one along axis from indices (outside x: not written)",
+    "scatter_add": "scatter_add(x, indices, axis, value): atomically add value at the "
+                   "coordinates tc.scatter writes",
     # elementwise math
     "exp": "exp(x)", "exp2": "exp2(x)", "log": "log(x)", "log2": "log2(x)",
     "sqrt": "sqrt(x)", "rsqrt": "rsqrt(x): 1 / sqrt(x)", "tanh": "tanh(x)", "erf": "erf(x)",

@@ -42,7 +42,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-from . import tiles, views
+from . import indexed, tiles, views
 from .asserts import AssertCapture
 from .builtins import IMPLS, Builtin, constexpr
 from .builtins import SURFACE as B
@@ -105,7 +105,7 @@ class CaptureContext:
 
 
 _NEEDS_PARALLEL = frozenset({"load", "store", "atomic", "memory", "mma", "reduce", "map",
-                             "reindex"})
+                             "reindex", "load_scalar", "gather", "scatter"})
 """Tile operations that only have a meaning inside a ``parallel`` nest (verifier invariant 4).
 A ``view`` is one too, but it is address arithmetic: one taken before the nest is moved into
 the nests that use it after capture (``nest_sinking.py``)."""
@@ -114,7 +114,9 @@ _WORK = {"load": "reading memory (an array or window used as a value)",
          "store": "writing memory", "atomic": "an atomic update of memory",
          "memory": "tc.memory storage", "mma": "a matrix product", "reduce": "a reduction",
          "map": "elementwise tile arithmetic",
-         "reindex": "a tile view (a transpose, slice, reshape or broadcast of a tile)"}
+         "reindex": "a tile view (a transpose, slice, reshape or broadcast of a tile)",
+         "load_scalar": "reading an element of memory (M[i])",
+         "gather": "a gather", "scatter": "a scatter"}
 """What each of those operations is, in the words of an error at top level."""
 
 
@@ -739,9 +741,15 @@ class Capture(RegionCapture, UpdateCapture, OperatorCapture, AssertCapture, ast.
                                      f"{len(base)}") from None
             raise self.error(node, "tuples are indexed with compile-time integers")
         if isinstance(base, MemVal):
+            items = self._subscript_items(node)
+            if indexed.is_element_index(base, items):
+                return indexed.scalar_read(self, node, base, items)
             if not all(e.is_static for e in base.type.shape):
-                raise self.error(node, "index memory through a window: A.tile(origin, shape)")
+                raise self.error(node, "index memory with one integer per axis (M[i, j] reads "
+                                 "one element as a scalar), or take a window: "
+                                 "A.tile(origin, shape)")
             base = tiles.load_view(self, node, base)
+            return views.subscript(self, node, base, items)
         if isinstance(base, (TileVal, ViewTile, Elem)):
             return views.subscript(self, node, base, self._subscript_items(node))
         raise self.error(node, f"{describe(base)} cannot be indexed")

@@ -746,7 +746,8 @@ def _erase_dead_values(fn: ir.Function) -> None:
             continue
         if op.opdef.effect == "pure" and op.results:  # views and reductions included
             op.erase()
-        elif op.name in ("load", "serial", "pipeline", "if") and _writes_nothing(op):
+        elif op.name in ("load", "load_scalar", "gather", "serial", "pipeline", "if") \
+                and _writes_nothing(op):
             op.erase()
 
 

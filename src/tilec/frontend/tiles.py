@@ -627,7 +627,11 @@ def as_index(cap: Capture, node: ast.AST, x: Any, what: str = "an index") -> Sca
         if x.dtype.is_float or x.dtype is ir.i1:
             raise cap.error(node, f"{what} must be an integer, got {describe(x)}")
         return widen_index(cap, x)
-    raise cap.error(node, f"{what} must be an integer scalar, got {describe(x)}")
+    hint = ""
+    if isinstance(x, TILEISH):
+        hint = ("; a value held in memory is read as a scalar by indexing the array with one "
+                "integer per axis (L[b]), not by loading a tile")
+    raise cap.error(node, f"{what} must be an integer scalar, got {describe(x)}{hint}")
 
 
 def static_int(cap: Capture, node: ast.AST, x: Any, what: str) -> int:

@@ -11,7 +11,8 @@ local structure. There are no per-opcode classes; ``Operation`` is generic.
 | aggregation           | reduce                                                  |
 | pure values           | constant, iota, tuple, tuple_get, map, arith, reindex,  |
 |                       | mma                                                     |
-| addressable effects   | view, memory, load, store, atomic, sync                 |
+| addressable effects   | view, memory, load, load_scalar, gather, store, atomic, |
+|                       | sync                                                    |
 | effects, no memory    | check (a runtime assertion, ordered like sync)          |
 | machine form          | atom.call                                               |
 
@@ -586,6 +587,63 @@ def _verify_load(op: Operation) -> None:
         _expect_value_of(op.attr("fill"), src.dtype, "load fill")
 
 
+def _verify_load_scalar(op: Operation) -> None:
+    src = op.operand(0).type
+    _expect(isinstance(src, MemoryType) and src.rank == 0,
+            f"load_scalar reads a rank-0 memory view (one element), got {src}")
+    _expect(op.result.type is src.dtype, f"load_scalar of {src} yields a {src.dtype} scalar")
+    _expect(op.attr("fill") is not None, "load_scalar needs the value of an invalid element")
+    _expect_value_of(op.attr("fill"), src.dtype, "load_scalar fill")
+
+
+def _verify_gather(op: Operation) -> None:
+    src, idx = (v.type for v in op.operands[:2])
+    _expect(isinstance(src, MemoryType), "gather reads memory")
+    _expect(isinstance(idx, TileType) and idx.dtype.is_int and idx.dtype is not i1,
+            f"gather indices are a tile of integers, got {idx}")
+    _expect(idx.rank == src.rank or op.attr("map") is not None,
+            f"gather of rank-{src.rank} memory takes rank-{src.rank} indices, got {idx}")
+    axis = op.attr("axis")
+    _expect(_is_int(axis) and 0 <= axis < src.rank,
+            f"gather axis {axis!r} is not an axis of {src}")
+    _expect(op.result.type is TileType(idx.shape, src.dtype),
+            "gather yields a tile of the indices' shape and the memory's dtype")
+    _expect(op.attr("fill") is not None, "gather needs the value of an invalid element")
+    _expect_value_of(op.attr("fill"), src.dtype, "gather fill")
+    m = op.attr("map")
+    if m is not None:  # Machine form: register i of the thread's part -> tile coordinates
+        _expect(isinstance(m, IndexMap) and m.n_dims == 1 and idx.rank == 1
+                and m.rank == src.rank and m.n_symbols == op.num_operands - 2,
+                f"machine gather map {m} must send a register to {src.rank} coordinates")
+        _expect(_is_int_tuple(op.attr("shape")) and len(op.attr("shape")) == src.rank,
+                "machine gather needs the tile shape its map's coordinates lie in")
+    else:
+        _expect(op.num_operands == 2, "gather takes a memory and a tile of indices")
+
+
+def _verify_scatter(op: Operation) -> None:
+    dst, idx, val = (v.type for v in op.operands[:3])
+    _expect(isinstance(dst, MemoryType), "scatter writes memory")
+    _expect(isinstance(idx, TileType) and idx.dtype.is_int and idx.dtype is not i1,
+            f"scatter indices are a tile of integers, got {idx}")
+    _expect(idx.rank == dst.rank or op.attr("map") is not None,
+            f"scatter into rank-{dst.rank} memory takes rank-{dst.rank} indices, got {idx}")
+    _expect(isinstance(val, TileType) and val.dtype is dst.dtype and val.shape == idx.shape,
+            f"scatter of {val} with indices {idx} into {dst}: shape or dtype mismatch")
+    axis = op.attr("axis")
+    _expect(_is_int(axis) and 0 <= axis < dst.rank,
+            f"scatter axis {axis!r} is not an axis of {dst}")
+    m = op.attr("map")
+    if m is not None:
+        _expect(isinstance(m, IndexMap) and m.n_dims == 1 and idx.rank == 1
+                and m.rank == dst.rank and m.n_symbols == op.num_operands - 3,
+                f"machine scatter map {m} must send a register to {dst.rank} coordinates")
+        _expect(_is_int_tuple(op.attr("shape")) and len(op.attr("shape")) == dst.rank,
+                "machine scatter needs the tile shape its map's coordinates lie in")
+    else:
+        _expect(op.num_operands == 3, "scatter takes a memory, indices and values")
+
+
 def _verify_store(op: Operation) -> None:
     dst, val = op.operand(0).type, op.operand(1).type
     _expect(isinstance(dst, MemoryType), f"{op.name} writes a memory view")
@@ -640,6 +698,35 @@ register_op(OpDef("load", "effect", "snapshot a view into a tile", operands=(1, 
                   results=(1, 1), effect="read", verify=_verify_load,
                   operand_names=("memory",),
                   attrs={"fill": AttrDef(_is_num, False, "value for out-of-range elements")}))
+register_op(OpDef("load_scalar", "effect", "read the one element of a rank-0 view as a scalar "
+                  "(uniform across a GPU group)", operands=(1, 1), results=(1, 1),
+                  effect="read", verify=_verify_load_scalar, operand_names=("memory",),
+                  attrs={"fill": AttrDef(_is_num, True, "the value when the element is invalid "
+                                         "(outside its array or window)")}))
+register_op(OpDef("gather", "effect", "a load whose index along one axis is a value: "
+                  "result[i] = memory[i with i[axis] = indices[i]]", operands=(2, None),
+                  results=(1, 1), effect="read", verify=_verify_gather,
+                  operand_names=("memory", "indices"),
+                  attrs={"axis": AttrDef(_is_int, True, "the axis the indices address"),
+                         "fill": AttrDef(_is_num, True, "the value of an element whose "
+                                         "coordinates leave the memory"),
+                         "map": AttrDef(lambda x: isinstance(x, IndexMap), False,
+                                        "Machine form: register -> tile coordinates (reads "
+                                        "the operands after the indices as symbols)"),
+                         "shape": AttrDef(_is_int_tuple, False,
+                                          "Machine form: the tile's extents (coordinates "
+                                          "outside are masked registers, not read)")}))
+register_op(OpDef("scatter", "effect", "an indexed store (or atomic): memory[i with i[axis] = "
+                  "indices[i]] = value[i]", operands=(3, None), effect="read_write",
+                  verify=_verify_scatter, operand_names=("memory", "indices", "value"),
+                  attrs={"axis": AttrDef(_is_int, True, "the axis the indices address"),
+                         "kind": AttrDef(lambda x: x in ("add", "max", "min"), False,
+                                         "absent: a store; else the atomic combiner"),
+                         "map": AttrDef(lambda x: isinstance(x, IndexMap), False,
+                                        "Machine form: register -> tile coordinates (reads "
+                                        "the operands after the value as symbols)"),
+                         "shape": AttrDef(_is_int_tuple, False,
+                                          "Machine form: the tile's extents")}))
 register_op(OpDef("store", "effect", "write a tile through a view", operands=(2, 2),
                   effect="write", verify=_verify_store, operand_names=("memory", "value")))
 register_op(OpDef("atomic", "effect", "read-modify-write a tile through a view",

@@ -837,6 +837,7 @@ def lower_scheduled_module(module: ir.Module, options: LowerOptions | None = Non
     from . import (  # noqa: F401
         machine_control,
         machine_elementwise,
+        machine_indexed,
         machine_matrix,
         machine_memory,
         machine_reduce,

@@ -710,8 +710,11 @@ def _demand(g: GroupSchedule, op: ir.Operation, cl: _Classes,
             res = cl.assigned(op.results[0])
             if res is not None and static_shape(v.type) == res.shape:
                 want = res
-        if want is None and op.name in ("store", "atomic"):
+        if want is None and (op.name in ("store", "atomic") or (op.name == "scatter" and k == 2)):
             want = L.blocked(static_shape(v.type), g.threads, v.type.dtype)
+        if want is None and op.name in ("gather", "scatter") and k == 1:
+            # indices are read in the layout of the elements they address
+            want = cl.assigned(op.result if op.name == "gather" else op.operand(2))
         if want is not None:
             changed |= cl.assign(v, want)
     return changed
@@ -739,7 +742,11 @@ def _required(g: GroupSchedule, op: ir.Operation, k: int,
                 return g.layouts[parent.results[k]]
             nxt = parent.regions[stage + 1].entry.args[k + 1]
             return g.layouts[nxt]
-    if op.name in ("store", "atomic") and k == 1:
+    if op.name == "gather" and k == 1:
+        return g.layouts[op.result]
+    if op.name == "scatter" and k == 1:
+        return _required(g, op, 2, forced) or g.layouts[op.operand(2)]
+    if op.name in ("store", "atomic", "scatter") and k == 1 + (op.name == "scatter"):
         lay = g.layouts[v]
         if lay.replicated and L.owner_predicate(lay) is None:
             return L.blocked(lay.shape, g.threads, v.type.dtype)

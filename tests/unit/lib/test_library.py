@@ -43,7 +43,7 @@ IDS = [c.name for c in CASES]
 # The Candidate inventory: library kernels are compositions of these, nothing else.
 CANDIDATE_OPS = {"parallel", "serial", "pipeline", "if", "yield", "return", "reduce", "map",
                  "arith", "constant", "reindex", "mma", "view", "load", "store", "atomic",
-                 "memory", "check", "iota"}
+                 "memory", "check", "iota", "load_scalar", "gather", "scatter"}
 
 
 def _inputs(case: DemoCase) -> list:

@@ -58,6 +58,7 @@ import tilec.ir as ir
 from tilec.ir.ranges import analyze_ranges, divisor_may_be_zero, step_may_be_nonpositive
 from tilec.targets.clike import CLikeEmitter, IndentedBuffer, Scalar, TokenVal
 from tilec.targets.cpu.access import CopyLoops, Level, ViewRef, affine_c, prod
+from tilec.targets.cpu.indexed import INDEXED_PRINTERS
 from tilec.targets.cpu.mma import MicroKernels, print_mma
 from tilec.targets.cpu.plan import CpuPlan, plan_cpu
 from tilec.targets.cpu.prelude import PRELUDE
@@ -78,8 +79,8 @@ class CEmitter(ReductionEmission, CLikeEmitter):
 
     TARGET = "C"
 
-    PRINTERS = {"mma": print_mma, "reindex": print_reindex}
-    """Printers kept in modules of their own (``mma``, ``reindex``)."""
+    PRINTERS = {"mma": print_mma, "reindex": print_reindex, **INDEXED_PRINTERS}
+    """Printers kept in modules of their own (``mma``, ``reindex``, ``indexed``)."""
 
     def __init__(self, module: ir.Module, fn_name: str, plan: CpuPlan | None = None) -> None:
         super().__init__()

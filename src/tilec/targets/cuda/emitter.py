@@ -77,6 +77,7 @@ from tilec.targets.cuda.access import (
 )
 from tilec.targets.cuda.atom_printers import PREDICATED, predicatable, printer_for
 from tilec.targets.cuda.forms import Regs, is_b16, meets_word_atom, static_shape
+from tilec.targets.cuda.indexed_printers import INDEXED_PRINTERS
 from tilec.targets.cuda.kernel_abi import bind_params, grid_bound, host_step
 from tilec.targets.cuda.memory_printers import MEMORY_PRINTERS
 from tilec.targets.cuda.prelude import PRELUDE
@@ -112,7 +113,7 @@ class CUDAEmitter(CLikeEmitter):
 
     NO_EMISSION = "no {target} emission for this operation"
 
-    PRINTERS = {**TILE_PRINTERS, **MEMORY_PRINTERS}
+    PRINTERS = {**TILE_PRINTERS, **MEMORY_PRINTERS, **INDEXED_PRINTERS}
     """Printers of the register-tile operations and the accesses (``tile_printers``,
     ``memory_printers``); the other operations are printed by ``emit_<opcode>`` here."""
 

@@ -198,6 +198,24 @@ class MemRef:
             return _grid(shape), mask
         return tuple(_coords(self.map, shape, self.syms)), mask
 
+    def locate_at(self, coords: Sequence[np.ndarray]) -> tuple[tuple[np.ndarray, ...],
+                                                                np.ndarray]:
+        """Root coordinates of window coordinates ``coords`` (arrays of one shape) and where
+        they are valid: inside this window's extents and valid in every view on the way.
+        A data-dependent address is never an error: ``total`` views bound it like
+        ``bounded`` ones (``gather``, ``load_scalar``)."""
+        shape = np.shape(coords[0]) if coords else ()
+        coords = [np.asarray(c, np.int64) for c in coords]
+        mask = _inside(coords, self.shape, shape)
+        for g in self.guards:
+            inner = [np.broadcast_to(np.asarray(c, np.int64), shape)
+                     for c in g.map.apply(coords, g.syms)]
+            mask &= _inside(inner, g.extents, shape)
+        if self.map is None:
+            return tuple(coords), mask
+        return tuple(np.broadcast_to(np.asarray(c, np.int64), shape)
+                     for c in self.map.apply(coords, self.syms)), mask
+
 
 # ---------------------------------------------------------------- interpreter
 
@@ -641,6 +659,49 @@ def _load(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     return [_gather(mem, op, fill_value, dt)]
 
 
+@implements("load_scalar")
+def _load_scalar(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    mem: MemRef = args[0]
+    dt = _dtype(op.result.type)
+    idx, mask = mem.locate_at([])
+    if not mask:
+        return [nx.from_python(op.attr("fill"), dt)]
+    return [np.asarray(mem.root[idx]).astype(dt)[()]]
+
+
+def gather_coords(mem_shape: int, idx: np.ndarray, axis: int) -> list[np.ndarray]:
+    """The memory coordinates a ``gather`` reads: each element's own coordinates with the one
+    along ``axis`` replaced by its index."""
+    grid = _grid(tuple(idx.shape))
+    return [np.asarray(idx, np.int64) if k == axis else grid[k] for k in range(mem_shape)]
+
+
+@implements("gather")
+def _gather_op(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    mem: MemRef = args[0]
+    idx = np.asarray(args[1])
+    dt = _dtype(op.result.type)
+    where, mask = mem.locate_at(gather_coords(len(mem.shape), idx, op.attr("axis")))
+    out = np.full(idx.shape, nx.from_python(op.attr("fill"), dt), dt)
+    out[mask] = mem.root[tuple(c[mask] for c in where)]
+    return [out]
+
+
+@implements("scatter")
+def _scatter_op(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
+    mem: MemRef = args[0]
+    idx, values = np.asarray(args[1]), np.asarray(args[2])
+    where, mask = mem.locate_at(gather_coords(len(mem.shape), idx, op.attr("axis")))
+    targets = tuple(c[mask] for c in where)
+    picked = values[mask]
+    kind = op.attr("kind")
+    if kind is None:
+        mem.root[targets] = picked  # repeated targets: the last element in row-major order wins
+        return []
+    _combine_each(mem.root, targets, picked, kind)
+    return []
+
+
 @implements("store")
 def _store(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     mem: MemRef = args[0]
@@ -705,6 +766,29 @@ def _atomic(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
             olds[mask] = got
         return [olds]
     return []
+
+
+def _combine_each(root: np.ndarray, targets: tuple[np.ndarray, ...], values: np.ndarray,
+                  kind: str) -> None:
+    """``root[t] = combine(root[t], v)`` for each target and value, in order."""
+    dt = root.dtype
+    n = values.size
+    if n == 0:
+        return
+    # Elements hitting the same address apply one after another in row-major order: group
+    # them into rounds where every address occurs at most once.
+    flat = (np.ravel_multi_index(targets, root.shape) if root.ndim
+            else np.zeros(n, np.int64))
+    order = np.argsort(flat, kind="stable")
+    sorted_flat = flat[order]
+    starts = np.r_[True, sorted_flat[1:] != sorted_flat[:-1]]
+    run_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n) - run_start
+    for r in range(int(rank.max()) + 1):
+        pick = rank == r
+        where = tuple(c[pick] for c in targets)
+        root[where] = nx.combine(kind, root[where], values[pick], dt)
 
 
 @implements("sync")

@@ -48,6 +48,7 @@ from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
+from . import simt_indexed
 from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
@@ -701,6 +702,9 @@ def _loop(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
 
 
 lane_op("serial", "pipeline")(_loop)
+lane_op("load_scalar")(simt_indexed.load_scalar)
+lane_op("gather")(simt_indexed.gather_op)
+lane_op("scatter")(simt_indexed.scatter_op)
 
 
 @lane_op("atom.call")

@@ -4,6 +4,7 @@ from . import (  # noqa: F401
     gen_arange,
     gen_elementwise,
     gen_exchange,
+    gen_gather,
     gen_gemm,
     gen_loops,
     gen_matrix,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .gen_gather import read_origin_term
 from .generator import PRODUCERS, Gen, Producer
 from .numerics import DT, MV
 from .program import Env, Expr, IndexExpr, render_number, window_index
@@ -124,7 +125,7 @@ def window_origin(g: Gen, wshape: tuple[int, ...], axes: tuple[int | None, ...])
         if g.on("windows") and g.s.coin(30):  # a runtime offset argument
             off = g.offset_scalar()
             term = IndexExpr(term.terms + ((g.s.pick([1, 65536, -2]), off.name),), term.const)
-        out.append(term)
+        out.append(read_origin_term(g, term))
     return tuple(out)
 
 
