@@ -226,5 +226,7 @@ def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
         return out
     if t is ir.i1:
         return int(out != 0) if fn == "cast" else out & 1
+    if t.is_unsigned:
+        return out % (1 << t.bits)
     half = 1 << (t.bits - 1)
     return (out + half) % (2 * half) - half
