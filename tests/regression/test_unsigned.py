@@ -495,14 +495,14 @@ def negative_arange(Out):
 U4, I4 = np.zeros(4, np.uint32), np.zeros(4, np.int32)
 REFUSED = [
     (mix_scalar, (U4, np.uint32(1), 2), "a + b",
-     ["+ mixes the unsigned", "with the signed", "convert one side, e.g. tc.uint32(...) or "
-      "tc.int32(...)"]),
+     ["+ mixes unsigned and signed integers (a scalar u32 and a scalar i32)",
+      "convert one side, e.g. tc.uint32(...) or tc.int32(...)"]),
     (mix_tile_scalar, (U4, U4, 2), "X.tile((0,), (4,)).load() * b",
-     ["* mixes the unsigned", "tile<4xu32>", "do not mix implicitly"]),
+     ["* mixes unsigned and signed integers", "tile<4xu32>", "do not mix implicitly"]),
     (mix_compare, (U4, U4), "X.tile((0,), (4,)).load() < p",
-     ["< mixes the unsigned", "index", "tc.index(...)"]),
+     ["< mixes unsigned and signed integers", "index", "tc.index(...)"]),
     (mix_where, (U4, I4, U4), "tc.where(",
-     ["where() mixes the unsigned", "tile<4xi32>"]),
+     ["where() mixes unsigned and signed integers", "tile<4xi32>"]),
     (negative_number, (U4, U4), "X.tile((0,), (4,)).load() + -1",
      ["-1 does not fit in u32 [0, 4294967295]", "an unsigned type holds no negative number"]),
     (negative_count, (U4, U4), "X.tile((0,), (4,)).load() >> -1",

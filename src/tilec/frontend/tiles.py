@@ -369,10 +369,9 @@ def _check_signedness(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any])
     if uns and sig:
         (u, ut), (s, st) = uns[0], sig[0]
         name = {"select": "where()", "cast": "conversion"}.get(fn, _SYMBOL.get(fn, fn))
-        raise cap.error(node, f"{name} mixes the unsigned {describe(u)} with the signed "
-                        f"{describe(s)}; unsigned and signed integers do not mix implicitly: "
-                        f"convert one side, e.g. tc.{_dsl_name(ut)}(...) or "
-                        f"tc.{_dsl_name(st)}(...)")
+        raise cap.error(node, f"{name} mixes unsigned and signed integers ({describe(u)} and "
+                        f"{describe(s)}), which do not mix implicitly: convert one side, e.g. "
+                        f"tc.{_dsl_name(ut)}(...) or tc.{_dsl_name(st)}(...)")
 
 
 def _dsl_name(t: ir.ScalarType) -> str:
