@@ -354,6 +354,29 @@ def test_dlpack_producers_of_unsigned_arrays(target: str) -> None:
     np.testing.assert_array_equal(out, _ops_oracle(x, y, c, 16).astype(np.uint16))
 
 
+@tc.kernel
+def shifted_grid(Out, a: tc.uint32, B: tc.constexpr = 4):
+    """A grid extent computed before the nest with shifts: the top three bits of ``a`` plus
+    its lowest bit (on CUDA the host computes it before the launch)."""
+    n = (a >> 29) + ((a << 31) >> 31)
+    for p in tc.parallel(n):
+        Out.tile((p * B,), (B,)).store(tc.full((B,), p, tc.int32))
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_shifts_before_the_nest_size_the_grid(target: str) -> None:
+    out = poisoned(64, dtype=np.int32)
+    run(target, shifted_grid, out, 0xE0000001)
+    np.testing.assert_array_equal(out[:32], np.repeat(np.arange(8), 4))
+    assert (out[32:] == -7).all()
+
+
+def test_the_cuda_host_computes_the_shifted_extent() -> None:
+    src = cuda_source(shifted_grid, tc.array((None,), np.int32), tc.uint32)
+    assert src.grid([0, 0xE0000001, 64]) == (8,)
+    assert src.grid([0, 0x20000000, 64]) == (1,)
+
+
 # ------------------------------------------------------------ division by zero
 
 
@@ -534,6 +557,32 @@ def test_the_ir_prints_and_round_trips() -> None:
     assert "tile<16xu32>" in c.ir and '"shr"' in c.ir and '"shl"' in c.ir, c.ir
     again = ir.parse(c.ir)
     assert ir.structurally_equal(c.module, again), ir.explain_difference(c.module, again)
+
+
+_SHIFT_IR = (
+    "module {\n"
+    '  func @f(%a: u16, %b: u16, %c: i1) -> () {constexprs = [], kernel = true, '
+    'param_names = ["a", "b", "c"], shape_bindings = [], shape_symbols = []} {\n'
+    '    %0 = arith(%a, %b) {fn = "shr"} : u16\n'
+    "    %1 = constant() {value = 65535} : u16\n"
+    '    %2 = arith(%0, %1) {fn = "shl"} : u16\n'
+    '    %3 = arith(%c, %c) {fn = "shl"} : i1\n'
+    "    return()\n"
+    "  }\n"
+    "}\n")
+
+
+def test_shift_ir_prints_as_parsed_and_refuses_i1() -> None:
+    import tilec.ir as ir
+
+    good = _SHIFT_IR.replace('    %3 = arith(%c, %c) {fn = "shl"} : i1\n', "")
+    m = ir.parse(good)
+    ir.verify(m)
+    assert ir.print_module(m) == good
+    with pytest.raises(ir.VerificationError, match="arith shl does not shift i1 values"):
+        ir.verify(ir.parse(_SHIFT_IR))
+    with pytest.raises(ir.VerificationError, match="65536 does not fit in u16 \\[0, 65535\\]"):
+        ir.verify(ir.parse(good.replace("65535", "65536")))
 
 
 SPECS = {
