@@ -208,6 +208,28 @@ def test_reductions_wrap_and_order_unsigned(target: str, dt: Any, npdt: Any) -> 
     np.testing.assert_array_equal(out, np.array(want, np.int64).astype(npdt))
 
 
+@tc.kernel
+def loop_reduction_and_scan(X, Out, Cs):
+    """The loop form of a reduction with a number seed (it takes the elements' unsigned type)
+    and a cumulative sum."""
+    for _p in tc.parallel(1):
+        x = X.tile((0, 0), (2, 8)).load()
+        total = 0
+        for e in tc.reduction(x, axis=1):
+            total = total + e
+        Out.tile((0,), (2,)).store(total)
+        Cs.tile((0, 0), (2, 8)).store(tc.cumsum(x, 1))
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_loop_reductions_and_scans_wrap(target: str) -> None:
+    x = (np.arange(16).reshape(2, 8) * 37 + 200).astype(np.uint8)
+    out, cs = poisoned(2, dtype=np.uint8), poisoned(2, 8, dtype=np.uint8)
+    run(target, loop_reduction_and_scan, x, out, cs)
+    np.testing.assert_array_equal(out, x.astype(np.int64).sum(1) % 256)
+    np.testing.assert_array_equal(cs, np.cumsum(x.astype(np.int64), 1) % 256)
+
+
 # ------------------------------------------------------------ conversions
 
 
