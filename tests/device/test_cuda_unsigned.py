@@ -26,12 +26,20 @@ from test_unsigned import (
 )
 
 import tilec as tc
-from paths import on_device, poisoned, reference_run, to_device, to_host
+from paths import poisoned, reference_run, to_device, to_host
 
 pytestmark = pytest.mark.usefixtures("torch_cuda")
 
 TARGETS = ["cuda:sm_90", "cuda:sm_80"]
 UNSIGNED = [np.uint8, np.uint16, np.uint32]
+
+
+def on_device(torch: Any, args: list[Any], out: int) -> list[Any]:
+    """Device copies of the arrays, argument ``out`` poisoned on the host first (torch has
+    few CUDA kernels for ``uint16``/``uint32``; a copy is one of them)."""
+    args = list(args)
+    args[out] = poisoned(*args[out].shape, dtype=args[out].dtype)
+    return [to_device(torch, a) if isinstance(a, np.ndarray) else a for a in args]
 
 
 def _same(torch: Any, kernel: Any, args: list[Any], written: int, target: str) -> None:
