@@ -354,16 +354,19 @@ def ramp(Out, off: tc.uint32, B: tc.constexpr = 8):
         Out.tile((p, 0), (1, B)).store(tc.arange(B, dtype=tc.uint32)[None, :] * 3 + off)
         Out.tile((p, B), (1, B)).store(tc.arange(4294967280, 4294967280 + B,
                                                  dtype=tc.uint32)[None, :] + tc.uint32(p))
+        s = tc.index(off)  # a runtime start: index arithmetic, then wrapped to u32
+        Out.tile((p, 2 * B), (1, B)).store(tc.arange(s, s + B, dtype=tc.uint32)[None, :])
 
 
 @pytest.mark.parametrize("target", PATHS)
 def test_arange_of_unsigned_values(target: str) -> None:
-    out = poisoned(2, 16, dtype=np.uint32)
+    out = poisoned(2, 24, dtype=np.uint32)
     run(target, ramp, out, np.uint32(4294967295))
     for p in range(2):
         np.testing.assert_array_equal(out[p, :8], (np.arange(8) * 3 + 4294967295) % 2**32)
-        np.testing.assert_array_equal(out[p, 8:], (np.arange(4294967280, 4294967288) + p)
+        np.testing.assert_array_equal(out[p, 8:16], (np.arange(4294967280, 4294967288) + p)
                                       % 2**32)
+        np.testing.assert_array_equal(out[p, 16:], (np.arange(8) + 4294967295) % 2**32)
 
 
 @pytest.mark.parametrize("target", ["reference", "cpu"])

@@ -626,6 +626,8 @@ def cast_value(cap: Capture, node: ast.AST, x: Any, t: ir.ScalarType) -> Any:
             return x
         if t is ir.index and _is_narrow_int(x.dtype):
             return widen_index(cap, x)
+        if t is ir.index and x.dtype.is_unsigned:
+            return as_index(cap, node, x)  # an affine atom, as a widened signed value is
         return ScalarVal(cap.builder.value("arith", [x.value], t, {"fn": "cast"},
                                            loc=cap.loc(node)))
     if isinstance(x, TILEISH):
