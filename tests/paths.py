@@ -102,16 +102,22 @@ def _is_float(dtype: Any) -> bool:
     return d.kind == "f" or d == np.dtype(ml_dtypes.bfloat16)
 
 
+def _int_poison(dtype: Any) -> Any:
+    """-7 as a value of integer ``dtype`` (its bit pattern for unsigned types)."""
+    return np.array(POISON_INT, np.int64).astype(dtype)
+
+
 def poisoned(*shape: int, dtype: Any = np.float32) -> np.ndarray:
-    """An output of ``shape`` whose unwritten elements show: NaN, or -7 for integers."""
-    return np.full(shape, np.nan if _is_float(dtype) else POISON_INT, dtype)
+    """An output of ``shape`` whose unwritten elements show: NaN, or -7 for integers (its bit
+    pattern, ``2**bits - 7``, for unsigned ones)."""
+    return np.full(shape, np.nan if _is_float(dtype) else _int_poison(dtype), dtype)
 
 
 def unwritten(a: np.ndarray) -> bool:
     """Whether every element of ``a`` still holds the poison ``poisoned`` put there."""
     if _is_float(a.dtype):
         return bool(np.isnan(a.astype(np.float64)).all())
-    return bool((a == POISON_INT).all())
+    return bool((a == _int_poison(a.dtype)).all())
 
 
 # ------------------------------------------------------------- where in the source

@@ -26,6 +26,9 @@ from .dtypes import (
     int16,
     int32,
     int64,
+    uint8,
+    uint16,
+    uint32,
 )
 from .errors import TileSyntaxError
 from .jit import (
@@ -46,5 +49,5 @@ globals().update(SURFACE)
 __all__ = ["TileSyntaxError", "kernel", "func", "compile", "interpret", "Kernel", "DeviceFunction",
            "Compiled", "ArraySpec", "array", "constexpr", "tunable", "Tunable", "Resolution",
            "Builtin", "DType", "float16",
-           "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "bool_", "index",
-           *SURFACE]
+           "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+           "uint32", "bool_", "index", *SURFACE]

@@ -24,15 +24,15 @@ class ConstantRangeError(ValueError):
 
 def int_range(t: ir.ScalarType) -> tuple[int, int]:
     """The smallest and largest value of an integer type (``i1``: 0 and 1)."""
-    if t is ir.i1:
-        return 0, 1
-    bits = 64 if t is ir.index else t.bits
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return t.int_bounds
 
 
-def narrowest_int(v: int) -> str | None:
-    """The name of the narrowest ``tc`` integer type that holds ``v`` (None: none does)."""
-    for name, t in (("int8", ir.i8), ("int16", ir.i16), ("int32", ir.i32), ("int64", ir.i64)):
+def narrowest_int(v: int, unsigned: bool = False) -> str | None:
+    """The name of the narrowest ``tc`` integer type that holds ``v`` (None: none does);
+    among the unsigned ones with ``unsigned``."""
+    kinds = (("uint8", ir.u8), ("uint16", ir.u16), ("uint32", ir.u32)) if unsigned else \
+        (("int8", ir.i8), ("int16", ir.i16), ("int32", ir.i32), ("int64", ir.i64))
+    for name, t in kinds:
         lo, hi = int_range(t)
         if lo <= v <= hi:
             return name

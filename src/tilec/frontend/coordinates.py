@@ -53,7 +53,7 @@ def _check_fits(site: CallSite, values: tuple[int, int], dt: ir.ScalarType) -> N
         try:
             typed_number(v, dt)
         except ConstantRangeError as e:
-            wide = narrowest_int(v)
+            wide = narrowest_int(v, dt.is_unsigned)
             hint = f"; pass dtype=tc.{wide}" if wide else ""
             raise site.error(f"arange(): the value {e}{hint}",
                              site.index_of("dtype", _NAMES) if "dtype" in site.kwargs
@@ -74,7 +74,8 @@ def _arange(cap: Capture, site: CallSite) -> Any:
         dtype_arg(cap, site.node_of(site.index_of("dtype", _NAMES)), a["dtype"])
     if dt is ir.i1 or dt is ir.index:
         raise site.error(f"arange() makes integer or float tiles (tc.int8 .. tc.int64, "
-                         f"tc.float16 .. tc.float64), not {dt}", site.index_of("dtype", _NAMES))
+                         f"tc.uint8 .. tc.uint32, tc.float16 .. tc.float64), not {dt}",
+                         site.index_of("dtype", _NAMES))
     for k, v in ((0, start), (1, stop)):
         if isinstance(v, bool) or not (isinstance(v, int) or isinstance(v, ScalarVal)
                                        and v.dtype.is_int and v.dtype is not ir.i1):

@@ -9,8 +9,8 @@ import numpy as np
 import tilec.ir as ir
 
 __all__ = ["DType", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32",
-           "int64", "bool_", "index", "DTYPES", "dtype_of_ir", "dtype_from_numpy",
-           "numpy_dtype"]
+           "int64", "uint8", "uint16", "uint32", "bool_", "index", "DTYPES", "dtype_of_ir",
+           "dtype_from_numpy", "numpy_dtype"]
 
 
 class DType:
@@ -44,11 +44,15 @@ int8 = DType("int8", ir.i8)
 int16 = DType("int16", ir.i16)
 int32 = DType("int32", ir.i32)
 int64 = DType("int64", ir.i64)
+uint8 = DType("uint8", ir.u8)
+uint16 = DType("uint16", ir.u16)
+uint32 = DType("uint32", ir.u32)
 bool_ = DType("bool_", ir.i1)
 index = DType("index", ir.index)
 
 DTYPES: dict[ir.ScalarType, DType] = {
-    d.ir: d for d in (float16, bfloat16, float32, float64, int8, int16, int32, int64, bool_, index)
+    d.ir: d for d in (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8,
+                      uint16, uint32, bool_, index)
 }
 """The DSL type of every TileIR scalar type."""
 
@@ -61,6 +65,7 @@ def dtype_of_ir(t: ir.ScalarType) -> DType:
 _NUMPY_TO_IR: dict[str, ir.ScalarType] = {
     "float16": ir.f16, "bfloat16": ir.bf16, "float32": ir.f32, "float64": ir.f64,
     "int8": ir.i8, "int16": ir.i16, "int32": ir.i32, "int64": ir.i64, "bool": ir.i1,
+    "uint8": ir.u8, "uint16": ir.u16, "uint32": ir.u32,
 }
 
 
@@ -93,4 +98,5 @@ def numpy_dtype(t: ir.ScalarType) -> np.dtype:
     if t is ir.i1:
         return np.dtype(np.bool_)
     return np.dtype({"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
-                     "i16": "int16", "i32": "int32", "i64": "int64"}[t.name])
+                     "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+                     "u16": "uint16", "u32": "uint32"}[t.name])

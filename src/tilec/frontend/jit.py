@@ -188,7 +188,8 @@ def _spec_of(p: _Param, a: Any, static: bool) -> _ArgSpec:
         t = dtype_from_numpy(a.dtype)
         if t is None:
             raise ArgumentError(f"argument {p.name}: arrays of {a.dtype} are not supported (use "
-                            f"float16/bfloat16/float32/float64, int8..int64 or bool)")
+                                f"float16/bfloat16/float32/float64, int8..int64, "
+                                f"uint8..uint32 or bool)")
         shape = tuple(int(e) for e in a.shape)
         return _ArgSpec(p.name, "array", t, shape if static else (None,) * len(shape))
     if hasattr(a, "__dlpack__"):  # a DLPack producer without numpy's shape and dtype

@@ -19,7 +19,7 @@ __all__ = ["OperatorCapture"]
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
            ast.FloorDiv: "floordiv", ast.Mod: "rem", ast.Pow: "pow", ast.BitAnd: "and",
-           ast.BitOr: "or", ast.BitXor: "xor"}
+           ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "shl", ast.RShift: "shr"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
            ast.NotEq: "ne"}
 

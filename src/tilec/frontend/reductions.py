@@ -135,8 +135,8 @@ def _seed_for(kind: str, t: ir.ScalarType) -> Any:
         return s
     if t is ir.i1:
         return kind == "min"
-    bits = 63 if t is ir.index else t.bits - 1
-    return -(2 ** bits) if kind == "max" else 2 ** bits - 1
+    lo, hi = t.int_bounds
+    return lo if kind == "max" else hi
 
 
 def reduction_builtin(cap: Capture, site: CallSite, kind: str) -> Any:

@@ -730,7 +730,13 @@ class RegionCapture:
                                  f"the loop ({v.reason})")
             if is_number(v):
                 t = tiles.promote_scalar(tiles.weak_type(v), inputs[0].dtype)
-                seeds.append(self.const(tiles.typed_number(v, t), t))
+                if inputs[0].dtype.is_unsigned and isinstance(v, int):
+                    t = inputs[0].dtype  # an int seed takes an unsigned input's type (no mix)
+                try:
+                    seeds.append(self.const(tiles.typed_number(v, t), t))
+                except ConstantRangeError as e:
+                    raise self.error(node, f"reduction state {nm}: {e}, the type of the "
+                                     f"reduced elements") from None
             elif isinstance(v, ScalarVal):
                 seeds.append(v.value)
             else:

@@ -12,6 +12,11 @@ views (transpose, broadcast, reshape, slice; see ``views.py``) are lazy
   other operand's type;
 * a scalar operand of a tile expression is converted to the tile's type;
 * two tiles of different element types are an error (convert with ``.to``);
+* unsigned and signed integers never meet implicitly (scalars or tiles, ``index``
+  included): C would convert to unsigned, numpy widens to a signed or float type, and
+  either silently changes what a comparison or a division means, so the mix is a located
+  error asking for an explicit conversion; a Python number meeting an unsigned type must
+  fit it (numpy's rule), and unsigned types of different widths widen;
 * ``store`` converts the stored tile to the memory's element type;
 * an integer scalar that becomes an ``index`` (an index position, an operand mixed with an
   ``index``, or ``tc.index(x)``) is recomputed in ``index`` from the sources of its
@@ -30,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import tilec.ir as ir
 
 from .constants import ConstantRangeError, int_range, narrowest_int, typed_number
-from .dtypes import DType, dtype_from_numpy
+from .dtypes import DTYPES, DType, dtype_from_numpy
 from .values import Affine, Elem, MemVal, ScalarVal, TileVal, ViewTile, describe, is_number
 
 if TYPE_CHECKING:
@@ -324,14 +329,15 @@ _FLOAT_ONLY = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "erf", "si
                "cos", "floor", "ceil", "div", "pow", "fma"}
 
 
-_INT_ONLY = {"floordiv", "cdiv", "and", "or", "xor", "not"}
+_INT_ONLY = {"floordiv", "cdiv", "and", "or", "xor", "not", "shl", "shr"}
 
 
 _CMP = {"eq", "ne", "lt", "le", "gt", "ge"}
 
 
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "rem": "%",
-           "pow": "**", "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=", "gt": ">",
+           "pow": "**", "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>", "lt": "<",
+           "le": "<=", "gt": ">",
            "ge": ">=", "eq": "==", "ne": "!="}
 
 
@@ -345,6 +351,31 @@ def _check_fn_type(cap: Capture, node: ast.AST, fn: str, t: ir.ScalarType) -> No
         raise cap.error(node, f"{name} needs floating-point operands, got {t}{hint}")
     if fn in _INT_ONLY and t.is_float:
         raise cap.error(node, f"{name} needs integer operands, got {t}")
+    if fn in ("shl", "shr") and t is ir.i1:
+        raise cap.error(node, f"{name} shifts integers, not booleans (convert first, e.g. "
+                        f"x.to(tc.uint8))")
+
+
+def _signed_int(t: ir.ScalarType) -> bool:
+    """A signed integer type (``index`` included; ``i1`` is neither signed nor unsigned)."""
+    return t.is_int and not t.is_unsigned and t is not ir.i1
+
+
+def _check_signedness(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any]) -> None:
+    """Unsigned and signed integer operands do not mix implicitly (module docstring)."""
+    typed = [(v, dtype_of(v)) for v in vals if dtype_of(v) is not None]
+    uns = [(v, t) for v, t in typed if t.is_unsigned]
+    sig = [(v, t) for v, t in typed if _signed_int(t)]
+    if uns and sig:
+        (u, ut), (s, st) = uns[0], sig[0]
+        name = {"select": "where()", "cast": "conversion"}.get(fn, _SYMBOL.get(fn, fn))
+        raise cap.error(node, f"{name} mixes unsigned and signed integers ({describe(u)} and "
+                        f"{describe(s)}), which do not mix implicitly: convert one side, e.g. "
+                        f"tc.{_dsl_name(ut)}(...) or tc.{_dsl_name(st)}(...)")
+
+
+def _dsl_name(t: ir.ScalarType) -> str:
+    return DTYPES[t].name
 
 
 def _operand_types(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any]) -> ir.ScalarType:
@@ -352,6 +383,7 @@ def _operand_types(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any]) ->
     tiles = [v for v in vals if isinstance(v, (*TILEISH, MemVal))]
     scalars = [v for v in vals if isinstance(v, ScalarVal)]
     numbers = [v for v in vals if is_number(v)]
+    _check_signedness(cap, node, fn, vals)
     if tiles:
         dts = {dtype_of(t) for t in tiles}
         if len(dts) > 1:
@@ -392,9 +424,14 @@ def _check_weak_numbers(cap: Capture, node: ast.AST, vals: Sequence[Any],
 
 def _widening_hint(cap: Capture, v: Any, others: Sequence[Any]) -> str:
     """How to make room for ``v``: declare the kernel arguments involved wider, or convert."""
-    wide = narrowest_int(v) if isinstance(v, int) else None
+    unsigned = any(dtype_of(o) is not None and dtype_of(o).is_unsigned for o in others)
+    if unsigned and isinstance(v, int) and v < 0:
+        return " (an unsigned type holds no negative number: write the wrapped value, or " \
+               "subtract instead of adding a negative number)"
+    wide = narrowest_int(v, unsigned) if isinstance(v, int) else None
     if wide is None:
-        return "; no integer type holds it (int64 is the widest)" if isinstance(v, int) else ""
+        return ("; no integer type holds it (" + ("uint32" if unsigned else "int64")
+                + " is the widest)") if isinstance(v, int) else ""
     names: list[str] = []
 
     def sources(x: Any) -> None:  # the kernel arguments an integer expression is made of
@@ -441,6 +478,9 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
         t = _operand_types(cap, node, fn, vals)
         if fn not in _CMP and fn != "cast":
             _check_fn_type(cap, node, fn, t)
+        if fn in ("shl", "shr") and is_number(vals[1]) and vals[1] < 0:
+            raise cap.error(node, f"negative shift count {vals[1]} (a runtime count is read as "
+                            f"unsigned, so a negative one shifts every bit out)")
         typed = list(vals)
         arg_types = [t] * len(vals)
         res_t = ir.i1 if fn in _CMP else (out_type or t)
@@ -458,7 +498,8 @@ def elementwise(cap: Capture, node: ast.AST, fn: str, vals: Sequence[Any],
 _PY_BIN: dict[str, Callable[[Any, Any], Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
     "floordiv": operator.floordiv, "rem": operator.mod, "pow": operator.pow,
-    "and": operator.and_, "or": operator.or_, "xor": operator.xor, "eq": operator.eq,
+    "and": operator.and_, "or": operator.or_, "xor": operator.xor, "shl": operator.lshift,
+    "shr": operator.rshift, "eq": operator.eq,
     "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
     "ge": operator.ge, "max": max, "min": min, "cdiv": lambda a, b: -(-a // b),
 }
@@ -585,6 +626,8 @@ def cast_value(cap: Capture, node: ast.AST, x: Any, t: ir.ScalarType) -> Any:
             return x
         if t is ir.index and _is_narrow_int(x.dtype):
             return widen_index(cap, x)
+        if t is ir.index and x.dtype.is_unsigned:
+            return as_index(cap, node, x)  # an affine atom, as a widened signed value is
         return ScalarVal(cap.builder.value("arith", [x.value], t, {"fn": "cast"},
                                            loc=cap.loc(node)))
     if isinstance(x, TILEISH):
@@ -626,6 +669,9 @@ def as_index(cap: Capture, node: ast.AST, x: Any, what: str = "an index") -> Sca
             return x
         if x.dtype.is_float or x.dtype is ir.i1:
             raise cap.error(node, f"{what} must be an integer, got {describe(x)}")
+        if x.dtype.is_unsigned:  # its (wrapped) value, zero-extended: nothing to recompute
+            c = cap.pure_arith("cast", [x.value], ir.index)
+            return ScalarVal(c, Affine.atom(c))
         return widen_index(cap, x)
     hint = ""
     if isinstance(x, TILEISH):

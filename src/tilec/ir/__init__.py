@@ -85,6 +85,9 @@ from .types import (
     index,
     scalar_type,
     token,
+    u8,
+    u16,
+    u32,
 )
 from .verifier import CANDIDATE_INVARIANTS, verify
 
@@ -104,7 +107,8 @@ __all__ = [
     "PassResult", "Printer", "format_attr", "print_function", "print_module", "print_op",
     "IRRewriter", "MEMORY_SPACES", "SCALARS", "MemoryType", "ScalarType", "TileType",
     "TokenType", "TupleType", "Type", "bf16", "f16", "f32", "f64", "i1", "i8", "i16", "i32",
-    "i64", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS", "verify", "MERGES",
+    "i64", "u8", "u16", "u32", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS",
+    "verify", "MERGES",
     "merge_laws", "recognize_merges", "strip_casts", "ARG_LAWS", "emit_merge", "merge_region",
     "merge_identity", "is_merge_identity", "SharedLayout", "allocate_shared",
     "shared_layout", "op_number",

@@ -374,7 +374,7 @@ register_op(OpDef("reduce", "aggregation",
 ARITH_FNS: dict[str, int] = {
     # binary
     "add": 2, "sub": 2, "mul": 2, "div": 2, "rem": 2, "floordiv": 2, "cdiv": 2, "pow": 2,
-    "max": 2, "min": 2, "and": 2, "or": 2, "xor": 2,
+    "max": 2, "min": 2, "and": 2, "or": 2, "xor": 2, "shl": 2, "shr": 2,
     "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
     # unary
     "neg": 1, "abs": 1, "not": 1, "exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1,
@@ -388,7 +388,11 @@ ARITH_FNS: dict[str, int] = {
 _CMP = ("eq", "ne", "lt", "le", "gt", "ge")
 _FLOAT_ONLY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
                "sin", "cos", "floor", "ceil", "div", "pow")
-_INT_ONLY = ("floordiv", "cdiv", "rem", "and", "or", "xor", "not")
+_INT_ONLY = ("floordiv", "cdiv", "rem", "and", "or", "xor", "not", "shl", "shr")
+_SHIFTS = ("shl", "shr")
+"""Shifts: ``shr`` is arithmetic on signed types and logical on unsigned ones; the count (of
+the operand's type) is read as an unsigned number, and a count of at least the type's width
+shifts every bit out (0, or the sign fill for a signed ``shr``)."""
 
 
 def arith_result_type(fn: str, operand_types: list[ScalarType]) -> ScalarType:
@@ -427,6 +431,7 @@ def _verify_arith(op: Operation) -> None:
             f"arith {fn} needs float operands, got {types[0]}")
     _expect(not (fn in _INT_ONLY and types[0].is_float),
             f"arith {fn} needs integer operands, got {types[0]}")
+    _expect(not (fn in _SHIFTS and types[0] is i1), f"arith {fn} does not shift i1 values")
     _expect(rt is arith_result_type(fn, types), f"arith {fn} result type {rt} is wrong")
 
 
@@ -436,8 +441,7 @@ def _expect_value_of(v: Any, e: ScalarType | None, what: str) -> None:
         return
     if isinstance(v, float):
         _fail(f"{what} {v!r} is not an integer of type {e}")
-    bits = 64 if e is index else e.bits
-    lo, hi = (0, 1) if e is i1 else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    lo, hi = e.int_bounds
     _expect(lo <= int(v) <= hi, f"{what} {v!r} does not fit in {e} [{lo}, {hi}]")
 
 

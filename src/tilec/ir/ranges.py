@@ -107,10 +107,7 @@ def type_range(t: ir.Type) -> Range | None:
     """All values of an integer type (None for other types)."""
     if not isinstance(t, ir.ScalarType) or t.is_float:
         return None
-    if t is ir.i1:
-        return BOOL
-    bits = 64 if t is ir.index else t.bits
-    return Range(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    return Range(*t.int_bounds)
 
 
 def is_pow2(c: int) -> bool:

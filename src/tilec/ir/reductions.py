@@ -196,8 +196,7 @@ def merge_identity(law: str, dtype: ScalarType) -> float | int | bool:
         return {"add": -0.0, "mul": 1.0, "max": -math.inf, "min": math.inf}[law]
     if dtype is i1:
         return {"add": False, "mul": True, "max": False, "min": True}[law]
-    bits = dtype.bits
-    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    lo, hi = dtype.int_bounds
     return {"add": 0, "mul": 1, "max": lo, "min": hi}[law]
 
 

@@ -1,6 +1,6 @@
 """Interned immutable TileIR types.
 
-Scalars (``f16 bf16 f32 f64 i1 i8 i16 i32 i64 index``), ``TileType`` (a
+Scalars (``f16 bf16 f32 f64 i1 i8 i16 i32 i64 u8 u16 u32 index``), ``TileType`` (a
 logical value tile), ``MemoryType`` (addressable storage in a space),
 ``TokenType`` (a protocol/synchronization token) and ``TupleType``.
 Identity is equality: ``TileType((4, 4), f32) is TileType((4, 4), f32)``.
@@ -15,8 +15,8 @@ from .interning import Interned
 
 __all__ = [
     "Type", "ScalarType", "TileType", "MemoryType", "TokenType", "TupleType",
-    "f16", "bf16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "index",
-    "token", "SCALARS", "MEMORY_SPACES", "scalar_type",
+    "f16", "bf16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32",
+    "index", "token", "SCALARS", "MEMORY_SPACES", "scalar_type",
 ]
 
 
@@ -38,7 +38,8 @@ class ScalarType(Type):
     bits: int
     """Storage width in bits."""
     kind: str
-    """``"float"``, ``"int"`` or ``"index"`` (a machine-sized integer for coordinates)."""
+    """``"float"``, ``"int"`` (two's complement; ``i1`` is 0 or 1), ``"uint"`` (unsigned,
+    arithmetic modulo ``2**bits``) or ``"index"`` (a machine-sized integer for coordinates)."""
 
     @classmethod
     def _key(cls, name: str) -> tuple:
@@ -66,7 +67,23 @@ class ScalarType(Type):
     @property
     def is_int(self) -> bool:
         """True for integer and index types."""
-        return self.kind in ("int", "index")
+        return self.kind in ("int", "uint", "index")
+
+    @property
+    def is_unsigned(self) -> bool:
+        """True for the unsigned integer types (``u8``, ``u16``, ``u32``)."""
+        return self.kind == "uint"
+
+    @property
+    def int_bounds(self) -> tuple[int, int]:
+        """The smallest and largest value of an integer type (``i1``: 0 and 1)."""
+        if not self.is_int:
+            raise TypeError(f"{self} is not an integer type")
+        if self.name == "i1":
+            return 0, 1
+        if self.kind == "uint":
+            return 0, (1 << self.bits) - 1
+        return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
 
     def __str__(self) -> str:
         return self.name
@@ -75,7 +92,8 @@ class ScalarType(Type):
 _SCALAR_INFO: dict[str, tuple[int, str]] = {
     "f16": (16, "float"), "bf16": (16, "float"), "f32": (32, "float"), "f64": (64, "float"),
     "i1": (1, "int"), "i8": (8, "int"), "i16": (16, "int"), "i32": (32, "int"),
-    "i64": (64, "int"), "index": (64, "index"),
+    "i64": (64, "int"), "u8": (8, "uint"), "u16": (16, "uint"), "u32": (32, "uint"),
+    "index": (64, "index"),
 }
 
 f16 = ScalarType("f16")
@@ -87,6 +105,9 @@ i8 = ScalarType("i8")
 i16 = ScalarType("i16")
 i32 = ScalarType("i32")
 i64 = ScalarType("i64")
+u8 = ScalarType("u8")
+u16 = ScalarType("u16")
+u32 = ScalarType("u32")
 index = ScalarType("index")
 
 SCALARS: dict[str, ScalarType] = {n: ScalarType(n) for n in _SCALAR_INFO}

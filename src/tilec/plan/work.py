@@ -29,7 +29,7 @@ __all__ = ["DTYPE_BYTES", "AffineExtent", "mean_physical_k", "ScalarDomains", "e
            "ACCUMULATOR_MODES", "OPERAND_STAGING", "MatrixWorkload", "GroupWorkload"]
 
 DTYPE_BYTES = MappingProxyType({"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2,
-                                "i32": 4, "i64": 8})
+                                "i32": 4, "i64": 8, "u8": 1, "u16": 2, "u32": 4})
 """Storage bytes per element of each scalar type the planner prices."""
 
 ACCUMULATOR_MODES = ("nonresident", "resident", "direct")

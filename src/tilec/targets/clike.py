@@ -207,6 +207,7 @@ class CLikeEmitter:
     SCALAR_CTYPES: ClassVar[dict[str, str]] = {
         "f16": "float", "bf16": "float", "f32": "float", "f64": "double", "i1": "uint8_t",
         "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "index": "int64_t",
+        "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t",
     }
     """Type of a scalar or tile element in registers (narrow floats are held in f32)."""
 
@@ -254,13 +255,19 @@ class CLikeEmitter:
         "neg": "(({t})(-{0}))", "abs": "(({t})({0} < 0 ? -{0} : {0}))",
         "and": "(({t})({0} & {1}))", "or": "(({t})({0} | {1}))", "xor": "(({t})({0} ^ {1}))",
         "not": "(({t})(~{0}))", "fma": "(({t})({0} * {1} + {2}))",
+        "shl": "tc_shl_{s}({0}, {1})", "shr": "tc_shr_{s}({0}, {1})",
         "floordiv": "(({t})tc_floordiv_i64({0}, {1}, tc_st, {op}))",
         "rem": "(({t})tc_rem_i64({0}, {1}, tc_st, {op}))",
         "cdiv": "(({t})tc_cdiv_i64({0}, {1}, {tmin}, tc_st, {op}))",
         "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
         "gt": "({0} > {1})", "ge": "({0} >= {1})",
     }
-    """``arith`` on integers and ``index``: two's complement wrap-around, Python division."""
+    """``arith`` on integers and ``index``: two's complement wrap-around, Python division
+    (unsigned types: wrap-around modulo ``2**bits``; their division is C's, which is the same
+    floor division for values that are never negative)."""
+
+    UINT_FNS: ClassVar[dict[str, str]] = {}
+    """Unsigned ``arith`` where it differs from ``INT_FNS`` (consulted first)."""
 
     BOOL_FNS: ClassVar[dict[str, str]] = {
         "add": "({0} ^ {1})", "sub": "({0} ^ {1})", "mul": "({0} & {1})",
@@ -319,8 +326,10 @@ class CLikeEmitter:
         return self.SCALAR_CTYPES[t.name]
 
     UNSIGNED_CTYPES: ClassVar[dict[str, str]] = {"i32": "uint32_t", "i64": "uint64_t",
-                                                  "index": "uint64_t"}
-    """The unsigned type wrapping arithmetic of a wide integer goes through (``{u}``)."""
+                                                  "index": "uint64_t", "u8": "uint32_t",
+                                                  "u16": "uint32_t", "u32": "uint32_t"}
+    """The unsigned type wrapping arithmetic of a wide integer goes through (``{u}``; ``u16``
+    too, whose product would overflow the ``int`` it promotes to)."""
 
     def utype(self, t: ir.ScalarType) -> str:
         """``{u}`` of the integer templates: the unsigned counterpart, or ``int`` for types
@@ -354,11 +363,12 @@ class CLikeEmitter:
                 raise ValueError(f"{value!r} is not an integer of type {t}")
             value = int(value)
         v = int(value)
-        bits = 64 if t is ir.index else t.bits
-        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        lo, hi = t.int_bounds
         if not lo <= v <= hi:
             raise ValueError(f"{v} does not fit in {t}")
-        if bits == 64:
+        if t.is_unsigned:  # u32 values past INT32_MAX stay unsigned int, not long
+            return f"{v}u" if t.bits == 32 else str(v)
+        if t.bits == 64:
             return f"(-INT64_C({-(v + 1)}) - 1)" if v < 0 else f"INT64_C({v})"
         return f"(({self.ctype(t)}){v})" if v < 0 else str(v)
 
@@ -522,12 +532,14 @@ class CLikeEmitter:
             table = self.FLOAT_FNS
         else:
             table = self.INT_FNS
-        tmpl = table.get(fn)
+        tmpl = self.UINT_FNS.get(fn) if ot.is_unsigned else None
+        tmpl = tmpl or table.get(fn)
         if tmpl is None:
             raise self.unsupported(op, f"arith {fn} is not defined on {ot}")
         expr = tmpl.format(*args, t=self.ctype(ot), u=self.utype(ot), s=self.suffix(ot),
                            op=ir.op_number(op),
-                           tmin=self.literal(_int_min(ot), ot) if ot.is_int else "0")
+                           tmin=self.literal(_int_min(ot), ot) if ot.is_int and not ot.is_unsigned
+                           else "-1")
         if fn in self.COMPARISONS:
             return f"(uint8_t){expr}"
         round_ = self.NARROW_ROUND.get(rt.name) if isinstance(rt, ir.ScalarType) else None

@@ -168,8 +168,8 @@ def checked_number(x: Any, t: ir.ScalarType, what: str) -> int | float:
         if v not in (0, 1):
             raise InteropError(f"{what} = {v} is not a boolean (i1 parameter)")
         return v
-    bits = 64 if t is ir.index else t.bits
-    if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+    lo, hi = t.int_bounds
+    if not lo <= v <= hi:
         raise InteropError(f"{what} = {v} does not fit in {t}")
     return v
 

@@ -19,13 +19,17 @@ the interpreter can evaluate a scalar region once over a whole tile. The rules
   either operand is NaN, ``-0.0 < +0.0``);
 * integer ``floordiv``/``rem``/``cdiv`` follow Python (toward negative
   infinity); a zero divisor raises ``ZeroDivisionError``; integer overflow
-  wraps (two's complement); float ``rem`` is Python's ``%`` too (the result
+  wraps (two's complement; unsigned types modulo ``2**bits``, where floor
+  division is C's truncating one); float ``rem`` is Python's ``%`` too (the result
   takes the divisor's sign; a zero result is a zero of the divisor's sign);
+* ``shl``/``shr`` read the count as an unsigned number of the operand's width; a
+  count of at least the width shifts every bit out (0, or the sign fill for a
+  signed ``shr``, which is arithmetic; an unsigned ``shr`` is logical);
 * conversions round to nearest even in *one* step: no double rounding through
   ``f32`` (``ml_dtypes`` rounds ``f64 -> bf16`` through ``f32``, so we go
   through a round-to-odd ``f32`` first, which makes the second rounding exact);
-  float to integer truncates toward zero, saturates at the type's range and
-  maps NaN to 0 (the PTX ``cvt.rzi.sat`` rule); anything to ``i1`` is
+  float to integer (signed or unsigned) truncates toward zero, saturates at
+  the type's range and maps NaN to 0 (the PTX ``cvt.rzi.sat`` rule); anything to ``i1`` is
   ``x != 0``; ``i1`` to anything is 0 or 1;
 * ``tf32`` keeps 10 explicit mantissa bits, rounding to nearest with ties away
   from zero (NaN and infinities unchanged);
@@ -47,7 +51,8 @@ import tilec.ir as ir
 
 __all__ = [
     "BF16", "np_dtype", "is_float_dtype", "compute_dtype", "round_to", "cast", "from_python",
-    "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "sigmoid", "rsqrt",
+    "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "shl", "shr",
+    "sigmoid", "rsqrt",
     "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree",
     "pairwise_tree_states", "tree_states", "matmul", "COMPARISONS", "exchange",
 ]
@@ -59,6 +64,7 @@ _DTYPES: dict[str, np.dtype] = {
     "f16": np.dtype(np.float16), "bf16": BF16, "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64), "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
     "i16": np.dtype(np.int16), "i32": np.dtype(np.int32), "i64": np.dtype(np.int64),
+    "u8": np.dtype(np.uint8), "u16": np.dtype(np.uint16), "u32": np.dtype(np.uint32),
     "index": np.dtype(np.int64),
 }
 
@@ -210,8 +216,8 @@ def _float_to_int(a: np.ndarray, dst: np.dtype) -> np.ndarray:
     info = np.iinfo(dst)
     t = np.trunc(a.astype(_F64) if a.dtype != _F64 else a)
     nan = np.isnan(t)
-    high = t >= 2.0 ** (info.bits - 1)
-    low = t < -(2.0 ** (info.bits - 1))
+    high = t >= 2.0 ** (info.bits - (0 if info.min == 0 else 1))
+    low = t < float(info.min)
     safe = np.where(nan | high | low, 0.0, t).astype(dst)
     return np.where(high, info.max, np.where(low, info.min, safe)).astype(dst)
 
@@ -275,9 +281,38 @@ def rem(a: Any, b: Any) -> Any:
 
 
 def cdiv(a: Any, b: Any) -> Any:
-    """Integer division rounding toward positive infinity: ``-floordiv(-a, b)``."""
+    """Integer division rounding toward positive infinity: ``-floordiv(-a, b)`` (unsigned:
+    the quotient plus one where a remainder is left, which cannot overflow)."""
     _check_divisor(b, "cdiv")
+    if np.asarray(a).dtype.kind == "u":
+        return np.floor_divide(a, b) + (np.remainder(a, b) != 0).astype(np.asarray(a).dtype)
     return np.negative(np.floor_divide(np.negative(a), b))
+
+
+def _shift_count(a: np.ndarray, c: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """The count read as unsigned, clamped below the width, and where it was not below it."""
+    bits = a.dtype.itemsize * 8
+    u = np.asarray(c, a.dtype).astype(np.dtype(f"u{a.dtype.itemsize}"))
+    out = u >= bits
+    return np.minimum(u, bits - 1).astype(a.dtype), out, bits
+
+
+def shl(a: Any, c: Any) -> Any:
+    """``a << c`` wrapping at the width; a count of at least the width (read unsigned) gives 0."""
+    a = np.asarray(a)
+    k, out, _ = _shift_count(a, c)
+    return np.where(out, np.zeros((), a.dtype), np.left_shift(a, k)).astype(a.dtype)
+
+
+def shr(a: Any, c: Any) -> Any:
+    """``a >> c``: arithmetic for signed types, logical for unsigned; a count of at least the
+    width (read unsigned) gives the sign fill (0 for unsigned and non-negative values)."""
+    a = np.asarray(a)
+    k, out, _ = _shift_count(a, c)
+    r = np.right_shift(a, k)  # by width - 1 a signed shift is already the sign fill
+    if a.dtype.kind == "u":
+        r = np.where(out, np.zeros((), a.dtype), r)
+    return r.astype(a.dtype)
 
 
 def _in_f64(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -388,7 +423,7 @@ _FLOAT: dict[str, Callable[..., Any]] = {
 _INT: dict[str, Callable[..., Any]] = {
     **_COMMON,
     "floordiv": floordiv, "rem": rem, "cdiv": cdiv, "and": np.bitwise_and,
-    "or": np.bitwise_or, "xor": np.bitwise_xor, "not": np.invert,
+    "or": np.bitwise_or, "xor": np.bitwise_xor, "not": np.invert, "shl": shl, "shr": shr,
     "fma": lambda a, b, c: np.add(np.multiply(a, b), c),
 }
 

@@ -36,14 +36,16 @@ NP_DTYPES: dict[str, np.dtype] = {
     "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
     "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "i1": np.dtype(np.bool_),
     "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64), "index": np.dtype(np.int64),
+    "i64": np.dtype(np.int64), "u8": np.dtype(np.uint8), "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32), "index": np.dtype(np.int64),
 }
 """The numpy dtype of each TileIR scalar type."""
 
 CTYPES: dict[str, type] = {
     "f16": ctypes.c_float, "bf16": ctypes.c_float, "f32": ctypes.c_float,
     "f64": ctypes.c_double, "i1": ctypes.c_uint8, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
-    "i32": ctypes.c_int32, "i64": ctypes.c_int64, "index": ctypes.c_int64,
+    "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u8": ctypes.c_uint8, "u16": ctypes.c_uint16,
+    "u32": ctypes.c_uint32, "index": ctypes.c_int64,
 }
 """The ctypes type a scalar parameter is passed as (narrow floats as their f32 value)."""
 

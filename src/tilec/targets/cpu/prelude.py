@@ -153,6 +153,37 @@ TC_F2I(tc_f2i_i8, int8_t, INT8_MIN, INT8_MAX, 128.0)
 TC_F2I(tc_f2i_i16, int16_t, INT16_MIN, INT16_MAX, 32768.0)
 TC_F2I(tc_f2i_i32, int32_t, INT32_MIN, INT32_MAX, 2147483648.0)
 TC_F2I(tc_f2i_i64, int64_t, INT64_MIN, INT64_MAX, 9223372036854775808.0)
+/* float -> unsigned: the same, saturating at 0 below */
+#define TC_F2U(name, T, HI, LIM)                                                          \
+  TC_INLINE T name(double x) {                                                            \
+    double y = fabs(x) < 1.0 ? 0.0 : x;                                                   \
+    return y != y ? (T)0 : y >= (LIM) ? (T)(HI) : y < 0.0 ? (T)0 : (T)y;                  \
+  }
+TC_F2U(tc_f2i_u8, uint8_t, UINT8_MAX, 256.0)
+TC_F2U(tc_f2i_u16, uint16_t, UINT16_MAX, 65536.0)
+TC_F2U(tc_f2i_u32, uint32_t, UINT32_MAX, 4294967296.0)
+
+/* ---- integers: shifts. The count is read as unsigned at the operand's width; one of at
+   least the width shifts every bit out (0, or the sign fill for a signed >>, which is
+   arithmetic; an unsigned >> is logical) ---- */
+#define TC_SHIFTS(S, T, U, BITS)                                                          \
+  TC_INLINE T tc_shl_##S(T a, T c) {                                                        \
+    return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c);                                     \
+  }                                                                                        \
+  TC_INLINE T tc_shr_##S(T a, T c) {                                                        \
+    return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c));                                \
+  }
+#define TC_USHIFTS(S, T, BITS)                                                            \
+  TC_INLINE T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }  \
+  TC_INLINE T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
+TC_SHIFTS(i8, int8_t, uint8_t, 8)
+TC_SHIFTS(i16, int16_t, uint16_t, 16)
+TC_SHIFTS(i32, int32_t, uint32_t, 32)
+TC_SHIFTS(i64, int64_t, uint64_t, 64)
+TC_SHIFTS(index, int64_t, uint64_t, 64)
+TC_USHIFTS(u8, uint8_t, 8)
+TC_USHIFTS(u16, uint16_t, 16)
+TC_USHIFTS(u32, uint32_t, 32)
 
 /* ---- integers: Python division; a zero divisor is an error ----
    The empty asm hides the numerator's origin from the optimizer: GCC 12 -O2 with -fwrapv
@@ -317,6 +348,8 @@ TC_ATOMIC_INT_MINMAX(int16_t)
 TC_ATOMIC_INT_MINMAX(int32_t)
 TC_ATOMIC_INT_MINMAX(int64_t)
 TC_ATOMIC_INT_MINMAX(uint8_t)
+TC_ATOMIC_INT_MINMAX(uint16_t)
+TC_ATOMIC_INT_MINMAX(uint32_t)
 
 /* ---- vector types for the matrix micro-kernels ---- */
 typedef float tc_v8f __attribute__((vector_size(32)));

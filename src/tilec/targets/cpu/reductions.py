@@ -69,8 +69,7 @@ class ReductionEmission:
         if t.is_float:
             return self.literal({"add": -0.0, "mul": 1.0, "max": float("-inf"),
                                  "min": float("inf")}[fn], t)
-        bits = 64 if t is ir.index else t.bits
-        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        lo, hi = t.int_bounds
         return self.literal({"add": 0, "mul": 1, "max": lo, "min": hi}[fn], t)
 
     def _reduce_lanes(self, op: ir.Operation, block: ir.Block, inputs: list[Tile],

@@ -359,7 +359,7 @@ def linear_in(e: ir.AffineExpr, sym_divs: Sequence[int], width: int
 
 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
-          "i64": 8, "index": 8}
+          "i64": 8, "u8": 1, "u16": 2, "u32": 4, "index": 8}
 
 
 def _linear_forms(m: ir.IndexMap, dims: Sequence[ir.AffineExpr], sym_divs: Sequence[int],

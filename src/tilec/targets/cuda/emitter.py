@@ -111,6 +111,9 @@ class CUDAEmitter(CLikeEmitter):
     """Integer ``arith``: Python division without the C backend's status word (the lowering
     guards every division whose divisor may be zero with a check, lowering.md)."""
 
+    UINT_FNS = {"cdiv": "(({t})tc_cdiv_u64({0}, {1}))"}
+    """Unsigned ``cdiv``: the quotient plus one where a remainder is left (no negation)."""
+
     NO_EMISSION = "no {target} emission for this operation"
 
     PRINTERS = {**TILE_PRINTERS, **MEMORY_PRINTERS, **INDEXED_PRINTERS}

@@ -44,7 +44,7 @@ def cuda_atoms() -> tuple[MatrixAtom, ...]:
     )
 
 
-_ATOMIC_DTYPES = ("i32", "i64", "index", "f32", "f64")
+_ATOMIC_DTYPES = ("i32", "i64", "index", "f32", "f64", "u32")
 """Memory element types the CUDA emitter prints atomics for."""
 
 _EXCHANGE_DTYPES = ("i32", "i64", "index", "f32", "f64")
@@ -75,8 +75,9 @@ def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source
              "i.e. a lane's count is rounded up to a multiple of 8"),
         Fact("reference_threads", 256, "prior", "the reference launch width (not a cap)"),
         Fact("atomic_dtypes", _ATOMIC_DTYPES, "spec",
-             _GUIDE + ": atomicAdd, atomicMax and atomicMin on 32- and 64-bit words (tilec "
-             "builds float max/min from atomicCAS); 8- and 16-bit types have none here"),
+             _GUIDE + ": atomicAdd, atomicMax and atomicMin on 32- and 64-bit words, signed "
+             "and (32-bit) unsigned (tilec builds float max/min from atomicCAS); 8- and 16-bit "
+             "types have none here"),
         Fact("exchange_dtypes", _EXCHANGE_DTYPES, "spec",
              _GUIDE + ": atomicExch and atomicCAS on 32- and 64-bit words (tilec exchanges "
              "the bit pattern of a float); 8- and 16-bit types have none here"),

@@ -73,16 +73,18 @@ __all__ = ["LaunchError", "InteropError", "DeviceArray", "as_device_array", "sha
            "CUDAExecutable", "stream_handle", "ELEM_BYTES"]
 
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
-              "i64": 8, "index": 8}
+              "i64": 8, "u8": 1, "u16": 2, "u32": 4, "index": 8}
 """Bytes per element of each TileIR scalar type in memory."""
 
 _TORCH_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-                "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
+                "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+                "uint8": "u8", "uint16": "u16", "uint32": "u32"}
 _NP_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-             "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
+             "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+             "uint8": "u8", "uint16": "u16", "uint32": "u32"}
 _SCALAR_NP = {"f16": np.float32, "bf16": np.float32, "f32": np.float32, "f64": np.float64,
               "i1": np.uint8, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-              "index": np.int64}
+              "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "index": np.int64}
 
 
 @dataclass(frozen=True)
@@ -350,6 +352,7 @@ def _torch_stream_of(device: int) -> Callable[[], int] | None:
 _SLOT_TYPES = {"f16": ctypes.c_float, "bf16": ctypes.c_float, "f32": ctypes.c_float,
                "f64": ctypes.c_double, "i1": ctypes.c_uint8, "i8": ctypes.c_int8,
                "i16": ctypes.c_int16, "i32": ctypes.c_int32, "i64": ctypes.c_int64,
+               "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u32": ctypes.c_uint32,
                "index": ctypes.c_int64}
 """The C type a scalar kernel parameter is passed as (narrow floats as their f32 value)."""
 

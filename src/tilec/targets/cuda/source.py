@@ -214,17 +214,23 @@ def host_arith(fn: str, a: list[Any], dtype: str) -> Any:
         "gt": lambda: int(a[0] > a[1]), "ge": lambda: int(a[0] >= a[1]),
         "select": lambda: a[1] if a[0] else a[2], "cast": lambda: int(a[0]),
         "and": lambda: a[0] & a[1], "or": lambda: a[0] | a[1], "xor": lambda: a[0] ^ a[1],
-        "not": lambda: ~a[0],
+        "not": lambda: ~a[0], "shl": lambda: 0, "shr": lambda: 0,
     }
     if fn not in table:
         raise ValueError(f"grid extents use arith {fn!r}, which the host does not evaluate")
     if fn in ("floordiv", "rem", "cdiv") and a[1] == 0:
         raise ZeroDivisionError(f"grid extent: integer division by zero in {fn}")
-    out = table[fn]()
     t = ir.ScalarType(dtype)
+    if fn in ("shl", "shr"):  # the count read unsigned; one of at least the width: all out
+        k = a[1] % (1 << t.bits)
+        table[fn] = (lambda: 0 if k >= t.bits else a[0] << k) if fn == "shl" else \
+            (lambda: a[0] >> min(k, t.bits))
+    out = table[fn]()
     if t.is_float:
         return out
     if t is ir.i1:
         return int(out != 0) if fn == "cast" else out & 1
+    if t.is_unsigned:
+        return out % (1 << t.bits)
     half = 1 << (t.bits - 1)
     return (out + half) % (2 * half) - half

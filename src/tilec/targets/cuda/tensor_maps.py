@@ -46,12 +46,15 @@ DATA_TYPES = {"bf16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16",
               "i16": "CU_TENSOR_MAP_DATA_TYPE_UINT16",
               "i32": "CU_TENSOR_MAP_DATA_TYPE_INT32",
               "i64": "CU_TENSOR_MAP_DATA_TYPE_INT64",
+              "u8": "CU_TENSOR_MAP_DATA_TYPE_UINT8",
+              "u16": "CU_TENSOR_MAP_DATA_TYPE_UINT16",
+              "u32": "CU_TENSOR_MAP_DATA_TYPE_UINT32",
               "index": "CU_TENSOR_MAP_DATA_TYPE_INT64"}
 """The ``CUtensorMapDataType`` member of each TileIR element type (TMA copies bits: a
 ``bool``/``i8`` array is bytes, an ``f32`` one read as tf32 is ``FLOAT32``)."""
 
 _ITEMSIZE = {"bf16": 2, "f16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
-             "i64": 8, "index": 8}
+             "i64": 8, "u8": 1, "u16": 2, "u32": 4, "index": 8}
 
 _SWIZZLES = {0: "CU_TENSOR_MAP_SWIZZLE_NONE", 32: "CU_TENSOR_MAP_SWIZZLE_32B",
              64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}

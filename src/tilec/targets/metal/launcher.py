@@ -33,7 +33,8 @@ from tilec.targets.metal.source import MetalSource
 
 __all__ = ["probe", "MetalLauncher", "MetalLaunchError"]
 
-_PACK = {"i1": "B", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "index": "q", "f16": "f",
+_PACK = {"i1": "B", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H",
+         "u32": "I", "index": "q", "f16": "f",
          "bf16": "f", "f32": "f"}
 """``struct`` format of a scalar parameter (the C type the emitter declares it with)."""
 

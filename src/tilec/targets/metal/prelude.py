@@ -80,6 +80,36 @@ TC_F2I(tc_f2i_i16, int16_t, -32768, 32767, 32768.0f)
 TC_F2I(tc_f2i_i32, int32_t, (-2147483647 - 1), 2147483647, 2147483648.0f)
 TC_F2I(tc_f2i_i64, int64_t, (-INT64_C(9223372036854775807) - 1), INT64_C(9223372036854775807),
        9223372036854775808.0f)
+/* float -> unsigned: the same, saturating at 0 below */
+#define TC_F2U(name, T, HI, LIM)                                                          \
+  TC_DEV T name(float x) {                                                                \
+    return x != x ? (T)0 : x >= (LIM) ? (T)(HI) : x <= -1.0f ? (T)0 : (T)x;               \
+  }
+TC_F2U(tc_f2i_u8, uint8_t, 255u, 256.0f)
+TC_F2U(tc_f2i_u16, uint16_t, 65535u, 65536.0f)
+TC_F2U(tc_f2i_u32, uint32_t, 4294967295u, 4294967296.0f)
+
+/* ---- integers: shifts. The count is read as unsigned at the operand's width; one of at
+   least the width shifts every bit out (0, or the sign fill for a signed >>, which is
+   arithmetic; an unsigned >> is logical) ---- */
+#define TC_SHIFTS(S, T, U, BITS)                                                          \
+  TC_DEV T tc_shl_##S(T a, T c) {                                                        \
+    return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c);                                     \
+  }                                                                                        \
+  TC_DEV T tc_shr_##S(T a, T c) {                                                        \
+    return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c));                                \
+  }
+#define TC_USHIFTS(S, T, BITS)                                                            \
+  TC_DEV T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }  \
+  TC_DEV T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
+TC_SHIFTS(i8, int8_t, uint8_t, 8)
+TC_SHIFTS(i16, int16_t, uint16_t, 16)
+TC_SHIFTS(i32, int32_t, uint32_t, 32)
+TC_SHIFTS(i64, int64_t, uint64_t, 64)
+TC_SHIFTS(index, int64_t, uint64_t, 64)
+TC_USHIFTS(u8, uint8_t, 8)
+TC_USHIFTS(u16, uint16_t, 16)
+TC_USHIFTS(u32, uint32_t, 32)
 
 /* ---- integers ---- */
 #define TC_MINMAX(S, T, A)                                                              \
@@ -90,6 +120,9 @@ TC_MINMAX(i16, int16_t, int32_t)
 TC_MINMAX(i32, int32_t, int32_t)
 TC_MINMAX(i64, int64_t, int64_t)
 TC_MINMAX(index, int64_t, int64_t)
+TC_MINMAX(u8, uint8_t, int32_t)
+TC_MINMAX(u16, uint16_t, int32_t)
+TC_MINMAX(u32, uint32_t, uint32_t)
 
 TC_DEV int64_t tc_floordiv_i64(int64_t a, int64_t b) {
   if (b == 0) return 0;
@@ -101,6 +134,9 @@ TC_DEV int64_t tc_rem_i64(int64_t a, int64_t b) {
   if (b == 0 || b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+TC_DEV uint64_t tc_cdiv_u64(uint64_t a, uint64_t b) {
+  return b == 0 ? 0 : a / b + (uint64_t)(a % b != 0);
 }
 TC_DEV int64_t tc_fdiv(int64_t a, int64_t c) {
   int64_t q = a / c;

@@ -59,7 +59,8 @@ def _arange(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     start, step = s.between(-4, 4), s.pick([1, 1, 2, 3, -1, -2])
     param = g.scalar(DTYPES["i32"]).name if s.coin(3) else None
     lo, hi = sorted((start, start + (n - 1) * step))
-    if dt.is_int and param is None and not -(1 << (dt.bits - 1)) <= lo <= hi < 1 << (dt.bits - 1):
+    info = np.iinfo(dt.np) if dt.is_int else None
+    if info is not None and param is None and not info.min <= lo <= hi <= info.max:
         start, step = 0, 1  # n <= 128 values from 0 fit every integer type
     out: Expr = Arange(start, step, (n,), dt, param)
     if len(shape) == 2:

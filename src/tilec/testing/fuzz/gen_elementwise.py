@@ -21,7 +21,7 @@ from .program import Env, Expr, Let, Stmt, render_number
 __all__ = ["Full", "Num", "Scalar", "Bin", "Un", "Cast", "Cmp", "Where", "Fma", "Pick", "View"]
 
 _BIN_SYM = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "rem": "%",
-            "pow": "**", "and": "&", "or": "|", "xor": "^"}
+            "pow": "**", "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>"}
 _CMP_SYM = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
@@ -365,6 +365,8 @@ class View(Expr):
 def _constant(g: Gen, dt: DT) -> float | int | bool:
     if dt.is_bool:
         return bool(g.s.draw(2))
+    if dt.is_unsigned:
+        return g.s.pick([1, 2, 3, 0, 5, 7, 100, 255])
     if dt.is_int:
         return g.s.pick([1, 2, -3, 0, 5, 7, -1, 100])
     return g.s.pick([1.0, 2.0, 0.5, -1.5, 0.0, 3.25, -0.0, 0.1, 1e-3, 100.0, float("inf"),
@@ -415,17 +417,26 @@ _FLOAT_FNS = [("add", 6), ("sub", 4), ("mul", 5), ("div", 2), ("max", 2), ("min"
 _INT_FNS = [("add", 5), ("sub", 3), ("mul", 4), ("floordiv", 2), ("rem", 2), ("max", 2),
             ("min", 1), ("and", 1), ("or", 1), ("xor", 1)]
 _BOOL_FNS = [("and", 2), ("or", 2), ("xor", 1)]
+_UINT_FNS = [*_INT_FNS, ("shl", 2), ("shr", 3)]
+"""Unsigned types (the ``unsigned`` feature) also shift; signed ones keep ``_INT_FNS`` so
+that recorded streams replay."""
 
 
 def _binary(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
-    fns = _FLOAT_FNS if dt.is_float else _BOOL_FNS if dt.is_bool else _INT_FNS
+    fns = _FLOAT_FNS if dt.is_float else _BOOL_FNS if dt.is_bool else \
+        _UINT_FNS if dt.is_unsigned else _INT_FNS
     fn = g.s.weighted(fns)
     a = g.tile(shape, dt, depth)
+    if fn in ("shl", "shr"):  # counts past the width (and wrapped ones) included
+        b: Expr = Num(g.s.pick([0, 1, 3, dt.bits - 1, dt.bits, dt.bits + 1]), dt) \
+            if g.s.draw(2) else g.tile(shape, dt, max(depth - 1, 0))
+        return Bin(fn, a, b, shape, dt)
     if fn == "pow":
         return Bin(fn, a, Num(g.s.pick([2.0, 0.5, 3.0, -1.0]), dt), shape, dt)
     if fn in ("floordiv", "rem") and dt.is_int:
         if g.s.draw(2):
-            return Bin(fn, a, Num(g.s.pick([3, 2, 5, -3, 7, -4]), dt), shape, dt)
+            ks = [3, 2, 5, 1, 7, 4] if dt.is_unsigned else [3, 2, 5, -3, 7, -4]
+            return Bin(fn, a, Num(g.s.pick(ks), dt), shape, dt)
         y = g.tile(shape, dt, max(depth - 1, 0))
         return Bin(fn, a, Bin("add", Bin("mul", y, y, shape, dt), Num(1, dt), shape, dt),
                    shape, dt)

@@ -136,6 +136,8 @@ def _fill(g: Gen, dt: DT) -> float | int | None:
         return g.s.pick(FILLS)
     if dt.is_bool:
         return g.s.pick([False, True])
+    if dt.is_unsigned:  # the top value stands where a signed window takes -1
+        return g.s.pick([0, 1, (1 << dt.bits) - 1])
     return g.s.pick([0, 1, -1])
 
 

@@ -22,19 +22,20 @@ __all__ = ["Gen", "Producer", "StmtMaker", "FAMILIES", "DEFAULT_WEIGHTS", "gener
            "PRODUCERS", "STATEMENTS", "small_extent", "canonical_order"]
 
 FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory",
-            "gemm", "arange", "steps", "scan", "exchange", "gather")
+            "gemm", "arange", "steps", "scan", "exchange", "gather", "unsigned")
 """The feature families, selectable with ``--features``."""
 
 DEFAULT_WEIGHTS = {"windows": 3, "elementwise": 4, "reduce": 3, "loops": 3, "matrix": 3,
                    "parallel": 2, "memory": 2, "gemm": 0, "arange": 0, "steps": 0,
-                   "scan": 0, "exchange": 0, "gather": 0}
+                   "scan": 0, "exchange": 0, "gather": 0, "unsigned": 0}
 """How often each family is drawn relative to the others. ``gemm`` (whole GEMM programs,
 ``gen_gemm``), ``arange`` (coordinate tiles, ``gen_arange``), ``steps`` (runtime
 loop steps, ``gen_loops``), ``scan`` (``tc.cumsum`` and friends, ``gen_scan``),
-``exchange`` (``atomic_xchg``/``atomic_cas``, ``gen_exchange``) and ``gather``
-(data-dependent addresses, ``gen_gather``) are off unless asked for, so that other
-campaigns' streams stay as they were; named in ``--features`` without a weight each gets
-weight 1."""
+``exchange`` (``atomic_xchg``/``atomic_cas``, ``gen_exchange``), ``gather``
+(data-dependent addresses, ``gen_gather``) and ``unsigned`` (``u8``/``u16``/``u32`` among
+the element types ``any_dt`` draws, with shifts in their elementwise arithmetic) are off
+unless asked for, so that other campaigns' streams stay as they were; named in
+``--features`` without a weight each gets weight 1."""
 
 
 @dataclass(frozen=True)
@@ -210,9 +211,11 @@ class Gen:
 
     def any_dt(self) -> DT:
         """Any element type the DSL has (floats most often)."""
-        name = self.s.weighted([("f32", 8), ("f16", 3), ("bf16", 3), ("i32", 3), ("f64", 1),
-                                ("i8", 1), ("i16", 1), ("i64", 1), ("i1", 1)])
-        return DTYPES[name]
+        opts = [("f32", 8), ("f16", 3), ("bf16", 3), ("i32", 3), ("f64", 1), ("i8", 1),
+                ("i16", 1), ("i64", 1), ("i1", 1)]
+        if self.on("unsigned"):  # no extra option otherwise: recorded streams replay
+            opts += [("u32", 3), ("u8", 2), ("u16", 2)]
+        return DTYPES[self.s.weighted(opts)]
 
 
 _LEAVES = {"var", "window", "full", "arange"}

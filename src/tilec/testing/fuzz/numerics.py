@@ -22,7 +22,8 @@ import ml_dtypes
 import numpy as np
 
 __all__ = ["DT", "DTYPES", "MV", "exact", "round_to", "cast", "binary", "unary", "compare",
-           "where", "fma", "TRANSCENDENTAL", "tf32", "ieee_max", "ieee_min", "FLOATS", "INTS"]
+           "where", "fma", "TRANSCENDENTAL", "tf32", "ieee_max", "ieee_min", "FLOATS", "INTS",
+           "UINTS"]
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _F32 = np.dtype(np.float32)
@@ -59,6 +60,11 @@ class DT:
         return self.bits > 1
 
     @property
+    def is_unsigned(self) -> bool:
+        """True for ``u8``, ``u16``, ``u32``."""
+        return self.np.kind == "u"
+
+    @property
     def is_bool(self) -> bool:
         """True for ``i1``."""
         return self.name == "i1"
@@ -86,6 +92,9 @@ DTYPES: dict[str, DT] = {
     "i32": DT("i32", "tc.int32", np.dtype(np.int32), bits=32),
     "i64": DT("i64", "tc.int64", np.dtype(np.int64), bits=64),
     "i1": DT("i1", "tc.bool_", np.dtype(np.bool_), bits=1),
+    "u8": DT("u8", "tc.uint8", np.dtype(np.uint8), bits=8),
+    "u16": DT("u16", "tc.uint16", np.dtype(np.uint16), bits=16),
+    "u32": DT("u32", "tc.uint32", np.dtype(np.uint32), bits=32),
 }
 """Every element type the generator uses, by TileIR name."""
 
@@ -93,6 +102,8 @@ FLOATS = ("f32", "f16", "bf16", "f64")
 """Float type names, the most common first."""
 INTS = ("i32", "i8", "i16", "i64")
 """Integer type names, the most common first."""
+UINTS = ("u32", "u8", "u16")
+"""Unsigned type names (drawn only with the ``unsigned`` feature)."""
 
 TRANSCENDENTAL = ("exp", "exp2", "log", "log2", "tanh", "erf", "sigmoid", "rsqrt", "sin", "cos",
                   "pow")
@@ -203,7 +214,7 @@ def cast(x: MV, dt: DT) -> MV:
             lo, _ = _int_range(dt)
             t = np.trunc(np.where(np.isnan(f), 0.0, f))
             info = np.iinfo(dt.np)
-            big = t >= float(2 ** (dt.bits - 1))  # saturate (float(max) may round up)
+            big = t >= float(info.max) + 1.0  # saturate (float(max) may round up)
             small = t < lo
             safe = np.where(big | small, 0.0, t)
             out = np.where(big, info.max, np.where(small, info.min,
@@ -360,10 +371,36 @@ def binary(fn: str, x: MV, y: MV) -> MV:
             ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
                    "floordiv": np.floor_divide, "rem": np.remainder, "max": np.maximum,
                    "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
-                   "xor": np.bitwise_xor}
+                   "xor": np.bitwise_xor, "shl": _shift_left, "shr": _shift_right}
         v = np.asarray(ops[fn](a, b)).astype(dt.np)
         e = np.where(np.isinf(np.maximum(*np.broadcast_arrays(x.e, y.e))), np.inf, 0.0)
         return MV(v, np.asarray(e, _F64), dt)
+
+
+def _shift(a: np.ndarray, c: np.ndarray, left: bool) -> np.ndarray:
+    """``a << c`` or ``a >> c`` on Python integers, wrapped to ``a``'s type: the count is read
+    unsigned, and one of at least the width shifts every bit out (``>>`` fills with the sign
+    of a signed value)."""
+    a, c = np.broadcast_arrays(np.asarray(a), np.asarray(c))
+    dt = a.dtype
+    bits = dt.itemsize * 8
+    out = []
+    for x, k in zip((int(v) for v in a.reshape(-1)), (int(v) for v in c.reshape(-1))):
+        k %= 1 << bits
+        v = (0 if k >= bits else x << k) if left else x >> min(k, bits)
+        v %= 1 << bits
+        if dt.kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        out.append(v)
+    return np.array(out, dt).reshape(a.shape)
+
+
+def _shift_left(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return _shift(a, c, True)
+
+
+def _shift_right(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return _shift(a, c, False)
 
 
 def _pow1(x: float, y: float) -> float:

@@ -52,7 +52,7 @@ def poison_for(dt: DT) -> Any:
         return np.nan
     if dt.is_bool:
         return True
-    return -7
+    return np.array(-7, np.int64).astype(dt.np)[()]  # its bit pattern for unsigned types
 
 
 @dataclass

@@ -84,6 +84,36 @@ TC_F2I(tc_f2i_i16, int16_t, -32768, 32767, 32768.0)
 TC_F2I(tc_f2i_i32, int32_t, (-2147483647 - 1), 2147483647, 2147483648.0)
 TC_F2I(tc_f2i_i64, int64_t, (-INT64_C(9223372036854775807) - 1), INT64_C(9223372036854775807),
        9223372036854775808.0)
+/* float -> unsigned: the same, saturating at 0 below (cvt.rzi.sat.u32 semantics) */
+#define TC_F2U(name, T, HI, LIM)                                                          \
+  TC_DEV T name(double x) {                                                               \
+    return x != x ? (T)0 : x >= (LIM) ? (T)(HI) : x <= -1.0 ? (T)0 : (T)x;                \
+  }
+TC_F2U(tc_f2i_u8, uint8_t, 255u, 256.0)
+TC_F2U(tc_f2i_u16, uint16_t, 65535u, 65536.0)
+TC_F2U(tc_f2i_u32, uint32_t, 4294967295u, 4294967296.0)
+
+/* ---- integers: shifts. The count is read as unsigned at the operand's width; one of at
+   least the width shifts every bit out (0, or the sign fill for a signed >>, which is
+   arithmetic; an unsigned >> is logical) ---- */
+#define TC_SHIFTS(S, T, U, BITS)                                                          \
+  TC_DEV T tc_shl_##S(T a, T c) {                                                        \
+    return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c);                                     \
+  }                                                                                        \
+  TC_DEV T tc_shr_##S(T a, T c) {                                                        \
+    return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c));                                \
+  }
+#define TC_USHIFTS(S, T, BITS)                                                            \
+  TC_DEV T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }  \
+  TC_DEV T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
+TC_SHIFTS(i8, int8_t, uint8_t, 8)
+TC_SHIFTS(i16, int16_t, uint16_t, 16)
+TC_SHIFTS(i32, int32_t, uint32_t, 32)
+TC_SHIFTS(i64, int64_t, uint64_t, 64)
+TC_SHIFTS(index, int64_t, uint64_t, 64)
+TC_USHIFTS(u8, uint8_t, 8)
+TC_USHIFTS(u16, uint16_t, 16)
+TC_USHIFTS(u32, uint32_t, 32)
 
 /* ---- integers: max/min ----
    32 bits and narrower select through setp/selp written as PTX. ptxas of CUDA 13.0
@@ -107,6 +137,20 @@ TC_DEV int32_t tc_imin_i32(int32_t a, int32_t b) {
   TC_DEV T tc_imin_##S(int32_t a, int32_t b) { return (T)tc_imin_i32(a, b); }
 TC_NARROW_MINMAX(i8, int8_t)
 TC_NARROW_MINMAX(i16, int16_t)
+TC_NARROW_MINMAX(u8, uint8_t)   /* promoted to int, never negative: a signed select */
+TC_NARROW_MINMAX(u16, uint16_t)
+TC_DEV uint32_t tc_imax_u32(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("{\n\t.reg .pred p;\n\tsetp.gt.u32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
+      : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+TC_DEV uint32_t tc_imin_u32(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
+      : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
 #define TC_WIDE_MINMAX(S)                                                               \
   TC_DEV int64_t tc_imax_##S(int64_t a, int64_t b) { return a > b ? a : b; }             \
   TC_DEV int64_t tc_imin_##S(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -126,6 +170,9 @@ TC_DEV int64_t tc_rem_i64(int64_t a, int64_t b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 /* index arithmetic: floor division / modulo by a positive constant */
+TC_DEV uint64_t tc_cdiv_u64(uint64_t a, uint64_t b) {
+  return b == 0 ? 0 : a / b + (uint64_t)(a % b != 0);
+}
 TC_DEV int64_t tc_fdiv(int64_t a, int64_t c) {
   int64_t q = a / c;
   return q - (int64_t)((a % c) < 0);
