@@ -81,7 +81,10 @@ def _gather(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     s = g.s
     axis = s.draw(len(shape))
     p = g.input_array(dt, shape)
-    fill = s.pick([0.0, -1.0, float("nan")]) if dt.is_float else s.pick([0, -1, 7])
+    if dt.is_float:
+        fill = s.pick([0.0, -1.0, float("nan")])
+    else:  # an unsigned array's top value stands where a signed one takes -1
+        fill = s.pick([0, (1 << dt.bits) - 1 if dt.is_unsigned else -1, 7])
     return Gather(p.name, g.tile(shape, I32, depth), axis, fill, shape, dt)
 
 
