@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import tilec as tc
-from tilec.lib.attention import flash_attention
+from tilec.lib.attention import flash_attention, flash_attention_lse
 
 
 def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: int,
@@ -41,6 +41,10 @@ def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: 
     (2, 130, 257, 128, 64, 32),
     (2, 64, 64, 128, 128, 64),
     (3, 300, 221, 64, 128, 64),
+    # more 128-row tiles than SMs: each persistent program of the producer ring walks
+    # several, the query buffer refilled after the previous tile's last release
+    (48, 1024, 700, 64, 128, 64),
+    (40, 1000, 1000, 128, 128, 64),
 ])
 def test_16_bit_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: int, sk: int,
                                        d: int, bm: int, bn: int) -> None:
@@ -59,3 +63,28 @@ def test_causal_attention_matches_sdpa(torch_cuda: Any, dtype: str, bh: int, s: 
     """``CAUSAL=True`` against sdpa's ``is_causal`` (top-left aligned) on ragged lengths,
     more keys than queries and the reverse."""
     _matches_sdpa(torch_cuda, dtype, bh, s, sk, d, bm, bn, s * sk + d + 1, causal=True)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_lse_matches_torch(torch_cuda: Any, causal: bool) -> None:
+    """``flash_attention_lse``: the row log-sum-exp against torch's ``logsumexp`` of the
+    scaled (masked) scores, and the output against sdpa."""
+    torch = torch_cuda
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    bh, s, sk, d = 4, 333, 250, 64
+    q, k, v = (torch.randn(bh, n, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+               for n in (s, sk, sk))
+    out = torch.full_like(q, float("nan"))
+    lse = torch.full((bh, s), float("nan"), device="cuda")
+    scale = d ** -0.5
+    kern = tc.compile(flash_attention_lse, q, k, v, out, lse, scale, target="cuda", BM=128,
+                      BN=64, HEAD_DIM=d, CAUSAL=causal)
+    kern(q, k, v, out, lse, scale)
+    torch.cuda.synchronize()
+    scores = torch.einsum("bqd,bkd->bqk", q.float(), k.float()) * scale
+    if causal:
+        scores = scores.masked_fill(~torch.ones(s, sk, device="cuda").tril().bool(),
+                                    float("-inf"))
+    want = torch.logsumexp(scores, dim=2)
+    assert not bool(torch.isnan(lse).any()) and not bool(torch.isnan(out).any())
+    assert float((lse - want).abs().max()) <= 1e-3

@@ -23,10 +23,56 @@ import numpy as np
 import tilec as tc
 from tilec.demo import DemoCase
 
-__all__ = ["flash_attention", "DEMOS"]
+__all__ = ["flash_attention", "flash_attention_lse", "DEMOS"]
 
 LOG2E = 1.4426950408889634
 """log2(e): the factor that turns natural-base scores into base-2 ones."""
+LN2 = 0.6931471805599453
+"""ln(2): the factor that turns a base-2 logarithm into a natural one."""
+
+
+@tc.func
+def _check_shapes(Q, K, V, Out, HEAD_DIM):
+    BH, S, D = Q.shape
+    SK = K.shape[1]
+    assert D <= HEAD_DIM, "the head dimension must fit in HEAD_DIM"
+    assert K.shape[0] == BH and V.shape[0] == BH, "Q, K and V must have the same batch-heads"
+    assert K.shape[2] == D and V.shape[2] == D, "Q, K and V must have the same head dimension"
+    assert V.shape[1] == SK, "V must have one row per key"
+    assert Out.shape[0] == BH and Out.shape[1] == S and Out.shape[2] == D, \
+        "Out must have Q's shape"
+
+
+@tc.func
+def _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL):
+    """One program's ``BM`` query rows: the output accumulator (not yet divided), the row
+    sums and the row maxima, in base 2 (scores scaled by ``scale2``)."""
+    SK = K.shape[1]
+    q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
+    m = tc.full((BM,), float("-inf"))
+    den = tc.zeros((BM,))
+    acc = tc.zeros((BM, HEAD_DIM))
+    keys = min(SK, (pm + 1) * BM) if CAUSAL else SK  # the last key a row may attend
+    for n in tc.serial(tc.cdiv(keys, BN)):
+        k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+        v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+        cols = tc.arange(n * BN, n * BN + BN)[None, :]
+        s = tc.dot(q, k.T) * scale2
+        # one expression, so that the masks are computed in the scores' own layout; a
+        # key block wholly inside the keys (and, causal, below the diagonal) needs none
+        if CAUSAL:
+            if (n + 1) * BN > min(SK, pm * BM + 1):
+                rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
+                s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
+        elif (n + 1) * BN > SK:
+            s = tc.where(cols < SK, s, float("-inf"))
+        m_new = tc.maximum(m, tc.max(s, axis=1))
+        p = tc.exp2(s - m_new[:, None])
+        alpha = tc.exp2(m - m_new)
+        den = den * alpha + tc.sum(p, axis=1)
+        acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
+        m = m_new
+    return acc, den, m
 
 
 @tc.kernel
@@ -36,43 +82,33 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
     """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head; with ``CAUSAL`` query ``i``
     attends keys ``j <= i`` only (the top-left aligned mask of torch's ``is_causal``), and
     the key blocks wholly above the diagonal are never visited."""
-    BH, S, D = Q.shape
-    SK = K.shape[1]
-    assert D <= HEAD_DIM, "the head dimension must fit in HEAD_DIM"
-    assert K.shape[0] == BH and V.shape[0] == BH, "Q, K and V must have the same batch-heads"
-    assert K.shape[2] == D and V.shape[2] == D, "Q, K and V must have the same head dimension"
-    assert V.shape[1] == SK, "V must have one row per key"
-    assert Out.shape[0] == BH and Out.shape[1] == S and Out.shape[2] == D, \
-        "Out must have Q's shape"
+    _check_shapes(Q, K, V, Out, HEAD_DIM)
     # scores in base 2: exp(x * scale - m) == exp2(x * scale * log2(e) - m'), one exp2 per
     # probability (cheaper than exp on every target) and the same softmax
     scale2 = scale * LOG2E
-    for bh, pm in tc.parallel(BH, tc.cdiv(S, BM)):
-        q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
-        m = tc.full((BM,), float("-inf"))
-        den = tc.zeros((BM,))
-        acc = tc.zeros((BM, HEAD_DIM))
-        keys = min(SK, (pm + 1) * BM) if CAUSAL else SK  # the last key a row may attend
-        for n in tc.serial(tc.cdiv(keys, BN)):
-            k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
-            v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
-            cols = tc.arange(n * BN, n * BN + BN)[None, :]
-            s = tc.dot(q, k.T) * scale2
-            # one expression, so that the masks are computed in the scores' own layout; a
-            # key block wholly inside the keys (and, causal, below the diagonal) needs none
-            if CAUSAL:
-                if (n + 1) * BN > min(SK, pm * BM + 1):
-                    rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
-                    s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
-            elif (n + 1) * BN > SK:
-                s = tc.where(cols < SK, s, float("-inf"))
-            m_new = tc.maximum(m, tc.max(s, axis=1))
-            p = tc.exp2(s - m_new[:, None])
-            alpha = tc.exp2(m - m_new)
-            den = den * alpha + tc.sum(p, axis=1)
-            acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
-            m = m_new
+    for bh, pm in tc.parallel(Q.shape[0], tc.cdiv(Q.shape[1], BM)):
+        acc, den, _ = _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL)
         Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
+
+
+@tc.kernel
+def flash_attention_lse(Q, K, V, Out, LSE, scale,
+                        BM: tc.constexpr = tc.tunable(16, 32, 64, 128),
+                        BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32,
+                        CAUSAL: tc.constexpr = False):
+    """``flash_attention`` that also writes each query row's log-sum-exp of its scaled
+    scores, ``LSE[b, i] = log(sum_j exp(scale * Q[b, i] . K[b, j]))`` (natural log, f32;
+    ``-inf`` for a row with no key), which a backward pass recomputes the probabilities
+    from. ``LSE`` is ``[batch * heads, seq]``."""
+    _check_shapes(Q, K, V, Out, HEAD_DIM)
+    assert LSE.shape[0] == Q.shape[0] and LSE.shape[1] == Q.shape[1], \
+        "LSE must have one element per query row"
+    scale2 = scale * LOG2E
+    for bh, pm in tc.parallel(Q.shape[0], tc.cdiv(Q.shape[1], BM)):
+        acc, den, m = _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL)
+        Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
+        # the base-2 statistics back in natural log: log(sum exp) = (m + log2(den)) * ln 2
+        LSE.tile((bh, pm * BM), (1, BM)).store(((m + tc.log2(den)) * LN2)[None, :])
 
 
 def reference_attention(q, k, v, scale, causal: bool = False):
@@ -111,10 +147,24 @@ def _expected_causal(q, k, v, o, scale) -> dict[int, np.ndarray]:
     return _expected(q, k, v, o, scale, causal=True)
 
 
+def _expected_lse(q, k, v, o, lse, scale) -> dict[int, np.ndarray]:
+    f = [x.astype(np.float64) for x in (q, k, v)]
+    s = np.einsum("bqd,bkd->bqk", f[0], f[1]) * float(scale)
+    top = s.max(axis=2, keepdims=True)
+    row = (top + np.log(np.exp(s - top).sum(axis=2, keepdims=True)))[..., 0]
+    return {3: reference_attention(*f, float(scale)).astype(o.dtype), 4: row.astype(lse.dtype)}
+
+
+def _inputs_lse(rng: np.random.Generator) -> tuple:
+    q, k, v, o, scale = _inputs(rng)
+    return q, k, v, o, np.zeros(q.shape[:2], np.float32), scale
+
+
 DEMOS = [
     DemoCase("lib.flash_attention", flash_attention, _inputs, _expected),
     DemoCase("lib.flash_attention_bf16", flash_attention, _inputs_bf16, _expected,
              constexprs={"BM": 64, "BN": 32, "HEAD_DIM": 64}, rtol=3e-2),
     DemoCase("lib.flash_attention_causal", flash_attention, _inputs, _expected_causal,
              constexprs={"BM": 16, "BN": 16, "CAUSAL": True}),
+    DemoCase("lib.flash_attention_lse", flash_attention_lse, _inputs_lse, _expected_lse),
 ]
