@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_atomic_exchange import bits, broadcast, claim, edge, halve_if, push, swap_in
+from test_atomic_exchange import bits, broadcast, cas_at, claim, edge, halve_if, push, swap_in
 
 import tilec as tc
 from paths import poisoned, to_device, to_host
@@ -79,6 +79,10 @@ def test_single_instance_kernels_match_the_reference(torch_cuda: Any, target: st
         (halve_if, [np.array([0xFFFFFFFF, 0x80000000, 7, 0x80000001], np.uint32),
                     np.array([0xFFFFFFFF, 0, 7, 0x80000001], np.uint32),
                     poisoned(4, dtype=np.uint32)], [0, 2]),
+        # several instances, each on its own elements: one result in every order
+        (cas_at, [np.array([0, 1, 2, 3, 40, 5, 6, 7, 8, 90, 10, 11, 12, 13], np.int32),
+                  np.array([8, 12, 2 ** 32 - 2, 1_000_000, 3], np.uint32),
+                  poisoned(5, 4, dtype=np.int32)], [0, 2]),
     ]
     for kernel, args, outs in cases:
         ref = [a.copy() if isinstance(a, np.ndarray) else a for a in args]

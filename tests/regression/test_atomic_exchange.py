@@ -210,6 +210,38 @@ def test_unsigned_compare_and_swap(target: str) -> None:
 
 
 @tc.kernel
+def cas_at(X, L, Old, B: tc.constexpr = 4):
+    """Instance ``b`` compare-and-swaps the window of X at ``L[b]``, an origin read from
+    memory (past either end: those elements untouched, reading the fill)."""
+    for b in tc.parallel(L.shape[0]):
+        o = L[b]
+        w = X.tile((o,), (B,), fill=-7)
+        Old.tile((b, 0), (1, B)).store(w.atomic_cas(tc.arange(B) + tc.int32(o), 100 + b)[None, :])
+
+
+@pytest.mark.parametrize("ldt", [np.int32, np.uint32], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("target", PATHS)
+def test_window_origin_read_from_memory(target: str, ldt: Any) -> None:
+    """The windows' parts inside X are disjoint, so every order gives one result."""
+    neg = -2 if ldt is np.int32 else 2 ** 32 - 2  # u32: far past the end, not before 0
+    origins = [8, 12, neg, 1_000_000, 3]
+    x = np.arange(14, dtype=np.int32)
+    x[4], x[9] = 40, 90  # those two do not match their index
+    init = x.copy()
+    old = poisoned(5, 4, dtype=np.int32)
+    run(target, cas_at, x, np.array(origins, ldt), old)
+    want_x, want_old = init.copy(), np.full((5, 4), -7, np.int32)
+    for b, o in enumerate(np.array(origins, ldt).astype(np.int64).tolist()):
+        for i in range(4):
+            if 0 <= o + i < 14:
+                want_old[b, i] = init[o + i]
+                if init[o + i] == o + i:
+                    want_x[o + i] = 100 + b
+    np.testing.assert_array_equal(old, want_old)
+    np.testing.assert_array_equal(x, want_x)
+
+
+@tc.kernel
 def unused(X):
     """The old tile is dropped: the exchange still happens."""
     for _ in tc.parallel(1):
@@ -421,6 +453,7 @@ SPECS: dict[Any, tuple[Any, ...]] = {
     swap_small: (np.zeros(8, np.int32), np.zeros((P, 8), np.int32)),
     scratch: (np.zeros(32, np.float32), np.zeros(32, np.float32), np.zeros(32, np.float32)),
     halve_if: (np.zeros(4, np.uint32), np.zeros(4, np.uint32), np.zeros(4, np.uint32)),
+    cas_at: (np.zeros(14, np.int32), np.zeros(5, np.uint32), np.zeros((5, 4), np.int32)),
 }
 
 
@@ -438,6 +471,8 @@ def test_cuda_source_compiles(target: str, arch: str, npdt: Any) -> None:
     if npdt is np.uint32:  # scratch's -1 is not a u32; the shift and cas of halve_if
         cubin(cuda_source(halve_if, *(np.zeros(4, npdt),) * 3, target=target), arch)
         return
+    if npdt is np.int32:  # a window origin read from memory
+        cubin(cuda_source(cas_at, *SPECS[cas_at], target=target), arch)
     cubin(cuda_source(scratch, *(np.zeros(32, npdt),) * 3, target=target), arch)
 
 
