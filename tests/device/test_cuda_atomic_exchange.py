@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_atomic_exchange import bits, broadcast, claim, edge, push, swap_in
+from test_atomic_exchange import bits, broadcast, cas_at, claim, edge, halve_if, push, swap_in
 
 import tilec as tc
 from paths import poisoned, to_device, to_host
@@ -44,7 +44,7 @@ def test_claim_has_one_winner_per_slot(torch_cuda: Any, target: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("npdt", [np.int32, np.float32, np.int64, np.float64],
+@pytest.mark.parametrize("npdt", [np.int32, np.float32, np.int64, np.float64, np.uint32],
                          ids=lambda d: np.dtype(d).name)
 def test_exchange_keeps_every_value_once(torch_cuda: Any, target: str, npdt: Any) -> None:
     init = (np.arange(8) * 3 - 5).astype(npdt)
@@ -76,6 +76,13 @@ def test_single_instance_kernels_match_the_reference(torch_cuda: Any, target: st
                      poisoned(4, 8)], [0, 2]),
         (bits, [np.array([-0.0, 0.0, nan, 2.0], np.float32),
                 np.array([0.0, -0.0, nan, 2.0], np.float32), poisoned(4)], [0, 2]),
+        (halve_if, [np.array([0xFFFFFFFF, 0x80000000, 7, 0x80000001], np.uint32),
+                    np.array([0xFFFFFFFF, 0, 7, 0x80000001], np.uint32),
+                    poisoned(4, dtype=np.uint32)], [0, 2]),
+        # several instances, each on its own elements: one result in every order
+        (cas_at, [np.array([0, 1, 2, 3, 40, 5, 6, 7, 8, 90, 10, 11, 12, 13], np.int32),
+                  np.array([8, 12, 2 ** 32 - 2, 1_000_000, 3], np.uint32),
+                  poisoned(5, 4, dtype=np.int32)], [0, 2]),
     ]
     for kernel, args, outs in cases:
         ref = [a.copy() if isinstance(a, np.ndarray) else a for a in args]

@@ -78,11 +78,11 @@ def swap_in(X, Old, S: tc.constexpr = 8):
         Old.tile((p, 0), (1, S)).store(X.tile((0,), (S,)).atomic_xchg(v)[None, :])
 
 
-@pytest.mark.parametrize("npdt", [np.int32, np.float32, np.int64, np.float64],
+@pytest.mark.parametrize("npdt", [np.int32, np.float32, np.int64, np.float64, np.uint32],
                          ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("target", PATHS)
 def test_exchange_keeps_every_value_once(target: str, npdt: Any) -> None:
-    x = (np.arange(8) * 3 - 5).astype(npdt)
+    x = (np.arange(8) * 3 - 5).astype(npdt)  # u32: 2**32 - 5 and - 2 among them
     init = x.copy()
     old = poisoned(P, 8, dtype=npdt)
     if target == "sim:metal:m1" and np.dtype(npdt).itemsize == 8:
@@ -186,6 +186,59 @@ def test_float_compare_is_bitwise(target: str) -> None:
          np.float32(1.5).view(np.uint32)], np.uint32))
     assert old.view(np.uint32)[2] == 0x7FC00123
     assert np.signbit(old[0]) and not np.signbit(old[1])
+
+
+@tc.kernel
+def halve_if(X, Cmp, Old, B: tc.constexpr = 4):
+    """``X.atomic_cas(Cmp, X >> 1)``: on u32 a logical shift, compared on all 32 bits."""
+    for _ in tc.parallel(1):
+        w = X.tile((0,), (B,))
+        Old.tile((0,), (B,)).store(w.atomic_cas(Cmp.tile((0,), (B,)), w >> 1))
+
+
+@pytest.mark.parametrize("target", PATHS)
+def test_unsigned_compare_and_swap(target: str) -> None:
+    """u32 exchanges as i32 does, on CUDA's ``unsigned int`` word and Metal's atomic_uint:
+    values above 2**31 compare, swap and return unchanged."""
+    x = np.array([0xFFFFFFFF, 0x80000000, 7, 0x80000001], np.uint32)
+    cmp = np.array([0xFFFFFFFF, 0, 7, 0x80000001], np.uint32)
+    init = x.copy()
+    old = poisoned(4, dtype=np.uint32)
+    run(target, halve_if, x, cmp, old)
+    np.testing.assert_array_equal(old, init)
+    np.testing.assert_array_equal(x, [0x7FFFFFFF, 0x80000000, 3, 0x40000000])
+
+
+@tc.kernel
+def cas_at(X, L, Old, B: tc.constexpr = 4):
+    """Instance ``b`` compare-and-swaps the window of X at ``L[b]``, an origin read from
+    memory (past either end: those elements untouched, reading the fill)."""
+    for b in tc.parallel(L.shape[0]):
+        o = L[b]
+        w = X.tile((o,), (B,), fill=-7)
+        Old.tile((b, 0), (1, B)).store(w.atomic_cas(tc.arange(B) + tc.int32(o), 100 + b)[None, :])
+
+
+@pytest.mark.parametrize("ldt", [np.int32, np.uint32], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("target", PATHS)
+def test_window_origin_read_from_memory(target: str, ldt: Any) -> None:
+    """The windows' parts inside X are disjoint, so every order gives one result."""
+    neg = -2 if ldt is np.int32 else 2 ** 32 - 2  # u32: far past the end, not before 0
+    origins = [8, 12, neg, 1_000_000, 3]
+    x = np.arange(14, dtype=np.int32)
+    x[4], x[9] = 40, 90  # those two do not match their index
+    init = x.copy()
+    old = poisoned(5, 4, dtype=np.int32)
+    run(target, cas_at, x, np.array(origins, ldt), old)
+    want_x, want_old = init.copy(), np.full((5, 4), -7, np.int32)
+    for b, o in enumerate(np.array(origins, ldt).astype(np.int64).tolist()):
+        for i in range(4):
+            if 0 <= o + i < 14:
+                want_old[b, i] = init[o + i]
+                if init[o + i] == o + i:
+                    want_x[o + i] = 100 + b
+    np.testing.assert_array_equal(old, want_old)
+    np.testing.assert_array_equal(x, want_x)
 
 
 @tc.kernel
@@ -351,12 +404,12 @@ def swap_small(X, Old, S: tc.constexpr = 8):
         Old.tile((p, 0), (1, S)).store(X.tile((0,), (S,)).atomic_xchg(tc.arange(S) + p)[None, :])
 
 
-NARROW = [np.int8, np.int16, np.float16, ml_dtypes.bfloat16]
+NARROW = [np.int8, np.int16, np.uint8, np.uint16, np.float16, ml_dtypes.bfloat16]
 
 
 def _name(dt: Any) -> str:
     return {ml_dtypes.bfloat16: "bf16"}.get(dt, np.dtype(dt).name.replace("float", "f")
-                                           .replace("int", "i"))
+                                           .replace("uint", "u").replace("int", "i"))
 
 
 @pytest.mark.parametrize("npdt", NARROW, ids=_name)
@@ -366,7 +419,7 @@ def test_rejected_types(target: str, npdt: Any) -> None:
     CUDA 32- and 64-bit words; Metal 32-bit ones; each refusal names the type."""
     x = np.zeros(8, npdt)
     old = poisoned(P, 8, dtype=npdt)
-    if target == "reference" or (target == "cpu" and npdt in (np.int8, np.int16)):
+    if target == "reference" or (target == "cpu" and np.dtype(npdt).kind in "iu"):
         run(target, swap_small, x, old)
         for s in range(8):
             put = [p + s for p in range(P)]
@@ -376,7 +429,7 @@ def test_rejected_types(target: str, npdt: Any) -> None:
         with pytest.raises(tc.UserError, match=f"atomic xchg on {_name(npdt)} memory"):
             run(target, swap_small, x, old)
         return
-    kinds = "i32, f32" if "metal" in target else "i32, i64, f32, f64"
+    kinds = "i32, f32, u32" if "metal" in target else "i32, i64, f32, f64, u32"
     with pytest.raises(LoweringError) as e:
         run(target, swap_small, x, old)
     prof = target.removeprefix("sim:")
@@ -399,12 +452,14 @@ SPECS: dict[Any, tuple[Any, ...]] = {
     bits: (np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(4, np.float32)),
     swap_small: (np.zeros(8, np.int32), np.zeros((P, 8), np.int32)),
     scratch: (np.zeros(32, np.float32), np.zeros(32, np.float32), np.zeros(32, np.float32)),
+    halve_if: (np.zeros(4, np.uint32), np.zeros(4, np.uint32), np.zeros(4, np.uint32)),
+    cas_at: (np.zeros(14, np.int32), np.zeros(5, np.uint32), np.zeros((5, 4), np.int32)),
 }
 
 
 @needs_nvrtc
 @pytest.mark.parametrize("target,arch", CUBIN_ARCHS)
-@pytest.mark.parametrize("npdt", [np.int32, np.int64, np.float32, np.float64],
+@pytest.mark.parametrize("npdt", [np.int32, np.int64, np.float32, np.float64, np.uint32],
                          ids=lambda d: np.dtype(d).name)
 def test_cuda_source_compiles(target: str, arch: str, npdt: Any) -> None:
     src = cuda_source(swap_in, np.zeros(8, npdt), np.zeros((P, 8), npdt), target=target)
@@ -413,6 +468,11 @@ def test_cuda_source_compiles(target: str, arch: str, npdt: Any) -> None:
     src = cuda_source(bits, *(np.zeros(4, npdt),) * 3, target=target, V=1)
     assert "tc_atomic_cas<" in src.text
     cubin(src, arch)
+    if npdt is np.uint32:  # scratch's -1 is not a u32; the shift and cas of halve_if
+        cubin(cuda_source(halve_if, *(np.zeros(4, npdt),) * 3, target=target), arch)
+        return
+    if npdt is np.int32:  # a window origin read from memory
+        cubin(cuda_source(cas_at, *SPECS[cas_at], target=target), arch)
     cubin(cuda_source(scratch, *(np.zeros(32, npdt),) * 3, target=target), arch)
 
 

@@ -17,6 +17,7 @@ reference, which must equal numpy. The GPU run is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -129,6 +130,24 @@ def histogram(Hist, ids, BT: tc.constexpr = 8):
 
 
 @tc.kernel
+def embed_rows(E, ids, Out, BT: tc.constexpr = 8, D: tc.constexpr = 4):
+    """``Out[t] = E[ids[t]]`` with ids of any integer type (no fill: whole tiles of ids)."""
+    T = ids.shape[0]
+    for p in tc.parallel(tc.cdiv(T, BT)):
+        t = ids.tile((p * BT,), (BT,))
+        Out.tile((p * BT, 0), (BT, D)).store(tc.gather(E, tc.broadcast(t[:, None], (BT, D)), 0))
+
+
+@tc.kernel
+def scatter_ids(Out, ids, V, BT: tc.constexpr = 8, D: tc.constexpr = 4):
+    """``Out[ids[t]] = V[t]`` with ids of any integer type."""
+    T = ids.shape[0]
+    for p in tc.parallel(tc.cdiv(T, BT)):
+        t = ids.tile((p * BT,), (BT,))
+        tc.scatter(Out, tc.broadcast(t[:, None], (BT, D)), 0, V.tile((p * BT, 0), (BT, D)))
+
+
+@tc.kernel
 def scalar_uses(X, L, Out):
     """A scalar read as a value (stored), in index arithmetic, outside the array (0), of a
     float, and as a runtime ``if`` condition."""
@@ -235,6 +254,67 @@ def _scalar_uses_case() -> tuple[list[Any], int, np.ndarray]:
     return [X, L, poisoned(4, 5)], -1, out
 
 
+UNSIGNED_IDS = {np.uint8: [200, 255, 128], np.uint16: [40000, 65535, 32768],
+                np.uint32: [2 ** 31, 2 ** 32 - 1, 2 ** 31 + 5]}
+"""Unsigned indices with the top bit set: zero-extended, the u8 and u16 ones lie inside an
+array of 210 or 40010 rows (sign-extended they would be negative and read the fill); the
+u32 ones lie far outside."""
+
+
+def _unsigned_ids(dt: Any) -> tuple[np.ndarray, int]:
+    """Ids of type ``dt`` (8 of them, three with the top bit set) and a row count that holds
+    the u8/u16 ones."""
+    n = {np.uint8: 210, np.uint16: 40010, np.uint32: 10}[dt]
+    return np.array([3, 0, 9, 1, *UNSIGNED_IDS[dt], 5], dt), n
+
+
+def _embed_unsigned_case(dt: Any) -> Callable[[], tuple[list[Any], int, np.ndarray]]:
+    def make() -> tuple[list[Any], int, np.ndarray]:
+        ids, n = _unsigned_ids(dt)
+        E = np.arange(n * 4, dtype=np.float32).reshape(n, 4)
+        out = np.stack([E[i] if i < n else np.zeros(4, np.float32) for i in ids.tolist()])
+        return [E, ids, poisoned(8, 4)], -1, out
+    return make
+
+
+def _scatter_unsigned_case(dt: Any) -> Callable[[], tuple[list[Any], int, np.ndarray]]:
+    def make() -> tuple[list[Any], int, np.ndarray]:
+        ids, n = _unsigned_ids(dt)
+        V = np.arange(32, dtype=np.float32).reshape(8, 4) + 1000
+        out = poisoned(n, 4)
+        for t, i in enumerate(ids.tolist()):
+            if i < n:
+                out[i] = V[t]
+        return [poisoned(n, 4), ids, V], 0, out
+    return make
+
+
+def _rows_at_unsigned_case() -> tuple[list[Any], int, np.ndarray]:
+    """Window origins read from u8 memory: 200 and 255 are rows of X (zero-extended)."""
+    X = np.arange(260 * 8, dtype=np.float32).reshape(260, 8)
+    L = np.array([3, 200, 255, 128, 0], np.uint8)
+    return [X, L, poisoned(5, 8)], -1, X[L.astype(np.int64)]
+
+
+def _rows_at_u32_case() -> tuple[list[Any], int, np.ndarray]:
+    """Window origins read from u32 memory, the top bit set: far outside X, the fill."""
+    X = np.arange(80, dtype=np.float32).reshape(10, 8)
+    L = np.array([3, 2 ** 32 - 1, 2 ** 31, 9, 2 ** 31 + 3], np.uint32)
+    Y = np.stack([X[i] if i < 10 else np.full(8, -1.0, np.float32) for i in L.tolist()])
+    return [X, L, poisoned(5, 8)], -1, Y
+
+
+def _histogram_u32_case() -> tuple[list[Any], int, np.ndarray]:
+    """scatter_add into u32 memory (CUDA's unsigned atomicAdd): 2**32 - 1 + 1 wraps to 0."""
+    ids = np.array([3, 0, 3, 3, 12, 2, 0, 7, 11, 11, 1, -1, 1, 2 ** 31 - 1, 1, 1], np.int32)
+    hist = np.array([0, 2 ** 32 - 1, 5] + [2 ** 31] * 9, np.uint32)
+    want = hist.astype(np.int64)
+    for i in ids:
+        if 0 <= i < 12:
+            want[i] += 1
+    return [hist, ids], 0, (want % 2 ** 32).astype(np.uint32)
+
+
 CASES = {
     "rows_at": (rows_at, _rows_at_case),
     "varlen": (varlen_rowsum, _varlen_case),
@@ -245,9 +325,17 @@ CASES = {
     "scatter": (scatter_rows, _scatter_case),
     "histogram": (histogram, _histogram_case),
     "scalar_uses": (scalar_uses, _scalar_uses_case),
+    "embed_u8": (embed_rows, _embed_unsigned_case(np.uint8)),
+    "embed_u16": (embed_rows, _embed_unsigned_case(np.uint16)),
+    "embed_u32": (embed_rows, _embed_unsigned_case(np.uint32)),
+    "scatter_u8": (scatter_ids, _scatter_unsigned_case(np.uint8)),
+    "scatter_u32": (scatter_ids, _scatter_unsigned_case(np.uint32)),
+    "rows_at_u8": (rows_at, _rows_at_unsigned_case),
+    "rows_at_u32": (rows_at, _rows_at_u32_case),
+    "histogram_u32": (histogram, _histogram_u32_case),
 }
 
-NO_ATOMICS = {("histogram", "sim:metal:m1")}
+NO_ATOMICS = {("histogram", "sim:metal:m1"), ("histogram_u32", "sim:metal:m1")}
 """metal:m1 has no atomics: refused with a located error (below)."""
 
 
@@ -335,9 +423,10 @@ def test_scalar_reads_follow_earlier_writes() -> None:
         np.testing.assert_array_equal(out, [[x[7] * 2, x[5] + 1], [x[14] * 2, x[12] + 1]])
 
 
-def test_metal_refuses_scatter_add() -> None:
-    args, _, _ = _histogram_case()
-    with pytest.raises(tc.UserError, match="metal:m1 has no atomic add on i32 memory"):
+@pytest.mark.parametrize("case,name", [(_histogram_case, "i32"), (_histogram_u32_case, "u32")])
+def test_metal_refuses_scatter_add(case: Any, name: str) -> None:
+    args, _, _ = case()
+    with pytest.raises(tc.UserError, match=f"metal:m1 has no atomic add on {name} memory"):
         run("sim:metal:m1", histogram, *args)
 
 
@@ -355,7 +444,7 @@ def test_cuda_source_compiles(case: str, target: str, arch: str) -> None:
 
 
 @pytest.mark.skipif(checker_unavailable() is not None, reason=str(checker_unavailable()))
-@pytest.mark.parametrize("case", [c for c in EMITTED if c != "histogram"])
+@pytest.mark.parametrize("case", [c for c in EMITTED if (c, "sim:metal:m1") not in NO_ATOMICS])
 def test_metal_source_passes_the_check(case: str) -> None:
     kernel, make = CASES[case]
     exe = tc.compile(kernel, *make()[0], target="metal:m1").executable()

@@ -199,7 +199,7 @@ def test_cuda_atomics_on_narrow_memory_are_refused_by_the_simulator_too(target: 
                                                           .replace("float", "f")
                                                           .replace("int", "i"))
     assert simulated.startswith(f"{__file__}:{line}:9: error: {target} has no atomic add on "
-                                f"{name} memory (its atomics update i32, i64, f32, f64)"), \
+                                f"{name} memory (its atomics update i32, i64, f32, f64, u32)"), \
         simulated
 
 

@@ -265,35 +265,48 @@ def view(cap: Capture, node: ast.AST, m: MemVal, origin: Any, shape: Any, fill: 
     return MemVal(v, fill, window=True)
 
 
-def store_view(cap: Capture, node: ast.AST, m: MemVal, x: Any, op: str = "store",
-               kind: str | None = None) -> None:
-    """Write a tile (converted and broadcast to the view) through ``m``."""
+def _written_window(cap: Capture, node: ast.AST, m: MemVal, x: Any, what: str) -> MemVal:
+    """The window ``what`` writes ``x`` through: ``m`` after the checks every write makes (not
+    in a reduction update, static extents), seen with the shape of a tile ``x`` that has extra
+    (or fewer) unit axes, as a matrix output is written to a 2-D window."""
     t = m.type
     if cap.pure:
         raise cap.error(node, "a reduction update cannot write memory")
     if not all(e.is_static for e in t.shape):
-        raise cap.error(node, f"cannot {op} into {t}: its extents are not static; take a "
+        raise cap.error(node, f"cannot {what} into {t}: its extents are not static; take a "
                         f"window first with .tile(origin, shape)")
+    x = as_tileish(cap, node, x)
+    if isinstance(x, TILEISH) and x.shape != tuple(int(e) for e in t.shape) and m.window:
+        squeezed = squeeze_window(cap, node, m, x.shape)
+        if squeezed is not None:
+            return squeezed
+    return m
+
+
+def _written_tile(cap: Capture, node: ast.AST, m: MemVal, x: Any, what: str) -> TileVal:
+    """``x`` (a tile, scalar or number) broadcast to the window ``m`` and converted to its
+    element type, as ``what`` writes it."""
+    t = m.type
     shape = tuple(int(e) for e in t.shape)
     x = as_tileish(cap, node, x)
     if not (is_number(x) or isinstance(x, (ScalarVal, *TILEISH))):
-        raise cap.error(node, f"cannot {op} {describe(x)} into memory")
-    if isinstance(x, TILEISH) and x.shape != shape and m.window:
-        # a tile stored into a window that has extra (or fewer) unit axes: write through the
-        # window seen with the tile's shape, as a matrix output is written to a 2-D window
-        squeezed = squeeze_window(cap, node, m, x.shape)
-        if squeezed is not None:
-            m, t, shape = squeezed, squeezed.type, tuple(x.shape)
+        raise cap.error(node, f"cannot {what} {describe(x)} into memory")
     if isinstance(x, TILEISH) and x.shape != shape:
         try:
             x = broadcast_to(cap, node, x, shape)
         except Exception:
-            raise cap.error(node, f"{op} of a {_shape_str(x.shape)} tile into a "
+            raise cap.error(node, f"{what} of a {_shape_str(x.shape)} tile into a "
                             f"{_shape_str(shape)} view: shapes differ") from None
     elif not isinstance(x, TILEISH):
         x = broadcast_to(cap, node, x, shape)
-    x = cast_value(cap, node, x, t.dtype)
-    tile = as_tile(cap, node, x)
+    return as_tile(cap, node, cast_value(cap, node, x, t.dtype))
+
+
+def store_view(cap: Capture, node: ast.AST, m: MemVal, x: Any, op: str = "store",
+               kind: str | None = None) -> None:
+    """Write a tile (converted and broadcast to the view) through ``m``."""
+    m = _written_window(cap, node, m, x, op)
+    tile = _written_tile(cap, node, m, x, op)
     attrs = {} if kind is None else {"kind": kind}
     cap.builder.create(op, [m.value, tile.value], [], attrs, loc=cap.loc(node))
     cap.note_write()
@@ -308,34 +321,10 @@ def exchange_view(cap: Capture, site: CallSite, m: MemVal, kind: str, x: Any,
     the window leaves memory."""
     what = f"atomic_{kind}"
     node = site.node
+    m = _written_window(cap, node, m, x, what)
     t = m.type
-    if cap.pure:
-        raise cap.error(node, "a reduction update cannot write memory")
-    if not all(e.is_static for e in t.shape):
-        raise cap.error(node, f"cannot {what} into {t}: its extents are not static; take a "
-                        f"window first with .tile(origin, shape)")
-    shape = tuple(int(e) for e in t.shape)
-    x = as_tileish(cap, node, x)
-    if isinstance(x, TILEISH) and x.shape != shape and m.window:
-        # as a store: a value with extra (or fewer) unit axes goes through the window seen
-        # with its shape, which the old tile then has
-        squeezed = squeeze_window(cap, node, m, x.shape)
-        if squeezed is not None:
-            m, t, shape = squeezed, squeezed.type, tuple(x.shape)
-    operands = [m.value]
-    for arg in ([x, compare] if kind == "cas" else [x]):
-        v = as_tileish(cap, node, arg)
-        if not (is_number(v) or isinstance(v, (ScalarVal, *TILEISH))):
-            raise cap.error(node, f"cannot {what} {describe(v)} into memory")
-        if isinstance(v, TILEISH) and v.shape != shape:
-            try:
-                v = broadcast_to(cap, node, v, shape)
-            except Exception:
-                raise cap.error(node, f"{what} of a {_shape_str(v.shape)} tile into a "
-                                f"{_shape_str(shape)} view: shapes differ") from None
-        elif not isinstance(v, TILEISH):
-            v = broadcast_to(cap, node, v, shape)
-        operands.append(as_tile(cap, node, cast_value(cap, node, v, t.dtype)).value)
+    operands = [m.value] + [_written_tile(cap, node, m, v, what).value
+                            for v in ([x, compare] if kind == "cas" else [x])]
     fill = typed_number(0 if m.fill is None else m.fill, t.dtype)
     hint = m.value.name_hint.removesuffix("_view") if m.value.name_hint else None
     v = cap.builder.value("atomic", operands, ir.TileType(t.shape, t.dtype),

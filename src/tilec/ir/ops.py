@@ -600,52 +600,46 @@ def _verify_load_scalar(op: Operation) -> None:
     _expect_value_of(op.attr("fill"), src.dtype, "load_scalar fill")
 
 
-def _verify_gather(op: Operation) -> None:
-    src, idx = (v.type for v in op.operands[:2])
-    _expect(isinstance(src, MemoryType), "gather reads memory")
+def _verify_indexed(op: Operation, n_fixed: int) -> tuple[MemoryType, TileType]:
+    """The checks ``gather`` and ``scatter`` share: the memory (operand 0), the tile of
+    integer indices (operand 1), the axis they index and, in Machine form, the map of
+    registers to tile coordinates (over the ``n_fixed`` leading operands' symbols)."""
+    mem, idx = (v.type for v in op.operands[:2])
+    _expect(isinstance(mem, MemoryType), f"{op.name} accesses memory")
     _expect(isinstance(idx, TileType) and idx.dtype.is_int and idx.dtype is not i1,
-            f"gather indices are a tile of integers, got {idx}")
-    _expect(idx.rank == src.rank or op.attr("map") is not None,
-            f"gather of rank-{src.rank} memory takes rank-{src.rank} indices, got {idx}")
+            f"{op.name} indices are a tile of integers, got {idx}")
+    _expect(idx.rank == mem.rank or op.attr("map") is not None,
+            f"{op.name} of rank-{mem.rank} memory takes rank-{mem.rank} indices, got {idx}")
     axis = op.attr("axis")
-    _expect(_is_int(axis) and 0 <= axis < src.rank,
-            f"gather axis {axis!r} is not an axis of {src}")
+    _expect(_is_int(axis) and 0 <= axis < mem.rank,
+            f"{op.name} axis {axis!r} is not an axis of {mem}")
+    m = op.attr("map")
+    if m is not None:  # Machine form: register i of the thread's part -> tile coordinates
+        _expect(isinstance(m, IndexMap) and m.n_dims == 1 and idx.rank == 1
+                and m.rank == mem.rank and m.n_symbols == op.num_operands - n_fixed,
+                f"machine {op.name} map {m} must send a register to {mem.rank} coordinates")
+        _expect(_is_int_tuple(op.attr("shape")) and len(op.attr("shape")) == mem.rank,
+                f"machine {op.name} needs the tile shape its map's coordinates lie in")
+    else:
+        _expect(op.num_operands == n_fixed,
+                f"{op.name} takes {n_fixed} operands (memory, indices"
+                f"{', values' if n_fixed == 3 else ''})")
+    return mem, idx
+
+
+def _verify_gather(op: Operation) -> None:
+    src, idx = _verify_indexed(op, 2)
     _expect(op.result.type is TileType(idx.shape, src.dtype),
             "gather yields a tile of the indices' shape and the memory's dtype")
     _expect(op.attr("fill") is not None, "gather needs the value of an invalid element")
     _expect_value_of(op.attr("fill"), src.dtype, "gather fill")
-    m = op.attr("map")
-    if m is not None:  # Machine form: register i of the thread's part -> tile coordinates
-        _expect(isinstance(m, IndexMap) and m.n_dims == 1 and idx.rank == 1
-                and m.rank == src.rank and m.n_symbols == op.num_operands - 2,
-                f"machine gather map {m} must send a register to {src.rank} coordinates")
-        _expect(_is_int_tuple(op.attr("shape")) and len(op.attr("shape")) == src.rank,
-                "machine gather needs the tile shape its map's coordinates lie in")
-    else:
-        _expect(op.num_operands == 2, "gather takes a memory and a tile of indices")
 
 
 def _verify_scatter(op: Operation) -> None:
-    dst, idx, val = (v.type for v in op.operands[:3])
-    _expect(isinstance(dst, MemoryType), "scatter writes memory")
-    _expect(isinstance(idx, TileType) and idx.dtype.is_int and idx.dtype is not i1,
-            f"scatter indices are a tile of integers, got {idx}")
-    _expect(idx.rank == dst.rank or op.attr("map") is not None,
-            f"scatter into rank-{dst.rank} memory takes rank-{dst.rank} indices, got {idx}")
+    dst, idx = _verify_indexed(op, 3)
+    val = op.operand(2).type
     _expect(isinstance(val, TileType) and val.dtype is dst.dtype and val.shape == idx.shape,
             f"scatter of {val} with indices {idx} into {dst}: shape or dtype mismatch")
-    axis = op.attr("axis")
-    _expect(_is_int(axis) and 0 <= axis < dst.rank,
-            f"scatter axis {axis!r} is not an axis of {dst}")
-    m = op.attr("map")
-    if m is not None:
-        _expect(isinstance(m, IndexMap) and m.n_dims == 1 and idx.rank == 1
-                and m.rank == dst.rank and m.n_symbols == op.num_operands - 3,
-                f"machine scatter map {m} must send a register to {dst.rank} coordinates")
-        _expect(_is_int_tuple(op.attr("shape")) and len(op.attr("shape")) == dst.rank,
-                "machine scatter needs the tile shape its map's coordinates lie in")
-    else:
-        _expect(op.num_operands == 3, "scatter takes a memory, indices and values")
 
 
 def _verify_store(op: Operation) -> None:

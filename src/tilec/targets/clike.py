@@ -41,7 +41,47 @@ import numpy as np
 import tilec.ir as ir
 
 __all__ = ["IndentedBuffer", "LineOrigin", "CLikeEmitter", "UnsupportedError", "Scalar",
-           "TupleVal", "TokenVal", "Splat", "round_float", "prod"]
+           "TupleVal", "TokenVal", "Splat", "round_float", "prod", "shift_helpers"]
+
+
+_SHIFT_HELPERS = r"""
+/* ---- integers: shifts. The count is read as unsigned at the operand's width; one of at
+   least the width shifts every bit out (0, or the sign fill for a signed >>, which is
+   arithmetic; an unsigned >> is logical) ---- */
+#define TC_SHIFTS(S, T, U, BITS) \
+  {Q} T tc_shl_##S(T a, T c) { \
+    return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c); \
+  } \
+  {Q} T tc_shr_##S(T a, T c) { \
+    return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c)); \
+  }
+#define TC_USHIFTS(S, T, BITS) \
+  {Q} T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); } \
+  {Q} T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
+TC_SHIFTS(i8, int8_t, uint8_t, 8)
+TC_SHIFTS(i16, int16_t, uint16_t, 16)
+TC_SHIFTS(i32, int32_t, uint32_t, 32)
+TC_SHIFTS(i64, int64_t, uint64_t, 64)
+TC_SHIFTS(index, int64_t, uint64_t, 64)
+TC_USHIFTS(u8, uint8_t, 8)
+TC_USHIFTS(u16, uint16_t, 16)
+TC_USHIFTS(u32, uint32_t, 32)
+"""
+"""The shift helpers as C, the same in every C-like prelude but for ``{Q}``, the target's
+function qualifier; a line ending in a backslash continues a macro."""
+
+
+def shift_helpers(qualifier: str) -> str:
+    """The C text of ``tc_shl_*`` / ``tc_shr_*`` (docs/design/tileir.md: a count of at least
+    the width shifts every bit out; ``>>`` is arithmetic on signed types, logical on unsigned
+    ones), its functions declared with ``qualifier`` (``TC_INLINE``, ``TC_DEV``) and the
+    macros' continuation backslashes aligned."""
+    lines = []
+    for line in _SHIFT_HELPERS.replace("{Q}", qualifier).strip("\n").splitlines():
+        if line.endswith("\\"):
+            line = f"{line[:-1].rstrip():<89} \\"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def prod(xs: Iterable[int]) -> int:

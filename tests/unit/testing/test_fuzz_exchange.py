@@ -43,3 +43,20 @@ def test_exchange_programs_agree_on_every_path(tmp_path) -> None:
         for path in PATHS:
             assert _agrees(res.outcomes[path], path), (prog.source(), path,
                                                        res.outcomes[path])
+
+
+def test_unsigned_exchanges_agree_on_every_path(tmp_path) -> None:
+    """With the ``unsigned`` feature some exchanges are into ``u32`` arrays (CUDA's and
+    Metal's exchanges take them as ``i32``); every path agrees with the model."""
+    from tilec.testing.fuzz.gen_exchange import Exchange
+
+    w = _weights("exchange=4,unsigned=2,elementwise,windows")
+    progs = [generate(ChoiceStream(program_seed(11, i)), w) for i in range(40)]
+    chosen = [p for p in progs
+              if any(isinstance(s, Exchange) and s.dt.name == "u32" for s in p.body)][:5]
+    assert len(chosen) >= 3
+    for prog in chosen:
+        res = run_program(prog, PATHS, str(tmp_path))
+        for path in PATHS:
+            assert _agrees(res.outcomes[path], path), (prog.source(), path,
+                                                       res.outcomes[path])

@@ -46,3 +46,42 @@ def test_gather_programs_agree_on_every_path(tmp_path) -> None:
         for path in PATHS:
             assert _agrees(res.outcomes[path], path), (prog.source(), path,
                                                        res.outcomes[path])
+
+
+def _nodes(x, seen=None):
+    """Every generated statement and expression reachable from ``x``."""
+    import dataclasses
+
+    seen = set() if seen is None else seen
+    if id(x) in seen or not dataclasses.is_dataclass(x):
+        return
+    seen.add(id(x))
+    yield x
+    for f in dataclasses.fields(x):
+        v = getattr(x, f.name)
+        for y in v if isinstance(v, (list, tuple)) else (v,):
+            yield from _nodes(y, seen)
+
+
+def test_unsigned_indices_and_sums_agree_on_every_path(tmp_path) -> None:
+    """With the ``unsigned`` feature some gathers and scatter_adds take unsigned indices
+    (never negative: zero-extended) and some scatter_adds update ``u32`` memory."""
+    from tilec.testing.fuzz.gen_gather import Gather, ScatterAdd
+
+    w = _weights("gather=4,unsigned=2,windows,elementwise")
+    progs = [generate(ChoiceStream(program_seed(13, i)), w) for i in range(40)]
+
+    def has(p, pred) -> bool:
+        return any(pred(n) for s in p.body for n in _nodes(s))
+
+    uidx = [p for p in progs if has(p, lambda n: isinstance(n, (Gather, ScatterAdd))
+                                    and n.idx.dt.is_unsigned)]
+    usum = [p for p in progs
+            if any(isinstance(n, ScatterAdd) and q.name == n.param and q.dt.name == "u32"
+                   for s in p.body for n in _nodes(s) for q in p.params)]
+    assert len(uidx) >= 3 and usum
+    for prog in uidx[:3] + usum[:1]:
+        res = run_program(prog, PATHS, str(tmp_path))
+        for path in PATHS:
+            assert _agrees(res.outcomes[path], path), (prog.source(), path,
+                                                       res.outcomes[path])

@@ -31,6 +31,8 @@ call them:
 
 from __future__ import annotations
 
+from tilec.targets.clike import shift_helpers
+
 __all__ = ["PRELUDE", "ABI_VERSION"]
 
 ABI_VERSION = 1
@@ -163,28 +165,7 @@ TC_F2U(tc_f2i_u8, uint8_t, UINT8_MAX, 256.0)
 TC_F2U(tc_f2i_u16, uint16_t, UINT16_MAX, 65536.0)
 TC_F2U(tc_f2i_u32, uint32_t, UINT32_MAX, 4294967296.0)
 
-/* ---- integers: shifts. The count is read as unsigned at the operand's width; one of at
-   least the width shifts every bit out (0, or the sign fill for a signed >>, which is
-   arithmetic; an unsigned >> is logical) ---- */
-#define TC_SHIFTS(S, T, U, BITS)                                                          \
-  TC_INLINE T tc_shl_##S(T a, T c) {                                                        \
-    return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c);                                     \
-  }                                                                                        \
-  TC_INLINE T tc_shr_##S(T a, T c) {                                                        \
-    return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c));                                \
-  }
-#define TC_USHIFTS(S, T, BITS)                                                            \
-  TC_INLINE T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }  \
-  TC_INLINE T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
-TC_SHIFTS(i8, int8_t, uint8_t, 8)
-TC_SHIFTS(i16, int16_t, uint16_t, 16)
-TC_SHIFTS(i32, int32_t, uint32_t, 32)
-TC_SHIFTS(i64, int64_t, uint64_t, 64)
-TC_SHIFTS(index, int64_t, uint64_t, 64)
-TC_USHIFTS(u8, uint8_t, 8)
-TC_USHIFTS(u16, uint16_t, 16)
-TC_USHIFTS(u32, uint32_t, 32)
-
+""" + shift_helpers("TC_INLINE") + r"""
 /* ---- integers: Python division; a zero divisor is an error ----
    The empty asm hides the numerator's origin from the optimizer: GCC 12 -O2 with -fwrapv
    rewrites (-a) / b as -(a / b) when a / b is also computed, which is wrong for the minimum

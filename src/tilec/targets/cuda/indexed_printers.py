@@ -20,6 +20,7 @@ from tilec.ir.ranges import I64, Range, affine_range, type_range
 from tilec.targets.clike import Scalar
 from tilec.targets.cuda.access import MemRef, affine_c
 from tilec.targets.cuda.forms import static_shape
+from tilec.targets.cuda.memory_printers import atomic_stmt
 
 if TYPE_CHECKING:
     from tilec.targets.cuda.emitter import CUDAEmitter
@@ -98,16 +99,7 @@ def print_scatter(em: CUDAEmitter, op: ir.Operation) -> None:
 
     def stmt(lv: str, i: int) -> str:
         value = f"{src.name}[{i}]"
-        if kind is None:
-            return f"{lv} = {value};"
-        if t.is_float and kind != "add":
-            return f"tc_atomic_{kind}_{t.name}(&{lv}, {value});"
-        fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[kind]
-        if t.name in ("i64", "index"):
-            if kind == "add":
-                return f"{fn}((unsigned long long *)&{lv}, (unsigned long long){value});"
-            return f"{fn}((long long *)&{lv}, (long long){value});"
-        return f"{fn}(&{lv}, {value});"
+        return f"{lv} = {value};" if kind is None else atomic_stmt(t, kind, lv, value)
 
     _registers(em, op, n, idx.name, lambda elem, i: em.access.access(
         elem, (), lambda lv, _j: stmt(lv, i), None, None), ref)

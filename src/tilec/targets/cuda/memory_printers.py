@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tilec.targets.cuda.emitter import CUDAEmitter
     from tilec.targets.cuda.forms import Regs
 
-__all__ = ["MEMORY_PRINTERS", "exchange_operands"]
+__all__ = ["MEMORY_PRINTERS", "exchange_operands", "atomic_stmt"]
 
 
 def vector_type(mt: str, w: int, elem_bytes: int) -> str:
@@ -99,19 +99,23 @@ def print_atomic(em: CUDAEmitter, op: ir.Operation) -> None:
     if t.name not in (em.profile.atomic_dtypes or ()):
         # the lowering refuses these first, from the same profile fact
         raise em.unsupported(op, f"atomic {kind} on {t} memory")
+    em.access.access(ref, shape, lambda lv, i: atomic_stmt(t, kind, lv, f"{src.name}[{i}]"),
+                     None, None)
+
+
+def atomic_stmt(t: ir.ScalarType, kind: str, lv: str, value: str) -> str:
+    """The statement combining ``value`` into the element ``lv`` of type ``t`` (one the
+    profile's ``atomic_dtypes`` allows): ``atomicAdd``/``atomicMax``/``atomicMin`` on 32-bit
+    words as they are, on 64-bit integers through CUDA's ``unsigned long long`` (add, which
+    wraps alike) or ``long long`` (max, min) overloads; float max/min through the prelude's
+    CAS loops (``tc_atomic_max_f32``...)."""
     if t.is_float and kind != "add":
-        fn = f"tc_atomic_{kind}_{t.name}"
-        stmt = lambda lv, i: f"{fn}(&{lv}, {src.name}[{i}]);"  # noqa: E731
-    else:
-        cast = {"i64": "(unsigned long long *)", "index": "(unsigned long long *)"}
-        fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[kind]
-        if kind != "add" and t.name in ("i64", "index"):
-            cast = {"i64": "(long long *)", "index": "(long long *)"}
-        pc = cast.get(t.name, "")
-        vc = "(unsigned long long)" if pc == "(unsigned long long *)" else \
-            "(long long)" if pc else ""
-        stmt = lambda lv, i: f"{fn}({pc}&{lv}, {vc}{src.name}[{i}]);"  # noqa: E731
-    em.access.access(ref, shape, stmt, None, None)
+        return f"tc_atomic_{kind}_{t.name}(&{lv}, {value});"
+    fn = {"add": "atomicAdd", "max": "atomicMax", "min": "atomicMin"}[kind]
+    if t.name in ("i64", "index"):
+        w = "unsigned long long" if kind == "add" else "long long"
+        return f"{fn}(({w} *)&{lv}, ({w}){value});"
+    return f"{fn}(&{lv}, {value});"
 
 
 def exchange_operands(em: CUDAEmitter, op: ir.Operation) -> tuple[Regs, str, Regs | None]:

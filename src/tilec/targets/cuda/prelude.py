@@ -35,7 +35,20 @@ appears only where a policy permits it, written as ``__fmaf_rn``.
 
 from __future__ import annotations
 
+from tilec.targets.clike import shift_helpers
+
 __all__ = ["PRELUDE", "ABI_VERSION"]
+
+
+def _select_minmax(suffix: str, ctype: str, ptx: str) -> str:
+    """``tc_imax_<suffix>`` / ``tc_imin_<suffix>`` on ``ctype`` as a PTX compare (``setp`` on
+    the PTX type ``ptx``) and select, which ptxas does not fuse (see the max/min note below)."""
+    return "\n".join(rf"""TC_DEV {ctype} tc_i{fn}_{suffix}({ctype} a, {ctype} b) {{
+  {ctype} r;
+  asm("{{\n\t.reg .pred p;\n\tsetp.{cmp}.{ptx} p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}}"
+      : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}}""" for fn, cmp in (("max", "gt"), ("min", "lt")))
 
 ABI_VERSION = 1
 """Bumped whenever generated kernels' calling convention or helpers change (in the cache key)."""
@@ -134,45 +147,13 @@ TC_F2U(tc_f2i_u8, uint8_t, 255u, 256.0)
 TC_F2U(tc_f2i_u16, uint16_t, 65535u, 65536.0)
 TC_F2U(tc_f2i_u32, uint32_t, 4294967295u, 4294967296.0)
 
-/* ---- integers: shifts. The count is read as unsigned at the operand's width; one of at
-   least the width shifts every bit out (0, or the sign fill for a signed >>, which is
-   arithmetic; an unsigned >> is logical) ---- */
-#define TC_SHIFTS(S, T, U, BITS)                                                          \
-  TC_DEV T tc_shl_##S(T a, T c) {                                                        \
-    return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c);                                     \
-  }                                                                                        \
-  TC_DEV T tc_shr_##S(T a, T c) {                                                        \
-    return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c));                                \
-  }
-#define TC_USHIFTS(S, T, BITS)                                                            \
-  TC_DEV T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }  \
-  TC_DEV T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
-TC_SHIFTS(i8, int8_t, uint8_t, 8)
-TC_SHIFTS(i16, int16_t, uint16_t, 16)
-TC_SHIFTS(i32, int32_t, uint32_t, 32)
-TC_SHIFTS(i64, int64_t, uint64_t, 64)
-TC_SHIFTS(index, int64_t, uint64_t, 64)
-TC_USHIFTS(u8, uint8_t, 8)
-TC_USHIFTS(u16, uint16_t, 16)
-TC_USHIFTS(u32, uint32_t, 32)
-
+""" + shift_helpers("TC_DEV") + r"""
 /* ---- integers: max/min ----
    32 bits and narrower select through setp/selp written as PTX. ptxas of CUDA 13.0
    (sm_90) fuses a tree of max/min over negated values into a three-input VIMNMX3 and
    drops one negation: max(max(-a, -b), max(-c, -d)) came out as max(-a, b, -c, -d)
    on the H200 (tests/device/test_cuda_integer_minmax.py). A select it does not fuse. */
-TC_DEV int32_t tc_imax_i32(int32_t a, int32_t b) {
-  int32_t r;
-  asm("{\n\t.reg .pred p;\n\tsetp.gt.s32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
-      : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-TC_DEV int32_t tc_imin_i32(int32_t a, int32_t b) {
-  int32_t r;
-  asm("{\n\t.reg .pred p;\n\tsetp.lt.s32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
-      : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
+""" + _select_minmax("i32", "int32_t", "s32") + r"""
 #define TC_NARROW_MINMAX(S, T)                                                         \
   TC_DEV T tc_imax_##S(int32_t a, int32_t b) { return (T)tc_imax_i32(a, b); }            \
   TC_DEV T tc_imin_##S(int32_t a, int32_t b) { return (T)tc_imin_i32(a, b); }
@@ -180,18 +161,7 @@ TC_NARROW_MINMAX(i8, int8_t)
 TC_NARROW_MINMAX(i16, int16_t)
 TC_NARROW_MINMAX(u8, uint8_t)   /* promoted to int, never negative: a signed select */
 TC_NARROW_MINMAX(u16, uint16_t)
-TC_DEV uint32_t tc_imax_u32(uint32_t a, uint32_t b) {
-  uint32_t r;
-  asm("{\n\t.reg .pred p;\n\tsetp.gt.u32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
-      : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-TC_DEV uint32_t tc_imin_u32(uint32_t a, uint32_t b) {
-  uint32_t r;
-  asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\tselp.b32 %0, %1, %2, p;\n\t}"
-      : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
+""" + _select_minmax("u32", "uint32_t", "u32") + r"""
 #define TC_WIDE_MINMAX(S)                                                               \
   TC_DEV int64_t tc_imax_##S(int64_t a, int64_t b) { return a > b ? a : b; }             \
   TC_DEV int64_t tc_imin_##S(int64_t a, int64_t b) { return a < b ? a : b; }

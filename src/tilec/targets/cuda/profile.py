@@ -47,7 +47,7 @@ def cuda_atoms() -> tuple[MatrixAtom, ...]:
 _ATOMIC_DTYPES = ("i32", "i64", "index", "f32", "f64", "u32")
 """Memory element types the CUDA emitter prints atomics for."""
 
-_EXCHANGE_DTYPES = ("i32", "i64", "index", "f32", "f64")
+_EXCHANGE_DTYPES = ("i32", "i64", "index", "f32", "f64", "u32")
 """Memory element types the CUDA emitter prints ``atomicExch``/``atomicCAS`` for (on the
 32- or 64-bit word of the bit pattern)."""
 
@@ -80,7 +80,8 @@ def _common_facts(smem_unit_kb: int, smem_group_kb: int, units: int, unit_source
              "types have none here"),
         Fact("exchange_dtypes", _EXCHANGE_DTYPES, "spec",
              _GUIDE + ": atomicExch and atomicCAS on 32- and 64-bit words (tilec exchanges "
-             "the bit pattern of a float); 8- and 16-bit types have none here"),
+             "the bit pattern of a float or a signed or unsigned integer); 8- and 16-bit "
+             "types have none here"),
     )
 
 

@@ -54,7 +54,7 @@ def m1() -> TargetProfile:
         shared_bytes_per_unit=None, registers_per_unit=None, max_registers_per_lane=None,
         default_fragment_budget=64, concurrent_subgroup_prior=512, reference_threads=256,
         atoms=metal_atoms(), default_cost_basis="metal_simdgroup_reference_v1",
-        shared_alignment=16, atomic_dtypes=(), exchange_dtypes=("i32", "f32"), f64=False,
+        shared_alignment=16, atomic_dtypes=(), exchange_dtypes=("i32", "f32", "u32"), f64=False,
         facts=(
             Fact("subgroup_width", 32, "spec", _FEATURES + ": SIMD-group width 32"),
             Fact("max_threads_per_group", 1024, "spec", _FEATURES + ": threads per threadgroup"),
@@ -71,9 +71,10 @@ def m1() -> TargetProfile:
                  "tilec: the Metal emitter prints no add, max or min atomics yet (MSL has "
                  "32-bit atomic_int and atomic_uint, and atomic_float add on device memory; "
                  "M1 has no 64-bit atomics), so the lowering refuses them for this profile"),
-            Fact("exchange_dtypes", ("i32", "f32"), "spec",
+            Fact("exchange_dtypes", ("i32", "f32", "u32"), "spec",
                  "Metal Shading Language: atomic_exchange_explicit and "
                  "atomic_compare_exchange_weak_explicit on 32-bit atomic_uint (tilec "
-                 "exchanges the bit pattern of an int or float); M1 has no 64-bit atomics"),
+                 "exchanges the bit pattern of a signed or unsigned int or a float); M1 has "
+                 "no 64-bit atomics"),
         ),
     )

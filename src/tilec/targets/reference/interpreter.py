@@ -28,7 +28,7 @@ source location.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -727,58 +727,46 @@ def _atomic(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]
     else:
         targets = tuple(c[mask] for c in idx)
         values = tile[mask]
-    n = values.size
-    exchange = kind in ir.EXCHANGE_KINDS
-    if exchange:
-        fill = op.attr("fill")
-        olds = np.full(tile.shape, poison_value(dt) if fill is None
-                       else nx.from_python(fill, dt), dt)
-        got = np.empty(n, dt)
-        cmps = None
-        if kind == "cas":
-            cmp = np.asarray(args[2])
-            cmps = cmp.reshape(-1) if mask is None else cmp[mask]
-    if n == 0:
-        return [olds] if exchange else []
-    # Elements hitting the same address apply one after another in row-major order: group
-    # them into rounds where every address occurs at most once.
-    flat = (np.ravel_multi_index(targets, mem.root.shape) if mem.root.ndim
-            else np.zeros(n, np.int64))
-    order = np.argsort(flat, kind="stable")
-    sorted_flat = flat[order]
-    starts = np.r_[True, sorted_flat[1:] != sorted_flat[:-1]]
-    run_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n) - run_start
-    for r in range(int(rank.max()) + 1):
-        pick = rank == r
+    if kind not in ir.EXCHANGE_KINDS:
+        _combine_each(mem.root, targets, values, kind)
+        return []
+    fill = op.attr("fill")
+    olds = np.full(tile.shape, poison_value(dt) if fill is None
+                   else nx.from_python(fill, dt), dt)
+    got = np.empty(values.size, dt)
+    cmps = None
+    if kind == "cas":
+        cmp = np.asarray(args[2])
+        cmps = cmp.reshape(-1) if mask is None else cmp[mask]
+    for pick in _rounds(targets, mem.root.shape, values.size):
         where = tuple(c[pick] for c in targets)
-        if exchange:
-            got[pick] = mem.root[where]
-            mem.root[where] = nx.exchange(kind, got[pick], values[pick],
-                                          None if cmps is None else cmps[pick])
-        else:
-            mem.root[where] = nx.combine(kind, mem.root[where], values[pick], dt)
-    if exchange:
-        if mask is None:
-            olds = got.reshape(tile.shape)
-        else:
-            olds[mask] = got
-        return [olds]
-    return []
+        got[pick] = mem.root[where]
+        mem.root[where] = nx.exchange(kind, got[pick], values[pick],
+                                      None if cmps is None else cmps[pick])
+    if mask is None:
+        olds = got.reshape(tile.shape)
+    else:
+        olds[mask] = got
+    return [olds]
 
 
 def _combine_each(root: np.ndarray, targets: tuple[np.ndarray, ...], values: np.ndarray,
                   kind: str) -> None:
     """``root[t] = combine(root[t], v)`` for each target and value, in order."""
-    dt = root.dtype
-    n = values.size
+    for pick in _rounds(targets, root.shape, values.size):
+        where = tuple(c[pick] for c in targets)
+        root[where] = nx.combine(kind, root[where], values[pick], root.dtype)
+
+
+def _rounds(targets: tuple[np.ndarray, ...], shape: tuple[int, ...], n: int
+            ) -> Iterator[np.ndarray]:
+    """Masks over ``n`` accesses at coordinates ``targets`` (arrays ``(n,)`` into an array of
+    ``shape``; none for rank 0) in rounds where every address occurs at most once: accesses
+    of one address apply one after another in their (row-major) order, round ``r`` taking
+    the ``r``-th of each. Nothing for no access."""
     if n == 0:
         return
-    # Elements hitting the same address apply one after another in row-major order: group
-    # them into rounds where every address occurs at most once.
-    flat = (np.ravel_multi_index(targets, root.shape) if root.ndim
-            else np.zeros(n, np.int64))
+    flat = np.ravel_multi_index(targets, shape) if shape else np.zeros(n, np.int64)
     order = np.argsort(flat, kind="stable")
     sorted_flat = flat[order]
     starts = np.r_[True, sorted_flat[1:] != sorted_flat[:-1]]
@@ -786,9 +774,7 @@ def _combine_each(root: np.ndarray, targets: tuple[np.ndarray, ...], values: np.
     rank = np.empty(n, np.int64)
     rank[order] = np.arange(n) - run_start
     for r in range(int(rank.max()) + 1):
-        pick = rank == r
-        where = tuple(c[pick] for c in targets)
-        root[where] = nx.combine(kind, root[where], values[pick], dt)
+        yield rank == r
 
 
 @implements("sync")

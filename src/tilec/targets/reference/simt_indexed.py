@@ -20,15 +20,7 @@ import numpy as np
 import tilec.ir as ir
 from tilec.targets import numerics as nx
 
-from .simt_memory import (
-    LaneView,
-    _check_pending,
-    _flat_hits,
-    check_mma_reads,
-    lane_broadcast,
-    lane_coords,
-    note_generic_write,
-)
+from .simt_memory import LaneView, lane_broadcast, lane_coords, read_at, write_at
 
 __all__ = ["load_scalar", "gather_op", "scatter_op"]
 
@@ -58,18 +50,6 @@ def _locate_at(view: LaneView, coords: Sequence[np.ndarray], active: np.ndarray,
     return root, ok
 
 
-def _read(view: LaneView, root: tuple[np.ndarray, ...], ok: np.ndarray, op: ir.Operation,
-          fill: Any, dt: np.dtype, copies: Any) -> np.ndarray:
-    out = np.full(ok.shape, fill, dt)
-    flat, lanes = _flat_hits(view, root, ok)
-    _check_pending(view, flat, lanes, op, copies)
-    st = view.storage
-    if st.races is not None:
-        st.races.access("read", flat, lanes, op)
-    out[ok] = st.array.reshape(-1)[flat]
-    return out
-
-
 def _register_coords(op: ir.Operation, idx: np.ndarray, tid: Any, lanes: int
                      ) -> tuple[list[np.ndarray], np.ndarray]:
     """Memory coordinates ``(T, P)`` of each register and the mask of registers inside the
@@ -90,7 +70,7 @@ def load_scalar(g: Any, op: ir.Operation, args: list[Any], active: np.ndarray
     view = g.host.lane_view(args[0])
     dt = nx.np_dtype(op.result.type)
     root, ok = _locate_at(view, [], active)
-    return [_read(view, root, ok, op, nx.from_python(op.attr("fill"), dt), dt, g.copies)]
+    return [read_at(view, root, ok, op, nx.from_python(op.attr("fill"), dt), dt, g.copies)]
 
 
 def gather_op(g: Any, op: ir.Operation, args: list[Any], active: np.ndarray
@@ -100,7 +80,7 @@ def gather_op(g: Any, op: ir.Operation, args: list[Any], active: np.ndarray
     dt = nx.np_dtype(op.result.type.dtype)
     coords, inside = _register_coords(op, args[1], args[2], g.lanes)
     root, ok = _locate_at(view, coords, active, inside)
-    return [_read(view, root, ok, op, nx.from_python(op.attr("fill"), dt), dt, g.copies)]
+    return [read_at(view, root, ok, op, nx.from_python(op.attr("fill"), dt), dt, g.copies)]
 
 
 def scatter_op(g: Any, op: ir.Operation, args: list[Any], active: np.ndarray
@@ -111,26 +91,5 @@ def scatter_op(g: Any, op: ir.Operation, args: list[Any], active: np.ndarray
     view = g.host.lane_view(args[0])
     coords, inside = _register_coords(op, args[1], args[3], g.lanes)
     root, ok = _locate_at(view, coords, active, inside)
-    flat, lanes = _flat_hits(view, root, ok)
-    st = view.storage
-    kind = op.attr("kind")
-    _check_pending(view, flat, lanes, op, g.copies, write=True)
-    check_mma_reads(st, flat, op)
-    if st.races is not None:
-        st.races.access("write" if kind is None else "atomic", flat, lanes, op)
-        if st.swizzle and kind is None:
-            note_generic_write(st, flat, lanes, st.races.clock.now)
-    if st.programs is not None:
-        st.programs.write("write" if kind is None else "atomic", flat, op)
-    data = np.broadcast_to(np.asarray(args[2]), ok.shape)[ok].astype(st.array.dtype, copy=False)
-    mem = st.array.reshape(-1)
-    if kind is None:
-        mem[flat] = data  # repeated addresses: the last in thread-major, register order
-        return []
-    remaining = np.arange(flat.size)
-    while remaining.size:
-        _, first = np.unique(flat[remaining], return_index=True)
-        pick = remaining[first]
-        mem[flat[pick]] = nx.combine(kind, mem[flat[pick]], data[pick], st.array.dtype)
-        remaining = np.setdiff1d(remaining, pick, assume_unique=True)
+    write_at(view, root, ok, op, np.asarray(args[2]), op.attr("kind"), g.copies)
     return []

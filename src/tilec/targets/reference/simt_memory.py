@@ -56,7 +56,7 @@ from .errors import SimulationError, describe_op
 
 __all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "GridClock", "RaceTracker",
            "ProgramWrites", "AsyncCopies", "gather", "scatter", "atomic_update",
-           "lane_broadcast", "lane_coords"]
+           "read_at", "write_at", "lane_broadcast", "lane_coords"]
 
 
 # ------------------------------------------------------------------ coordinates
@@ -682,6 +682,14 @@ def gather(view: LaneView, active: np.ndarray, op: ir.Operation, fill: Any, dt: 
            copies: AsyncCopies | None = None) -> np.ndarray:
     """``load``: a ``(T, *shape)`` tile; elements that are not accessed read ``fill``."""
     coords, mask = view.locate(active, op)
+    return read_at(view, coords, mask, op, fill, dt, copies)
+
+
+def read_at(view: LaneView, coords: tuple[np.ndarray, ...], mask: np.ndarray,
+            op: ir.Operation, fill: Any, dt: np.dtype, copies: AsyncCopies | None = None
+            ) -> np.ndarray:
+    """The elements at storage coordinates ``coords`` where ``mask`` (both ``(T, *shape)``),
+    ``fill`` elsewhere, read through the race detector and the cp.async model."""
     out = np.full(mask.shape, fill, dt)
     flat, lanes = _flat_hits(view, coords, mask)
     _check_pending(view, flat, lanes, op, copies)
@@ -700,18 +708,7 @@ def scatter(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.nda
     row-major order; two threads writing one shared element is a race.
     """
     coords, mask = view.locate(active, op)
-    flat, lanes = _flat_hits(view, coords, mask)
-    st = view.storage
-    _check_pending(view, flat, lanes, op, copies, write=True)
-    check_mma_reads(st, flat, op)
-    if st.races is not None:
-        st.races.access("write", flat, lanes, op)
-        if st.swizzle:  # what a tensor store may read: its writers must fence (simt_bulk)
-            note_generic_write(st, flat, lanes, st.races.clock.now)
-    if st.programs is not None:
-        st.programs.write("write", flat, op)
-    data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
-    st.array.reshape(-1)[flat] = data
+    write_at(view, coords, mask, op, values, None, copies)
 
 
 def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: np.ndarray,
@@ -722,16 +719,34 @@ def atomic_update(view: LaneView, active: np.ndarray, op: ir.Operation, values: 
     ``fill`` where nothing was accessed; the others return None. The race checks count an
     exchange as an atomic: it meets other atomics freely, plain accesses never."""
     coords, mask = view.locate(active, op)
+    return write_at(view, coords, mask, op, values, kind, copies, compare, fill)
+
+
+def write_at(view: LaneView, coords: tuple[np.ndarray, ...], mask: np.ndarray,
+             op: ir.Operation, values: np.ndarray, kind: str | None,
+             copies: AsyncCopies | None = None, compare: np.ndarray | None = None,
+             fill: Any = None) -> np.ndarray | None:
+    """Write ``values`` (broadcast to ``mask``'s ``(T, *shape)``) at storage coordinates
+    ``coords`` where ``mask``: a plain write without ``kind`` (an address written twice keeps
+    the last in thread-major, row-major order), else an atomic one (``scatter``'s and
+    ``atomic_update``'s); the old values of an exchange, None otherwise."""
     flat, lanes = _flat_hits(view, coords, mask)
     st = view.storage
+    access = "write" if kind is None else "atomic"
     _check_pending(view, flat, lanes, op, copies, write=True)
     check_mma_reads(st, flat, op)
     if st.races is not None:
-        st.races.access("atomic", flat, lanes, op)
+        st.races.access(access, flat, lanes, op)
+        if st.swizzle and kind is None:
+            # what a tensor store may read: its writers must fence (simt_bulk)
+            note_generic_write(st, flat, lanes, st.races.clock.now)
     if st.programs is not None:
-        st.programs.write("atomic", flat, op)
+        st.programs.write(access, flat, op)
     data = np.broadcast_to(values, mask.shape)[mask].astype(st.array.dtype, copy=False)
     mem = st.array.reshape(-1)
+    if kind is None:
+        mem[flat] = data
+        return None
     exchange = kind in ir.EXCHANGE_KINDS
     got = np.empty(flat.size, st.array.dtype)
     cmps = None if compare is None else \

@@ -7,7 +7,8 @@ exactly: the old tile is the window's contents (its fill, zero without one, past
 array), then memory takes the value (``xchg``), or the value where memory has the
 compared value's bits (``cas``). The compared value is a constant or the window's own
 contents read just before (every in-range element then matches). Element types are
-``int32`` and ``float32``, which every target exchanges.
+``int32`` and ``float32``, which every target exchanges, and ``uint32`` with the
+``unsigned`` feature.
 """
 
 from __future__ import annotations
@@ -92,9 +93,12 @@ def _exchange(g: Gen) -> list[Stmt]:
 
     s = g.s
     dt = DTYPES[s.pick(["f32", "i32"])]
+    if dt.name == "i32" and g.on("unsigned") and s.coin(3):  # no draw without the feature
+        dt = DTYPES["u32"]
+    top = (1 << 32) - 1 if dt.is_unsigned else -1  # -1 does not fit a u32
     shape = g.shape
     p, origin = own_block(g, "atomic", dt)
-    fill = s.pick([None, 0, 1, -1])
+    fill = s.pick([None, 0, 1, top])
     val_dt = dt if s.draw(4) else DTYPES["f32"]
     value = g.tile(shape, val_dt, 2)
     compare: Expr | None = None
@@ -104,7 +108,7 @@ def _exchange(g: Gen) -> list[Stmt]:
         if s.draw(3) == 0:  # the window's own contents: every in-range element matches
             compare = Load(p.name, origin, shape, fill, shape, dt, explicit=1)
         else:
-            v = s.pick([0, 1, -1, 2])
+            v = s.pick([0, 1, top, 2])
             compare = Full(shape, dt, float(v) if dt.is_float else v)
     name = g.fresh("old")
     out: list[Stmt] = [Exchange(name, p.name, origin, shape, dt, fill, value, compare)]

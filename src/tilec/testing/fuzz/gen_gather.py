@@ -43,7 +43,7 @@ class Gather(Expr):
     param: str
     """The array read."""
     idx: Expr
-    """An ``i32`` tile of the result's shape."""
+    """An integer tile of the result's shape (``i32``; unsigned with that feature)."""
     axis: int
     """The axis the indices address."""
     fill: float | int
@@ -85,7 +85,15 @@ def _gather(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
         fill = s.pick([0.0, -1.0, float("nan")])
     else:  # an unsigned array's top value stands where a signed one takes -1
         fill = s.pick([0, (1 << dt.bits) - 1 if dt.is_unsigned else -1, 7])
-    return Gather(p.name, g.tile(shape, I32, depth), axis, fill, shape, dt)
+    return Gather(p.name, g.tile(shape, index_dt(g), depth), axis, fill, shape, dt)
+
+
+def index_dt(g: Gen) -> DT:
+    """The type of a tile of indices: ``i32``, or with the ``unsigned`` feature sometimes an
+    unsigned type, whose values are never negative (draws nothing without it)."""
+    if g.on("unsigned") and g.s.coin(3):
+        return DTYPES[g.s.pick(["u32", "u16", "u8"])]
+    return I32
 
 
 @dataclass
@@ -144,7 +152,7 @@ class ScatterAdd(Stmt):
     param: str
     """The updated array."""
     idx: Expr
-    """An ``i32`` tile."""
+    """An integer tile (``i32``; unsigned with that feature)."""
     axis: int
     """The axis the indices address."""
     value: Expr
@@ -194,10 +202,12 @@ def _scatter_add(g: Gen) -> list[Stmt]:
 
     s = g.s
     dt = DTYPES[s.weighted([("i32", 3), ("f32", 2)])]
+    if dt is I32 and g.on("unsigned") and s.coin(3):  # wraps as i32 does
+        dt = DTYPES["u32"]
     shape = g.shape
     p, _ = own_block(g, "atomic", dt)
     axis = s.draw(len(shape))
-    return [ScatterAdd(p.name, g.tile(shape, I32, 2), axis, g.tile(shape, dt, 2))]
+    return [ScatterAdd(p.name, g.tile(shape, index_dt(g), 2), axis, g.tile(shape, dt, 2))]
 
 
 PRODUCERS.append(Producer("gather", "gather", 2,

@@ -97,14 +97,14 @@ TC_F2U(tc_f2i_u32, uint32_t, 4294967295u, 4294967296.0)
    least the width shifts every bit out (0, or the sign fill for a signed >>, which is
    arithmetic; an unsigned >> is logical) ---- */
 #define TC_SHIFTS(S, T, U, BITS)                                                          \
-  TC_DEV T tc_shl_##S(T a, T c) {                                                        \
+  TC_DEV T tc_shl_##S(T a, T c) {                                                         \
     return (U)c >= (BITS) ? (T)0 : (T)((U)a << (U)c);                                     \
-  }                                                                                        \
-  TC_DEV T tc_shr_##S(T a, T c) {                                                        \
+  }                                                                                       \
+  TC_DEV T tc_shr_##S(T a, T c) {                                                         \
     return (T)(a >> ((U)c >= (BITS) ? (BITS) - 1 : (U)c));                                \
   }
 #define TC_USHIFTS(S, T, BITS)                                                            \
-  TC_DEV T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }  \
+  TC_DEV T tc_shl_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)((uint32_t)a << c); }    \
   TC_DEV T tc_shr_##S(T a, T c) { return c >= (BITS) ? (T)0 : (T)(a >> c); }
 TC_SHIFTS(i8, int8_t, uint8_t, 8)
 TC_SHIFTS(i16, int16_t, uint16_t, 16)
