@@ -67,11 +67,29 @@ def _arith(x: X, op: ir.Operation) -> list[Any]:
     rt = op.result.type
     if fn in ("floordiv", "rem", "cdiv") and not ot.is_float:
         x.check_divisor(op, args[1])
+        if ot.name.startswith("i") and not (isinstance(args[1], x.tx.IntImm)
+                                            and args[1].value > 0):
+            return [_signed_division(x, fn, args, ot)]
     try:
         value = sc.arith(fn, args, ot, rt)
     except KeyError:
         raise x.unsupported(op, f"arith {fn!r} on {ot}") from None
     return [x.bind(value)]
+
+
+def _signed_division(x: X, fn: str, args: list[Any], t: ir.ScalarType) -> Any:
+    """A signed division by a runtime divisor: ``MIN // -1`` traps on the CPU, so a divisor
+    of -1 takes another branch (TVM folds a select of the divisor away and divides anyway)."""
+    a, b = args
+    slot = x.new_tile((), t, "q")
+    T = x.T
+    with T.If(x.tx.EQ(b, sc.const(-1, t))):
+        with T.Then():
+            x.store(slot, (), sc.const(0, t) if fn == "rem"
+                    else sc.arith("neg", [a], t, t))
+        with T.Else():
+            x.store(slot, (), sc.arith(fn, [a, b], t, t))
+    return x.bind(slot.elem(()))
 
 
 @handles("map")

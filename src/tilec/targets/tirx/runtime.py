@@ -51,7 +51,13 @@ def _tensor(a: np.ndarray) -> Any:
     import tvm_ffi
 
     view = _VIEW.get(a.dtype)
-    return tvm_ffi.from_dlpack(a if view is None else a.view(view), require_alignment=0)
+    a = a if view is None else a.view(view)
+    if a.size == 0:  # numpy exports zero strides for an empty array; TVM wants compact ones
+        strides = [a.itemsize] * a.ndim
+        for k in range(a.ndim - 2, -1, -1):
+            strides[k] = strides[k + 1] * max(a.shape[k + 1], 1)
+        a = np.lib.stride_tricks.as_strided(np.zeros(1, a.dtype), a.shape, tuple(strides))
+    return tvm_ffi.from_dlpack(a, require_alignment=0)
 
 
 class TirxExecutable:

@@ -138,6 +138,13 @@ def _f64_to_f32_odd(x: Any) -> Any:
     return _from_bits(tx.Select(inexact, tx.bitwise_or(down, _u(1, b)), down))
 
 
+def _fne(a: Any, b: Any) -> Any:
+    """Float ``a != b``, true when either is NaN (TVM rewrites ``not (a == b)`` into its
+    ordered ``!=``)."""
+    tx = _tvm()
+    return tx.Or(tx.Or(tx.isnan(a), tx.isnan(b)), tx.Not(tx.EQ(a, b)))
+
+
 def _fabs(x: Any) -> Any:
     tx = _tvm()
     b = _bits(x)
@@ -183,7 +190,7 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     if fn in ("eq", "lt", "le", "gt", "ge"):
         return {"eq": tx.EQ, "lt": tx.LT, "le": tx.LE, "gt": tx.GT, "ge": tx.GE}[fn](a, b)
     if fn == "ne":
-        return tx.Not(tx.EQ(a, b))
+        return _fne(a, b)
     if fn == "add":
         r = tx.Add(a, b)
     elif fn == "sub":
@@ -232,13 +239,15 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
 
 
 def _wrap(fn: str, a: Any, b: Any, t: ir.ScalarType) -> Any:
-    """``a fn b`` (add, sub, mul) wrapping: on the unsigned type for signed ``t``."""
+    """``a fn b`` (add, sub, mul) wrapping: narrow types are computed in 64 bits and
+    truncated (TVM's simplifier folds ``0u - x`` to 0, and its LLVM code marks signed
+    arithmetic ``nsw``); ``i64`` and ``index`` are computed as they are."""
     tx = _tvm()
     ops = {"add": tx.Add, "sub": tx.Sub, "mul": tx.Mul}
-    if not _signed(t) or t.name == "index":
+    if _BITS[t.name] == 64:
         return ops[fn](a, b)
-    u = _UNSIGNED[_BITS[t.name]]
-    return tx.Cast(dtype_of(a), ops[fn](tx.Cast(u, a), tx.Cast(u, b)))
+    wide = "uint64" if fn == "mul" and not _signed(t) else "int64"
+    return tx.Cast(dtype_of(a), ops[fn](tx.Cast(wide, a), tx.Cast(wide, b)))
 
 
 def _int_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
@@ -246,7 +255,7 @@ def _int_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     a = xs[0]
     b = xs[1] if len(xs) > 1 else None
     dt = dtype_of(a)
-    zero, one = tx.const(0, dt), tx.const(1, dt)
+    zero = tx.const(0, dt)
     cmp = {"eq": tx.EQ, "ne": tx.NE, "lt": tx.LT, "le": tx.LE, "gt": tx.GT, "ge": tx.GE}
     if fn in cmp:
         return cmp[fn](a, b)
@@ -271,16 +280,17 @@ def _int_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
             q, r = tx.truncdiv(a, b), tx.truncmod(a, b)
             return {"floordiv": q, "rem": r,
                     "cdiv": q + tx.Cast(dt, tx.NE(r, zero))}[fn]
-        minus = tx.EQ(b, tx.const(-1, dt))
-        safe = tx.Select(minus, one, b)
+        if isinstance(b, tx.IntImm) and b.value > 0:  # a positive constant: no -1 case
+            q, r = tx.floordiv(a, b), tx.floormod(a, b)
+            return {"floordiv": q, "rem": r, "cdiv": q + tx.Cast(dt, tx.NE(r, zero))}[fn]
+        # the exporter branches on a divisor of -1 (ops._signed_division): divide directly
+        q, r = tx.truncdiv(a, b), tx.truncmod(a, b)
         if fn == "rem":
-            return tx.Select(minus, zero, tx.floormod(a, safe))
-        neg = _wrap("sub", zero, a, t)
+            return tx.floormod(a, b)
         if fn == "floordiv":
-            return tx.Select(minus, neg, tx.floordiv(a, safe))
-        q, r = tx.truncdiv(a, safe), tx.truncmod(a, safe)
-        up = tx.And(tx.NE(r, zero), _same(r > zero, safe > zero))
-        return tx.Select(minus, neg, q + tx.Cast(dt, up))
+            return tx.floordiv(a, b)
+        up = tx.And(tx.NE(r, zero), _same(r > zero, b > zero))
+        return q + tx.Cast(dt, up)
     if fn in ("shl", "shr"):
         bits = _BITS[t.name]
         u = _UNSIGNED[bits]
@@ -344,7 +354,9 @@ def cast(x: Any, src: ir.ScalarType, dst: ir.ScalarType) -> Any:
         return x
     rd = reg_dtype(dst)
     if dst.name == "i1":
-        return tx.Not(tx.EQ(x, tx.const(0, dtype_of(x))))
+        if _is_float(src):
+            return _fne(x, tx.const(0.0, dtype_of(x)))
+        return tx.NE(x, tx.const(0, dtype_of(x)))
     if src.name == "i1":
         return tx.Select(x, tx.const(1, rd), tx.const(0, rd))
     if _is_float(src) and _is_float(dst):
