@@ -169,14 +169,19 @@ def _rng(seed: int) -> Any:
     return np.random.default_rng(seed)
 
 
-_FORM_STAGES = {"candidate": "capture", "scheduled": "schedule", "machine": "machine"}
-"""``--form`` (the older spelling) as the stage it names."""
+_FORM_STAGES = {"candidate": "capture", "scheduled": "schedule", "machine": "machine",
+                "tirx": "emit"}
+"""``--form`` (the older spelling) as the stage it names; ``tirx`` is the TVMScript the
+``tirx:llvm`` target emits (the target is ``tirx:llvm`` unless another ``tirx:*`` is
+named)."""
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
     """Print what a stage of the target's pipeline produced for every kernel in FILE."""
     con = _console()
     stage = args.after or _FORM_STAGES[args.form]
+    if args.form == "tirx" and not args.after and not str(args.target).startswith("tirx:"):
+        args = argparse.Namespace(**{**vars(args), "target": "tirx:llvm"})
     for case, compiled, _ in _compiled_cases(args):
         text = compiled.after(stage)
         con.rule(f"{case.name} after {stage} for {compiled.target}")
@@ -624,7 +629,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print what this stage of the target's pipeline produced (default: "
                         "capture, the Candidate TileIR); `tilec ir --after build` compiles")
     i.add_argument("--form", default="candidate", choices=list(_FORM_STAGES),
-                   help="the same as --after capture / schedule / machine")
+                   help="the same as --after capture / schedule / machine; tirx: the Apache "
+                        "TVM tvm.tirx PrimFunc (TVMScript) of target tirx:llvm")
     i.add_argument("--kernel", default=None, help="only this kernel")
     i.add_argument("--target", default="cuda:sm_90",
                    help="target whose pipeline runs (default cuda:sm_90, which needs no GPU "

@@ -893,6 +893,17 @@ class Compiled:
         return self.executable().source
 
     @property
+    def tirx(self) -> str:
+        """The kernel as an Apache TVM ``tvm.tirx`` PrimFunc, in TVMScript: the emitted source
+        of a ``tirx:*`` target, else the bridge's export of the Candidate TileIR (needs the
+        ``[tvm]`` extra; ``docs/design/tirx.md``)."""
+        if self.target.startswith("tirx:"):
+            return self.compilation("emit").stages["emit"].text
+        from tilec.targets.tirx.backend import tirx_text
+
+        return tirx_text(self.module, self.fn_name)
+
+    @property
     def resources(self) -> Any:
         """Registers, shared memory and spills the target's compiler reported (None if none)."""
         return getattr(self.executable(), "resources", None)

@@ -85,7 +85,8 @@ def _family(name: str) -> str:
 
 
 _NOT_BUILT = {
-    "tirx": "the TVM TIRx bridge is not built yet",
+    "tirx": "the TVM TIRx bridge builds for the CPU only (target 'tirx:llvm'); its CUDA and "
+            "Metal routes are not built yet",
 }
 """Target families the planner knows that cannot compile kernels yet, and why."""
 
@@ -197,6 +198,9 @@ register_target(TargetInfo("cuda:sm_90", "tilec.targets.cuda.backend", "make_bac
 register_target(TargetInfo("cuda:sm_80", "tilec.targets.cuda.backend", "make_backend",
                            "probe_sm_80", "CUDA, Ampere profile (runs on newer GPUs too)",
                            build_probe="nvrtc_available"))
+register_target(TargetInfo("tirx:llvm", "tilec.targets.tirx.backend", "make_backend", "probe",
+                           "TileIR -> Apache TVM tvm.tirx -> TVM's LLVM on the CPU (optional "
+                           "extra: pip install 'tilec[tvm]')"))
 for _name in ("metal", "metal:m1"):
     register_target(TargetInfo(_name, "tilec.targets.metal.backend", "make_backend", "probe",
                                "Metal Shading Language for Apple M1-class GPUs (runs on macOS "
