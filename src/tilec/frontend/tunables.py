@@ -303,7 +303,7 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 """Variant choices that are facts of the target's own realization plan (cpu: the register
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
-VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues",
+VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                   "coalesce_group_barriers", "max_copy_batch", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
@@ -324,7 +324,7 @@ before their stores, 1 to 16; None: each copy's whole share), the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
-_PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues",
+_PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                    "coalesce_group_barriers", "max_copy_batch")
 """Variant choices that are ``PlannerOptions`` fields."""
 

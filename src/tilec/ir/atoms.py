@@ -19,7 +19,8 @@ from .types import ScalarType, bf16, f16, f32
 __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
            "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES",
            "SWIZZLE_ALIGN", "swizzle_slack", "ROW_PAD_BYTES", "row_pad",
-           "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for"]
+           "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for", "SIMDGROUP_ATOM", "SIMDGROUP_OPS",
+           "SIMDGROUP_BLOCK"]
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,25 @@ LANE_ATOMS: dict[str, LaneAtom] = {
                  FragmentLayout(8, 8, 2, IndexMap(2, [_LANE.floordiv(4), _Q * 2 + _REG])),
                  "tilec: a lane-FFMA realization of the metal:m1 8x8 atom grid (lane l owns row "
                  "l // 4, columns 2*(l % 4) + i); Apple documents no simdgroup_matrix element "
-                 "layout, so no simdgroup_matrix instruction is emitted"),
+                 "layout, so this is the layout the accumulator has between operations (the "
+                 "simdgroup realization's opaque fragments never leave one operation)"),
     )
 }
 """Matrix atoms realized by per-lane FMAs, by planner atom id."""
+
+
+SIMDGROUP_ATOM = "simdgroup.8x8.f32"
+"""The metal:m1 planner atom the ``simdgroup`` realization issues as MSL ``simdgroup_matrix``
+instructions (``SIMDGROUP_OPS``)."""
+
+SIMDGROUP_BLOCK = 8
+"""Rows and columns of one ``simdgroup_float8x8`` fragment."""
+
+SIMDGROUP_OPS = ("simdgroup.load", "simdgroup.mma", "simdgroup.store")
+"""The opaque-fragment atoms of the ``simdgroup`` realization. A fragment is a
+``tile<2 x f32>`` per lane holding 2 of the 64 elements of an 8x8 block, in an assignment
+of elements to lanes and registers that Apple does not document: only these three atoms
+may produce or read one (the simulator assigns the elements at random per launch)."""
 
 
 @dataclass(frozen=True)
@@ -287,6 +303,20 @@ CATALOG: dict[str, AtomDef] = {
                   "fragments per thread; asynchronous: its results may be read only after "
                   "wgmma.wait")
           for a in WGMMA_ATOMS.values()),
+        AtomDef("simdgroup.load", ("block_view",), ("fragment",), "warp",
+                "the 8x8 view (the same block on every lane of the SIMD-group) into an opaque "
+                "fragment: tile<2 x f32> per lane, element assignment undocumented. MSL: "
+                "simdgroup_load(simdgroup_float8x8 &, const threadgroup float *, ulong "
+                "elements_per_row)"),
+        AtomDef("simdgroup.mma", ("a", "b", "c"), ("d",), "warp",
+                "D = A @ B + C on opaque 8x8 fragments (simdgroup.load / simdgroup.mma "
+                "results), f32, summation order unspecified. MSL: "
+                "simdgroup_multiply_accumulate(d, a, b, c)"),
+        AtomDef("simdgroup.store", ("block_view", "fragment"), (), "warp",
+                "the opaque fragment's 8x8 block into an 8x8 view (the same block on every "
+                "lane of the SIMD-group), every element written once. MSL: "
+                "simdgroup_store(simdgroup_float8x8, threadgroup float *, ulong "
+                "elements_per_row)"),
         AtomDef("wgmma.fence", (), ("token",), "warpgroup",
                 "orders this warpgroup's register and shared-memory accesses before the "
                 "following wgmma instructions"),

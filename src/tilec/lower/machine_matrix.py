@@ -14,6 +14,8 @@ different banks), then walks K:
   (rows ``am`` apart, columns ``an`` apart); per K step it reads its ``rm`` A
   values and ``rn`` B values and updates every accumulator with one FMA
   (two roundings, in K order, under ``strict_fold``);
+* ``simdgroup`` (metal:m1): MSL ``simdgroup_matrix`` instructions on opaque fragments,
+  the accumulator crossing into them through group memory (``machine_simdgroup``);
 * ``reference``: one thread per output element in the blocked layout, a
   serial K loop with separately rounded products and sums (bit-identical to
   the reference interpreter's strict order).
@@ -43,6 +45,7 @@ from tilec.ir.atoms import (
 
 from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_pipeline import swizzled_map
+from .machine_simdgroup import simdgroup_mma
 from .options import LoweringBug
 from .schedule import layout_of
 
@@ -115,6 +118,8 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k)
+    elif real == "simdgroup":
+        out = simdgroup_mma(g, op, c, a_view, b_view, k)
     else:
         out = _atoms(g, op, c, a_view, b_view, k, k_major)
     g.bind(op.result, out)

@@ -37,6 +37,7 @@ from tilec.ir import dist_layout as L
 from tilec.ir.atoms import (
     LANE_ATOMS,
     MMA_ATOMS,
+    SIMDGROUP_ATOM,
     wgmma_for,
 )
 from tilec.ir.dataflow import closed_recurrence
@@ -275,7 +276,14 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
             notes.append(f"{atom_id} has no warpgroup instruction; the scalar reference is used")
             return ref
         realization = wg.catalog_id
-    if realization == "ffma":
+    if cand.realization == "simdgroup":
+        if atom_id != SIMDGROUP_ATOM:
+            notes.append(f"{atom_id} has no simdgroup realization; the scalar reference is used")
+            return ref
+        # the accumulator between executions: the lane-FMA layout (documented); the opaque
+        # fragments live inside one execution (machine_simdgroup)
+        realization = "simdgroup"
+    if realization in ("ffma", "simdgroup"):
         layout = L.lane_tile((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
                              frag.regs)
     else:

@@ -33,7 +33,7 @@ from tilec.exec import (
     matrix_distribution,
     one_atom_distribution,
 )
-from tilec.ir.atoms import row_pad, swizzle_slack
+from tilec.ir.atoms import SIMDGROUP_ATOM, SIMDGROUP_BLOCK, row_pad, swizzle_slack
 
 from .options import PlannerOptions
 from .work import DTYPE_BYTES, GroupWorkload, MatrixWorkload, elided_elements
@@ -53,6 +53,10 @@ class Realization(StrEnum):
     """A fragment rectangle of atoms per subgroup, in registers."""
     WGMMA = "wgmma"
     """A fragment rectangle issued by warpgroup instructions reading shared memory."""
+    SIMDGROUP = "simdgroup"
+    """A fragment rectangle of MSL ``simdgroup_matrix`` instructions on opaque fragments
+    (metal:m1): A, B and C cross into the fragments through group memory in every
+    execution, the accumulator stays in the lane-FMA layout between executions."""
     MPP = "mpp"
     """An MPP rectangle (memory operands)."""
     SCALAR = "scalar"
@@ -100,6 +104,23 @@ def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm
         return f"N = {n} must be a multiple of 64 up to 256 (swizzled operand blocks)"
     if w.k % 64:
         return f"K = {w.k} must be a multiple of 64 (swizzled operand blocks)"
+    return None
+
+
+SIMDGROUP_MAX_K_STEPS = 32
+"""Most 8-deep K steps one execution of the simdgroup realization issues (the lowering
+unrolls them: opaque fragments are never carried through a Machine loop)."""
+
+
+def simdgroup_rule(w: MatrixWorkload, rm: int, rn: int) -> str | None:
+    """Why the simdgroup realization cannot realize ``w`` (None when it can): f32 operands
+    and accumulator under exact precision (``simdgroup_float8x8`` only: the profile catalogs
+    no half or bfloat variant), at most ``SIMDGROUP_MAX_K_STEPS`` K steps per execution."""
+    if w.dtype != "f32" or w.acc_dtype != "f32":
+        return f"simdgroup_float8x8 takes f32 operands and accumulator, not {w.dtype}"
+    if w.k // SIMDGROUP_BLOCK > SIMDGROUP_MAX_K_STEPS:
+        return (f"K = {w.k} is {w.k // SIMDGROUP_BLOCK} steps of 8; the unrolled realization "
+                f"issues at most {SIMDGROUP_MAX_K_STEPS}")
     return None
 
 
@@ -307,13 +328,17 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
         inputs = d.subgroups * (d.rm + d.rn) * q * e
         phys_inputs = d.subgroups * (d.rm + d.rn) * q_phys * e
     per = Fraction(u * v * e)
+    crossing = 2 * per if c.realization == Realization.SIMDGROUP else zero
     if c.accumulator == "nonresident":
         acc, direct = 2 * per, zero
     elif c.accumulator == "resident":
         acc, direct = 2 * per / (w.recurrence or 1), zero
     else:
         acc, direct = zero, per / (w.recurrence or 1)
-    return WorkCounts(issues, phys, inputs, phys_inputs, acc, direct, c.fragment_scalars, 0)
+    # the simdgroup realization also moves every accumulator block into and out of its
+    # opaque fragments once per execution (group memory, whatever the accumulator mode)
+    return WorkCounts(issues, phys, inputs, phys_inputs, acc + crossing, direct,
+                      c.fragment_scalars, 0)
 
 
 @dataclass
@@ -360,13 +385,18 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     if realization == Realization.WGMMA:
         barriers = RING_BARRIER_BYTES * versions // 2 if ring else 0
         return (versions - 1) * ring + swizzle_slack(2) + barriers
-    if realization in (Realization.RECTANGLE, Realization.ONE_ATOM):
+    if realization in (Realization.RECTANGLE, Realization.ONE_ATOM, Realization.SIMDGROUP):
         pad = row_pad(DTYPE_BYTES[w.dtype]) * DTYPE_BYTES[w.dtype]
-        return (versions - 1) * ring + versions * pad * (w.m + w.k)
+        extra = (versions - 1) * ring + versions * pad * (w.m + w.k)
+        if realization == Realization.SIMDGROUP:
+            # the accumulator's crossing into the fragments: one padded M x N buffer
+            extra += (w.n + row_pad(DTYPE_BYTES[w.acc_dtype])) * w.m \
+                * DTYPE_BYTES[w.acc_dtype]
+        return extra
     return 0
 
 
-REGISTER_ACCUMULATORS = (Realization.RECTANGLE, Realization.WGMMA)
+REGISTER_ACCUMULATORS = (Realization.RECTANGLE, Realization.WGMMA, Realization.SIMDGROUP)
 """Realizations whose accumulator rectangles live in lane registers whether or not a
 recurrence is proved: C and D reach shared memory only to change layout (a repartition
 through the group's scratch pool, which is reused). The one-atom reference keeps the
@@ -472,7 +502,12 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
     if realization == Realization.RECTANGLE:
         examined += 1
         scalars = fragment_scalars(atom, Realization.ONE_ATOM)
-        if legal_state(Realization.ONE_ATOM, scalars, ()):
+        if atom.id == SIMDGROUP_ATOM and options.simdgroup_matrix == "only" \
+                and simdgroup_rule(w, 1, 1) is None:
+            rej.append(Rejection(w.op, threads, Realization.ONE_ATOM, atom.id, (),
+                                 "PlannerOptions.simdgroup_matrix = 'only' keeps the simdgroup "
+                                 "realization"))
+        elif legal_state(Realization.ONE_ATOM, scalars, ()):
             dist = one_atom_distribution(g, u, v)
             out.candidates.append(_candidate(w, threads, Realization.ONE_ATOM, "nonresident",
                                              atom, dist, scalars, options))
@@ -493,7 +528,13 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                 continue
         scalars = fragment_scalars(atom, realization, rm, rn)
         dist = matrix_distribution(gm, gn, rm, rn)
-        if legal_state(realization, scalars, params, rm, rn):
+        lane_only = atom.id == SIMDGROUP_ATOM and options.simdgroup_matrix == "only" \
+            and simdgroup_rule(w, rm, rn) is None
+        if lane_only:
+            rej.append(Rejection(w.op, threads, realization, atom.id, params,
+                                 "PlannerOptions.simdgroup_matrix = 'only' keeps the simdgroup "
+                                 "realization of this rectangle"))
+        elif legal_state(realization, scalars, params, rm, rn):
             for mode in modes:
                 if _epilogue_registers_exceed(w, mode, rm * rn * atom.fragments.c, scalars,
                                               reg_limit, threads, realization, atom.id,
@@ -501,6 +542,20 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                     continue
                 out.candidates.append(_candidate(w, threads, realization, mode, atom, dist,
                                                  scalars, options))
+        if atom.id == SIMDGROUP_ATOM and realization == Realization.RECTANGLE \
+                and options.simdgroup_matrix != "off":
+            examined += 1
+            why = simdgroup_rule(w, rm, rn)
+            if why is not None:
+                rej.append(Rejection(w.op, threads, Realization.SIMDGROUP, atom.id, params, why))
+            elif legal_state(Realization.SIMDGROUP, scalars, params, rm, rn):
+                for mode in modes:
+                    if _epilogue_registers_exceed(w, mode, rm * rn * atom.fragments.c, scalars,
+                                                  reg_limit, threads, Realization.SIMDGROUP,
+                                                  atom.id, params, rej):
+                        continue
+                    out.candidates.append(_candidate(w, threads, Realization.SIMDGROUP, mode,
+                                                     atom, dist, scalars, options))
         if profile.warpgroup_mma and options.warpgroup_mma \
                 and realization == Realization.RECTANGLE and atom.id in WGMMA_ATOM_IDS:
             examined += 1

@@ -41,6 +41,13 @@ class PlannerOptions:
     warpgroup_mma: bool = True
     """Consider warpgroup-instruction (``wgmma``) realizations where the profile has them;
     the CUDA backend turns this off for devices other than sm_90 (no ``wgmma`` there)."""
+    simdgroup_matrix: str = "off"
+    """The ``simdgroup`` realization of the metal:m1 8x8 atom (MSL ``simdgroup_matrix``
+    instructions on opaque fragments, ``lower/machine_simdgroup.py``): ``"auto"`` enumerates
+    it beside the lane-FMA rectangles and the cost basis chooses, ``"off"`` (the default:
+    nothing has measured it on an Apple GPU, and the seed's reference plans stay the lane
+    realization's) forbids it, ``"only"`` drops the lane-FMA rectangles of the atom so that
+    it is chosen wherever it is legal (a plan variant's ``simdgroup_matrix``)."""
     metal_mpp: bool = False
     """Plan Metal groups with the MPP family and its v3 basis instead of the SIMD-group one."""
     bounded_k_views: bool = False
@@ -77,6 +84,9 @@ class PlannerOptions:
     def __post_init__(self) -> None:
         if self.threads is not None and self.threads < 1:
             raise ValueError(f"threads must be positive, got {self.threads}")
+        if self.simdgroup_matrix not in ("auto", "off", "only"):
+            raise ValueError(f"simdgroup_matrix must be 'auto', 'off' or 'only', got "
+                             f"{self.simdgroup_matrix!r}")
         if self.max_thread_candidates < 1:
             raise ValueError(f"max_thread_candidates must be positive, got "
                              f"{self.max_thread_candidates}")

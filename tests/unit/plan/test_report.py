@@ -127,7 +127,7 @@ def test_capacity_rejection_is_reported() -> None:
 def test_realization_kinds_are_a_closed_enum_that_reads_as_its_names(matmul_module) -> None:
     from tilec.plan import REALIZATIONS, Realization
 
-    assert REALIZATIONS == tuple(Realization) and len(set(REALIZATIONS)) == 5
+    assert REALIZATIONS == tuple(Realization) and len(set(REALIZATIONS)) == 6
     assert Realization("wgmma") is Realization.WGMMA and f"{Realization.ONE_ATOM}" == "one_atom"
     with pytest.raises(ValueError):
         Realization("tensor_core")

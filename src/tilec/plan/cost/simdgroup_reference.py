@@ -3,10 +3,14 @@
 For an operation executed E times with a proved resident recurrence of length L
 (atom counts U, V, Q; G subgroups; R live fragment scalars per lane)::
 
-    matrix issues I        = U * V * Q * E
+    matrix issues I        = U * V * Q * E   (priced matrix_issue each for the lane-FMA
+                                              rectangles, simdgroup_issue for the simdgroup
+                                              realization)
     input transfers        = G * (rm + rn) * Q * E        rectangle
                            = 2 * U * V * Q * E            one-atom reference
     accumulator transfers  = 2UVE | 2UVE / L | 0          nonresident | resident | direct
+                             + 2UVE                       simdgroup realization (the
+                                                          crossing into opaque fragments)
     direct global stores   = U * V * E / L                direct output only
     work     = I * matrix_issue + (inputs + accumulator + direct stores) * shared_fragment_transfer
     pressure = max(1, R / preferred_fragment_scalars_per_lane)
@@ -42,7 +46,11 @@ class ReferenceCoefficients:
     """Replaceable coefficients of the reference basis."""
 
     matrix_issue: float
-    """Price of one 8x8x8 atom issue (the unit of this basis)."""
+    """Price of one 8x8x8 atom issue (the unit of this basis): what the lane-FMA
+    realization spends on one (16 FMAs and their operand reads per lane)."""
+    simdgroup_issue: float
+    """Price of one ``simdgroup_multiply_accumulate`` with its two ``simdgroup_load``s
+    amortized (the simdgroup realization); a prior, never measured here."""
     shared_fragment_transfer: float
     """Price of one subgroup fragment transfer to or from group memory."""
     preferred_fragment_scalars_per_lane: float
@@ -62,7 +70,8 @@ class ReferenceCoefficients:
 
 
 M1_PRIORS = ReferenceCoefficients(
-    matrix_issue=1.0, shared_fragment_transfer=1.0, preferred_fragment_scalars_per_lane=32.0,
+    matrix_issue=1.0, simdgroup_issue=0.5, shared_fragment_transfer=1.0,
+    preferred_fragment_scalars_per_lane=32.0,
     preferred_subgroups=4, independent_element=1.0 / 32.0, subgroup_setup=16.0,
     preferred_programs=64, scalar_fma=1.0 / 64.0,
     provenance="prior: bootstrap relative-work weights (seed 000); nothing fitted yet")
@@ -94,7 +103,9 @@ class SimdgroupReferenceBasis:
         assert candidate.atom is not None and candidate.distribution is not None
         d = candidate.distribution
         transfers = wc.input_transfers + wc.accumulator_transfers + wc.direct_global_stores
-        work_value = float(wc.matrix_issues) * k.matrix_issue \
+        issue = k.simdgroup_issue if candidate.realization == Realization.SIMDGROUP \
+            else k.matrix_issue
+        work_value = float(wc.matrix_issues) * issue \
             + float(transfers) * k.shared_fragment_transfer
         pressure = max(1.0, wc.live_fragment_scalars / k.preferred_fragment_scalars_per_lane)
         parallel = max(1.0, min(k.preferred_subgroups, d.atoms_m * d.atoms_n) / d.subgroups)

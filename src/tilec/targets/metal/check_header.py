@@ -44,6 +44,11 @@ typedef _Float16 half;
 #define double tc_msl_has_no_double
 
 struct uint3 { uint x, y, z; };
+struct ulong2 {
+  ulong x, y;
+  constexpr ulong2(ulong v = 0) : x(v), y(v) {}
+  constexpr ulong2(ulong a, ulong b) : x(a), y(b) {}
+};
 struct alignas(16) uint4 { uint x, y, z, w; };
 
 #define NAN __builtin_nanf("")
@@ -86,6 +91,35 @@ uint simd_shuffle_xor(uint, ushort);
 short simd_shuffle_xor(short, ushort);
 ushort simd_shuffle_xor(ushort, ushort);
 bool simd_any(bool);
+
+/* SIMD-group matrices (MSL specification 2.5 and 6.7): the element layout is opaque */
+template <typename T, int Cols, int Rows> struct simdgroup_matrix {
+  simdgroup_matrix() = default;
+ private:
+  T __opaque[Cols * Rows / 32];
+};
+typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
+template <typename T, int Cols, int Rows>
+void simdgroup_load(thread simdgroup_matrix<T, Cols, Rows> &d, const threadgroup T *src,
+                    ulong elements_per_row = Cols, ulong2 matrix_origin = 0,
+                    bool transpose_matrix = false);
+template <typename T, int Cols, int Rows>
+void simdgroup_load(thread simdgroup_matrix<T, Cols, Rows> &d, const device T *src,
+                    ulong elements_per_row = Cols, ulong2 matrix_origin = 0,
+                    bool transpose_matrix = false);
+template <typename T, int Cols, int Rows>
+void simdgroup_store(thread simdgroup_matrix<T, Cols, Rows> a, threadgroup T *dst,
+                     ulong elements_per_row = Cols, ulong2 matrix_origin = 0,
+                     bool transpose_matrix = false);
+template <typename T, int Cols, int Rows>
+void simdgroup_store(thread simdgroup_matrix<T, Cols, Rows> a, device T *dst,
+                     ulong elements_per_row = Cols, ulong2 matrix_origin = 0,
+                     bool transpose_matrix = false);
+template <typename T, int Cols, int K, int Rows>
+void simdgroup_multiply_accumulate(thread simdgroup_matrix<T, Cols, Rows> &d,
+                                   thread simdgroup_matrix<T, K, Rows> &a,
+                                   thread simdgroup_matrix<T, Cols, K> &b,
+                                   thread simdgroup_matrix<T, Cols, Rows> &c);
 
 enum memory_order { memory_order_relaxed = 0 };
 struct atomic_uint { uint __value; };

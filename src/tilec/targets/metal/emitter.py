@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.ir.atoms import CATALOG
+from tilec.ir.atoms import CATALOG, SIMDGROUP_OPS
 from tilec.targets.clike import (
     CLikeEmitter,
     IndentedBuffer,
@@ -48,6 +48,7 @@ from tilec.targets.cuda.memory_printers import exchange_operands
 from tilec.targets.cuda.source import HostStep, ParamInfo, kernel_name
 from tilec.targets.kernel_checks import CheckInfo
 from tilec.targets.metal.prelude import PRELUDE
+from tilec.targets.metal.simdgroup_printers import emit_simdgroup_atom
 from tilec.targets.metal.source import MetalSource
 
 __all__ = ["MetalEmitter", "emit_metal"]
@@ -55,7 +56,7 @@ __all__ = ["MetalEmitter", "emit_metal"]
 _SPACES = {"global": "device ", "shared": "threadgroup ", "local": "thread ",
            "fragment": "thread "}
 
-METAL_ATOMS = ("barrier.group", "shfl.xor", "vote.any")
+METAL_ATOMS = ("barrier.group", "shfl.xor", "vote.any", *SIMDGROUP_OPS)
 """Catalog atoms with a Metal form; the others are CUDA instructions."""
 
 
@@ -275,7 +276,8 @@ class MetalEmitter(CUDAEmitter):
 
     # -- atoms --------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
-        """``barrier.group``, ``shfl.xor`` and ``vote.any``; every other atom is CUDA's."""
+        """``barrier.group``, ``shfl.xor``, ``vote.any`` and the opaque ``simdgroup.*``
+        fragments (``simdgroup_printers``); every other atom is CUDA's."""
         cid = op.attr("catalog_id")
         if cid not in CATALOG:
             raise self.unsupported(op, f"unknown atom {cid!r}")
@@ -288,6 +290,8 @@ class MetalEmitter(CUDAEmitter):
                 self.bind(r, TokenVal())
         elif cid == "shfl.xor":
             self._shfl_xor(op)
+        elif cid in SIMDGROUP_OPS:
+            emit_simdgroup_atom(self, op)
         else:
             self._vote_any(op)
 

@@ -57,13 +57,16 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "trip": ("fuse_matrix_epilogues", False),
                  "fences": ("coalesce_group_barriers", False),
                  "cluster": ("cluster", 2),
-                 "regstore": ("tensor_store", False)}
+                 "regstore": ("tensor_store", False),
+                 "simdgroup": ("simdgroup_matrix", "only")}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
 group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
 plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
 where the default plan fuses its epilogue; ``cluster`` pairs a persistent group's programs
 into clusters of two that multicast their shared operand; ``regstore`` stores a
-warp-specialized group's output from registers instead of through tensor stores)."""
+warp-specialized group's output from registers instead of through tensor stores;
+``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
+fragments wherever legal)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
