@@ -77,7 +77,7 @@ def _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL):
 
 @tc.kernel
 def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 64, 128),
-                    BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32,
+                    BN: tc.constexpr = tc.tunable(16, 32, 64, 128), HEAD_DIM: tc.constexpr = 32,
                     CAUSAL: tc.constexpr = False):
     """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head; with ``CAUSAL`` query ``i``
     attends keys ``j <= i`` only (the top-left aligned mask of torch's ``is_causal``), and
@@ -94,7 +94,7 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
 @tc.kernel
 def flash_attention_lse(Q, K, V, Out, LSE, scale,
                         BM: tc.constexpr = tc.tunable(16, 32, 64, 128),
-                        BN: tc.constexpr = tc.tunable(16, 32, 64), HEAD_DIM: tc.constexpr = 32,
+                        BN: tc.constexpr = tc.tunable(16, 32, 64, 128), HEAD_DIM: tc.constexpr = 32,
                         CAUSAL: tc.constexpr = False):
     """``flash_attention`` that also writes each query row's log-sum-exp of its scaled
     scores, ``LSE[b, i] = log(sum_j exp(scale * Q[b, i] . K[b, j]))`` (natural log, f32;
