@@ -232,8 +232,8 @@ def test_library_kernel_asserts_its_shape_contract(kernel: Any, make: Any, const
     e = _raises("reference", kernel, *args, **constexprs)
     for frag in fragments:
         assert frag in str(e), str(e)
-    file, _ = _source_line(kernel.fn, "assert")
-    assert e.filename == file and e.kernel == kernel.__name__
+    # the assert may stand in a @tc.func of the kernel's module (flash_attention's shapes)
+    assert e.filename == inspect.getsourcefile(kernel.fn) and e.kernel == kernel.__name__
     for a in args:
         if isinstance(a, np.ndarray) and np.isnan(a).any():
             assert unwritten(a), "an output was written although the contract failed"

@@ -899,9 +899,10 @@ class Compiled:
         ``[tvm]`` extra; ``docs/design/tirx.md``)."""
         if self.target.startswith("tirx:"):
             return self.compilation("emit").stages["emit"].text
-        from tilec.targets.tirx.backend import tirx_text
+        from tilec.runtime import load_backend, require
 
-        return tirx_text(self.module, self.fn_name)
+        require("tirx:llvm", run=False)  # TargetUnavailable, with the reason, without TVM
+        return load_backend("tirx:llvm").emit(self.module, self.fn_name).text
 
     @property
     def resources(self) -> Any:

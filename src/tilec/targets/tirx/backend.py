@@ -14,7 +14,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["TirxBackend", "TirxSource", "make_backend", "probe", "tirx_text", "TVM_VERSION"]
+__all__ = ["TirxBackend", "TirxSource", "make_backend", "probe", "TVM_VERSION"]
 
 TVM_VERSION = "0.27"
 """The TVM release line the bridge is written against (``tvm.tirx`` is new in 0.27)."""
@@ -55,17 +55,6 @@ class TirxSource:
         return self.export.text
 
 
-def tirx_text(module: ir.Module, fn_name: str) -> str:
-    """The TVMScript of ``@fn_name``'s PrimFunc (raises ``TargetUnavailable`` without TVM,
-    ``UnsupportedError`` for what the bridge does not translate)."""
-    from tilec.runtime import require
-
-    require("tirx:llvm", run=False)
-    from .exporter import export
-
-    return export(module, fn_name).text
-
-
 class TirxBackend:
     """Compiles Candidate TileIR functions through TVM's ``tvm.tirx`` and LLVM."""
 
@@ -81,10 +70,8 @@ class TirxBackend:
         """The target name."""
 
     def emit(self, module: ir.Module, fn_name: str) -> TirxSource:
-        """The PrimFunc of ``fn_name`` (TVM must import; nothing is compiled)."""
-        from tilec.runtime import require
-
-        require(self.name, run=False)
+        """The PrimFunc of ``fn_name`` (TVM must import, which the runtime's ``require``
+        checks before a backend is used; nothing is compiled)."""
         from .exporter import export
 
         return TirxSource(export(module, fn_name))
