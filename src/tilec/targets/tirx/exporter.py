@@ -343,7 +343,10 @@ class _Exporter:
             return
         info = CheckInfo.division(op)
         self.out.checks[info.op_id] = info
-        with self.when(self.tx.EQ(divisor, self.tx.const(0, sc.dtype_of(divisor)))):
+        dt = sc.dtype_of(divisor)
+        if dt.startswith("uint"):  # TVM rewrites x + 1 == 0 to x == -1, a uint it can't make
+            divisor, dt = self.tx.Cast("int64", divisor), "int64"
+        with self.when(self.tx.EQ(divisor, self.tx.const(0, dt))):
             self.fail(ERR_ZERODIV, info.op_id, [])
 
 

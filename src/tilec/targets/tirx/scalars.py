@@ -83,7 +83,16 @@ def const(value: Any, t: ir.ScalarType) -> Any:
     if t.name == "i1":
         return tx.const(bool(v), "bool")
     if _is_float(t):
-        return tx.const(float(np.float64(v)), reg_dtype(t))
+        rt = reg_dtype(t)
+        if float(v) == 0.0:
+            # a zero is spelled through its bits: TVM's simplifier folds x * 0.0 to 0.0
+            # (losing -0.0, NaN and inf * 0) and refuses to fold x / 0.0; a reinterpreted
+            # integer is opaque to it, and LLVM still sees the constant
+            # (a reinterpreted 0 is TVM's null-pointer shortcut: +0.0 is -(-0.0))
+            width = {"float16": 16, "float32": 32, "float64": 64}[rt]
+            neg = tx.reinterpret(rt, tx.const(1 << (width - 1), f"uint{width}"))
+            return neg if np.signbit(v) else -neg
+        return tx.const(float(np.float64(v)), rt)
     return tx.const(int(v), reg_dtype(t))
 
 
@@ -145,6 +154,15 @@ def _fne(a: Any, b: Any) -> Any:
     return tx.Or(tx.Or(tx.isnan(a), tx.isnan(b)), tx.Not(tx.EQ(a, b)))
 
 
+def _fcmp(fn: str, a: Any, b: Any) -> Any:
+    """An ordered float comparison, false when either side is NaN. Spelled with the NaN
+    tests because TVM's simplifier rewrites ``a == a``, ``a <= a`` and ``a >= a`` to true
+    (an argmin over a row with NaN picked the last index)."""
+    tx = _tvm()
+    cmp = {"eq": tx.EQ, "lt": tx.LT, "le": tx.LE, "gt": tx.GT, "ge": tx.GE}[fn](a, b)
+    return tx.And(tx.And(tx.Not(tx.isnan(a)), tx.Not(tx.isnan(b))), cmp)
+
+
 def _fabs(x: Any) -> Any:
     tx = _tvm()
     b = _bits(x)
@@ -188,7 +206,7 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     a = c[0]
     b = c[1] if len(c) > 1 else None
     if fn in ("eq", "lt", "le", "gt", "ge"):
-        return {"eq": tx.EQ, "lt": tx.LT, "le": tx.LE, "gt": tx.GT, "ge": tx.GE}[fn](a, b)
+        return _fcmp(fn, a, b)
     if fn == "ne":
         return _fne(a, b)
     if fn == "add":
@@ -224,8 +242,9 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     elif fn == "ceil":
         r = tx.ceil(a)
     elif fn == "fma":
-        r = tx.call_llvm_pure_intrin(ct, "llvm.fma." + ("f64" if ct == "float64" else "f32"),
-                                     tx.const(3, "uint32"), *c)
+        # one rounding, as C's fma/fmaf: TVM 0.27 finds no declaration for the llvm.fma
+        # intrinsic (any signature count), so the C library's function is called
+        r = tx.call_pure_extern(ct, "fma" if ct == "float64" else "fmaf", *c)
     elif fn == "round_tf32":
         bits = _bits(a)
         r = _from_bits(tx.Select(tx.isfinite(a), tx.bitwise_and(bits + _u(0x1000, bits),
@@ -247,7 +266,15 @@ def _wrap(fn: str, a: Any, b: Any, t: ir.ScalarType) -> Any:
     if _BITS[t.name] == 64:
         return ops[fn](a, b)
     wide = "uint64" if fn == "mul" and not _signed(t) else "int64"
-    return tx.Cast(dtype_of(a), ops[fn](tx.Cast(wide, a), tx.Cast(wide, b)))
+    bits = _BITS[t.name]
+    # wrapped in the wide type before the cast: TVM folds a narrow cast of a constant out of
+    # the narrow range (uint8 255 + 1) into a literal it then refuses
+    r = tx.bitwise_and(ops[fn](tx.Cast(wide, a), tx.Cast(wide, b)),
+                       tx.const((1 << bits) - 1, wide))
+    if _signed(t):
+        sign = tx.const(1 << (bits - 1), wide)
+        r = tx.Sub(tx.bitwise_xor(r, sign), sign)
+    return tx.Cast(dtype_of(a), r)
 
 
 def _int_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:

@@ -4,7 +4,9 @@ Paths: ``reference`` (target ``reference``), ``cpu``, ``simt:<profile>`` (``tc.s
 for ``cuda:sm_90``, ``cuda:sm_80``, ``metal:m1``), ``metal`` (the ``metal:m1`` target: its
 MSL is emitted and built, which off macOS is the libclang check, then the simulator runs the
 Machine TileIR the emitter printed; where a Metal device is, the kernel runs on it) and
-``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits). A path may carry a
+``cuda`` (the GPU: arrays are torch CUDA tensors, bf16 through its bits) and ``tirx:llvm``
+(the TIRx bridge through TVM's LLVM, where TVM imports; named with ``--paths``, not a
+default). A path may carry a
 plan variant after ``+``: ``simt:cuda:sm_90+grouped:3`` runs the grids with that program
 traversal (``ir.traversal``), ``+mbarrier`` releases staged wgmma rings through mbarriers
 (``mbarrier_ring``), ``+ws`` gives them a producer warpgroup of their own
@@ -42,7 +44,7 @@ __all__ = ["CPU_PATHS", "ALL_PATHS", "Outcome", "execute", "classify", "gpu_avai
 
 CPU_PATHS = ("reference", "cpu", "simt:cuda:sm_90", "simt:cuda:sm_80", "simt:metal:m1")
 """The paths that run without a GPU."""
-ALL_PATHS = (*CPU_PATHS, "metal", "cuda")
+ALL_PATHS = (*CPU_PATHS, "metal", "cuda", "tirx:llvm")
 """Every path."""
 
 REJECTIONS = ("TileSyntaxError", "LoweringError", "UnsupportedError", "TargetUnavailable")
@@ -114,6 +116,12 @@ def path_error(path: str) -> str | None:
         why = checker_unavailable()
         if why is not None and _metal_unavailable() is not None:
             return f"the metal path checks every emitted source: {why}"
+    if base == "tirx:llvm":
+        from tilec.runtime import why_unavailable
+
+        why = why_unavailable(base)
+        if why is not None:
+            return f"the tirx:llvm path needs TVM: {why}"
     if base not in ALL_PATHS:
         words = ", ".join(f"'+{w}'" for w in (*VARIANT_FLAGS, "grouped:G", "splitk:S",
                                                 "persistent:P", "copybatch:B"))
@@ -286,7 +294,8 @@ def _metal_unavailable() -> str | None:
 
 
 _RUNNERS: dict[str, Callable[[str, Any, list[Any]], None]] = {
-    "reference": _run_target, "cpu": _run_target, "simt": _run_simt, "metal": _run_metal,
+    "reference": _run_target, "cpu": _run_target, "tirx:llvm": _run_target, "simt": _run_simt,
+    "metal": _run_metal,
     "cuda": _run_cuda}
 
 

@@ -338,3 +338,71 @@ def test_probe_without_tvm(monkeypatch):
     finally:
         backend.probe.cache_clear()
     assert why is not None and "pip install 'tilec[tvm]'" in why
+
+
+# ------------------------------------------------------- findings of the fuzz path
+
+
+@tc.kernel
+def nan_args(X, A, C, F):
+    for _p in tc.parallel(1):
+        x = X.tile((0, 0), (4, 3)).load()
+        A.tile((0,), (4,)).store(tc.argmin(x, axis=1))
+        # x == x, x <= x and x >= x are false on NaN (TVM's simplifier folds them to true)
+        C.tile((0, 0), (4, 3)).store(tc.where((x == x) | (x <= x) | (x >= x), 1, 0))
+        F.tile((0, 0), (4, 3)).store(tc.fma(x, x, -x * x))
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+def test_nan_comparisons_and_argmin(dt):
+    """The tirx:llvm fuzz path's first campaign (seed 1207): an argmin over a row with NaN
+    picked the last index, and tc.fma did not compile (TVM finds no llvm.fma declaration)."""
+    x = np.full((4, 3), np.nan, dt)
+    x[1, 1], x[2, 0], x[3, 2] = 1, 2, 3
+    x[0, 0] = np.float32(1 + 2 ** -10).astype(dt)  # x * x is inexact: fma keeps the residue
+    args = [x, np.zeros(4, np.int32), np.zeros((4, 3), np.int32), np.zeros((4, 3), dt)]
+    ref, got = _both(nan_args, args, [1, 2, 3])
+    for i in (1, 2, 3):
+        _same(ref[i], got[i])
+
+
+@tc.kernel
+def zero_constants(X, Y, Z, U, V):
+    for _p in tc.parallel(1):
+        x = X.tile((0,), (4,)).load()
+        # x * 0.0 keeps -0.0 and NaN (TVM's simplifier folded it to 0.0); x / -0.0 is an
+        # infinity or NaN (TVM refused to fold it); a remainder by a computed unsigned
+        # divisor compiles (TVM rewrote its zero test u + 1 == 0 to u == -1)
+        Y.tile((0,), (4,)).store(x * 0.0)
+        Z.tile((0,), (4,)).store(x / -0.0)
+        u = U.tile((0,), (4,)).load()
+        V.tile((0,), (4,)).store(u % (u + 1))
+
+
+def test_zero_constants_and_unsigned_divisors():
+    """Findings of the tirx:llvm fuzz path's second campaign (seed 1208)."""
+    x = np.array([-2.0, np.nan, np.inf, 3.0], np.float32)
+    u = np.array([5, 6, 4000000000, 0], np.uint32)
+    args = [x, np.zeros(4, np.float32), np.zeros(4, np.float32), u, np.zeros(4, np.uint32)]
+    ref, got = _both(zero_constants, args, [1, 2, 4])
+    for i in (1, 2):
+        _same(ref[i], got[i])
+        assert np.array_equal(np.signbit(ref[i]), np.signbit(got[i]))
+    np.testing.assert_array_equal(ref[4], got[4])
+
+
+@tc.kernel
+def narrow_constants(U, S):
+    for _p in tc.parallel(1):
+        # constant operands TVM folds: the sums wrap (255 + 1 is 0, 127 + 1 is -128) instead
+        # of becoming literals out of the narrow range, which TVM refused to compile
+        U.tile((0,), (2,)).store(tc.full((2,), 255, tc.uint8) + tc.full((2,), 1, tc.uint8))
+        S.tile((0,), (2,)).store(tc.full((2,), 127, tc.int8) + tc.full((2,), 1, tc.int8))
+
+
+def test_narrow_constant_arithmetic_wraps():
+    ref, got = _both(narrow_constants, [np.zeros(2, np.uint8), np.zeros(2, np.int8)], [0, 1])
+    np.testing.assert_array_equal(got[0], [0, 0])
+    np.testing.assert_array_equal(got[1], [-128, -128])
+    np.testing.assert_array_equal(ref[0], got[0])
+    np.testing.assert_array_equal(ref[1], got[1])
