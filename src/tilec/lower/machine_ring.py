@@ -180,8 +180,8 @@ class MbarrierRing:
         g = self.g
         before = g.sync.state()
         bar = self._bar(self.full, ver)
-        every, once = self.st.issued(False), [ld for ld in self.st.issued(True)
-                                              if ld in self.st.once]
+        every = self.st.issued(False)
+        once = [ld for ld in self.st.loads if ld in self.st.once]
         total: ir.Value = g.index(_bytes(every) + (_bytes(once) if first is True else 0))
         if isinstance(first, ir.Value) and once:
             total = g.arith("add", total, g.arith("select", first, g.index(_bytes(once)),
@@ -212,12 +212,14 @@ def _bytes(loads: list[ir.Operation]) -> int:
                for ld in loads)
 
 
-def previous_version(g: GroupLowering, versions: int, ver: ir.Value, par: ir.Value
-                     ) -> tuple[ir.Value, ir.Value]:
+def previous_version(g: GroupLowering, versions: int, ver: ir.Value, par: ir.Value | None
+                     ) -> tuple[ir.Value, ir.Value | None]:
     """The version and phase parity of the iteration before the one at ``ver``, ``par``
-    (``Staging.next_carried`` read backwards)."""
+    (``Staging.next_carried`` read backwards; no parity where ``par`` is None)."""
     first = g.arith("eq", ver, g.index(0))
     prev = g.arith("select", first, g.index(versions - 1), g.arith("sub", ver, g.index(1)))
+    if par is None:
+        return prev, None
     return prev, g.arith("select", first, g.arith("sub", g.index(1), par), par)
 
 

@@ -279,7 +279,7 @@ class ConsumerRing(GuardedRing):
     def _release(self) -> None:
         g = self.g
         assert self.ring._at is not None and self._lb is not None
-        iv, _, _, (ver, par) = self.ring._at
+        iv, _, _, (ver, _) = self.ring._at
         if self.st.lag:
             self._release_before(ver, g.arith("gt", iv, self._lb))
         else:  # this iteration's groups have retired: release its own version
@@ -288,10 +288,7 @@ class ConsumerRing(GuardedRing):
     def _release_before(self, ver: ir.Value, when: ir.Value) -> None:
         """Where ``when`` holds, each consumer warpgroup's first thread arrives on the
         ``empty`` barrier of the version before ``ver`` (the ring's order)."""
-        g = self.g
-        w = self.st.versions
-        prev = g.arith("select", g.arith("eq", ver, g.index(0)), g.index(w - 1),
-                       g.arith("sub", ver, g.index(1)))
+        prev, _ = previous_version(self.g, self.st.versions, ver, None)
         self._arrive(prev, when)
 
     def _arrive(self, ver: ir.Value, when: ir.Value | None) -> None:

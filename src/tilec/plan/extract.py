@@ -310,26 +310,12 @@ class _Reader:
         holds their loads; else None."""
         fixed = None
         for v in mma.operands[:2]:
-            if self.operand_staging(v, group) != "ring":
-                continue
-            loop = self.staging_loop(v, group)
-            window = loop.attr("window") if loop is not None and loop.name == "pipeline" \
-                else None
+            how, loop = self._staging(v, group)
+            window = loop.attr("window") if how == "ring" and loop is not None \
+                and loop.name == "pipeline" else None
             if window is not None and window >= 2:
                 fixed = max(fixed or 0, int(window))
         return fixed
-
-    @staticmethod
-    def staging_loop(v: ir.Value, group: ir.Operation) -> ir.Operation | None:
-        """The innermost loop of ``group`` around the load that operand ``v`` is (seen
-        through plain transposes and stage hand-offs), or None."""
-        op = _Reader._source_load(v)
-        if op is None:
-            return None
-        loop = op.parent_op
-        while loop is not None and loop is not group and loop.name not in _LOOPS:
-            loop = loop.parent_op
-        return None if loop is None or loop is group else loop
 
     @staticmethod
     def _source_load(v: ir.Value) -> ir.Operation | None:
@@ -354,11 +340,19 @@ class _Reader:
         every execution (``ring``) unless it is the same tile on every iteration of its
         innermost one-stage loop (``once``); anything else, a load outside every loop
         included, is held in registers and stored for each execution (``value``)."""
+        return _Reader._staging(v, group)[0]
+
+    @staticmethod
+    def _staging(v: ir.Value, group: ir.Operation) -> tuple[str, ir.Operation | None]:
+        """``operand_staging`` and the innermost loop of ``group`` around the load (None
+        for ``value``)."""
         op = _Reader._source_load(v)
-        loop = _Reader.staging_loop(v, group)
-        if op is None or loop is None:
-            return "value"
-        return "once" if invariant_in(op, loop) else "ring"
+        loop = op.parent_op if op is not None else None
+        while loop is not None and loop is not group and loop.name not in _LOOPS:
+            loop = loop.parent_op
+        if op is None or loop is None or loop is group:
+            return "value", None
+        return ("once" if invariant_in(op, loop) else "ring"), loop
 
     def k_interval(self, load_v: ir.Value, k_axis: int, loop: ir.Operation | None, k: int
                    ) -> AffineExtent | None:

@@ -52,6 +52,7 @@ def _cluster_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
 def _setmaxnreg(em: CUDAEmitter, op: ir.Operation) -> bool:
     """The warpgroup's register budget (sm_90a)."""
     _need_tma(em, op)
+    em.register_split = True
     em.buf.line(f'asm volatile("setmaxnreg.{op.attr("action")}.sync.aligned.u32 '
                 f'{int(op.attr("count"))};");')
     return False

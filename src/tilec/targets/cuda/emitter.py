@@ -194,7 +194,8 @@ class CUDAEmitter(CLikeEmitter):
         self.min_groups = 1
         """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
         self.register_split = False
-        """The kernel's warpgroups change their register counts (``setmaxnreg``)."""
+        """The kernel's warpgroups change their register counts (set by the ``setmaxnreg``
+        printer, as ``wgmma``/``tma`` are by theirs)."""
         self.cluster = 1
         """Groups per cluster (``__cluster_dims__``; the grid's ``cluster``)."""
         self.smem_base = "tc_smem"
@@ -514,8 +515,6 @@ class CUDAEmitter(CLikeEmitter):
             raise self.unsupported(op, f"grid parallel needs threads = 1..1024, got {threads!r}")
         self.threads = threads
         self.min_groups = int(op.attr("min_groups", 1) or 1)
-        self.register_split = any(o.name == "atom.call" and o.attr("catalog_id") == "setmaxnreg"
-                                  for o in op.walk())
         self.cluster = int(op.attr("cluster", 1) or 1)
         if self.cluster > 1 and rank != 1:
             raise self.unsupported(op, "a cluster of groups needs a grid of rank 1")

@@ -493,18 +493,25 @@ def _data_access(x: X, op: ir.Operation) -> tuple[MemRef, Tile, list[Any]]:
     return mem, idx_tile, []
 
 
+def _addressed(x: X, op: ir.Operation, mem: Any, idx_tile: Any, idx: Any
+               ) -> tuple[list[Any], Any]:
+    """The memory coordinates element ``idx`` of a gather or scatter addresses (its index
+    along ``axis``, its position along the others) and whether they lie in ``mem``."""
+    coords = list(idx)
+    coords[op.attr("axis")] = x.bind(sc.cast(idx_tile.elem(idx), op.operand(1).type.dtype,
+                                             ir.index))
+    valid, _ = mem.validity(coords, data=True)
+    return coords, valid
+
+
 @handles("gather")
 def _gather(x: X, op: ir.Operation) -> list[Any]:
     mem, idx_tile, _ = _data_access(x, op)
-    axis = op.attr("axis")
     t = op.result.type
     out = x.new_tile(idx_tile.shape, t.dtype)
     T = x.T
-    it = op.operand(1).type.dtype
     with x.loops(idx_tile.shape) as idx:
-        coords = list(idx)
-        coords[axis] = x.bind(sc.cast(idx_tile.elem(idx), it, ir.index))
-        valid, _ = mem.validity(coords, data=True)
+        coords, valid = _addressed(x, op, mem, idx_tile, idx)
         with T.If(valid):
             with T.Then():
                 x.store(out, idx, _read(x, mem, coords))
@@ -517,14 +524,10 @@ def _gather(x: X, op: ir.Operation) -> list[Any]:
 def _scatter(x: X, op: ir.Operation) -> list[Any]:
     mem, idx_tile, _ = _data_access(x, op)
     values: Tile = x.get(op.operand(2), op)
-    axis = op.attr("axis")
     kind = op.attr("kind")
     t = mem.dtype
-    it = op.operand(1).type.dtype
     with x.loops(idx_tile.shape) as idx:
-        coords = list(idx)
-        coords[axis] = x.bind(sc.cast(idx_tile.elem(idx), it, ir.index))
-        valid, _ = mem.validity(coords, data=True)
+        coords, valid = _addressed(x, op, mem, idx_tile, idx)
         with x.when(valid):
             at = mem.root_coords(coords)
             v = values.elem(idx)
