@@ -404,7 +404,8 @@ CATALOG: dict[str, AtomDef] = {
                 ("token",), "lane",
                 "tensor-memory-accelerator copy of the box `box` (one extent per array axis) "
                 "of the global array whose origin is `coords` (one index per array axis, any "
-                "value: elements outside the array are zero) into the destination view, box "
+                "value: elements outside the array are zero, NaN with `oob` = \"nan\") into the "
+                "destination view, box "
                 "elements in row-major order onto the view's elements in row-major order; the "
                 "destination is a whole 128-byte swizzled block (`swizzle` bytes: rows of 128 "
                 "bytes starting on a 1024-byte boundary); its bytes complete the barrier's "

@@ -615,6 +615,12 @@ def _check_tensor_copy(cid: str, op: Operation) -> Iterator[_Issue]:
     elif load and op.attr("multicast") not in (None, 2):
         yield _Issue(f"tma.load multicast must be the cluster size 2, got "
                      f"{op.attr('multicast')!r}", "16", op)
+    elif load and op.attr("oob") not in (None, "nan"):
+        yield _Issue(f"tma.load oob must be absent (zero) or \"nan\", got "
+                     f"{op.attr('oob')!r}", "16", op)
+    elif load and op.attr("oob") == "nan" and not array.type.dtype.is_float:
+        yield _Issue(f"tma.load oob = \"nan\" needs a float array, not {array.type.dtype}",
+                     "16", op)
 
 
 @_per_op("16")

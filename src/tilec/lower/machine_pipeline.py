@@ -62,7 +62,7 @@ from .machine import GroupLowering, Staged
 from .machine_copies import CopyRun, SyncCopy, copy_sync
 from .options import LoweringBug
 from .schedule import invariant_loads, layout_of, staged_loads
-from .staged_windows import TMA_COLS, async_eligible, plain_window, tma_eligible
+from .staged_windows import TMA_COLS, async_eligible, nan_filled, plain_window, tma_eligible
 
 __all__ = ["Staging", "swizzled_map", "tma_guard", "tma_plan", "array_extents", "address_cone",
            "window_of"]
@@ -342,6 +342,9 @@ class Staging:
         g = self.g
 
         def edge() -> None:
+            if nan_filled(ld):  # partial chunks would fill zeros, not the NaN outside
+                copy_sync(g, [SyncCopy(ld, window, dst)])
+                return
             g.guarded(guard, lambda: self._copy_async(ld, window, dst, chunks()),
                       {"guard": "16-byte aligned rows and column origin (cp.async)"},
                       lambda: copy_sync(g, [SyncCopy(ld, window, dst)]))
@@ -507,6 +510,7 @@ def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool 
     dt = ld.result.type.dtype
     guard = tma_guard(g, dt, win.extents) if with_guard else None
     rows, cols = (int(e) for e in ld.result.type.shape)
+    oob = {"oob": "nan"} if nan_filled(ld) else {}
     rows_at, cols_at = win.axes
     box = tuple(rows if a == rows_at else TMA_COLS if a == cols_at else 1
                 for a in range(len(win.extents)))
@@ -523,13 +527,13 @@ def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool 
                 coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * TMA_COLS))
             if multicast is None:
                 g.atom("tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
-                       swizzle=SWIZZLE_BYTES)
+                       swizzle=SWIZZLE_BYTES, **oob)
                 continue
             n, rank = multicast
             g.guarded(g.arith("eq", rank, g.index(blk % n)),
                       lambda part=part, coords=coords, n=n: g.atom(
                           "tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
-                          swizzle=SWIZZLE_BYTES, multicast=n))
+                          swizzle=SWIZZLE_BYTES, multicast=n, **oob))
 
     return guard, issue, rows * cols * dt.bytes
 

@@ -1,9 +1,10 @@
 """Which staged windows each copy engine can take: static facts of a staged load.
 
 A staged load (``schedule.staged_loads``) may be copied by ``cp.async`` when its window is
-a plain one (a zero-filled window of a kernel parameter with contiguous rows) in a blocked
-layout of 16-byte vectors, and by tensor copies (``tma.load``) when it also has 16-bit
-elements, at most 256 rows and whole 64-column blocks. Both the schedule (which chooses a
+a plain one (a zero-filled or unfilled window of a kernel parameter with contiguous rows)
+in a blocked layout of 16-byte vectors, and by tensor copies (``tma.load``) when it also
+has 16-bit elements, at most 256 rows and whole 64-column blocks (an unfilled float
+window's outside elements read as NaN: ``nan_filled``). Both the schedule (which chooses a
 ring protocol) and the lowering (which issues the copies) ask these questions; the
 in-kernel guards on the array's extents are the lowering's (``machine_pipeline``).
 """
@@ -16,18 +17,28 @@ import tilec.ir as ir
 from tilec.ir import dist_layout as L
 from tilec.ir.atoms import SWIZZLE_BYTES
 
-__all__ = ["plain_window", "matrix_axes", "async_eligible", "tma_eligible", "TMA_BOX",
-           "TMA_COLS", "store_window", "store_chunks", "tensor_store_blocker"]
+__all__ = ["plain_window", "nan_filled", "matrix_axes", "async_eligible", "tma_eligible",
+           "TMA_BOX", "TMA_COLS", "store_window", "store_chunks", "tensor_store_blocker"]
 
 
 def plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
-    """The ``view`` of a kernel parameter (rank >= 2) a zero-filled staged load reads and
-    the array axes of its rows and columns, when the window is a plain one
-    (``matrix_axes``); None otherwise: neither copy engine can take it."""
+    """The ``view`` of a kernel parameter (rank >= 2) a staged load reads and the array
+    axes of its rows and columns, when the window is a plain one (``matrix_axes``) and its
+    fill is zero or absent (``nan_filled``); None otherwise: neither copy engine can take
+    it."""
     fill = ld.attr("fill")
-    if fill is None or float(fill) != 0.0 or str(float(fill)) == "-0.0":
+    if fill is not None and (float(fill) != 0.0 or str(float(fill)) == "-0.0"):
         return None
     return _parameter_window(ld.operand_named("memory"))
+
+
+def nan_filled(ld: ir.Operation) -> bool:
+    """Whether a staged load's elements outside the array read as NaN: a float window with
+    no fill, whose outside elements are unspecified, which every target materializes as
+    NaN (an integer window's read as 0, the zero fill). ``cp.async`` then copies only whole
+    chunks inside the array (its partial chunks would fill zeros) and a tensor copy's map
+    fills NaN (``oob = "nan"``)."""
+    return ld.attr("fill") is None and ld.result.type.dtype.is_float
 
 
 def _parameter_window(mem: ir.Value) -> tuple[ir.Operation, list[int]] | None:

@@ -212,7 +212,7 @@ class CUDAEmitter(CLikeEmitter):
         self.predicate: str | None = None
         """While an ``if`` is emitted as predicated atoms (``atom_printers.predicatable``):
         the C condition every atom of its body is issued under."""
-        self.tmaps: dict[tuple[int, tuple[int, ...]], tuple[str, ParamInfo]] = {}
+        self.tmaps: dict[tuple[int, tuple[int, ...], bool], tuple[str, ParamInfo]] = {}
         """``(user parameter, box)`` -> the C name and launch contract of its tensor map."""
         self.workspaces: dict[str, tuple[str, ParamInfo]] = {}
         """``partials`` / ``counters`` -> the C name and launch contract of a split-K
@@ -905,17 +905,19 @@ class CUDAEmitter(CLikeEmitter):
     def tmap_param(self, ptr: str, dtype: ir.ScalarType, box: tuple[int, ...],
                    user: ir.Operation) -> str:
         """The C name of the tensor-map parameter of memory parameter ``ptr`` with ``box``
-        (declared after the other parameters; the launcher encodes it from the array)."""
+        and ``user``'s outside fill (declared after the other parameters; the launcher
+        encodes it from the array)."""
         i = self.param_index.get(ptr)
         if i is None:
             raise self.unsupported(user, f"{user.attr('catalog_id')} copies a kernel "
                                          "parameter's array")
-        key = (i, box)
+        oob_nan = user.attr("oob") == "nan"
+        key = (i, box, oob_nan)
         got = self.tmaps.get(key)
         if got is None:
             name = f"tc_tmap{len(self.tmaps)}"
             got = (name, ParamInfo("tmap", dtype, (), False, name, (i, 0), box=box,
-                                   swizzle=128))
+                                   swizzle=128, oob_nan=oob_nan))
             self.tmaps[key] = got
         return got[0]
 

@@ -57,15 +57,21 @@ class ParamInfo:
     ``shape[0]`` elements (1 for partials, the split count for counters)."""
     swizzle: int = 0
     """For ``tmap``: the shared-memory swizzle in bytes (128; 0: none)."""
+    oob_nan: bool = False
+    """For ``tmap``: elements outside the array read as NaN (the copies of an unfilled float
+    window, ``tma.load`` with ``oob = "nan"``); False: zero."""
 
 
 def param_json(p: ParamInfo) -> list[Any]:
     """``p`` as JSON: ``[kind, dtype, shape, written, name, source]``, then ``box`` and
-    ``swizzle`` when either is set (``tmap`` parameters; other records read as before)."""
+    ``swizzle`` when either is set (``tmap`` parameters; other records read as before),
+    then ``oob_nan`` when it is set."""
     out: list[Any] = [p.kind, p.dtype.name, [d.value for d in p.shape], p.written, p.name,
                       list(p.source)]
-    if p.box or p.swizzle:
+    if p.box or p.swizzle or p.oob_nan:
         out += [list(p.box), p.swizzle]
+    if p.oob_nan:
+        out.append(True)
     return out
 
 
@@ -75,7 +81,7 @@ def param_from_json(d: Sequence[Any]) -> ParamInfo:
     box, swizzle = (d[6], d[7]) if len(d) > 6 else ((), 0)
     return ParamInfo(str(k), ir.ScalarType(t), tuple(ir.Dim(e) for e in shape), bool(w),
                      str(n), (int(src[0]), int(src[1])), tuple(int(b) for b in box),
-                     int(swizzle))
+                     int(swizzle), bool(d[8]) if len(d) > 8 else False)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ array's address and extents (``encode_args``, ``encode``) and keeps the maps it 
 
 The array is C-contiguous, so the driver is told (innermost first): the reversed extents,
 the byte strides of axes ``rank-2 .. 0``, the reversed box, unit element strides, no
-interleave, the swizzle, 128-byte L2 promotion and zero out-of-bounds fill.
+interleave, the swizzle, 128-byte L2 promotion and zero out-of-bounds fill (NaN where the
+parameter says ``oob_nan``: the copies of a float window without a fill).
 
 An array the kernel's own TMA guard rejects (an empty extent, or a last extent whose bytes
 are not a multiple of 16: ``guard_passes``) gets an all-zero map: the kernel copies it with
@@ -59,6 +60,11 @@ _ITEMSIZE = {"bf16": 2, "f16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2
 _SWIZZLES = {0: "CU_TENSOR_MAP_SWIZZLE_NONE", 32: "CU_TENSOR_MAP_SWIZZLE_32B",
              64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
 
+_FLOATS = ("bf16", "f16", "f32", "f64")
+
+_OOB_NAN = "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA"
+"""The ``CUtensorMapFloatOOBfill`` member that reads elements outside the array as NaN."""
+
 _MAX_RANK = 5
 _MAX_BOX = 256
 
@@ -89,7 +95,8 @@ class EncodeArgs:
     l2_promotion: str = "CU_TENSOR_MAP_L2_PROMOTION_L2_128B"
     """``CUtensorMapL2promotion`` member."""
     oob_fill: str = "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"
-    """``CUtensorMapFloatOOBfill`` member (``NONE``: zeros outside the array)."""
+    """``CUtensorMapFloatOOBfill`` member (``NONE``: zeros outside the array;
+    ``NAN_REQUEST_ZERO_FMA``: NaN)."""
 
 
 def guard_passes(shape: Sequence[int], itemsize: int) -> bool:
@@ -99,10 +106,11 @@ def guard_passes(shape: Sequence[int], itemsize: int) -> bool:
 
 
 def encode_args(dtype_name: str, shape: Sequence[int], itemsize: int, ptr: int,
-                box: Sequence[int], swizzle: int) -> EncodeArgs | str:
+                box: Sequence[int], swizzle: int, oob_nan: bool = False) -> EncodeArgs | str:
     """The ``cuTensorMapEncodeTiled`` arguments of a C-contiguous array of ``shape``
     (``itemsize``-byte ``dtype_name`` elements at ``ptr``) copied in boxes ``box`` (one
-    extent per axis, outermost first) into a ``swizzle``-byte swizzled buffer; a string
+    extent per axis, outermost first) into a ``swizzle``-byte swizzled buffer, elements
+    outside the array read as NaN with ``oob_nan`` (a float type), else zero; a string
     saying why when TMA cannot describe it."""
     shape = tuple(int(e) for e in shape)
     box = tuple(int(b) for b in box)
@@ -141,8 +149,11 @@ def encode_args(dtype_name: str, shape: Sequence[int], itemsize: int, ptr: int,
     if swizzle and inner > swizzle:
         return f"the box's inner extent {box[-1]} is {inner} bytes, above the {swizzle}-byte " \
             "swizzle"
+    if oob_nan and dtype_name not in _FLOATS:
+        return f"a NaN fill outside the array needs a float type, not {dtype_name}"
     return EncodeArgs(data_type, rank, int(ptr), tuple(reversed(shape)), tuple(strides),
-                      tuple(reversed(box)), (1,) * rank, swizzle=_SWIZZLES[swizzle])
+                      tuple(reversed(box)), (1,) * rank, swizzle=_SWIZZLES[swizzle],
+                      oob_fill=_OOB_NAN if oob_nan else "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE")
 
 
 def encode(driver: Any, args: EncodeArgs, what: str = "") -> bytes:
@@ -210,7 +221,8 @@ class TensorMaps:
         if not guard_passes(shape, itemsize):
             return ZERO_MAP
         what = f"{self.kernel or 'the kernel'}'s tensor map {index} ({param.name or '?'})"
-        args = encode_args(name, shape, itemsize, ptr, param.box, param.swizzle)
+        args = encode_args(name, shape, itemsize, ptr, param.box, param.swizzle,
+                           param.oob_nan)
         if isinstance(args, str):
             from tilec.targets.cuda.launcher import LaunchError
 

@@ -653,7 +653,8 @@ def _tma_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
         def copy(mb: Mbarriers, lane: int, dst: Any, bar: Any, copies: AsyncCopies,
                  k: int = k, t: int = int(t), at: tuple[int, ...] = at) -> None:
             mb.tma_load(op, lane, dst, dflat[k], src.storage, at, tuple(box), bar,
-                        int(bar_flat[t]), op.attr("swizzle"), copies)
+                        int(bar_flat[t]), op.attr("swizzle"), copies,
+                        nan_outside=op.attr("oob") == "nan")
 
         if op.attr("multicast") is None:
             copy(ctx.mbarriers, int(t), st, bar, ctx.copies)

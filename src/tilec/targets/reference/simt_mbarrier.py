@@ -395,10 +395,11 @@ class Mbarriers:
     def tma_load(self, op: ir.Operation, lane: int, dst: Storage, dst_flat: np.ndarray,
                  src: Storage, origin: tuple[int, ...], box: tuple[int, ...],
                  bar: Storage, bar_flat: int, swizzle: Any,
-                 copies: AsyncCopies | None = None) -> None:
+                 copies: AsyncCopies | None = None, nan_outside: bool = False) -> None:
         """``tma.load`` by thread ``lane``: copy the ``box`` of ``src`` at ``origin`` onto the
         destination elements ``dst_flat`` (logical flat indices of ``dst``, in the view's
-        row-major order), completing ``swizzle``-byte swizzled rows on barrier ``bar``."""
+        row-major order), completing ``swizzle``-byte swizzled rows on barrier ``bar``;
+        elements outside ``src`` read as zero, or NaN with ``nan_outside``."""
         b = self._valid(op, bar, bar_flat)
         arr = src.array
         box = tuple(int(x) for x in box)
@@ -423,9 +424,9 @@ class Mbarriers:
             raise SimulationError(f"tma.load: the box {box} has {n} elements, the destination "
                                   f"view {flat.size}", "unsupported", [op])
         check_swizzle(op, dst, flat, box, swizzle)
-        # the box, zero outside the array (negative coordinates included)
+        # the box, zero (or NaN) outside the array (negative coordinates included)
         idx, inside = box_points(box, origin, arr.shape)
-        data = np.zeros(n, dt)
+        data = np.full(n, np.nan, dt) if nan_outside else np.zeros(n, dt)
         data[inside] = arr[tuple(c[inside] for c in idx)]
         # the write, with the hazards of any other shared write
         phys = dst.physical(flat)

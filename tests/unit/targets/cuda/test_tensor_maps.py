@@ -388,3 +388,13 @@ def test_an_array_the_guard_rejects_passes_a_zero_map() -> None:
     _launch(plan, [0x10000, 0, 0x1000000], [None, np.float32(2.0), None])
     assert launcher.seen[0][4] == launcher.seen[0][5] == ZERO_MAP
     assert not launcher.driver.calls
+
+
+def test_encode_args_nan_fill_for_unfilled_float_windows() -> None:
+    got = encode_args("bf16", (1000, 512), 2, 0x10000, (128, 64), 128, oob_nan=True)
+    assert isinstance(got, EncodeArgs)
+    assert got.oob_fill == "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA"
+    plain = encode_args("bf16", (1000, 512), 2, 0x10000, (128, 64), 128)
+    assert plain.oob_fill == "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"
+    assert "needs a float type" in encode_args("i16", (64, 64), 2, 0x10000, (64, 64), 128,
+                                               oob_nan=True)
