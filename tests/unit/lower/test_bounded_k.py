@@ -178,3 +178,12 @@ def test_cpu_matches_the_reference() -> None:
     tc.compile(matmul_from, *got, target="cpu")(*got)
     assert np.array_equal(want[2], got[2], equal_nan=True)
     assert np.array_equal(np.signbit(want[2]), np.signbit(got[2]))
+
+
+def test_the_fuzz_path_and_the_variant() -> None:
+    from tilec.frontend.tunables import apply_variant
+    from tilec.testing.fuzz.paths import path_error, split_path
+
+    assert split_path("simt:metal:m1+boundedk") == ("simt:metal:m1", {"bounded_k_views": True})
+    assert path_error("simt:cuda:sm_80+boundedk") is None
+    assert apply_variant(LowerOptions(), {"bounded_k_views": True}).planner.bounded_k_views
