@@ -89,6 +89,9 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "rn": AttrDef(_pos_int, False, "mma: atom columns per subgroup"),
     "accumulator": AttrDef(lambda x: x in ("resident", "direct", "nonresident"), False,
                            "mma: accumulator residency"),
+    "physical_k": AttrDef(lambda x: x is True, False,
+                          "mma: bounded K views realized (K steps past the physical K "
+                          "skipped, their columns not staged)"),
     "strategy": AttrDef(lambda x: x in ("lane", "warp_shuffle", "shared", "serial", "in_place"),
                         False,
                         "reduce: realization strategy"),

@@ -37,6 +37,7 @@ import tilec.ir as ir
 from tilec.ir import dist_layout as L
 
 from .machine import GroupLowering
+from .machine_bounded_k import live_steps, physical_k_of_window, tail_axis
 from .schedule import layout_of
 
 __all__ = ["SyncCopy", "CopyRun", "chunks", "copy_sync", "copy_batch_report"]
@@ -118,6 +119,8 @@ def copy_sync(g: GroupLowering, copies: Sequence[SyncCopy]) -> None:
     rest: list[_Chunk] = []
     for c in copies:
         lay = c.layout
+        if _bounded_tail(g, c):
+            continue  # copied chunk by chunk, the K tail's chunks skipped
         if batch is None or lay.replicated:
             _whole_share(g, c)
             continue
@@ -128,6 +131,37 @@ def copy_sync(g: GroupLowering, copies: Sequence[SyncCopy]) -> None:
         _batch(g, pending[k:k + step])
     for ch in rest:
         _batch(g, [ch])
+
+
+def _bounded_tail(g: GroupLowering, c: SyncCopy) -> bool:
+    """Copy ``c`` without its K tail when it feeds only ``mma``s that skip the tail
+    (``machine_bounded_k``): each chunk under ``k0 < cdiv(actual, width) * width``, ``k0``
+    its first K column for this thread. False (nothing emitted) when ``c`` does not."""
+    lay = c.layout
+    tail = tail_axis(c.ld)
+    if tail is None or lay.replicated:
+        return False
+    axis, width = tail
+    k = int(c.ld.result.type.shape[axis])
+    actual = physical_k_of_window(g, c.window, axis, k)
+    if actual is None:
+        return False
+    read = live_steps(g, actual, width)
+    if width > 1:
+        read = g.arith("mul", read, g.index(width))
+    tm = lay.thread_map()
+    for start, n in _spans(lay):
+        k0 = g.affine(tm.results[axis].substitute([ir.const(start)]), (), [g.tid])
+
+        def copy(start: int = start, n: int = n) -> None:
+            r = c.load(g, start, n)
+            g.sync.restore(None)  # the protocol's barriers order these accesses
+            g.op("store", [g.thread_view(c.dst, lay, start, n), r], [])
+
+        g.guarded(g.arith("lt", k0, read), copy, {"guard": "bounded K view: a physical "
+                                                           "column"})
+    _realized(g, 1)
+    return True
 
 
 def _whole_share(g: GroupLowering, c: SyncCopy) -> None:

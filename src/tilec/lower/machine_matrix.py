@@ -44,6 +44,7 @@ from tilec.ir.atoms import (
 )
 
 from .machine import GroupLowering, Lowered, Staged, rule
+from .machine_bounded_k import k_step, live_steps, physical_k_at_mma, signed_zero_tail
 from .machine_pipeline import swizzled_map
 from .machine_simdgroup import simdgroup_mma
 from .options import LoweringBug
@@ -112,16 +113,21 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         g.sync.read(b_view)
     else:
         g.sync.read(a_view, b_view)
+    # bounded K views (machine_bounded_k): steps past the physical K are skipped
+    actual = physical_k_at_mma(g, op) if op.attr("physical_k") else None
+    live = None if actual is None else live_steps(g, actual, k_step(op))
     if real == "reference":
-        out = _reference(g, op, c, a_view, b_view, k)
+        out = _reference(g, op, c, a_view, b_view, k, live)
     elif swizzle:
         out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
-        out = _lane(g, op, c, a_view, b_view, k)
+        out = _lane(g, op, c, a_view, b_view, k, live)
     elif real == "simdgroup":
         out = simdgroup_mma(g, op, c, a_view, b_view, k)
     else:
-        out = _atoms(g, op, c, a_view, b_view, k, k_major)
+        out = _atoms(g, op, c, a_view, b_view, k, k_major, live)
+    if actual is not None:
+        out = Lowered(out.layout, signed_zero_tail(g, list(out.parts), actual, k))
     g.bind(op.result, out)
 
 
@@ -153,15 +159,27 @@ def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
 
 
 def _k_loop(g: GroupLowering, trips: int, carried: list[ir.Value],
-            body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
-    """``serial(0, trips)`` carrying ``carried``; ``body(iv, values) -> next values``."""
+            body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
+            live: ir.Value | None = None) -> list[ir.Value]:
+    """``serial(0, trips)`` carrying ``carried``; ``body(iv, values) -> next values``, under
+    ``iv < live`` when ``live`` (the steps a bounded K view reads) is given."""
     blk = ir.Block([ir.index, *(v.type for v in carried)])
     loop = g.op("serial", [g.index(0), g.index(trips), g.index(1), *carried],
                 [v.type for v in carried], {"unroll": trips}, [ir.Region([blk])])
     with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
-        nxt = body(blk.args[0], list(blk.args[1:]))
+        nxt = _live_step(g, blk.args[0], list(blk.args[1:]), body, live)
         g.op("yield", nxt, [])
     return list(loop.results)
+
+
+def _live_step(g: GroupLowering, iv: ir.Value, accs: list[ir.Value],
+               body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
+               live: ir.Value | None) -> list[ir.Value]:
+    """``body(iv, accs)``, under ``iv < live`` when given (a group-uniform guard: the
+    physical K depends on program and loop coordinates only)."""
+    if live is None:
+        return body(iv, accs)
+    return _branch(g, g.arith("lt", iv, live), lambda: body(iv, accs), accs)
 
 
 def _load(g: GroupLowering, mem: ir.Value, syms: list[ir.Value], m: ir.IndexMap, n: int
@@ -174,7 +192,7 @@ def _load(g: GroupLowering, mem: ir.Value, syms: list[ir.Value], m: ir.IndexMap,
 
 
 def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-               k: int) -> Lowered:
+               k: int, live: ir.Value | None = None) -> Lowered:
     lay = c.layout
     in_t = a.type.dtype
     pre_a = ir.IndexMap(2, [ir.d(0), ir.s(0)], 1)
@@ -193,17 +211,18 @@ def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: i
                             [mac_region(acc.type.dtype, in_t, fused, precision)]).result)
         return out
 
-    return Lowered(lay, _k_loop_plain(g, k, c.parts, body))
+    return Lowered(lay, _k_loop_plain(g, k, c.parts, body, live))
 
 
 def _k_loop_plain(g: GroupLowering, trips: int, carried: list[ir.Value],
-                  body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+                  body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
+                  live: ir.Value | None = None) -> list[ir.Value]:
     """A K loop the emitter keeps rolled (the reference is not unrolled)."""
     blk = ir.Block([ir.index, *(v.type for v in carried)])
     loop = g.op("serial", [g.index(0), g.index(trips), g.index(1), *carried],
                 [v.type for v in carried], {}, [ir.Region([blk])])
     with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
-        g.op("yield", body(blk.args[0], list(blk.args[1:])), [])
+        g.op("yield", _live_step(g, blk.args[0], list(blk.args[1:]), body, live), [])
     return list(loop.results)
 
 
@@ -266,7 +285,7 @@ def _atom_attrs(atom: object) -> dict[str, object]:
 
 
 def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-           k: int, k_major: bool = False) -> Lowered:
+           k: int, k_major: bool = False, live: ir.Value | None = None) -> Lowered:
     atom = MMA_ATOMS[op.attr("realization")]
     am, an, ak = atom.am, atom.an, atom.ak
     lane, warp = _ids()
@@ -333,7 +352,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
             fb = load_b(syms)
             return [issue(fa[f // rn], fb[f % rn], acc) for f, acc in enumerate(accs)]
 
-        return Lowered(c.layout, _k_loop(g, steps, list(c.parts), body))
+        return Lowered(c.layout, _k_loop(g, steps, list(c.parts), body, live))
     # one-atom reference: job r of subgroup w is atom r*G + w
     def job(row0: ir.AffineExpr, col0: ir.AffineExpr, acc: ir.Value) -> list[ir.Value]:
         def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
@@ -342,7 +361,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
             fb = _load(g, b, syms, frag_b(col0), atom.b.regs)
             return [issue(fa, fb, accs[0])]
 
-        return _k_loop(g, steps, [acc], body)
+        return _k_loop(g, steps, [acc], body, live)
 
     return _atom_jobs(g, c, am, an, warp, job)
 
@@ -444,7 +463,7 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
 
 
 def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-          k: int) -> Lowered:
+          k: int, live: ir.Value | None = None) -> Lowered:
     atom = LANE_ATOMS[op.attr("atom")]
     am, an, cr = atom.am, atom.an, atom.c.regs
     lane, warp = _ids()
@@ -480,14 +499,14 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
             raise LoweringBug(ir.format_located(
                 f"internal: the lane micro-tile accumulator is one register array, not "
                 f"{len(c.parts)} parts of {c.layout}", op.loc))
-        unroll = next(x for x in (4, 2, 1) if k % x == 0)
+        unroll = next(x for x in (4, 2, 1) if k % x == 0)  # machine_bounded_k.k_step
         out = _k_loop(g, k // unroll, list(c.parts),
                       lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,
                                                         unroll, accs[0], iv, fused,
-                                                        precision)])
+                                                        precision)], live)
         return Lowered(c.layout, out)
     return _atom_jobs(g, c, am, an, warp, lambda row0, col0, acc: _k_loop(
-        g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)]))
+        g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)], live))
 
 
 def _atom_jobs(g: GroupLowering, c: Lowered, am: int, an: int, warp: ir.AffineExpr,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tilec.ir as ir
@@ -67,12 +67,12 @@ from .top_level import check_top_level
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
            "block_arg_layout", "staged_loads", "invariant_loads", "coordinate_dependent",
            "multicast_loads",
-           "SCHEDULE_ATTRS"]
+           "SCHEDULE_ATTRS", "skips_k_tail"]
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent", "traversal", "cluster", "tensor_store")
+                  "persistent", "traversal", "cluster", "tensor_store", "physical_k")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -101,6 +101,9 @@ class MmaChoice:
     """``resident``, ``direct`` or ``nonresident``."""
     layout: L.DistLayout
     """The accumulator's distribution."""
+    physical_k: bool = False
+    """The K steps past the planner's proved physical K are skipped and their columns not
+    staged (``machine_bounded_k``; ``PlannerOptions.bounded_k_views``)."""
 
 
 @dataclass
@@ -292,6 +295,31 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
     return MmaChoice(realization, atom_id, "rectangle", d.gm, d.gn, d.rm, d.rn,
                      cand.accumulator, layout)
 
+
+
+def skips_k_tail(realization: str) -> bool:
+    """Whether a Machine realization of ``mma`` can skip its K tail (``machine_bounded_k``):
+    lane FMAs, ``mma.sync`` atoms and the scalar reference; not the warpgroup instructions
+    (their K is the tensor copy's box) nor ``simdgroup``."""
+    return realization in ("ffma", "reference") or realization in MMA_ATOMS
+
+
+def _bounded_k(ch: MmaChoice, label: str, plan: GroupPlan | None, options: LowerOptions,
+               notes: list[str]) -> MmaChoice:
+    """``ch`` realizing bounded K views when the option is on, the planner proved the
+    physical K of ``label`` and the realization can skip its K tail; a note says why not."""
+    if not options.planner.bounded_k_views or plan is None:
+        return ch
+    work = next((w for w in plan.workload.ops if w.op == label), None)
+    if work is None or not work.physical_k_proved:
+        return ch  # the planner's report says why physical K was not proved
+    if not skips_k_tail(ch.realization):
+        notes.append(f"{label}: bounded K views not realized by the {ch.realization} "
+                     f"realization; the whole K tile is staged and read")
+        return ch
+    notes.append(f"{label}: bounded K views realized: K steps past the physical K are "
+                 f"skipped and synchronous copies stage only their chunks")
+    return replace(ch, physical_k=True)
 
 
 def _matrix_candidates(mmas: list[ir.Operation], plan: GroupPlan | None,
@@ -524,8 +552,9 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
                        + "): the checked scalar reference realizes every mma")
         if mmas and plan.fallback == "checked scalar reference":
             _warn_scalar_fallback(mmas[0], profile.name, plan.diagnostics)
-    for op in mmas:
-        g.mma[op] = _mma_choice(op, cands[op], threads, g.notes)
+    for op, label in mma_labels(mmas).items():
+        g.mma[op] = _bounded_k(_mma_choice(op, cands[op], threads, g.notes), label, plan,
+                               options, g.notes)
     for op in inner:
         if op.name == "reduce":
             g.reduce[op] = _reduce_plan(op, threads, options, g)
@@ -812,6 +841,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                                  rn=ch.rn)
             if ch.atom is not None:
                 op.attributes["atom"] = ch.atom
+            if ch.physical_k:
+                op.attributes["physical_k"] = True
         if op.name == "reduce":
             op.attributes["strategy"] = g.reduce[op][0]
         if op in g.staging:

@@ -51,7 +51,12 @@ class PlannerOptions:
     metal_mpp: bool = False
     """Plan Metal groups with the MPP family and its v3 basis instead of the SIMD-group one."""
     bounded_k_views: bool = False
-    """Bounded K views (physical K below the logical tile); an optional capability."""
+    """Bounded K views (physical K below the logical tile): the planner prices the proved
+    mean physical K, and the lowering realizes it (``lower/machine_bounded_k.py``) for lane
+    FMA, ``mma.sync`` atom and scalar reference ``mma``s: K steps past the physical K are
+    skipped and synchronous copies do not stage the padded tail's chunks (a ``-0.0``
+    accumulator still becomes ``+0.0`` as the padded suffix makes it). Default off; a plan
+    variant (``variant={"bounded_k_views": True}``)."""
     bounded_store: bool = False
     """Guarded output prefixes for the direct accumulator store; an optional capability."""
     fuse_matrix_epilogues: bool = True
