@@ -304,7 +304,7 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
-                  "coalesce_group_barriers", "max_copy_batch", "stages",
+                  "coalesce_group_barriers", "max_copy_batch", "forward_snapshots", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
                   "split_k",
@@ -320,12 +320,14 @@ output's type runs on the accumulator's registers, which are stored directly),
 ``coalesce_group_barriers`` (``PlannerOptions.coalesce_group_barriers``: False keeps the
 reference group barrier sequence, every memory one alias class), ``max_copy_batch``
 (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous staged copies loaded
-before their stores, 1 to 16; None: each copy's whole share), the target facts
+before their stores, 1 to 16; None: each copy's whole share), ``forward_snapshots``
+(``PlannerOptions.forward_snapshots``: matrix operands proved read-only may be read from
+global memory by each lane, unstaged, where the cost basis prefers it), the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
 _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
-                   "coalesce_group_barriers", "max_copy_batch")
+                   "coalesce_group_barriers", "max_copy_batch", "forward_snapshots")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 
