@@ -17,8 +17,9 @@ from lowering_cases import SIMULATOR_MISSING, differential
 
 import tilec as tc
 import tilec.ir as ir
+import tilec.plan as plan
 from paths import cubin, needs_nvrtc, poisoned
-from tilec.lib import linear, matmul
+from tilec.lib import linear, matmul, pipelined_matmul
 from tilec.lower import LowerOptions, lower
 from tilec.targets.cuda.emitter import emit_cuda
 
@@ -114,6 +115,27 @@ def test_simulated_results_match_the_reference(target: str, shape) -> None:
     args = _args(*shape)
     assert "forwarded" in _label(matmul, args, target, ON, **SKINNY)
     _differential(matmul, args, target, **SKINNY)
+
+
+@needs_simulator
+def test_a_split_k_loop_reads_forwarded_operands() -> None:
+    args = _args(16, 128, 1024)
+    variant = {**ON, "split_k": 4}
+    assert "forwarded" in _label(matmul, args, "cuda:sm_80", variant, **SKINNY)
+    want = [a.copy() for a in args]
+    tc.interpret(matmul, *want, **SKINNY)
+    got = [a.copy() for a in args]
+    tc.simulate(matmul, *got, target="cuda:sm_80", variant=variant, **SKINNY)
+    np.testing.assert_allclose(got[-1], want[-1], rtol=1e-3, atol=1e-3)
+
+
+def test_a_pipeline_hand_off_is_staged() -> None:
+    args = _args(16, 128, 256)
+    assert "forwarded" not in _label(pipelined_matmul, args, "cuda:sm_80", ON, **SKINNY)
+    module = tc.compile(pipelined_matmul, *args, target="reference", **SKINNY).module
+    (site,) = plan.extract_groups(module, plan.PlannerOptions(forward_snapshots=True))
+    assert "A refused: it is handed from an earlier pipeline stage" in "\n".join(
+        site.workload.notes)
 
 
 @needs_simulator

@@ -24,7 +24,7 @@ through the same view, with the load's fill), only when nothing can tell the dif
   load does.
 * **dominance**: the consumer is in the load's block or nested in an operation after it
   there, so the view and its coordinates are available where the mma runs (a tile handed
-  to a later ``pipeline`` stage is a yield operand, which the next rule refuses).
+  to a later ``pipeline`` stage is refused: its load's window is another stage's value).
 * **non-escape**: every use of the snapshot is an ``mma``'s A or B operand, or a plain
   transpose (``x.T``, a relabeling of the same elements) that is itself forwarded. A
   snapshot that is stored, yielded, returned or computed with needs its copy.
@@ -45,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import tilec.ir as ir
-from tilec.ir.dataflow import plain_transpose
+from tilec.ir.dataflow import handed_from, plain_transpose
 
 __all__ = ["SnapshotFact", "SnapshotForwarding", "snapshot_forwarding"]
 
@@ -93,6 +93,9 @@ class SnapshotForwarding:
     def why_not(self, mma: ir.Operation, k: int) -> str:
         """Why operand ``k`` is not forwarded ('' when it is)."""
         f = self.operand(mma, k)
+        if f is None and handed_from(mma.operand(k)) is not None:
+            return ("it is handed from an earlier pipeline stage (the load's window is not "
+                    "available where the mma runs)")
         if f is None:
             return "it is not a loaded tile (nor a plain transpose of one)"
         return "" if f.proved else f.reasons[0]
