@@ -121,7 +121,7 @@ def snapshot_forwarding(fn: ir.Function) -> SnapshotForwarding:
     for v, (ld, _) in chains.items():
         if ld not in why_load:
             why_load[ld] = _source_rules(ld, ops, effects, unknown)
-        local[v] = why_load[ld] or _consumer_rules(v, ld, effects)
+        local[v] = why_load[ld] or _consumer_rules(v, ld)
     alive = {v for v, why in local.items() if not why}
     dropped: dict[ir.Value, str] = {}
     rounds = 0
@@ -236,7 +236,7 @@ def _in_block(op: ir.Operation, blk: ir.Block | None) -> ir.Operation | None:
     return o
 
 
-def _consumer_rules(v: ir.Value, ld: ir.Operation, effects: ir.MemoryEffects) -> str:
+def _consumer_rules(v: ir.Value, ld: ir.Operation) -> str:
     """Dominance of each mma reading ``v`` directly ('' when it holds)."""
     blk = ld.parent
     for u in v.uses:
