@@ -122,6 +122,10 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                             "store: after a warp-specialized loop, the tile goes through this "
                             "many swizzled shared buffers of 128-byte column chunks and tensor "
                             "stores (docs/design/warp_specialization.md, \"Tensor stores\")"),
+    "forwarded": AttrDef(lambda x: x is True, False,
+                         "load, plain transpose and mma: a matrix operand read from its source "
+                         "window where the mma runs, neither staged nor loaded into registers "
+                         "(the snapshot forwarding proof)"),
     "split_k": AttrDef(lambda x: _pos_int(x) and x >= 2, False,
                        "loop: its iterations are split over this many programs per output "
                        "tile, whose partial sums one program combines in split order "

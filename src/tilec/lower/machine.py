@@ -40,7 +40,8 @@ from .machine_sync import BarrierTracker
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
-__all__ = ["Lowered", "Staged", "GroupLowering", "RULES", "rule", "lower_scheduled_module"]
+__all__ = ["Lowered", "Staged", "Forwarded", "GroupLowering", "RULES", "rule",
+           "lower_scheduled_module"]
 
 
 @dataclass
@@ -82,6 +83,19 @@ class Staged:
     """The view is the transpose of the tile the ring holds (``x.T`` of a staged load): its
     rows run along the buffer's contiguous axis. As a B operand that is the K-major layout
     (``machine_matrix``)."""
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """A matrix operand read from its source window (``forwarded``: the snapshot forwarding
+    proof): nothing is loaded where the ``load`` is; the ``mma`` loads each lane's fragment
+    elements through ``view`` with the load's ``fill``."""
+
+    view: ir.Value
+    """The ``rows x cols`` view of global memory holding the operand (a transposed one is a
+    view of the load's view)."""
+    fill: Any
+    """The load's fill (what an element outside a ``bounded`` window reads), or None."""
 
 
 Rule = Callable[["GroupLowering", ir.Operation], None]

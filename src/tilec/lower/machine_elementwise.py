@@ -19,7 +19,7 @@ from __future__ import annotations
 import tilec.ir as ir
 
 from .cloning import clone_region
-from .machine import GroupLowering, Lowered, Staged, rule
+from .machine import Forwarded, GroupLowering, Lowered, Staged, rule
 from .machine_bounds import guard_reindex
 from .machine_divisions import (
     guard_region,
@@ -156,6 +156,11 @@ def _map(g: GroupLowering, op: ir.Operation) -> None:
 @rule("reindex")
 def _reindex(g: GroupLowering, op: ir.Operation) -> None:
     staged = g.lookup(op.operand(0))
+    if isinstance(staged, Forwarded):  # x.T of a forwarded operand: its transposed view
+        rows, cols = (int(e) for e in op.result.type.shape)
+        g.bind(op.result, Forwarded(g.view(staged.view, [], ir.IndexMap(2, [ir.d(1), ir.d(0)]),
+                                           (rows, cols), False), staged.fill))
+        return
     if isinstance(staged, Staged):  # x.T of a staged operand: the transposed view
         if not plain_transpose(op):
             raise LoweringBug(ir.format_located(

@@ -1,7 +1,7 @@
 """Machine lowering of ``mma``: matrix atoms, lane FMAs and the checked scalar reference.
 
-Every realization stages A (``M x K``) and B (``K x N``) in shared memory
-(rows padded by 16 bytes so fragment reads of consecutive rows fall in
+Every realization but a forwarded one (below) stages A (``M x K``) and B (``K x N``) in
+shared memory (rows padded by 16 bytes so fragment reads of consecutive rows fall in
 different banks), then walks K:
 
 * atom realizations (``mma.m16n8k16.bf16`` ...): per K step each subgroup
@@ -19,6 +19,12 @@ different banks), then walks K:
 * ``reference``: one thread per output element in the blocked layout, a
   serial K loop with separately rounded products and sums (bit-identical to
   the reference interpreter's strict order).
+
+A *forwarded* atom rectangle (``forwarded``: the planner's candidate where the snapshot
+forwarding proof holds, ``plan/proofs/snapshot_forwarding.py``) stages nothing: per K step
+each lane loads its A and B fragment elements from global memory through the operands'
+source views (``machine.Forwarded``), with the loads' fill outside a ``bounded`` window,
+and issues the same atoms.
 
 The accumulator arrives in the realization's layout (the Scheduled form's
 repartition records convert it wherever it is produced in another: a
@@ -43,7 +49,7 @@ from tilec.ir.atoms import (
     row_pad,
 )
 
-from .machine import GroupLowering, Lowered, Staged, rule
+from .machine import Forwarded, GroupLowering, Lowered, Staged, rule
 from .machine_bounded_k import k_step, live_steps, physical_k_at_mma, signed_zero_tail
 from .machine_pipeline import swizzled_map
 from .machine_simdgroup import simdgroup_mma
@@ -99,6 +105,22 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     m, k = (int(e) for e in a_t.shape)
     n = int(b_t.shape[1])
     swizzle = real in WGMMA_ATOMS
+    fwd = [g.lookup(op.operand(j)) for j in range(2)]
+    if op.attr("forwarded"):
+        if not all(isinstance(x, Forwarded) for x in fwd) or real not in MMA_ATOMS \
+                or op.attr("distribution") != "rectangle":
+            raise LoweringBug(ir.format_located(
+                f"internal: a forwarded {real} mma whose operands are not both forwarded "
+                "snapshots of an atom rectangle (schedule._mark_forwarded)", op.loc))
+        fa, fb = fwd
+        # no barrier bookkeeping: the proof says no operation of the function writes either
+        # source, so no thread's access can conflict with these reads
+        g.bind(op.result, _atoms(g, op, c, fa.view, fb.view, k, fills=(fa.fill, fb.fill)))
+        return
+    if any(isinstance(x, Forwarded) for x in fwd):
+        raise LoweringBug(ir.format_located(
+            f"internal: the {real} mma reads a forwarded snapshot but is not forwarded",
+            op.loc))
     a_regs = _register_a(g, op, m, k) if swizzle else None
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle) if a_regs is None else None
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
@@ -182,10 +204,11 @@ def _live_step(g: GroupLowering, iv: ir.Value, accs: list[ir.Value],
     return _branch(g, g.arith("lt", iv, live), lambda: body(iv, accs), accs)
 
 
-def _load(g: GroupLowering, mem: ir.Value, syms: list[ir.Value], m: ir.IndexMap, n: int
-          ) -> ir.Value:
+def _load(g: GroupLowering, mem: ir.Value, syms: list[ir.Value], m: ir.IndexMap, n: int,
+          fill: object = None) -> ir.Value:
     v = g.view(mem, syms, m, (n,), False)
-    return g.op("load", [v], [ir.TileType((n,), mem.type.dtype)]).result
+    attrs = {} if fill is None else {"fill": fill}
+    return g.op("load", [v], [ir.TileType((n,), mem.type.dtype)], attrs).result
 
 
 # --------------------------------------------------------------------- reference
@@ -285,7 +308,11 @@ def _atom_attrs(atom: object) -> dict[str, object]:
 
 
 def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-           k: int, k_major: bool = False, live: ir.Value | None = None) -> Lowered:
+           k: int, k_major: bool = False, live: ir.Value | None = None,
+           fills: tuple[object, object] = (None, None)) -> Lowered:
+    """The atom realizations; ``a`` and ``b`` are shared-memory views, or for a forwarded
+    mma global ones (read with ``fills``, element by element: ``ldmatrix`` reads shared
+    memory only); ``live``: the K steps past it are skipped (bounded K)."""
     atom = MMA_ATOMS[op.attr("realization")]
     am, an, ak = atom.am, atom.an, atom.ak
     lane, warp = _ids()
@@ -303,14 +330,16 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
         return g.atom(atom.catalog_id, [fa, fb, acc], [acc.type], **attrs).result
 
     in_t = a.type.dtype
-    ldmatrix = in_t.bits == 16 and atom.am == 16 and atom.ak == 16
+    ldmatrix = in_t.bits == 16 and atom.am == 16 and atom.ak == 16 \
+        and a.type.space == "shared" and b.type.space == "shared"
+    fill_a, fill_b = fills
 
     def load_a(syms: list[ir.Value], row0: ir.AffineExpr) -> ir.Value:
         """An A fragment: ``ldmatrix.x4`` for 16-bit operands (lane 8j + r supplies row r
         of 8x8 matrix j; matrix j is rows 8*(j%2), columns 8*(j//2) of the 16x16 tile,
         which is exactly the atom's A layout), else element loads through the layout."""
         if not ldmatrix:
-            return _load(g, a, syms, frag_a(row0), atom.a.regs)
+            return _load(g, a, syms, frag_a(row0), atom.a.regs, fill_a)
         row = row0 + lane.floordiv(8).mod(2) * 8 + lane.mod(8)
         col = ir.s(0) * ak + lane.floordiv(16) * 8 + ir.d(0)
         v = g.view(a, syms, ir.IndexMap(1, [row, col], 2), (8,), False)
@@ -342,7 +371,8 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
                     out += [g.slice(pair, 0, 4), g.slice(pair, 4, 4)]
                     fn += 2
                 else:
-                    out.append(_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs))
+                    out.append(_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs,
+                                     fill_b))
                     fn += 1
             return out
 
@@ -358,7 +388,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
         def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
             syms = [iv, g.tid]
             fa = load_a(syms, row0)
-            fb = _load(g, b, syms, frag_b(col0), atom.b.regs)
+            fb = _load(g, b, syms, frag_b(col0), atom.b.regs, fill_b)
             return [issue(fa, fb, accs[0])]
 
         return _k_loop(g, steps, [acc], body, live)

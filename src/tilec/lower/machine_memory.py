@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import tilec.ir as ir
 
-from .machine import GroupLowering, rule
+from .machine import Forwarded, GroupLowering, rule
 from .machine_bounds import check_total_view, guard_total_access
 from .options import LoweringBug, LoweringError
 from .schedule import layout_of
@@ -51,6 +51,9 @@ def _memory(g: GroupLowering, op: ir.Operation) -> None:
 def _load(g: GroupLowering, op: ir.Operation) -> None:
     guard_total_access(g, op)
     mem = g.scalar(op.operand_named("memory"))
+    if op.attr("forwarded"):  # read where the mma runs (machine_matrix), not here
+        g.bind(op.result, Forwarded(mem, op.attr("fill")))
+        return
     lay = layout_of(op.result)
     dt = op.result.type.dtype
     g.sync.read(mem)

@@ -25,6 +25,7 @@ Operations are not changed, only annotated.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Iterable
@@ -43,7 +44,7 @@ from tilec.ir.atoms import (
 from tilec.ir.dataflow import closed_recurrence
 from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
-from tilec.plan.proofs import split_loop
+from tilec.plan.proofs import snapshot_forwarding, split_loop
 
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
@@ -72,7 +73,8 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_la
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent", "traversal", "cluster", "tensor_store", "physical_k")
+                  "persistent", "traversal", "cluster", "tensor_store", "physical_k",
+                  "forwarded")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -104,6 +106,10 @@ class MmaChoice:
     physical_k: bool = False
     """The K steps past the planner's proved physical K are skipped and their columns not
     staged (``machine_bounded_k``; ``PlannerOptions.bounded_k_views``)."""
+    forwarded: bool = False
+    """A and B are read from their source windows (the planner's forwarded candidate,
+    ``plan/proofs/snapshot_forwarding.py``): their loads (and plain transposes) are marked
+    ``forwarded`` and are neither staged nor loaded into registers."""
 
 
 @dataclass
@@ -292,8 +298,68 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
     else:
         layout = L.fragment_acc((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
                                 frag.regs)
+    forwarded = cand.forwarded and realization in MMA_ATOMS
     return MmaChoice(realization, atom_id, "rectangle", d.gm, d.gn, d.rm, d.rn,
-                     cand.accumulator, layout)
+                     cand.accumulator, layout, forwarded=forwarded)
+
+
+def _snapshot_chain(v: ir.Value) -> list[ir.Operation] | None:
+    """The plain transposes and the load that matrix operand ``v`` is read through (the
+    load last), or None when it is no such chain."""
+    chain = []
+    op = v.defining_op
+    while op is not None and plain_transpose(op):
+        chain.append(op)
+        op = op.operand(0).defining_op
+    if op is None or op.name != "load":
+        return None
+    return chain + [op]
+
+
+def _staged_use(g: GroupSchedule, x: ir.Operation, marked: dict[ir.Operation, Any]) -> bool:
+    """Whether snapshot ``x`` has a consumer that is neither marked nor a forwarded mma."""
+    return any(not (u.owner in marked or (u.owner.name == "mma" and u.index < 2
+                                          and g.mma[u.owner].forwarded))
+               for u in x.result.uses)
+
+
+def _mark_forwarded(g: GroupSchedule) -> None:
+    """Mark the snapshots the forwarded choices read (``forwarded``), so that they are
+    neither staged nor loaded; a choice whose snapshot another, staged, consumer also reads
+    is staged too (its copy exists anyway), until no choice changes. The planner's proof
+    (``snapshot_forwarding``) admits only mma and relabeling uses; forced candidates may
+    still mix realizations."""
+    proof = None
+    for op, ch in list(g.mma.items()):
+        if not ch.forwarded:
+            continue
+        fn = op.function
+        proof = proof or (snapshot_forwarding(fn) if fn is not None else None)
+        why = "not in a function" if proof is None else \
+            proof.why_not(op, 0) or proof.why_not(op, 1)
+        if why:  # a forced candidate: the proof decides, not the request
+            g.mma[op] = dataclasses.replace(ch, forwarded=False)
+            g.notes.append(f"the mma at {op.loc} is staged: snapshot forwarding refused ({why})")
+    while True:
+        marked: dict[ir.Operation, list[ir.Operation]] = {}
+        for op, ch in g.mma.items():
+            if not ch.forwarded:
+                continue
+            for j in range(2):
+                for x in _snapshot_chain(op.operand(j)) or ():
+                    marked.setdefault(x, []).append(op)
+        demote = {m for x, ms in marked.items() if _staged_use(g, x, marked) for m in ms}
+        if not demote:
+            break
+        for m in demote:
+            g.mma[m] = dataclasses.replace(g.mma[m], forwarded=False)
+            g.notes.append(f"the mma at {m.loc} is staged: a staged mma reads its operands too")
+    for x in marked:
+        x.attributes["forwarded"] = True
+    for op, ch in g.mma.items():
+        if ch.forwarded:
+            g.notes.append(f"the mma at {op.loc} reads A and B from their source windows "
+                           "(snapshot forwarding): no staging")
 
 
 
@@ -555,6 +621,7 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
     for op, label in mma_labels(mmas).items():
         g.mma[op] = _bounded_k(_mma_choice(op, cands[op], threads, g.notes), label, plan,
                                options, g.notes)
+    _mark_forwarded(g)
     for op in inner:
         if op.name == "reduce":
             g.reduce[op] = _reduce_plan(op, threads, options, g)
@@ -843,6 +910,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["atom"] = ch.atom
             if ch.physical_k:
                 op.attributes["physical_k"] = True
+            if ch.forwarded:
+                op.attributes["forwarded"] = True
         if op.name == "reduce":
             op.attributes["strategy"] = g.reduce[op][0]
         if op in g.staging:

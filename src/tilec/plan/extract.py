@@ -20,6 +20,9 @@ them):
   for every program (interval arithmetic over constant grid extents) or needs
   the bounded-store capability;
 * overwrite: a direct output whose literal is +0.0 and whose loop runs once;
+* snapshot forwarding (``proofs/snapshot_forwarding.py``): each operand's fact, in the
+  group's notes and the workload's ``forwarding``; with ``PlannerOptions.forward_snapshots``
+  both proved make the workload's ``inputs_forwardable``;
 * physical K: both operands are zero-filled ``load``s of ``bounded`` views
   whose K origin is affine in the loop's induction variable (or constant),
   with equal intervals, and the bounded-K capability is enabled.
@@ -46,6 +49,7 @@ from tilec.ir.dataflow import closed_recurrence, handed_from, invariant_in, plai
 
 from .options import PlannerOptions
 from .proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
+from .proofs.snapshot_forwarding import SnapshotForwarding, snapshot_forwarding
 from .work import AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
 
 __all__ = ["GroupSite", "extract_groups", "fold_index", "shapes_from_arrays"]
@@ -140,6 +144,16 @@ class _Reader:
         self.values: dict[ir.Value, int] = {a: self.dims[n] for n, a in zip(names, trailing)
                                             if n in self.dims}
         """Values of the function's shape-symbol parameters."""
+        self.fn = fn
+        """The function read."""
+        self._forwarding: SnapshotForwarding | None = None
+
+    @property
+    def forwarding(self) -> SnapshotForwarding:
+        """The function's snapshot-forwarding facts (proved once, on first use)."""
+        if self._forwarding is None:
+            self._forwarding = snapshot_forwarding(self.fn)
+        return self._forwarding
 
     # -- folding -------------------------------------------------------------------
     def index(self, v: ir.Value) -> int | None:
@@ -463,12 +477,19 @@ class _Reader:
             else:
                 notes.append(f"{name}: physical K not proved (needs equal zero-filled bounded "
                              f"K views); nominal K kept")
+        fwd = self.forwarding
+        facts = (fwd.why_not(mma, 0), fwd.why_not(mma, 1))
+        said = [f"{x} refused: {why}" if why else
+                f"{x} proved (effect, noalias, bounds, dominance, nonescape)"
+                for x, why in zip("AB", facts)]
+        notes.append(f"{name}: snapshot forwarding: {'; '.join(said)}")
+        forwardable = not any(facts) and self.options.forward_snapshots
         w = MatrixWorkload(
             op=name, m=m, n=n, k=k, dtype=str(a.dtype), acc_dtype=str(c.dtype),
             precision=policy.precision if policy is not None else "exact", executions=execs,
             executions_known=known, recurrence=recurrence, direct_output=direct,
             overwrite=overwrite, physical_k=physical, domains=domains,
-            inputs_forwardable=False, location=str(mma.loc),
+            inputs_forwardable=forwardable, forwarding=facts, location=str(mma.loc),
             epilogue_tiles=epi_tiles, a_aligned_rows=self.aligned_rows(mma.operand(0)),
             b_aligned_rows=self.aligned_rows(mma.operand(1)),
             a_staging=self.operand_staging(mma.operand(0), group),

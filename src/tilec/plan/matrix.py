@@ -66,6 +66,10 @@ class Realization(StrEnum):
 REALIZATIONS = tuple(Realization)
 """Every realization kind, in a fixed order."""
 
+FORWARDED_FAMILY = "mma_sync"
+"""The atom family whose rectangles have a forwarded realization (fragments loaded by each
+lane from the operands' source windows: ``MatrixCandidate.forwarded``)."""
+
 WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16")
 """Atoms whose rectangles a warpgroup instruction (64 x n x 16) can realize."""
 
@@ -230,6 +234,11 @@ class MatrixCandidate:
     """Scalar elements this realization removes."""
     remaining_elements: int
     """Scalar elements of the operation's removable domains that remain."""
+    forwarded: bool = False
+    """A and B are read from their source windows, each lane loading its fragment elements
+    from global memory where the atom runs, with no shared staging (the snapshot
+    forwarding proof, ``MatrixWorkload.inputs_forwardable``): their bytes are released and
+    no ring is placed."""
 
     @property
     def label(self) -> str:
@@ -240,7 +249,8 @@ class MatrixCandidate:
         d = self.distribution
         shape = "one-atom" if self.realization == Realization.ONE_ATOM else \
             f"{d.gm}x{d.gn}/{d.rm}x{d.rn}"
-        mode = self.accumulator + (" overwrite" if self.overwrite else "")
+        mode = self.accumulator + (" overwrite" if self.overwrite else "") \
+            + (" forwarded" if self.forwarded else "")
         return f"{self.realization} {shape} {mode} @ {self.threads}"
 
     def to_json(self) -> dict[str, Any]:
@@ -248,7 +258,8 @@ class MatrixCandidate:
         return {
             "op": self.op, "threads": self.threads, "subgroups": self.subgroups,
             "realization": self.realization, "accumulator": self.accumulator,
-            "overwrite": self.overwrite, "atom": None if self.atom is None else self.atom.id,
+            "overwrite": self.overwrite, "forwarded": self.forwarded,
+            "atom": None if self.atom is None else self.atom.id,
             "distribution": None if self.distribution is None else self.distribution.to_json(),
             "footprint": {"shared_bytes": self.shared_bytes, "released_bytes": self.released_bytes,
                           "ring_bytes": self.ring_bytes,
@@ -406,8 +417,8 @@ seed's accounting (its non-resident accumulator is a shared-memory round trip pe
 def _footprint(w: MatrixWorkload, accumulator: str,
                realization: Realization) -> tuple[int, int]:
     """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging
-    (A and B are always staged: no realization reads its operands straight from their
-    source views). A register accumulator's carry and result cross shared memory at
+    (A and B staged; ``_candidate`` releases them for a forwarded candidate, which reads
+    them from their source views). A register accumulator's carry and result cross shared memory at
     different times through the same reused scratch pool, so a non-resident one counts one
     accumulator tile (its C, released, is the size of its D), not two."""
     st = w.staging_bytes()
@@ -460,15 +471,19 @@ def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str 
 
 def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumulator: str,
                atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
-               options: PlannerOptions, subgroups: int = 0) -> MatrixCandidate:
+               options: PlannerOptions, subgroups: int = 0,
+               forwarded: bool = False) -> MatrixCandidate:
     shared, released = _footprint(w, accumulator, realization)
+    ring = ring_extra(w, realization)
+    if forwarded:  # A and B are read where they are: no staging, no ring
+        st = w.staging_bytes()
+        shared, released, ring = shared - st["A"] - st["B"], released + st["A"] + st["B"], 0
     elided = elided_elements(w.domains, accumulator)
     overwrite = (realization == Realization.MPP and accumulator == "direct" and w.overwrite)
     return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,
                            realization,
                            accumulator, atom, dist, scalars, overwrite, shared, released,
-                           ring_extra(w, realization), elided,
-                           w.domains.total - elided)
+                           ring, elided, w.domains.total - elided, forwarded)
 
 
 def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: TargetProfile,
@@ -482,6 +497,10 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
     realization = Realization.MPP if atom.realization == "memory_operands" \
         else Realization.RECTANGLE
     examined = 0
+    # the forwarded rectangles: mma.sync fragments loaded by each lane from global memory
+    # (lower/machine_matrix), where the snapshot proof holds and the option asks for them
+    forwarding = (options.forward_snapshots and w.inputs_forwardable
+                  and atom.family == FORWARDED_FAMILY and realization == Realization.RECTANGLE)
 
     def legal_state(kind: str, scalars: int, params: tuple[tuple[str, Any], ...],
                     rm: int = 1, rn: int = 1) -> bool:
@@ -542,6 +561,9 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                     continue
                 out.candidates.append(_candidate(w, threads, realization, mode, atom, dist,
                                                  scalars, options))
+                if forwarding:
+                    out.candidates.append(_candidate(w, threads, realization, mode, atom,
+                                                     dist, scalars, options, forwarded=True))
         if atom.id == SIMDGROUP_ATOM and realization == Realization.RECTANGLE \
                 and options.simdgroup_matrix != "off":
             examined += 1

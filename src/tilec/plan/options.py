@@ -57,6 +57,14 @@ class PlannerOptions:
     skipped and synchronous copies do not stage the padded tail's chunks (a ``-0.0``
     accumulator still becomes ``+0.0`` as the padded suffix makes it). Default off; a plan
     variant (``variant={"bounded_k_views": True}``)."""
+    forward_snapshots: bool = False
+    """Read matrix operands straight from their source windows where
+    ``plan/proofs/snapshot_forwarding.py`` proves a loaded tile may be read there instead of
+    a compiler-owned copy (``MatrixWorkload.inputs_forwardable``): the planner then also
+    enumerates ``mma.sync`` rectangles whose lanes load their fragment elements from global
+    memory, with no shared staging (``MatrixCandidate.forwarded``), and the cost basis
+    chooses. Default off: not measured (skinny M and tiny K are where staging may not pay).
+    The proof's facts are in the plan report whether or not it is on."""
     bounded_store: bool = False
     """Guarded output prefixes for the direct accumulator store; an optional capability."""
     fuse_matrix_epilogues: bool = True

@@ -187,7 +187,12 @@ class MatrixWorkload:
     domains: ScalarDomains = field(default_factory=ScalarDomains)
     """Scalar domains a realization may remove."""
     inputs_forwardable: bool = False
-    """True when A and B may be read straight from memory (snapshot forwarding proof)."""
+    """True when A and B may be read straight from their source windows (both snapshots
+    proved by ``plan/proofs/snapshot_forwarding.py``) and ``PlannerOptions.forward_snapshots``
+    asks for it: the planner then also enumerates forwarded candidates
+    (``MatrixCandidate.forwarded``)."""
+    forwarding: tuple[str, str] = ("", "")
+    """Why A and B may not be forwarded ('' where the snapshot proof holds), for reports."""
     location: str = ""
     """Source location for reports."""
     a_aligned_rows: float = 1.0
@@ -301,7 +306,10 @@ class MatrixWorkload:
             "scalar_domains": {"yield_copy": self.domains.yield_copy,
                                "initializer": self.domains.initializer,
                                "sink": self.domains.sink},
-            "inputs_forwardable": self.inputs_forwardable, "location": self.location,
+            "inputs_forwardable": self.inputs_forwardable,
+            "forwarding": {x: {"proved": not why, "reason": why}
+                           for x, why in zip("AB", self.forwarding)},
+            "location": self.location,
             "staging": {"A": self.a_staging, "B": self.b_staging},
             "ring_versions": self.ring_versions,
         }

@@ -223,3 +223,28 @@ def test_a_path_may_batch_synchronous_copies() -> None:
         out = execute(path, matmul, [a, b, c], "matmul.py")
         assert out.kind == "ran", out
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_a_path_may_forward_matrix_operands() -> None:
+    import ml_dtypes
+    import numpy as np
+
+    import tilec as tc
+    from tilec.lib import matmul
+    from tilec.testing.fuzz.paths import execute, path_error, split_path
+
+    assert split_path("simt:cuda:sm_80+forward") == ("simt:cuda:sm_80",
+                                                     {"forward_snapshots": True})
+    assert path_error("cuda+forward") is None
+    r = np.random.default_rng(3)
+    a = r.standard_normal((16, 256)).astype(ml_dtypes.bfloat16)
+    b = r.standard_normal((256, 128)).astype(ml_dtypes.bfloat16)
+    c = np.full((16, 128), np.nan, np.float32)
+    variant = {"forward_snapshots": True}
+    plan = tc.compile(matmul, a, b, c, target="simt:cuda:sm_80", variant=variant,
+                      BM=16, BN=64, BK=64).plan
+    assert plan.groups[0].selected.choices[0].candidate.forwarded
+    out = execute("simt:cuda:sm_80+forward", matmul, [a, b, c], "matmul.py")
+    assert out.kind == "ran", out
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)

@@ -17,7 +17,8 @@ Per operation (E executions, G warps, warp tile rm x rn atoms, Q = mean K / ak):
                     + direct global stores * direct_global_store
     warp steps      G * E * warp_step          (loop, barrier and per-thread staging address
                                                 work: paid by every warp, every execution)
-    staging         ceil((A + B bytes) / 16) * E * staging_chunk
+                    (a forwarded candidate: times forwarded_load_scale)
+    staging         ceil((A + B bytes) / 16) * E * staging_chunk    (forwarded: none)
                     + misaligned * misaligned_chunk                           (v5)
     misaligned      (ceil(A bytes / 16) * (1 - a_aligned_rows)
                      + ceil(B bytes / 16) * (1 - b_aligned_rows)) * E
@@ -195,6 +196,11 @@ class CudaV2Coefficients:
     stores its partial accumulator and the last of a tile reads all of them back, divided
     by the groups resident per unit as the tail is; 0 before v6, where the basis prices no
     split."""
+    forwarded_load_scale: float
+    """Factor on the fragment-load price of a forwarded candidate (``MatrixCandidate.
+    forwarded``: each lane loads its fragment elements from global memory, element by
+    element, where a staged one takes one ``ldmatrix``); such a candidate stages no chunk
+    and holds no staging registers."""
     facts: tuple[Fact, ...]
     """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
     provenance: str
@@ -327,6 +333,10 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         Fact("wgmma_fill_target_subgroups", 0, "prior", _BEFORE_V6),
         Fact("programs_share_units", False, "prior", _BEFORE_V6),
         Fact("split_partial_byte", 0.0, "prior", _BEFORE_V6),
+        Fact("forwarded_load_scale", 4.0, "prior",
+             "an A fragment of m16n8k16 is 8 16-bit elements per lane: loaded from global "
+             "memory (L1/L2 latency) element by element against one ldmatrix.x4 from shared "
+             "memory; not measured (PlannerOptions.forward_snapshots is off by default)"),
     )
     return CudaV2Coefficients(
         atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
@@ -338,7 +348,7 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         misaligned_chunk=0.0, misaligned_step=0.0, producer_subgroups=0,
         ring_tail_scale=1.0, ring_step_scale=1.0,
         wgmma_fill_target_subgroups=0, programs_share_units=False,
-        split_partial_byte=0.0, facts=facts,
+        split_partial_byte=0.0, forwarded_load_scale=4.0, facts=facts,
         provenance=units_note)
 
 
@@ -422,20 +432,22 @@ class CudaMmaV2Basis:
         else:
             a_loads, b_loads = loads * d.rm / (d.rm + d.rn), loads * d.rn / (d.rm + d.rn)
         st = work.staging_bytes()
-        staged = st["A"] + st["B"]
-        every, once = work.copied_bytes()  # an operand copied once is one copy per program
+        fwd = candidate.forwarded
+        staged = 0 if fwd else st["A"] + st["B"]
+        every, once = (0, 0) if fwd else work.copied_bytes()  # a once-copy: one per program
         chunks = math.ceil(every / STAGING_CHUNK_BYTES) * e + math.ceil(once / STAGING_CHUNK_BYTES)
         wg = candidate.realization == Realization.WGMMA
         issue_cost = k.wgmma_issue if wg else ap.issue
         math_issue = float(wc.physical_matrix_issues) * issue_cost
-        frag = a_loads * ap.a_load + b_loads * ap.b_load
+        frag = (a_loads * ap.a_load + b_loads * ap.b_load) * \
+            (k.forwarded_load_scale if fwd else 1.0)
         acc = (float(wc.accumulator_transfers) * k.accumulator_transfer
                + float(wc.direct_global_stores) * k.direct_global_store)
         steps = g * e * k.warp_step
         staging = chunks * k.staging_chunk
-        misaligned = (math.ceil(st["A"] / STAGING_CHUNK_BYTES) * (1.0 - work.a_aligned_rows)
-                      + math.ceil(st["B"] / STAGING_CHUNK_BYTES) * (1.0 - work.b_aligned_rows)
-                      ) * e
+        misaligned = 0.0 if fwd else (
+            math.ceil(st["A"] / STAGING_CHUNK_BYTES) * (1.0 - work.a_aligned_rows)
+            + math.ceil(st["B"] / STAGING_CHUNK_BYTES) * (1.0 - work.b_aligned_rows)) * e
         staging += misaligned * k.misaligned_chunk
         ring = wg and ring_plan(self.profile, t, work)
         elements = candidate.remaining_elements * k.element

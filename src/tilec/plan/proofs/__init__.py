@@ -8,11 +8,16 @@ judgement; the schedule records the reasons in the plan report.
 * ``scalar_epilogue.epilogue_of``: a closed elementwise expression between an accumulator
   and its store, computed by the thread that owns each element
   (``PlannerOptions.fuse_matrix_epilogues``).
+* ``snapshot_forwarding.snapshot_forwarding``: which loaded tiles a matrix operand may read
+  from their source windows instead of a compiler-owned copy
+  (``PlannerOptions.forward_snapshots``).
 """
 
 from __future__ import annotations
 
 from .scalar_epilogue import ScalarEpilogue, epilogue_of
+from .snapshot_forwarding import SnapshotFact, SnapshotForwarding, snapshot_forwarding
 from .split_k import split_loop
 
-__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue"]
+__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue", "snapshot_forwarding",
+           "SnapshotForwarding", "SnapshotFact"]

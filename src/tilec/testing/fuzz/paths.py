@@ -20,7 +20,9 @@ warp-specialized groups as 2 programs walking the output tiles (``persistent``),
 reference group barrier sequence (no ``coalesce_group_barriers``), ``+copybatch:4``
 copies synchronous staged operands 4 chunks at a time, loads then stores
 (``max_copy_batch``), ``+boundedk`` skips the K steps past a proved physical K and stages
-only their chunks (``bounded_k_views``), ``+grouped:3+mbarrier`` the first two
+only their chunks (``bounded_k_views``), ``+forward`` lets the planner choose forwarded
+matrix operands (``forward_snapshots``: each lane loads its fragments from global memory
+where the snapshot forwarding proof holds), ``+grouped:3+mbarrier`` the first two
 (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
@@ -63,7 +65,8 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "cluster": ("cluster", 2),
                  "regstore": ("tensor_store", False),
                  "simdgroup": ("simdgroup_matrix", "only"),
-                 "boundedk": ("bounded_k_views", True)}
+                 "boundedk": ("bounded_k_views", True),
+                 "forward": ("forward_snapshots", True)}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
 group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
 plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
@@ -71,7 +74,8 @@ where the default plan fuses its epilogue; ``cluster`` pairs a persistent group'
 into clusters of two that multicast their shared operand; ``regstore`` stores a
 warp-specialized group's output from registers instead of through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
-fragments wherever legal)."""
+fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
+operands from global memory, unstaged, where its basis prefers it)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
