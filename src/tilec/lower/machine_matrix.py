@@ -16,6 +16,9 @@ different banks), then walks K:
   (two roundings, in K order, under ``strict_fold``);
 * ``simdgroup`` (metal:m1): MSL ``simdgroup_matrix`` instructions on opaque fragments,
   the accumulator crossing into them through group memory (``machine_simdgroup``);
+* ``mpp`` / ``mpp.group`` (metal:m1): one MPP ``matmul2d`` tensor operation per SIMD-group
+  or per group on the staged operands, the accumulator crossing through group memory
+  (``machine_mpp``);
 * ``reference``: one thread per output element in the blocked layout, a
   serial K loop with separately rounded products and sums (bit-identical to
   the reference interpreter's strict order).
@@ -36,6 +39,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import (
     LANE_ATOMS,
     MMA_ATOMS,
+    MPP_REALIZATIONS,
     SWIZZLE_BYTES,
     WGMMA_ATOMS,
     WGMMA_K,
@@ -44,6 +48,7 @@ from tilec.ir.atoms import (
 )
 
 from .machine import GroupLowering, Lowered, Staged, rule
+from .machine_mpp import mpp_mma
 from .machine_pipeline import swizzled_map
 from .machine_simdgroup import simdgroup_mma
 from .options import LoweringBug
@@ -120,6 +125,8 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _lane(g, op, c, a_view, b_view, k)
     elif real == "simdgroup":
         out = simdgroup_mma(g, op, c, a_view, b_view, k)
+    elif real in MPP_REALIZATIONS:
+        out = mpp_mma(g, op, c, a_view, b_view, k)
     else:
         out = _atoms(g, op, c, a_view, b_view, k, k_major)
     g.bind(op.result, out)

@@ -117,7 +117,10 @@ def test_reference_basis_score_matches_the_seed_formula() -> None:
 def test_feature_names_belong_to_their_basis() -> None:
     g = _group()
     ref = plan.plan_group(g, "metal:m1")
-    mpp = plan.plan_group(g, "metal:m1", plan.PlannerOptions(metal_mpp=True))
+    # the MPP realization stages A, B and its C crossing in group memory, so it takes a
+    # K tile of 16 to fit 32 KiB where the 32-deep one does not
+    g16 = dataclasses.replace(g, ops=(dataclasses.replace(g.ops[0], k=16),))
+    mpp = plan.plan_group(g16, "metal:m1", plan.PlannerOptions(metal_mpp=True))
     cuda = plan.plan_group(g, "cuda:sm_90")
     names = lambda gp: {n for p in gp.candidates for n, _ in p.features}  # noqa: E731
     assert "metal_mpp_operations" in names(mpp) and "metal_mpp_operations" not in names(ref)
