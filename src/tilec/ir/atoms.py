@@ -240,7 +240,9 @@ SIMDGROUP_OPS = ("simdgroup.load", "simdgroup.mma", "simdgroup.store")
 """The opaque-fragment atoms of the ``simdgroup`` realization. A fragment is a
 ``tile<2 x f32>`` per lane holding 2 of the 64 elements of an 8x8 block, in an assignment
 of elements to lanes and registers that Apple does not document: only these three atoms
-may produce or read one (the simulator assigns the elements at random per launch)."""
+may produce or read one, and a ``serial`` loop may carry one unchanged (a resident
+accumulator, ``lower/machine_simdgroup.py``); the simulator assigns the elements at random
+per launch."""
 
 
 MPP_ATOMS = {"mpp.matmul2d.f32.subgroup": "mpp", "mpp.matmul2d.f32.group": "mpp.group"}

@@ -50,7 +50,7 @@ from tilec.ir.atoms import (
 from .machine import GroupLowering, Lowered, Staged, rule
 from .machine_mpp import mpp_mma
 from .machine_pipeline import swizzled_map
-from .machine_simdgroup import simdgroup_mma
+from .machine_simdgroup import Fragments, resident_mma, simdgroup_mma
 from .options import LoweringBug
 from .schedule import layout_of
 
@@ -92,8 +92,11 @@ def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool,
 @rule("mma")
 def _mma(g: GroupLowering, op: ir.Operation) -> None:
     real = op.attr("realization")
-    c = g.canonical(g.operand(op, 2))
-    if c.layout is not layout_of(op.result):
+    # a loop-carried accumulator kept in simdgroup fragments (machine_control's loop rule)
+    resident = g.lookup(op.operand(2)) if real == "simdgroup" \
+        and isinstance(op.operand(2), ir.BlockArgument) else None
+    c = resident if isinstance(resident, Fragments) else g.canonical(g.operand(op, 2))
+    if isinstance(c, Lowered) and c.layout is not layout_of(op.result):
         # every realization updates C in place, so D is produced in the layout C arrives in
         raise LoweringBug(ir.format_located(
             f"internal: the {real} mma's accumulator arrives as {c.layout} but its result is "
@@ -123,6 +126,8 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k)
+    elif isinstance(c, Fragments):
+        out = resident_mma(g, op, c, a_view, b_view, k)
     elif real == "simdgroup":
         out = simdgroup_mma(g, op, c, a_view, b_view, k)
     elif real in MPP_REALIZATIONS:

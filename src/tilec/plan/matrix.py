@@ -344,15 +344,24 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
         inputs = d.subgroups * (d.rm + d.rn) * q * e
         phys_inputs = d.subgroups * (d.rm + d.rn) * q_phys * e
     per = Fraction(u * v * e)
-    crossing = 2 * per if c.realization == Realization.SIMDGROUP else zero
+    # the simdgroup and MPP realizations move every accumulator block into and out of
+    # their opaque state through group memory: the MPP one once per execution, the
+    # simdgroup one once per execution too unless its accumulator is resident or direct,
+    # when its fragments stay resident across the recurrence (lower/machine_simdgroup.py:
+    # once per loop)
+    if c.realization == Realization.MPP or (c.realization == Realization.SIMDGROUP
+                                            and c.accumulator == "nonresident"):
+        crossing = 2 * per
+    elif c.realization == Realization.SIMDGROUP:
+        crossing = 2 * per / (w.recurrence or 1)
+    else:
+        crossing = zero
     if c.accumulator == "nonresident":
         acc, direct = 2 * per, zero
     elif c.accumulator == "resident":
         acc, direct = 2 * per / (w.recurrence or 1), zero
     else:
         acc, direct = zero, per / (w.recurrence or 1)
-    # the simdgroup realization also moves every accumulator block into and out of its
-    # opaque fragments once per execution (group memory, whatever the accumulator mode)
     return WorkCounts(issues, phys, inputs, phys_inputs, acc + crossing, direct,
                       c.fragment_scalars, 0)
 

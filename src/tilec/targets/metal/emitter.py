@@ -28,6 +28,7 @@ literals, not hex floats.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,7 @@ from tilec.targets.kernel_checks import CheckInfo
 from tilec.targets.metal.check_header import MPP_INCLUDES
 from tilec.targets.metal.mpp_printers import emit_mpp_atom
 from tilec.targets.metal.prelude import PRELUDE
-from tilec.targets.metal.simdgroup_printers import emit_simdgroup_atom
+from tilec.targets.metal.simdgroup_printers import Fragment, emit_simdgroup_atom
 from tilec.targets.metal.source import MetalSource
 
 __all__ = ["MetalEmitter", "emit_metal"]
@@ -277,6 +278,37 @@ class MetalEmitter(CUDAEmitter):
     def emit_if(self, op: ir.Operation) -> None:
         """A plain ``if`` (the CUDA emitter's predicated atoms are PTX)."""
         CLikeEmitter.emit_if(self, op)
+
+    # -- loops carrying simdgroup fragments ------------------------------------------------
+    def mutable_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
+                       ) -> object:
+        """A loop-carried ``simdgroup_float8x8`` (an accumulator resident in fragments
+        across the loop) is a fragment local; anything else is the CUDA emitter's."""
+        if init is not None and isinstance(self.get(init, op), Fragment):
+            var = self.fresh("frag")
+            self.buf.line(f"simdgroup_float8x8 {var} = {self.get(init, op).name};")
+            return Fragment(var)
+        return super().mutable_result(v, op, init)
+
+    def assign(self, dsts: Sequence[object], srcs: Sequence[ir.Value], op: ir.Operation
+               ) -> None:
+        """Yielded fragments are copied into their loop's fragment locals (each from a
+        product of this iteration, never from another carried fragment, so no swap can
+        arise: checked), then the other values as the CUDA emitter assigns them."""
+        names = {d.name for d in dsts if isinstance(d, Fragment)}
+        rest_d, rest_s = [], []
+        for d, s in zip(dsts, srcs):
+            if isinstance(d, Fragment):
+                f = self.get(s, op)
+                if not isinstance(f, Fragment) or (f.name in names and f.name != d.name):
+                    raise self.unsupported(op, "a loop-carried simdgroup fragment must be "
+                                               "yielded from a product of the iteration")
+                if f.name != d.name:
+                    self.buf.line(f"{d.name} = {f.name};")
+            else:
+                rest_d.append(d)
+                rest_s.append(s)
+        super().assign(rest_d, rest_s, op)
 
     # -- atoms --------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
