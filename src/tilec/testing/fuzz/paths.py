@@ -60,7 +60,9 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "fences": ("coalesce_group_barriers", False),
                  "cluster": ("cluster", 2),
                  "regstore": ("tensor_store", False),
-                 "simdgroup": ("simdgroup_matrix", "only")}
+                 "simdgroup": ("simdgroup_matrix", "only"),
+                 "mpp": ("metal_mpp", "only"),
+                 "families": ("metal_mpp", "auto")}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
 group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
 plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
@@ -68,7 +70,9 @@ where the default plan fuses its epilogue; ``cluster`` pairs a persistent group'
 into clusters of two that multicast their shared operand; ``regstore`` stores a
 warp-specialized group's output from registers instead of through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
-fragments wherever legal)."""
+fragments wherever legal; ``mpp`` with MPP ``matmul2d`` wherever its descriptor rules hold,
+the SIMD-group family elsewhere; ``families`` lets the cross-family basis choose among MPP,
+SIMD-group and scalar per group)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
