@@ -114,6 +114,34 @@ def test_library_gemms(name: str) -> None:
                          options=_opts()))
 
 
+@pytest.mark.parametrize("shape", [(33, 70, 17), (64, 48, 40)])
+def test_every_path_agrees_and_the_public_api_runs_mpp(shape: tuple[int, int, int]) -> None:
+    """The reference, cpu and the three simulators (outputs poisoned first), and the
+    simulator through ``tc.compile(..., target="simt:metal:m1", variant=...)`` with MPP only
+    and with cross-family selection, all against numpy."""
+    from paths import PATHS, poisoned, run
+
+    m, k, n = shape
+    r = np.random.default_rng(m * n)
+    a, b = _f32(r, m, k), _f32(r, k, n)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    c = {"BM": 32, "BN": 32, "BK": 16}
+    outs = {}
+    for path in PATHS:
+        args = [a.copy(), b.copy(), poisoned(m, n)]
+        run(path, lib.matmul, *args, **c)
+        outs[path] = args[2]
+    for mode in ("only", "auto"):
+        args = [a.copy(), b.copy(), poisoned(m, n)]
+        exe = tc.compile(lib.matmul, *args, target="simt:metal:m1",
+                         variant={"metal_mpp": mode}, **c)
+        assert "mpp.matmul2d" in exe.after("allocate")
+        exe(*args)
+        outs[mode] = args[2]
+    for path, got in outs.items():
+        assert np.allclose(got, want, rtol=1e-4, atol=1e-4), path
+
+
 def _plan(bm: int, bn: int, bk: int, mode: str, threads: int | None = None):
     r = np.random.default_rng(0)
     comp = tc.compile(lib.matmul, _f32(r, 64, 64), _f32(r, 64, 64),
