@@ -304,6 +304,7 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
+                  "metal_mpp",
                   "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
                   "forward_snapshots", "stages",
                   "wgmma_stages", "wgmma_in_flight",
@@ -318,6 +319,7 @@ threads per group, which fixes the planner's thread count and so its selection),
 ``ir.traversal``, e.g. ``"grouped:8"``), ``fuse_matrix_epilogues``
 (``PlannerOptions.fuse_matrix_epilogues``: a proved scalar epilogue such as the cast to the
 output's type runs on the accumulator's registers, which are stored directly),
+``simdgroup_matrix`` and ``metal_mpp`` (the metal:m1 realizations of the same names),
 ``coalesce_group_barriers`` (``PlannerOptions.coalesce_group_barriers``: False keeps the
 reference group barrier sequence, every memory one alias class), ``max_copy_batch``
 (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous staged copies loaded
@@ -330,6 +332,7 @@ where the cost basis prefers it), the target facts
 
 
 _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
+                   "metal_mpp",
                    "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
                    "forward_snapshots")
 """Variant choices that are ``PlannerOptions`` fields."""

@@ -20,6 +20,7 @@ __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_A
            "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES",
            "SWIZZLE_ALIGN", "swizzle_slack", "ROW_PAD_BYTES", "row_pad",
            "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for", "SIMDGROUP_ATOM", "SIMDGROUP_OPS",
+           "MPP_ATOMS", "MPP_OPS", "MPP_REALIZATIONS",
            "SIMDGROUP_BLOCK"]
 
 
@@ -239,7 +240,25 @@ SIMDGROUP_OPS = ("simdgroup.load", "simdgroup.mma", "simdgroup.store")
 """The opaque-fragment atoms of the ``simdgroup`` realization. A fragment is a
 ``tile<2 x f32>`` per lane holding 2 of the 64 elements of an 8x8 block, in an assignment
 of elements to lanes and registers that Apple does not document: only these three atoms
-may produce or read one (the simulator assigns the elements at random per launch)."""
+may produce or read one, and a ``serial`` loop may carry one unchanged (a resident
+accumulator, ``lower/machine_simdgroup.py``); the simulator assigns the elements at random
+per launch."""
+
+
+MPP_ATOMS = {"mpp.matmul2d.f32.subgroup": "mpp", "mpp.matmul2d.f32.group": "mpp.group"}
+"""The metal:m1 planner atoms of Apple's MPP ``matmul2d`` tensor operation, and the Machine
+realization (the ``mma``'s ``realization``) of each scope: ``mpp`` (one operation per
+SIMD-group, ``metal::execution_simdgroup``), ``mpp.group`` (one operation of the whole group,
+``metal::execution_simdgroups<G>``). Between operations the accumulator is in the lane-FMA
+layout of the 8x8 atom grid (``LANE_ATOMS["simdgroup.8x8.f32"]``), like the simdgroup
+realization's: MPP's cooperative tensors distribute their elements in an
+implementation-defined way, so nothing outside one ``mpp.matmul2d`` may see one."""
+
+MPP_REALIZATIONS = tuple(MPP_ATOMS.values())
+"""The Machine realizations of the MPP family."""
+
+MPP_OPS = ("mpp.matmul2d",)
+"""The Machine atom of the MPP realizations."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +336,14 @@ CATALOG: dict[str, AtomDef] = {
                 "lane of the SIMD-group), every element written once. MSL: "
                 "simdgroup_store(simdgroup_float8x8, threadgroup float *, ulong "
                 "elements_per_row)"),
+        AtomDef("mpp.matmul2d", ("a_view", "b_view", "c_view"), (), "warp",
+                "C += A @ B over f32 views in group memory (A m x k, B k x n, C m x n; the "
+                "same views on every lane of the scope): one MPP tensor operation, f32, "
+                "summation order unspecified. `scope` \"subgroup\": each SIMD-group issues its "
+                "own (metal::execution_simdgroup); \"group\": all `subgroups` SIMD-groups of "
+                "the group issue one together (metal::execution_simdgroups<G>). MSL: "
+                "mpp::tensor_ops::matmul2d<matmul2d_descriptor(m, n, k, ...), scope>::run on "
+                "inline threadgroup tensors with a cooperative destination tensor"),
         AtomDef("wgmma.fence", (), ("token",), "warpgroup",
                 "orders this warpgroup's register and shared-memory accesses before the "
                 "following wgmma instructions"),

@@ -21,6 +21,13 @@ import tilec.ir as ir
 from tilec.ir.ranges import analyze_ranges, step_may_be_nonpositive
 
 from .machine import GroupLowering, Lowered, Staged, rule
+from .machine_simdgroup import (
+    Fragments,
+    FragmentSlot,
+    enter_fragments,
+    leave_fragments,
+    resident_accumulators,
+)
 from .options import LoweringBug
 from .schedule import block_arg_layout, layout_of
 
@@ -31,19 +38,25 @@ def flatten(g: GroupLowering, values: Sequence[Lowered | ir.Value]) -> list[ir.V
     """Machine values carried for ``values``: a tile's canonical parts, a scalar itself."""
     out: list[ir.Value] = []
     for x in values:
-        if isinstance(x, Lowered):
+        if isinstance(x, Fragments):
+            out.extend(x.values)
+        elif isinstance(x, Lowered):
             out.extend(g.canonical(x).parts)
         else:
             out.append(x)
     return out
 
 
-def unflatten(layouts: Sequence[object], flat: Sequence[ir.Value]) -> list[Lowered | ir.Value]:
-    """The inverse of ``flatten`` given each value's layout (None for scalars)."""
-    out: list[Lowered | ir.Value] = []
+def unflatten(layouts: Sequence[object], flat: Sequence[ir.Value]) -> list[Any]:
+    """The inverse of ``flatten`` given each value's layout (None for scalars; a
+    ``FragmentSlot`` for an accumulator carried in fragments)."""
+    out: list[Any] = []
     pos = 0
     for lay in layouts:
-        if lay is None:
+        if isinstance(lay, FragmentSlot):
+            out.append(Fragments(lay, tuple(flat[pos:pos + lay.count])))
+            pos += lay.count
+        elif lay is None:
             out.append(flat[pos])
             pos += 1
         else:
@@ -61,9 +74,12 @@ def _terminator(block: ir.Block) -> ir.Operation:
     return term
 
 
-def _value(g: GroupLowering, op: ir.Operation, k: int) -> Lowered | ir.Value:
+def _value(g: GroupLowering, op: ir.Operation, k: int) -> Any:
     v = op.operand(k)
-    return g.operand(op, k) if isinstance(v.type, ir.TileType) else g.scalar(v)
+    if isinstance(v.type, ir.TileType):
+        x = g.lookup(v)
+        return x if isinstance(x, Fragments) else g.operand(op, k)
+    return g.scalar(v)
 
 
 def _layouts(values: Sequence[ir.Value]) -> list[object]:
@@ -100,14 +116,21 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
     _guard_step(g, op, step)
     if g.split_k is not None and g.split_k.loop is op:
         lb, ub = g.split_k.k_range(g, lb, ub, step)  # this program's share (machine_split)
-    carried = _layouts(op.results)
-    inits = flatten(g, [_value(g, op, 3 + k) for k in range(len(op.results))])
+    carried: list[Any] = _layouts(op.results)
+    values = [_value(g, op, 3 + k) for k in range(len(op.results))]
+    # an accumulator that only its simdgroup mma sees inside the loop stays in fragments
+    # across it (machine_simdgroup: crossed in once before, out once after)
+    resident = resident_accumulators(op)
+    for k, slot in resident.items():
+        values[k] = enter_fragments(g, slot, values[k])
+        carried[k] = slot
+    inits = flatten(g, values)
     staging: Any = Staging(g, op) if op.attr("schedule") == "double_buffer" else None
     if staging is not None and op.attr("release") == "mbarrier":
         staging = GuardedRing(staging)  # machine_ring: both protocols under one guard
     results = _staged_loop(g, op, staging, lb, ub, step, inits, carried)
     for r, x in zip(op.results, unflatten(carried, results)):
-        g.bind(r, x)
+        g.bind(r, leave_fragments(g, x) if isinstance(x, Fragments) else x)
 
 
 def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,

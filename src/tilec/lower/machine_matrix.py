@@ -16,6 +16,9 @@ different banks), then walks K:
   (two roundings, in K order, under ``strict_fold``);
 * ``simdgroup`` (metal:m1): MSL ``simdgroup_matrix`` instructions on opaque fragments,
   the accumulator crossing into them through group memory (``machine_simdgroup``);
+* ``mpp`` / ``mpp.group`` (metal:m1): one MPP ``matmul2d`` tensor operation per SIMD-group
+  or per group on the staged operands, the accumulator crossing through group memory
+  (``machine_mpp``);
 * ``reference``: one thread per output element in the blocked layout, a
   serial K loop with separately rounded products and sums (bit-identical to
   the reference interpreter's strict order).
@@ -42,6 +45,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import (
     LANE_ATOMS,
     MMA_ATOMS,
+    MPP_REALIZATIONS,
     SWIZZLE_BYTES,
     WGMMA_ATOMS,
     WGMMA_K,
@@ -51,8 +55,9 @@ from tilec.ir.atoms import (
 
 from .machine import Forwarded, GroupLowering, Lowered, Staged, rule
 from .machine_bounded_k import k_step, live_steps, physical_k_at_mma, signed_zero_tail
+from .machine_mpp import mpp_mma
 from .machine_pipeline import swizzled_map
-from .machine_simdgroup import simdgroup_mma
+from .machine_simdgroup import Fragments, resident_mma, simdgroup_mma
 from .options import LoweringBug
 from .schedule import layout_of
 
@@ -94,8 +99,11 @@ def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool,
 @rule("mma")
 def _mma(g: GroupLowering, op: ir.Operation) -> None:
     real = op.attr("realization")
-    c = g.canonical(g.operand(op, 2))
-    if c.layout is not layout_of(op.result):
+    # a loop-carried accumulator kept in simdgroup fragments (machine_control's loop rule)
+    resident = g.lookup(op.operand(2)) if real == "simdgroup" \
+        and isinstance(op.operand(2), ir.BlockArgument) else None
+    c = resident if isinstance(resident, Fragments) else g.canonical(g.operand(op, 2))
+    if isinstance(c, Lowered) and c.layout is not layout_of(op.result):
         # every realization updates C in place, so D is produced in the layout C arrives in
         raise LoweringBug(ir.format_located(
             f"internal: the {real} mma's accumulator arrives as {c.layout} but its result is "
@@ -144,8 +152,12 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k, live)
+    elif isinstance(c, Fragments):
+        out = resident_mma(g, op, c, a_view, b_view, k)
     elif real == "simdgroup":
         out = simdgroup_mma(g, op, c, a_view, b_view, k)
+    elif real in MPP_REALIZATIONS:
+        out = mpp_mma(g, op, c, a_view, b_view, k)
     else:
         out = _atoms(g, op, c, a_view, b_view, k, k_major, live)
     if actual is not None:

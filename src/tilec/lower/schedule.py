@@ -38,6 +38,8 @@ from tilec.ir import dist_layout as L
 from tilec.ir.atoms import (
     LANE_ATOMS,
     MMA_ATOMS,
+    MPP_ATOMS,
+    MPP_REALIZATIONS,
     SIMDGROUP_ATOM,
     wgmma_for,
 )
@@ -268,6 +270,11 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
     elif atom_id in LANE_ATOMS:
         lane = LANE_ATOMS[atom_id]
         realization, am, an, frag = "ffma", lane.am, lane.an, lane.c
+    elif atom_id in MPP_ATOMS and cand.realization == "mpp":
+        # the accumulator between operations: the lane-FMA layout of the 8x8 atom grid
+        # (documented); MPP's cooperative tensors live inside one operation (machine_mpp)
+        lane = LANE_ATOMS[SIMDGROUP_ATOM]
+        realization, am, an, frag = MPP_ATOMS[atom_id], lane.am, lane.an, lane.c
     else:
         notes.append(f"{atom_id} has no Machine realization here; the scalar reference is used")
         return ref
@@ -292,7 +299,7 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         # the accumulator between executions: the lane-FMA layout (documented); the opaque
         # fragments live inside one execution (machine_simdgroup)
         realization = "simdgroup"
-    if realization in ("ffma", "simdgroup"):
+    if realization in ("ffma", "simdgroup", *MPP_REALIZATIONS):
         layout = L.lane_tile((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
                              frag.regs)
     else:

@@ -21,6 +21,7 @@ from .matrix import (
     factorizations,
     fragment_scalars,
     minimum_fragment_budget,
+    mpp_descriptor_rule,
     thread_search,
     work_counts,
 )
@@ -43,7 +44,8 @@ __all__ = [
     "extract_groups", "shapes_from_arrays", "REALIZATIONS", "Realization", "Enumeration",
     "MatrixCandidate", "Rejection",
     "ThreadSearch", "WorkCounts", "atoms_for", "divisors", "enumerate_group", "factorizations",
-    "fragment_scalars", "minimum_fragment_budget", "thread_search", "work_counts", "COST_BASES",
+    "fragment_scalars", "minimum_fragment_budget", "mpp_descriptor_rule", "thread_search",
+    "work_counts", "COST_BASES",
     "PlannerOptions", "GroupPlan", "ModulePlan", "Selection", "ThreadOutcome", "plan_group",
     "plan_module", "Option", "Problem", "ProblemResult", "SearchCounters", "Solution", "solve",
     "solve_problem", "ACCUMULATOR_MODES", "DTYPE_BYTES", "AffineExtent", "GroupWorkload",

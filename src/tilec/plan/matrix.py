@@ -41,7 +41,8 @@ from .work import DTYPE_BYTES, GroupWorkload, MatrixWorkload, elided_elements
 __all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
            "Realization", "MatrixCandidate", "Rejection", "WorkCounts", "work_counts",
            "fragment_scalars", "minimum_fragment_budget", "OpEnumeration", "Enumeration",
-           "enumerate_group", "atoms_for", "WGMMA_ATOM_IDS", "WGMMA_OTHER_REGISTERS", "wgmma_rule"]
+           "enumerate_group", "atoms_for", "mpp_descriptor_rule", "WGMMA_ATOM_IDS",
+           "WGMMA_OTHER_REGISTERS", "wgmma_rule"]
 
 class Realization(StrEnum):
     """How a matrix operation is realized: a closed set (members equal their names, so
@@ -58,7 +59,9 @@ class Realization(StrEnum):
     (metal:m1): A, B and C cross into the fragments through group memory in every
     execution, the accumulator stays in the lane-FMA layout between executions."""
     MPP = "mpp"
-    """An MPP rectangle (memory operands)."""
+    """An MPP rectangle (memory operands): one ``matmul2d`` per subgroup on its
+    rectangle, or one of the whole group (the atom's scope); A, B and C cross into it
+    through group memory in every execution (``lower/machine_mpp.py``)."""
     SCALAR = "scalar"
     """The checked scalar path (no atom)."""
 
@@ -126,6 +129,19 @@ def simdgroup_rule(w: MatrixWorkload, rm: int, rn: int) -> str | None:
         return (f"K = {w.k} is {w.k // SIMDGROUP_BLOCK} steps of 8; the unrolled realization "
                 f"issues at most {SIMDGROUP_MAX_K_STEPS}")
     return None
+
+
+def mpp_descriptor_rule(atom: MatrixAtom, tm: int, tn: int, k: int) -> str | None:
+    """Why a ``tm x tn x k`` operation of a descriptor atom (MPP ``matmul2d``) is illegal,
+    or None. A K that is not a multiple of the static step is issued as a dynamic K, legal
+    where the rule allows dynamic K tails; the reason names the scope's local tile."""
+    rule = atom.descriptor
+    assert rule is not None
+    why = rule.check(tm, tn, k, k_is_static=k % rule.static_k_multiple == 0)
+    if why is None:
+        return None
+    where = "the whole group tile" if atom.scope == "group" else "each subgroup's rectangle"
+    return f"MPP matmul2d on {where}: {why}"
 
 
 def divisors(n: int) -> tuple[int, ...]:
@@ -339,15 +355,24 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
         inputs = d.subgroups * (d.rm + d.rn) * q * e
         phys_inputs = d.subgroups * (d.rm + d.rn) * q_phys * e
     per = Fraction(u * v * e)
-    crossing = 2 * per if c.realization == Realization.SIMDGROUP else zero
+    # the simdgroup and MPP realizations move every accumulator block into and out of
+    # their opaque state through group memory: the MPP one once per execution, the
+    # simdgroup one once per execution too unless its accumulator is resident or direct,
+    # when its fragments stay resident across the recurrence (lower/machine_simdgroup.py:
+    # once per loop)
+    if c.realization == Realization.MPP or (c.realization == Realization.SIMDGROUP
+                                            and c.accumulator == "nonresident"):
+        crossing = 2 * per
+    elif c.realization == Realization.SIMDGROUP:
+        crossing = 2 * per / (w.recurrence or 1)
+    else:
+        crossing = zero
     if c.accumulator == "nonresident":
         acc, direct = 2 * per, zero
     elif c.accumulator == "resident":
         acc, direct = 2 * per / (w.recurrence or 1), zero
     else:
         acc, direct = zero, per / (w.recurrence or 1)
-    # the simdgroup realization also moves every accumulator block into and out of its
-    # opaque fragments once per execution (group memory, whatever the accumulator mode)
     return WorkCounts(issues, phys, inputs, phys_inputs, acc + crossing, direct,
                       c.fragment_scalars, 0)
 
@@ -396,10 +421,11 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     if realization == Realization.WGMMA:
         barriers = RING_BARRIER_BYTES * versions // 2 if ring else 0
         return (versions - 1) * ring + swizzle_slack(2) + barriers
-    if realization in (Realization.RECTANGLE, Realization.ONE_ATOM, Realization.SIMDGROUP):
+    if realization in (Realization.RECTANGLE, Realization.ONE_ATOM, Realization.SIMDGROUP,
+                       Realization.MPP):
         pad = row_pad(DTYPE_BYTES[w.dtype]) * DTYPE_BYTES[w.dtype]
         extra = (versions - 1) * ring + versions * pad * (w.m + w.k)
-        if realization == Realization.SIMDGROUP:
+        if realization in (Realization.SIMDGROUP, Realization.MPP):
             # the accumulator's crossing into the fragments: one padded M x N buffer
             extra += (w.n + row_pad(DTYPE_BYTES[w.acc_dtype])) * w.m \
                 * DTYPE_BYTES[w.acc_dtype]
@@ -407,7 +433,8 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     return 0
 
 
-REGISTER_ACCUMULATORS = (Realization.RECTANGLE, Realization.WGMMA, Realization.SIMDGROUP)
+REGISTER_ACCUMULATORS = (Realization.RECTANGLE, Realization.WGMMA, Realization.SIMDGROUP,
+                         Realization.MPP)
 """Realizations whose accumulator rectangles live in lane registers whether or not a
 recurrence is proved: C and D reach shared memory only to change layout (a repartition
 through the group's scratch pool, which is reused). The one-atom reference keeps the
@@ -501,6 +528,12 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
     # (lower/machine_matrix), where the snapshot proof holds and the option asks for them
     forwarding = (options.forward_snapshots and w.inputs_forwardable
                   and atom.family == FORWARDED_FAMILY and realization == Realization.RECTANGLE)
+    if atom.scope == "group" and g == 1:
+        # execution_simdgroups<1> is execution_simdgroup: the subgroup atom's candidates
+        rej.append(Rejection(w.op, threads, realization, atom.id, (),
+                             "a whole-group operation of one SIMD-group is the subgroup "
+                             "operation"))
+        return 1
 
     def legal_state(kind: str, scalars: int, params: tuple[tuple[str, Any], ...],
                     rm: int = 1, rn: int = 1) -> bool:
@@ -541,7 +574,8 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
         rm, rn = u // gm, v // gn
         params += (("rm", rm), ("rn", rn))
         if atom.descriptor is not None:
-            why = atom.descriptor.check(rm * am, rn * an, w.k)
+            tm, tn = (w.m, w.n) if atom.scope == "group" else (rm * am, rn * an)
+            why = mpp_descriptor_rule(atom, tm, tn, w.k)
             if why is not None:
                 rej.append(Rejection(w.op, threads, realization, atom.id, params, why))
                 continue
@@ -652,7 +686,7 @@ def enumerate_group(work: GroupWorkload, profile: TargetProfile, options: Planne
                        else f"takes {'/'.join(atom.input_dtypes)} operands, not {w.dtype}")
                 rej.append(Rejection(w.op, None, "atom", atom.id, (), why))
                 continue
-            if atom.scope != "subgroup":
+            if atom.scope != "subgroup" and atom.family != "mpp":
                 rej.append(Rejection(w.op, None, "atom", atom.id, (),
                                      "whole-group collective scope is not part of the matrix "
                                      "mapping family (independent subgroup operations only)"))
@@ -678,6 +712,14 @@ def enumerate_group(work: GroupWorkload, profile: TargetProfile, options: Planne
         entries: list[OpEnumeration] = []
         for w, usable, scalar in plans:
             oe = OpEnumeration(w)
+            # cross-family selection prices the checked scalar reference beside the atoms
+            both = options.metal_mpp == "auto" and "mpp" in families and not scalar \
+                and not search.scalar_only
+            if both:
+                en.enumerated += 1
+                oe.candidates.append(_candidate(w, t, Realization.SCALAR, "nonresident", None,
+                                                None, 0, options,
+                                                -(-t // profile.subgroup_width)))
             if search.scalar_only or scalar:
                 en.enumerated += 1
                 if search.scalar_only:

@@ -14,7 +14,8 @@ from typing import Any
 
 __all__ = ["PlannerOptions", "COST_BASES"]
 
-COST_BASES = ("metal_simdgroup_reference_v1", "metal_mpp_memory_v3", "cuda_mma_v1",
+COST_BASES = ("metal_simdgroup_reference_v1", "metal_mpp_memory_v3", "metal_cross_family_v1",
+              "cuda_mma_v1",
               "cuda_mma_v2", "cuda_mma_v3", "cuda_mma_v4", "cuda_mma_v5",
               "cuda_mma_v6")
 """Names a ``cost_basis`` override may take."""
@@ -48,8 +49,15 @@ class PlannerOptions:
     nothing has measured it on an Apple GPU, and the seed's reference plans stay the lane
     realization's) forbids it, ``"only"`` drops the lane-FMA rectangles of the atom so that
     it is chosen wherever it is legal (a plan variant's ``simdgroup_matrix``)."""
-    metal_mpp: bool = False
-    """Plan Metal groups with the MPP family and its v3 basis instead of the SIMD-group one."""
+    metal_mpp: bool | str = "off"
+    """The MPP ``matmul2d`` family on Metal (``lower/machine_mpp.py``): ``"off"`` (default,
+    or False: the SIMD-group family and its reference basis), ``"only"`` (or True: the MPP
+    family and its v3 basis; a group with no legal MPP plan falls back to the SIMD-group
+    family, and the plan says why), ``"auto"`` (cross-family: MPP, SIMD-group and scalar
+    candidates of every group enumerated together and priced by
+    ``metal_cross_family_v1``, each in its own family's structure on the common unit of one
+    8x8x8 atom issue; the cheapest is chosen and the plan reports each family's best).
+    Normalized to the string in ``__post_init__``."""
     bounded_k_views: bool = False
     """Bounded K views (physical K below the logical tile): the planner prices the proved
     mean physical K, and the lowering realizes it (``lower/machine_bounded_k.py``) for lane
@@ -100,6 +108,12 @@ class PlannerOptions:
         if self.simdgroup_matrix not in ("auto", "off", "only"):
             raise ValueError(f"simdgroup_matrix must be 'auto', 'off' or 'only', got "
                              f"{self.simdgroup_matrix!r}")
+        mpp = {False: "off", True: "only"}.get(self.metal_mpp, self.metal_mpp) \
+            if isinstance(self.metal_mpp, bool) else self.metal_mpp
+        if mpp not in ("off", "only", "auto"):
+            raise ValueError(f"metal_mpp must be 'off', 'only', 'auto' or a bool, got "
+                             f"{self.metal_mpp!r}")
+        object.__setattr__(self, "metal_mpp", mpp)
         if self.max_thread_candidates < 1:
             raise ValueError(f"max_thread_candidates must be positive, got "
                              f"{self.max_thread_candidates}")

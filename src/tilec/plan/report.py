@@ -357,10 +357,18 @@ def plan_group(work: GroupWorkload, target: str | TargetProfile,
         plan.diagnostics.append(f"the program's exact constraint of {work.exact_threads} "
                                 f"threads overrides PlannerOptions.threads={options.threads}")
     _fill(plan, en, basis, work, profile)
+    if basis.name == "metal_cross_family_v1" and plan.selected is not None:
+        from tilec.plan.cost.cross_family import family_summary
+
+        plan.diagnostics.extend(family_summary(plan.candidates, plan.selected.threads,
+                                               plan.selected.choices))
     if plan.selected is None and basis.name == "metal_mpp_memory_v3" \
             and options.cost_basis is None and not en.search.diagnostic:
-        fallback = plan_group(work, profile, dataclasses.replace(options, metal_mpp=False))
-        plan.diagnostics.append("no legal MPP plan; planned with the SIMD-group reference basis")
+        fallback = plan_group(work, profile, dataclasses.replace(options, metal_mpp="off"))
+        reasons = sorted({r.reason for r in plan.rejected if r.atom and r.atom.startswith("mpp")})
+        fallback.diagnostics.append("no legal MPP plan; planned with the SIMD-group reference "
+                                    "basis" + (f" (MPP: {'; '.join(reasons[:4])})"
+                                               if reasons else ""))
         fallback.replaced = plan
         return fallback
     return plan

@@ -104,8 +104,14 @@ def test_nonexact_coverage_and_descriptor_rejections_have_reasons() -> None:
     assert any(r.startswith("nonexact coverage: gm=2 does not divide U=3") for r in reasons)
     en2 = _enumerate(8, 8, 16, "metal:m1", ("mpp",), threads=32)
     assert any("M or N must be a multiple of 16" in r for r in (x.reason for x in en2.rejections))
+    # a K that is not a multiple of 16 is the descriptor's dynamic-K tail case: legal
     en3 = _enumerate(16, 16, 8, "metal:m1", ("mpp",), threads=32)
-    assert any("static K" in r.reason for r in en3.rejections)
+    assert not any("static K" in r.reason for r in en3.rejections)
+    assert en3.by_threads[32][0].candidates
+    assert plan.mpp_descriptor_rule(get_profile("metal:m1").atom("mpp.matmul2d.f32.subgroup"),
+                                    8, 8, 8) == ("MPP matmul2d on each subgroup's rectangle: "
+                                                 "descriptor 8x8: M or N must be a multiple "
+                                                 "of 16")
 
 
 def test_tf32_atom_needs_permission_and_exact_f32_uses_ffma() -> None:
@@ -170,7 +176,16 @@ def test_residency_options_and_missing_proofs_are_reported() -> None:
     assert any("no proved closed recurrence" in r.reason for r in en.rejections)
 
 
-def test_collective_scope_is_rejected_once_with_its_reason() -> None:
-    en = _enumerate(32, 64, 32, "metal:m1", ("mpp",), threads=128)
-    coll = [r for r in en.rejections if r.atom == "mpp.matmul2d.f32.group"]
-    assert len(coll) == 1 and "collective" in coll[0].reason and coll[0].threads is None
+def test_collective_scope_checks_the_descriptor_on_the_whole_tile() -> None:
+    """The MPP whole-group operation (execution_simdgroups<G>) is enumerated beside the
+    subgroup one: its descriptor is the group tile's, so it is legal where the subgroup
+    rectangles are not; with one SIMD-group it is the subgroup operation."""
+    en = _enumerate(16, 16, 16, "metal:m1", ("mpp",), threads=128)
+    cands = en.by_threads[128][0].candidates
+    assert {c.atom.id for c in cands} == {"mpp.matmul2d.f32.group"}
+    assert any(r.atom == "mpp.matmul2d.f32.subgroup" and "M or N must be a multiple of 16"
+               in r.reason for r in en.rejections)
+    one = _enumerate(16, 16, 16, "metal:m1", ("mpp",), threads=32)
+    assert {c.atom.id for c in one.by_threads[32][0].candidates} == {"mpp.matmul2d.f32.subgroup"}
+    assert any(r.atom == "mpp.matmul2d.f32.group" and "is the subgroup operation" in r.reason
+               for r in one.rejections)

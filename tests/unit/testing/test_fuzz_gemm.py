@@ -81,3 +81,22 @@ def test_a_small_gemm_campaign_on_the_simulator(tmp_path, monkeypatch, paths) ->
     bad = {p: (c.mismatch, sum(c.internal.values()), c.timeout) for p, c in camp.counts.items()
            if c.mismatch or c.internal or c.timeout}
     assert camp.programs == 16 and not bad, bad
+
+
+def test_small_gemm_programs_meet_the_metal_matrix_families(tmp_path) -> None:
+    """``small_gemm`` (off by default, no draw unless named): f32 nests with tiles a metal:m1
+    group holds; with the ``mpp`` path word most of them issue MPP ``matmul2d``."""
+    from tilec.testing.fuzz.paths import split_path
+
+    assert DEFAULT_WEIGHTS["small_gemm"] == 0
+    assert split_path("simt:metal:m1+mpp") == ("simt:metal:m1", {"metal_mpp": "only"})
+    assert split_path("metal+families") == ("metal", {"metal_mpp": "auto"})
+    w = _weights("small_gemm")
+    used = 0
+    for i in range(12):
+        prog = generate(ChoiceStream(program_seed(20, i)), w)
+        kernel, _ = load_kernel(prog.source(), str(tmp_path))
+        args = prog.make_args()
+        src = tc.compile(kernel, *args, target="metal:m1", variant={"metal_mpp": "only"}).source
+        used += "mpp::tensor_ops::matmul2d<" in src
+    assert used >= 6

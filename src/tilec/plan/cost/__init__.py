@@ -4,6 +4,7 @@
 | ------------------------------ | ------------- | -------------------- |
 | ``metal_simdgroup_reference_v1`` | metal       | simdgroup (8x8 FP32) |
 | ``metal_mpp_memory_v3``          | metal       | mpp                  |
+| ``metal_cross_family_v1``        | metal       | simdgroup, mpp, scalar |
 | ``cuda_mma_v1``                  | cuda        | mma_sync, lane_ffma  |
 | ``cuda_mma_v2``                  | cuda        | mma_sync, lane_ffma  |
 | ``cuda_mma_v3``                  | cuda        | mma_sync, lane_ffma  |
@@ -36,7 +37,8 @@ from tilec.plan.options import PlannerOptions
 
 __all__ = ["CostBasis", "GroupTerms", "Priced", "coefficients_json", "CudaCoefficients",
            "CudaMmaV1Basis", "CudaV2Coefficients", "CudaMmaV2Basis", "MppCoefficients",
-           "MppMemoryV3Basis", "ReferenceCoefficients", "SimdgroupReferenceBasis",
+           "MppMemoryV3Basis", "CrossFamilyBasis", "ReferenceCoefficients",
+           "SimdgroupReferenceBasis",
            "BASIS_TARGET_FAMILY", "basis_named", "select_basis"]
 
 _LAZY = MappingProxyType({
@@ -49,6 +51,7 @@ _LAZY = MappingProxyType({
     **dict.fromkeys(("SM80_V5", "SM90_V5"), "cuda_mma_v5"),
     **dict.fromkeys(("SM80_V6", "SM90_V6"), "cuda_mma_v6"),
     **dict.fromkeys(("MppCoefficients", "MppMemoryV3Basis"), "mpp_memory_v3"),
+    "CrossFamilyBasis": "cross_family",
     **dict.fromkeys(("ReferenceCoefficients", "SimdgroupReferenceBasis"),
                     "simdgroup_reference"),
 })
@@ -77,6 +80,7 @@ def _get(name: str) -> Any:
 BASIS_TARGET_FAMILY = MappingProxyType({
     "metal_simdgroup_reference_v1": "metal",
     "metal_mpp_memory_v3": "metal",
+    "metal_cross_family_v1": "metal",
     "cuda_mma_v1": "cuda",
     "cuda_mma_v2": "cuda",
     "cuda_mma_v3": "cuda",
@@ -99,6 +103,8 @@ def basis_named(name: str, profile: TargetProfile) -> CostBasis:
         return _get("SimdgroupReferenceBasis")(profile)
     if name == "metal_mpp_memory_v3":
         return _get("MppMemoryV3Basis")(profile)
+    if name == "metal_cross_family_v1":
+        return _get("CrossFamilyBasis")(profile)
     sm80 = profile.arch == "sm_80"  # the sm_90 numbers serve every other architecture
     if name == "cuda_mma_v2":
         return _get("CudaMmaV2Basis")(profile, _get("SM80_V2" if sm80 else "SM90_V2"))
@@ -113,8 +119,10 @@ def select_basis(profile: TargetProfile, options: PlannerOptions) -> CostBasis |
     """The basis for a target and options; None when the target has no matrix basis (CPU)."""
     if options.cost_basis is not None:
         return basis_named(options.cost_basis, profile)
-    if profile.family == "metal" and options.metal_mpp:
+    if profile.family == "metal" and options.metal_mpp == "only":
         return basis_named("metal_mpp_memory_v3", profile)
+    if profile.family == "metal" and options.metal_mpp == "auto":
+        return basis_named("metal_cross_family_v1", profile)
     if profile.default_cost_basis is None:
         return None
     return basis_named(profile.default_cost_basis, profile)

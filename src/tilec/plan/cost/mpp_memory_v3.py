@@ -6,7 +6,9 @@ Q' mean physical K atoms; E executions; L proved recurrence; G subgroups)::
 
     matrix_issues                U * V * Q' * E       (normalized work, not instructions)
     nominal_matrix_issues        U * V * Q  * E
-    metal_mpp_operations         G * E                (one tensor operation per subgroup)
+    metal_mpp_operations         G * E | E            (one tensor operation per subgroup |
+                                                   one of the whole group: the atom's scope)
+    group_collective_operations  E (group scope, G > 1; else 0)
     memory_fragment_reads        G * (rm + rn) * Q' * E
     lhs / rhs_footprint_fragments U * Q' * E / V * Q' * E (unique footprints, asymmetric priors)
     accumulator_initializations  U * V * E / L_eff    (0 when overwrite D = A*B is proved)
@@ -43,7 +45,8 @@ __all__ = ["NAME", "MppCoefficients", "M1_PRIORS", "MppMemoryV3Basis", "WEIGHTED
 NAME = "metal_mpp_memory_v3"
 """This basis's name and version."""
 
-WEIGHTED_FEATURES = ("matrix_issues", "metal_mpp_operations", "memory_fragment_reads",
+WEIGHTED_FEATURES = ("matrix_issues", "metal_mpp_operations", "group_collective_operations",
+                     "memory_fragment_reads",
                      "lhs_footprint_fragments", "rhs_footprint_fragments",
                      "accumulator_initializations", "output_shared_transfers",
                      "direct_global_stores", "tile_aspect", "local_aspect")
@@ -58,6 +61,9 @@ class MppCoefficients:
     """Per normalized 8x8x8 matrix atom."""
     metal_mpp_operations: float
     """Per subgroup tensor operation (fixed overhead of one descriptor call)."""
+    group_collective_operations: float
+    """Per whole-group operation of more than one SIMD-group (a prior for the collective's
+    internal coordination, which the headers do not describe)."""
     memory_fragment_reads: float
     """Per A/B memory fragment request."""
     lhs_footprint_fragments: float
@@ -87,7 +93,8 @@ class MppCoefficients:
 
 
 M1_PRIORS = MppCoefficients(
-    matrix_issues=1.0, metal_mpp_operations=8.0, memory_fragment_reads=0.5,
+    matrix_issues=1.0, metal_mpp_operations=8.0, group_collective_operations=16.0,
+    memory_fragment_reads=0.5,
     lhs_footprint_fragments=0.25, rhs_footprint_fragments=0.125,
     accumulator_initializations=0.25, output_shared_transfers=1.0, direct_global_stores=1.0,
     tile_aspect=2.0, local_aspect=1.0, preferred_fragment_state=32.0, element_weight=1.0 / 32.0,
@@ -123,12 +130,14 @@ class MppMemoryV3Basis:
         d = candidate.distribution
         am, an, ak = candidate.atom.shape
         e = work.executions
+        group_scope = candidate.atom.scope == "group"
         q_phys = float(work.mean_k) / ak
         recurrence = work.recurrence if candidate.accumulator != "nonresident" else None
         inits = 0.0 if candidate.overwrite else d.atoms_m * d.atoms_n * e / (recurrence or 1)
         values = {
             "matrix_issues": float(wc.physical_matrix_issues),
-            "metal_mpp_operations": float(d.subgroups * e),
+            "metal_mpp_operations": float((1 if group_scope else d.subgroups) * e),
+            "group_collective_operations": float(e if group_scope and d.subgroups > 1 else 0),
             "memory_fragment_reads": float(wc.physical_input_transfers),
             "lhs_footprint_fragments": d.atoms_m * q_phys * e,
             "rhs_footprint_fragments": d.atoms_n * q_phys * e,

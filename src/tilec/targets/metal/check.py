@@ -1,7 +1,8 @@
 """Type-check emitted MSL without Apple's toolchain: libclang over the source as C++17.
 
 ``check_msl`` parses the text with libclang (the ``libclang`` wheel's ``clang.cindex``)
-against ``check_header.HEADER`` in place of ``<metal_stdlib>`` (both are in-memory files: no
+against ``check_header.INCLUDES`` in place of ``<metal_stdlib>`` and the tensor and MPP headers
+(all in-memory files: no
 system header is read). Every error, and every warning except an unknown attribute that
 MSL defines (``check_header.METAL_ATTRIBUTES``), fails the check with the diagnostics, the
 source lines around the first one and the TileIR operation that line came from
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilec.ir import UserError
-from tilec.targets.metal.check_header import HEADER, METAL_ATTRIBUTES
+from tilec.targets.metal.check_header import INCLUDES, METAL_ATTRIBUTES
 
 __all__ = ["MSLCheckError", "Diagnostic", "check_msl", "checker_unavailable"]
 
@@ -83,7 +84,9 @@ def diagnostics(text: str) -> list[Diagnostic]:
     """Every failing diagnostic of ``text`` (empty: it passes)."""
     cindex = _cindex()
     tu = cindex.Index.create().parse(
-        _MAIN, args=_ARGS, unsaved_files=[(_MAIN, text), (f"{_INCLUDE}/metal_stdlib", HEADER)])
+        _MAIN, args=_ARGS,
+        unsaved_files=[(_MAIN, text), *((f"{_INCLUDE}/{name}", body)
+                                         for name, body in INCLUDES.items())])
     out = []
     lines = text.splitlines()
     for d in tu.diagnostics:

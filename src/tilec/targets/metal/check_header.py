@@ -11,7 +11,7 @@ MSL that clang does not know; ``check.py`` rejects any other unknown attribute.
 
 from __future__ import annotations
 
-__all__ = ["HEADER", "METAL_ATTRIBUTES"]
+__all__ = ["HEADER", "METAL_ATTRIBUTES", "TENSOR_HEADER", "MPP_HEADER", "MPP_INCLUDES", "INCLUDES"]
 
 METAL_ATTRIBUTES = frozenset((
     "buffer", "threadgroup_position_in_grid", "thread_index_in_threadgroup",
@@ -131,4 +131,119 @@ uint atomic_exchange_explicit(device atomic_uint *, uint, memory_order);
 uint atomic_exchange_explicit(threadgroup atomic_uint *, uint, memory_order);
 void atomic_store_explicit(device atomic_uint *, uint, memory_order);
 }  // namespace metal
+
 """
+
+TENSOR_HEADER = r"""
+#pragma once
+#include <metal_stdlib>
+namespace metal {
+/* Tensors (<metal_tensor>), execution scopes and cooperative tensors
+   (<metal_cooperative_tensor>), as the MetalPerformancePrimitives headers use them */
+typedef unsigned long size_t;
+template <typename T, size_t N> struct array {
+  T __elems[N];
+  thread T &operator[](size_t i) { return __elems[i]; }
+  const thread T &operator[](size_t i) const { return __elems[i]; }
+};
+template <typename IndexType, size_t Rank> struct dextents {
+  template <typename... I> constexpr dextents(I... e) : __e{static_cast<IndexType>(e)...} {
+    static_assert(sizeof...(I) == Rank, "dextents: one extent per dimension");
+  }
+  IndexType __e[Rank];
+};
+struct tensor_inline {};
+struct tensor_handle {};
+template <typename ElementType, typename Extents, typename Descriptor = tensor_handle,
+          typename... Tags>
+struct tensor;
+/* tensor_inline over a pointer of any address space: (data, extents, strides), dimension 0
+   innermost */
+template <typename ElementType, typename IndexType, size_t Rank>
+struct tensor<ElementType, dextents<IndexType, Rank>, tensor_inline> {
+  tensor(ElementType *data, dextents<IndexType, Rank> extents,
+         array<IndexType, Rank> strides);
+ private:
+  ElementType *__data;
+};
+template <size_t Size> struct execution_simdgroups {
+  static_assert(Size != 0, "execution_simdgroups<0> is not supported");
+};
+using execution_simdgroup = execution_simdgroups<1>;
+template <typename ElementType, typename Extents, typename Layout> struct cooperative_tensor {
+  uint16_t get_capacity() const;
+  bool is_valid_element(uint16_t idx) const;
+  array<int, 2> get_multidimensional_index(uint16_t idx) const;
+  thread ElementType &operator[](uint16_t idx);
+  const thread ElementType &operator[](uint16_t idx) const;
+ private:
+  ElementType __opaque[1];
+};
+}  // namespace metal
+"""
+"""The stand-in ``<metal_tensor>`` (with ``<metal_cooperative_tensor>``'s declarations): inline
+tensors, ``dextents``, ``array``, the SIMD-group execution scopes and the members of a
+cooperative tensor the MPP printer uses (docs/design/metal.md says where each is from)."""
+
+MPP_HEADER = r"""
+#pragma once
+#include <metal_tensor>
+/* MetalPerformancePrimitives tensor operations (MPPTensorOpsMatMul2d.h) */
+namespace mpp {
+namespace tensor_ops {
+template <typename T> constexpr T dynamic_length_v = static_cast<T>(~0u >> 1);
+struct matmul2d_descriptor {
+  enum class mode { multiply, multiply_accumulate };
+  int m, n, k;
+  bool transpose_left, transpose_right;
+  bool relaxed_precision;
+  mode matmul_mode;
+  constexpr matmul2d_descriptor(int m_, int n_, int k_ = dynamic_length_v<int>,
+                                bool transpose_left_ = false, bool transpose_right_ = false,
+                                bool relaxed_precision_ = false, mode mode_ = mode::multiply)
+      : m(m_), n(n_), k(k_), transpose_left(transpose_left_),
+        transpose_right(transpose_right_), relaxed_precision(relaxed_precision_),
+        matmul_mode(mode_) {}
+  /* Metal takes the descriptor itself as matmul2d's template argument (a class-type
+     non-type template parameter, which C++17 does not have): this stand-in passes it
+     packed into an integer instead, so that matmul2d can check its rules */
+  constexpr operator unsigned long long() const {
+    return (unsigned long long)(unsigned)m | ((unsigned long long)(unsigned)n << 16)
+           | ((unsigned long long)(unsigned)k << 32)
+           | ((unsigned long long)transpose_left << 63);
+  }
+};
+template <unsigned long long Descriptor, typename Scope> struct __destination_layout {};
+template <unsigned long long Descriptor, typename Scope> class matmul2d {
+  static constexpr int __m = Descriptor & 0xffff, __n = (Descriptor >> 16) & 0xffff;
+  static constexpr int __k = (Descriptor >> 32) & 0x7fffffff;
+  /* tilec's FP32 descriptor rule (the seed's probe of the macOS 26.5 headers) */
+  static_assert(__m % 8 == 0 && __n % 8 == 0, "matmul2d: M and N must be multiples of 8");
+  static_assert(__m % 16 == 0 || __n % 16 == 0, "matmul2d: M or N must be a multiple of 16");
+  static_assert(__k == dynamic_length_v<int> || __k % 16 == 0,
+                "matmul2d: a static K must be a multiple of 16");
+  static_assert(!(Descriptor >> 63), "tilec never transposes the left operand");
+
+ public:
+  template <typename LeftOperandType, typename RightOperandType, typename ElementType>
+  metal::cooperative_tensor<ElementType, metal::dextents<int, 2>,
+                            __destination_layout<Descriptor, Scope>>
+  get_destination_cooperative_tensor() const;
+  template <typename LeftOperandType, typename RightOperandType,
+            typename DestinationOperandType>
+  void run(thread LeftOperandType &left, thread RightOperandType &right,
+           thread DestinationOperandType &destination) const;
+};
+}  // namespace tensor_ops
+}  // namespace mpp
+"""
+"""The stand-in ``<MetalPerformancePrimitives/MetalPerformancePrimitives.h>``: ``matmul2d``,
+its descriptor and its destination cooperative tensor, with the descriptor rule checked
+(docs/design/metal.md)."""
+
+MPP_INCLUDES = ("metal_tensor", "MetalPerformancePrimitives/MetalPerformancePrimitives.h")
+"""What a kernel using MPP includes after ``<metal_stdlib>``."""
+
+INCLUDES = {"metal_stdlib": HEADER, "metal_tensor": TENSOR_HEADER,
+            "MetalPerformancePrimitives/MetalPerformancePrimitives.h": MPP_HEADER}
+"""Every stand-in header, by the name the emitted source includes."""

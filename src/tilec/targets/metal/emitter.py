@@ -28,12 +28,13 @@ literals, not hex floats.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 import tilec.ir as ir
-from tilec.ir.atoms import CATALOG, SIMDGROUP_OPS
+from tilec.ir.atoms import CATALOG, MPP_OPS, SIMDGROUP_OPS
 from tilec.targets.clike import (
     CLikeEmitter,
     IndentedBuffer,
@@ -47,8 +48,10 @@ from tilec.targets.cuda.forms import static_shape
 from tilec.targets.cuda.memory_printers import exchange_operands
 from tilec.targets.cuda.source import HostStep, ParamInfo, kernel_name
 from tilec.targets.kernel_checks import CheckInfo
+from tilec.targets.metal.check_header import MPP_INCLUDES
+from tilec.targets.metal.mpp_printers import emit_mpp_atom
 from tilec.targets.metal.prelude import PRELUDE
-from tilec.targets.metal.simdgroup_printers import emit_simdgroup_atom
+from tilec.targets.metal.simdgroup_printers import Fragment, emit_simdgroup_atom
 from tilec.targets.metal.source import MetalSource
 
 __all__ = ["MetalEmitter", "emit_metal"]
@@ -56,7 +59,7 @@ __all__ = ["MetalEmitter", "emit_metal"]
 _SPACES = {"global": "device ", "shared": "threadgroup ", "local": "thread ",
            "fragment": "thread "}
 
-METAL_ATOMS = ("barrier.group", "shfl.xor", "vote.any", *SIMDGROUP_OPS)
+METAL_ATOMS = ("barrier.group", "shfl.xor", "vote.any", *SIMDGROUP_OPS, *MPP_OPS)
 """Catalog atoms with a Metal form; the others are CUDA instructions."""
 
 
@@ -160,6 +163,8 @@ class MetalEmitter(CUDAEmitter):
         self.access.runtime_aligned = self._aligned_at
         self.vote_words = 0
         """Threadgroup words ``vote.any`` needs (one per SIMD-group; 0: no vote)."""
+        self.uses_mpp = False
+        """An ``mpp.matmul2d`` was printed: the kernel includes the tensor and MPP headers."""
         bad = ir.f64_user(self.fn)
         if bad is not None:
             raise self.unsupported(bad, "Metal has no 64-bit floating point (f64); compute "
@@ -274,10 +279,42 @@ class MetalEmitter(CUDAEmitter):
         """A plain ``if`` (the CUDA emitter's predicated atoms are PTX)."""
         CLikeEmitter.emit_if(self, op)
 
+    # -- loops carrying simdgroup fragments ------------------------------------------------
+    def mutable_result(self, v: ir.Value, op: ir.Operation, init: ir.Value | None = None
+                       ) -> object:
+        """A loop-carried ``simdgroup_float8x8`` (an accumulator resident in fragments
+        across the loop) is a fragment local; anything else is the CUDA emitter's."""
+        if init is not None and isinstance(self.get(init, op), Fragment):
+            var = self.fresh("frag")
+            self.buf.line(f"simdgroup_float8x8 {var} = {self.get(init, op).name};")
+            return Fragment(var)
+        return super().mutable_result(v, op, init)
+
+    def assign(self, dsts: Sequence[object], srcs: Sequence[ir.Value], op: ir.Operation
+               ) -> None:
+        """Yielded fragments are copied into their loop's fragment locals (each from a
+        product of this iteration, never from another carried fragment, so no swap can
+        arise: checked), then the other values as the CUDA emitter assigns them."""
+        names = {d.name for d in dsts if isinstance(d, Fragment)}
+        rest_d, rest_s = [], []
+        for d, s in zip(dsts, srcs):
+            if isinstance(d, Fragment):
+                f = self.get(s, op)
+                if not isinstance(f, Fragment) or (f.name in names and f.name != d.name):
+                    raise self.unsupported(op, "a loop-carried simdgroup fragment must be "
+                                               "yielded from a product of the iteration")
+                if f.name != d.name:
+                    self.buf.line(f"{d.name} = {f.name};")
+            else:
+                rest_d.append(d)
+                rest_s.append(s)
+        super().assign(rest_d, rest_s, op)
+
     # -- atoms --------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
-        """``barrier.group``, ``shfl.xor``, ``vote.any`` and the opaque ``simdgroup.*``
-        fragments (``simdgroup_printers``); every other atom is CUDA's."""
+        """``barrier.group``, ``shfl.xor``, ``vote.any``, the opaque ``simdgroup.*``
+        fragments (``simdgroup_printers``) and the MPP ``matmul2d`` (``mpp_printers``); every
+        other atom is CUDA's."""
         cid = op.attr("catalog_id")
         if cid not in CATALOG:
             raise self.unsupported(op, f"unknown atom {cid!r}")
@@ -292,6 +329,9 @@ class MetalEmitter(CUDAEmitter):
             self._shfl_xor(op)
         elif cid in SIMDGROUP_OPS:
             emit_simdgroup_atom(self, op)
+        elif cid in MPP_OPS:
+            self.uses_mpp = True
+            emit_mpp_atom(self, op)
         else:
             self._vote_any(op)
 
@@ -352,6 +392,9 @@ class MetalEmitter(CUDAEmitter):
         out = IndentedBuffer()
         out.line(f"/* tilec Metal backend: @{fn.name} for {self.target} */")
         out.line(PRELUDE)
+        if self.uses_mpp:
+            for inc in MPP_INCLUDES:
+                out.line(f"#include <{inc}>")
         name = kernel_name(fn.name)
         out.line(f"kernel void {name}(")
         for k, h in enumerate(head):

@@ -1,7 +1,8 @@
 """MSL of the opaque ``simdgroup_matrix`` atoms (``simdgroup.load`` / ``.mma`` / ``.store``).
 
 A fragment is a ``simdgroup_float8x8`` local; nothing but these three atoms can use one (any
-other operation given a fragment is an emission error, as it is a type error in MSL). The
+other operation given a fragment is an emission error, as it is a type error in MSL), except
+a loop that carries it (``MetalEmitter.mutable_result``: a resident accumulator). The
 8x8 view of a load or store must have constant row and column steps in its buffer, one of
 them 1: ``simdgroup_load(frag, p, elements_per_row)`` for a row-major block, with
 ``ulong2(0, 0), true`` (``transpose_matrix``) for a column-major one (a K-major staged B).

@@ -48,7 +48,7 @@ from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
-from . import simt_indexed, simt_simdgroup  # noqa: F401  (registers its atoms)
+from . import simt_indexed, simt_mpp, simt_simdgroup  # noqa: F401  (registers its atoms)
 from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
 from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions

@@ -28,10 +28,10 @@ campaigns are unchanged); ``--features gemm`` or ``gemm=W`` among others turns i
 from __future__ import annotations
 
 from .generator import PROGRAMS, Gen
-from .numerics import DTYPES
+from .numerics import DT, DTYPES
 from .program import IndexExpr, Let, Program, Store
 
-__all__ = ["gemm_program"]
+__all__ = ["gemm_program", "small_gemm_program"]
 
 
 def _extent(g: Gen, blocks: int, tile: int, aligned: bool) -> int:
@@ -46,6 +46,30 @@ def _extent(g: Gen, blocks: int, tile: int, aligned: bool) -> int:
 
 def gemm_program(g: Gen) -> Program:
     """One GEMM grid nest (see the module docstring)."""
+    s = g.s
+    bm = s.pick([64, 128])
+    bn = s.weighted([(64, 2), (128, 3), (256, 1 if bm == 64 else 2)])
+    bk = s.weighted([(64, 4), (32, 1)])
+    op = DTYPES[s.weighted([("bf16", 4), ("f16", 3), ("f32", 1)])]
+    precision = "tf32" if op.name == "f32" and s.coin(2) else "exact"
+    return _nest(g, bm, bn, bk, op, precision)
+
+
+def small_gemm_program(g: Gen) -> Program:
+    """The same grid nest with f32 operands and tiles a metal:m1 group holds (32 KiB of
+    threadgroup memory): ``BM``, ``BN`` of 8, 16 or 32 and ``BK`` of 8, 16, 24 or 32, so
+    that the Metal matrix families meet it: MPP ``matmul2d`` where its descriptor rules
+    hold (a K tile not a multiple of 16 is its dynamic-K case; an 8-wide tile breaks the
+    rule), ``simdgroup_matrix`` fragments, lane FMAs. Off by default (``small_gemm``)."""
+    s = g.s
+    bm = s.weighted([(8, 1), (16, 3), (32, 3)])
+    bn = s.weighted([(8, 1), (16, 3), (32, 3)])
+    bk = s.weighted([(8, 2), (16, 3), (24, 1), (32, 2)])
+    return _nest(g, bm, bn, bk, DTYPES["f32"], "exact")
+
+
+def _nest(g: Gen, bm: int, bn: int, bk: int, op: DT, precision: str) -> Program:
+    """The GEMM grid nest of the drawn tile (draws the rest: extents, operands, epilogue)."""
     from .gen_elementwise import Cast, Full
     from .gen_loops import Loop
     from .gen_matrix import Mma
@@ -53,11 +77,6 @@ def gemm_program(g: Gen) -> Program:
     from .program import Var
 
     s = g.s
-    bm = s.pick([64, 128])
-    bn = s.weighted([(64, 2), (128, 3), (256, 1 if bm == 64 else 2)])
-    bk = s.weighted([(64, 4), (32, 1)])
-    op = DTYPES[s.weighted([("bf16", 4), ("f16", 3), ("f32", 1)])]
-    precision = "tf32" if op.name == "f32" and s.coin(2) else "exact"
     gm, gn = s.between(1, 3), s.between(1, 3 if bn < 256 else 2)
     trips = s.weighted([(1, 2), (2, 3), (3, 2), (5, 2), (10, 1)])
     g.grid = (gm, gn)
@@ -109,3 +128,4 @@ def gemm_program(g: Gen) -> Program:
 
 
 PROGRAMS["gemm"] = gemm_program
+PROGRAMS["small_gemm"] = small_gemm_program

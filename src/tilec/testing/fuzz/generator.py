@@ -22,14 +22,15 @@ __all__ = ["Gen", "Producer", "StmtMaker", "FAMILIES", "DEFAULT_WEIGHTS", "gener
            "PRODUCERS", "STATEMENTS", "small_extent", "canonical_order"]
 
 FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory",
-            "gemm", "arange", "steps", "scan", "exchange", "gather", "unsigned")
+            "gemm", "arange", "steps", "scan", "exchange", "gather", "unsigned", "small_gemm")
 """The feature families, selectable with ``--features``."""
 
 DEFAULT_WEIGHTS = {"windows": 3, "elementwise": 4, "reduce": 3, "loops": 3, "matrix": 3,
                    "parallel": 2, "memory": 2, "gemm": 0, "arange": 0, "steps": 0,
-                   "scan": 0, "exchange": 0, "gather": 0, "unsigned": 0}
+                   "scan": 0, "exchange": 0, "gather": 0, "unsigned": 0, "small_gemm": 0}
 """How often each family is drawn relative to the others. ``gemm`` (whole GEMM programs,
-``gen_gemm``), ``arange`` (coordinate tiles, ``gen_arange``), ``steps`` (runtime
+``gen_gemm``; ``small_gemm``: the same nest with f32 operands and tiles a metal:m1 group
+holds), ``arange`` (coordinate tiles, ``gen_arange``), ``steps`` (runtime
 loop steps, ``gen_loops``), ``scan`` (``tc.cumsum`` and friends, ``gen_scan``),
 ``exchange`` (``atomic_xchg``/``atomic_cas``, ``gen_exchange``), ``gather``
 (data-dependent addresses, ``gen_gather``) and ``unsigned`` (``u8``/``u16``/``u32`` among

@@ -66,7 +66,9 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "regstore": ("tensor_store", False),
                  "simdgroup": ("simdgroup_matrix", "only"),
                  "boundedk": ("bounded_k_views", True),
-                 "forward": ("forward_snapshots", True)}
+                 "forward": ("forward_snapshots", True),
+                 "mpp": ("metal_mpp", "only"),
+                 "families": ("metal_mpp", "auto")}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
 group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
 plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
@@ -75,7 +77,10 @@ into clusters of two that multicast their shared operand; ``regstore`` stores a
 warp-specialized group's output from registers instead of through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
-operands from global memory, unstaged, where its basis prefers it)."""
+operands from global memory, unstaged, where its basis prefers it; ``mpp`` with MPP
+``matmul2d`` wherever its descriptor rules hold, the SIMD-group family elsewhere;
+``families`` lets the cross-family basis choose among MPP, SIMD-group and scalar per
+group)."""
 
 
 def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
