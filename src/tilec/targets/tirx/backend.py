@@ -60,7 +60,7 @@ class TirxBackend:
 
     pipeline = ("emit", "build")
     """The stages the compile driver runs: the exporter reads Candidate TileIR as it is
-    (nothing is planned; the instances of a ``parallel`` run in order)."""
+    (nothing is planned; ``threads`` decides which ``parallel`` runs on threads)."""
 
     profile = None
     """No hardware profile: nothing is planned."""

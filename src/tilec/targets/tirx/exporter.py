@@ -20,8 +20,10 @@ PrimFunc statement by statement with ``tvm.script.ir_builder.IRBuilder`` and the
   the reduced axes (the order ``strict_fold`` requires, and one grouping
   ``unordered_tree`` allows), ``mma`` is the strict ``k``-order loop of the reference;
 * ``serial``/``pipeline`` are counted loops with their carried values in local storage;
-  ``parallel`` instances run as a loop nest in row-major order (on ``llvm`` the bridge
-  does not spread them over threads), joining payloads into copies of the inits;
+  the outermost ``parallel`` is one ``T.parallel`` loop over its flattened instances
+  (TVM's thread pool) unless ``threads.serial_reason`` keeps it a serial nest in
+  row-major order (atomics, scatters, failures, scalar carries, nesting); payloads are
+  joined into copies of the inits;
 * a failed ``check``, an integer division by zero, a ``reindex`` leaving its source, an
   access leaving a ``total`` view and a loop step that is not positive write the status
   record (code, operation number, values: the cpu target's codes) and leave the function
@@ -98,6 +100,8 @@ class _Exporter:
         self.status: Any = None
         self.results: list[Any] = []
         self.names = 0
+        self.threaded: ir.Operation | None = None
+        """The ``parallel`` whose instances run on threads while its body is exported."""
 
     # -- helpers -------------------------------------------------------------------
     def i64(self, v: int) -> Any:
@@ -165,6 +169,7 @@ class _Exporter:
 
     def fail(self, code: int, op_id: int, values: Sequence[Any]) -> None:
         """Write the status record and leave the function."""
+        self.not_threaded(f"a failure (operation #{op_id})")
         T = self.T
         T.buffer_store(self.status, self.i64(code), [self.i64(0)])
         T.buffer_store(self.status, self.i64(op_id), [self.i64(1)])
@@ -173,6 +178,14 @@ class _Exporter:
         self.out.n_values = max(self.out.n_values, len(values))
         with T.Assert(self.tx.const(False, "bool"), "tilec: kernel failure"):
             pass
+
+    def not_threaded(self, what: str) -> None:
+        """``what`` must not run in concurrent instances: the scan of ``threads`` keeps
+        such bodies serial, so reaching this inside a threaded one is the bridge's bug."""
+        if self.threaded is not None:
+            raise self.unsupported(self.threaded, f"internal error: {what} inside a parallel "
+                                                  f"run on threads (threads.serial_reason "
+                                                  f"missed it)")
 
     @contextlib.contextmanager
     def when(self, cond: Any) -> Iterator[None]:
