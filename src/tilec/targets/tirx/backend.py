@@ -14,7 +14,8 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["TirxBackend", "TirxSource", "make_backend", "probe", "TVM_VERSION"]
+__all__ = ["TirxBackend", "TirxSource", "make_backend", "probe", "probe_cuda", "build_cuda_probe",
+           "probe_metal", "build_metal_probe", "TVM_VERSION"]
 
 TVM_VERSION = "0.27"
 """The TVM release line the bridge is written against (``tvm.tirx`` is new in 0.27)."""
@@ -40,6 +41,51 @@ def probe() -> str | None:
     except Exception:  # noqa: BLE001 - older runtimes lack ``enabled``; compiling will tell
         pass
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def build_cuda_probe() -> str | None:
+    """None when ``tirx:cuda`` kernels can be built here (TVM, and NVRTC from the
+    ``cuda-bindings`` package, which TVM compiles CUDA with), else the reason."""
+    why = probe()
+    if why is not None:
+        return why
+    try:
+        from cuda.bindings import nvrtc  # noqa: F401
+    except ImportError as e:
+        return f"NVRTC is not importable ({e}); TVM compiles CUDA with it: pip install " \
+               f"cuda-bindings"
+    return None
+
+
+def probe_cuda() -> str | None:
+    """None when ``tirx:cuda`` kernels can run here (they can be built and TVM sees a GPU),
+    else the reason."""
+    why = build_cuda_probe()
+    if why is not None:
+        return why
+    import tvm
+
+    if tvm.get_global_func("device_api.cuda", allow_missing=True) is None:
+        return ("no CUDA runtime in TVM: TVM's CUDA runtime is not loaded (its "
+                "libtvm_runtime_cuda needs the CUDA driver, libcuda.so.1)")
+    try:
+        if tvm.cuda(0).exist:
+            return None
+    except Exception as e:  # noqa: BLE001 - a TVM without its CUDA runtime
+        return f"no CUDA runtime in TVM: {type(e).__name__}: {e}"
+    return "no CUDA GPU for TVM: tvm.cuda(0) does not exist"
+
+
+def build_metal_probe() -> str | None:
+    """None when ``tirx:metal`` source can be generated here (TVM is all it needs)."""
+    return probe()
+
+
+def probe_metal() -> str | None:
+    """Why ``tirx:metal`` kernels never run: the route emits source only."""
+    return "source only: the TVM route to Metal emits source (tc.compile(...).source); run " \
+           "kernels on macOS with tilec's own 'metal' target"
 
 
 @dataclass
@@ -74,14 +120,26 @@ class TirxBackend:
         checks before a backend is used; nothing is compiled)."""
         from .exporter import export
 
-        return TirxSource(export(module, fn_name))
+        return TirxSource(export(module, fn_name, self.name))
 
     def build(self, module: ir.Module, fn_name: str, src: TirxSource) -> Any:
-        """Compile ``src`` with ``tvm.compile(..., target="llvm")`` and wrap it."""
-        from .runtime import TirxExecutable, build_prim_func
-
+        """Compile ``src`` with ``tvm.compile`` for the target and wrap it: LLVM (cached),
+        CUDA (``device.build_cuda``) or Metal source (``device.build_metal``, checked)."""
         fn = module.lookup(fn_name)
         assert fn is not None
+        if self.name == "tirx:cuda":
+            from .device import TirxDeviceExecutable, build_cuda
+
+            lib, text, arch = build_cuda(src.export, fn, self.name)
+            return TirxDeviceExecutable(module, fn, src.export, lib, text, self.name, arch)
+        if self.name == "tirx:metal":
+            from .device import TirxSourceOnly, build_metal
+
+            text = build_metal(src.export, fn, self.name)
+            _check_metal(text, fn, self.name)
+            return TirxSourceOnly(fn, src.export, text, self.name)
+        from .runtime import TirxExecutable, build_prim_func
+
         return TirxExecutable(module, fn, src.export, build_prim_func(src.export, fn))
 
     def compile(self, module: ir.Module, fn_name: str) -> Any:
@@ -94,5 +152,20 @@ class TirxBackend:
 
 
 def make_backend(target_name: str = "tirx:llvm") -> TirxBackend:
-    """The registry factory for ``tirx:llvm``."""
+    """The registry factory for ``tirx:llvm``, ``tirx:cuda`` and ``tirx:metal``."""
     return TirxBackend(target_name)
+
+
+def _check_metal(text: str, fn: ir.Function, target: str) -> None:
+    """TVM's Metal source through the Metal target's check (when libclang is here)."""
+    from tilec.targets.metal.check import MSLCheckError, check_msl, checker_unavailable
+
+    if checker_unavailable() is not None:
+        return
+    try:
+        check_msl(text)
+    except MSLCheckError as e:
+        from tilec.targets.clike import UnsupportedError
+
+        raise UnsupportedError(target, None, f"TVM's Metal source for @{fn.name} fails the "
+                                             f"Metal check: {e}") from None

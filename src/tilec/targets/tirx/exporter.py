@@ -78,22 +78,34 @@ class Export:
         return str(self.prim_func.script())
 
 
-def export(module: ir.Module, fn_name: str) -> Export:
-    """The ``tvm.tirx`` PrimFunc of ``@fn_name`` (raises ``UnsupportedError``)."""
+def export(module: ir.Module, fn_name: str, target: str = TARGET) -> Export:
+    """The ``tvm.tirx`` PrimFunc of ``@fn_name`` for ``target`` (``tirx:llvm``, or a GPU
+    route: ``gpu`` says what changes); raises ``UnsupportedError``."""
     fn = module.lookup(fn_name)
     if fn is None:
         raise KeyError(f"no function @{fn_name} in the module")
-    return _Exporter(fn).run()
+    return _Exporter(fn, target).run()
 
 
 class _Exporter:
-    def __init__(self, fn: ir.Function) -> None:
+    def __init__(self, fn: ir.Function, target: str = TARGET) -> None:
         from tvm import tirx
         from tvm.script.ir_builder import IRBuilder
         from tvm.tirx.script.builder import ir as T
 
         self.tx, self.T, self.IRBuilder = tirx, T, IRBuilder
         self.fn = fn
+        self.target = target
+        """The target name (in messages)."""
+        self.gpu = target != TARGET
+        """A GPU route: one launch, no status record (``gpu``)."""
+        self.device = False
+        """Inside the launch (GPU routes): the code runs on the device."""
+        self.current: ir.Operation | None = None
+        """The operation being translated (a failure's location on GPU routes)."""
+        self.host_ops: set[int] = set()
+        """Ids of the checks and divisions the launcher evaluates before the call (GPU
+        routes do not translate them)."""
         self.env: dict[ir.Value, Any] = {}
         self.dims: dict[str, Any] = {}
         self.out = Export(None, fn.name)
@@ -108,7 +120,7 @@ class _Exporter:
         return self.tx.const(int(v), "int64")
 
     def unsupported(self, op: ir.Operation | None, reason: str) -> UnsupportedError:
-        return UnsupportedError(TARGET, op, reason)
+        return UnsupportedError(self.target, op, reason)
 
     def extent(self, d: ir.Dim, op: ir.Operation | None) -> Any:
         if d.is_static:
@@ -169,6 +181,10 @@ class _Exporter:
 
     def fail(self, code: int, op_id: int, values: Sequence[Any]) -> None:
         """Write the status record and leave the function."""
+        if self.gpu:
+            from .gpu import no_failures
+
+            raise no_failures(self)
         self.not_threaded(f"a failure (operation #{op_id})")
         T = self.T
         T.buffer_store(self.status, self.i64(code), [self.i64(0)])
@@ -199,7 +215,8 @@ class _Exporter:
         fn, T, tx = self.fn, self.T, self.tx
         syms = fn.shape_symbols
         n_user = len(fn.args) - len(syms)
-        with self.IRBuilder() as ib:
+        f64 = sc.without_f64() if self.target == "tirx:metal" else contextlib.nullcontext()
+        with f64, self.IRBuilder() as ib:
             with T.prim_func():
                 T.func_name(fn.name)
                 handles: list[Any] = []
@@ -215,12 +232,18 @@ class _Exporter:
                                                      f"{p.type}")
                 for name in syms:
                     self.dims[name] = T.arg(name, tx.Var(name, "int64"))
-                status = T.arg("tc_status", T.handle())
+                if self.gpu:
+                    from .gpu import prepare
+
+                    prepare(self)
+                else:
+                    status = T.arg("tc_status", T.handle())
                 results = [T.arg(f"tc_result{k}", T.handle())
                            for k in range(len(fn.result_types))]
-                self.status = T.match_buffer(status, (tx.Var("tc_nstatus", "int64"),),
-                                             "int64", align=8)
-                self.IRBuilder.name("tc_st", self.status)
+                if not self.gpu:
+                    self.status = T.match_buffer(status, (tx.Var("tc_nstatus", "int64"),),
+                                                 "int64", align=8)
+                    self.IRBuilder.name("tc_st", self.status)
                 for k, t in enumerate(fn.result_types):
                     self.results.append(self._result_buffer(results[k], t, k))
                 for p, h in zip(fn.args[:n_user], handles):
@@ -293,7 +316,16 @@ class _Exporter:
         handler = _HANDLERS.get(op.name)
         if handler is None:
             raise self.unsupported(op, f"the TIRx bridge has no translation of '{op.name}' yet")
-        results = handler(self, op)
+        if self.gpu and not self.device:
+            from .gpu import check_host_op
+
+            check_host_op(self, op)
+        outer, self.current = self.current, op
+        try:
+            results = handler(self, op)
+        except sc.NotOnTarget as e:
+            raise self.unsupported(op, f"{e}") from None
+        self.current = outer
         for r, v in zip(op.results, results):
             self.env[r] = v
 
@@ -352,7 +384,7 @@ class _Exporter:
                     self.fail(ERR_TOTAL, info.op_id, [])
 
     def check_divisor(self, op: ir.Operation, divisor: Any) -> None:
-        if isinstance(divisor, self.tx.IntImm) and divisor.value != 0:
+        if isinstance(divisor, self.tx.IntImm) and divisor.value != 0 or op.id in self.host_ops:
             return
         info = CheckInfo.division(op)
         self.out.checks[info.op_id] = info

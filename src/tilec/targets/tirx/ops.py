@@ -18,6 +18,7 @@ from tilec.targets.kernel_checks import CheckInfo
 
 from . import scalars as sc
 from .exporter import ERR_CHECK, ERR_REINDEX, handles
+from .gpu import refuse_in_device
 from .threads import serial_reason
 from .values import Buffered, Computed, MemRef, Remapped, Splat, Tile, affine, inside
 
@@ -297,7 +298,12 @@ def _parallel(x: X, op: ir.Operation) -> list[Any]:
     joined = [x.slot(t, op) for t in types]
     for s, v in zip(joined, inits):
         x.put(s, v)
-    if serial_reason(op) is None:
+    if x.gpu and not x.device:
+        from .gpu import launch
+
+        with launch(x, op, extents) as coords:
+            _instance(x, op, coords, inits, types, joined)
+    elif serial_reason(op) is None and not x.gpu:
         with _threaded(x, op, extents) as coords:
             _instance(x, op, coords, inits, types, joined)
     else:
@@ -346,6 +352,8 @@ def _instance(x: X, op: ir.Operation, coords: list[Any], inits: list[Any], types
 
 @handles("check")
 def _check(x: X, op: ir.Operation) -> list[Any]:
+    if op.id in x.host_ops:  # the launcher evaluates it before the call
+        return []
     cond = x.scalar(op.operand(0), op)
     info = CheckInfo.of(op)
     x.out.checks[info.op_id] = info
@@ -366,12 +374,15 @@ def _sync(x: X, op: ir.Operation) -> list[Any]:
 
 @handles("memory")
 def _memory(x: X, op: ir.Operation) -> list[Any]:
+    """A buffer where the operation is; in a GPU program, the thread's own (``local``
+    scope: the instance runs on one thread, so the memory is private to it)."""
     t = op.result.type
     shape = tuple(x.extent(d, op) for d in t.shape)
     if not all(d.is_static for d in t.shape):
         raise x.unsupported(op, f"a memory of symbolic extent ({t})")
     x.names += 1
-    buf = x.T.alloc_buffer(shape or (x.i64(1),), sc.mem_dtype(t.dtype), scope="global")
+    buf = x.T.alloc_buffer(shape or (x.i64(1),), sc.mem_dtype(t.dtype),
+                           scope="local" if x.device else "global")
     x.IRBuilder.name(f"mem_{x.names}", buf)
     if not shape:
         raise x.unsupported(op, "a rank-0 memory")
@@ -459,6 +470,8 @@ def _atomic(x: X, op: ir.Operation) -> list[Any]:
     t = mem.dtype
     shape = tile.shape
     exchange = kind in ir.EXCHANGE_KINDS
+    refuse_in_device(x, op, "the bridge has no atomic builtin, and a plain read-modify-write "
+                            "races between GPU threads")
     x.not_threaded(f"an atomic (operation #{ir.op_number(op)})")
     x.check_totals(mem, shape, op)
     old = None
@@ -564,6 +577,8 @@ def _scatter(x: X, op: ir.Operation) -> list[Any]:
     values: Tile = x.get(op.operand(2), op)
     kind = op.attr("kind")
     t = mem.dtype
+    refuse_in_device(x, op, "instances may address one element, and the bridge has no "
+                            "atomic builtin to order the GPU threads' writes")
     x.not_threaded(f"a scatter (operation #{ir.op_number(op)})")
     with x.loops(idx_tile.shape) as idx:
         coords, valid = _addressed(x, op, mem, idx_tile, idx)
