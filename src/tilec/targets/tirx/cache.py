@@ -1,8 +1,8 @@
 """``tvm.compile`` for LLVM, built at most once per PrimFunc: in this process and on disk.
 
 The key is the sha256 of the cache layout's version, TVM's version, the LLVM target
-string, the CPU's identity (an object built for one CPU is not handed to another through
-a shared cache directory) and the PrimFunc's TVMScript, which the exporter builds in
+string, the machine's architecture (the target names no CPU model, so the object runs on
+any CPU of that architecture) and the PrimFunc's TVMScript, which the exporter builds in
 milliseconds; ``tvm.compile`` takes a large fraction of a second. An entry under
 ``tirx/`` in the cache root (``tilec.support.cache_root``) is the shared object TVM exports
 (``export_library``, through the system C compiler's linker) and a JSON record holding its
@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import platform
 import tempfile
 import threading
 import time
@@ -51,19 +52,13 @@ def cache_dir() -> Path:
     return cache_root() / "tirx"
 
 
-def _cpu_identity() -> str:
-    from tilec.targets.cpu.compiler import cpu_model
-
-    return cpu_model()
-
-
 def cache_key(text: str) -> str:
     """The sha256 naming the object built from the PrimFunc whose TVMScript is ``text``."""
     import tvm
 
     h = hashlib.sha256()
     for part in (f"layout={LAYOUT_VERSION}", f"tvm={tvm.__version__}", LLVM_TARGET,
-                 _cpu_identity(), text):
+                 platform.machine(), text):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
