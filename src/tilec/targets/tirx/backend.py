@@ -1,9 +1,12 @@
-"""The ``tirx:llvm`` target: TileIR -> ``tvm.tirx`` PrimFunc -> ``tvm.compile(target="llvm")``.
+"""The ``tirx:*`` targets: TileIR -> ``tvm.tirx`` PrimFunc -> ``tvm.compile``.
 
-``probe`` says why the target cannot run here (TVM is an optional extra: ``pip install
-'tilec[tvm]'``); ``make_backend`` gives the backend the compile driver runs: ``emit``
-builds the PrimFunc (``exporter``; its ``text`` is the TVMScript), ``build`` compiles it
-with TVM's LLVM and wraps it (``runtime.TirxExecutable``).
+``tirx:llvm`` builds for the CPU with TVM's LLVM (cached: ``cache``), ``tirx:cuda`` for an
+NVIDIA GPU (TVM's CUDA source, built with NVRTC: ``device``), ``tirx:metal`` TVM's Metal
+source only (checked with the Metal target's checker). The probes say why a target cannot
+build or run here (TVM is an optional extra: ``pip install 'tilec[tvm]'``);
+``make_backend`` gives the backend the compile driver runs: ``emit`` builds the PrimFunc
+(``exporter``, in its GPU form for the GPU routes: ``gpu``; its ``text`` is the
+TVMScript), ``build`` compiles it and wraps it.
 """
 
 from __future__ import annotations
