@@ -230,3 +230,19 @@ def test_a_missed_conflict_is_an_internal_error_not_a_race(monkeypatch):
     monkeypatch.setattr(ops, "serial_reason", lambda op: None)
     with pytest.raises(UnsupportedError, match="internal error: an atomic"):
         _ = tc.compile(counter, np.zeros(8, np.int32), 4, target=TARGET, B=4).source
+
+
+@tc.kernel
+def joined(X, Y, B: tc.constexpr = 8):
+    acc = tc.full((4 * B + 3,), -2.0, tc.float32)
+    for i in tc.parallel(4):
+        acc[i * B:(i + 1) * B] = X.tile((i * B,), (B,), fill=0.0) * 2.0
+    for _ in tc.parallel(1):
+        Y.tile((0,), (4 * B + 3,)).store(acc + 1.0)
+
+
+def test_threaded_instances_patch_a_tile_defined_outside_the_nest():
+    x = np.random.default_rng(4).standard_normal(35).astype(np.float32)
+    results, c = _run_all(joined, [x, np.zeros_like(x)], [1])
+    _same(results)
+    assert c.source.count("T.parallel") == 2
