@@ -26,10 +26,11 @@ ALLOWED: dict[str, set[str]] = {
     # writer, the tile and memory printers) rather than copying it; never the other way.
     "tilec.targets.metal": {"tilec.ir", "tilec.exec", "tilec.targets.shared",
                             "tilec.targets.cuda"},
-    # the TIRx bridge exports Candidate TileIR to TVM (nothing is planned) and binds a
-    # call's arguments as the reference interpreter does (its MemRef views)
+    # the TIRx bridge exports Candidate TileIR to TVM (nothing is planned), binds a
+    # call's arguments as the reference interpreter does (its MemRef views) and checks
+    # TVM's Metal source with the Metal target's checker (its header of MSL builtins)
     "tilec.targets.tirx": {"tilec.ir", "tilec.exec", "tilec.targets.shared",
-                           "tilec.targets.reference"},
+                           "tilec.targets.reference", "tilec.targets.metal"},
     "tilec.runtime": {"tilec.ir", "tilec.exec"},
     "tilec.driver": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.lower", "tilec.runtime"},
     "tilec.frontend": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.driver", "tilec.runtime",

@@ -3,7 +3,7 @@
 Everything tilec keeps between processes lives under one root, ``$TILEC_CACHE_DIR`` or
 the platform's cache folder (``tilec.support.cache_root``: ``~/.cache/tilec`` on Linux,
 ``~/Library/Caches/tilec`` on macOS, ``%LOCALAPPDATA%\\tilec\\Cache`` on Windows): each
-backend's compiled binaries in its own subdirectory (``c/``, ``cuda/``) and the tuning
+backend's compiled binaries in its own subdirectory (``c/``, ``cuda/``, ``tirx/``) and the tuning
 records in ``tune/``. Binaries are rebuilt on a miss, so clearing them costs only compile
 time; tuning records are measurements, so ``clear`` keeps them unless asked (``tilec cache
 clear --records``).

@@ -84,9 +84,8 @@ def _family(name: str) -> str:
     return name.split(":", 1)[0]
 
 
-_NOT_BUILT = {
-    "tirx": "the TVM TIRx bridge builds for the CPU only (target 'tirx:llvm'); its CUDA and "
-            "Metal routes are not built yet",
+_NOT_BUILT: dict[str, str] = {
+    "tirx": "the TVM TIRx bridge's targets are 'tirx:llvm', 'tirx:cuda' and 'tirx:metal'",
 }
 """Target families the planner knows that cannot compile kernels yet, and why."""
 
@@ -201,6 +200,14 @@ register_target(TargetInfo("cuda:sm_80", "tilec.targets.cuda.backend", "make_bac
 register_target(TargetInfo("tirx:llvm", "tilec.targets.tirx.backend", "make_backend", "probe",
                            "TileIR -> Apache TVM tvm.tirx -> TVM's LLVM on the CPU (optional "
                            "extra: pip install 'tilec[tvm]')"))
+register_target(TargetInfo("tirx:cuda", "tilec.targets.tirx.backend", "make_backend",
+                           "probe_cuda", "TileIR -> Apache TVM tvm.tirx -> TVM's CUDA (an "
+                           "instance per GPU thread; NVRTC builds it without a GPU)",
+                           build_probe="build_cuda_probe"))
+register_target(TargetInfo("tirx:metal", "tilec.targets.tirx.backend", "make_backend",
+                           "probe_metal", "TileIR -> Apache TVM tvm.tirx -> TVM's Metal "
+                           "source (source only, checked like the metal target's)",
+                           build_probe="build_metal_probe"))
 for _name in ("metal", "metal:m1"):
     register_target(TargetInfo(_name, "tilec.targets.metal.backend", "make_backend", "probe",
                                "Metal Shading Language for Apple M1-class GPUs (runs on macOS "

@@ -16,6 +16,7 @@ __all__ = ["HEADER", "METAL_ATTRIBUTES", "TENSOR_HEADER", "MPP_HEADER", "MPP_INC
 METAL_ATTRIBUTES = frozenset((
     "buffer", "threadgroup_position_in_grid", "thread_index_in_threadgroup",
     "simdgroup_index_in_threadgroup", "thread_index_in_simdgroup", "threads_per_threadgroup",
+    "thread_position_in_threadgroup",  # TVM's Metal code generation (tirx:metal)
 ))
 """Kernel-argument attributes of MSL (specification section 5.2) the emitter may print."""
 
@@ -68,6 +69,12 @@ float copysign(float, float);
 float ldexp(float, int);
 uint clz(uint);
 ulong clz(ulong);
+/* used by TVM's Metal code generation (the tirx:metal route; MSL specification 6.2, 6.5,
+   6.4): select(a, b, c) is c ? b : a, element-wise; max/min of any scalar type */
+template <typename T> T select(T a, T b, bool c);
+template <typename T> T max(T a, T b);
+template <typename T> T min(T a, T b);
+float sqrt(float);
 namespace precise {
 float sqrt(float);
 float fmod(float, float);

@@ -1,9 +1,12 @@
-"""The ``tirx:llvm`` target: TileIR -> ``tvm.tirx`` PrimFunc -> ``tvm.compile(target="llvm")``.
+"""The ``tirx:*`` targets: TileIR -> ``tvm.tirx`` PrimFunc -> ``tvm.compile``.
 
-``probe`` says why the target cannot run here (TVM is an optional extra: ``pip install
-'tilec[tvm]'``); ``make_backend`` gives the backend the compile driver runs: ``emit``
-builds the PrimFunc (``exporter``; its ``text`` is the TVMScript), ``build`` compiles it
-with TVM's LLVM and wraps it (``runtime.TirxExecutable``).
+``tirx:llvm`` builds for the CPU with TVM's LLVM (cached: ``cache``), ``tirx:cuda`` for an
+NVIDIA GPU (TVM's CUDA source, built with NVRTC: ``device``), ``tirx:metal`` TVM's Metal
+source only (checked with the Metal target's checker). The probes say why a target cannot
+build or run here (TVM is an optional extra: ``pip install 'tilec[tvm]'``);
+``make_backend`` gives the backend the compile driver runs: ``emit`` builds the PrimFunc
+(``exporter``, in its GPU form for the GPU routes: ``gpu``; its ``text`` is the
+TVMScript), ``build`` compiles it and wraps it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["TirxBackend", "TirxSource", "make_backend", "probe", "TVM_VERSION"]
+__all__ = ["TirxBackend", "TirxSource", "make_backend", "probe", "probe_cuda", "build_cuda_probe",
+           "probe_metal", "build_metal_probe", "TVM_VERSION"]
 
 TVM_VERSION = "0.27"
 """The TVM release line the bridge is written against (``tvm.tirx`` is new in 0.27)."""
@@ -42,6 +46,51 @@ def probe() -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def build_cuda_probe() -> str | None:
+    """None when ``tirx:cuda`` kernels can be built here (TVM, and NVRTC from the
+    ``cuda-bindings`` package, which TVM compiles CUDA with), else the reason."""
+    why = probe()
+    if why is not None:
+        return why
+    try:
+        from cuda.bindings import nvrtc  # noqa: F401
+    except ImportError as e:
+        return f"NVRTC is not importable ({e}); TVM compiles CUDA with it: pip install " \
+               f"cuda-bindings"
+    return None
+
+
+def probe_cuda() -> str | None:
+    """None when ``tirx:cuda`` kernels can run here (they can be built and TVM sees a GPU),
+    else the reason."""
+    why = build_cuda_probe()
+    if why is not None:
+        return why
+    import tvm
+
+    if tvm.get_global_func("device_api.cuda", allow_missing=True) is None:
+        return ("no CUDA runtime in TVM: TVM's CUDA runtime is not loaded (its "
+                "libtvm_runtime_cuda needs the CUDA driver, libcuda.so.1)")
+    try:
+        if tvm.cuda(0).exist:
+            return None
+    except Exception as e:  # noqa: BLE001 - a TVM without its CUDA runtime
+        return f"no CUDA runtime in TVM: {type(e).__name__}: {e}"
+    return "no CUDA GPU for TVM: tvm.cuda(0) does not exist"
+
+
+def build_metal_probe() -> str | None:
+    """None when ``tirx:metal`` source can be generated here (TVM is all it needs)."""
+    return probe()
+
+
+def probe_metal() -> str | None:
+    """Why ``tirx:metal`` kernels never run: the route emits source only."""
+    return "source only: the TVM route to Metal emits source (tc.compile(...).source); run " \
+           "kernels on macOS with tilec's own 'metal' target"
+
+
 @dataclass
 class TirxSource:
     """The emit stage's product: the PrimFunc and what its failures report."""
@@ -60,7 +109,7 @@ class TirxBackend:
 
     pipeline = ("emit", "build")
     """The stages the compile driver runs: the exporter reads Candidate TileIR as it is
-    (nothing is planned; the instances of a ``parallel`` run in order)."""
+    (nothing is planned; ``threads`` decides which ``parallel`` runs on threads)."""
 
     profile = None
     """No hardware profile: nothing is planned."""
@@ -74,14 +123,26 @@ class TirxBackend:
         checks before a backend is used; nothing is compiled)."""
         from .exporter import export
 
-        return TirxSource(export(module, fn_name))
+        return TirxSource(export(module, fn_name, self.name))
 
     def build(self, module: ir.Module, fn_name: str, src: TirxSource) -> Any:
-        """Compile ``src`` with ``tvm.compile(..., target="llvm")`` and wrap it."""
-        from .runtime import TirxExecutable, build_prim_func
-
+        """Compile ``src`` with ``tvm.compile`` for the target and wrap it: LLVM (cached),
+        CUDA (``device.build_cuda``) or Metal source (``device.build_metal``, checked)."""
         fn = module.lookup(fn_name)
         assert fn is not None
+        if self.name == "tirx:cuda":
+            from .device import TirxDeviceExecutable, build_cuda
+
+            lib, text, arch = build_cuda(src.export, fn, self.name)
+            return TirxDeviceExecutable(module, fn, src.export, lib, text, self.name, arch)
+        if self.name == "tirx:metal":
+            from .device import TirxSourceOnly, build_metal
+
+            text = build_metal(src.export, fn, self.name)
+            _check_metal(text, fn, self.name)
+            return TirxSourceOnly(fn, src.export, text, self.name)
+        from .runtime import TirxExecutable, build_prim_func
+
         return TirxExecutable(module, fn, src.export, build_prim_func(src.export, fn))
 
     def compile(self, module: ir.Module, fn_name: str) -> Any:
@@ -94,5 +155,20 @@ class TirxBackend:
 
 
 def make_backend(target_name: str = "tirx:llvm") -> TirxBackend:
-    """The registry factory for ``tirx:llvm``."""
+    """The registry factory for ``tirx:llvm``, ``tirx:cuda`` and ``tirx:metal``."""
     return TirxBackend(target_name)
+
+
+def _check_metal(text: str, fn: ir.Function, target: str) -> None:
+    """TVM's Metal source through the Metal target's check (when libclang is here)."""
+    from tilec.targets.metal.check import MSLCheckError, check_msl, checker_unavailable
+
+    if checker_unavailable() is not None:
+        return
+    try:
+        check_msl(text)
+    except MSLCheckError as e:
+        from tilec.targets.clike import UnsupportedError
+
+        raise UnsupportedError(target, None, f"TVM's Metal source for @{fn.name} fails the "
+                                             f"Metal check: {e}") from None

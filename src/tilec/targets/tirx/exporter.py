@@ -20,8 +20,10 @@ PrimFunc statement by statement with ``tvm.script.ir_builder.IRBuilder`` and the
   the reduced axes (the order ``strict_fold`` requires, and one grouping
   ``unordered_tree`` allows), ``mma`` is the strict ``k``-order loop of the reference;
 * ``serial``/``pipeline`` are counted loops with their carried values in local storage;
-  ``parallel`` instances run as a loop nest in row-major order (on ``llvm`` the bridge
-  does not spread them over threads), joining payloads into copies of the inits;
+  the outermost ``parallel`` is one ``T.parallel`` loop over its flattened instances
+  (TVM's thread pool) unless ``threads.serial_reason`` keeps it a serial nest in
+  row-major order (atomics, scatters, failures, scalar carries, nesting); payloads are
+  joined into copies of the inits;
 * a failed ``check``, an integer division by zero, a ``reindex`` leaving its source, an
   access leaving a ``total`` view and a loop step that is not positive write the status
   record (code, operation number, values: the cpu target's codes) and leave the function
@@ -76,35 +78,49 @@ class Export:
         return str(self.prim_func.script())
 
 
-def export(module: ir.Module, fn_name: str) -> Export:
-    """The ``tvm.tirx`` PrimFunc of ``@fn_name`` (raises ``UnsupportedError``)."""
+def export(module: ir.Module, fn_name: str, target: str = TARGET) -> Export:
+    """The ``tvm.tirx`` PrimFunc of ``@fn_name`` for ``target`` (``tirx:llvm``, or a GPU
+    route: ``gpu`` says what changes); raises ``UnsupportedError``."""
     fn = module.lookup(fn_name)
     if fn is None:
         raise KeyError(f"no function @{fn_name} in the module")
-    return _Exporter(fn).run()
+    return _Exporter(fn, target).run()
 
 
 class _Exporter:
-    def __init__(self, fn: ir.Function) -> None:
+    def __init__(self, fn: ir.Function, target: str = TARGET) -> None:
         from tvm import tirx
         from tvm.script.ir_builder import IRBuilder
         from tvm.tirx.script.builder import ir as T
 
         self.tx, self.T, self.IRBuilder = tirx, T, IRBuilder
         self.fn = fn
+        self.target = target
+        """The target name (in messages)."""
+        self.gpu = target != TARGET
+        """A GPU route: one launch, no status record (``gpu``)."""
+        self.device = False
+        """Inside the launch (GPU routes): the code runs on the device."""
+        self.current: ir.Operation | None = None
+        """The operation being translated (a failure's location on GPU routes)."""
+        self.host_ops: set[int] = set()
+        """Ids of the checks and divisions the launcher evaluates before the call (GPU
+        routes do not translate them)."""
         self.env: dict[ir.Value, Any] = {}
         self.dims: dict[str, Any] = {}
         self.out = Export(None, fn.name)
         self.status: Any = None
         self.results: list[Any] = []
         self.names = 0
+        self.threaded: ir.Operation | None = None
+        """The ``parallel`` whose instances run on threads while its body is exported."""
 
     # -- helpers -------------------------------------------------------------------
     def i64(self, v: int) -> Any:
         return self.tx.const(int(v), "int64")
 
     def unsupported(self, op: ir.Operation | None, reason: str) -> UnsupportedError:
-        return UnsupportedError(TARGET, op, reason)
+        return UnsupportedError(self.target, op, reason)
 
     def extent(self, d: ir.Dim, op: ir.Operation | None) -> Any:
         if d.is_static:
@@ -165,6 +181,11 @@ class _Exporter:
 
     def fail(self, code: int, op_id: int, values: Sequence[Any]) -> None:
         """Write the status record and leave the function."""
+        if self.gpu:
+            from .gpu import no_failures
+
+            raise no_failures(self)
+        self.not_threaded(f"a failure (operation #{op_id})")
         T = self.T
         T.buffer_store(self.status, self.i64(code), [self.i64(0)])
         T.buffer_store(self.status, self.i64(op_id), [self.i64(1)])
@@ -173,6 +194,14 @@ class _Exporter:
         self.out.n_values = max(self.out.n_values, len(values))
         with T.Assert(self.tx.const(False, "bool"), "tilec: kernel failure"):
             pass
+
+    def not_threaded(self, what: str) -> None:
+        """``what`` must not run in concurrent instances: the scan of ``threads`` keeps
+        such bodies serial, so reaching this inside a threaded one is the bridge's bug."""
+        if self.threaded is not None:
+            raise self.unsupported(self.threaded, f"internal error: {what} inside a parallel "
+                                                  f"run on threads (threads.serial_reason "
+                                                  f"missed it)")
 
     @contextlib.contextmanager
     def when(self, cond: Any) -> Iterator[None]:
@@ -186,7 +215,8 @@ class _Exporter:
         fn, T, tx = self.fn, self.T, self.tx
         syms = fn.shape_symbols
         n_user = len(fn.args) - len(syms)
-        with self.IRBuilder() as ib:
+        f64 = sc.without_f64() if self.target == "tirx:metal" else contextlib.nullcontext()
+        with f64, self.IRBuilder() as ib:
             with T.prim_func():
                 T.func_name(fn.name)
                 handles: list[Any] = []
@@ -202,12 +232,18 @@ class _Exporter:
                                                      f"{p.type}")
                 for name in syms:
                     self.dims[name] = T.arg(name, tx.Var(name, "int64"))
-                status = T.arg("tc_status", T.handle())
+                if self.gpu:
+                    from .gpu import prepare
+
+                    prepare(self)
+                else:
+                    status = T.arg("tc_status", T.handle())
                 results = [T.arg(f"tc_result{k}", T.handle())
                            for k in range(len(fn.result_types))]
-                self.status = T.match_buffer(status, (tx.Var("tc_nstatus", "int64"),),
-                                             "int64", align=8)
-                self.IRBuilder.name("tc_st", self.status)
+                if not self.gpu:
+                    self.status = T.match_buffer(status, (tx.Var("tc_nstatus", "int64"),),
+                                                 "int64", align=8)
+                    self.IRBuilder.name("tc_st", self.status)
                 for k, t in enumerate(fn.result_types):
                     self.results.append(self._result_buffer(results[k], t, k))
                 for p, h in zip(fn.args[:n_user], handles):
@@ -280,7 +316,16 @@ class _Exporter:
         handler = _HANDLERS.get(op.name)
         if handler is None:
             raise self.unsupported(op, f"the TIRx bridge has no translation of '{op.name}' yet")
-        results = handler(self, op)
+        if self.gpu and not self.device:
+            from .gpu import check_host_op
+
+            check_host_op(self, op)
+        outer, self.current = self.current, op
+        try:
+            results = handler(self, op)
+        except sc.NotOnTarget as e:
+            raise self.unsupported(op, f"{e}") from None
+        self.current = outer
         for r, v in zip(op.results, results):
             self.env[r] = v
 
@@ -339,7 +384,7 @@ class _Exporter:
                     self.fail(ERR_TOTAL, info.op_id, [])
 
     def check_divisor(self, op: ir.Operation, divisor: Any) -> None:
-        if isinstance(divisor, self.tx.IntImm) and divisor.value != 0:
+        if isinstance(divisor, self.tx.IntImm) and divisor.value != 0 or op.id in self.host_ops:
             return
         info = CheckInfo.division(op)
         self.out.checks[info.op_id] = info

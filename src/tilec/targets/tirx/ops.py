@@ -7,6 +7,8 @@ the mapping and ``docs/design/tirx.md`` for the reasons.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
@@ -16,6 +18,8 @@ from tilec.targets.kernel_checks import CheckInfo
 
 from . import scalars as sc
 from .exporter import ERR_CHECK, ERR_REINDEX, handles
+from .gpu import refuse_in_device
+from .threads import serial_reason
 from .values import Buffered, Computed, MemRef, Remapped, Splat, Tile, affine, inside
 
 if TYPE_CHECKING:
@@ -284,6 +288,9 @@ def _patch(x: X, dst: Buffered, payload: Tile, origin: list[Any]) -> None:
 
 @handles("parallel")
 def _parallel(x: X, op: ir.Operation) -> list[Any]:
+    """The instances as one loop: on threads (``ForKind.PARALLEL`` over the flattened
+    coordinates, decoded row-major) unless ``threads.serial_reason`` says why not, then a
+    serial nest in row-major order; tile payloads patched into copies of the inits."""
     rank = op.attr("rank")
     extents = [x.scalar(v, op) for v in op.operands[:rank]]
     inits = [x.get(v, op) for v in op.operands[rank:]]
@@ -291,24 +298,62 @@ def _parallel(x: X, op: ir.Operation) -> list[Any]:
     joined = [x.slot(t, op) for t in types]
     for s, v in zip(joined, inits):
         x.put(s, v)
-    with x.loops(extents) as coords:
-        outs = x.region(op.regions[0], list(coords) + inits)
-        pos = 0
-        for s, t in zip(joined, types):
-            payload = outs[pos]
-            pos += 1
-            if isinstance(t, ir.TileType):
-                q = len(t.shape)
-                origin = [o.elem(()) if isinstance(o, Tile) else o for o in outs[pos:pos + q]]
-                pos += q
-                _patch(x, s, payload, origin)
-            else:
-                x.put(s, payload)
+    if x.gpu and not x.device:
+        from .gpu import launch
+
+        with launch(x, op, extents) as coords:
+            _instance(x, op, coords, inits, types, joined)
+    elif serial_reason(op) is None and not x.gpu:
+        with _threaded(x, op, extents) as coords:
+            _instance(x, op, coords, inits, types, joined)
+    else:
+        with x.loops(extents) as coords:
+            _instance(x, op, coords, inits, types, joined)
     return [x.take(s, t) for s, t in zip(joined, types)]
+
+
+@contextlib.contextmanager
+def _threaded(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
+    """One ``T.parallel`` loop over the product of the extents (a negative one counts 0);
+    yields the coordinates, the last fastest."""
+    tx = x.tx
+    ns = [x.bind(tx.Max(tx.Cast("int64", e), x.i64(0))) for e in extents]
+    total = ns[0]
+    for n in ns[1:]:
+        total = total * n
+    with x.T.parallel(x.i64(0), x.bind(total)) as f:
+        coords: list[Any] = []
+        for n in reversed(ns[1:]):
+            coords.append(x.bind(tx.floormod(f, n)))
+            f = x.bind(tx.floordiv(f, n))
+        coords.append(f)
+        x.threaded = op
+        try:
+            yield coords[::-1]
+        finally:
+            x.threaded = None
+
+
+def _instance(x: X, op: ir.Operation, coords: list[Any], inits: list[Any], types: list[Any],
+              joined: list[Buffered]) -> None:
+    outs = x.region(op.regions[0], list(coords) + inits)
+    pos = 0
+    for s, t in zip(joined, types):
+        payload = outs[pos]
+        pos += 1
+        if isinstance(t, ir.TileType):
+            q = len(t.shape)
+            origin = [o.elem(()) if isinstance(o, Tile) else o for o in outs[pos:pos + q]]
+            pos += q
+            _patch(x, s, payload, origin)
+        else:
+            x.put(s, payload)
 
 
 @handles("check")
 def _check(x: X, op: ir.Operation) -> list[Any]:
+    if op.id in x.host_ops:  # the launcher evaluates it before the call
+        return []
     cond = x.scalar(op.operand(0), op)
     info = CheckInfo.of(op)
     x.out.checks[info.op_id] = info
@@ -329,12 +374,15 @@ def _sync(x: X, op: ir.Operation) -> list[Any]:
 
 @handles("memory")
 def _memory(x: X, op: ir.Operation) -> list[Any]:
+    """A buffer where the operation is; in a GPU program, the thread's own (``local``
+    scope: the instance runs on one thread, so the memory is private to it)."""
     t = op.result.type
     shape = tuple(x.extent(d, op) for d in t.shape)
     if not all(d.is_static for d in t.shape):
         raise x.unsupported(op, f"a memory of symbolic extent ({t})")
     x.names += 1
-    buf = x.T.alloc_buffer(shape or (x.i64(1),), sc.mem_dtype(t.dtype), scope="global")
+    buf = x.T.alloc_buffer(shape or (x.i64(1),), sc.mem_dtype(t.dtype),
+                           scope="local" if x.device else "global")
     x.IRBuilder.name(f"mem_{x.names}", buf)
     if not shape:
         raise x.unsupported(op, "a rank-0 memory")
@@ -422,6 +470,9 @@ def _atomic(x: X, op: ir.Operation) -> list[Any]:
     t = mem.dtype
     shape = tile.shape
     exchange = kind in ir.EXCHANGE_KINDS
+    refuse_in_device(x, op, "the bridge has no atomic builtin, and a plain read-modify-write "
+                            "races between GPU threads")
+    x.not_threaded(f"an atomic (operation #{ir.op_number(op)})")
     x.check_totals(mem, shape, op)
     old = None
     if exchange:
@@ -526,6 +577,9 @@ def _scatter(x: X, op: ir.Operation) -> list[Any]:
     values: Tile = x.get(op.operand(2), op)
     kind = op.attr("kind")
     t = mem.dtype
+    refuse_in_device(x, op, "instances may address one element, and the bridge has no "
+                            "atomic builtin to order the GPU threads' writes")
+    x.not_threaded(f"a scatter (operation #{ir.op_number(op)})")
     with x.loops(idx_tile.shape) as idx:
         coords, valid = _addressed(x, op, mem, idx_tile, idx)
         with x.when(valid):

@@ -31,12 +31,12 @@ class TirxKernelError(ir.UserError, RuntimeError):
 
 
 def build_prim_func(export: Export, fn: ir.Function) -> Any:
-    """``tvm.compile`` of the PrimFunc for ``llvm``: the callable packed function."""
-    import tvm
+    """``tvm.compile`` of the PrimFunc for ``llvm`` (built once per PrimFunc text, in this
+    process and on disk: ``cache``): the callable packed function."""
+    from .cache import build_cached
 
     try:
-        lib = tvm.compile(tvm.IRModule({export.name: export.prim_func}), target="llvm")
-        return lib[export.name]
+        return build_cached(export.prim_func, export.name, export.text)
     except Exception as e:  # a TVM failure is the bridge's: report it without TVM's stack
         first = str(e).strip().splitlines()
         reason = first[-1] if first else type(e).__name__

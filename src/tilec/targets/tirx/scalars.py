@@ -25,7 +25,9 @@ spelled out here from primitives whose LLVM meaning is exact:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +35,7 @@ import numpy as np
 import tilec.ir as ir
 
 __all__ = ["reg_dtype", "mem_dtype", "const", "arith", "cast", "from_memory", "to_memory",
-           "poison", "encode_word", "round_bf16", "dtype_of"]
+           "poison", "encode_word", "round_bf16", "dtype_of", "without_f64", "NotOnTarget"]
 
 _REG = {"f16": "float16", "bf16": "float32", "f32": "float32", "f64": "float64",
         "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
@@ -43,6 +45,31 @@ _UNSIGNED = {8: "uint8", 16: "uint16", 32: "uint32", 64: "uint64"}
 _BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32,
          "index": 64}
 _EXTERN = ("exp", "exp2", "log", "log2", "tanh", "erf", "sin", "cos")
+
+
+_NO_F64: contextvars.ContextVar[bool] = contextvars.ContextVar("tilec_tirx_no_f64",
+                                                               default=False)
+"""True while a PrimFunc for a target without ``f64`` (Metal) is exported (``without_f64``)."""
+
+_PRECISE = ("exp", "exp2", "log", "log2", "tanh", "sin", "cos", "pow", "fmod")
+"""The C library functions ``metal::precise`` has in ``f32`` (MSL specification 6.5)."""
+
+
+class NotOnTarget(Exception):  # noqa: N818 - the exporter turns it into a located refusal
+    """A scalar operation the target's numerics cannot express (the message says why)."""
+
+
+@contextlib.contextmanager
+def without_f64() -> Iterator[None]:
+    """Export for a target without ``f64`` (Metal): transcendental functions are
+    ``metal::precise``'s in ``f32`` (within its documented ulps of the reference's, not
+    bit-identical), float -> integer conversions are made in ``f32`` (exact), and ``f64``
+    values, ``erf`` and integer -> ``bf16`` conversions raise ``NotOnTarget``."""
+    token = _NO_F64.set(True)
+    try:
+        yield
+    finally:
+        _NO_F64.reset(token)
 
 
 def dtype_of(x: Any) -> str:
@@ -58,6 +85,8 @@ def _tvm() -> Any:
 
 def reg_dtype(t: ir.ScalarType) -> str:
     """The TVM dtype a scalar of ``t`` has in registers (tile buffers use it too)."""
+    if t.name == "f64" and _NO_F64.get():
+        raise NotOnTarget("an f64 value: Metal has no double type")
     return _REG[t.name]
 
 
@@ -196,6 +225,12 @@ def _ieee(fn: str, a: Any, b: Any) -> Any:
 
 def _libm(name: str, *xs: Any) -> Any:
     tx = _tvm()
+    if _NO_F64.get():
+        if name not in _PRECISE:
+            raise NotOnTarget(f"'{name}' has no f32 form in metal::precise (and Metal has no "
+                              f"double for the C library's)")
+        return tx.call_pure_extern("float32", f"precise::{name}",
+                                   *[tx.Cast("float32", x) for x in xs])
     return tx.call_pure_extern("float64", name, *[tx.Cast("float64", x) for x in xs])
 
 
@@ -244,7 +279,7 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     elif fn == "fma":
         # one rounding, as C's fma/fmaf: TVM 0.27 finds no declaration for the llvm.fma
         # intrinsic (any signature count), so the C library's function is called
-        r = tx.call_pure_extern(ct, "fma" if ct == "float64" else "fmaf", *c)
+        r = tx.call_pure_extern(ct, "fma" if ct == "float64" or _NO_F64.get() else "fmaf", *c)
     elif fn == "round_tf32":
         bits = _bits(a)
         r = _from_bits(tx.Select(tx.isfinite(a), tx.bitwise_and(bits + _u(0x1000, bits),
@@ -392,20 +427,25 @@ def cast(x: Any, src: ir.ScalarType, dst: ir.ScalarType) -> Any:
             return tx.Cast("float64", c)
         return _finish(c, dst)
     if _is_float(src):  # truncate toward zero, saturate, NaN to 0
-        w = tx.trunc(tx.Cast("float64", x))
+        # in f64, or in f32 without it (exact too: truncation and powers of two are)
+        wt = "float32" if _NO_F64.get() else "float64"
+        w = tx.trunc(tx.Cast(wt, x))
         bits = _BITS[dst.name]
         if _signed(dst):
             lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         else:
             lo, hi = 0, (1 << bits) - 1
-        high = w >= tx.const(float(2 ** (bits - (1 if _signed(dst) else 0))), "float64")
-        low = w < tx.const(float(lo), "float64")
+        high = w >= tx.const(float(2 ** (bits - (1 if _signed(dst) else 0))), wt)
+        low = w < tx.const(float(lo), wt)
         bad = tx.Or(tx.Or(tx.isnan(w), high), low)
-        safe = tx.Cast(rd, tx.Select(bad, tx.const(0.0, "float64"), w))
+        safe = tx.Cast(rd, tx.Select(bad, tx.const(0.0, wt), w))
         return tx.Select(high, tx.const(hi, rd), tx.Select(low, tx.const(lo, rd), safe))
     if _is_float(dst):
         if dst.name in ("f32", "f64", "f16"):
             return tx.Cast(rd, x)  # one rounding (f16: through f32, exact below 2**24)
+        if _NO_F64.get():
+            raise NotOnTarget("an integer -> bf16 conversion (it rounds through f64, which "
+                              "Metal does not have)")
         return _finish(tx.Cast("float64", x), dst)  # bf16: exact for <= 32-bit integers
     return tx.Cast(rd, x)  # integer to integer: wraps, sign- or zero-extends by the source
 

@@ -322,9 +322,14 @@ def test_targets_lists_tirx():
 
     found = {info.name: why for info, why in available_targets()}
     assert found["tirx:llvm"] is None
-    with pytest.raises(tc.TargetUnavailable, match="CPU only"):
-        tc.compile(ragged_copy, np.ones((2, 2), np.float32), np.ones((2, 2), np.float32),
-                   target="tirx:cuda")
+    assert "source only" in found["tirx:metal"]
+    x = np.ones((2, 2), np.float32)
+    c = tc.compile(ragged_copy, x, x.copy(), target="tirx:cuda")
+    if found["tirx:cuda"] is not None:  # no GPU here: the source builds, the call says why
+        with pytest.raises(tc.TargetUnavailable, match="tirx:cuda"):
+            c(x, x.copy())
+    with pytest.raises(tc.TargetUnavailable, match="'tirx:llvm', 'tirx:cuda' and 'tirx:metal'"):
+        tc.compile(ragged_copy, x, x.copy(), target="tirx:rocm")
 
 
 def test_probe_without_tvm(monkeypatch):
