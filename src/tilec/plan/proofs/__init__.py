@@ -8,11 +8,16 @@ judgement; the schedule records the reasons in the plan report.
 * ``scalar_epilogue.epilogue_of``: a closed elementwise expression between an accumulator
   and its store, computed by the thread that owns each element
   (``PlannerOptions.fuse_matrix_epilogues``).
+* ``bounded_views.bounded_mn``: the actual M/N extents of an ``mma``'s bounded input views
+  and the proof that the accumulator elements past them are never stored
+  (``PlannerOptions.bounded_mn_views``).
 """
 
 from __future__ import annotations
 
+from .bounded_views import BoundedAxis, BoundedViews, bounded_mn, subgroup_extents
 from .scalar_epilogue import ScalarEpilogue, epilogue_of
 from .split_k import split_loop
 
-__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue"]
+__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue", "bounded_mn", "BoundedViews",
+           "BoundedAxis", "subgroup_extents"]
