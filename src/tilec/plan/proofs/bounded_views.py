@@ -1,23 +1,28 @@
 """Bounded M/N input views: the rows of A and the columns of B a program's ``mma`` reads
-inside the arrays, and the proof that the accumulator elements past them are never stored
-(``PlannerOptions.bounded_mn_views``).
+inside the arrays, the accumulator rows and columns its bounded store writes, and the proof
+that the rest are never observed (``PlannerOptions.bounded_mn_views``).
 
 An ``mma`` of a ``BM x BK`` tile of A and a ``BK x BN`` tile of B whose windows may cross
 the arrays' edges computes, for every accumulator row ``i`` whose A row lies outside A, a
 row of ``INIT + fill * B`` terms: zeros against B, but ``0 * Inf`` is NaN and a signed zero
-sum has a sign, so those rows are *not* free to skip in general. They are free to skip when
-nothing observes them: when the rows of the output window that the program stores are all
-inside A. ``bounded_mn(mma, fold)`` proves that, axis by axis (M: A's rows against the
-store's rows; N: B's columns against the store's columns), and gives the *actual* extent of
-each axis from the composed origins:
+sum has a sign, so those rows are *not* free to skip because their input is padding. They
+are free to skip when nothing observes them: when the bounded store of the output window
+drops them. The valid input rectangle does not decide which elements are stored (an output
+array longer than A stores rows of the padded product); the store's own bound does. So
+``bounded_mn(mma, ...)`` gives, axis by axis (M: A's rows and the store's rows; N: B's
+columns and the store's columns), from the composed origins:
 
-``actual(p) = clamp(extent - origin(p), 0, tile)``
+``actual(p) = clamp(extent - origin(p), 0, tile)`` (the operand's valid rows) and
+``stored(p) = clamp(store extent - origin(p), 0, tile)`` (the rows the store writes)
 
-where ``origin(p)`` is the window's origin, affine in the group's program coordinates
-``p``. The lowering composes it with the subgroup rectangle of the chosen realization
-(``actual_s = clamp(actual(p) - s, 0, local)`` for a subgroup whose rectangle starts at row
-``s`` and spans ``local`` rows; ``subgroup_extents`` computes them for a report). An axis is
-proved when:
+where ``origin(p)`` is the windows' common origin, affine in the group's program
+coordinates ``p``. Rows at or past ``stored(p)`` are never stored, whatever the operands
+hold; where ``stored <= actual`` (the usual GEMM, C as long as A) they are exactly the
+padded rows. The lowering composes ``stored`` with the subgroup rectangle of the chosen
+realization (``clamp(stored(p) - s, 0, local)`` for a subgroup whose rectangle starts at
+row ``s`` and spans ``local`` rows; ``subgroup_extents`` counts the empty and partial ones
+for the report) and reads the store's extent at run time, so symbolic extents need no
+comparison. An axis is proved when:
 
 * the operand is a ``load`` of a ``bounded`` view in the ``mma``'s own block, whose map
   walks the tile axis with unit stride along exactly one memory axis (``d<axis> +
@@ -27,20 +32,17 @@ proved when:
   ``store`` of the group, directly or through a proved scalar epilogue (element ``(i, j)``
   of the stored tile depends on accumulator element ``(i, j)`` only;
   ``scalar_epilogue.epilogue_of``), through a ``bounded`` view that walks the same tile
-  axis with unit stride and whose origin differs from the operand's by a constant ``delta``
-  (the same program coordinates with the same coefficients);
-* the stored rows never pass the operand's: ``store extent - operand extent <= delta``, so
-  a row ``i`` with ``origin_A + i >= extent_A`` has ``origin_C + i >= extent_C`` and the
-  bounded store drops it. Extents are constants (or bound shape symbols), or the same
-  symbol.
+  axis with unit stride from the same origin as the operand (the same constant, program
+  coordinates and coefficients: the realization finds the origin at the ``mma`` through the
+  operand's window, whose symbols are computed there).
 
-The fill of the operand does not matter (its rows outside are never stored either way),
-and nothing inside changes: every stored element is computed exactly as before, so NaN,
-infinities, ``0 * Inf`` and signed zeros inside the arrays keep their classification. The
-counterexamples are the rules' negations: an output window larger than the input's
-(its extra rows hold ``INIT + 0 * B``, which is observable), a store at another origin, an
-origin that moves with the K loop, a transposed or computed operand, an unbounded store.
-This is a fact of the program, never a profitability judgement.
+The fill of the operand does not matter, and nothing that is stored changes: every stored
+element is computed exactly as before, so NaN, infinities, ``0 * Inf`` and signed zeros
+keep their classification, in the padded rows of a longer output too. The counterexamples
+are the rules' negations: a store at another origin (shifted, or following other program
+coordinates), an origin that moves with the K loop, a transposed or computed operand, an
+unbounded store, an accumulator with another consumer. This is a fact of the program, never
+a profitability judgement.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from tilec.ir.dataflow import closed_recurrence
 
 from .scalar_epilogue import epilogue_of
 
-__all__ = ["BoundedAxis", "BoundedViews", "bounded_mn", "subgroup_extents"]
+__all__ = ["BoundedAxis", "BoundedViews", "bounded_mn", "subgroup_extents", "sink_of"]
 
 Affine = tuple[int, dict[ir.Value, int]]
 """``constant + sum(coefficient * block argument)``."""
@@ -76,43 +78,58 @@ class BoundedAxis:
     """``(program coordinate, coefficient)`` pairs of the origin."""
     store_extent: int | str
     """The stored array's extent along the axis."""
-    delta: int
-    """The store's origin minus the operand's (a constant)."""
     grid: tuple[int | None, ...]
     """The group's program extents (None: symbolic)."""
 
-    def actual(self, coords: tuple[int, ...]) -> int | None:
-        """``clamp(extent - origin(coords), 0, tile)`` for one program; None when the extent
-        is symbolic."""
-        if not isinstance(self.extent, int):
+    def _clamped(self, extent: int | str, coords: tuple[int, ...]) -> int | None:
+        if not isinstance(extent, int):
             return None
         o = self.origin + sum(c * coords[i] for i, c in self.coeffs)
-        return max(0, min(self.tile, self.extent - o))
+        return max(0, min(self.tile, extent - o))
+
+    def actual(self, coords: tuple[int, ...]) -> int | None:
+        """The operand's valid extent ``clamp(extent - origin(coords), 0, tile)`` for one
+        program; None when the extent is symbolic."""
+        return self._clamped(self.extent, coords)
+
+    def stored(self, coords: tuple[int, ...]) -> int | None:
+        """The store's extent ``clamp(store extent - origin(coords), 0, tile)`` for one
+        program (the realization computes these rows only); None when symbolic."""
+        return self._clamped(self.store_extent, coords)
+
+    def _per_program(self, f: Callable[[tuple[int, ...]], int | None]) -> list[int] | None:
+        """``f`` of every program along the one coordinate the origin reads (or the one
+        value of an origin that reads none); None when not static."""
+        axes = [i for i, _ in self.coeffs]
+        if len(axes) > 1 or any(self.grid[i] is None for i in axes):
+            return None
+        points = [tuple(0 for _ in self.grid)]
+        if axes:
+            i = axes[0]
+            points = [tuple(p if j == i else 0 for j in range(len(self.grid)))
+                      for p in range(self.grid[i])]  # type: ignore[arg-type]
+        vals = [f(p) for p in points]
+        return None if any(v is None for v in vals) else vals  # type: ignore[return-value]
 
     def actuals(self) -> list[int] | None:
-        """The actual extent of every program along the coordinates the origin reads
-        (in order of the first such coordinate); None when it is not static."""
-        axes = [i for i, _ in self.coeffs]
-        if not isinstance(self.extent, int) or any(self.grid[i] is None for i in axes):
-            return None
-        if len(axes) != 1:
-            return [self.actual(tuple(0 for _ in self.grid))] if not axes else None
-        i = axes[0]
-        out = []
-        for p in range(self.grid[i]):  # type: ignore[arg-type]
-            coords = [0] * len(self.grid)
-            coords[i] = p
-            out.append(self.actual(tuple(coords)))
-        return out  # type: ignore[return-value]
+        """``actual`` of every program along the origin's coordinate; None when not
+        static."""
+        return self._per_program(self.actual)
+
+    def storeds(self) -> list[int] | None:
+        """``stored`` of every program along the origin's coordinate; None when not
+        static."""
+        return self._per_program(self.stored)
 
     def describe(self) -> str:
-        """``M: actual = clamp(40 - 32*p0, 0, 32)``, with the programs at the edge."""
+        """``M: stored = clamp(40 - 32*p0, 0, 32), actual = clamp(...)``, with the extents
+        of the programs at the edge."""
         terms = "".join(f" - {c}*p{i}" if c > 0 else f" + {-c}*p{i}" for i, c in self.coeffs)
         const = f" - {self.origin}" if self.origin > 0 else \
             f" + {-self.origin}" if self.origin < 0 else ""
-        text = (f"{self.axis}: actual = clamp({self.extent}{terms}{const}, 0, {self.tile}), "
-                f"stored {self.store_extent} at +{self.delta}")
-        vals = self.actuals()
+        text = (f"{self.axis}: stored = clamp({self.store_extent}{terms}{const}, 0, "
+                f"{self.tile}), actual = clamp({self.extent}{terms}{const}, 0, {self.tile})")
+        vals = self.storeds()
         if vals is not None:
             edge = sorted({v for v in vals if v < self.tile})
             text += f"; edge extents {edge}" if edge else "; no edge"
@@ -122,8 +139,8 @@ class BoundedAxis:
         """A JSON-serializable description."""
         return {"axis": self.axis, "tile": self.tile, "extent": self.extent,
                 "origin": self.origin, "coeffs": [list(c) for c in self.coeffs],
-                "store_extent": self.store_extent, "delta": self.delta,
-                "actuals": self.actuals()}
+                "store_extent": self.store_extent, "actuals": self.actuals(),
+                "stored": self.storeds()}
 
 
 @dataclass(frozen=True)
@@ -162,8 +179,8 @@ class BoundedViews:
 def subgroup_extents(axis: BoundedAxis, local: int, subgroups: int) -> tuple[int, int] | None:
     """(empty, partial) subgroup rectangles along ``axis`` over every program, for
     ``subgroups`` rectangles of ``local`` rows (columns) each: the composed extent
-    ``clamp(actual(p) - s * local, 0, local)`` of subgroup ``s``; None when not static."""
-    vals = axis.actuals()
+    ``clamp(stored(p) - s * local, 0, local)`` of subgroup ``s``; None when not static."""
+    vals = axis.storeds()
     if vals is None:
         return None
     empty = partial = 0
@@ -189,7 +206,7 @@ def bounded_mn(mma: ir.Operation, group: ir.Operation,
     """The bounded M/N fact of ``mma`` in ``group`` (see the module docstring). ``affine``
     folds an index value to ``constant + sum(coefficient * block argument)`` (the planner's
     folding, with bound shape symbols); ``dim`` gives a static or bound extent."""
-    sink, why = _sink(mma, group)
+    sink, why = sink_of(mma, group)
     t = mma.operand(2).type
     rank = group.attr("rank")
     grid = tuple(_const(affine, group.operand(i)) for i in range(rank))
@@ -214,7 +231,7 @@ def bounded_mn(mma: ir.Operation, group: ir.Operation,
             continue
         coeffs = tuple(sorted((a.index, c) for a, c in src.origin[1].items()))
         found[name] = BoundedAxis(name, int(t.shape[out_axis]), src.extent, src.origin[0],
-                                  coeffs, dst.extent, dst.origin[0] - src.origin[0], grid)
+                                  coeffs, dst.extent, grid)
     return BoundedViews(found["M"], found["N"], tuple(reasons))
 
 
@@ -223,9 +240,10 @@ def _const(affine: Callable[[ir.Value], Affine | None], v: ir.Value) -> int | No
     return a[0] if a is not None and not a[1] else None
 
 
-def _sink(mma: ir.Operation, group: ir.Operation) -> tuple[ir.Operation | None, str]:
+def sink_of(mma: ir.Operation, group: ir.Operation | None = None
+            ) -> tuple[ir.Operation | None, str]:
     """The one global ``store`` of ``mma``'s accumulator (through a closed recurrence and
-    an optional scalar epilogue), or None and why not."""
+    an optional scalar epilogue; inside ``group`` when given), or None and why not."""
     rec = closed_recurrence(mma)
     if rec is None:
         return None, "the accumulator is not a closed recurrence of a loop"
@@ -244,7 +262,7 @@ def _sink(mma: ir.Operation, group: ir.Operation) -> tuple[ir.Operation | None, 
         st = use.owner
         if st.name != "store" or use.index != 1:
             return None, "the accumulator result is not stored"
-    if not group.is_ancestor_of(st):
+    if group is not None and not group.is_ancestor_of(st):
         return None, "the accumulator is not stored by the group"
     dst = st.operand(0)
     if not isinstance(dst.type, ir.MemoryType) or dst.type.space != "global":
@@ -307,20 +325,14 @@ def _program_coordinate(arg: ir.Value, group: ir.Operation) -> bool:
 
 
 def _aligned(src: _Window, dst: _Window) -> tuple[bool, str]:
-    """Whether the stored rows never pass the operand's: origins differing by a constant
-    ``delta`` and ``store extent - operand extent <= delta``."""
+    """Whether the store's window starts where the operand's does (the realization reads
+    the origin through the operand's window)."""
     if src.origin[1] != dst.origin[1]:
-        return False, ("the store's origin is not the operand's plus a constant (other "
-                       "program coordinates or coefficients): its rows are not provably "
-                       "aligned to the operand's")
-    delta = dst.origin[0] - src.origin[0]
-    if isinstance(src.extent, int) and isinstance(dst.extent, int):
-        if dst.extent - src.extent > delta:
-            return False, (f"the store's array ({dst.extent}) reaches past the operand's "
-                           f"({src.extent}) by more than the origins differ ({delta}): "
-                           "stored rows would hold the padded product")
-        return True, ""
-    if src.extent == dst.extent and delta >= 0:
-        return True, ""
-    return False, (f"the extents {src.extent} and {dst.extent} are not comparable (symbolic "
-                   "and different)")
+        return False, ("the store's origin follows other program coordinates or "
+                       "coefficients than the operand's: its rows are not provably aligned "
+                       "to the operand's")
+    if src.origin[0] != dst.origin[0]:
+        return False, (f"the store's origin is the operand's shifted by "
+                       f"{dst.origin[0] - src.origin[0]}: its rows are not provably aligned "
+                       "to the operand's")
+    return True, ""

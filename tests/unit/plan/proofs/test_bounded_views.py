@@ -8,18 +8,28 @@ from __future__ import annotations
 from tilec.plan.proofs import BoundedAxis, BoundedViews, subgroup_extents
 
 
-def _axis(extent, tile=32, origin=0, coeffs=((0, 32),), grid=(2, 3)) -> BoundedAxis:
-    return BoundedAxis("M", tile, extent, origin, coeffs, extent, 0, grid)
+def _axis(extent, tile=32, origin=0, coeffs=((0, 32),), grid=(2, 3), stored=None
+          ) -> BoundedAxis:
+    return BoundedAxis("M", tile, extent, origin, coeffs,
+                       extent if stored is None else stored, grid)
 
 
 def test_actual_extents_per_program() -> None:
     ax = _axis(40)
     assert ax.actuals() == [32, 8]
     assert ax.actual((1, 2)) == 8
-    assert "clamp(40 - 32*p0, 0, 32)" in ax.describe() and "edge extents [8]" in ax.describe()
+    assert "stored = clamp(40 - 32*p0, 0, 32)" in ax.describe()
+    assert "edge extents [8]" in ax.describe()
     assert _axis(64).actuals() == [32, 32] and "no edge" in _axis(64).describe()
     # an origin past the array: an empty program
     assert _axis(40, origin=40, coeffs=()).actuals() == [0]
+
+
+def test_the_stored_extent_is_the_stores() -> None:
+    ax = _axis(40, stored=48)
+    assert ax.actuals() == [32, 8] and ax.storeds() == [32, 16]
+    # program 1 stores 16 rows: its first subgroup of 16 is full, its second empty
+    assert subgroup_extents(ax, 16, 2) == (1, 0)
 
 
 def test_symbolic_extents_have_no_values() -> None:
