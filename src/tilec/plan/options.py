@@ -59,11 +59,12 @@ class PlannerOptions:
     variant (``variant={"bounded_k_views": True}``)."""
     bounded_mn_views: bool = False
     """Bounded M/N input views: where ``plan/proofs/bounded_views.py`` proves that the
-    accumulator rows (columns) whose A rows (B columns) lie outside the array are never
-    stored, the lowering (``lower/machine_bounded_mn.py``) skips the fragment loads and
-    matrix steps of subgroup rectangles wholly outside (and of the outside atom rows and
-    columns of a partial one) for lane FMA, ``mma.sync`` atom and scalar reference
-    ``mma``s; every stored element is computed as before. Default off; a plan variant
+    bounded store of an ``mma``'s accumulator starts where A's rows (B's columns) do, the
+    lowering (``lower/machine_bounded_mn.py``) skips the fragment loads and matrix steps of
+    the subgroup rectangles the store does not write, past the arrays' edges (and of the
+    unwritten atom rows and columns of a partial one) for lane FMA, ``mma.sync`` atom and
+    scalar reference ``mma``s; every stored element is computed as before (NaN, infinities
+    and signed zeros included). Default off; a plan variant
     (``variant={"bounded_mn_views": True}``)."""
     bounded_store: bool = False
     """Guarded output prefixes for the direct accumulator store; an optional capability."""
