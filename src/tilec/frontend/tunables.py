@@ -304,7 +304,8 @@ TARGET_FACT_FIELDS = ("register_block_rows", "register_block_vectors")
 micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``."""
 
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
-                  "coalesce_group_barriers", "max_copy_batch", "bounded_k_views", "stages",
+                  "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
+                  "bounded_mn_views", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
                   "split_k",
@@ -322,12 +323,14 @@ reference group barrier sequence, every memory one alias class), ``max_copy_batc
 (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous staged copies loaded
 before their stores, 1 to 16; None: each copy's whole share), ``bounded_k_views``
 (``PlannerOptions.bounded_k_views``: the K steps past a proved physical K are skipped and
-their columns not staged), the target facts
+their columns not staged), ``bounded_mn_views`` (``PlannerOptions.bounded_mn_views``: the
+accumulator rectangles outside proved bounded M/N views are not computed), the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
 _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
-                   "coalesce_group_barriers", "max_copy_batch", "bounded_k_views")
+                   "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
+                   "bounded_mn_views")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 
