@@ -14,6 +14,7 @@ from dataclasses import replace
 import ml_dtypes
 import numpy as np
 import pytest
+from bounded_mn_cases import matmul_from, special
 from lowering_cases import SIMULATOR_MISSING, differential, poisoned, reference
 
 import tilec as tc
@@ -27,21 +28,6 @@ needs_simulator = pytest.mark.skipif(SIMULATOR_MISSING is not None,
 BF16 = ml_dtypes.bfloat16
 TILES = {"BM": 32, "BN": 32, "BK": 32}
 TARGETS = ["metal:m1", "cuda:sm_80", "cuda:sm_90"]
-
-
-@tc.kernel
-def matmul_from(A, B, C, INIT: tc.constexpr = -0.0, BM: tc.constexpr = 32,
-                BN: tc.constexpr = 32, BK: tc.constexpr = 32):
-    """``C = INIT + A @ B`` (a literal initial accumulator: ``-0.0`` keeps signed zeros)."""
-    M, K = A.shape
-    N = B.shape[1]
-    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.full((BM, BN), INIT, tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
-        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
 
 
 @tc.kernel
@@ -282,25 +268,6 @@ def test_the_scalar_reference_realization(target) -> None:
     assert _mma(res).attr("bounded_mn") == "mn"
 
 
-def _special(m: int, n: int, k: int, out: tuple[int, int] | None = None) -> list[np.ndarray]:
-    """Small integers (exact products and sums) with infinities, NaN and signed zeros in
-    the last rows of A and the last columns of B (inside the arrays, at the edge tiles),
-    and in rows and columns whose products are signed zeros."""
-    r = np.random.default_rng(m * n + k)
-    a = r.integers(-2, 3, (m, k)).astype(np.float32)
-    b = r.integers(-2, 3, (k, n)).astype(np.float32)
-    a[m - 1, 3] = np.inf
-    a[m - 2, 5] = np.nan
-    a[m - 3, :] = -0.0
-    a[m - 4, :] = 0.0
-    b[3, n - 1] = -np.inf
-    b[:, n - 2] = -np.abs(b[:, n - 2]) - 1.0  # +0 rows of A against it: -0.0 sums
-    b[5, n - 3] = 0.0
-    b[:, n - 4] = 0.0
-    b[7, 0] = np.inf  # 0 * inf in the +-0 rows of A
-    return [a, b, np.zeros(out or (m, n), np.float32)]
-
-
 def _exact(kernel, args, target, opts, tiles):
     res = differential(kernel, args, [2], target, tiles, options=opts, exact=True,
                        static_shapes=True)
@@ -324,7 +291,7 @@ def _exact(kernel, args, target, opts, tiles):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("shape", [(40, 47, 40), (33, 63, 29), (63, 33, 64)])
 def test_nan_inf_and_signed_zero_at_the_edge(target, shape) -> None:
-    args = _special(*shape)
+    args = special(*shape)
     res, want = _exact(matmul_from, args, target, _options(True), {})
     assert _mma(res).attr("bounded_mn") == "mn"
     m, n, k = shape
@@ -339,7 +306,7 @@ def test_a_wider_output_keeps_its_padded_rows(target) -> None:
     # rows 40..47 of C are stored: INIT + 0 * B, NaN where B has an infinity, -0.0 where
     # the products are -0.0 against INIT = -0.0 (K = 64: no padded K tail makes them +0.0);
     # the option must not skip them
-    args = _special(40, 47, 64, out=(48, 47))
+    args = special(40, 47, 64, out=(48, 47))
     res, want = _exact(matmul_from, args, target, _options(True), {})
     assert _mma(res).attr("bounded_mn") == "mn"
     assert np.isnan(want[40:]).any() and (np.signbit(want[40:]) & (want[40:] == 0)).any()
@@ -348,7 +315,7 @@ def test_a_wider_output_keeps_its_padded_rows(target) -> None:
 @needs_simulator
 @pytest.mark.parametrize("target", TARGETS)
 def test_with_bounded_k_views(target) -> None:
-    args = _special(40, 47, 70)
+    args = special(40, 47, 70)
     o = _options(True)
     o = replace(o, planner=replace(o.planner, bounded_k_views=True))
     res, _ = _exact(matmul_from, args, target, o, {})
@@ -357,7 +324,7 @@ def test_with_bounded_k_views(target) -> None:
 
 def test_cpu_matches_the_reference() -> None:
     # cpu lowers no group to Machine IR: the option leaves its C as it is
-    args = _special(40, 47, 40)
+    args = special(40, 47, 40)
     want = poisoned(args, [2])
     comp = tc.compile(matmul_from, *args, target="reference", static_shapes=True)
     reference(comp.module, comp.fn_name, want)
