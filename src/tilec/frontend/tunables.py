@@ -306,7 +306,7 @@ micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``.
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                   "metal_mpp",
                   "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
-                  "forward_snapshots", "stages",
+                  "bounded_mn_views", "forward_snapshots", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
                   "split_k",
@@ -325,16 +325,18 @@ reference group barrier sequence, every memory one alias class), ``max_copy_batc
 (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous staged copies loaded
 before their stores, 1 to 16; None: each copy's whole share), ``bounded_k_views``
 (``PlannerOptions.bounded_k_views``: the K steps past a proved physical K are skipped and
-their columns not staged), ``forward_snapshots`` (``PlannerOptions.forward_snapshots``:
-matrix operands proved read-only may be read from global memory by each lane, unstaged,
-where the cost basis prefers it), the target facts
+their columns not staged), ``bounded_mn_views`` (``PlannerOptions.bounded_mn_views``: the
+accumulator rectangles outside proved bounded M/N views are not computed),
+``forward_snapshots`` (``PlannerOptions.forward_snapshots``: matrix operands proved
+read-only may be read from global memory by each lane, unstaged, where the cost basis
+prefers it), the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
 _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                    "metal_mpp",
                    "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
-                   "forward_snapshots")
+                   "bounded_mn_views", "forward_snapshots")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 

@@ -92,6 +92,9 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
     "physical_k": AttrDef(lambda x: x is True, False,
                           "mma: bounded K views realized (K steps past the physical K "
                           "skipped, their columns not staged)"),
+    "bounded_mn": AttrDef(lambda x: x in ("m", "n", "mn"), False,
+                          "mma: bounded M/N views realized (accumulator rectangles outside "
+                          "the arrays along these axes are not computed)"),
     "strategy": AttrDef(lambda x: x in ("lane", "warp_shuffle", "shared", "serial", "in_place"),
                         False,
                         "reduce: realization strategy"),

@@ -32,7 +32,7 @@ from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS
 from .machine import GroupLowering
 
 __all__ = ["k_step", "physical_k_at_mma", "physical_k_of_window",
-           "live_steps", "signed_zero_tail", "tail_axis"]
+           "live_steps", "signed_zero_tail", "tail_axis", "unit_term", "clamped"]
 
 
 def k_step(op: ir.Operation) -> int:
@@ -47,7 +47,7 @@ def k_step(op: ir.Operation) -> int:
     return 1
 
 
-def _k_term(view: ir.Operation, axis: int) -> tuple[int, ir.AffineExpr] | None:
+def unit_term(view: ir.Operation, axis: int) -> tuple[int, ir.AffineExpr] | None:
     """The memory axis a bounded ``view`` walks along tile ``axis`` with unit stride, and
     the origin expression there (the map's result at coordinate 0); None when no result
     is ``d<axis> + (symbols)``."""
@@ -63,7 +63,7 @@ def _k_term(view: ir.Operation, axis: int) -> tuple[int, ir.AffineExpr] | None:
     return None
 
 
-def _clamped(g: GroupLowering, extent: ir.Value, origin: ir.Value, k: int) -> ir.Value:
+def clamped(g: GroupLowering, extent: ir.Value, origin: ir.Value, k: int) -> ir.Value:
     """``clamp(extent - origin, 0, k)``."""
     left = g.arith("sub", extent, origin)
     return g.arith("max", g.arith("min", left, g.index(k)), g.index(0))
@@ -75,7 +75,7 @@ def physical_k_at_mma(g: GroupLowering, op: ir.Operation) -> ir.Value:
     k = int(op.operand_named("a").type.shape[1])
     ld = op.operand(0).defining_op
     view = ld.operand(0).defining_op if ld is not None and ld.name == "load" else None
-    term = _k_term(view, 1) if view is not None else None
+    term = unit_term(view, 1) if view is not None else None
     if view is None or term is None:
         from .options import LoweringBug
 
@@ -83,7 +83,7 @@ def physical_k_at_mma(g: GroupLowering, op: ir.Operation) -> ir.Value:
             "internal: an mma marked physical_k has no bounded K view of A", op.loc))
     j, origin = term
     syms = [g.scalar(v) for v in view.operands[1:]]
-    return _clamped(g, g.extent(view.operand(0).type.shape[j]), g.affine(origin, (), syms), k)
+    return clamped(g, g.extent(view.operand(0).type.shape[j]), g.affine(origin, (), syms), k)
 
 
 def physical_k_of_window(g: GroupLowering, window: ir.Value, axis: int, k: int
@@ -91,12 +91,12 @@ def physical_k_of_window(g: GroupLowering, window: ir.Value, axis: int, k: int
     """The physical K of a lowered staged window (a Machine ``view`` of a bounded window of
     a memory) along tile ``axis``; None when the window is not such a view."""
     view = window.defining_op
-    term = _k_term(view, axis) if view is not None else None
+    term = unit_term(view, axis) if view is not None else None
     if view is None or term is None:
         return None
     j, origin = term
     extent = g.extent(view.operand(0).type.shape[j])  # a constant or a shape symbol
-    return _clamped(g, extent, g.affine(origin, (), list(view.operands[1:])), k)
+    return clamped(g, extent, g.affine(origin, (), list(view.operands[1:])), k)
 
 
 def live_steps(g: GroupLowering, actual: ir.Value, width: int) -> ir.Value:

@@ -55,6 +55,17 @@ from tilec.ir.atoms import (
 
 from .machine import Forwarded, GroupLowering, Lowered, Staged, rule
 from .machine_bounded_k import k_step, live_steps, physical_k_at_mma, signed_zero_tail
+from .machine_bounded_mn import (
+    GUARD,
+    Edge,
+    both,
+    guarded_value,
+    job_inside,
+    lane_inside,
+    part_inside,
+    rect_edge,
+    valid_extents,
+)
 from .machine_mpp import mpp_mma
 from .machine_pipeline import swizzled_map
 from .machine_simdgroup import Fragments, resident_mma, simdgroup_mma
@@ -146,12 +157,14 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     # bounded K views (machine_bounded_k): steps past the physical K are skipped
     actual = physical_k_at_mma(g, op) if op.attr("physical_k") else None
     live = None if actual is None else live_steps(g, actual, k_step(op))
+    # bounded M/N views (machine_bounded_mn): rectangles outside the arrays are skipped
+    edge = valid_extents(g, op)
     if real == "reference":
-        out = _reference(g, op, c, a_view, b_view, k, live)
+        out = _reference(g, op, c, a_view, b_view, k, live, edge)
     elif swizzle:
         out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
-        out = _lane(g, op, c, a_view, b_view, k, live)
+        out = _lane(g, op, c, a_view, b_view, k, live, edge)
     elif isinstance(c, Fragments):
         out = resident_mma(g, op, c, a_view, b_view, k)
     elif real == "simdgroup":
@@ -159,7 +172,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     elif real in MPP_REALIZATIONS:
         out = mpp_mma(g, op, c, a_view, b_view, k)
     else:
-        out = _atoms(g, op, c, a_view, b_view, k, k_major, live)
+        out = _atoms(g, op, c, a_view, b_view, k, k_major, live, edge)
     if actual is not None:
         out = Lowered(out.layout, signed_zero_tail(g, list(out.parts), actual, k))
     g.bind(op.result, out)
@@ -227,8 +240,9 @@ def _load(g: GroupLowering, mem: ir.Value, syms: list[ir.Value], m: ir.IndexMap,
 
 
 def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-               k: int, live: ir.Value | None = None) -> Lowered:
+               k: int, live: ir.Value | None = None, edge: Edge | None = None) -> Lowered:
     lay = c.layout
+    inside = [part_inside(g, edge, lay, off, size) for off, size in zip(c.offsets, c.sizes)]
     in_t = a.type.dtype
     pre_a = ir.IndexMap(2, [ir.d(0), ir.s(0)], 1)
     pre_b = ir.IndexMap(2, [ir.s(0), ir.d(1)], 1)
@@ -237,13 +251,17 @@ def _reference(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: i
 
     def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
         out = []
-        for off, size, acc in zip(c.offsets, c.sizes, accs):
-            av = g.op("load", [g.thread_view(a, lay, off, size, pre_a, [iv])],
-                      [ir.TileType((size,), in_t)]).result
-            bv = g.op("load", [g.thread_view(b, lay, off, size, pre_b, [iv])],
-                      [ir.TileType((size,), in_t)]).result
-            out.append(g.op("map", [acc, av, bv], [acc.type], {"shape": ir.IndexSet([size])},
-                            [mac_region(acc.type.dtype, in_t, fused, precision)]).result)
+        for off, size, acc, ok in zip(c.offsets, c.sizes, accs, inside):
+            def part(off: int = off, size: int = size, acc: ir.Value = acc) -> list[ir.Value]:
+                av = g.op("load", [g.thread_view(a, lay, off, size, pre_a, [iv])],
+                          [ir.TileType((size,), in_t)]).result
+                bv = g.op("load", [g.thread_view(b, lay, off, size, pre_b, [iv])],
+                          [ir.TileType((size,), in_t)]).result
+                return [g.op("map", [acc, av, bv], [acc.type],
+                             {"shape": ir.IndexSet([size])},
+                             [mac_region(acc.type.dtype, in_t, fused, precision)]).result]
+
+            out.extend(_branch(g, ok, part, [acc]))
         return out
 
     return Lowered(lay, _k_loop_plain(g, k, c.parts, body, live))
@@ -296,8 +314,9 @@ def _job_guard(g: GroupLowering, r: int, subgroups: int, atoms: int) -> ir.Value
 
 
 def _branch(g: GroupLowering, cond: ir.Value | None, then: Callable[[], list[ir.Value]],
-            keep: list[ir.Value]) -> list[ir.Value]:
-    """``then()`` under ``cond`` (else ``keep``), or unconditionally when ``cond`` is None."""
+            keep: list[ir.Value], guard: str | None = None) -> list[ir.Value]:
+    """``then()`` under ``cond`` (else ``keep``), or unconditionally when ``cond`` is None;
+    ``guard`` names the condition on the ``if``."""
     if cond is None:
         return then()
     t_blk, e_blk = ir.Block(), ir.Block()
@@ -305,8 +324,8 @@ def _branch(g: GroupLowering, cond: ir.Value | None, then: Callable[[], list[ir.
         vals = then()
         g.op("yield", vals, [])
     ir.Builder(ir.InsertionPoint.at_end(e_blk)).create("yield", keep)
-    op = g.op("if", [cond], [v.type for v in keep], {}, [ir.Region([t_blk]),
-                                                          ir.Region([e_blk])])
+    op = g.op("if", [cond], [v.type for v in keep], {} if guard is None else {"guard": guard},
+              [ir.Region([t_blk]), ir.Region([e_blk])])
     return list(op.results)
 
 
@@ -321,10 +340,12 @@ def _atom_attrs(atom: object) -> dict[str, object]:
 
 def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
            k: int, k_major: bool = False, live: ir.Value | None = None,
-           fills: tuple[object, object] = (None, None)) -> Lowered:
+           edge: Edge | None = None, fills: tuple[object, object] = (None, None)
+           ) -> Lowered:
     """The atom realizations; ``a`` and ``b`` are shared-memory views, or for a forwarded
     mma global ones (read with ``fills``, element by element: ``ldmatrix`` reads shared
-    memory only); ``live``: the K steps past it are skipped (bounded K)."""
+    memory only); ``live``: the K steps past it are skipped (bounded K); ``edge``: the
+    atom rows and columns outside the arrays are skipped (bounded M/N)."""
     atom = MMA_ATOMS[op.attr("realization")]
     am, an, ak = atom.am, atom.an, atom.ak
     lane, warp = _ids()
@@ -361,6 +382,11 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
     if op.attr("distribution") == "rectangle":
         rm, rn = op.attr("rm"), op.attr("rn")
         row0, col0 = _origin(op, warp, am, an)
+        # bounded M/N views: the rectangle's guards (subgroup-uniform), before its K loop
+        rect = rect_edge(g, edge, row0, col0, rm, rn, am, an) if edge is not None else None
+
+        def col_ok(fn: int) -> ir.Value | None:
+            return None if rect is None else rect.cols[fn]
 
         def load_b(syms: list[ir.Value]) -> list[ir.Value]:
             """The subgroup's ``rn`` B fragments: pairs of 8-column blocks by
@@ -377,24 +403,37 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
                     n = col0 + fn * an + lane.floordiv(16) * 8
                     k, n = (k + ir.d(0), n + lane.mod(8)) if k_major \
                         else (k + lane.mod(8), n + ir.d(0))
-                    v = g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)
                     cid = "ldmatrix.x4" if k_major else "ldmatrix.x4.trans"
-                    pair = g.atom(cid, [v], [ir.TileType((8,), in_t)]).result
+                    pair = guarded_value(g, col_ok(fn), lambda k=k, n=n, cid=cid: g.atom(
+                        cid, [g.view(b, syms, ir.IndexMap(1, [k, n], 2), (8,), False)],
+                        [ir.TileType((8,), in_t)]).result, 8, in_t)
                     out += [g.slice(pair, 0, 4), g.slice(pair, 4, 4)]
                     fn += 2
                 else:
-                    out.append(_load(g, b, syms, frag_b(col0 + fn * an), atom.b.regs,
-                                     fill_b))
+                    out.append(guarded_value(g, col_ok(fn), lambda fn=fn: _load(
+                        g, b, syms, frag_b(col0 + fn * an), atom.b.regs, fill_b),
+                        atom.b.regs, in_t))
                     fn += 1
             return out
 
+        if rect is not None:  # atom (fm, fn) is computed when its row and column start inside
+            issue_ok = [both(g, rect.rows[f // rn], rect.cols[f % rn]) for f in range(rm * rn)]
+        else:
+            issue_ok = [None] * (rm * rn)
+
         def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
             syms = [iv, g.tid]
-            fa = [load_a(syms, row0 + fm * am) for fm in range(rm)]
+            fa = [guarded_value(g, None if rect is None else rect.rows[fm],
+                                lambda fm=fm: load_a(syms, row0 + fm * am),
+                                8 if ldmatrix else atom.a.regs, in_t) for fm in range(rm)]
             fb = load_b(syms)
-            return [issue(fa[f // rn], fb[f % rn], acc) for f, acc in enumerate(accs)]
+            return [_branch(g, issue_ok[f], lambda f=f, acc=acc: [
+                issue(fa[f // rn], fb[f % rn], acc)], [acc])[0] for f, acc in enumerate(accs)]
 
-        return Lowered(c.layout, _k_loop(g, steps, list(c.parts), body, live))
+        parts = list(c.parts)
+        return Lowered(c.layout, _branch(g, None if rect is None else rect.inside,
+                                         lambda: _k_loop(g, steps, parts, body, live), parts,
+                                         GUARD))
     # one-atom reference: job r of subgroup w is atom r*G + w
     def job(row0: ir.AffineExpr, col0: ir.AffineExpr, acc: ir.Value) -> list[ir.Value]:
         def body(iv: ir.Value, accs: list[ir.Value]) -> list[ir.Value]:
@@ -405,7 +444,7 @@ def _atoms(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Va
 
         return _k_loop(g, steps, [acc], body, live)
 
-    return _atom_jobs(g, c, am, an, warp, job)
+    return _atom_jobs(g, c, am, an, warp, job, edge)
 
 
 # ------------------------------------------------------------------- warpgroups
@@ -505,7 +544,7 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
 
 
 def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-          k: int, live: ir.Value | None = None) -> Lowered:
+          k: int, live: ir.Value | None = None, edge: Edge | None = None) -> Lowered:
     atom = LANE_ATOMS[op.attr("atom")]
     am, an, cr = atom.am, atom.an, atom.c.regs
     lane, warp = _ids()
@@ -542,26 +581,34 @@ def _lane(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Val
                 f"internal: the lane micro-tile accumulator is one register array, not "
                 f"{len(c.parts)} parts of {c.layout}", op.loc))
         unroll = next(x for x in (4, 2, 1) if k % x == 0)  # machine_bounded_k.k_step
-        out = _k_loop(g, k // unroll, list(c.parts),
-                      lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn,
-                                                        unroll, accs[0], iv, fused,
-                                                        precision)], live)
+        # bounded M/N views: a lane whose micro-tile starts outside skips its K loop (its
+        # rows are row0 + fm*am + fr, its columns col0 + fc0*rn + j: the first is the least)
+        fr, fc0 = (e.substitute([lane, ir.const(0)]) for e in atom.c.map.results)
+        inside = lane_inside(g, edge, row0 + fr, col0 + fc0 * rn)
+        parts = list(c.parts)
+        out = _branch(g, inside, lambda: _k_loop(
+            g, k // unroll, parts,
+            lambda iv, accs: [_lane_tile_step(g, a, b, atom, row0, col0, rm, rn, unroll,
+                                              accs[0], iv, fused, precision)], live),
+            parts, GUARD)
         return Lowered(c.layout, out)
     return _atom_jobs(g, c, am, an, warp, lambda row0, col0, acc: _k_loop(
-        g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)], live))
+        g, k, [acc], lambda iv, accs: [micro(row0, col0, 1, 1, accs[0], iv)], live), edge)
 
 
 def _atom_jobs(g: GroupLowering, c: Lowered, am: int, an: int, warp: ir.AffineExpr,
-               run: Callable[[ir.AffineExpr, ir.AffineExpr, ir.Value], list[ir.Value]]
-               ) -> Lowered:
+               run: Callable[[ir.AffineExpr, ir.AffineExpr, ir.Value], list[ir.Value]],
+               edge: Edge | None = None) -> Lowered:
     """The one-atom reference distribution: accumulator part ``r`` of subgroup ``w`` is atom
-    ``r*G + w`` (``_job``), computed by ``run(row0, col0, acc)`` under its job guard."""
+    ``r*G + w`` (``_job``), computed by ``run(row0, col0, acc)`` under its job guard (and,
+    with bounded M/N views, when the atom starts inside the arrays)."""
     subgroups = g.threads // 32
     u, v = int(c.layout.shape[0]) // am, int(c.layout.shape[1]) // an
     parts = []
     for r, acc in enumerate(c.parts):
         row0, col0 = _job(r, subgroups, v, am, an, warp)
-        parts.extend(_branch(g, _job_guard(g, r, subgroups, u * v),
+        parts.extend(_branch(g, both(g, _job_guard(g, r, subgroups, u * v),
+                                     job_inside(g, edge, row0, col0)),
                              lambda row0=row0, col0=col0, acc=acc: run(row0, col0, acc),
                              [acc]))
     return Lowered(c.layout, parts)

@@ -46,7 +46,7 @@ from tilec.ir.atoms import (
 from tilec.ir.dataflow import closed_recurrence
 from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
 from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, plan_group
-from tilec.plan.proofs import snapshot_forwarding, split_loop
+from tilec.plan.proofs import snapshot_forwarding, split_loop, subgroup_extents
 
 from .cloning import clone_module
 from .options import LoweringBug, LoweringError, LowerOptions
@@ -70,13 +70,13 @@ from .top_level import check_top_level
 __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "layout_of", "use_layout",
            "block_arg_layout", "staged_loads", "invariant_loads", "coordinate_dependent",
            "multicast_loads",
-           "SCHEDULE_ATTRS", "skips_k_tail"]
+           "SCHEDULE_ATTRS", "skips_k_tail", "skips_outside"]
 
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
                   "persistent", "traversal", "cluster", "tensor_store", "physical_k",
-                  "forwarded")
+                  "forwarded", "bounded_mn")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -112,6 +112,9 @@ class MmaChoice:
     """A and B are read from their source windows (the planner's forwarded candidate,
     ``plan/proofs/snapshot_forwarding.py``): their loads (and plain transposes) are marked
     ``forwarded`` and are neither staged nor loaded into registers."""
+    bounded_mn: str = ""
+    """The axes (``"m"``, ``"n"``, ``"mn"``) along which accumulator rectangles outside the
+    arrays are not computed (``machine_bounded_mn``; ``PlannerOptions.bounded_mn_views``)."""
 
 
 @dataclass
@@ -377,6 +380,14 @@ def skips_k_tail(realization: str) -> bool:
     return realization in ("ffma", "reference") or realization in MMA_ATOMS
 
 
+def skips_outside(realization: str) -> bool:
+    """Whether a Machine realization of ``mma`` can skip the accumulator rectangles outside
+    its bounded M/N views (``machine_bounded_mn``): the same as ``skips_k_tail``, lane FMAs,
+    ``mma.sync`` atoms and the scalar reference; a warpgroup instruction computes its whole
+    tile and ``simdgroup`` fragments are opaque."""
+    return skips_k_tail(realization)
+
+
 def _bounded_k(ch: MmaChoice, label: str, plan: GroupPlan | None, options: LowerOptions,
                notes: list[str]) -> MmaChoice:
     """``ch`` realizing bounded K views when the option is on, the planner proved the
@@ -393,6 +404,38 @@ def _bounded_k(ch: MmaChoice, label: str, plan: GroupPlan | None, options: Lower
     notes.append(f"{label}: bounded K views realized: K steps past the physical K are "
                  f"skipped and synchronous copies stage only their chunks")
     return replace(ch, physical_k=True)
+
+
+def _bounded_mn(ch: MmaChoice, label: str, plan: GroupPlan | None, options: LowerOptions,
+                notes: list[str]) -> MmaChoice:
+    """``ch`` skipping the accumulator rectangles outside its bounded M/N views when the
+    option is on, the planner proved an axis of ``label`` and the realization can skip; a
+    note says what was realized (with the subgroup rectangles the grid leaves empty or
+    partial) or why not."""
+    if not options.planner.bounded_mn_views or plan is None:
+        return ch
+    work = next((w for w in plan.workload.ops if w.op == label), None)
+    fact = None if work is None else work.bounded_mn
+    if fact is None or not fact.proved:
+        return ch  # the planner's report says why
+    if not skips_outside(ch.realization):
+        notes.append(f"{label}: bounded M/N views not realized by the {ch.realization} "
+                     f"realization (its tile is one collective instruction or opaque "
+                     f"fragments); the whole tile is computed")
+        return ch
+    counts = []
+    if ch.distribution == "rectangle" and ch.atom is not None:
+        am, an = (MMA_ATOMS[ch.atom].am, MMA_ATOMS[ch.atom].an) if ch.atom in MMA_ATOMS \
+            else (LANE_ATOMS[ch.atom].am, LANE_ATOMS[ch.atom].an)
+        for ax, local, count in ((fact.m, ch.rm * am, ch.gm), (fact.n, ch.rn * an, ch.gn)):
+            got = None if ax is None else subgroup_extents(ax, local, count)
+            if got is not None:
+                counts.append(f"{ax.axis} subgroup rectangles: {got[0]} empty, {got[1]} "
+                              f"partial over the grid")
+    notes.append(f"{label}: bounded {fact.axes.upper()} views realized: rectangles outside "
+                 "the arrays skip their fragment loads and matrix steps"
+                 + (f" ({'; '.join(counts)})" if counts else ""))
+    return replace(ch, bounded_mn=fact.axes)
 
 
 def _matrix_candidates(mmas: list[ir.Operation], plan: GroupPlan | None,
@@ -626,8 +669,9 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         if mmas and plan.fallback == "checked scalar reference":
             _warn_scalar_fallback(mmas[0], profile.name, plan.diagnostics)
     for op, label in mma_labels(mmas).items():
-        g.mma[op] = _bounded_k(_mma_choice(op, cands[op], threads, g.notes), label, plan,
-                               options, g.notes)
+        g.mma[op] = _bounded_mn(_bounded_k(_mma_choice(op, cands[op], threads, g.notes),
+                                           label, plan, options, g.notes),
+                                label, plan, options, g.notes)
     _mark_forwarded(g)
     for op in inner:
         if op.name == "reduce":
@@ -919,6 +963,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["physical_k"] = True
             if ch.forwarded:
                 op.attributes["forwarded"] = True
+            if ch.bounded_mn:
+                op.attributes["bounded_mn"] = ch.bounded_mn
         if op.name == "reduce":
             op.attributes["strategy"] = g.reduce[op][0]
         if op in g.staging:

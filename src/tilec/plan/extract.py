@@ -25,7 +25,8 @@ them):
   both proved make the workload's ``inputs_forwardable``;
 * physical K: both operands are zero-filled ``load``s of ``bounded`` views
   whose K origin is affine in the loop's induction variable (or constant),
-  with equal intervals, and the bounded-K capability is enabled.
+  with equal intervals, and the bounded-K capability is enabled;
+* bounded M/N views (with ``bounded_mn_views``): ``proofs/bounded_views.py``.
 
 These stand in for the effect and bounds proofs that ``plan/proofs`` will own;
 anything they do not establish keeps the conservative answer.
@@ -48,6 +49,7 @@ import tilec.ir as ir
 from tilec.ir.dataflow import closed_recurrence, handed_from, invariant_in, plain_transpose
 
 from .options import PlannerOptions
+from .proofs.bounded_views import bounded_mn
 from .proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
 from .proofs.snapshot_forwarding import SnapshotForwarding, snapshot_forwarding
 from .work import AffineExtent, GroupWorkload, MatrixWorkload, ScalarDomains
@@ -484,6 +486,11 @@ class _Reader:
                 for x, why in zip("AB", facts)]
         notes.append(f"{name}: snapshot forwarding: {'; '.join(said)}")
         forwardable = not any(facts) and self.options.forward_snapshots
+        bounded = None
+        if self.options.bounded_mn_views:
+            bounded = bounded_mn(mma, group, self.affine, self.dim)
+            if bounded.reasons:
+                notes.append(f"{name}: bounded M/N views: {'; '.join(bounded.reasons)}")
         w = MatrixWorkload(
             op=name, m=m, n=n, k=k, dtype=str(a.dtype), acc_dtype=str(c.dtype),
             precision=policy.precision if policy is not None else "exact", executions=execs,
@@ -494,7 +501,7 @@ class _Reader:
             b_aligned_rows=self.aligned_rows(mma.operand(1)),
             a_staging=self.operand_staging(mma.operand(0), group),
             b_staging=self.operand_staging(mma.operand(1), group),
-            ring_versions=self.ring_versions(mma, group))
+            ring_versions=self.ring_versions(mma, group), bounded_mn=bounded)
         return w, owned
 
     def common_elements(self, group: ir.Operation, owned: set[int],

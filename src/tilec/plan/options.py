@@ -73,6 +73,15 @@ class PlannerOptions:
     memory, with no shared staging (``MatrixCandidate.forwarded``), and the cost basis
     chooses. Default off: not measured (skinny M and tiny K are where staging may not pay).
     The proof's facts are in the plan report whether or not it is on."""
+    bounded_mn_views: bool = False
+    """Bounded M/N input views: where ``plan/proofs/bounded_views.py`` proves that the
+    bounded store of an ``mma``'s accumulator starts where A's rows (B's columns) do, the
+    lowering (``lower/machine_bounded_mn.py``) skips the fragment loads and matrix steps of
+    the subgroup rectangles the store does not write, past the arrays' edges (and of the
+    unwritten atom rows and columns of a partial one) for lane FMA, ``mma.sync`` atom and
+    scalar reference ``mma``s; every stored element is computed as before (NaN, infinities
+    and signed zeros included). Default off; a plan variant
+    (``variant={"bounded_mn_views": True}``)."""
     bounded_store: bool = False
     """Guarded output prefixes for the direct accumulator store; an optional capability."""
     fuse_matrix_epilogues: bool = True

@@ -189,6 +189,8 @@ class GroupPlan:
                 facts.append("overwrite")
             if op.physical_k_proved:
                 facts.append(f"mean physical K={float(op.mean_k):g}")
+            if op.bounded_mn is not None and op.bounded_mn.proved:
+                facts.append(f"bounded {op.bounded_mn.axes.upper()} views")
             execs = op.executions if op.executions_known else f"{op.executions} (assumed)"
             lines.append(f"  {op.op}: {op.m}x{op.n}x{op.k} {op.dtype}->{op.acc_dtype} "
                          f"{op.precision}  E={execs}  {', '.join(facts) or 'no proofs'}")
@@ -207,6 +209,11 @@ class GroupPlan:
                              f"frag/lane {c.fragment_scalars}  score {p.score:.6g}")
         else:
             lines.append(f"  selected: none   fallback: {self.fallback or '-'}")
+        for op in w.ops:
+            if op.bounded_mn is not None and op.bounded_mn.proved:
+                lines.append(f"  {op.op} bounded views: "
+                             + "; ".join(a.describe() for a in (op.bounded_mn.m, op.bounded_mn.n)
+                                         if a is not None))
         for d in self.diagnostics:
             lines.append(f"  ! {d}")
         for n in w.notes:

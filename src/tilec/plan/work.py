@@ -25,6 +25,8 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from .proofs.bounded_views import BoundedViews
+
 __all__ = ["DTYPE_BYTES", "AffineExtent", "mean_physical_k", "ScalarDomains", "elided_elements",
            "ACCUMULATOR_MODES", "OPERAND_STAGING", "MatrixWorkload", "GroupWorkload"]
 
@@ -217,6 +219,9 @@ class MatrixWorkload:
     execution into one buffer, no ring)."""
     b_staging: str = "ring"
     """The same for B."""
+    bounded_mn: BoundedViews | None = None
+    """The bounded M/N views fact (``plan/proofs/bounded_views.py``), when the option asked
+    for it: the proved axes' actual extents per program, and why the others are not."""
     ring_versions: int | None = None
     """Versions of the ring the ``ring`` operands are copied into when the program fixes
     them: a ``pipeline``'s ``window`` (the lowering places exactly that many); None when the
@@ -303,6 +308,7 @@ class MatrixWorkload:
             "overwrite": self.overwrite,
             "mean_physical_k": float(mean) if self.physical_k_proved else None,
             "physical_k": None if self.physical_k is None else self.physical_k.to_json(),
+            "bounded_mn": None if self.bounded_mn is None else self.bounded_mn.to_json(),
             "scalar_domains": {"yield_copy": self.domains.yield_copy,
                                "initializer": self.domains.initializer,
                                "sink": self.domains.sink},

@@ -11,13 +11,18 @@ judgement; the schedule records the reasons in the plan report.
 * ``snapshot_forwarding.snapshot_forwarding``: which loaded tiles a matrix operand may read
   from their source windows instead of a compiler-owned copy
   (``PlannerOptions.forward_snapshots``).
+* ``bounded_views.bounded_mn``: the actual M/N extents of an ``mma``'s bounded input views
+  and the proof that the accumulator elements past them are never stored
+  (``PlannerOptions.bounded_mn_views``).
 """
 
 from __future__ import annotations
 
+from .bounded_views import BoundedAxis, BoundedViews, bounded_mn, subgroup_extents
 from .scalar_epilogue import ScalarEpilogue, epilogue_of
 from .snapshot_forwarding import SnapshotFact, SnapshotForwarding, snapshot_forwarding
 from .split_k import split_loop
 
 __all__ = ["split_loop", "epilogue_of", "ScalarEpilogue", "snapshot_forwarding",
-           "SnapshotForwarding", "SnapshotFact"]
+           "SnapshotForwarding", "SnapshotFact", "bounded_mn", "BoundedViews", "BoundedAxis",
+           "subgroup_extents"]

@@ -20,9 +20,11 @@ warp-specialized groups as 2 programs walking the output tiles (``persistent``),
 reference group barrier sequence (no ``coalesce_group_barriers``), ``+copybatch:4``
 copies synchronous staged operands 4 chunks at a time, loads then stores
 (``max_copy_batch``), ``+boundedk`` skips the K steps past a proved physical K and stages
-only their chunks (``bounded_k_views``), ``+forward`` lets the planner choose forwarded
-matrix operands (``forward_snapshots``: each lane loads its fragments from global memory
-where the snapshot forwarding proof holds), ``+grouped:3+mbarrier`` the first two
+only their chunks (``bounded_k_views``), ``+boundedmn`` skips the accumulator rectangles
+outside proved bounded M/N views (``bounded_mn_views``), ``+forward`` lets the planner
+choose forwarded matrix operands (``forward_snapshots``: each lane loads its fragments from
+global memory where the snapshot forwarding proof holds), ``+grouped:3+mbarrier`` the
+first two
 (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
@@ -66,6 +68,7 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "regstore": ("tensor_store", False),
                  "simdgroup": ("simdgroup_matrix", "only"),
                  "boundedk": ("bounded_k_views", True),
+                 "boundedmn": ("bounded_mn_views", True),
                  "forward": ("forward_snapshots", True),
                  "mpp": ("metal_mpp", "only"),
                  "families": ("metal_mpp", "auto")}
