@@ -302,6 +302,11 @@ class _Machine(_Stage):
             _log.info("@%s machine for %s: group %d has %d group barrier sites (%d before "
                       "coalescing)", comp.fn_name, comp.target, k, sites["after"],
                       sites["before"])
+            proof = info.get("independent_subgroups")
+            if proof is not None:
+                _log.info("@%s machine for %s: group %d independent subgroups: %d barrier "
+                          "sites stay, %d become subgroup barriers, %d go", comp.fn_name,
+                          comp.target, k, proof["group"], proof["subgroup"], proof["none"])
         module = comp.module
         return module, lambda: ir.print_module(module)
 

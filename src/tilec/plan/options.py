@@ -65,6 +65,14 @@ class PlannerOptions:
     trip."""
     coalesce_group_barriers: bool = True
     """Dependence-aware coalescing of the mapper's own group barriers."""
+    elide_independent_subgroup_barriers: bool = False
+    """Weaken each of the lowering's own group barriers that
+    ``plan/proofs/independent_subgroups.py`` proves orders only subgroup-local accesses to a
+    subgroup barrier (``barrier.subgroup``: ``__syncwarp`` on CUDA, ``simdgroup_barrier``
+    on Metal), and remove one that orders only each thread's own accesses. Needs the planner
+    and ``coalesce_group_barriers``; the group report gives the proof per site
+    (``independent_subgroups``). Default off, as the seed says: removing fences is not a
+    measured gain (its fixed-geometry replay got slower)."""
     max_copy_batch: int | None = None
     """Synchronous staged copies (``lower/machine_copies.py``): ``B`` in 1..16 copies the
     chunks (16-byte vectors) of an issue's consecutive synchronous copies ``B`` at a time,

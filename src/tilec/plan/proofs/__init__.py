@@ -8,11 +8,16 @@ judgement; the schedule records the reasons in the plan report.
 * ``scalar_epilogue.epilogue_of``: a closed elementwise expression between an accumulator
   and its store, computed by the thread that owns each element
   (``PlannerOptions.fuse_matrix_epilogues``).
+* ``independent_subgroups.prove``: which of the lowering's own group barriers order only
+  subgroup-local (or thread-local) accesses
+  (``PlannerOptions.elide_independent_subgroup_barriers``); the lowering reports the fact
+  per group (``independent_subgroups``).
 """
 
 from __future__ import annotations
 
+from .independent_subgroups import IndependentSubgroups
 from .scalar_epilogue import ScalarEpilogue, epilogue_of
 from .split_k import split_loop
 
-__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue"]
+__all__ = ["split_loop", "epilogue_of", "ScalarEpilogue", "IndependentSubgroups"]
