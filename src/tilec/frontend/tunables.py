@@ -305,7 +305,7 @@ micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``.
 
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                   "coalesce_group_barriers", "elide_independent_subgroup_barriers",
-                  "max_copy_batch", "stages",
+                  "shared_ssa", "max_copy_batch", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
                   "split_k",
@@ -321,7 +321,9 @@ output's type runs on the accumulator's registers, which are stored directly),
 ``coalesce_group_barriers`` (``PlannerOptions.coalesce_group_barriers``: False keeps the
 reference group barrier sequence, every memory one alias class),
 ``elide_independent_subgroup_barriers`` (``PlannerOptions``: the lowering's group barriers
-proved to order only subgroup-local accesses become subgroup barriers or go), ``max_copy_batch``
+proved to order only subgroup-local accesses become subgroup barriers or go),
+``shared_ssa`` (``PlannerOptions.shared_ssa``: retain, recompute or materialize pure values
+with several consumers), ``max_copy_batch``
 (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous staged copies loaded
 before their stores, 1 to 16; None: each copy's whole share), the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
@@ -329,7 +331,7 @@ before their stores, 1 to 16; None: each copy's whole share), the target facts
 
 _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                    "coalesce_group_barriers", "elide_independent_subgroup_barriers",
-                   "max_copy_batch")
+                   "shared_ssa", "max_copy_batch")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 
