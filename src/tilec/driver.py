@@ -264,18 +264,17 @@ class _Plan(_Stage):
     name = "plan"
 
     def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
-        from tilec.lower.shared_values import realize_shared_values
+        from tilec.lower.shared_values import apply_shared_ssa
         from tilec.plan import plan_module
-        from tilec.plan.shared_ssa import RETAIN, plan_shared_values
 
         opts = _options(comp)
         shapes = dict(opts.shapes) if opts.shapes else None
         # shared values first: recomputed copies and materialized buffers are what the
         # matrix planner and the target's realization plan then see
-        shared = plan_shared_values(comp.module, opts.planner.shared_ssa, comp.backend.profile)
-        if any(v.choice != RETAIN for v in shared):
-            comp.module, shared = realize_shared_values(comp.module, shared)
-            ir.verify(comp.module, "candidate")
+        shared: list[Any] = []
+        if opts.planner.enabled:  # without the planner every value stays as captured
+            comp.module, shared = apply_shared_ssa(comp.module, opts.planner.shared_ssa,
+                                                   comp.backend.profile)
         comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
         comp.plan.shared_values = shared
         realize = getattr(comp.backend, "realization_plan", None)

@@ -20,13 +20,14 @@ layout its consumer wants, and the lowering places the barriers the buffer's acc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import tilec.ir as ir
-from tilec.plan.shared_ssa import MATERIALIZE, RECOMPUTE, SharedValue
+from tilec.plan.shared_ssa import MATERIALIZE, RECOMPUTE, RETAIN, SharedValue, plan_shared_values
 
 from .cloning import clone_module, clone_op
 
-__all__ = ["realize_shared_values"]
+__all__ = ["realize_shared_values", "apply_shared_ssa"]
 
 
 def _ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation:
@@ -88,3 +89,16 @@ def realize_shared_values(module: ir.Module, values: Sequence[SharedValue]
         elif v.choice == MATERIALIZE:
             _materialize(v)
     return new, moved
+
+
+def apply_shared_ssa(module: ir.Module, mode: str, profile: Any
+                     ) -> tuple[ir.Module, list[SharedValue]]:
+    """Plan ``module``'s shared values in ``mode`` (``PlannerOptions.shared_ssa``) for
+    ``profile`` and realize the choices: the module to plan and lower from (``module`` itself
+    when every value is retained) and the choices, on that module."""
+    values = plan_shared_values(module, mode, profile)
+    if all(v.choice == RETAIN for v in values):
+        return module, values
+    new, values = realize_shared_values(module, values)
+    ir.verify(new, "candidate")
+    return new, values

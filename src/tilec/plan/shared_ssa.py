@@ -25,9 +25,11 @@ least two operations. Legality, per choice:
   target contracts or rounds each as it would the original);
 * materialize: besides purity, a group (``parallel`` nest) encloses the producer and every
   consumer (shared memory belongs to a group), the element type is not ``i1`` and the
-  tile fits the target's group memory on its own (``shared_bytes_per_group``; the
-  lowering still reports a group whose total does not fit, with its location). A value
-  that fails falls back to ``retain`` with the reason.
+  group's materialized values, in program order, fit the target's group memory
+  (``shared_bytes_per_group``). That bounds the values, not the group's other buffers: a
+  group whose total does not fit is still the lowering's located error ("the group needs
+  N bytes ..."), never a silent change. A value that fails falls back to ``retain`` with
+  the reason.
 
 ``expensive_only`` (the seed's EXPENSIVE_ONLY) recomputes a value whose body has only
 cheap arithmetic and retains one with a transcendental function, a power or a division
@@ -115,8 +117,9 @@ def _group_of(op: ir.Operation) -> ir.Operation | None:
 
 
 def _materializable(op: ir.Operation, consumers: tuple[ir.Operation, ...],
-                    shared_bytes: int | None) -> str | None:
-    """Why ``op``'s value may not be materialized in shared memory (None: it may)."""
+                    shared_bytes: int | None, taken: dict[ir.Operation, int]) -> str | None:
+    """Why ``op``'s value may not be materialized in shared memory (None: it may, and its
+    bytes are added to its group's in ``taken``)."""
     t = op.result.type
     if t.dtype is ir.i1:
         return "an i1 tile has no shared-memory form here"
@@ -128,8 +131,11 @@ def _materializable(op: ir.Operation, consumers: tuple[ir.Operation, ...],
     size = t.dtype.bytes
     for e in t.shape:
         size *= int(e)
-    if shared_bytes is not None and size > shared_bytes:
-        return f"its {size} bytes exceed the target's {shared_bytes} bytes of group memory"
+    before = taken.get(group, 0)
+    if shared_bytes is not None and before + size > shared_bytes:
+        return f"its {size} bytes, with the {before} of its group's values materialized " \
+               f"before it, exceed the target's {shared_bytes} bytes of group memory"
+    taken[group] = before + size
     return None
 
 
@@ -142,6 +148,7 @@ def plan_shared_values(module: ir.Module, mode: str, profile: Any = None
         raise ValueError(f"shared_ssa must be one of {', '.join(SHARED_SSA_MODES)}, got "
                          f"{mode!r}")
     shared_bytes = getattr(profile, "shared_bytes_per_group", None)
+    taken: dict[ir.Operation, int] = {}  # per group, the bytes materialized so far
     out: list[SharedValue] = []
     for fn in module:
         order = {op: k for k, op in enumerate(fn.walk())}
@@ -170,7 +177,7 @@ def plan_shared_values(module: ir.Module, mode: str, profile: Any = None
                                                 "body is cheap arithmetic: computed again " \
                                                 "for each consumer"
             elif mode == MATERIALIZE:
-                why = _materializable(op, consumers, shared_bytes)
+                why = _materializable(op, consumers, shared_bytes, taken)
                 if why is None:
                     choice, reason = MATERIALIZE, "shared_ssa is 'materialize': stored once " \
                                                   "to compiler-owned shared memory, loaded " \

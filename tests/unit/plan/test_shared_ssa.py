@@ -111,7 +111,12 @@ def test_a_value_larger_than_the_group_memory_is_retained() -> None:
     small = SimpleNamespace(shared_bytes_per_group=1024)
     values = plan_shared_values(module, "materialize", small)
     assert [v.choice for v in values] == ["retain", "retain"]
-    assert "its 2048 bytes exceed the target's 1024 bytes of group memory" in values[0].reason
+    assert "its 2048 bytes, with the 0 of its group's values materialized before it, exceed " \
+           "the target's 1024 bytes of group memory" in values[0].reason
+    one = SimpleNamespace(shared_bytes_per_group=3000)  # d fits, then e does not
+    values = plan_shared_values(module, "materialize", one)
+    assert [v.choice for v in values] == ["materialize", "retain"]
+    assert "with the 2048 of its group's values materialized before it" in values[1].reason
 
 
 def test_a_copy_for_a_consumer_in_a_loop_goes_before_the_loop() -> None:
@@ -140,3 +145,20 @@ def test_unknown_modes_are_refused() -> None:
     with pytest.raises(ValueError, match="shared_ssa must be one of"):
         plan_shared_values(ir.Module(), "sometimes")
     assert {"exp", "div", "tanh"} <= EXPENSIVE_FNS and "add" not in EXPENSIVE_FNS
+
+
+def test_lower_applies_the_mode_unless_the_planner_is_off() -> None:
+    from dataclasses import replace
+
+    from tilec.lower import LowerOptions, lower
+
+    args = softmax_inputs()
+    module = tc.compile(softmax_parts, *args, target="reference").module
+    o = LowerOptions()
+    on = replace(o, planner=replace(o.planner, shared_ssa="recompute"))
+    off = replace(on, planner=replace(on.planner, enabled=False))
+    maps = [sum(op.name == "map" for fn in lower(module, "cuda:sm_90", opts, machine=False
+                                                 ).scheduled for op in fn.walk())
+            for opts in (o, on, off)]
+    assert maps[1] > maps[0] == maps[2]
+    assert _counts(module) == (4, 0, 1)  # lowering never changes its input
