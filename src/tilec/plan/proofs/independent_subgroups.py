@@ -353,6 +353,14 @@ def prove(lane_block: ir.Block, fences: Iterable[ir.Operation], threads: int,
     return fact
 
 
+def _whole_group(op: ir.Operation) -> bool:
+    """Whether barrier ``op`` orders every thread of the group (a named barrier orders one
+    role's threads, a subgroup barrier each subgroup's)."""
+    if op.name == "sync":
+        return op.attr("scope") == "group"
+    return op.attr("catalog_id") in ("barrier.group", "barrier.cluster", "vote.any")
+
+
 def _ordered(lane_block: ir.Block, fences: set[ir.Operation]) -> list[ir.Operation]:
     return [op for op in lane_block.walk() if op in fences]
 
@@ -386,9 +394,13 @@ def _prove_block(block: ir.Block, outermost: bool, fences: set[ir.Operation], ev
                 open_why = f"an access before it is not known: {e}"
         op = ops[k]
         start = k + 1
-        if op not in fences:  # an explicit or protocol barrier: everything is ordered
-            if op.attr("catalog_id") != "barrier.subgroup":
+        if op not in fences:
+            if _whole_group(op):  # an explicit or protocol group barrier orders everything
                 older, recent, open_why = _Side(), _Side(), None
+            else:  # it orders some threads only: what comes before is not known
+                older, recent = _Side(), _Side()
+                open_why = f"the accesses before it cross a barrier of some threads " \
+                           f"('{op.attr('catalog_id') or op.name}' at {op.loc})"
             continue
         end = cuts[ci + 1] if ci + 1 < len(cuts) else len(ops)
         after = ops[k + 1:end]

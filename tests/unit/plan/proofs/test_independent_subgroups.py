@@ -140,6 +140,25 @@ def test_whole_subgroups_only_and_the_planner_needed() -> None:
     assert "independent_subgroups" not in res.resources[0]
 
 
+def test_a_barrier_of_some_threads_is_a_boundary() -> None:
+    """A named barrier before a fence orders one role's threads only: the accesses before it
+    are not known to be ordered, so the fence after it stays (an explicit group barrier, by
+    contrast, orders everything before it)."""
+    from tilec.plan.proofs.independent_subgroups import prove
+
+    for cid, attrs, kept in (("barrier.named", {"id": 1, "threads": 32}, True),
+                             ("barrier.group", {}, False)):
+        res = _lowered(read_transposed, "cuda:sm_90", elide=False, threads=32)
+        (fence,) = [op for fn in res.machine for op in fn.walk()
+                    if op.name == "atom.call" and op.attr("catalog_id") == "barrier.group"]
+        blk = fence.parent
+        first = next(op for op in blk.operations if op.name == "store")
+        blk.insert_op(ir.Operation("atom.call", [], [], {"catalog_id": cid, **attrs}), first)
+        fact = prove(blk, [fence], 32, 32)
+        needs = [s.needs for s in fact.sites]
+        assert needs == ([KEEP] if kept else [SUBGROUP]), (cid, fact.sites)
+
+
 # ------------------------------------------------------- the simulator checks the proof
 
 
