@@ -19,6 +19,7 @@ from subgroup_kernels import carried, column_sums, inputs, read_own, read_transp
 from tilec.lower import LowerOptions, lower
 from tilec.plan import PlannerOptions
 from tilec.plan.proofs.independent_subgroups import KEEP, NONE, SUBGROUP
+from tilec.targets.metal.check import check_msl, checker_unavailable
 from tilec.targets.reference.errors import SimulationError
 from tilec.targets.reference.simt import simulate_module
 
@@ -96,6 +97,16 @@ def test_the_subgroup_barrier_compiles(target: str, arch: str) -> None:
     src = compiled.compilation("emit").source  # the CUDASource, before any build
     assert "__syncwarp();" in src.text
     cubin(src, arch)
+
+
+@pytest.mark.skipif(checker_unavailable() is not None, reason=str(checker_unavailable()))
+def test_the_metal_subgroup_barrier_passes_the_check() -> None:
+    x, out = inputs(read_transposed)
+    exe = tc.compile(read_transposed, x, out, target="metal:m1",
+                     variant={"elide_independent_subgroup_barriers": True, "threads": 32}
+                     ).executable()
+    assert "simdgroup_barrier(mem_flags::mem_threadgroup);" in exe.source
+    check_msl(exe.source, exe.metal.buffer.origin_of_line, exe.metal.kernel)
 
 
 @pytest.mark.parametrize("target", TARGETS)
