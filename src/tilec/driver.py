@@ -264,11 +264,19 @@ class _Plan(_Stage):
     name = "plan"
 
     def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.lower.shared_values import apply_shared_ssa
         from tilec.plan import plan_module
 
         opts = _options(comp)
         shapes = dict(opts.shapes) if opts.shapes else None
+        # shared values first: recomputed copies and materialized buffers are what the
+        # matrix planner and the target's realization plan then see
+        shared: list[Any] = []
+        if opts.planner.enabled:  # without the planner every value stays as captured
+            comp.module, shared = apply_shared_ssa(comp.module, opts.planner.shared_ssa,
+                                                   comp.backend.profile)
         comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
+        comp.plan.shared_values = shared
         realize = getattr(comp.backend, "realization_plan", None)
         if realize is not None:  # the target plans what the matrix family does not cover
             comp.plan.realization = realize(comp.module, comp.fn_name, opts.target_facts)
@@ -302,6 +310,11 @@ class _Machine(_Stage):
             _log.info("@%s machine for %s: group %d has %d group barrier sites (%d before "
                       "coalescing)", comp.fn_name, comp.target, k, sites["after"],
                       sites["before"])
+            proof = info.get("independent_subgroups")
+            if proof is not None:
+                _log.info("@%s machine for %s: group %d independent subgroups: %d barrier "
+                          "sites stay, %d become subgroup barriers, %d go", comp.fn_name,
+                          comp.target, k, proof["group"], proof["subgroup"], proof["none"])
         module = comp.module
         return module, lambda: ir.print_module(module)
 

@@ -305,7 +305,8 @@ micro-tile of ``mma``, rows x vectors), passed as ``LowerOptions.target_facts``.
 
 VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                   "metal_mpp",
-                  "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
+                  "coalesce_group_barriers", "elide_independent_subgroup_barriers",
+                  "shared_ssa", "max_copy_batch", "bounded_k_views",
                   "bounded_mn_views", "forward_snapshots", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
@@ -321,7 +322,11 @@ threads per group, which fixes the planner's thread count and so its selection),
 output's type runs on the accumulator's registers, which are stored directly),
 ``simdgroup_matrix`` and ``metal_mpp`` (the metal:m1 realizations of the same names),
 ``coalesce_group_barriers`` (``PlannerOptions.coalesce_group_barriers``: False keeps the
-reference group barrier sequence, every memory one alias class), ``max_copy_batch``
+reference group barrier sequence, every memory one alias class),
+``elide_independent_subgroup_barriers`` (``PlannerOptions``: the lowering's group barriers
+proved to order only subgroup-local accesses become subgroup barriers or go),
+``shared_ssa`` (``PlannerOptions.shared_ssa``: retain, recompute or materialize pure values
+with several consumers), ``max_copy_batch``
 (``PlannerOptions.max_copy_batch``: the 16-byte chunks of synchronous staged copies loaded
 before their stores, 1 to 16; None: each copy's whole share), ``bounded_k_views``
 (``PlannerOptions.bounded_k_views``: the K steps past a proved physical K are skipped and
@@ -335,7 +340,8 @@ prefers it), the target facts
 
 _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simdgroup_matrix",
                    "metal_mpp",
-                   "coalesce_group_barriers", "max_copy_batch", "bounded_k_views",
+                   "coalesce_group_barriers", "elide_independent_subgroup_barriers",
+                   "shared_ssa", "max_copy_batch", "bounded_k_views",
                    "bounded_mn_views", "forward_snapshots")
 """Variant choices that are ``PlannerOptions`` fields."""
 

@@ -281,6 +281,12 @@ CATALOG: dict[str, AtomDef] = {
     e.catalog_id: e for e in (
         AtomDef("barrier.group", (), (), "group", "all threads of the group meet; orders "
                 "shared-memory accesses"),
+        AtomDef("barrier.subgroup", (), (), "warp",
+                "the threads of each subgroup (`width` consecutive threads: a warp, a SIMD-group) "
+                "meet; orders the shared-memory accesses of one subgroup's threads, not those of "
+                "different subgroups. Placed only where plan/proofs/independent_subgroups.py "
+                "proves every dependence it orders subgroup-local. CUDA: __syncwarp(); Metal: "
+                "simdgroup_barrier(mem_flags::mem_threadgroup)"),
         AtomDef("barrier.named", (), (), "group",
                 "the `threads` threads that reach named barrier `id` (1..15) meet; orders their "
                 "shared-memory accesses, not those of the group's other threads. A role region "

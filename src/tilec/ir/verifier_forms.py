@@ -692,6 +692,11 @@ def _check_atoms(ctx: _Context, op: Operation) -> Iterator[_Issue]:
             yield _Issue(f"{cid} is issued by a whole subgroup (participants = "
                          "\"subgroup\")", "6", op)
             return
+    if cid == "barrier.subgroup":
+        w = op.attr("width")
+        if not (isinstance(w, int) and not isinstance(w, bool) and w > 0):
+            yield _Issue(f"barrier.subgroup needs a positive subgroup width, got {w!r}", "16",
+                         op)
     if cid == "barrier.named":
         bid, n = op.attr("id"), op.attr("threads")
         if not (isinstance(bid, int) and 1 <= bid <= 15):

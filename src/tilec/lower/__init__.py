@@ -45,6 +45,16 @@ def lower(module: ir.Module, target: str, options: LowerOptions | None = None,
     from .schedule import schedule_module
 
     options = options or LowerOptions()
+    if plan is None and options.planner.enabled:  # a given plan planned the module as it is
+        from tilec.exec import get_profile
+
+        from .shared_values import apply_shared_ssa
+
+        try:
+            profile = get_profile(target)
+        except ValueError:  # scheduling names the unknown target
+            profile = None
+        module, _ = apply_shared_ssa(module, options.planner.shared_ssa, profile)
     scheduled, groups = schedule_module(module, target, options, plan)
     if options.verify:
         ir.verify(scheduled, "scheduled")

@@ -36,7 +36,7 @@ from tilec.ir import dist_layout as L
 from tilec.ir.allocation import shared_layout
 from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
 
-from .machine_sync import BarrierTracker
+from .machine_sync import BarrierTracker, weaken_independent_fences
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
 
@@ -750,6 +750,12 @@ class _FunctionLowering:
             g.split_k = SplitK(split_op, splits, grid_block.args[0])
             lower_split_body(g, par.regions[0].entry, g.split_k, coords)
         lb.create("yield")
+        independent = None
+        planner = self.options.planner
+        if planner.elide_independent_subgroup_barriers and planner.enabled \
+                and planner.coalesce_group_barriers and self.profile is not None:
+            independent = weaken_independent_fences(g.sync, lane_block, lanes,
+                                                    self.profile.subgroup_width)
         smem.finish()
         # Move the allocations before the lane parallel (they were created at the block end).
         lane_par = lane_block.parent_op
@@ -771,8 +777,12 @@ class _FunctionLowering:
         if groups > 1:
             grid.attributes["min_groups"] = groups
         before, after = g.sync.sites
-        info: dict[str, Any] = {"threads": lanes, "shared_bytes": need,
-                                "group_barrier_sites": {"before": before, "after": after}}
+        info: dict[str, Any] = {"threads": lanes, "shared_bytes": need}
+        if independent is not None:  # the proof's sites no longer group barriers
+            after -= independent.count("subgroup") + independent.count("none")
+            info["subgroup_barrier_sites"] = independent.count("subgroup")
+            info["independent_subgroups"] = independent.to_json()
+        info["group_barrier_sites"] = {"before": before, "after": after}
         if roles_loop is not None:
             info["producer_threads"] = PRODUCER_THREADS
         if split_op is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["BarrierTracker", "ROLE_BARRIER", "root_of"]
+__all__ = ["BarrierTracker", "ROLE_BARRIER", "root_of", "weaken_independent_fences"]
 
 
 def root_of(v: ir.Value) -> ir.Value:
@@ -87,16 +87,23 @@ class BarrierTracker:
         """The rule whose barriers are emitted."""
         self.reference: _Ledger | None = _Ledger(per_root=False) if coalesce else None
         """The reference rule, counted but not emitted (None: it is the active rule)."""
+        self.fences: list[Any] = []
+        """The ``barrier.group`` operations this tracker placed for a conflict or at a
+        segment's end (its own fences, by identity: what
+        ``plan/proofs/independent_subgroups.py`` may weaken; an explicit or protocol
+        barrier is not one)."""
 
     @property
     def _ledgers(self) -> list[_Ledger]:
         return [self.active] if self.reference is None else [self.active, self.reference]
 
-    def _emit(self) -> None:
+    def _emit(self, fence: bool = False) -> None:
         if self.g.role_threads is not None:
             self.g.atom("barrier.named", [], [], id=ROLE_BARRIER, threads=self.g.role_threads)
         else:
-            self.g.atom("barrier.group", [], [])
+            op = self.g.atom("barrier.group", [], [])
+            if fence:
+                self.fences.append(op)
         self.active.sites += 1
         self.active.clear()
 
@@ -126,7 +133,7 @@ class BarrierTracker:
             for r in roots:
                 ref.record(r, write)
         if any(self.active.conflicts(r, write) for r in roots):
-            self._emit()
+            self._emit(fence=True)
         for r in roots:
             self.active.record(r, write)
 
@@ -148,7 +155,7 @@ class BarrierTracker:
             ref.sites += 1
             ref.clear()
         if self.pending:
-            self._emit()
+            self._emit(fence=True)
 
     def forget(self, roots: Iterable[ir.Value]) -> None:
         """Accesses to ``roots`` are ordered by a protocol (a ring's barriers), not by group
@@ -189,3 +196,25 @@ class BarrierTracker:
         """Static group barrier sites: (under the reference rule, emitted)."""
         ref = self.reference if self.reference is not None else self.active
         return ref.sites, self.active.sites
+
+
+def weaken_independent_fences(tracker: BarrierTracker, lane_block: ir.Block, threads: int,
+                              width: int) -> Any:
+    """Apply ``plan.proofs.independent_subgroups`` to ``tracker``'s own fences in the SIMT
+    region ``lane_block``: a fence that needs a subgroup barrier becomes ``barrier.subgroup``
+    (of ``width`` threads), one that needs none is removed. Returns the proof's fact (the
+    group report's ``independent_subgroups``)."""
+    from tilec.plan.proofs.independent_subgroups import NONE, SUBGROUP, prove
+
+    fact = prove(lane_block, [f for f in tracker.fences if f is not None], threads, width)
+    for site in fact.sites:
+        op = site.op
+        if site.needs == SUBGROUP:
+            new = ir.Operation("atom.call", [], [], {"catalog_id": "barrier.subgroup",
+                                                     "width": width}, loc=op.loc)
+            op.parent.insert_op(new, op)
+            op.erase()
+            site.op = new
+        elif site.needs == NONE:
+            op.erase()
+    return fact

@@ -25,7 +25,7 @@ from .matrix import (
     thread_search,
     work_counts,
 )
-from .options import COST_BASES, PlannerOptions
+from .options import COST_BASES, SHARED_SSA_MODES, PlannerOptions
 from .report import GroupPlan, ModulePlan, Selection, ThreadOutcome, plan_group, plan_module
 from .solver import Option, Problem, ProblemResult, SearchCounters, Solution, solve, solve_problem
 from .work import (
@@ -45,7 +45,7 @@ __all__ = [
     "MatrixCandidate", "Rejection",
     "ThreadSearch", "WorkCounts", "atoms_for", "divisors", "enumerate_group", "factorizations",
     "fragment_scalars", "minimum_fragment_budget", "mpp_descriptor_rule", "thread_search",
-    "work_counts", "COST_BASES",
+    "work_counts", "COST_BASES", "SHARED_SSA_MODES",
     "PlannerOptions", "GroupPlan", "ModulePlan", "Selection", "ThreadOutcome", "plan_group",
     "plan_module", "Option", "Problem", "ProblemResult", "SearchCounters", "Solution", "solve",
     "solve_problem", "ACCUMULATOR_MODES", "DTYPE_BYTES", "AffineExtent", "GroupWorkload",

@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["PlannerOptions", "COST_BASES"]
+__all__ = ["PlannerOptions", "COST_BASES", "SHARED_SSA_MODES"]
+
+SHARED_SSA_MODES = ("retain", "recompute", "materialize", "expensive_only")
+"""The values ``PlannerOptions.shared_ssa`` may take."""
 
 COST_BASES = ("metal_simdgroup_reference_v1", "metal_mpp_memory_v3", "metal_cross_family_v1",
               "cuda_mma_v1",
@@ -95,6 +98,23 @@ class PlannerOptions:
     trip."""
     coalesce_group_barriers: bool = True
     """Dependence-aware coalescing of the mapper's own group barriers."""
+    elide_independent_subgroup_barriers: bool = False
+    """Weaken each of the lowering's own group barriers that
+    ``plan/proofs/independent_subgroups.py`` proves orders only subgroup-local accesses to a
+    subgroup barrier (``barrier.subgroup``: ``__syncwarp`` on CUDA, ``simdgroup_barrier``
+    on Metal), and remove one that orders only each thread's own accesses. Needs the planner
+    and ``coalesce_group_barriers``; the group report gives the proof per site
+    (``independent_subgroups``). Default off, as the seed says: removing fences is not a
+    measured gain (its fixed-geometry replay got slower)."""
+    shared_ssa: str = "retain"
+    """How a pure tile value with several consumers (``e = exp(x - m)`` read by a sum and
+    by a product) is realized (``plan/shared_ssa.py``; seed 001, "Shared SSA preserves a
+    resource-planning choice"): ``"retain"`` (default, the code before this option) computes
+    it once and keeps it (registers on a GPU, a local array on cpu); ``"recompute"`` computes
+    it again for each consumer; ``"materialize"`` stores it once to compiler-owned shared
+    memory and loads it at each consumer; ``"expensive_only"`` recomputes values made of
+    cheap arithmetic only and retains those with a transcendental or a division. The plan
+    report lists each value, its choice and why."""
     max_copy_batch: int | None = None
     """Synchronous staged copies (``lower/machine_copies.py``): ``B`` in 1..16 copies the
     chunks (16-byte vectors) of an issue's consecutive synchronous copies ``B`` at a time,
@@ -129,6 +149,9 @@ class PlannerOptions:
         budget = self.max_fragment_scalars_per_lane
         if budget is not None and budget < 0:
             raise ValueError("max_fragment_scalars_per_lane must be non-negative")
+        if self.shared_ssa not in SHARED_SSA_MODES:
+            raise ValueError(f"shared_ssa must be one of {', '.join(SHARED_SSA_MODES)}, got "
+                             f"{self.shared_ssa!r}")
         b = self.max_copy_batch
         if b is not None and (not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 16):
             raise ValueError(f"max_copy_batch must be None or an integer in [1, 16], got {b!r}")

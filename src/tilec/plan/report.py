@@ -27,6 +27,7 @@ from .extract import extract_groups
 from .matrix import Enumeration, Realization, Rejection, enumerate_group
 from .options import PlannerOptions
 from .proofs.split_k import split_loop
+from .shared_ssa import SharedValue, render_shared_values
 from .solver import Option, Problem, ProblemResult, SearchCounters, solve
 from .work import GroupWorkload
 
@@ -298,6 +299,9 @@ class ModulePlan:
     """The target's own realization plan, for a target that plans one beside the matrix
     family (cpu: programs over OpenMP threads, vector lanes, register micro-tiles): any
     object with ``render()`` and ``to_json()``; None otherwise."""
+    shared_values: list[SharedValue] = field(default_factory=list)
+    """Every pure multi-consumer value and its choice (``options.shared_ssa``;
+    ``shared_ssa.plan_shared_values``), on the module this plan planned."""
 
     def to_json(self) -> dict[str, Any]:
         """Everything, JSON-serializable."""
@@ -306,6 +310,7 @@ class ModulePlan:
                 "options": self.options.to_json(),
                 "groups": [g.to_json() for g in self.groups],
                 "unplanned": list(self.unplanned),
+                "shared_values": [v.to_json() for v in self.shared_values],
                 "realization": None if self.realization is None
                 else self.realization.to_json()}
 
@@ -320,6 +325,8 @@ class ModulePlan:
         if trav is not None:
             out.append(f"program traversal: {trav} (the lowering numbers every grid of rank 2 "
                        "or more so; a rank-1 grid stays row-major)")
+        if self.shared_values or self.options.shared_ssa != "retain":
+            out.append(render_shared_values(self.options.shared_ssa, self.shared_values))
         if self.realization is not None:
             out.append(self.realization.render())
         return "\n".join(out)

@@ -144,6 +144,17 @@ def test_a_path_may_split_k() -> None:
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
 
 
+def test_a_path_may_weaken_subgroup_barriers_and_choose_shared_values() -> None:
+    from tilec.testing.fuzz.paths import path_error, split_path
+
+    assert split_path("simt:cuda:sm_90+subgroups+threads:32")[1] == {
+        "elide_independent_subgroup_barriers": True, "threads": 32}
+    assert split_path("simt:metal:m1+ssa:materialize")[1] == {"shared_ssa": "materialize"}
+    assert path_error("simt:cuda:sm_80+ssa:expensive_only+subgroups") is None
+    assert "ssa must be one of" in (path_error("cpu+ssa:sometimes") or "")
+    assert "threads must be" in (path_error("cpu+threads:x") or "")
+
+
 def test_a_path_may_run_persistent_groups() -> None:
     from tilec.testing.fuzz.paths import execute, path_error, split_path
 

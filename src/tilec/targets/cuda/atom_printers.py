@@ -32,6 +32,13 @@ def _barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
+def _subgroup_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """The threads of each warp meet (every lane of the warp reaches it: the placement proof
+    keeps it at group-uniform control flow)."""
+    em.buf.line("__syncwarp();")
+    return False
+
+
 def _named_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     """``bar.sync id, threads``: the threads of one role region meet."""
     em.buf.line(f'asm volatile("bar.sync {int(op.attr("id"))}, {int(op.attr("threads"))};" '
@@ -467,6 +474,7 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
 PRINTERS: dict[str, Printer] = {
     "barrier.group": _barrier,
     "barrier.named": _named_barrier,
+    "barrier.subgroup": _subgroup_barrier,
     "setmaxnreg": _setmaxnreg,
     "vote.any": _vote_any,
     "shfl.xor": _shfl_xor,

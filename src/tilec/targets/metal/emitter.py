@@ -14,7 +14,8 @@ hooks and replaces what differs:
   ``blockIdx``; the lane ``parallel`` onto ``[[thread_index_in_threadgroup]]``;
 * threadgroup memory is one ``threadgroup uint4`` array in the kernel's scope, of the
   allocate stage's size; each buffer is a ``threadgroup T *`` at its offset;
-* ``barrier.group`` / a group ``sync``: ``threadgroup_barrier``; ``shfl.xor``:
+* ``barrier.group`` / a group ``sync``: ``threadgroup_barrier``; ``barrier.subgroup``:
+  ``simdgroup_barrier`` (threadgroup memory ordered within each SIMD-group); ``shfl.xor``:
   ``simd_shuffle_xor``; ``vote.any``: ``simd_any`` per SIMD-group, one threadgroup word per
   SIMD-group between two barriers;
 * a device check claims ``tc_check[0]`` with a compare-and-swap and stores its values as
@@ -59,7 +60,8 @@ __all__ = ["MetalEmitter", "emit_metal"]
 _SPACES = {"global": "device ", "shared": "threadgroup ", "local": "thread ",
            "fragment": "thread "}
 
-METAL_ATOMS = ("barrier.group", "shfl.xor", "vote.any", *SIMDGROUP_OPS, *MPP_OPS)
+METAL_ATOMS = ("barrier.group", "barrier.subgroup", "shfl.xor", "vote.any", *SIMDGROUP_OPS,
+               *MPP_OPS)
 """Catalog atoms with a Metal form; the others are CUDA instructions."""
 
 
@@ -312,17 +314,18 @@ class MetalEmitter(CUDAEmitter):
 
     # -- atoms --------------------------------------------------------------------------
     def emit_atom_call(self, op: ir.Operation) -> None:
-        """``barrier.group``, ``shfl.xor``, ``vote.any``, the opaque ``simdgroup.*``
-        fragments (``simdgroup_printers``) and the MPP ``matmul2d`` (``mpp_printers``); every
-        other atom is CUDA's."""
+        """``barrier.group``, ``barrier.subgroup``, ``shfl.xor``, ``vote.any``, the opaque
+        ``simdgroup.*`` fragments (``simdgroup_printers``) and the MPP ``matmul2d``
+        (``mpp_printers``); every other atom is CUDA's."""
         cid = op.attr("catalog_id")
         if cid not in CATALOG:
             raise self.unsupported(op, f"unknown atom {cid!r}")
         if cid not in METAL_ATOMS:
             raise self.unsupported(op, f"atom {cid!r} is a CUDA instruction with no Metal "
                                        f"form (Metal has {', '.join(METAL_ATOMS)})")
-        if cid == "barrier.group":
-            self.buf.line("threadgroup_barrier(mem_flags::mem_threadgroup);")
+        if cid in ("barrier.group", "barrier.subgroup"):
+            fn = "threadgroup_barrier" if cid == "barrier.group" else "simdgroup_barrier"
+            self.buf.line(f"{fn}(mem_flags::mem_threadgroup);")
             for r in op.results:
                 self.bind(r, TokenVal())
         elif cid == "shfl.xor":

@@ -11,7 +11,8 @@ wrong answer, as on hardware.
 Participation rules (what a GPU leaves undefined, the simulator reports):
 
 * ``barrier.group`` and ``vote.any``: every thread of the group, at uniform
-  control flow;
+  control flow; ``barrier.subgroup``: every thread of a subgroup or none of it (it orders
+  accesses within each subgroup only: ``GroupClock.hb``);
 * warp atoms (``mma.*``, ``ldmatrix.x4``, ``ldmatrix.x4.trans``): all 32 lanes of a
   warp or none; an ``ldmatrix`` row is 16 contiguous, 16-byte aligned bytes;
 * ``shfl.xor``: an active lane may only read an active lane of its warp;
@@ -140,6 +141,37 @@ def _barrier(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nda
             f"threads (threads {_lane_list(~active)} do not arrive{why}); a group barrier "
             f"must be at control flow that is uniform across the group", "divergence", ops)
     ctx.clock.advance(op)
+    return _tokens(op)
+
+
+@atom_impl("barrier.subgroup")
+def _subgroup_barrier(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                      ) -> Sequence[Any]:
+    # The threads of each subgroup meet: every thread's earlier accesses are ordered before
+    # the later ones of the threads of its own subgroup only (``GroupClock.hb``, as a named
+    # barrier over each subgroup's threads); the epoch does not advance, so an access of
+    # another subgroup's thread still races.
+    width = int(op.attr("width"))
+    lanes = np.arange(ctx.lanes)
+    for w in range(-(-ctx.lanes // width)):
+        mine = (lanes // width) == w
+        if active[mine].any() and not active[mine].all():
+            missing = lanes[mine & ~active]
+            cause = ctx.divergence_cause()
+            why = f", because of {describe_op(cause)}" if cause is not None else ""
+            raise SimulationError(
+                f"barrier.subgroup is reached by {int(active[mine].sum())} of the "
+                f"{int(mine.sum())} threads of subgroup {w} (threads "
+                f"{', '.join(str(int(t)) for t in missing[:8])} do not arrive{why}); every "
+                "thread of a subgroup must reach its barrier", "divergence",
+                [op] + ([cause] if cause is not None else []))
+    hb = ctx.clock.orders(ctx.lanes)
+    t = ctx.clock.tick()
+    for w in range(-(-ctx.lanes // width)):
+        who = np.flatnonzero(((lanes // width) == w) & active)
+        if who.size:
+            sub = np.ix_(who, who)
+            hb[sub] = np.maximum(hb[sub], t)
     return _tokens(op)
 
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     gen_parallel,
     gen_reduce,
     gen_scan,
+    gen_shared,
     gen_windows,
 )
 from .generator import PRODUCERS, STATEMENTS, canonical_order

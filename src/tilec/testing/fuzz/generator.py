@@ -22,19 +22,22 @@ __all__ = ["Gen", "Producer", "StmtMaker", "FAMILIES", "DEFAULT_WEIGHTS", "gener
            "PRODUCERS", "STATEMENTS", "small_extent", "canonical_order"]
 
 FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory",
-            "gemm", "arange", "steps", "scan", "exchange", "gather", "unsigned", "small_gemm")
+            "gemm", "arange", "steps", "scan", "exchange", "gather", "unsigned", "small_gemm",
+            "shared")
 """The feature families, selectable with ``--features``."""
 
 DEFAULT_WEIGHTS = {"windows": 3, "elementwise": 4, "reduce": 3, "loops": 3, "matrix": 3,
                    "parallel": 2, "memory": 2, "gemm": 0, "arange": 0, "steps": 0,
-                   "scan": 0, "exchange": 0, "gather": 0, "unsigned": 0, "small_gemm": 0}
+                   "scan": 0, "exchange": 0, "gather": 0, "unsigned": 0, "small_gemm": 0,
+                   "shared": 0}
 """How often each family is drawn relative to the others. ``gemm`` (whole GEMM programs,
 ``gen_gemm``; ``small_gemm``: the same nest with f32 operands and tiles a metal:m1 group
 holds), ``arange`` (coordinate tiles, ``gen_arange``), ``steps`` (runtime
 loop steps, ``gen_loops``), ``scan`` (``tc.cumsum`` and friends, ``gen_scan``),
 ``exchange`` (``atomic_xchg``/``atomic_cas``, ``gen_exchange``), ``gather``
-(data-dependent addresses, ``gen_gather``) and ``unsigned`` (``u8``/``u16``/``u32`` among
-the element types ``any_dt`` draws, with shifts in their elementwise arithmetic) are off
+(data-dependent addresses, ``gen_gather``), ``unsigned`` (``u8``/``u16``/``u32`` among
+the element types ``any_dt`` draws, with shifts in their elementwise arithmetic) and
+``shared`` (a value read by several stores, ``gen_shared``) are off
 unless asked for, so that other campaigns' streams stay as they were; named in
 ``--features`` without a weight each gets weight 1."""
 
@@ -225,7 +228,7 @@ _LEAVES = {"var", "window", "full", "arange"}
 
 _MODULE_ORDER = ("gen_elementwise", "gen_windows", "gen_loops", "gen_matrix", "gen_memory",
                  "gen_parallel", "gen_reduce", "gen_gemm", "gen_arange", "gen_scan",
-                 "gen_exchange", "gen_gather")
+                 "gen_exchange", "gen_gather", "gen_shared")
 """The order the family modules register in when ``families`` imports them: choices index
 the registered lists, so the lists are kept in this order whatever imported a family
 module first (a test importing ``gen_matrix`` directly used to change every program)."""

@@ -23,8 +23,11 @@ copies synchronous staged operands 4 chunks at a time, loads then stores
 only their chunks (``bounded_k_views``), ``+boundedmn`` skips the accumulator rectangles
 outside proved bounded M/N views (``bounded_mn_views``), ``+forward`` lets the planner
 choose forwarded matrix operands (``forward_snapshots``: each lane loads its fragments from
-global memory where the snapshot forwarding proof holds), ``+grouped:3+mbarrier`` the
-first two
+global memory where the snapshot forwarding proof holds), ``+subgroups`` weakens the group
+barriers the independent-subgroup proof allows (``elide_independent_subgroup_barriers``),
+``+ssa:recompute`` realizes pure multi-consumer values so (``shared_ssa``: also
+``materialize``, ``expensive_only``), ``+threads:32`` fixes the threads per group (one
+subgroup: every exchange subgroup-local), ``+grouped:3+mbarrier`` the first two
 (``split_path``).
 Only the public API is used. A path's exception is a *rejection* when it is
 one of the user-facing error types and its message names the kernel's file;
@@ -64,6 +67,7 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "epilogue": ("fuse_matrix_epilogues", True),
                  "trip": ("fuse_matrix_epilogues", False),
                  "fences": ("coalesce_group_barriers", False),
+                 "subgroups": ("elide_independent_subgroup_barriers", True),
                  "cluster": ("cluster", 2),
                  "regstore": ("tensor_store", False),
                  "simdgroup": ("simdgroup_matrix", "only"),
@@ -73,11 +77,13 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "mpp": ("metal_mpp", "only"),
                  "families": ("metal_mpp", "auto")}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
-group barrier sequence: no coalescing; ``plain`` keeps the ordinary ring where the default
-plan gives a producer warpgroup; ``trip`` sends the accumulator through shared memory
-where the default plan fuses its epilogue; ``cluster`` pairs a persistent group's programs
-into clusters of two that multicast their shared operand; ``regstore`` stores a
-warp-specialized group's output from registers instead of through tensor stores;
+group barrier sequence: no coalescing; ``subgroups`` weakens the group barriers the
+independent-subgroup proof allows to subgroup barriers, or removes them; ``plain`` keeps
+the ordinary ring where the default plan gives a producer warpgroup; ``trip`` sends the
+accumulator through shared memory where the default plan fuses its epilogue; ``cluster``
+pairs a persistent group's programs into clusters of two that multicast their shared
+operand; ``regstore`` stores a warp-specialized group's output from registers instead of
+through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
 operands from global memory, unstaged, where its basis prefers it; ``mpp`` with MPP
@@ -90,7 +96,9 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
     """A path's base and its plan variant (None without a ``+`` suffix): choices each after a
     ``+``, each ``grouped:G`` (a program traversal), ``splitk:S`` (``split_k``; a word
     that is not a number stays a string, for ``path_error`` to name), ``persistent:P``
-    (``persistent``, the same), ``copybatch:B`` (``max_copy_batch``, the same) or a word of
+    (``persistent``, the same), ``copybatch:B`` (``max_copy_batch``, the same),
+    ``ssa:MODE`` (``shared_ssa``: retain, recompute, materialize or expensive_only),
+    ``threads:T`` (``threads``: exact threads per group) or a word of
     ``VARIANT_FLAGS`` (``mbarrier``: ``mbarrier_ring``; ``ws``: ``warp_specialized``;
     ``epilogue``: ``fuse_matrix_epilogues``; ``fences``: no ``coalesce_group_barriers``;
     ``inflight``: ``wgmma_in_flight`` 1)."""
@@ -111,6 +119,11 @@ def split_path(path: str) -> tuple[str, dict[str, Any] | None]:
         elif part.startswith("copybatch:"):
             n = part[len("copybatch:"):]
             variant["max_copy_batch"] = int(n) if n.isdigit() else n
+        elif part.startswith("ssa:"):
+            variant["shared_ssa"] = part[len("ssa:"):]
+        elif part.startswith("threads:"):
+            n = part[len("threads:"):]
+            variant["threads"] = int(n) if n.isdigit() else n
         else:
             variant["program_traversal"] = part
     return base, variant
@@ -139,11 +152,13 @@ def path_error(path: str) -> str | None:
             return f"the tirx:llvm path needs TVM: {why}"
     if base not in ALL_PATHS:
         words = ", ".join(f"'+{w}'" for w in (*VARIANT_FLAGS, "grouped:G", "splitk:S",
-                                                "persistent:P", "copybatch:B"))
+                                                "persistent:P", "copybatch:B", "ssa:MODE",
+                                                "threads:T"))
         return f"unknown path {path!r}; known: {', '.join(ALL_PATHS)} (a path may add " \
             f"{words} or several: '+grouped:G+mbarrier')"
     if variant is not None:
         from tilec.ir.traversal import parse_traversal
+        from tilec.plan import SHARED_SSA_MODES
 
         k = variant.get("split_k")
         if k is not None and not (isinstance(k, int) and 1 <= k <= 64):
@@ -154,6 +169,12 @@ def path_error(path: str) -> str | None:
         b = variant.get("max_copy_batch")
         if b is not None and not (isinstance(b, int) and 1 <= b <= 16):
             return f"copybatch must be an integer from 1 to 16, got {b!r} in {path!r}"
+        m = variant.get("shared_ssa")
+        if m is not None and m not in SHARED_SSA_MODES:
+            return f"ssa must be one of {', '.join(SHARED_SSA_MODES)}, got {m!r} in {path!r}"
+        t = variant.get("threads")
+        if t is not None and not (isinstance(t, int) and 1 <= t <= 1024):
+            return f"threads must be an integer from 1 to 1024, got {t!r} in {path!r}"
         if "program_traversal" in variant:
             why = parse_traversal(variant["program_traversal"])
             if isinstance(why, str):

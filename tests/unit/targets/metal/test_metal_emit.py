@@ -233,8 +233,9 @@ def test_a_cuda_instruction_is_refused_by_name() -> None:
     machine = compile_module(c.module, c.fn_name, "cuda:sm_80", "allocate").module
     msg = _refusal(lambda: emit_metal(machine, c.fn_name), UnsupportedError)
     assert re.search(r"atom '(cp\.async|mma|ldmatrix)[^']*' is a CUDA instruction with no "
-                     r"Metal form \(Metal has barrier.group, shfl.xor, vote.any, simdgroup.load, "
-                     r"simdgroup.mma, simdgroup.store, mpp.matmul2d\)", msg), msg
+                     r"Metal form \(Metal has barrier.group, barrier.subgroup, shfl.xor, "
+                     r"vote.any, simdgroup.load, simdgroup.mma, simdgroup.store, "
+                     r"mpp.matmul2d\)", msg), msg
     assert msg.startswith(f"{KERNELS}:")
 
 
