@@ -34,6 +34,7 @@ every program the rectangle realization is legal for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tilec.ir as ir
@@ -110,12 +111,7 @@ def simdgroup_mma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b
         return g.atom("simdgroup.load", [_block_view(g, mem, row, col)], [frag_t]).result
 
     accs = [load(buf, row0 + fm * _B, col0 + fn * _B) for fm in range(rm) for fn in range(rn)]
-    for step in range(k // _B):
-        kk = ir.const(step * _B)
-        fa = [load(a, row0 + fm * _B, kk) for fm in range(rm)]
-        fb = [load(b, kk, col0 + fn * _B) for fn in range(rn)]
-        accs = [g.atom("simdgroup.mma", [fa[f // rn], fb[f % rn], acc], [frag_t]).result
-                for f, acc in enumerate(accs)]
+    accs = _k_steps(g, load, a, b, accs, row0, col0, rm, rn, k)
     # each subgroup rewrites only its own blocks, which it alone has read: the tracker's
     # barrier before these stores orders them after every thread's C stores above too
     g.sync.write(c_view)
@@ -233,11 +229,20 @@ def resident_mma(g: GroupLowering, op: ir.Operation, c: Fragments, a: ir.Value, 
     def load(mem: ir.Value, row: ir.AffineExpr, col: ir.AffineExpr) -> ir.Value:
         return g.atom("simdgroup.load", [_block_view(g, mem, row, col)], [frag_t]).result
 
-    accs = list(c.values)
+    return Fragments(c.slot, tuple(_k_steps(g, load, a, b, list(c.values), row0, col0, rm, rn,
+                                            k)))
+
+
+def _k_steps(g: GroupLowering, load: Callable[[ir.Value, ir.AffineExpr, ir.AffineExpr],
+                                               ir.Value],
+             a: ir.Value, b: ir.Value, accs: list[ir.Value], row0: ir.AffineExpr,
+             col0: ir.AffineExpr, rm: int, rn: int, k: int) -> list[ir.Value]:
+    """Per 8-deep K step: the subgroup's ``rm`` A and ``rn`` B fragments (``load``) and its
+    ``rm x rn`` products into ``accs`` (row-major); the new accumulator fragments."""
     for step in range(k // _B):
         kk = ir.const(step * _B)
         fa = [load(a, row0 + fm * _B, kk) for fm in range(rm)]
         fb = [load(b, kk, col0 + fn * _B) for fn in range(rn)]
-        accs = [g.atom("simdgroup.mma", [fa[f // rn], fb[f % rn], acc], [frag_t]).result
+        accs = [g.atom("simdgroup.mma", [fa[f // rn], fb[f % rn], acc], [acc.type]).result
                 for f, acc in enumerate(accs)]
-    return Fragments(c.slot, tuple(accs))
+    return accs

@@ -110,7 +110,24 @@ _VIEW = {np.dtype(np.bool_): np.uint8, np.dtype(nx.BF16): np.uint16}
 """Arrays passed as another dtype of the same width (the PrimFunc's memory dtypes)."""
 
 
-class TirxDeviceExecutable:
+class _TirxKernel:
+    """What both GPU forms of a bridged kernel answer (``function``, ``export``)."""
+
+    function: ir.Function
+    export: Export
+
+    @property
+    def name(self) -> str:
+        """The kernel's name."""
+        return self.function.name
+
+    @property
+    def tirx(self) -> str:
+        """The PrimFunc as TVMScript."""
+        return self.export.text
+
+
+class TirxDeviceExecutable(_TirxKernel):
     """A ``tirx:cuda`` kernel: call it with numpy arrays (copied to the GPU and back)."""
 
     def __init__(self, module: ir.Module, fn: ir.Function, export: Export, lib: Any,
@@ -131,16 +148,6 @@ class TirxDeviceExecutable:
         """The architecture it was built for."""
         self.host_checks = HostChecks(fn)
         """Checks evaluated on the arguments before the call."""
-
-    @property
-    def name(self) -> str:
-        """The kernel's name."""
-        return self.function.name
-
-    @property
-    def tirx(self) -> str:
-        """The PrimFunc as TVMScript."""
-        return self.export.text
 
     @property
     def runnable(self) -> bool:
@@ -189,7 +196,7 @@ class TirxDeviceExecutable:
         return f"<TirxDeviceExecutable @{self.name} ({self.target}, {self.arch})>"
 
 
-class TirxSourceOnly:
+class TirxSourceOnly(_TirxKernel):
     """A ``tirx:metal`` kernel: its source; calling it is refused with the reason
     (``Compiled.run`` raises ``TargetUnavailable`` from the probe before this)."""
 
@@ -205,16 +212,6 @@ class TirxSourceOnly:
 
     runnable = False
     """Source only: ``Compiled.run`` raises ``TargetUnavailable`` with the probe's reason."""
-
-    @property
-    def name(self) -> str:
-        """The kernel's name."""
-        return self.function.name
-
-    @property
-    def tirx(self) -> str:
-        """The PrimFunc as TVMScript."""
-        return self.export.text
 
     def __call__(self, *args: Any) -> None:
         raise RuntimeError(f"target {self.target!r} emits source only (TVM's Metal code "
