@@ -27,7 +27,8 @@ A *forwarded* atom rectangle (``forwarded``: the planner's candidate where the s
 forwarding proof holds, ``plan/proofs/snapshot_forwarding.py``) stages nothing: per K step
 each lane loads its A and B fragment elements from global memory through the operands'
 source views (``machine.Forwarded``), with the loads' fill outside a ``bounded`` window,
-and issues the same atoms.
+and issues the same atoms. A forwarded MPP operation passes the source views themselves
+(device tensors, ``machine_mpp``).
 
 The accumulator arrives in the realization's layout (the Scheduled form's
 repartition records convert it wherever it is produced in another: a
@@ -126,12 +127,16 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     swizzle = real in WGMMA_ATOMS
     fwd = [g.lookup(op.operand(j)) for j in range(2)]
     if op.attr("forwarded"):
-        if not all(isinstance(x, Forwarded) for x in fwd) or real not in MMA_ATOMS \
+        if not all(isinstance(x, Forwarded) for x in fwd) \
+                or not (real in MMA_ATOMS or real in MPP_REALIZATIONS) \
                 or op.attr("distribution") != "rectangle":
             raise LoweringBug(ir.format_located(
                 f"internal: a forwarded {real} mma whose operands are not both forwarded "
                 "snapshots of an atom rectangle (schedule._mark_forwarded)", op.loc))
         fa, fb = fwd
+        if real in MPP_REALIZATIONS:  # matmul2d reads device tensors over the windows
+            g.bind(op.result, mpp_mma(g, op, c, fa.view, fb.view, k, direct=True))
+            return
         # no barrier bookkeeping: the proof says no operation of the function writes either
         # source, so no thread's access can conflict with these reads
         g.bind(op.result, _atoms(g, op, c, fa.view, fb.view, k, fills=(fa.fill, fb.fill)))

@@ -14,6 +14,11 @@ execution is:
   ``M x K``, ``K x N`` and ``M x N`` views together;
 * every lane reads its lane-FMA registers back from the C buffer.
 
+A *direct* (forwarded) operation stages neither A nor B: the views are the loads' own windows
+of the kernel buffers (``mpp_operands`` says which qualify), which the operation reads as
+device tensors with the windows' actual extents; nothing writes them (the snapshot
+forwarding proof), so no barrier orders those reads.
+
 The descriptor's rules are the planner's (``MPP_DESCRIPTOR``): M and N of each operation
 multiples of 8, one of them of 16; a K that is not a multiple of 16 is emitted as a dynamic
 K (the descriptor's tail case). Bounded M / N / K tails are the staging's, as for the other
@@ -42,9 +47,10 @@ def _descriptor_error(rule: DescriptorRule, m: int, n: int, k: int) -> str | Non
 
 
 def mpp_mma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.Value,
-            k: int) -> Lowered:
+            k: int, direct: bool = False) -> Lowered:
     """One execution of an MPP realization (module docstring); ``a`` and ``b`` are the
-    staged operand views, ``c`` the accumulator in the lane-FMA layout."""
+    staged operand views, or with ``direct`` the loads' windows of the kernel buffers;
+    ``c`` is the accumulator in the lane-FMA layout."""
     real = op.attr("realization")
     if real not in MPP_REALIZATIONS or op.attr("distribution") != "rectangle":
         raise LoweringBug(ir.format_located(
@@ -68,7 +74,10 @@ def mpp_mma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.V
     buf = g.smem.buffer((m, n + row_pad(acc_t.bytes)), acc_t, "C staging")
     c_view = g.view(buf, [], ir.IndexMap.identity(2), (m, n), False)
     g.store_registers(c_view, c)
-    g.sync.read(a, b, c_view)
+    if direct:
+        g.sync.read(c_view)
+    else:
+        g.sync.read(a, b, c_view)
     # the operation rewrites C in place: the tracker's barrier orders it after every
     # thread's C stores above (each subgroup's block is its own)
     g.sync.write(c_view)

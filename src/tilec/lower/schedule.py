@@ -49,6 +49,7 @@ from tilec.plan import GroupPlan, MatrixCandidate, ModulePlan, extract_groups, p
 from tilec.plan.proofs import snapshot_forwarding, split_loop, subgroup_extents
 
 from .cloning import clone_module
+from .mpp_operands import direct_operand_refusal
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule_staging import (
     beside_rings,
@@ -308,7 +309,7 @@ def _mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
     else:
         layout = L.fragment_acc((m, n), threads, d.gm, d.gn, d.rm, d.rn, am, an, frag.map,
                                 frag.regs)
-    forwarded = cand.forwarded and realization in MMA_ATOMS
+    forwarded = cand.forwarded and (realization in MMA_ATOMS or realization in MPP_REALIZATIONS)
     return MmaChoice(realization, atom_id, "rectangle", d.gm, d.gn, d.rm, d.rn,
                      cand.accumulator, layout, forwarded=forwarded)
 
@@ -333,6 +334,17 @@ def _staged_use(g: GroupSchedule, x: ir.Operation, marked: dict[ir.Operation, An
                for u in x.result.uses)
 
 
+def _mpp_direct_refusal(op: ir.Operation) -> str | None:
+    """Why an MPP ``mma`` cannot read its operands as device tensors (``mpp_operands``)."""
+    for j, role in ((0, "A"), (1, "B")):
+        chain = _snapshot_chain(op.operand(j))
+        why = "its snapshot is not a load" if chain is None \
+            else direct_operand_refusal(chain[-1])
+        if why:
+            return f"MPP direct operand {role}: {why}"
+    return None
+
+
 def _mark_forwarded(g: GroupSchedule) -> None:
     """Mark the snapshots the forwarded choices read (``forwarded``), so that they are
     neither staged nor loaded; a choice whose snapshot another, staged, consumer also reads
@@ -347,6 +359,8 @@ def _mark_forwarded(g: GroupSchedule) -> None:
         proof = proof or (snapshot_forwarding(fn) if fn is not None else None)
         why = "not in a function" if proof is None else \
             proof.why_not(op, 0) or proof.why_not(op, 1)
+        if not why and ch.realization in MPP_REALIZATIONS:
+            why = _mpp_direct_refusal(op)
         if why:  # a forced candidate: the proof decides, not the request
             g.mma[op] = dataclasses.replace(ch, forwarded=False)
             g.notes.append(f"the mma at {op.loc} is staged: snapshot forwarding refused ({why})")

@@ -251,10 +251,11 @@ class MatrixCandidate:
     remaining_elements: int
     """Scalar elements of the operation's removable domains that remain."""
     forwarded: bool = False
-    """A and B are read from their source windows, each lane loading its fragment elements
-    from global memory where the atom runs, with no shared staging (the snapshot
-    forwarding proof, ``MatrixWorkload.inputs_forwardable``): their bytes are released and
-    no ring is placed."""
+    """A and B are read from their source windows with no shared staging (the snapshot
+    forwarding proof, ``MatrixWorkload.inputs_forwardable``): each lane loads its fragment
+    elements from global memory where the atom runs (``mma_sync``), or the MPP operation
+    reads them as device tensors (``mpp``). Their bytes are released and no ring is
+    placed."""
 
     @property
     def label(self) -> str:
@@ -525,9 +526,11 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
         else Realization.RECTANGLE
     examined = 0
     # the forwarded rectangles: mma.sync fragments loaded by each lane from global memory
-    # (lower/machine_matrix), where the snapshot proof holds and the option asks for them
+    # (lower/machine_matrix) or MPP operations reading device tensors (lower/machine_mpp),
+    # where the snapshot proof holds and the option asks for them
     forwarding = (options.forward_snapshots and w.inputs_forwardable
-                  and atom.family == FORWARDED_FAMILY and realization == Realization.RECTANGLE)
+                  and ((atom.family == FORWARDED_FAMILY and realization == Realization.RECTANGLE)
+                       or (atom.family == "mpp" and realization == Realization.MPP)))
     if atom.scope == "group" and g == 1:
         # execution_simdgroups<1> is execution_simdgroup: the subgroup atom's candidates
         rej.append(Rejection(w.op, threads, realization, atom.id, (),

@@ -13,6 +13,8 @@ Q' mean physical K atoms; E executions; L proved recurrence; G subgroups)::
     lhs / rhs_footprint_fragments U * Q' * E / V * Q' * E (unique footprints, asymmetric priors)
     accumulator_initializations  U * V * E / L_eff    (0 when overwrite D = A*B is proved)
     output_shared_transfers      2UVE | 2UVE / L | 0  (nonresident | resident | direct)
+    operand_staging_fragments    (U + V) * Q' * E | 0  (A and B staged in group memory |
+                                                   read as device tensors: forwarded)
     direct_global_stores         U * V * E / L        (direct output)
     tile_aspect, local_aspect    E * |log2(M/N)|, E * |log2(TM/TN)|   (rectangle priors)
     fragment_scalars_per_lane    2 * rm * rn          (opaque output state, not registers)
@@ -49,7 +51,8 @@ WEIGHTED_FEATURES = ("matrix_issues", "metal_mpp_operations", "group_collective_
                      "memory_fragment_reads",
                      "lhs_footprint_fragments", "rhs_footprint_fragments",
                      "accumulator_initializations", "output_shared_transfers",
-                     "direct_global_stores", "tile_aspect", "local_aspect")
+                     "operand_staging_fragments", "direct_global_stores", "tile_aspect",
+                     "local_aspect")
 """Features summed into ``issue``, each with the coefficient of the same name."""
 
 
@@ -74,6 +77,9 @@ class MppCoefficients:
     """Per accumulator atom initialized."""
     output_shared_transfers: float
     """Per accumulator fragment moved through group memory."""
+    operand_staging_fragments: float
+    """Per A/B fragment written to group memory by the staging (none for an operation
+    that reads its operands as device tensors, ``MatrixCandidate.forwarded``)."""
     direct_global_stores: float
     """Per accumulator fragment stored straight to global memory."""
     tile_aspect: float
@@ -96,7 +102,8 @@ M1_PRIORS = MppCoefficients(
     matrix_issues=1.0, metal_mpp_operations=8.0, group_collective_operations=16.0,
     memory_fragment_reads=0.5,
     lhs_footprint_fragments=0.25, rhs_footprint_fragments=0.125,
-    accumulator_initializations=0.25, output_shared_transfers=1.0, direct_global_stores=1.0,
+    accumulator_initializations=0.25, output_shared_transfers=1.0,
+    operand_staging_fragments=0.25, direct_global_stores=1.0,
     tile_aspect=2.0, local_aspect=1.0, preferred_fragment_state=32.0, element_weight=1.0 / 32.0,
     group_setup=16.0, scalar_fma=1.0 / 64.0,
     provenance="prior: bootstrap weights in the seed's v3 structure; nothing fitted yet")
@@ -143,6 +150,8 @@ class MppMemoryV3Basis:
             "rhs_footprint_fragments": d.atoms_n * q_phys * e,
             "accumulator_initializations": inits,
             "output_shared_transfers": float(wc.accumulator_transfers),
+            "operand_staging_fragments": 0.0 if candidate.forwarded
+            else (d.atoms_m + d.atoms_n) * q_phys * e,
             "direct_global_stores": float(wc.direct_global_stores),
             "tile_aspect": e * abs(log2((d.atoms_m * am) / (d.atoms_n * an))),
             "local_aspect": e * abs(log2((d.rm * am) / (d.rn * an))),

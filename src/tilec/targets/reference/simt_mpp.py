@@ -2,13 +2,16 @@
 docs/design/metal.md).
 
 One operation computes ``C += A @ B`` over three views in memory that name the same
-elements on every lane of its scope: a SIMD-group (``scope = "subgroup"``: each issues its
-own) or the whole group (``scope = "group"``: all ``subgroups`` SIMD-groups together, one
-operation). The simulator checks what the MPP headers require of a call (every thread of
-the scope enters it, the views are uniform across the scope, the elements lie inside their
-views, f32 operands) and computes the product in the reference interpreter's strict order
-(one allowed order: the operation's is unspecified). Its cooperative destination tensor
-never leaves the operation, so no lane layout of it is modelled.
+elements on every lane of its scope (C in group memory; A and B staged there, or, for a
+direct operation, windows of kernel buffers read as device tensors, whose elements outside
+the windows' bounds read +0.0 as a bounded tensor's do): a SIMD-group (``scope =
+"subgroup"``: each issues its own) or the whole group (``scope = "group"``: all
+``subgroups`` SIMD-groups together, one operation). The simulator checks what the MPP
+headers require of a call (every thread of the scope enters it, the views are uniform
+across the scope, the staged elements lie inside their views, f32 operands) and computes
+the product in the reference interpreter's strict order (one allowed order: the operation's
+is unspecified). Its cooperative destination tensor never leaves the operation, so no lane
+layout of it is modelled.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def _uniform(op: ir.Operation, view: Any, role: str, shape: tuple[int, int],
             raise SimulationError(f"mpp.matmul2d: the lanes of one scope name different "
                                   f"{role} tensors (the views must be uniform across it)",
                                   "unsupported", [op])
+    if view.storage.space == "global" and role != "C":
+        return coords  # a bounded device tensor: elements outside its extents read +0.0
     if not mask[lanes].all():
         raise SimulationError(f"mpp.matmul2d: operand {role} lies partly outside its view "
                               "(the staged tensors have no bounds)", "out_of_range", [op])
