@@ -86,7 +86,8 @@ operand; ``regstore`` stores a warp-specialized group's output from registers in
 through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
-operands from global memory, unstaged, where its basis prefers it; ``mpp`` with MPP
+operands from global memory, unstaged, where its basis prefers it (with ``mpp`` or
+``families``: MPP operations reading device tensors); ``mpp`` with MPP
 ``matmul2d`` wherever its descriptor rules hold, the SIMD-group family elsewhere;
 ``families`` lets the cross-family basis choose among MPP, SIMD-group and scalar per
 group)."""
