@@ -20,12 +20,14 @@ import pytest
 
 import tilec as tc
 import tilec.ir as ir
+from paths import cubin, needs_nvrtc
 from tilec.exec import get_profile
 from tilec.lib.matmul import matmul
 from tilec.lower import LoweringError, LowerOptions, lower
 from tilec.plan import PlannerOptions, plan_group, plan_module, select_basis, shapes_from_arrays
 from tilec.plan.cost.cuda_mma_v3 import derive
 from tilec.plan.matrix import PIPELINE_VERSIONS, Realization, ring_extra
+from tilec.targets.cuda.emitter import emit_cuda
 
 BF16 = ml_dtypes.bfloat16
 ON = {"plan_ring_versions": True}
@@ -246,3 +248,21 @@ def test_results_match_the_reference(target: str, tiles, shape) -> None:
         np.testing.assert_allclose(got[-1], want[-1], rtol=1e-4, atol=1e-4)
         results.append("ran")
     assert results[0] == results[1]
+
+
+# ---------------------------------------------------------------------- CUDA source
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("tiles,versions", [({"BM": 64, "BN": 64, "BK": 192}, 2),
+                                            ({"BM": 128, "BN": 128, "BK": 64}, 3)],
+                         ids=["ring2-no-producer", "ring3-producer"])
+def test_the_cuda_source_compiles(tiles, versions: int) -> None:
+    args = _args(512, 512, 1024)
+    g = _plan(args, True, **tiles)
+    cand = next(p.candidate for p in g.candidates if p.candidate.realization == "wgmma"
+                and p.candidate.ring_versions == versions
+                and p.candidate.accumulator == "direct")
+    res = _lowered(args, True, options=_options(True, force_matrix={"mma#0": cand}), **tiles)
+    assert _placed(res) == {versions}
+    cubin(emit_cuda(res.machine, "matmul", "cuda:sm_90"), "sm_90")
