@@ -307,7 +307,7 @@ VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simd
                   "metal_mpp",
                   "coalesce_group_barriers", "elide_independent_subgroup_barriers",
                   "shared_ssa", "max_copy_batch", "bounded_k_views",
-                  "bounded_mn_views", "forward_snapshots", "stages",
+                  "bounded_mn_views", "forward_snapshots", "plan_ring_versions", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
                   "split_k",
@@ -334,7 +334,9 @@ their columns not staged), ``bounded_mn_views`` (``PlannerOptions.bounded_mn_vie
 accumulator rectangles outside proved bounded M/N views are not computed),
 ``forward_snapshots`` (``PlannerOptions.forward_snapshots``: matrix operands proved
 read-only may be read from global memory by each lane, unstaged, where the cost basis
-prefers it), the target facts
+prefers it), ``plan_ring_versions`` (``PlannerOptions.plan_ring_versions``: the planner
+chooses each warpgroup ring's versions with the candidate, and the lowering places them),
+the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
@@ -342,7 +344,7 @@ _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "sim
                    "metal_mpp",
                    "coalesce_group_barriers", "elide_independent_subgroup_barriers",
                    "shared_ssa", "max_copy_batch", "bounded_k_views",
-                   "bounded_mn_views", "forward_snapshots")
+                   "bounded_mn_views", "forward_snapshots", "plan_ring_versions")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 

@@ -165,6 +165,10 @@ class GroupSchedule:
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
+    versions: dict[ir.Operation, int] = field(default_factory=dict)
+    """Per ``mma``, the ring versions the planner chose with its candidate
+    (``MatrixCandidate.ring_versions``, ``PlannerOptions.plan_ring_versions``): the staging
+    plan places them instead of choosing its own (``schedule_staging.plan_staging``)."""
 
 
 # ---------------------------------------------------------------------- entry point
@@ -686,6 +690,8 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         g.mma[op] = _bounded_mn(_bounded_k(_mma_choice(op, cands[op], threads, g.notes),
                                            label, plan, options, g.notes),
                                 label, plan, options, g.notes)
+    g.versions = {op: c.ring_versions for op, c in cands.items()
+                  if c is not None and c.ring_versions is not None}
     _mark_forwarded(g)
     for op in inner:
         if op.name == "reduce":

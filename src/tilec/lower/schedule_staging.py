@@ -121,8 +121,14 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
             g.notes.append(f"{loop.name} at {loop.loc}: no producer warpgroup by default: "
                            f"{why_roles}")
     roles = bool(ws) or (auto and why_roles is None)  # a producer asked for (or the default)
-    versions = _ring_versions(staged, options, options.wgmma_stages or (4 if roles else 3),
-                              shared_limit) if wgmma else options.stages
+    planned = _planned_versions(g, staged, options) if wgmma and not window else None
+    versions = _ring_versions(staged, options, planned or options.wgmma_stages
+                              or (4 if roles else 3), shared_limit) if wgmma else options.stages
+    if planned is not None:
+        g.notes.append(f"{loop.name} at {loop.loc}: {planned} ring versions as planned "
+                       "(PlannerOptions.plan_ring_versions)"
+                       + ("" if versions == planned else
+                          f", trimmed to {versions} to fit {shared_limit} bytes"))
     g.staging[loop] = window or versions
     if wgmma and (options.mbarrier_ring or roles):
         why = _ring_blocker(loop, g, staged, copies)
@@ -156,7 +162,7 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
             g.notes.append(f"{loop.name} at {loop.loc}: no producer warpgroup by default: "
                            f"{why}")
             g.staging[loop] = window or _ring_versions(staged, options,
-                                                       options.wgmma_stages or 3,
+                                                       planned or options.wgmma_stages or 3,
                                                        shared_limit)
     if wgmma and options.wgmma_in_flight:
         why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight)
@@ -168,6 +174,18 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         else:
             g.notes.append(f"{loop.name} at {loop.loc}: every iteration waits for its wgmma "
                            f"group: {why}")
+
+
+def _planned_versions(g: GroupSchedule,
+                      staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                      options: LowerOptions) -> int | None:
+    """The ring versions the planner chose for the ``mma`` operations a loop stages for
+    (``GroupSchedule.versions``), the fewest where they differ; None when it chose none or
+    ``LowerOptions.wgmma_stages`` asks for a count explicitly (the explicit request wins)."""
+    if options.wgmma_stages is not None:
+        return None
+    counts = [g.versions[m] for uses in staged.values() for m, _ in uses if m in g.versions]
+    return min(counts) if counts else None
 
 
 def _version_bytes(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]) -> int:

@@ -42,7 +42,7 @@ __all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALI
            "Realization", "MatrixCandidate", "Rejection", "WorkCounts", "work_counts",
            "fragment_scalars", "minimum_fragment_budget", "OpEnumeration", "Enumeration",
            "enumerate_group", "atoms_for", "mpp_descriptor_rule", "WGMMA_ATOM_IDS",
-           "WGMMA_OTHER_REGISTERS", "wgmma_rule"]
+           "WGMMA_OTHER_REGISTERS", "wgmma_rule", "PIPELINE_VERSIONS", "ring_extra"]
 
 class Realization(StrEnum):
     """How a matrix operation is realized: a closed set (members equal their names, so
@@ -256,6 +256,12 @@ class MatrixCandidate:
     elements from global memory where the atom runs (``mma_sync``), or the MPP operation
     reads them as device tensors (``mpp``). Their bytes are released and no ring is
     placed."""
+    ring_versions: int | None = None
+    """Versions of the ring its ``ring`` operands are copied into, as the planner chose them
+    (``PlannerOptions.plan_ring_versions``: one candidate per count of
+    ``PIPELINE_VERSIONS``, or a ``pipeline``'s window) and counted in ``ring_bytes``; the
+    lowering places this many. None: the lowering chooses (at least
+    ``MatrixWorkload.min_ring_versions``, which ``ring_bytes`` counts)."""
 
     @property
     def label(self) -> str:
@@ -267,7 +273,8 @@ class MatrixCandidate:
         shape = "one-atom" if self.realization == Realization.ONE_ATOM else \
             f"{d.gm}x{d.gn}/{d.rm}x{d.rn}"
         mode = self.accumulator + (" overwrite" if self.overwrite else "") \
-            + (" forwarded" if self.forwarded else "")
+            + (" forwarded" if self.forwarded else "") \
+            + (f" ring {self.ring_versions}" if self.ring_versions is not None else "")
         return f"{self.realization} {shape} {mode} @ {self.threads}"
 
     def to_json(self) -> dict[str, Any]:
@@ -280,6 +287,7 @@ class MatrixCandidate:
             "distribution": None if self.distribution is None else self.distribution.to_json(),
             "footprint": {"shared_bytes": self.shared_bytes, "released_bytes": self.released_bytes,
                           "ring_bytes": self.ring_bytes,
+                          "ring_versions": self.ring_versions,
                           "fragment_scalars_per_lane": self.fragment_scalars},
             "elided_elements": self.elided_elements,
             "remaining_elements": self.remaining_elements,
@@ -407,8 +415,14 @@ class Enumeration:
 RING_BARRIER_BYTES = 32
 """Bytes of the ``full`` and ``empty`` barriers of two ring versions (8 bytes each)."""
 
+PIPELINE_VERSIONS = (2, 3, 4)
+"""Ring versions the planner enumerates for a warpgroup candidate with
+``PlannerOptions.plan_ring_versions``: the ``LowerOptions.wgmma_stages`` the lowering
+places (2 at least; 4 by default with a producer warpgroup, 3 without)."""
 
-def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
+
+def ring_extra(w: MatrixWorkload, realization: Realization,
+               versions: int | None = None) -> int:
     """Shared bytes a realization that stages A and B needs beyond one copy of them: the
     lowering double-buffers the operands it copies every execution (``w.ring_bytes()``;
     ``schedule_staging.plan_staging``: two versions at least; a warpgroup ring trims
@@ -416,9 +430,10 @@ def ring_extra(w: MatrixWorkload, realization: Realization) -> int:
     count, ``MatrixWorkload.ring_versions``), not one copied once or computed in registers
     (``MatrixWorkload.a_staging``). Warpgroup buffers are 128-byte swizzled (the alignment
     slack of the base and two buffers, ``swizzle_slack``), a ring with a barrier pair per
-    version; the others pad every row of each version."""
+    version; the others pad every row of each version. ``versions``: the count the planner
+    chose (``MatrixCandidate.ring_versions``), else the fewest the lowering may place."""
     ring = w.ring_bytes()
-    versions = w.min_ring_versions
+    versions = versions or w.min_ring_versions
     if realization == Realization.WGMMA:
         barriers = RING_BARRIER_BYTES * versions // 2 if ring else 0
         return (versions - 1) * ring + swizzle_slack(2) + barriers
@@ -500,9 +515,9 @@ def _accumulator_modes(w: MatrixWorkload, options: PlannerOptions, atom_id: str 
 def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumulator: str,
                atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
                options: PlannerOptions, subgroups: int = 0,
-               forwarded: bool = False) -> MatrixCandidate:
+               forwarded: bool = False, versions: int | None = None) -> MatrixCandidate:
     shared, released = _footprint(w, accumulator, realization)
-    ring = ring_extra(w, realization)
+    ring = ring_extra(w, realization, versions)
     if forwarded:  # A and B are read where they are: no staging, no ring
         st = w.staging_bytes()
         shared, released, ring = shared - st["A"] - st["B"], released + st["A"] + st["B"], 0
@@ -511,7 +526,8 @@ def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumu
     return MatrixCandidate(w.op, threads, subgroups if dist is None else dist.subgroups,
                            realization,
                            accumulator, atom, dist, scalars, overwrite, shared, released,
-                           ring, elided, w.domains.total - elided, forwarded)
+                           ring, elided, w.domains.total - elided, forwarded,
+                           None if forwarded else versions)
 
 
 def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: TargetProfile,
@@ -640,9 +656,24 @@ def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: 
                                               reg_limit, threads, Realization.WGMMA, atom.id,
                                               params, rej):
                     continue
-                out.candidates.append(_candidate(w, threads, Realization.WGMMA, mode, atom, dist,
-                                                 acc, options))
+                for versions in ring_choices(w, options):
+                    out.candidates.append(_candidate(w, threads, Realization.WGMMA, mode, atom,
+                                                     dist, acc, options, versions=versions))
     return examined
+
+
+def ring_choices(w: MatrixWorkload, options: PlannerOptions) -> tuple[int | None, ...]:
+    """The ring version counts a warpgroup candidate of ``w`` is enumerated with: with
+    ``PlannerOptions.plan_ring_versions`` and operands copied into a ring, a ``pipeline``'s
+    window (fixed by the program) or every count of ``PIPELINE_VERSIONS``; otherwise one
+    candidate that leaves the count to the lowering (None). The fewest versions are always
+    among them, so an extra version never excludes a group: its capacity check only drops
+    the deeper rings that do not fit beside the group's other bytes."""
+    if not options.plan_ring_versions or not w.ring_bytes():
+        return (None,)
+    if w.ring_versions is not None:
+        return (w.ring_versions,)
+    return PIPELINE_VERSIONS
 
 
 def _epilogue_registers_exceed(w: MatrixWorkload, mode: str, acc: int, held: int,

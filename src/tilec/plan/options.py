@@ -128,6 +128,17 @@ class PlannerOptions:
     lowering marks grids of rank 2 or more with it (the Machine form's ``traversal``, checked
     to be a bijection by the verifier) and CUDA numbers its blocks so; a plan variant
     (``variant={"program_traversal": "grouped:8"}``), so measured selection can try it."""
+    plan_ring_versions: bool = False
+    """Pipeline planning before the final group selection (seed 000, "Pipeline planning
+    happens before final group selection"): every warpgroup (``wgmma``) candidate whose
+    operands are copied into a ring is enumerated once per ring version count in
+    ``matrix.PIPELINE_VERSIONS`` (2 to 4, the ``wgmma_stages`` the lowering supports), its
+    capacity check counts that many versions, the cost basis prices what a shallower ring
+    exposes (``ring_version_scale``), and the selected count is recorded in the plan
+    (``MatrixCandidate.ring_versions``), which the lowering then places instead of choosing
+    its own. The minimum ring stays a candidate, so an extra version never excludes a group.
+    Default off: the versions change plans and programs, and none of it has been measured as
+    a whole; a plan variant (``variant={"plan_ring_versions": True}``)."""
     cost_basis: str | None = None
     """Override the target's default cost basis (one of ``COST_BASES``)."""
 

@@ -201,9 +201,15 @@ class CudaV2Coefficients:
     forwarded``: each lane loads its fragment elements from global memory, element by
     element, where a staged one takes one ``ldmatrix``); such a candidate stages no chunk
     and holds no staging registers."""
-    facts: tuple[Fact, ...]
+    ring_version_scale: tuple[tuple[int, float], ...] = ()
+    """Per ring version count, the factor on the score of a ``wgmma`` candidate whose
+    versions the planner chose (``MatrixCandidate.ring_versions``,
+    ``PlannerOptions.plan_ring_versions``): what a shallower ring exposes of each K step's
+    copies. Measured with one group per SM; with more resident groups the excess over 1 is
+    divided among them (another group computes while one waits). A count not listed: 1."""
+    facts: tuple[Fact, ...] = ()
     """Kind and source of every number above (one fact per field; per atom ``<field>[<id>]``)."""
-    provenance: str
+    provenance: str = ""
     """Summary of where the numbers come from."""
 
     def __post_init__(self) -> None:
@@ -256,6 +262,12 @@ _WGMMA = ("a hand-written kernel with this lowering's structure (cp.async ring o
           "versions, 128-byte swizzled operands, 2 warpgroups of m64n128k16, one wait per K "
           "step) ran bf16 4096^3 at 128x128x64 in 0.242 ms on the H200, 2026-11-30, against "
           "0.50 ms for the best mma.sync plan of the same size: 7 * 0.242 / 0.50")
+RING_VERSION_SCALE = ((2, 0.497 / 0.375), (3, 0.391 / 0.375), (4, 1.0))
+"""``ring_version_scale``: 2, 3 and 4 ring versions against 4 (see ``_RING_VERSIONS``)."""
+_RING_VERSIONS = ("benchmarks/gemm_stages.py on the H200, bf16 4096^3 at 128x128x64 with "
+                  "wgmma and one group per SM (before 9004717, docs/perf/h200-notes.md): 2 "
+                  "versions 0.497 ms, 3 0.391, 4 0.375; the scale is each time over 4 "
+                  "versions'. Read only by PlannerOptions.plan_ring_versions (default off)")
 _V2_ONLY = "v2 as measured (cuda_mma_v3 sets it: see plan/cost/cuda_mma_v3.py)"
 _BEFORE_V4 = "v2 and v3 as measured (cuda_mma_v4 sets it: see plan/cost/cuda_mma_v4.py)"
 
@@ -337,6 +349,10 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
              "an A fragment of m16n8k16 is 8 16-bit elements per lane: loaded from global "
              "memory (L1/L2 latency) element by element against one ldmatrix.x4 from shared "
              "memory; not measured (PlannerOptions.forward_snapshots is off by default)"),
+        Fact("ring_version_scale", RING_VERSION_SCALE,
+             "measured" if fit_kind == "measured" else "prior",
+             _RING_VERSIONS if fit_kind == "measured" else "the sm_90 numbers; sm_80 has no "
+             "wgmma"),
     )
     return CudaV2Coefficients(
         atoms=_ATOMS, accumulator_transfer=2.0, direct_global_store=2.0, warp_step=55.0,
@@ -348,7 +364,8 @@ def _coefficients(units_note: str, fit_kind: str) -> CudaV2Coefficients:
         misaligned_chunk=0.0, misaligned_step=0.0, producer_subgroups=0,
         ring_tail_scale=1.0, ring_step_scale=1.0,
         wgmma_fill_target_subgroups=0, programs_share_units=False,
-        split_partial_byte=0.0, forwarded_load_scale=4.0, facts=facts,
+        split_partial_byte=0.0, forwarded_load_scale=4.0,
+        ring_version_scale=RING_VERSION_SCALE, facts=facts,
         provenance=units_note)
 
 
@@ -457,11 +474,14 @@ class CudaMmaV2Basis:
             else register_estimate(candidate.fragment_scalars, staged, t, k)
         cap = register_limit(self.profile, t)
         spill = 1.0 if cap is None else 1.0 + k.spill_weight * max(0.0, regs - cap) / cap
-        versions = work.ring_versions or (k.wgmma_staging_versions if wg_regs
-                                          else k.staging_versions)
-        # the ring's bytes (matrix.ring_extra) already hold the fewest versions
-        shared = candidate.shared_bytes + candidate.ring_bytes \
-            + max(0, versions - work.min_ring_versions) * work.ring_bytes()
+        planned = candidate.ring_versions
+        versions = planned or work.ring_versions or (k.wgmma_staging_versions if wg_regs
+                                                     else k.staging_versions)
+        # the ring's bytes (matrix.ring_extra) already hold the fewest versions, or the
+        # planner's count
+        extra = 0 if planned is not None else \
+            max(0, versions - work.min_ring_versions) * work.ring_bytes()
+        shared = candidate.shared_bytes + candidate.ring_bytes + extra
         resident = self._resident(g, t, regs, cap, shared)
         target = (k.ffma_target_resident_subgroups or k.target_resident_subgroups) \
             if candidate.atom.family == "lane_ffma" else k.target_resident_subgroups
@@ -480,7 +500,12 @@ class CudaMmaV2Basis:
         if ring:
             tail *= k.ring_tail_scale
             waits *= k.ring_step_scale
-        score = issue * spill * latency + tail + waits
+        # a shallower ring than the deepest measured exposes part of each K step's copies
+        # (planned versions only: otherwise the lowering chooses after the plan)
+        shallow = dict(k.ring_version_scale).get(planned, 1.0) \
+            if wg and planned is not None and work.ring_versions is None else 1.0
+        shallow = 1.0 + (shallow - 1.0) / alone
+        score = (issue * spill * latency + tail + waits) * shallow
         matrix = float(wc.physical_matrix_issues)
         feats = (("matrix_issues", matrix), ("issue_cost", issue_cost), ("math", math_issue),
                  ("a_fragment_loads", a_loads), ("b_fragment_loads", b_loads),
@@ -502,8 +527,10 @@ class CudaMmaV2Basis:
                  ("spill", spill), ("group_shared_bytes", float(shared)),
                  ("resident_subgroups", float(resident)),
                  ("sharing_groups", float(alone)), ("latency", latency),
-                 ("exposed_tail", tail), ("exposed_steps", waits),
-                 ("score", score))
+                 ("exposed_tail", tail), ("exposed_steps", waits))
+        if planned is not None:
+            feats += (("ring_versions", float(planned)), ("shallow_ring", shallow))
+        feats += (("score", score),)
         return Priced(candidate, wc, feats, score)
 
     def _resident(self, g: int, threads: int, regs: float, cap: int | None, shared: int

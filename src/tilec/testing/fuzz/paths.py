@@ -23,7 +23,9 @@ copies synchronous staged operands 4 chunks at a time, loads then stores
 only their chunks (``bounded_k_views``), ``+boundedmn`` skips the accumulator rectangles
 outside proved bounded M/N views (``bounded_mn_views``), ``+forward`` lets the planner
 choose forwarded matrix operands (``forward_snapshots``: each lane loads its fragments from
-global memory where the snapshot forwarding proof holds), ``+subgroups`` weakens the group
+global memory where the snapshot forwarding proof holds), ``+rings`` lets the planner choose
+each warpgroup ring's versions with its candidate, which the lowering places
+(``plan_ring_versions``), ``+subgroups`` weakens the group
 barriers the independent-subgroup proof allows (``elide_independent_subgroup_barriers``),
 ``+ssa:recompute`` realizes pure multi-consumer values so (``shared_ssa``: also
 ``materialize``, ``expensive_only``), ``+threads:32`` fixes the threads per group (one
@@ -74,6 +76,7 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "boundedk": ("bounded_k_views", True),
                  "boundedmn": ("bounded_mn_views", True),
                  "forward": ("forward_snapshots", True),
+                 "rings": ("plan_ring_versions", True),
                  "mpp": ("metal_mpp", "only"),
                  "families": ("metal_mpp", "auto")}
 """Path suffix words that set a plan-variant choice (``fences`` keeps the reference
@@ -87,7 +90,8 @@ through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
 operands from global memory, unstaged, where its basis prefers it (with ``mpp`` or
-``families``: MPP operations reading device tensors); ``mpp`` with MPP
+``families``: MPP operations reading device tensors); ``rings`` lets the planner choose
+each warpgroup ring's versions (2 to 4) before it selects the group's plan; ``mpp`` with MPP
 ``matmul2d`` wherever its descriptor rules hold, the SIMD-group family elsewhere;
 ``families`` lets the cross-family basis choose among MPP, SIMD-group and scalar per
 group)."""
