@@ -17,6 +17,13 @@ spelled out here from primitives whose LLVM meaning is exact:
 * float -> integer conversion truncates, saturates and sends NaN to 0;
 * transcendental functions are the C library's ``f64`` functions (``call_pure_extern``,
   as numpy's on glibc) rounded to the compute type, as the reference defines them;
+* float ``sub`` reads its second operand through ``_opaque`` (TVM's simplifier rewrites
+  ``x - x`` to 0 and ``(x + y) - y`` to ``x``, wrong for NaN, infinities and rounding);
+* operations whose operands are all literals are evaluated here by the reference's own
+  ``numerics.evaluate`` (TVM folds a narrow cast of a constant without rounding it and
+  refuses a result out of the narrow range: ``f16`` ``100.0 / 0.001``), and narrowing
+  conversions of values TVM may still find constant are spelled so its folder cannot see
+  a literal (float ones through ``_opaque``, integer ones wrapped in ``int64`` first);
 * ``f16`` arithmetic is computed in ``f32`` and rounded back; ``bf16`` values live in
   registers as ``f32`` numbers that ``bf16`` represents exactly (``round_bf16`` rounds to
   nearest even on the bits, ``f64`` first to odd ``f32`` so that the two roundings are
@@ -130,6 +137,64 @@ def poison(t: ir.ScalarType) -> Any:
     return const(float("nan"), t) if _is_float(t) else const(0, t)
 
 
+# ---------------------------------------------------------------- constants
+
+
+def _literal(x: Any, t: ir.ScalarType) -> Any:
+    """The value of ``x`` as a numpy scalar of ``t`` when it is a literal (TVM's ``IntImm``
+    or ``FloatImm``, or a zero spelled by ``const``), else None."""
+    from tilec.targets import numerics as nx
+
+    tx = _tvm()
+    dt = nx.np_dtype(t)
+    if isinstance(x, tx.IntImm):
+        return np.array(bool(x.value) if t.name == "i1" else int(x.value)).astype(dt)[()]
+    if isinstance(x, tx.FloatImm):
+        return np.array(float(x.value), np.float64).astype(dt)[()]
+    if isinstance(x, tx.Mul) and isinstance(x.b, tx.FloatImm) and x.b.value == -1.0:
+        inner = _literal(x.a, t)  # +0.0 is -(-0.0)
+        return None if inner is None else np.negative(inner)
+    if (isinstance(x, _ir_call()) and x.op.name == "tirx.reinterpret"
+            and isinstance(x.args[0], tx.IntImm) and _is_float(t)):
+        width = {"float16": 16, "float32": 32, "float64": 64}[dtype_of(x)]
+        bits = np.array(int(x.args[0].value), f"uint{width}")
+        return bits.view(f"float{width}").astype(dt)[()]
+    return None
+
+
+def _ir_call() -> Any:
+    import tvm.ir
+
+    return tvm.ir.Call
+
+
+def _folded(fn: str, xs: Sequence[Any], operand: ir.ScalarType,
+            result: ir.ScalarType) -> Any:
+    """``arith {fn}`` of literal operands evaluated by the reference's numerics, as a
+    ``const``; None when an operand is not a literal or the reference raises (an integer
+    division by zero: left to the runtime test)."""
+    from tilec.targets import numerics as nx
+
+    types = [ir.i1, operand, operand] if fn == "select" else [operand] * len(xs)
+    values = [_literal(x, u) for x, u in zip(xs, types, strict=True)]
+    if any(v is None for v in values):
+        return None
+    try:
+        v = nx.evaluate(fn, values, nx.np_dtype(operand), nx.np_dtype(result))
+    except (ZeroDivisionError, TypeError, ValueError, OverflowError):
+        return None
+    return const(v, result)
+
+
+def _opaque(x: Any) -> Any:
+    """Float ``x`` itself, reinterpreted to its bits and back: TVM's simplifier does not look
+    through it (so it cannot cancel ``x - x`` or fold a narrowing cast of a constant), and
+    LLVM removes the pair."""
+    tx = _tvm()
+    dt = dtype_of(x)
+    return tx.reinterpret(dt, tx.reinterpret("u" + dt.replace("float", "int"), x))
+
+
 # ------------------------------------------------------------------ float helpers
 
 
@@ -168,7 +233,7 @@ def _f64_to_f32_odd(x: Any) -> Any:
     """Round ``f64`` to ``f32`` to odd (so that a second rounding to ``bf16`` is the one
     rounding of the ``f64`` value)."""
     tx = _tvm()
-    t = tx.Cast("float32", x)
+    t = tx.Cast("float32", _opaque(x))
     back = tx.Cast("float64", t)
     inexact = tx.And(tx.Not(tx.EQ(back, x)), tx.isfinite(x))
     b = _bits(t)
@@ -207,11 +272,18 @@ def _compute(x: Any, t: ir.ScalarType) -> Any:
 def _finish(x: Any, t: ir.ScalarType) -> Any:
     """A compute-type result rounded to float type ``t``."""
     tx = _tvm()
+    # narrowing casts read x through _opaque: TVM folds a cast of a constant into a literal
+    # of the narrow type without rounding it (a later widening keeps the unrounded value)
+    # and refuses one out of the narrow range (f16 100.0 / 0.001)
     if t.name == "f16":
-        return tx.Cast("float16", x)
+        return tx.Cast("float16", _opaque(x))
     if t.name == "bf16":
         return round_bf16(x if dtype_of(x) == "float32" else _f64_to_f32_odd(x))
-    return x if dtype_of(x) == reg_dtype(t) else tx.Cast(reg_dtype(t), x)
+    if dtype_of(x) == reg_dtype(t):
+        return x
+    # (not on Metal, which has no f64 registers: its f64 values are host scalars)
+    narrow = t.name == "f32" and not _NO_F64.get()
+    return tx.Cast(reg_dtype(t), _opaque(x) if narrow else x)
 
 
 def _ieee(fn: str, a: Any, b: Any) -> Any:
@@ -246,8 +318,8 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
         return _fne(a, b)
     if fn == "add":
         r = tx.Add(a, b)
-    elif fn == "sub":
-        r = tx.Sub(a, b)
+    elif fn == "sub":  # TVM cancels x - x, (x + y) - y, ... (wrong on NaN, inf, rounding)
+        r = tx.Sub(a, _opaque(b))
     elif fn == "mul":
         r = tx.Mul(a, b)
     elif fn == "div":
@@ -399,6 +471,9 @@ def arith(fn: str, xs: Sequence[Any], operand: ir.ScalarType, result: ir.ScalarT
     xs = list(xs)
     if fn == "cast":
         return cast(xs[0], operand, result)
+    folded = _folded(fn, xs, operand, result)
+    if folded is not None:
+        return folded
     if fn == "select":
         return tx.Select(xs[0], xs[1], xs[2])
     if operand.name == "i1":
@@ -415,6 +490,9 @@ def cast(x: Any, src: ir.ScalarType, dst: ir.ScalarType) -> Any:
     if src.name == dst.name:
         return x
     rd = reg_dtype(dst)
+    folded = _folded("cast", [x], src, dst)
+    if folded is not None:
+        return folded
     if dst.name == "i1":
         if _is_float(src):
             return _fne(x, tx.const(0.0, dtype_of(x)))
@@ -441,13 +519,32 @@ def cast(x: Any, src: ir.ScalarType, dst: ir.ScalarType) -> Any:
         safe = tx.Cast(rd, tx.Select(bad, tx.const(0.0, wt), w))
         return tx.Select(high, tx.const(hi, rd), tx.Select(low, tx.const(lo, rd), safe))
     if _is_float(dst):
-        if dst.name in ("f32", "f64", "f16"):
-            return tx.Cast(rd, x)  # one rounding (f16: through f32, exact below 2**24)
+        if dst.name == "f16":  # through f32: exact below 2**24, and above it both are inf
+            return tx.Cast(rd, _opaque(tx.Cast("float32", x)))
+        if dst.name in ("f32", "f64"):
+            return tx.Cast(rd, x)  # one rounding
         if _NO_F64.get():
             raise NotOnTarget("an integer -> bf16 conversion (it rounds through f64, which "
                               "Metal does not have)")
         return _finish(tx.Cast("float64", x), dst)  # bf16: exact for <= 32-bit integers
-    return tx.Cast(rd, x)  # integer to integer: wraps, sign- or zero-extends by the source
+    return _int_convert(x, src, dst)
+
+
+def _int_convert(x: Any, src: ir.ScalarType, dst: ir.ScalarType) -> Any:
+    """Integer to integer: wraps, sign- or zero-extends by the source. Where the source's
+    values may not all fit the destination, the value is wrapped in ``int64`` first: TVM
+    folds a cast of a constant into a literal it refuses out of range (``uint8`` 300)."""
+    tx = _tvm()
+    rd = reg_dtype(dst)
+    sb, db = _BITS[src.name], _BITS[dst.name]
+    fits = (_signed(src) == _signed(dst) and db >= sb) or (_signed(dst) and db > sb)
+    if fits or db == 64:
+        return tx.Cast(rd, x)
+    r = tx.bitwise_and(tx.Cast("int64", x), tx.const((1 << db) - 1, "int64"))
+    if _signed(dst):
+        sign = tx.const(1 << (db - 1), "int64")
+        r = tx.Sub(tx.bitwise_xor(r, sign), sign)
+    return tx.Cast(rd, r)
 
 
 # ---------------------------------------------------------------- memory forms
