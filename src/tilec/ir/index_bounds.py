@@ -39,7 +39,7 @@ import tilec.ir as ir
 from .ranges import Range, affine_range, type_range
 
 __all__ = ["AxisBound", "split", "extremes", "describe", "reindex_bounds", "view_in_range",
-           "TOTAL_VIEW_MESSAGE"]
+           "unit_projection", "TOTAL_VIEW_MESSAGE"]
 
 TOTAL_VIEW_MESSAGE = "an access through a view with bounds = \"total\" leaves the view's base"
 """What an access leaving a view declared ``bounds = "total"`` reports, at the view."""
@@ -185,3 +185,29 @@ def view_in_range(op: ir.Operation, ranges: dict[int, Range]) -> bool:
         if r.lo + lo < 0 or r.hi + hi > int(ext) - 1:
             return False
     return True
+
+
+def unit_projection(m: ir.IndexMap) -> list[int] | None:
+    """For a map whose every result is one view axis with step 1 plus terms free of view
+    axes, the view axis of each result (-1: none); None for any other map."""
+    n = m.n_dims
+    zero = [ir.const(0)] * n
+    axes = []
+    used = set()
+    for r in m.results:
+        base = r.substitute(zero)
+        axis = -1
+        for j in range(n):
+            one = [ir.const(int(i == j)) for i in range(n)]
+            two = [ir.const(2 * int(i == j)) for i in range(n)]
+            d1, d2 = r.substitute(one) - base, r.substitute(two) - base
+            if d1.terms or d2.terms or d2.constant != 2 * d1.constant \
+                    or d1.constant not in (0, 1):
+                return None
+            if d1.constant == 1:
+                if axis != -1 or j in used:
+                    return None
+                axis = j
+                used.add(j)
+        axes.append(axis)
+    return axes if len(used) == n else None

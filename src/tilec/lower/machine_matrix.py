@@ -132,7 +132,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
                 or op.attr("distribution") != "rectangle":
             raise LoweringBug(ir.format_located(
                 f"internal: a forwarded {real} mma whose operands are not both forwarded "
-                "snapshots of an atom rectangle (schedule._mark_forwarded)", op.loc))
+                "snapshots of an atom rectangle (schedule_mma.mark_forwarded)", op.loc))
         fa, fb = fwd
         if real in MPP_REALIZATIONS:  # matmul2d reads device tensors over the windows
             g.bind(op.result, mpp_mma(g, op, c, fa.view, fb.view, k, direct=True))

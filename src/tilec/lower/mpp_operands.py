@@ -24,34 +24,9 @@ from __future__ import annotations
 import math
 
 import tilec.ir as ir
+from tilec.ir.index_bounds import unit_projection
 
-__all__ = ["direct_operand_refusal", "unit_projection"]
-
-
-def unit_projection(m: ir.IndexMap) -> list[int] | None:
-    """For a map whose every result is one view axis with step 1 plus terms free of view
-    axes, the view axis of each result (-1: none); None for any other map."""
-    n = m.n_dims
-    zero = [ir.const(0)] * n
-    axes = []
-    used = set()
-    for r in m.results:
-        base = r.substitute(zero)
-        axis = -1
-        for j in range(n):
-            one = [ir.const(int(i == j)) for i in range(n)]
-            two = [ir.const(2 * int(i == j)) for i in range(n)]
-            d1, d2 = r.substitute(one) - base, r.substitute(two) - base
-            if d1.terms or d2.terms or d2.constant != 2 * d1.constant \
-                    or d1.constant not in (0, 1):
-                return None
-            if d1.constant == 1:
-                if axis != -1 or j in used:
-                    return None
-                axis = j
-                used.add(j)
-        axes.append(axis)
-    return axes if len(used) == n else None
+__all__ = ["direct_operand_refusal"]
 
 
 def direct_operand_refusal(load: ir.Operation) -> str | None:

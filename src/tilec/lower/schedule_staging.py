@@ -530,7 +530,7 @@ def staged_loads(loop: ir.Operation) -> dict[ir.Operation, list[tuple[ir.Operati
             if op.name != "load" or not isinstance(op.result.type, ir.TileType):
                 continue
             if op.result.type.rank != 2 or op.attr("forwarded"):
-                continue  # a forwarded snapshot is read where it is (schedule._mark_forwarded)
+                continue  # a forwarded snapshot is read where it is (schedule_mma.mark_forwarded)
             uses = matrix_uses(op.result)
             if uses and _address_is_iteration_local(op, loop, stage):
                 out[op] = uses

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
-from tilec.lower.mpp_operands import unit_projection
+from tilec.ir.index_bounds import unit_projection
 from tilec.targets.cuda.access import IndexWriter, _pad
 
 from .simdgroup_printers import _steps
