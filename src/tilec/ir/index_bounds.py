@@ -39,7 +39,7 @@ import tilec.ir as ir
 from .ranges import Range, affine_range, type_range
 
 __all__ = ["AxisBound", "split", "extremes", "describe", "reindex_bounds", "view_in_range",
-           "unit_projection", "TOTAL_VIEW_MESSAGE"]
+           "unit_projection", "unit_term", "TOTAL_VIEW_MESSAGE"]
 
 TOTAL_VIEW_MESSAGE = "an access through a view with bounds = \"total\" leaves the view's base"
 """What an access leaving a view declared ``bounds = "total"`` reports, at the view."""
@@ -211,3 +211,19 @@ def unit_projection(m: ir.IndexMap) -> list[int] | None:
                 used.add(j)
         axes.append(axis)
     return axes if len(used) == n else None
+
+
+def unit_term(view: ir.Operation, axis: int) -> tuple[int, ir.AffineExpr] | None:
+    """The memory axis a bounded ``view`` walks along tile ``axis`` with unit stride, and
+    the origin expression there (the map's result at coordinate 0); None when no result
+    is ``d<axis> + (symbols)``."""
+    if view.name != "view" or view.attr("bounds") != "bounded":
+        return None
+    imap: ir.IndexMap = view.attr("map")
+    for j, e in enumerate(imap.results):
+        if e.coefficient("d", axis) != 1:
+            continue
+        if any(atom[0] != "s" and atom != ("d", axis) for atom, _ in e.terms):
+            return None
+        return j, e.substitute([ir.const(0)] * imap.n_dims)
+    return None

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import tilec.ir as ir
 from tilec.ir.atoms import LANE_ATOMS, MMA_ATOMS
+from tilec.ir.index_bounds import unit_term
 
 from .machine import GroupLowering
 
 __all__ = ["k_step", "physical_k_at_mma", "physical_k_of_window",
-           "live_steps", "signed_zero_tail", "tail_axis", "unit_term", "clamped"]
+           "live_steps", "signed_zero_tail", "tail_axis", "clamped"]
 
 
 def k_step(op: ir.Operation) -> int:
@@ -45,22 +46,6 @@ def k_step(op: ir.Operation) -> int:
         assert op.attr("atom") in LANE_ATOMS
         return next(x for x in (4, 2, 1) if k % x == 0)
     return 1
-
-
-def unit_term(view: ir.Operation, axis: int) -> tuple[int, ir.AffineExpr] | None:
-    """The memory axis a bounded ``view`` walks along tile ``axis`` with unit stride, and
-    the origin expression there (the map's result at coordinate 0); None when no result
-    is ``d<axis> + (symbols)``."""
-    if view.name != "view" or view.attr("bounds") != "bounded":
-        return None
-    imap: ir.IndexMap = view.attr("map")
-    for j, e in enumerate(imap.results):
-        if e.coefficient("d", axis) != 1:
-            continue
-        if any(atom[0] != "s" and atom != ("d", axis) for atom, _ in e.terms):
-            return None
-        return j, e.substitute([ir.const(0)] * imap.n_dims)
-    return None
 
 
 def clamped(g: GroupLowering, extent: ir.Value, origin: ir.Value, k: int) -> ir.Value:

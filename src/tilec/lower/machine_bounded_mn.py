@@ -40,10 +40,11 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir import dist_layout as L
+from tilec.ir.index_bounds import unit_term
 from tilec.plan.proofs.bounded_views import sink_of
 
 from .machine import GroupLowering
-from .machine_bounded_k import clamped, unit_term
+from .machine_bounded_k import clamped
 from .options import LoweringBug
 
 __all__ = ["Edge", "valid_extents", "rect_edge", "job_inside", "lane_inside",

@@ -47,6 +47,7 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.ir.dataflow import closed_recurrence, handed_from, invariant_in, plain_transpose
+from tilec.ir.index_bounds import unit_term
 
 from .options import PlannerOptions
 from .proofs.bounded_views import bounded_mn
@@ -380,39 +381,32 @@ class _Reader:
         if fill != 0 or math.copysign(1.0, float(fill)) < 0:
             return None
         view = ld.operand(0).defining_op
-        if view is None or view.name != "view" or view.attr("bounds") != "bounded":
+        term = unit_term(view, k_axis) if view is not None else None
+        if view is None or term is None:
             return None
-        imap: ir.IndexMap = view.attr("map")
-        for j, expr in enumerate(imap.results):
-            if expr.coefficient("d", k_axis) != 1:
-                continue
-            if any(atom[0] != "s" and atom != ("d", k_axis) for atom, _ in expr.terms):
+        j, origin = term
+        extent = self.dim(view.operand(0).type.shape[j])
+        if extent is None:
+            return None
+        # origin = constant + sum(c * symbol), every symbol affine in the loop iv only
+        const, coeff = origin.constant, 0
+        iv = loop.regions[0].entry.args[0] if loop is not None else None
+        for atom, c in origin.terms:
+            aff = self.affine(view.operand(1 + atom[1]))
+            if aff is None or any(arg is not iv for arg in aff[1]):
                 return None
-            extent = self.dim(view.operand(0).type.shape[j])
-            if extent is None:
-                return None
-            # origin = constant + sum(c * symbol), every symbol affine in the loop iv only
-            const, coeff = expr.constant, 0
-            iv = loop.regions[0].entry.args[0] if loop is not None else None
-            for atom, c in expr.terms:
-                if atom[0] != "s":
-                    continue
-                aff = self.affine(view.operand(1 + atom[1]))
-                if aff is None or any(arg is not iv for arg in aff[1]):
-                    return None
-                const += c * aff[0]
-                coeff += c * aff[1].get(iv, 0) if iv is not None else 0
-            src = extent - const
-            if coeff == 0:
-                return AffineExtent(src, (), (), k)
-            assert loop is not None
-            lb, step, trips = self.index(loop.operand(0)), self.index(loop.operand(2)), \
-                self.trips(loop)
-            if lb is None or step is None or not trips:
-                return None
-            # actual K(t) = min(k, source extent - origin(lb + step * t))
-            return AffineExtent(src - coeff * lb, (-coeff * step,), (trips,), k)
-        return None
+            const += c * aff[0]
+            coeff += c * aff[1].get(iv, 0) if iv is not None else 0
+        src = extent - const
+        if coeff == 0:
+            return AffineExtent(src, (), (), k)
+        assert loop is not None
+        lb, step, trips = self.index(loop.operand(0)), self.index(loop.operand(2)), \
+            self.trips(loop)
+        if lb is None or step is None or not trips:
+            return None
+        # actual K(t) = min(k, source extent - origin(lb + step * t))
+        return AffineExtent(src - coeff * lb, (-coeff * step,), (trips,), k)
 
     # -- workloads -------------------------------------------------------------------
     def mma_workload(self, mma: ir.Operation, group: ir.Operation, index: int,

@@ -43,7 +43,7 @@ import tilec.ir as ir
 from tilec.ir.index_bounds import unit_projection
 from tilec.targets.cuda.access import IndexWriter, _pad
 
-from .simdgroup_printers import _steps
+from .simdgroup_printers import _steps, staged_block
 
 __all__ = ["emit_mpp_atom", "DYNAMIC_K_STEP"]
 
@@ -54,20 +54,10 @@ DYNAMIC_K_STEP = 16
 def _tensor(em: Any, op: ir.Operation, role: str, v: ir.Value, rows: int, cols: int
             ) -> tuple[str, str, bool]:
     """(pointer, ``tensor<...>(...)`` expression, transposed) of a ``rows x cols`` view."""
-    ref = em.memref(v, op)
-    if ref.space != "shared" or ref.dtype is not ir.f32 or ref.swizzle:
-        raise em.unsupported(op, f"mpp.matmul2d operand {role} on {ref.space} {ref.dtype} "
-                                 "memory (the realization stages unswizzled f32 tensors in "
-                                 "threadgroup memory)")
-    if ref.levels:
-        raise em.unsupported(op, f"mpp.matmul2d operand {role} is a bounded view (its staged "
-                                 "tensor has static extents)")
-    steps = _steps(ref)
-    if steps is None or 1 not in steps:
-        raise em.unsupported(op, f"mpp.matmul2d operand {role}: the rows and columns are not a "
-                                 "constant stride and unit steps in its buffer")
-    row, col = steps
-    ptr = f"{ref.ptr} + {ref.at(em.access.address_of_first(ref))}"
+    ptr, row, col = staged_block(
+        em, op, v, f"mpp.matmul2d operand {role}",
+        "the realization stages unswizzled f32 tensors in threadgroup memory",
+        "is a bounded view (its staged tensor has static extents)", "the rows and columns")
     t = "tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>"
     if col == 1:  # row-major: dimension 0 runs along a row
         return ptr, f"{t}({ptr}, dextents<int32_t, 2>({cols}, {rows}), " \

@@ -15,7 +15,7 @@ from typing import Any
 
 import tilec.ir as ir
 
-__all__ = ["Fragment", "emit_simdgroup_atom"]
+__all__ = ["Fragment", "emit_simdgroup_atom", "staged_block"]
 
 
 @dataclass(frozen=True)
@@ -43,21 +43,31 @@ def _steps(ref: Any) -> tuple[int, int] | None:
     return out[0], out[1]
 
 
-def _pointer_and_layout(em: Any, op: ir.Operation) -> tuple[str, str]:
-    ref = em.memref(op.operand(0), op)
-    cid = op.attr("catalog_id")
+def staged_block(em: Any, op: ir.Operation, v: ir.Value, what: str, memory: str,
+                 bounded: str, rows: str) -> tuple[str, int, int]:
+    """(pointer to the first element, row step, column step) of ``v``, a view of unswizzled
+    f32 threadgroup memory with constant steps, one of them 1; refused otherwise, the
+    message saying ``what`` and why (``memory``: the realization's staging, ``bounded``: a
+    bounded view, ``rows``: the rows and columns that lack unit steps)."""
+    ref = em.memref(v, op)
     if ref.space != "shared" or ref.dtype is not ir.f32 or ref.swizzle:
-        raise em.unsupported(op, f"{cid} on {ref.space} {ref.dtype} memory (the realization "
-                                 "stages its blocks in unswizzled f32 threadgroup memory)")
+        raise em.unsupported(op, f"{what} on {ref.space} {ref.dtype} memory ({memory})")
     if ref.levels:
-        raise em.unsupported(op, f"{cid} of a bounded view (simdgroup_load and simdgroup_store "
-                                 "have no bounds)")
+        raise em.unsupported(op, f"{what} {bounded}")
     steps = _steps(ref)
     if steps is None or 1 not in steps:
-        raise em.unsupported(op, f"{cid}: the block's rows and columns are not a constant "
-                                 "stride and unit steps in its buffer")
+        raise em.unsupported(op, f"{what}: {rows} are not a constant stride and unit steps "
+                                 "in its buffer")
     row, col = steps
-    ptr = f"{ref.ptr} + {ref.at(em.access.address_of_first(ref))}"
+    return f"{ref.ptr} + {ref.at(em.access.address_of_first(ref))}", row, col
+
+
+def _pointer_and_layout(em: Any, op: ir.Operation) -> tuple[str, str]:
+    ptr, row, col = staged_block(
+        em, op, op.operand(0), op.attr("catalog_id"),
+        "the realization stages its blocks in unswizzled f32 threadgroup memory",
+        "of a bounded view (simdgroup_load and simdgroup_store have no bounds)",
+        "the block's rows and columns")
     tail = f"(ulong){row}" if col == 1 else f"(ulong){col}, ulong2(0, 0), true"
     return ptr, tail
 

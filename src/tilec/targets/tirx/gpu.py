@@ -32,6 +32,8 @@ import tilec.ir as ir
 from tilec.targets.clike import UnsupportedError
 from tilec.targets.kernel_checks import host_check_ops, host_divisions
 
+from .threads import instance_coords, instance_count
+
 if TYPE_CHECKING:
     from .exporter import _Exporter as X
 
@@ -97,10 +99,7 @@ def launch(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
     instance's coordinates (row-major, the last fastest) in each thread that has one."""
     tx, T = x.tx, x.T
     x.launched = True
-    ns = [x.bind(tx.Max(tx.Cast("int64", e), x.i64(0))) for e in extents]
-    total = ns[0]
-    for n in ns[1:]:
-        total = total * n
+    ns, total = instance_count(x, extents)
     total = x.bind(total)
     blocks = x.bind(tx.Cast("int32", tx.floordiv(total + x.i64(THREADS - 1), x.i64(THREADS))))
     with x.when(total > x.i64(0)):
@@ -108,13 +107,9 @@ def launch(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
                 T.launch_thread("threadIdx.x", THREADS) as th:
             f = x.bind(tx.Cast("int64", bx) * x.i64(THREADS) + tx.Cast("int64", th))
             with x.when(f < total):
-                coords: list[Any] = []
-                for n in reversed(ns[1:]):
-                    coords.append(x.bind(tx.floormod(f, n)))
-                    f = x.bind(tx.floordiv(f, n))
-                coords.append(f)
+                coords = instance_coords(x, f, ns)
                 x.device = True
                 try:
-                    yield coords[::-1]
+                    yield coords
                 finally:
                     x.device = False

@@ -19,7 +19,7 @@ from tilec.targets.kernel_checks import CheckInfo
 from . import scalars as sc
 from .exporter import ERR_CHECK, ERR_REINDEX, handles
 from .gpu import refuse_in_device
-from .threads import serial_reason
+from .threads import instance_coords, instance_count, serial_reason
 from .values import Buffered, Computed, MemRef, Remapped, Splat, Tile, affine, inside
 
 if TYPE_CHECKING:
@@ -316,20 +316,12 @@ def _parallel(x: X, op: ir.Operation) -> list[Any]:
 def _threaded(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
     """One ``T.parallel`` loop over the product of the extents (a negative one counts 0);
     yields the coordinates, the last fastest."""
-    tx = x.tx
-    ns = [x.bind(tx.Max(tx.Cast("int64", e), x.i64(0))) for e in extents]
-    total = ns[0]
-    for n in ns[1:]:
-        total = total * n
+    ns, total = instance_count(x, extents)
     with x.T.parallel(x.i64(0), x.bind(total)) as f:
-        coords: list[Any] = []
-        for n in reversed(ns[1:]):
-            coords.append(x.bind(tx.floormod(f, n)))
-            f = x.bind(tx.floordiv(f, n))
-        coords.append(f)
+        coords = instance_coords(x, f, ns)
         x.threaded = op
         try:
-            yield coords[::-1]
+            yield coords
         finally:
             x.threaded = None
 

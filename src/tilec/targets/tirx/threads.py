@@ -24,10 +24,12 @@ never a silent race), so the scan and the translations cannot disagree unnoticed
 
 from __future__ import annotations
 
+from typing import Any
+
 import tilec.ir as ir
 from tilec.ir.index_bounds import extremes, view_in_range
 
-__all__ = ["serial_reason"]
+__all__ = ["serial_reason", "instance_count", "instance_coords"]
 
 _DIVISIONS = ("floordiv", "rem", "cdiv")
 
@@ -108,3 +110,26 @@ def _unproven_total(mem: ir.Value) -> bool:
         base = d.operand(0)
         d = base.defining_op if isinstance(base, ir.OpResult) else None
     return False
+
+
+def instance_count(x: Any, extents: list[Any]) -> tuple[list[Any], Any]:
+    """The extents of a flattened ``parallel`` (each ``int64``, a negative one counting 0)
+    and their product, the instance count (bound expressions of exporter ``x``)."""
+    tx = x.tx
+    ns = [x.bind(tx.Max(tx.Cast("int64", e), x.i64(0))) for e in extents]
+    total = ns[0]
+    for n in ns[1:]:
+        total = total * n
+    return ns, total
+
+
+def instance_coords(x: Any, f: Any, ns: list[Any]) -> list[Any]:
+    """The coordinates of flat instance ``f`` over extents ``ns`` (row-major, the last
+    fastest)."""
+    tx = x.tx
+    coords: list[Any] = []
+    for n in reversed(ns[1:]):
+        coords.append(x.bind(tx.floormod(f, n)))
+        f = x.bind(tx.floordiv(f, n))
+    coords.append(f)
+    return coords[::-1]
