@@ -2,7 +2,9 @@
 ``grouped:G`` against torch.
 
 For each shape and tile configuration the kernel is compiled with the plan variant
-``program_traversal`` unset (row-major block numbering) and ``grouped:G`` for each ``G``
+``program_traversal = "grouped:1"`` (row-major block numbering: one row block at a time;
+leaving the option unset is not row-major, the default persistent walk is grouped) and
+``grouped:G`` for each ``G``
 (``ir.traversal``: ``G`` row blocks at a time, so that a wave of blocks shares ``G`` row
 blocks of A and fewer column blocks of B in L2), checked against an f32 product of the same
 bf16 operands (output poisoned with NaN first) and timed with ``do_bench`` medians against
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         a, b, want = bf16_gemm(m, n, k)
         torch_ms = bench_ms(lambda a=a, b=b: torch.matmul(a, b))
         for g in groups:
-            variant = {} if g is None else {"program_traversal": f"grouped:{g}"}
+            variant = {"program_traversal": f"grouped:{1 if g is None else g}"}
             _, tilec_ms, err, ok = checked_matmul(a, b, want, tiles, variant, tol=TOL)
             name = "row-major" if g is None else f"grouped:{g}"
             bm, bn, bk = tiles
