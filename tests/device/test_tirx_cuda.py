@@ -1,5 +1,11 @@
 """``tirx:cuda`` on the GPU: every library kernel through TVM's CUDA against the reference.
 
+Both thread mappings run: the distributed one (``tc.compile``'s: one block per instance,
+the planner's threads sharing its tiles in shared memory with barriers; the printed line
+says which mapping each kernel got) and one thread per instance (``distribute.
+one_thread_per_instance``, built through the backend directly: ``tc.compile`` caches per
+kernel, not per mapping).
+
 The kernels are the library demos (``tilec.lib.DEMOS``), each launched by the bridge's
 executable on numpy arrays (copied to the device and back) with its outputs poisoned first,
 and compared with the reference interpreter as the ``tirx:llvm`` tests compare them (sums
@@ -61,13 +67,36 @@ def test_library_kernel_matches_reference(case):
     args = list(case.make_inputs(np.random.default_rng(0)))
     outs = sorted(case.expected(*args))
     ref, got, c, ms = _both(case.kernel, args, outs, **case.constexprs)
-    print(f"{case.name}: {TARGET} ({c.executable().arch}) first call {ms:.1f} ms")
+    print(f"{case.name}: {TARGET} ({c.executable().arch}, {c.executable().export.mapping}) "
+          f"first call {ms:.1f} ms")
+    _close(case.name, ref, got, outs)
+
+
+@pytest.mark.parametrize("case", DEMOS, ids=[c.name for c in DEMOS])
+def test_library_kernel_one_thread_per_instance_matches_reference(case):
+    from tilec.targets.tirx.backend import TirxBackend
+    from tilec.targets.tirx.distribute import one_thread_per_instance
+
+    args = list(case.make_inputs(np.random.default_rng(0)))
+    outs = sorted(case.expected(*args))
+    ref, got, c, _ = _both(case.kernel, args, outs, **case.constexprs)
+    module = c.compilation(until="emit").module
+    with one_thread_per_instance():
+        exe = TirxBackend(TARGET).compile(module, next(iter(module)).name)
+    assert exe.export.mapping.startswith("one thread per instance"), exe.export.mapping
+    for i in outs:
+        got[i] = poisoned(*got[i].shape, dtype=got[i].dtype)
+    exe(*got)
+    _close(case.name, ref, got, outs)
+
+
+def _close(name, ref, got, outs):
     for i in outs:
         r = np.asarray(ref[i], np.float64)
         t = np.asarray(got[i], np.float64)
-        assert np.array_equal(np.isnan(r), np.isnan(t)), case.name
+        assert np.array_equal(np.isnan(r), np.isnan(t)), name
         tol = 1e-5 * max(float(np.nanmax(np.abs(r))), 1e-30)
-        assert float(np.nanmax(np.abs(r - t))) <= tol, case.name
+        assert float(np.nanmax(np.abs(r - t))) <= tol, name
 
 
 @pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 1000])

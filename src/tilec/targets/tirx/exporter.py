@@ -71,6 +71,9 @@ class Export:
     """``(operation number, axis)`` -> what a ``reindex`` leaving its source reports."""
     n_values: int = 0
     """Values a failure may report (the status record holds ``2 + max(n_values, 2)``)."""
+    mapping: str = ""
+    """GPU routes: how instances map to threads (``distributed, N threads a block`` or
+    ``one thread per instance`` with the reason); empty on ``tirx:llvm``."""
 
     @property
     def text(self) -> str:
@@ -84,11 +87,26 @@ def export(module: ir.Module, fn_name: str, target: str = TARGET) -> Export:
     fn = module.lookup(fn_name)
     if fn is None:
         raise KeyError(f"no function @{fn_name} in the module")
-    return _Exporter(fn, target).run()
+    if target == TARGET:
+        return _Exporter(fn, target).run()
+    from .distribute import NotDistributable, distributing, schedule
+
+    why = "requested (one_thread_per_instance)"
+    if distributing():
+        try:
+            scheduled = schedule(module, target).lookup(fn_name)
+            assert scheduled is not None
+            out = _Exporter(scheduled, target, distribute=True).run()
+            return out
+        except NotDistributable as e:
+            why = str(e)
+    out = _Exporter(fn, target).run()
+    out.mapping = f"one thread per instance: {why}"
+    return out
 
 
 class _Exporter:
-    def __init__(self, fn: ir.Function, target: str = TARGET) -> None:
+    def __init__(self, fn: ir.Function, target: str = TARGET, distribute: bool = False) -> None:
         from tvm import tirx
         from tvm.script.ir_builder import IRBuilder
         from tvm.tirx.script.builder import ir as T
@@ -114,6 +132,11 @@ class _Exporter:
         self.names = 0
         self.threaded: ir.Operation | None = None
         """The ``parallel`` whose instances run on threads while its body is exported."""
+        self.distribute = distribute
+        """GPU routes: a block of threads shares each instance (``distribute``; ``fn`` is
+        then the Scheduled function)."""
+        self.dist: Any = None
+        """The ``distribute.Distribution`` while the distributed launch is exported."""
 
     # -- helpers -------------------------------------------------------------------
     def i64(self, v: int) -> Any:
@@ -153,14 +176,50 @@ class _Exporter:
             return value
         return self.T.Bind(value)
 
-    def new_buffer(self, shape: Sequence[int], dtype: str, name: str) -> Any:
+    def new_buffer(self, shape: Sequence[int], dtype: str, name: str, shared: bool = False
+                   ) -> Any:
+        """A buffer of ``shape``: the thread's own, or with ``shared`` inside a distributed
+        launch (and outside an element loop) the block's (``distribute``)."""
         self.names += 1
-        buf = self.T.alloc_buffer(tuple(int(x) for x in shape) or (1,), dtype, scope="local")
-        self.IRBuilder.name(f"{name}_{self.names}", buf)
+        shape = tuple(int(x) for x in shape) or (1,)
+        shared = shared and self.shared_here()
+        from .distribute import SCOPE, count_shared
+
+        buf = self.T.alloc_buffer(shape, dtype, scope=SCOPE[self.target] if shared else "local")
+        # a shared tile is named tc_*: the Metal check's kernel-scope threadgroup rule
+        self.IRBuilder.name(f"{'tc_' if shared else ''}{name}_{self.names}", buf)
+        if shared:
+            count_shared(self, buf, shape, dtype)
         return buf
 
-    def new_tile(self, shape: Sequence[int], t: ir.ScalarType, name: str = "t") -> Buffered:
-        return Buffered(self.new_buffer(shape, sc.reg_dtype(t), name), tuple(shape), t)
+    def scope(self) -> Any:
+        """A statement scope of a distributed launch (``distribute.keep_alive``)."""
+        from .distribute import keep_alive
+
+        return keep_alive(self)
+
+    def shared_here(self) -> bool:
+        """Whether a tile allocated here is the block's (a distributed launch, outside an
+        element loop)."""
+        return self.dist is not None and self.device and not self.dist.depth
+
+    def new_tile(self, shape: Sequence[int], t: ir.ScalarType, name: str = "t",
+                 shared: bool = False) -> Buffered:
+        """A tile buffer; ``shared``: a tile value other threads may read (``new_buffer``)."""
+        return Buffered(self.new_buffer(shape, sc.reg_dtype(t), name, shared), tuple(shape), t)
+
+    def elements(self, shape: Sequence[int], layout: Any = None) -> Any:
+        """The element loop of a tile operation: this thread's elements in a distributed
+        launch (``layout``'s, else strided), else every element (``loops``)."""
+        from .distribute import elements
+
+        return elements(self, shape, layout)
+
+    def barrier(self) -> None:
+        """A block barrier in a distributed launch (nothing elsewhere)."""
+        from .distribute import barrier
+
+        barrier(self)
 
     @contextlib.contextmanager
     def loops(self, extents: Sequence[Any]) -> Iterator[list[Any]]:
@@ -176,8 +235,9 @@ class _Exporter:
         self.T.buffer_store(tile.buffer, value, tile.index(idx))
 
     def fill_tile(self, dst: Buffered, src: Tile) -> None:
-        with self.loops(dst.shape) as idx:
+        with self.elements(dst.shape) as idx:
             self.store(dst, idx, src.elem(idx))
+        self.barrier()
 
     def fail(self, code: int, op_id: int, values: Sequence[Any]) -> None:
         """Write the status record and leave the function."""
@@ -326,6 +386,9 @@ class _Exporter:
         except sc.NotOnTarget as e:
             raise self.unsupported(op, f"{e}") from None
         self.current = outer
+        if self.dist is not None and (op.name in _WRITES or any(
+                isinstance(r, Buffered) and r.shape for r in results)):
+            self.barrier()  # conservative: after every op that writes a tile or memory
         for r, v in zip(op.results, results):
             self.env[r] = v
 
@@ -334,14 +397,16 @@ class _Exporter:
         if isinstance(t, ir.ScalarType):
             return self.new_tile((), t, "s")
         if isinstance(t, ir.TileType):
-            return self.new_tile(self.static_shape(t, op), t.dtype)
+            return self.new_tile(self.static_shape(t, op), t.dtype, shared=True)
         raise self.unsupported(op, f"a value of type {t} carried or joined through a region")
 
     def put(self, slot: Buffered, value: Any) -> None:
-        if not slot.shape:
+        if not slot.shape and slot.buffer.scope() == "local":
             self.store(slot, (), value.elem(()) if isinstance(value, Tile) else value)
-        else:
-            self.fill_tile(slot, value)
+        else:  # a tile, or a rank-0 tile the block shares (one thread writes it)
+            from .values import Splat
+
+            self.fill_tile(slot, value if isinstance(value, Tile) else Splat(value, (), slot.dtype))
 
     def take(self, slot: Buffered, t: ir.Type) -> Any:
         """The current value of ``slot``: a scalar is read once into a variable."""
@@ -356,7 +421,7 @@ class _Exporter:
             reads_slot = isinstance(v, (Remapped, Computed)) or (
                 isinstance(v, Buffered) and id(v.buffer) in owned)
             if s.shape and reads_slot and v is not s:
-                tmp = self.new_tile(s.shape, s.dtype)
+                tmp = self.new_tile(s.shape, s.dtype, shared=True)
                 self.fill_tile(tmp, v)
                 v = tmp
             staged.append(v)
@@ -396,6 +461,9 @@ class _Exporter:
 
 
 _HANDLERS: dict[str, Any] = {}
+
+_WRITES = frozenset({"store", "scatter", "atomic"})
+"""Operations that write device memory (a block barrier follows them when distributed)."""
 
 
 def handles(*names: str) -> Any:

@@ -94,9 +94,14 @@ def refuse_in_device(x: X, op: ir.Operation, reason: str) -> None:
 
 @contextlib.contextmanager
 def launch(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
-    """The top-level ``parallel``: the instance count on the host, a launch of
-    ``ceil(count / THREADS)`` blocks of ``THREADS`` threads when it is positive, and the
-    instance's coordinates (row-major, the last fastest) in each thread that has one."""
+    """The top-level ``parallel``: the instance count on the host and, when it is positive,
+    a launch whose threads get their instance's coordinates (row-major, the last fastest):
+    distributed (``x.distribute``: one block per instance, the Scheduled group's threads
+    sharing it, ``distribute``) or one thread per instance (``THREADS`` a block)."""
+    if x.distribute:
+        with _launch_blocks(x, op, extents) as coords:
+            yield coords
+        return
     tx, T = x.tx, x.T
     x.launched = True
     ns, total = instance_count(x, extents)
@@ -113,3 +118,31 @@ def launch(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
                     yield coords
                 finally:
                     x.device = False
+
+
+@contextlib.contextmanager
+def _launch_blocks(x: X, op: ir.Operation, extents: list[Any]) -> Iterator[list[Any]]:
+    """One block per instance (``blockIdx.x``, at most ``2**31 - 1`` instances), the
+    group's ``threads`` (the Scheduled form's) sharing it (``threadIdx.x``)."""
+    from .distribute import SCOPE, Distribution, NotDistributable, group_threads
+
+    threads = group_threads(op)
+    if threads is None:
+        raise NotDistributable("the Scheduled form gives its group no thread count")
+    tx, T = x.tx, x.T
+    x.launched = True
+    ns, total = instance_count(x, extents)
+    total = x.bind(total)
+    with x.when(total > x.i64(0)):
+        with T.launch_thread("blockIdx.x", x.bind(tx.Cast("int32", total))) as bx, \
+                T.launch_thread("threadIdx.x", threads) as th:
+            coords = instance_coords(x, x.bind(tx.Cast("int64", bx)), ns)
+            x.dist = Distribution(threads, x.bind(tx.Cast("int64", th)), SCOPE[x.target])
+            x.device = True
+            try:
+                with x.scope():
+                    yield coords
+            finally:
+                x.device = False
+                x.dist = None
+                x.out.mapping = f"distributed: one block per instance, {threads} threads a block"

@@ -17,6 +17,7 @@ from tilec.targets.index_bounds import bound_report
 from tilec.targets.kernel_checks import CheckInfo
 
 from . import scalars as sc
+from .distribute import layout_of_operand, layout_of_result
 from .exporter import ERR_CHECK, ERR_REINDEX, handles
 from .gpu import refuse_in_device
 from .threads import instance_coords, instance_count, serial_reason
@@ -28,6 +29,13 @@ if TYPE_CHECKING:
 
 def _stype(t: ir.Type) -> ir.ScalarType:
     return t.dtype if isinstance(t, (ir.TileType, ir.MemoryType)) else t  # type: ignore
+
+
+def _result_layout(op: ir.Operation) -> Any:
+    """The one distribution of ``op``'s results (None when they differ or have none): its
+    element loop follows it in a distributed launch (``distribute``)."""
+    lays = {layout_of_result(op, k) for k in range(len(op.results))}
+    return lays.pop() if len(lays) == 1 else None
 
 
 # ------------------------------------------------------------------- pure values
@@ -101,9 +109,9 @@ def _map(x: X, op: ir.Operation) -> list[Any]:
     shape = tuple(int(x.extent(d, op)) if d.is_static else None for d in op.attr("shape").extents)
     if any(n is None for n in shape):
         raise x.unsupported(op, "a map over a symbolic shape")
-    outs = [x.new_tile(shape, r.type.dtype) for r in op.results]
+    outs = [x.new_tile(shape, r.type.dtype, shared=True) for r in op.results]
     operands = [x.get(v, op) for v in op.operands]
-    with x.loops(shape) as idx:
+    with x.elements(shape, _result_layout(op)) as idx:
         args = [v.elem(idx) if isinstance(v, Tile) and isinstance(o.type, ir.TileType) else v
                 for v, o in zip(operands, op.operands)]
         vals = x.region(op.regions[0], args)
@@ -146,8 +154,8 @@ def _reindex(x: X, op: ir.Operation) -> list[Any]:
         bad = tx.const(True, "bool") if ok is None else tx.Or(g < x.i64(ok.lo), g > x.i64(ok.hi))
         with x.when(bad):
             x.fail(ERR_REINDEX, report.op_id, [g + x.i64(b.lo), x.i64(b.axis)])
-    out = x.new_tile(shape, t.dtype)
-    with x.loops(shape) as idx:
+    out = x.new_tile(shape, t.dtype, shared=True)
+    with x.elements(shape, _result_layout(op)) as idx:
         coords = [affine(e, idx, syms) for e in m.results]
         if fill is None:  # proven or tested in range
             x.store(out, idx, src.elem(coords))
@@ -169,10 +177,11 @@ def _mma(x: X, op: ir.Operation) -> list[Any]:
     at, ct = op.operand(0).type.dtype, op.operand(2).type.dtype
     (m, k), n = a.shape, b.shape[1]
     tx = x.tx
-    out = x.new_tile((m, n), ct)
+    out = x.new_tile((m, n), ct, shared=True)
+    lay = _result_layout(op)  # the planner's accumulator distribution, when distributed
     precision = op.attr("policy").precision
     if not at.is_float:
-        with x.loops((m, n)) as (i, j):
+        with x.elements((m, n), lay) as (i, j):
             acc = x.new_tile((), ct, "acc")
             x.store(acc, (), c.elem((i, j)))
             with x.loops((k,)) as (kk,):
@@ -185,7 +194,7 @@ def _mma(x: X, op: ir.Operation) -> list[Any]:
     wdt = ir.f64 if "f64" in (pdt.name, ct.name) else ir.f32
     narrow = ct.name != wdt.name
     acc_t = wdt
-    with x.loops((m, n)) as (i, j):
+    with x.elements((m, n), lay) as (i, j):
         acc = x.new_tile((), acc_t, "acc")
         x.store(acc, (), sc.cast(c.elem((i, j)), ct, wdt))
         with x.loops((k,)) as (kk,):
@@ -212,9 +221,11 @@ def _reduce(x: X, op: ir.Operation) -> list[Any]:
     shape = inputs[0].shape
     axes = sorted(op.attr("axes"))
     kept = [a for a in range(len(shape)) if a not in axes]
-    outs = [x.new_tile(tuple(shape[a] for a in kept), _stype(r.type)) for r in op.results]
+    outs = [x.new_tile(tuple(shape[a] for a in kept), _stype(r.type), shared=True)
+            for r in op.results]
     types = [_stype(v.type) for v in op.operands[n_in:]]
-    with x.loops([shape[a] for a in kept]) as kidx:
+    # each kept coordinate folded whole by one thread, in row-major order (strict_fold)
+    with x.elements([shape[a] for a in kept], _result_layout(op)) as kidx:
         states = [x.new_tile((), t, "state") for t in types]
         for s, seed in zip(states, seeds):
             x.store(s, (), seed.elem(kidx) if isinstance(seed, Tile) else seed)
@@ -242,10 +253,10 @@ def _if(x: X, op: ir.Operation) -> list[Any]:
     slots = [x.slot(r.type, op) for r in op.results]
     T = x.T
     with T.If(cond):
-        with T.Then():
+        with T.Then(), x.scope():
             x.put_all(slots, x.region(op.regions[0], []))
         if op.regions[1].blocks and (slots or len(op.regions[1].entry.operations) > 1):
-            with T.Else():
+            with T.Else(), x.scope():
                 x.put_all(slots, x.region(op.regions[1], []))
     return [x.take(s, r.type) for s, r in zip(slots, op.results)]
 
@@ -270,20 +281,22 @@ def _serial(x: X, op: ir.Operation) -> list[Any]:
         x.put(s, v)
     tx = x.tx
     count = x.bind(tx.Max(tx.floordiv(ub - lb + step - x.i64(1), step), x.i64(0)))
-    with x.T.serial(x.i64(0), count) as k:
+    with x.T.serial(x.i64(0), count) as k, x.scope():
         iv = x.bind(lb + k * step)
         values = [x.take(s, t) for s, t in zip(slots, types)]
         for region in op.regions:
             values = x.region(region, [iv] + values)
         x.put_all(slots, values)
+        x.barrier()  # distributed: the iteration's reads end before the next one's writes
     return [x.take(s, t) for s, t in zip(slots, types)]
 
 
 def _patch(x: X, dst: Buffered, payload: Tile, origin: list[Any]) -> None:
-    with x.loops(payload.shape) as idx:
+    with x.elements(payload.shape) as idx:
         at = [o + i for o, i in zip(origin, idx)]
         with x.when(inside(at, [x.i64(n) for n in dst.shape])):
             x.store(dst, at, payload.elem(idx))
+    x.barrier()
 
 
 @handles("parallel")
@@ -307,7 +320,7 @@ def _parallel(x: X, op: ir.Operation) -> list[Any]:
         with _threaded(x, op, extents) as coords:
             _instance(x, op, coords, inits, types, joined)
     else:
-        with x.loops(extents) as coords:
+        with x.loops(extents) as coords, x.scope():
             _instance(x, op, coords, inits, types, joined)
     return [x.take(s, t) for s, t in zip(joined, types)]
 
@@ -373,9 +386,18 @@ def _memory(x: X, op: ir.Operation) -> list[Any]:
     if not all(d.is_static for d in t.shape):
         raise x.unsupported(op, f"a memory of symbolic extent ({t})")
     x.names += 1
-    buf = x.T.alloc_buffer(shape or (x.i64(1),), sc.mem_dtype(t.dtype),
-                           scope="local" if x.device else "global")
-    x.IRBuilder.name(f"mem_{x.names}", buf)
+    scope = "local" if x.device else "global"
+    shared = x.shared_here()  # a distributed launch: the block's threads share it
+    if shared:
+        from .distribute import SCOPE
+
+        scope = SCOPE[x.target]
+    buf = x.T.alloc_buffer(shape or (x.i64(1),), sc.mem_dtype(t.dtype), scope=scope)
+    if shared:
+        from .distribute import count_shared
+
+        count_shared(x, buf, [int(d) for d in t.shape], sc.mem_dtype(t.dtype))
+    x.IRBuilder.name(f"{'tc_' if shared else ''}mem_{x.names}", buf)
     if not shape:
         raise x.unsupported(op, "a rank-0 memory")
     return [MemRef(buf, t.dtype, shape)]
@@ -402,9 +424,9 @@ def _load(x: X, op: ir.Operation) -> list[Any]:
     fill = op.attr("fill")
     fill_v = sc.poison(t.dtype) if fill is None else sc.const(fill, t.dtype)
     x.check_totals(mem, shape, op)
-    out = x.new_tile(shape, t.dtype)
+    out = x.new_tile(shape, t.dtype, shared=True)
     T = x.T
-    with x.loops(shape) as idx:
+    with x.elements(shape, _result_layout(op)) as idx:
         valid, _ = mem.validity(idx)
         if valid is None:
             x.store(out, idx, _read(x, mem, idx))
@@ -442,7 +464,7 @@ def _store(x: X, op: ir.Operation) -> list[Any]:
     tile: Tile = x.get(op.operand(1), op)
     shape = tile.shape
     x.check_totals(mem, shape, op)
-    with x.loops(shape) as idx:
+    with x.elements(shape, layout_of_operand(op, 1)) as idx:
         valid, _ = mem.validity(idx)
         st = lambda: x.T.buffer_store(mem.root, sc.to_memory(tile.elem(idx), mem.dtype),  # noqa: E731
                                       mem.root_coords(idx))
@@ -551,9 +573,9 @@ def _addressed(x: X, op: ir.Operation, mem: Any, idx_tile: Any, idx: Any
 def _gather(x: X, op: ir.Operation) -> list[Any]:
     mem, idx_tile, _ = _data_access(x, op)
     t = op.result.type
-    out = x.new_tile(idx_tile.shape, t.dtype)
+    out = x.new_tile(idx_tile.shape, t.dtype, shared=True)
     T = x.T
-    with x.loops(idx_tile.shape) as idx:
+    with x.elements(idx_tile.shape, _result_layout(op)) as idx:
         coords, valid = _addressed(x, op, mem, idx_tile, idx)
         with T.If(valid):
             with T.Then():
