@@ -88,3 +88,20 @@ def test_lse_matches_torch(torch_cuda: Any, causal: bool) -> None:
     want = torch.logsumexp(scores, dim=2)
     assert not bool(torch.isnan(lse).any()) and not bool(torch.isnan(out).any())
     assert float((lse - want).abs().max()) <= 1e-3
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("bh,s,sk", [
+    (2, 200, 180),  # ragged, one tile of keys and a partial one
+    (40, 1000, 1000),  # more tiles than SMs: persistent programs walk several
+])
+def test_128x128_tiles_at_head_dimension_128(torch_cuda: Any, causal: bool, bh: int, s: int,
+                                             sk: int) -> None:
+    """128 x 128 tiles at head dimension 128 take the warpgroup plan (no scalar-reference
+    fallback warning: they ran the scalar reference before) and match sdpa."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", tc.PerformanceWarning)
+        _matches_sdpa(torch_cuda, "bfloat16", bh, s, sk, 128, 128, 128, s + sk, causal)
+    assert not [w for w in seen if "no matrix plan" in str(w.message)]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import tilec.plan as plan
 from tilec.exec import get_profile
+from tilec.ir.atoms import SWIZZLE_ALIGN
 from tilec.plan.cost import SimdgroupReferenceBasis
 
 
@@ -24,11 +25,18 @@ def oracle(problem: plan.Problem) -> tuple[float, tuple[int, ...]] | None:
     """Score every combination; the best feasible (kernel score, choices), or None."""
     best = None
     for choice in itertools.product(*(range(len(o)) for o in problem.ops)):
-        score, released = 0.0, 0
+        score, released, pools = 0.0, 0, {}
         for opts, j in zip(problem.ops, choice):
-            score += opts[j].score
-            released += opts[j].released
-        if problem.capacity is not None and problem.base_bytes - released > problem.capacity:
+            o = opts[j]
+            score += o.score
+            released += o.released
+            if o.bonus is not None and problem.ops[o.bonus[0]][choice[o.bonus[0]]].tag \
+                    == o.bonus[1]:
+                released += o.bonus[2]
+            for kind, size in o.pools:
+                pools[kind] = max(pools.get(kind, 0), size)
+        need = problem.base_bytes - released + sum(pools.values())
+        if problem.capacity is not None and need > problem.capacity:
             continue
         final = (score + problem.offset) * problem.scale
         if best is None or final < best[0]:
@@ -43,6 +51,41 @@ problem_st = st.builds(
                                                          cap, float(off), float(scale)),
     st.integers(0, 10**6), st.lists(options_st, min_size=1, max_size=4), st.integers(0, 80),
     st.one_of(st.none(), st.integers(0, 80)), st.integers(0, 20), st.integers(1, 4))
+
+
+@st.composite
+def coupled_problem_st(draw: st.DrawFn) -> plan.Problem:
+    """Problems whose options need scratch pools of two kinds (the largest of each is paid
+    once) and release more when an earlier operation chose a tagged option."""
+    ops = []
+    for i in range(draw(st.integers(1, 4))):
+        opts = []
+        for _ in range(draw(st.integers(1, 4))):
+            bonus = None
+            if i and draw(st.booleans()):
+                bonus = (draw(st.integers(0, i - 1)), draw(st.sampled_from("xy")),
+                         draw(st.integers(0, 16)))
+            pools = draw(st.lists(st.tuples(st.sampled_from(["f32", "i32"]),
+                                            st.integers(0, 20)), max_size=2))
+            opts.append(plan.Option(float(draw(st.integers(0, 40))), draw(st.integers(0, 24)),
+                                    tuple(pools), draw(st.sampled_from(["", "x", "y"])), bonus))
+        ops.append(tuple(opts))
+    return plan.Problem(draw(st.integers(0, 10**6)), tuple(ops), draw(st.integers(0, 100)),
+                        draw(st.one_of(st.none(), st.integers(0, 80))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(coupled_problem_st(), min_size=1, max_size=3, unique_by=lambda p: p.key))
+def test_pools_and_bonuses_match_brute_force(problems: list[plan.Problem]) -> None:
+    """The scratch pools and bonuses keep the dynamic program exact."""
+    problems = sorted(problems, key=lambda p: p.key)
+    for p, r in zip(problems, plan.solve(problems)[1]):
+        e = oracle(p)
+        if e is None:
+            assert r.best is None and r.reason
+            continue
+        assert r.best is not None and r.best.score == e[0]
+        assert p.capacity is None or r.best.bytes <= p.capacity
 
 
 @settings(max_examples=400, deadline=None)
@@ -119,17 +162,42 @@ def test_planner_picks_the_slower_resident_realization_when_capacity_binds(n_ops
     base = sum(sum(w.staging_bytes().values()) for w in g.ops)
     assert base > profile.shared_bytes_per_group
     terms = basis.group_terms(128, g)
-    problem = plan.Problem(128, tuple(tuple(plan.Option(p.score, p.candidate.released_bytes)
-                                            for p in ps) for ps in priced),
+    def option(p, w: plan.MatrixWorkload) -> plan.Option:
+        pools = ((w.acc_dtype, p.candidate.pool_bytes),) if p.candidate.pool_bytes else ()
+        return plan.Option(p.score, p.candidate.released_bytes, pools)
+
+    problem = plan.Problem(128, tuple(tuple(option(p, w) for p in ps)
+                                      for ps, w in zip(priced, g.ops)),
                            base, profile.shared_bytes_per_group, terms.offset, terms.scale)
     unconstrained = plan.solve_problem(dataclasses.replace(problem, capacity=None)).best
     sol = plan.solve_problem(problem).best
     assert sol is not None and sol.score > unconstrained.score
     chosen = [priced[i][j].candidate for i, j in enumerate(sol.choices)]
     free = [priced[i][j].candidate for i, j in enumerate(unconstrained.choices)]
-    assert all(c.accumulator == "nonresident" for c in free)
-    assert all(c.accumulator == "resident" for c in chosen)
+    assert all(c.realization == "one_atom" for c in free)
+    # a register accumulator: resident, or non-resident through the group's one scratch
+    # pool (two operations pay one accumulator tile of pool, not two)
+    assert all(c.realization == "rectangle" for c in chosen)
     assert oracle(problem)[0] == sol.score
+
+
+def _group_bytes(base: int, combo: tuple, ops: tuple) -> int:
+    """What a combination of priced candidates needs, counted independently of the solver:
+    the base less what each releases beside its ring (``MatrixCandidate.ring_bytes``), plus
+    the largest scratch pool of each accumulator type and one swizzled base alignment,
+    less the A staging of a warpgroup product whose source product is a warpgroup one."""
+    need, pools = base, {}
+    real = {w.op: p.candidate.realization for p, w in zip(combo, ops)}
+    for p, w in zip(combo, ops):
+        c = p.candidate
+        need -= c.released_bytes - c.ring_bytes
+        if c.pool_bytes:
+            pools[w.acc_dtype] = max(pools.get(w.acc_dtype, 0), c.pool_bytes)
+        if c.realization == "wgmma":
+            pools["swizzled base"] = SWIZZLE_ALIGN
+        if c.register_a and real.get(w.a_from) == "wgmma":
+            need -= c.register_a
+    return need + sum(pools.values())
 
 
 shape_st = st.sampled_from([8, 16, 32, 64])
@@ -178,9 +246,7 @@ def test_plan_group_agrees_with_exhaustive_pricing(g: plan.GroupWorkload, target
                  for oe in en.by_threads[t]]
         terms = basis.group_terms(t, g)
         for combo in itertools.product(*lists):
-            # what a candidate releases, less its ring's bytes (MatrixCandidate.ring_bytes)
-            if base - sum(p.candidate.released_bytes - p.candidate.ring_bytes for p in combo) \
-                    > profile.shared_bytes_per_group:
+            if _group_bytes(base, combo, g.ops) > profile.shared_bytes_per_group:
                 continue
             total = 0.0
             for p in combo:

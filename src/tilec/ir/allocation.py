@@ -1,10 +1,13 @@
 """Group-shared memory of Machine TileIR: where each buffer of a group lives.
 
 A grid ``parallel``'s body declares its shared buffers as ``memory`` operations (space
-``shared``). They are placed one after another, in program order, each at the next offset
-aligned to the target's ``shared_alignment`` (a 128-byte swizzled buffer at the next
-``atoms.SWIZZLE_ALIGN`` boundary; the group's base is then aligned to that too, which
-costs one ``SWIZZLE_ALIGN`` of slack in the launch size). Buffers are never reused:
+``shared``). They are placed one after another, the 128-byte swizzled ones first, each
+group in program order, each buffer at the next offset aligned to the target's
+``shared_alignment`` (a swizzled buffer at the next ``atoms.SWIZZLE_ALIGN`` boundary; the
+group's base is then aligned to that too, which costs one ``SWIZZLE_ALIGN`` of slack in the
+launch size). Swizzled buffers first: their sizes are whole ``SWIZZLE_ALIGN`` blocks for
+every warpgroup operand tile, so none waits for alignment behind a small buffer (the
+planner counts no padding for them: ``plan.matrix.ring_extra``). Buffers are never reused:
 every one is live for the whole group.
 
 ``allocate_shared`` (the driver's ``allocate`` stage) writes the placement into the IR:
@@ -68,7 +71,7 @@ def shared_layout(grid: Operation, align: int) -> SharedLayout:
     when there is one, else the one it would write (``align``: the target's alignment)."""
     offsets: dict[Operation, int] = {}
     end, base = 0, align
-    for op in shared_buffers(grid):
+    for op in sorted(shared_buffers(grid), key=lambda op: not op.attr("swizzle")):
         a = SWIZZLE_ALIGN if op.attr("swizzle") else align
         base = max(base, a)
         off = op.attr("offset")

@@ -74,17 +74,22 @@ def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
 def beside_rings(plan: GroupPlan | None, cands: list[MatrixCandidate | None]) -> int:
     """Shared bytes the planner counts for the group beside its staged operands: each
     candidate's footprint without its A and B (an accumulator's trip through shared
-    memory) and the common allocations. The rings get what is left of the capacity."""
+    memory, through the scratch pool of its type, which counts once: the largest) and the
+    common allocations. The rings get what is left of the capacity."""
     if plan is None:
         return 0
     works = {w.op: w for w in plan.workload.ops}
     total = plan.workload.common_shared_bytes
+    pools: dict[str, int] = {}
     for c in cands:
         if c is None or c.op not in works:
             continue
-        st = works[c.op].staging_bytes()
-        total += max(0, c.shared_bytes - st["A"] - st["B"])
-    return total
+        w = works[c.op]
+        st = w.staging_bytes()
+        total += max(0, c.shared_bytes - c.pool_bytes - st["A"] - st["B"])
+        if c.pool_bytes:  # the scratch pool of one type is shared: its largest use counts
+            pools[w.acc_dtype] = max(pools.get(w.acc_dtype, 0), c.pool_bytes)
+    return total + sum(pools.values())
 
 
 def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,

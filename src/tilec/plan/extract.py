@@ -39,6 +39,7 @@ module is not changed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -410,7 +411,8 @@ class _Reader:
 
     # -- workloads -------------------------------------------------------------------
     def mma_workload(self, mma: ir.Operation, group: ir.Operation, index: int,
-                     notes: list[str]) -> tuple[MatrixWorkload | None, set[int]]:
+                     notes: list[str], mmas: Sequence[ir.Operation] = ()
+                     ) -> tuple[MatrixWorkload | None, set[int]]:
         """One mma's workload and the ids of the scalar-domain ops it accounts for."""
         a, b, c = (v.type for v in mma.operands)
         name = f"mma#{index}"
@@ -496,6 +498,9 @@ class _Reader:
             a_staging=self.operand_staging(mma.operand(0), group),
             b_staging=self.operand_staging(mma.operand(1), group),
             ring_versions=self.ring_versions(mma, group), bounded_mn=bounded)
+        src = accumulator_source(mma, mmas)
+        if src is not None:
+            w = dataclasses.replace(w, a_from=f"mma#{src}")
         return w, owned
 
     def common_elements(self, group: ir.Operation, owned: set[int],
@@ -553,7 +558,7 @@ class _Reader:
         owned: set[int] = set()
         carried: set[tuple[int, int]] = set()
         for i, mma in enumerate(mmas):
-            w, own = self.mma_workload(mma, par, i, site.notes)
+            w, own = self.mma_workload(mma, par, i, site.notes, mmas)
             if w is None:
                 continue
             ops.append(w)
@@ -569,6 +574,62 @@ class _Reader:
                                       common_elements=common, exact_threads=exact,
                                       location=str(par.loc), notes=tuple(site.notes))
         return site
+
+
+_FREE_TILES = ("iota", "constant")
+"""Tile operations whose values the lowering builds in whatever layout their user needs."""
+
+
+def accumulator_source(mma: ir.Operation, mmas: Sequence[ir.Operation]) -> int | None:
+    """The index in ``mmas`` of the product whose accumulator ``mma``'s A operand is computed
+    from element by element, or None (``MatrixWorkload.a_from``).
+
+    Followed back from A: ``map`` operands of A's shape, both arms of an ``if``'s result.
+    Other operands of a map may be scalars, coordinate tiles and constants, or broadcasts
+    of tiles of lower rank (a row statistic ``m[:, None]``). Anything else of A's shape (a
+    load, a transpose, a reduction) and more than one source product refuse. The source
+    must be in ``mma``'s block: a loop that holds both then reads a product's result in
+    the loop, so it keeps no warpgroup group in flight (``_in_flight_blocker``), which a
+    register A operand needs."""
+    a = mma.operand(0)
+    shape = a.type.shape
+    found: set[int] = set()
+    seen: set[ir.Value] = set()
+    stack = [a]
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = v.defining_op
+        if op is None:
+            return None
+        if op.name == "mma":
+            if op not in mmas or op is mma or op.parent is not mma.parent:
+                return None
+            found.add(mmas.index(op))
+        elif op.name == "map":
+            for x in op.operands:
+                t = x.type
+                if not isinstance(t, ir.TileType):
+                    continue
+                if t.shape == shape:
+                    d = x.defining_op
+                    if d is not None and d.name in _FREE_TILES:
+                        continue
+                    if d is not None and d.name == "reindex" \
+                            and d.operand(0).type.rank < t.rank:
+                        continue  # a broadcast of a lower-rank tile
+                    stack.append(x)
+                elif t.rank != 0:
+                    return None
+        elif op.name == "if":
+            k = list(op.results).index(v)
+            for region in op.regions:
+                stack.append(region.entry.terminator.operand(k))
+        else:
+            return None
+    return found.pop() if len(found) == 1 else None
 
 
 def extract_groups(module: ir.Module, options: PlannerOptions | None = None,

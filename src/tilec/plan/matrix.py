@@ -33,7 +33,7 @@ from tilec.exec import (
     matrix_distribution,
     one_atom_distribution,
 )
-from tilec.ir.atoms import SIMDGROUP_ATOM, SIMDGROUP_BLOCK, row_pad, swizzle_slack
+from tilec.ir.atoms import SIMDGROUP_ATOM, SIMDGROUP_BLOCK, SWIZZLE_ALIGN, row_pad
 
 from .options import PlannerOptions
 from .work import DTYPE_BYTES, GroupWorkload, MatrixWorkload, elided_elements
@@ -241,7 +241,8 @@ class MatrixCandidate:
     shared_bytes: int
     """Group-shared bytes this operation still needs."""
     released_bytes: int
-    """Group-shared bytes released relative to the reference staging (A+B+C+D)."""
+    """Group-shared bytes released relative to the reference staging (A+B+C+D); the bytes of
+    ``pool_bytes`` count as released here and are paid through the pool."""
     ring_bytes: int
     """Group-shared bytes the lowering's ring needs beyond that staging (``ring_extra``: a
     second version of A and B, swizzle slack or row padding, barriers); the capacity check
@@ -256,6 +257,15 @@ class MatrixCandidate:
     elements from global memory where the atom runs (``mma_sync``), or the MPP operation
     reads them as device tensors (``mpp``). Their bytes are released and no ring is
     placed."""
+    pool_bytes: int = 0
+    """Of ``shared_bytes``, the transient bytes in the group's reused scratch pool (a register
+    accumulator crossing shared memory to change layout, its C and D at different times):
+    the group pays the largest pool of its chosen candidates once, not their sum
+    (``solver.Option.pool``; the lowering's ``SharedAllocator.pool``)."""
+    register_a: int = 0
+    """A's staging bytes (counted in ``shared_bytes``) that this warpgroup candidate does not
+    need when the operation ``MatrixWorkload.a_from`` is realized by warpgroup instructions
+    too: A is then that operation's accumulator in registers (``solver.Option.bonus``)."""
     ring_versions: int | None = None
     """Versions of the ring its ``ring`` operands are copied into, as the planner chose them
     (``PlannerOptions.plan_ring_versions``: one candidate per count of
@@ -286,7 +296,8 @@ class MatrixCandidate:
             "atom": None if self.atom is None else self.atom.id,
             "distribution": None if self.distribution is None else self.distribution.to_json(),
             "footprint": {"shared_bytes": self.shared_bytes, "released_bytes": self.released_bytes,
-                          "ring_bytes": self.ring_bytes,
+                          "ring_bytes": self.ring_bytes, "pool_bytes": self.pool_bytes,
+                          "register_a_bytes": self.register_a,
                           "ring_versions": self.ring_versions,
                           "fragment_scalars_per_lane": self.fragment_scalars},
             "elided_elements": self.elided_elements,
@@ -412,8 +423,13 @@ class Enumeration:
     """Realizations examined (candidates plus rejections)."""
 
 
-RING_BARRIER_BYTES = 32
-"""Bytes of the ``full`` and ``empty`` barriers of two ring versions (8 bytes each)."""
+RING_BARRIER_BYTES = 8
+"""Bytes of one ring version's ``full`` barrier (its ``empty`` one is as large)."""
+
+RING_BARRIER_ALIGN = 128
+"""Where each of a ring's two barrier arrays starts: the warpgroup targets' shared-memory
+alignment (``TargetProfile.shared_alignment`` of cuda:sm_90). Counted per operation: two
+products of one loop share its barriers, so this over-counts them by one pair."""
 
 PIPELINE_VERSIONS = (2, 3, 4)
 """Ring versions the planner enumerates for a warpgroup candidate with
@@ -428,15 +444,22 @@ def ring_extra(w: MatrixWorkload, realization: Realization,
     ``schedule_staging.plan_staging``: two versions at least; a warpgroup ring trims
     ``wgmma_stages`` down to 2, never below; a ``pipeline``'s window places exactly its
     count, ``MatrixWorkload.ring_versions``), not one copied once or computed in registers
-    (``MatrixWorkload.a_staging``). Warpgroup buffers are 128-byte swizzled (the alignment
-    slack of the base and two buffers, ``swizzle_slack``), a ring with a barrier pair per
-    version; the others pad every row of each version. ``versions``: the count the planner
-    chose (``MatrixCandidate.ring_versions``), else the fewest the lowering may place."""
+    (``MatrixWorkload.a_staging``). Warpgroup buffers are 128-byte swizzled and placed
+    first, one after another (``ir.allocation``): each adds what it leaves of its last
+    ``SWIZZLE_ALIGN`` block (0 for every tile a warpgroup instruction takes), and the
+    group's base alignment is paid once by the solver (``report._option``); a ring has a
+    barrier pair per version; the others pad every row of each version. ``versions``: the
+    count the planner chose (``MatrixCandidate.ring_versions``), else the fewest the
+    lowering may place."""
     ring = w.ring_bytes()
     versions = versions or w.min_ring_versions
     if realization == Realization.WGMMA:
-        barriers = RING_BARRIER_BYTES * versions // 2 if ring else 0
-        return (versions - 1) * ring + swizzle_slack(2) + barriers
+        barriers = 2 * -(-RING_BARRIER_BYTES * versions // RING_BARRIER_ALIGN) \
+            * RING_BARRIER_ALIGN if ring else 0
+        st = w.staging_bytes()
+        pad = sum(-(st[x] * (versions if how == "ring" else 1)) % SWIZZLE_ALIGN
+                  for x, how in (("A", w.a_staging), ("B", w.b_staging)))
+        return (versions - 1) * ring + pad + barriers
     if realization in (Realization.RECTANGLE, Realization.ONE_ATOM, Realization.SIMDGROUP,
                        Realization.MPP):
         pad = row_pad(DTYPE_BYTES[w.dtype]) * DTYPE_BYTES[w.dtype]
@@ -458,20 +481,23 @@ seed's accounting (its non-resident accumulator is a shared-memory round trip pe
 
 
 def _footprint(w: MatrixWorkload, accumulator: str,
-               realization: Realization) -> tuple[int, int]:
-    """(remaining shared bytes, released bytes) relative to the A+B+C+D reference staging
-    (A and B staged; ``_candidate`` releases them for a forwarded candidate, which reads
-    them from their source views). A register accumulator's carry and result cross shared memory at
-    different times through the same reused scratch pool, so a non-resident one counts one
-    accumulator tile (its C, released, is the size of its D), not two."""
+               realization: Realization) -> tuple[int, int, int]:
+    """(remaining shared bytes, released bytes, pool bytes) relative to the A+B+C+D
+    reference staging (A and B staged; ``_candidate`` releases them for a forwarded
+    candidate, which reads them from their source views). A register accumulator's carry and
+    result cross shared memory at different times through the group's reused scratch pool,
+    so a non-resident one counts one accumulator tile, and that tile is pool bytes: released
+    here and paid once for the group by its largest pool (``solver.Option.pool``)."""
     st = w.staging_bytes()
-    released = 0
+    released, pool = 0, 0
     if accumulator in ("resident", "direct"):
         released += st["D"]
     if accumulator == "direct" or (accumulator == "nonresident"
                                    and realization in REGISTER_ACCUMULATORS):
         released += st["C"]
-    return sum(st.values()) - released, released
+    if accumulator == "nonresident" and realization in REGISTER_ACCUMULATORS:
+        released, pool = released + st["D"], st["D"]
+    return sum(st.values()) - released + pool, released, pool
 
 
 def register_limit(profile: TargetProfile, threads: int) -> int | None:
@@ -516,8 +542,10 @@ def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumu
                atom: MatrixAtom | None, dist: MatrixDistribution | None, scalars: int,
                options: PlannerOptions, subgroups: int = 0,
                forwarded: bool = False, versions: int | None = None) -> MatrixCandidate:
-    shared, released = _footprint(w, accumulator, realization)
+    shared, released, pool = _footprint(w, accumulator, realization)
     ring = ring_extra(w, realization, versions)
+    register_a = w.staging_bytes()["A"] if realization == Realization.WGMMA \
+        and w.a_from is not None and w.a_staging == "value" and not forwarded else 0
     if forwarded:  # A and B are read where they are: no staging, no ring
         st = w.staging_bytes()
         shared, released, ring = shared - st["A"] - st["B"], released + st["A"] + st["B"], 0
@@ -527,7 +555,7 @@ def _candidate(w: MatrixWorkload, threads: int, realization: Realization, accumu
                            realization,
                            accumulator, atom, dist, scalars, overwrite, shared, released,
                            ring, elided, w.domains.total - elided, forwarded,
-                           None if forwarded else versions)
+                           pool, register_a, None if forwarded else versions)
 
 
 def _enumerate_atom(w: MatrixWorkload, atom: MatrixAtom, threads: int, profile: TargetProfile,

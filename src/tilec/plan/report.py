@@ -21,6 +21,7 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.exec import ExecStructure, TargetProfile, get_profile
+from tilec.ir.atoms import SWIZZLE_ALIGN
 
 from .cost import CostBasis, GroupTerms, Priced, select_basis
 from .extract import extract_groups
@@ -29,7 +30,7 @@ from .options import PlannerOptions
 from .proofs.split_k import split_loop
 from .shared_ssa import SharedValue, render_shared_values
 from .solver import Option, Problem, ProblemResult, SearchCounters, solve
-from .work import GroupWorkload
+from .work import GroupWorkload, MatrixWorkload
 
 __all__ = ["Selection", "ThreadOutcome", "GroupPlan", "ModulePlan", "plan_group", "plan_module"]
 
@@ -397,6 +398,7 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
         plan.fallback = "none: the search did not run"
     capacity = profile.shared_bytes_per_group
     base = work.common_shared_bytes + sum(sum(w.staging_bytes().values()) for w in work.ops)
+    positions = {w.op: i for i, w in enumerate(work.ops)}
     problems: list[Problem] = []
     priced: dict[int, list[list[Priced]]] = {}
     terms: dict[int, GroupTerms] = {}
@@ -408,9 +410,8 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
             per_op.append(ps)
         priced[t] = per_op
         terms[t] = basis.group_terms(t, work)
-        problems.append(Problem(t, tuple(tuple(Option(p.score, p.candidate.released_bytes
-                                                      - p.candidate.ring_bytes)
-                                               for p in ps) for ps in per_op),
+        problems.append(Problem(t, tuple(tuple(_option(p, oe.op, positions) for p in ps)
+                                         for ps, oe in zip(per_op, en.by_threads[t])),
                                 base, capacity, terms[t].offset, terms[t].scale))
     best, results, sc = solve(problems)
     plan.outcomes = [ThreadOutcome(r.key, r, terms.get(r.key)) for r in results]
@@ -430,6 +431,22 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
     plan.selected = Selection(best.key, _structure(profile, best.key, work.programs), chosen,
                               best.op_sum, terms[best.key], best.score, best.bytes,
                               best.released, capacity)
+
+
+def _option(p: Priced, w: MatrixWorkload, positions: dict[str, int]) -> Option:
+    """The solver's view of one priced candidate: the bytes it releases beside its ring, its
+    accumulator's scratch pool (one per accumulator type) and the swizzled base's alignment
+    (both paid once by the group), and, for
+    a warpgroup candidate whose A is an earlier product's accumulator, the A staging it
+    does not need where that product is a warpgroup candidate too."""
+    c = p.candidate
+    bonus = None
+    if c.register_a and w.a_from in positions and positions[w.a_from] < positions[w.op]:
+        bonus = (positions[w.a_from], Realization.WGMMA.value, c.register_a)
+    pools = ((f"scratch {w.acc_dtype}", c.pool_bytes),) if c.pool_bytes else ()
+    if c.realization == Realization.WGMMA:  # one aligned base for every swizzled buffer
+        pools += (("swizzled base", SWIZZLE_ALIGN),)
+    return Option(p.score, c.released_bytes - c.ring_bytes, pools, c.realization.value, bonus)
 
 
 def _solver_counters(sc: SearchCounters) -> dict[str, int]:

@@ -222,6 +222,12 @@ class MatrixWorkload:
     bounded_mn: BoundedViews | None = None
     """The bounded M/N views fact (``plan/proofs/bounded_views.py``), when the option asked
     for it: the proved axes' actual extents per program, and why the others are not."""
+    a_from: str | None = None
+    """The operation (its ``op``) of the same group and block whose accumulator A is computed
+    from element by element, in a tile of A's shape (``extract.accumulator_source``:
+    attention's probabilities from its scores). Where both are realized by warpgroup
+    instructions, the lowering takes A from those registers and stages nothing
+    (``lower/machine_matrix._register_a``); None: no such source."""
     ring_versions: int | None = None
     """Versions of the ring the ``ring`` operands are copied into when the program fixes
     them: a ``pipeline``'s ``window`` (the lowering places exactly that many); None when the
@@ -317,6 +323,7 @@ class MatrixWorkload:
                            for x, why in zip("AB", self.forwarding)},
             "location": self.location,
             "staging": {"A": self.a_staging, "B": self.b_staging},
+            "a_from": self.a_from,
             "ring_versions": self.ring_versions,
         }
 
