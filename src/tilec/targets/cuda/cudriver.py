@@ -99,6 +99,8 @@ _PROTOTYPES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "cuMemsetD8": ("cuMemsetD8_v2", (_DPTR, _c.c_ubyte, _SZ)),
     "cuMemsetD8Async": ("cuMemsetD8Async", (_DPTR, _c.c_ubyte, _SZ, _P)),
     "cuMemcpyDtoHAsync": ("cuMemcpyDtoHAsync_v2", (_P, _DPTR, _SZ, _P)),
+    "cuMemcpyHtoD": ("cuMemcpyHtoD_v2", (_DPTR, _P, _SZ)),
+    "cuMemcpyDtoH": ("cuMemcpyDtoH_v2", (_P, _DPTR, _SZ)),
     "cuStreamSynchronize": ("cuStreamSynchronize", (_P,)),
     "cuStreamIsCapturing": ("cuStreamIsCapturing", (_P, _P)),
     "cuLaunchKernel": ("cuLaunchKernel", (_P, _U, _U, _U, _U, _U, _U, _U, _P, _P, _P)),
@@ -273,6 +275,12 @@ class Driver:
     def cuMemcpyDtoHAsync(self, dst: int, src: int, n: int, stream: int  # noqa: N802
                           ) -> tuple[Any, ...]:
         return self._call("cuMemcpyDtoHAsync", dst, int(src), n, stream)
+
+    def cuMemcpyHtoD(self, dst: int, src: int, n: int) -> tuple[Any, ...]:  # noqa: N802
+        return self._call("cuMemcpyHtoD", int(dst), src, n)
+
+    def cuMemcpyDtoH(self, dst: int, src: int, n: int) -> tuple[Any, ...]:  # noqa: N802
+        return self._call("cuMemcpyDtoH", dst, int(src), n)
 
     # -- streams and launches --------------------------------------------------------------
     def cuStreamSynchronize(self, stream: int) -> tuple[Any, ...]:  # noqa: N802

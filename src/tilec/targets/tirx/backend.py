@@ -6,7 +6,9 @@ source only (checked with the Metal target's checker). The probes say why a targ
 build or run here (TVM is an optional extra: ``pip install 'tilec[tvm]'``);
 ``make_backend`` gives the backend the compile driver runs: ``emit`` builds the PrimFunc
 (``exporter``, in its GPU form for the GPU routes: ``gpu``; its ``text`` is the
-TVMScript), ``build`` compiles it and wraps it.
+TVMScript), ``build`` compiles it and wraps it. A ``tirx:cuda`` kernel runs without TVM
+(``launch``: its launch record, ``launch_record``/``load_launch`` here, ``launch.save``
+and ``launch.load`` for files).
 """
 
 from __future__ import annotations
@@ -62,22 +64,15 @@ def build_cuda_probe() -> str | None:
 
 
 def probe_cuda() -> str | None:
-    """None when ``tirx:cuda`` kernels can run here (they can be built and TVM sees a GPU),
-    else the reason."""
+    """None when ``tirx:cuda`` kernels can be compiled and run here (TVM and NVRTC build them;
+    tilec's CUDA runtime runs them on a device of compute capability 8.0 or newer), else the
+    reason. A saved kernel runs without TVM: ``launch.launch_probe``."""
     why = build_cuda_probe()
     if why is not None:
         return why
-    import tvm
+    from .launch import launch_probe
 
-    if tvm.get_global_func("device_api.cuda", allow_missing=True) is None:
-        return ("no CUDA runtime in TVM: TVM's CUDA runtime is not loaded (its "
-                "libtvm_runtime_cuda needs the CUDA driver, libcuda.so.1)")
-    try:
-        if tvm.cuda(0).exist:
-            return None
-    except Exception as e:  # noqa: BLE001 - a TVM without its CUDA runtime
-        return f"no CUDA runtime in TVM: {type(e).__name__}: {e}"
-    return "no CUDA GPU for TVM: tvm.cuda(0) does not exist"
+    return launch_probe()
 
 
 def build_metal_probe() -> str | None:
@@ -133,8 +128,8 @@ class TirxBackend:
         if self.name == "tirx:cuda":
             from .device import TirxDeviceExecutable, build_cuda
 
-            lib, text, arch = build_cuda(src.export, fn, self.name)
-            return TirxDeviceExecutable(module, fn, src.export, lib, text, self.name, arch)
+            return TirxDeviceExecutable(module, fn, src.export,
+                                        build_cuda(src.export, fn, self.name))
         if self.name == "tirx:metal":
             from .device import TirxSourceOnly, build_metal
 
@@ -144,6 +139,27 @@ class TirxBackend:
         from .runtime import TirxExecutable, build_prim_func
 
         return TirxExecutable(module, fn, src.export, build_prim_func(src.export, fn))
+
+    # -- launch records (``tilec.driver.launch_record``/``load_launch``) -----------------
+    def launch_record(self, exe: Any) -> dict[str, Any] | None:
+        """A ``tirx:cuda`` kernel's launch record (JSON, self-contained: the CUDA source,
+        TVM's host code, the parameters and host checks; ``launch.TirxLaunch``), or None for
+        the other routes."""
+        from .launch import TirxCudaKernel
+
+        return exe.launch.to_json() if isinstance(exe, TirxCudaKernel) else None
+
+    def load_launch(self, record: dict[str, Any]) -> Any:
+        """The ``tirx:cuda`` kernel a ``launch_record`` describes (no TVM is imported), or
+        None when it is not one this tilec reads."""
+        from .launch import ArtifactError, TirxCudaKernel, TirxLaunch
+
+        if self.name != "tirx:cuda":
+            return None
+        try:
+            return TirxCudaKernel(TirxLaunch.from_json(record))
+        except ArtifactError:
+            return None
 
     def compile(self, module: ir.Module, fn_name: str) -> Any:
         """Verify, emit and build ``fn_name``."""

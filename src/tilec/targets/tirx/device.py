@@ -1,19 +1,22 @@
-"""The GPU routes' builds and calls: ``tirx:cuda`` (built, run on an NVIDIA GPU) and
-``tirx:metal`` (source only).
+"""The GPU routes' builds: ``tirx:cuda`` (TVM generates the CUDA source; tilec's CUDA
+runtime builds and runs it) and ``tirx:metal`` (source only).
 
-``build_cuda`` runs ``tvm.compile`` for ``cuda`` with TVM's LLVM host. TVM compiles the
-device source through its ``tvm_callback_cuda_compile`` hook (NVRTC by default); the bridge
-replaces that hook for the length of its build with one that keeps the source and passes
-``--fmad=false`` (no fused multiply-add the IR did not ask for: ``strict_fold`` and
-elementwise arithmetic stay the reference's roundings), then puts TVM's back. The
-architecture is the GPU's where one is visible to TVM, else ``sm_90a`` (what the source is
-checked against without a GPU). ``build_metal`` runs TVM's Metal code generation (no
-compiler: TVM returns the source), and ``tilec.targets.metal.check`` checks it as the Metal
-target's is checked without an Apple GPU.
+``build_cuda`` runs ``tvm.compile`` for ``cuda`` with TVM's LLVM host, and keeps what a
+launch needs instead of TVM's runtime module: TVM compiles the device source through its
+``tvm_callback_cuda_compile`` hook, which the bridge replaces for the length of its build
+with one that keeps the source, makes it self-contained (``hostsplit.self_contained``) and
+compiles it with tilec's NVRTC build (``cuda.compiler.compile_cubin``: ``--fmad=false``, no
+fast math; TVM's own NVRTC path adds ``--use_fast_math``, which flushes subnormals and
+approximates division) so that a source NVRTC rejects fails the build; the module right
+after TVM's ``SplitHostDevice`` gives the kernel's parameters and TVM's host code
+(``hostsplit.record_launch``). The result is a ``launch.TirxLaunch``: the executable
+(``TirxDeviceExecutable``, a ``launch.TirxCudaKernel``) runs it through the driver API, and
+``launch.save`` writes it for a machine without TVM. The architecture of the build is the
+GPU's where the driver sees one, else ``sm_90a``; a call compiles for its device's.
 
-``TirxDeviceExecutable`` checks the arguments as the reference does (the launchers'
-messages, shape symbols, aliasing, host checks), copies each array to the device, calls
-TVM's host function and copies every memory argument back.
+``build_metal`` runs TVM's Metal code generation (no compiler: TVM returns the source), and
+``tilec.targets.metal.check`` checks it as the Metal target's is checked without an Apple
+GPU.
 """
 
 from __future__ import annotations
@@ -21,14 +24,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import numpy as np
-
 import tilec.ir as ir
-from tilec.targets import numerics as nx
 from tilec.targets.clike import UnsupportedError
+from tilec.targets.interop_checks import kernel_label, shape_bindings, written_parameters
 from tilec.targets.kernel_checks import HostChecks
 
 from .exporter import Export
+from .launch import TirxCudaKernel, TirxLaunch, UserParam
 
 __all__ = ["DEFAULT_ARCH", "build_cuda", "build_metal", "cuda_arch", "TirxDeviceExecutable",
            "TirxSourceOnly"]
@@ -41,17 +43,14 @@ _lock = threading.Lock()
 
 
 def cuda_arch() -> str:
-    """``sm_XY`` of GPU 0 when TVM sees one (``sm_90a`` for Hopper), else ``DEFAULT_ARCH``."""
-    try:
-        import tvm
+    """``sm_XY`` of GPU 0 when the driver sees one (``sm_90a`` for Hopper), else
+    ``DEFAULT_ARCH``."""
+    from tilec.targets.cuda.backend import device_capability
 
-        dev = tvm.cuda(0)
-        if dev.exist:
-            major, minor = str(dev.compute_version).split(".")
-            return f"sm_{major}{minor}" + ("a" if (major, minor) == ("9", "0") else "")
-    except Exception:  # noqa: BLE001 - no CUDA runtime in this TVM: build for the default
-        pass
-    return DEFAULT_ARCH
+    cc = device_capability(0)
+    if cc is None:
+        return DEFAULT_ARCH
+    return f"sm_{cc[0]}{cc[1]}" + ("a" if cc == (9, 0) else "")
 
 
 def _reason(e: Exception) -> str:
@@ -59,33 +58,82 @@ def _reason(e: Exception) -> str:
     return lines[-1] if lines else type(e).__name__
 
 
-def build_cuda(export: Export, fn: ir.Function, target: str) -> tuple[Any, str, str]:
-    """``(module, CUDA source, arch)`` of the PrimFunc; TVM's failures are the bridge's
-    ``UnsupportedError`` (without TVM's stack)."""
+def build_cuda(export: Export, fn: ir.Function, target: str) -> TirxLaunch:
+    """The launch record of the PrimFunc: TVM's CUDA source (self-contained, compiled once
+    here with NVRTC), its kernel's parameters and TVM's host code. TVM's and NVRTC's
+    failures are the bridge's ``UnsupportedError`` (without TVM's stack)."""
     import tvm
-    from tvm.support import nvcc
+
+    from .hostsplit import capture, record_launch, self_contained
 
     arch = cuda_arch()
+    kernel = f"{export.name}_kernel"
     seen: list[str] = []
 
     def compile_hook(code: str) -> Any:
+        # TVM calls this where its build has CUDA; elsewhere it keeps the source unbuilt
         seen.append(code)
-        return nvcc.compile_cuda(code, target_format="cubin", arch=arch,
-                                 options=["--fmad=false"], compiler="nvrtc")
+        return bytearray(_nvrtc(code, arch, kernel, target, fn.name))
 
     with _lock:
         previous = tvm.get_global_func(_HOOK, allow_missing=True)
         tvm.register_global_func(_HOOK, compile_hook, override=True)
         try:
             tgt = tvm.target.Target({"kind": "cuda", "arch": arch}, host="llvm")
-            lib = tvm.compile(tvm.IRModule({export.name: export.prim_func}), target=tgt)
-        except Exception as e:  # a TVM or NVRTC failure: the bridge's, with the reason
+            with capture() as got:
+                lib = tvm.compile(tvm.IRModule({export.name: export.prim_func}), target=tgt)
+        except UnsupportedError:
+            raise
+        except Exception as e:  # a TVM failure: the bridge's, with the reason
             raise UnsupportedError(target, None, f"TVM could not compile @{fn.name} for "
                                                  f"CUDA ({arch}): {_reason(e)}") from None
         finally:
             if previous is not None:
                 tvm.register_global_func(_HOOK, previous, override=True)
-    return lib, (seen[-1] if seen else _device_source(lib)), arch
+    raw = seen[-1] if seen else _device_source(lib)
+    if "module" not in got or kernel not in raw:
+        raise UnsupportedError(target, None, f"TVM generated no CUDA kernel {kernel} for "
+                                             f"@{fn.name}")
+    text = self_contained(raw, target, fn.name)
+    _nvrtc(raw, arch, kernel, target, fn.name)  # cached: built once, here or in the hook
+    rec = record_launch(got["module"], export.name, target, fn.name)
+    return TirxLaunch(fn.name, kernel_label(fn), _user_params(fn), list(fn.shape_symbols),
+                      shape_bindings(fn), rec["kernel"], rec["kernel_params"],
+                      rec["launch_tags"], rec["inputs"], rec["host"], text, arch,
+                      HostChecks(fn), export.text)
+
+
+def _nvrtc(raw: str, arch: str, kernel: str, target: str, fn_name: str) -> bytes:
+    """TVM's source ``raw``, made self-contained, built by tilec's NVRTC build (cached); a
+    rejection is the bridge's ``UnsupportedError`` with NVRTC's messages."""
+    from tilec.targets.cuda.compiler import CUDACompileError, compile_cubin
+
+    from .hostsplit import self_contained
+
+    try:
+        return compile_cubin(self_contained(raw, target, fn_name), arch, kernel).data
+    except CUDACompileError as e:
+        raise UnsupportedError(target, None, f"NVRTC rejected TVM's CUDA source for "
+                                             f"@{fn_name}: {e}") from None
+
+
+def _user_params(fn: ir.Function) -> list[UserParam]:
+    """The user parameters as a call checks them (the reference's facts)."""
+    n_user = len(fn.args) - len(fn.shape_symbols)
+    written = written_parameters(fn)
+    out = []
+    for i, a in enumerate(fn.args[:n_user]):
+        t = a.type
+        if isinstance(t, ir.MemoryType | ir.TileType):
+            kind = "mem" if isinstance(t, ir.MemoryType) else "tile"
+            out.append(UserParam(kind, t.dtype.name, tuple(d.value for d in t.shape),
+                                 i in written, a.name_hint or ""))
+        elif isinstance(t, ir.ScalarType):
+            out.append(UserParam("scalar", t.name, (), False, a.name_hint or ""))
+        else:
+            raise UnsupportedError("tirx:cuda", None, f"@{fn.name}: a parameter of type {t} "
+                                                      f"cannot be passed to a kernel call")
+    return out
 
 
 def build_metal(export: Export, fn: ir.Function, target: str) -> str:
@@ -106,10 +154,6 @@ def _device_source(lib: Any) -> str:
     return "\n".join(m.inspect_source() for m in mod.imports)
 
 
-_VIEW = {np.dtype(np.bool_): np.uint8, np.dtype(nx.BF16): np.uint16}
-"""Arrays passed as another dtype of the same width (the PrimFunc's memory dtypes)."""
-
-
 class _TirxKernel:
     """What both GPU forms of a bridged kernel answer (``function``, ``export``)."""
 
@@ -127,70 +171,19 @@ class _TirxKernel:
         return self.export.text
 
 
-class TirxDeviceExecutable(_TirxKernel):
-    """A ``tirx:cuda`` kernel: call it with numpy arrays (copied to the GPU and back)."""
+class TirxDeviceExecutable(TirxCudaKernel):
+    """A ``tirx:cuda`` kernel built here: its launch record (run by ``TirxCudaKernel``
+    through tilec's CUDA runtime), the IR and the PrimFunc it came from."""
 
-    def __init__(self, module: ir.Module, fn: ir.Function, export: Export, lib: Any,
-                 source: str, target: str, arch: str) -> None:
+    def __init__(self, module: ir.Module, fn: ir.Function, export: Export,
+                 launch: TirxLaunch) -> None:
+        super().__init__(launch)
         self.module = module
         """The Candidate module."""
         self.function = fn
         """The entry function."""
         self.export = export
         """The PrimFunc."""
-        self.lib = lib
-        """TVM's compiled module (host code and the CUDA module)."""
-        self.source = source
-        """The CUDA C++ TVM generated (this target's source)."""
-        self.target = target
-        """The target name."""
-        self.arch = arch
-        """The architecture it was built for."""
-        self.host_checks = HostChecks(fn)
-        """Checks evaluated on the arguments before the call."""
-
-    @property
-    def runnable(self) -> bool:
-        """Whether a GPU is here (else ``Compiled.run`` raises ``TargetUnavailable``)."""
-        from .backend import probe_cuda
-
-        return probe_cuda() is None
-
-    def __call__(self, *args: Any) -> None:
-        import tvm
-
-        from tilec.targets.reference.backend import bind_arguments, contiguous_arguments
-        from tilec.targets.reference.interpreter import MemRef
-
-        from .backend import probe_cuda
-
-        why = probe_cuda()
-        if why is not None:  # Compiled.run raises TargetUnavailable before this
-            raise RuntimeError(f"target {self.target!r} is unavailable here: {why}")
-        fn = self.function
-        entry = bind_arguments(fn, args)
-        self.host_checks.run(entry)
-        n_user = len(fn.args) - len(fn.shape_symbols)
-        dev = tvm.cuda(0)
-        with contiguous_arguments(entry) as work:
-            argv: list[Any] = []
-            back: list[tuple[np.ndarray, Any]] = []
-            for p, v in zip(fn.args[:n_user], work[:n_user]):
-                if isinstance(v, (MemRef, np.ndarray)):
-                    host = v.root if isinstance(v, MemRef) else np.ascontiguousarray(v)
-                    view = _VIEW.get(host.dtype)
-                    host = host if view is None else host.view(view)
-                    t = tvm.runtime.tensor(host, dev)
-                    argv.append(t)
-                    if isinstance(v, MemRef):
-                        back.append((host, t))
-                else:
-                    argv.append(float(v) if p.type.is_float else int(v))
-            argv += [int(s) for s in work[n_user:]]
-            self.lib[self.export.name](*argv)
-            dev.sync()
-            for host, t in back:
-                np.copyto(host, t.numpy().reshape(host.shape))
 
     def __repr__(self) -> str:
         return f"<TirxDeviceExecutable @{self.name} ({self.target}, {self.arch})>"

@@ -192,7 +192,15 @@ def _opaque(x: Any) -> Any:
     LLVM removes the pair."""
     tx = _tvm()
     dt = dtype_of(x)
-    return tx.reinterpret(dt, tx.reinterpret("u" + dt.replace("float", "int"), x))
+    u = "u" + dt.replace("float", "int")
+    if isinstance(x, tx.FloatImm):
+        # a literal through its bits: TVM's CUDA code generation prints a reinterpret of a
+        # literal as *(uint *)(&(1.0f)), which is not C++ (a zero is never a FloatImm
+        # here: ``const`` spells it through -0.0's bits)
+        bits = int(np.array(float(x.value), dt).view(u)[()])
+        if bits:
+            return tx.reinterpret(dt, tx.const(bits, u))
+    return tx.reinterpret(dt, tx.reinterpret(u, x))
 
 
 # ------------------------------------------------------------------ float helpers
@@ -206,6 +214,17 @@ def _bits(x: Any) -> Any:
 def _from_bits(b: Any) -> Any:
     tx = _tvm()
     return tx.reinterpret("float64" if dtype_of(b) == "uint64" else "float32", b)
+
+
+def _negate(x: Any) -> Any:
+    """``-x`` as a flip of the sign bit (IEEE negation: a NaN's sign flips too; ``x * -1.0``
+    keeps a NaN operand's sign on x86 and on GPUs)."""
+    tx = _tvm()
+    dt = dtype_of(x)
+    width = {"float16": 16, "float32": 32, "float64": 64}[dt]
+    u = f"uint{width}"
+    return tx.reinterpret(dt, tx.bitwise_xor(tx.reinterpret(u, x),
+                                             tx.const(1 << (width - 1), u)))
 
 
 def _same(a: Any, b: Any) -> Any:
@@ -327,7 +346,7 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     elif fn in ("max", "min"):
         r = _ieee(fn, a, b)
     elif fn == "neg":
-        r = tx.Mul(a, tx.const(-1.0, ct))
+        r = _negate(a)
     elif fn == "abs":
         r = _fabs(a)
     elif fn == "rem":  # Python %: the result takes the divisor's sign
@@ -342,7 +361,7 @@ def _float_arith(fn: str, xs: list[Any], t: ir.ScalarType) -> Any:
     elif fn == "rsqrt":
         r = tx.Div(tx.const(1.0, ct), tx.sqrt(a))
     elif fn == "sigmoid":
-        e = tx.Cast(ct, _libm("exp", tx.Mul(a, tx.const(-1.0, ct))))
+        e = tx.Cast(ct, _libm("exp", _negate(a)))
         r = tx.Div(tx.const(1.0, ct), tx.Add(tx.const(1.0, ct), e))
     elif fn == "floor":
         r = tx.floor(a)
