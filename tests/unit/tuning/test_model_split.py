@@ -191,7 +191,8 @@ def test_a_split_is_priced_at_every_thread_count(monkeypatch) -> None:
 
 def _recorded(shape: tuple[int, int, int]) -> list[tuple[str, int, float]]:
     """(tile, split, ms) of every H100 timing of lib.matmul bf16 at ``shape`` with the
-    default plan (no wgmma_stages fixed) in the split sweeps and the model-pick runs."""
+    default plan (no wgmma_stages fixed) in the split sweeps (and the model picks they
+    name, ``--user``) and the model-pick runs."""
     import glob
     import json
     import re
@@ -209,7 +210,7 @@ def _recorded(shape: tuple[int, int, int]) -> list[tuple[str, int, float]]:
                 out.append((r["tile"].split("@")[0], int(r["split_k"]), r["tilec_ms"]))
                 continue
             m = re.match(r"BM=(\d+) BN=(\d+) BK=(\d+) threads=\d+(?: split_k=(\d+))?",
-                         r.get("note", ""))
+                         r.get("pick") or r.get("note", ""))  # a model pick names it
             if m:
                 out.append((f"{m[1]}x{m[2]}x{m[3]}", int(m[4] or 1), r["tilec_ms"]))
     return out
