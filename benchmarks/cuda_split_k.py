@@ -14,12 +14,23 @@ behind the split-K candidates that ``tc.tune`` tries.
 
     PYTHONPATH=src python benchmarks/cuda_split_k.py [--splits 1,2,4,8,16] [--tune]
         [--stages default] [--shapes 128x128x8192 --tiles 128x64x64@256,32x32x64]
+        [--configs 64x32x64@512:32,64x64x64@128:16]
+
+``--user`` is what a user of the two skinny shapes gets, in one run: for 128x128x8192
+and 16x4096x4096 (bf16), the configurations the H100 records ran fastest (``USER``),
+the model's pick and ``tc.tune``'s choice at budget 8 (stored nowhere: ``store=False``,
+so a run does not read an earlier run's record), the default plan (no ``wgmma_stages``)
+and a per-shape elapsed time in each record (``elapsed_s``). On one H100 it is meant to
+finish within 200 s (most of it is the two tuning runs).
+
+    PYTHONPATH=src python benchmarks/cuda_split_k.py --user
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +43,14 @@ SHAPES = (((128, 128, 8192), ((128, 128, 64), (64, 128, 64), (64, 64, 64), (64, 
           ((4096, 4096, 1024), ((128, 128, 64),)),
           ((1000, 1000, 1000), ((128, 128, 64),)))
 """``(M, N, K)`` and the tiles tried for it."""
+
+USER = (((128, 128, 8192), ("64x32x64@512:32", "32x64x64@512:32", "64x64x64@128:16",
+                            "32x32x64@256:16")),
+        ((16, 4096, 4096), ("64x64x64@128:4", "32x64x64@256:8", "64x64x64@128:8",
+                            "64x128x64:4")))
+"""``--user``: per shape, the explicit configurations (``BMxBNxBK[@threads]:splits``)
+that the H100 and H200 split records ran fastest (cuda_split_k records of ee3d17a,
+a1cade7 and 4da1b8e), timed beside the model's pick and the tuned choice."""
 
 
 def main() -> int:
@@ -57,19 +76,38 @@ def main() -> int:
     p.add_argument("--tiles", default=None,
                    help="BMxBNxBK[@threads], comma-separated: these tiles for every shape "
                         "(@threads fixes the thread count, as a model pick does)")
+    p.add_argument("--configs", default=None,
+                   help="BMxBNxBK[@threads]:splits, comma-separated: exactly these "
+                        "configurations for every shape (instead of tiles x splits)")
+    p.add_argument("--user", action="store_true",
+                   help="the skinny shapes' recorded best configurations, the model's pick "
+                        "and tc.tune's choice at budget 8, default plan (see the docstring)")
     args = p.parse_args()
     splits = [int(s) for s in args.splits.split(",")]
     stages = [None if s == "default" else int(s) for s in args.stages.split(",")]
-    if args.shapes and not args.tiles:
-        p.error("--shapes needs --tiles")
+    if args.shapes and not (args.tiles or args.configs):
+        p.error("--shapes needs --tiles or --configs")
+    if args.user:
+        args.tune, args.budget, stages = True, 8, [None]
     shapes = SHAPES if not args.shapes else tuple(
         (tuple(int(x) for x in s.split("x")), ()) for s in args.shapes.split(","))
+    configs: dict[tuple[int, int, int], tuple[str, ...]] = {}
+    if args.user:
+        shapes = tuple((shape, ()) for shape, _ in USER)
+        configs = dict(USER)
     rec = Recorder("cuda_split_k")
     for (m, n, k), tiles in shapes:
         if args.shape and args.shape != f"{m}x{n}x{k}":
             continue
+        t_shape = time.perf_counter()
         if args.tiles:
             tiles = tuple(args.tiles.split(","))
+        chosen = args.configs.split(",") if args.configs else configs.get((m, n, k))
+        if chosen:  # explicit configurations: (tile, stages, split)
+            jobs = [(c.split(":")[0], st, int(c.split(":")[1]) if ":" in c else 1)
+                    for c in chosen for st in stages]
+        else:
+            jobs = [(t, st, s) for t in tiles for st in stages for s in splits]
         gen = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -77,7 +115,7 @@ def main() -> int:
         want = a.float() @ b.float()
         torch_first = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
         rows: list[dict] = []
-        for t, st, s in [(t, st, s) for t in tiles for st in stages for s in splits]:
+        for t, st, s in jobs:
             spec, _, threads = t.partition("@") if isinstance(t, str) else ("", "", "")
             bm, bn, bk = map(int, spec.split("x")) if spec else t
             variant = {**({"wgmma_stages": st} if st is not None else {}),
@@ -104,10 +142,13 @@ def main() -> int:
         if args.tune:
             rows += _chosen(tc, matmul, a, b, c, want, args.budget, rows)
         torch_ms = min(torch_first, bench_ms(lambda x=a, y=b: torch.matmul(x, y)))
+        elapsed = round(time.perf_counter() - t_shape, 1)
         for r in rows:
             ms = r.pop("ms")
             rec.add("matmul", (m, n, k), "bf16", ms, "torch", torch_ms,
-                    torch_first_ms=torch_first, **r)
+                    torch_first_ms=torch_first, elapsed_s=elapsed, **r)
+        print(f"{m}x{n}x{k}: {len(rows)} timings in {elapsed} s; torch {torch_ms:.4f} ms",
+              flush=True)
     rec.write()
     return 0
 
@@ -118,13 +159,19 @@ def _chosen(tc: Any, matmul: Any, a: Any, b: Any, c: Any, want: Any, budget: int
     out = []
     best = min((r["ms"] for r in rows if r["ms"]), default=None)
     model = tc.compile(matmul, a, b, c, target="cuda")
-    res = tc.tune(matmul, a, b, c, target="cuda", budget=budget, progress=False)
+    pick = model.selection
+    res = tc.tune(matmul, a, b, c, target="cuda", budget=budget, progress=False, store=False)
     sel = res.selected
-    arms = [("model pick", model, {"tuned": False})]
+    arms = [("model pick", model,
+             {"tuned": False, "selection": pick.source,
+              "pick": " ".join(f"{k}={v}" for k, v in {**pick.values,
+                                                       **pick.variant}.items())})]
     if sel is not None:
         arms.append((sel.label, tc.compile(matmul, a, b, c, target="cuda", **sel.config,
                                            variant=sel.variant or None),
-                     {"tuned": True, "tune_seconds": round(sum(res.seconds.values()), 1)}))
+                     {"tuned": True, "budget": budget,
+                      "tune_seconds": round(sum(res.seconds.values()), 1),
+                      "tune_candidates": len(res.candidates)}))
     for name, kern, extra in arms:
         c.fill_(float("nan"))
         kern(a, b, c)

@@ -36,7 +36,12 @@ def _close(torch: Any, got: Any, want: Any, tol: float) -> None:
     ((256, 256, 4096), (128, 256, 64), 16, {"mbarrier_ring": True}),
     ((128, 128, 8192), (64, 128, 64), 64, {"wgmma_stages": 6}),  # 2 K steps per split
     ((40, 24, 500), (16, 16, 16), 3, {}),               # 2 registers a thread: no float4
-], ids=["k_heavy", "skinny", "ragged", "empty_splits", "fallback", "ring", "deep", "scalar"])
+    ((128, 128, 8192), (32, 32, 64), 16, {"threads": 256}),  # the model's pick
+    ((128, 128, 8192), (64, 32, 64), 32, {"threads": 512}),  # the sweep's fastest
+    ((16, 4096, 4096), (32, 64, 64), 8, {"threads": 128}),   # the model's pick
+    ((100, 72, 1240), (32, 64, 64), 32, {"threads": 128}),   # 20 K steps over 32 splits
+], ids=["k_heavy", "skinny", "ragged", "empty_splits", "fallback", "ring", "deep", "scalar",
+        "pick_16", "fastest_32", "skinny_pick", "short_32"])
 def test_split_k_matches_torch(torch_cuda: Any, shape, tiles, splits, extra) -> None:
     torch = torch_cuda
     m, n, k = shape

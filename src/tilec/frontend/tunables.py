@@ -98,7 +98,8 @@ class ConfigScore:
     threads: int | None = None
     """The thread count of the plans that were priced, when every group selected the same
     one (a call that takes this configuration compiles at it: the planner's shape-generic
-    choice may differ from the one priced with the call's extents)."""
+    choice may differ from the one priced with the call's extents); with ``split_k``, the
+    thread count the split was priced at."""
     programs: int | None = None
     """The programs the priced groups launch at the call's extents (None: not known)."""
     k_steps: int | None = None
@@ -259,7 +260,8 @@ def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any
                  buckets: Sequence[tuple[int, ...]]) -> list[ConfigScore]:
     """Capture and plan every configuration for ``target``; score each by the sum of its
     groups' selected kernel scores (the planner's cost basis, shapes bound to ``buckets``),
-    or by a split of its K loop where one prices lower (``plan.split_price.best_split``).
+    or by a split of its K loop where one prices lower (``plan.split_price.best_split``, at
+    the thread count it names, which the score's ``threads`` then is).
 
     ``module_of(config)`` captures one configuration (a ``UserError`` is that
     configuration's rejection). A configuration with a matrix group that has no selected
@@ -282,14 +284,16 @@ def model_scores(module_of: Any, target: str, configs: Sequence[Mapping[str, Any
             programs = [g.workload.programs for g in plan.groups]
             steps = [w.recurrence for g in plan.groups for w in g.workload.ops
                      if w.executions_known and w.recurrence]
-            split = best_split(plan)
+            split = best_split(plan)  # priced at the thread count it names
+            if split is not None:
+                threads = {split.threads}
             out.append(ConfigScore(dict(cfg),
                                    float(sum(g.selected.kernel_score for g in plan.groups))
-                                   if split is None else split[1],
+                                   if split is None else split.score,
                                    threads=threads.pop() if len(threads) == 1 else None,
                                    programs=None if None in programs else sum(programs),
                                    k_steps=min(steps) if steps else None,
-                                   split_k=None if split is None else split[0]))
+                                   split_k=None if split is None else split.splits))
     return out
 
 

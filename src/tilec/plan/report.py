@@ -87,6 +87,9 @@ class ThreadOutcome:
     """The solver's result (best combination or the reason there is none)."""
     terms: GroupTerms | None
     """The thread-count terms used."""
+    chosen: tuple[Priced, ...] = ()
+    """The priced option of each operation in the best combination (empty when there is
+    none): what ``plan.split_price`` re-prices at this thread count."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-serializable description."""
@@ -414,7 +417,10 @@ def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkloa
                                          for ps, oe in zip(per_op, en.by_threads[t])),
                                 base, capacity, terms[t].offset, terms[t].scale))
     best, results, sc = solve(problems)
-    plan.outcomes = [ThreadOutcome(r.key, r, terms.get(r.key)) for r in results]
+    plan.outcomes = [ThreadOutcome(r.key, r, terms.get(r.key),
+                                   () if r.best is None else
+                                   tuple(priced[r.key][i][j] for i, j in enumerate(r.best.choices)))
+                     for r in results]
     plan.counters = {"thread_counts": len(en.search.counts),
                      "realizations_examined": en.enumerated,
                      "candidates": len(plan.candidates), "rejected": len(plan.rejected),

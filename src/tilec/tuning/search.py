@@ -30,7 +30,7 @@ from .measure import Timer, median_spread, replay
 from .space import Candidate, Rejection, enumerate_space, label, shortlist
 from .validate import compare, make_inputs
 
-__all__ = ["tune", "TuneResult"]
+__all__ = ["tune", "TuneResult", "refine_candidates"]
 
 
 @dataclass
@@ -456,8 +456,7 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
         # Stage 2: the target's own variants (cpu: register micro-tiles) of the best
         # configurations, each against the same protocol.
         best = sorted(runs, key=lambda r: r[0].search_ms)[:refine]
-        more = [Candidate(dict(c.config), {**c.variant, **v}, c.score, c.plan, terms=c.terms)
-                for c, _, _ in best for v in extra]
+        more = refine_candidates([c for c, _, _ in best], extra)
         say(f"refining the best {len(best)}: {len(more)} candidates with the target's "
             f"variants")
         result.candidates.extend(more)
@@ -493,6 +492,27 @@ def tune(kernel: Any, *args: Any, target: str | None = None, budget: int | str |
     else:
         say("no candidate validated; nothing stored")
     return result
+
+
+def refine_candidates(best: Sequence[Candidate], variants: Sequence[dict[str, Any]]
+                      ) -> list[Candidate]:
+    """The candidates of tuning's refine stage: each of ``best`` with each of the target's
+    ``variants`` laid over its own (a ``split_k`` variant replaces a split the candidate
+    had), except a split that would leave a split fewer than
+    ``split_price.MIN_STEPS_PER_SPLIT`` K steps."""
+    return [Candidate(dict(c.config), {**c.variant, **v}, c.score, c.plan,
+                      terms={} if "split_k" in v else c.terms, k_steps=c.k_steps)
+            for c in best for v in variants if _splits_fit(c, v)]
+
+
+def _splits_fit(c: Candidate, variant: dict[str, Any]) -> bool:
+    """Whether ``variant`` leaves every split of ``c``'s K loop its fewest steps
+    (``split_price.MIN_STEPS_PER_SPLIT``; True when the loop's trip count is not known or
+    the variant does not split)."""
+    from tilec.plan.split_price import MIN_STEPS_PER_SPLIT
+
+    s = variant.get("split_k")
+    return not s or c.k_steps is None or c.k_steps >= s * MIN_STEPS_PER_SPLIT
 
 
 def _printer() -> Callable[[str], None]:

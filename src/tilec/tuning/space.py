@@ -7,7 +7,13 @@ an illegal tile) or does not plan is a ``Rejection`` with its reason. Each
 planned configuration gives one candidate per thread count the solver found a
 legal combination for, best first (``threads_per_config`` of them): a
 thread count fixes the planner's selection (``PlannerOptions.threads``), so a
-variant is a different plan of the same configuration. The candidates are
+variant is a different plan of the same configuration. Where the model prices a
+split of the configuration's K loop below its unsplit plan
+(``plan.split_price.best_split``: a small grid with a long K loop), one more
+candidate is that split at the thread count it was priced at (``split_k`` and
+``threads`` in its variant), ranked by the split's price: the shortlist of a
+K-heavy or skinny product then holds the small tiles whose splits the model
+prices lowest rather than the tiles whose unsplit grids do. The candidates are
 ranked by the model (the sum of the groups' kernel scores at that thread
 count) and the best ``budget`` are shortlisted; the rest are rejections that
 say where they ranked.
@@ -21,6 +27,7 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.frontend.tunables import configurations, plan_configuration
+from tilec.plan.split_price import best_split
 
 from .refit import plan_terms
 
@@ -50,7 +57,13 @@ class Candidate:
     model_rank: int | None = None
     """Position in the model's order (0: the model's pick)."""
     terms: dict[str, float] = field(default_factory=dict)
-    """The score's terms (``refit.plan_terms``; they sum to ``score``), for refitting."""
+    """The score's terms (``refit.plan_terms``; they sum to ``score``), for refitting
+    (empty for a split of K: ``score`` is then the split's price, which they do not sum
+    to)."""
+    k_steps: int | None = None
+    """The fewest iterations of the configuration's accumulating K loops at the call's
+    extents (None: not known): how far a split of K can go (``tune`` tries a ``split_k``
+    variant only where each split keeps ``split_price.MIN_STEPS_PER_SPLIT`` steps)."""
     compile_s: float | None = None
     """Seconds to build it (in a worker process, or here)."""
     validation: str = ""
@@ -170,12 +183,22 @@ def enumerate_space(module_of: Callable[[dict[str, Any]], tuple[ir.Module, str]]
         if not plan.groups or any(g.selected is None for g in plan.groups):
             cands.append(Candidate(dict(cfg), {}, None, _summary(plan, None)))
             continue
+        steps = [w.recurrence for g in plan.groups for w in g.workload.ops
+                 if w.executions_known and w.recurrence]
+        k_steps = min(steps) if steps else None
         for threads, score in _thread_scores(plan)[:threads_per_config]:
             chosen = plan
             if threads != plan.groups[0].selected.threads:
                 chosen = plan_configuration(module_of, target, cfg, buckets, threads)[0]
             cands.append(Candidate(dict(cfg), {"threads": threads}, score,
-                                   _summary(chosen, threads), terms=plan_terms(chosen)))
+                                   _summary(chosen, threads), terms=plan_terms(chosen),
+                                   k_steps=k_steps))
+        split = best_split(plan)
+        if split is not None:  # the configuration with its K loop split, as the model prices it
+            cands.append(Candidate(dict(cfg), {"threads": split.threads,
+                                               "split_k": split.splits}, split.score,
+                                   f"{_summary(plan, split.threads)}; split_k={split.splits}",
+                                   k_steps=k_steps))
     order = sorted(range(len(cands)), key=lambda i: (cands[i].score is None,
                                                      cands[i].score or 0.0, i))
     ranked = [cands[i] for i in order]

@@ -127,6 +127,13 @@ CASES = {
     # a grouped traversal of the output tiles beside the split axis
     "grouped": ((256, 256, 256), BF16, (64, 64, 64), 2, "cuda:sm_90",
                 {"planner": PlannerOptions(bounded_store=True, program_traversal="grouped:2")}),
+    # the model's pick for 128x128x8192 (32x32x64 at 256 threads, 16 splits), smaller:
+    # 33 K steps (the last one ragged) over 16 splits of 3, the last five empty
+    "pick_16": ((64, 40, 2100), BF16, (32, 32, 64), 16, "cuda:sm_90",
+                {"planner": PlannerOptions(threads=256)}),
+    # 32 splits (the tuner's variant) of 20 K steps: twelve splits per tile run no step
+    "splits_32": ((40, 64, 1240), BF16, (32, 64, 64), 32, "cuda:sm_90",
+                  {"planner": PlannerOptions(threads=128)}),
 }
 
 

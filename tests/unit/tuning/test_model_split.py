@@ -90,7 +90,7 @@ def test_what_prices_no_split() -> None:
     # at most MIN_STEPS_PER_SPLIT steps per split: 24 steps allow 2 and 4 splits, not 8
     short = _plan(32, 32, 24, 16)
     got = best_split(plan.ModulePlan(short.target, [short]))
-    assert got is not None and got[0] * MIN_STEPS_PER_SPLIT <= 24
+    assert got is not None and got.splits * MIN_STEPS_PER_SPLIT <= 24
     assert best_split(plan.ModulePlan(short.target, [short, short])) is None
 
 
@@ -161,3 +161,79 @@ def test_a_priced_split_runs_right_in_the_simulator(shape, dtype, monkeypatch) -
     want = a.astype(np.float32) @ b.astype(np.float32)
     assert not np.isnan(c).any()
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))
+
+
+def _pick(m: int, n: int, k: int):
+    a = np.zeros((m, k), BF16)
+    return matmul.compile(a, np.zeros((k, n), BF16), np.zeros((m, n), np.float32),
+                          target="cuda").selection
+
+
+def test_a_split_is_priced_at_every_thread_count(monkeypatch) -> None:
+    """The thread count that prices the unsplit grid lowest (384 for 32x32x64 tiles at
+    128x128x8192) is not the one whose split prices lowest (256, 16 splits): the pick
+    takes tiles, threads and split together and compiles at the split's thread count."""
+    monkeypatch.setenv("TILEC_WARM_START", "0")
+    a = np.zeros((128, 8192), BF16)
+    args = (a, np.zeros((8192, 128), BF16), np.zeros((128, 128), np.float32))
+    k = matmul.compile(*args, target="cuda", BM=32, BN=32, BK=64, static_shapes=True)
+    (g,) = k.plan.groups
+    got = best_split(k.plan)
+    assert got is not None and got.threads != g.selected.threads
+    at_selected = [split_score(g, s) for s in SPLITS]
+    assert got.score < min(s for s in at_selected if s is not None)
+    assert got.score == split_score(g, got.splits, threads=got.threads)
+    assert split_score(g, 4, threads=1) is None  # no combination at that thread count
+    sel = _pick(128, 128, 8192)
+    assert sel.values == {"BM": 32, "BN": 32, "BK": 64}
+    assert sel.variant == {"threads": 256, "split_k": 16}
+
+
+def _recorded(shape: tuple[int, int, int]) -> list[tuple[str, int, float]]:
+    """(tile, split, ms) of every H100 timing of lib.matmul bf16 at ``shape`` with the
+    default plan (no wgmma_stages fixed) in the split sweeps (and the model picks they
+    name, ``--user``) and the model-pick runs."""
+    import glob
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3] / "benchmarks" / "results"
+    out = []
+    for f in sorted(glob.glob(str(root / "cuda_split_k-*H100*.json"))
+                    + glob.glob(str(root / "cuda_model_pick-*H100*.json"))):
+        for r in json.loads(Path(f).read_text()):
+            if tuple(r["shape"]) != shape or r.get("tilec_ms") is None \
+                    or r.get("wgmma_stages") is not None:
+                continue
+            if "split_k" in r:  # the split sweep: tile BMxBNxBK[@threads]
+                out.append((r["tile"].split("@")[0], int(r["split_k"]), r["tilec_ms"]))
+                continue
+            m = re.match(r"BM=(\d+) BN=(\d+) BK=(\d+) threads=\d+(?: split_k=(\d+))?",
+                         r.get("pick") or r.get("note", ""))  # a model pick names it
+            if m:
+                out.append((f"{m[1]}x{m[2]}x{m[3]}", int(m[4] or 1), r["tilec_ms"]))
+    return out
+
+
+@pytest.mark.parametrize("shape", [(128, 128, 8192), (16, 4096, 4096)])
+def test_the_pick_is_a_split_the_records_ran_among_the_fastest(shape, monkeypatch) -> None:
+    """The model's pick (tiles and split) was timed on the H100 (benchmarks/results:
+    cuda_split_k and cuda_model_pick records, default plan) within 10% of the fastest
+    timing of any configuration of that shape."""
+    monkeypatch.setenv("TILEC_WARM_START", "0")
+    sel = _pick(*shape)
+    rows = _recorded(shape)
+    assert len(rows) > 10
+    tile = "{BM}x{BN}x{BK}".format(**sel.values)
+    split = sel.variant.get("split_k", 1)
+    mine = [ms for t, s, ms in rows if (t, s) == (tile, split)]
+    fastest = min(ms for _, _, ms in rows)
+    assert split >= 4 and mine, f"{tile} split {split} was not timed"
+    assert min(mine) <= 1.10 * fastest, (tile, split, min(mine), fastest)
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (4096, 4096, 1024)])
+def test_a_full_grid_stays_unsplit(shape, monkeypatch) -> None:
+    monkeypatch.setenv("TILEC_WARM_START", "0")
+    assert "split_k" not in _pick(*shape).variant

@@ -133,7 +133,7 @@ def _plan_score(cfg, shape, dtype):
     from tilec.plan.split_price import best_split
 
     split = best_split(plan)  # a split of K, where one prices lower
-    return sum(g.selected.kernel_score for g in plan.groups) if split is None else split[1]
+    return sum(g.selected.kernel_score for g in plan.groups) if split is None else split.score
 
 
 @pytest.mark.parametrize("n", [1000, 4096])

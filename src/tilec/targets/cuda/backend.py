@@ -120,6 +120,11 @@ def _has_epilogue_map(grids: list[ir.Operation]) -> bool:
 WS_VERSIONS = (4, 6)
 """Ring versions the tuning variants try with a producer warpgroup (``tuning_variants``)."""
 
+SPLIT_VARIANTS = (4, 8, 16, 32)
+"""Splits of K the tuning variants try (``tuning_variants``): 16 and 32 are where the H100
+split sweep ran 128x128x8192 fastest (0.0134 ms with 32 splits of 64x32x64 tiles at 512
+threads; 16 at 64x64x64); the model prices up to 16 (``plan.split_price.SPLITS``)."""
+
 
 class CUDABackend:
     """Compiles Machine TileIR functions to cubins for one CUDA profile."""
@@ -182,11 +187,14 @@ class CUDABackend:
         leaves through an elementwise map (a cast to a 16-bit output, an activation), which
         the default plan fuses into the accumulator's registers where the planner proves it may
         (``fuse_matrix_epilogues``), the first variants again without the fusion (the
-        accumulator's trip through shared memory). Then split-K over 4 and 8 programs per
-        output tile (``split_k``): it changes grids with a splittable K loop
-        (``plan/proofs/split_k.py``); the H200 sweep (benchmarks/cuda_split_k.py) ran
-        128x128x8192 fastest with 8 splits and 16x4096x4096 with 4, and every large grid
-        slower split. None for other kernels (they would change nothing). No copy batch
+        accumulator's trip through shared memory). Then split-K over 4, 8, 16 and 32
+        programs per output tile (``split_k``): it changes grids with a splittable K loop
+        (``plan/proofs/split_k.py``); the split sweeps (benchmarks/cuda_split_k.py) ran
+        16x4096x4096 fastest with 4 splits (H100 and H200), 128x128x8192 with 16 (H200;
+        H100 at 64x64x64 tiles) or 32 (H100 at 64x32x64 and 32x64x64 tiles), and every
+        large grid slower split. ``tune`` tries a split only where each split keeps
+        ``split_price.MIN_STEPS_PER_SPLIT`` K steps. None for other kernels (they would
+        change nothing). No copy batch
         (``max_copy_batch``): on CUDA the synchronous staged copies it orders are the
         fallback of ``cp.async`` and tensor copies (rows not 16-byte aligned, a nonzero
         fill, a window that is not a plain one), one operand per guarded branch, where the
@@ -224,7 +232,7 @@ class CUDABackend:
                     if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]
                     and v.get("persistent", 0) == 0 and "cluster" not in v
                     and "tensor_store" not in v]
-        out += [{"split_k": 4}, {"split_k": 8}]
+        out += [{"split_k": s} for s in SPLIT_VARIANTS]
         return out
 
     def planner_overrides(self) -> dict[str, Any]:
