@@ -49,7 +49,7 @@ def _cuda(name):
 
     module, fn = _candidate(name)
     out = export(module, fn, CUDA)
-    _, src, _ = build_cuda(out, module.lookup(fn), CUDA)
+    src = build_cuda(out, module.lookup(fn), CUDA).source
     return out, src
 
 

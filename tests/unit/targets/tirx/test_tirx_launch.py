@@ -57,19 +57,38 @@ def _f32(*shape):
 # ------------------------------------------------------------------ the record
 
 
-def test_grid_n_launches_ceil_count_over_64_blocks():
-    exe = _built(grid_n, _f32(64), _f32(64), 5)
+def _one_thread(kernel, *args):
+    """``kernel`` built with one thread per instance (the fallback mapping), through the
+    backend: ``tc.compile`` caches per kernel and target, not per mapping."""
+    from tilec.targets.tirx.backend import TirxBackend
+    from tilec.targets.tirx.distribute import one_thread_per_instance
+
+    _nvrtc_or_skip()
+    module = tc.compile(kernel, *args, target="tirx:cuda").compilation(until="emit").module
+    with one_thread_per_instance():
+        return TirxBackend("tirx:cuda").compile(module, next(iter(module)).name)
+
+
+@pytest.mark.parametrize("mapping", ["distributed", "one thread"])
+def test_grid_n_launches_one_block_per_instance_or_ceil_count_over_64(mapping):
+    build = _built if mapping == "distributed" else _one_thread
+    exe = build(grid_n, _f32(64), _f32(64), 5)
     rec = exe.launch
     assert rec.kernel == "grid_n_kernel" and rec.launch_tags == ["blockIdx.x", "threadIdx.x"]
     assert rec.kernel_params[:2] == ["handle", "handle"]
     x = _f32(64)
-    for n, blocks in ((0, None), (-3, None), (1, 1), (63, 1), (64, 1), (65, 2), (1000, 16)):
+    threads = None
+    for n in (0, -3, 1, 63, 64, 65, 1000):
         got = exe.launches([x, x, np.int64(n), np.int64(64), np.int64(64)], [4096, 8192, 0])
-        if blocks is None:
+        if n <= 0:
             assert got == [], n
             continue
         (one,) = got
-        assert one.extents == (blocks, 64), n
+        if mapping == "distributed":  # one block per instance, the group's threads each
+            threads = threads or one.extents[1]
+            assert one.extents == (n, threads), n
+        else:  # 64 instances a block
+            assert one.extents == (-(-n // 64), 64), n
         assert one.arguments[:2] == (4096, 8192), n  # the arrays' addresses, in TVM's order
 
 
