@@ -26,11 +26,14 @@ ALLOWED: dict[str, set[str]] = {
     # writer, the tile and memory printers) rather than copying it; never the other way.
     "tilec.targets.metal": {"tilec.ir", "tilec.exec", "tilec.targets.shared",
                             "tilec.targets.cuda"},
-    # the TIRx bridge exports Candidate TileIR to TVM (nothing is planned), binds a
-    # call's arguments as the reference interpreter does (its MemRef views) and checks
-    # TVM's Metal source with the Metal target's checker (its header of MSL builtins)
-    "tilec.targets.tirx": {"tilec.ir", "tilec.exec", "tilec.targets.shared",
-                           "tilec.targets.reference", "tilec.targets.metal"},
+    # the TIRx bridge exports Candidate TileIR to TVM, binds a call's arguments as the
+    # reference interpreter does (its MemRef views), checks TVM's Metal source with the
+    # Metal target's checker (its header of MSL builtins); its GPU routes read the
+    # planner's distributions from the Scheduled form (the lowering's schedule stage) and
+    # run TVM's CUDA source through the CUDA target's runtime (NVRTC, driver, launcher)
+    "tilec.targets.tirx": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.lower",
+                           "tilec.targets.shared", "tilec.targets.reference",
+                           "tilec.targets.metal", "tilec.targets.cuda"},
     "tilec.runtime": {"tilec.ir", "tilec.exec"},
     "tilec.driver": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.lower", "tilec.runtime"},
     "tilec.frontend": {"tilec.ir", "tilec.exec", "tilec.plan", "tilec.driver", "tilec.runtime",
