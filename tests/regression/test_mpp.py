@@ -251,3 +251,23 @@ def test_every_library_kernel_passes_the_check_with_mpp(case) -> None:
     src = _checked(case.kernel, args, case.constexprs, {"metal_mpp": "only"})
     if case.name in ("lib.matmul", "lib.pipelined_matmul", "lib.batched_matmul", "lib.linear"):
         assert "mpp::tensor_ops::matmul2d<" in src
+
+
+def test_a_legal_descriptor_that_does_not_fit_says_so() -> None:
+    """24x64x32: the descriptor rule holds (24x16 per SIMD-group at 128 threads, 24x64 for
+    the whole group), but no MPP combination fits the 32 KiB of threadgroup memory. The
+    fallback names the capacity, before the rule's rejections of other factorizations, so
+    the rule is not blamed for a tile it allows."""
+    _, g = _plan(24, 64, 32, "only")
+    assert g.cost_basis == "metal_simdgroup_reference_v1" and g.replaced is not None
+    assert g.replaced.candidates, "the descriptor rule allows MPP candidates here"
+    (line,) = [d for d in g.diagnostics if d.startswith("no legal MPP plan")]
+    head = line[line.index("(MPP: "):]
+    assert head.startswith("(MPP: candidates obeying the descriptor rule at [32, 64, "), line
+    assert "exceeds the group-memory capacity" in head.split("; MPP matmul2d")[0], line
+    # cross-family selection: MPP's best scores lower and still loses; the plan says why
+    _, g = _plan(24, 64, 32, "auto")
+    (line,) = [d for d in g.diagnostics if d.startswith("cross-family selection")]
+    assert "chose simdgroup" in line, line
+    assert re.search(r"best per family: mpp [\d.]+ \(lost on group-memory capacity\), "
+                     r"simdgroup [\d.]+, scalar", line), line
