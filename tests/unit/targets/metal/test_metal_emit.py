@@ -113,6 +113,35 @@ def test_a_kernel_with_a_vote_and_a_check_declares_them() -> None:
     assert src.shared_bytes >= 4 * -(-src.threads // 32)
 
 
+_SHARED = re.compile(r"%(\w+) = memory\(\) \{offset = (\d+),.*\} : mem<([\dx]+)x(\w+), shared>")
+_MSL_BUFFER = re.compile(r"threadgroup (\w+) \*const v\d+_(\w+) = "
+                         r"reinterpret_cast<threadgroup \1 \*>\(tc_smem \+ (\d+)\);")
+
+
+@pytest.mark.parametrize("variant", [{}, {"simdgroup_matrix": "only"}, {"metal_mpp": "only"}],
+                         ids=["lane", "simdgroup", "mpp"])
+def test_threadgroup_buffers_sit_at_the_allocators_offsets(variant: dict[str, str]) -> None:
+    """Each shared ``memory`` of the allocate stage is one ``threadgroup`` pointer at its
+    ``offset`` into the kernel's one threadgroup array, which holds them all (the emitter
+    prints the allocator's decisions; it places nothing itself)."""
+    from tilec import lib
+
+    r = np.random.default_rng(0)
+    args = [r.standard_normal(s).astype(np.float32) for s in ((40, 64), (64, 48), (40, 48))]
+    c = tc.compile(lib.matmul, *args, target="metal:m1", variant=variant,
+                   BM=32, BN=32, BK=16)
+    ctype = {"f32": "float", "i32": "int", "u32": "uint"}
+    want = {}
+    for name, off, shape, dt in _SHARED.findall(c.after("allocate")):
+        size = int(np.prod([int(x) for x in shape.split("x")])) * 4
+        want[name] = (ctype[dt], int(off), size)
+    assert len(want) >= 2, "the subject should stage several buffers"
+    got = {name: (t, int(off)) for t, name, off in _MSL_BUFFER.findall(c.source)}
+    assert got == {n: w[:2] for n, w in want.items()}
+    (words,) = re.findall(r"threadgroup uint4 tc_smem4\[(\d+)\];", c.source)
+    assert 16 * int(words) >= max(off + size for _, off, size in want.values())
+
+
 # ------------------------------------------------------------------ the check catches errors
 
 
