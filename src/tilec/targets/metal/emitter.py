@@ -171,10 +171,23 @@ class MetalEmitter(CUDAEmitter):
         if bad is not None:
             raise self.unsupported(bad, "Metal has no 64-bit floating point (f64); compute "
                                         "in f32 for this target")
+        # an f64 parameter no operation reads (the program's use of it died): bound as
+        # opaque 8-byte words, so the kernel compiles and the launch contract stays the
+        # same; a used one was refused above, at its first use (a fuzzer finding)
         for p in self.fn.args:
-            if isinstance(p.type, ir.MemoryType) and p.type.dtype is ir.f64:
-                raise self.unsupported(None, f"parameter {p.name_hint} is f64 memory; Metal "
-                                             "has no 64-bit floating point")
+            dt = p.type if isinstance(p.type, ir.ScalarType) else getattr(p.type, "dtype", None)
+            if dt is ir.f64 and list(p.uses):
+                raise self.unsupported(next(iter(p.uses)).owner, "Metal has no 64-bit "
+                                       "floating point (f64); compute in f32 for this target")
+
+    def mtype(self, t: ir.ScalarType) -> str:
+        """f64 only types an unused parameter here (``__init__``): opaque 8-byte words."""
+        return "ulong" if t is ir.f64 else super().mtype(t)
+
+    def ctype(self, t: ir.ScalarType) -> str:
+        """As ``mtype``: an unused f64 scalar parameter is passed as 8 opaque bytes."""
+        return "ulong" if t is ir.f64 else super().ctype(t)
+
 
     # -- hooks of the shared SIMT printers ------------------------------------------------
     def space_qual(self, space: str) -> str:

@@ -11,7 +11,15 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from metal_kernels import GOLDEN, add_f64, conversions, golden_args, matmul_small, scatter_add
+from metal_kernels import (
+    GOLDEN,
+    add_f64,
+    conversions,
+    dead_f64,
+    golden_args,
+    matmul_small,
+    scatter_add,
+)
 
 import tilec as tc
 from tilec.demo import DemoCase, all_cases
@@ -243,6 +251,20 @@ def test_f64_is_refused_at_its_source_line() -> None:
         assert msg.startswith(f"{KERNELS}:")
         assert "metal:m1 has no 64-bit floating point ('" in msg
         assert "uses f64); compute in f32" in msg
+
+
+def test_an_unused_f64_parameter_is_bound_as_opaque_words() -> None:
+    """No operation reads the f64 array (its load is dead) or the f64 scalar: both are
+    declared as 8-byte words (the launch contract is unchanged), the source passes the
+    check, and the simulator of the same Machine TileIR agrees with the reference."""
+    args = [np.ones(3), np.float64(2.5), np.full(8, np.nan, np.float32)]
+    exe = tc.compile(dead_f64, *args, target="metal:m1").executable()
+    assert "device const ulong *" in exe.source and "constant ulong &" in exe.source
+    assert "double" not in exe.source[exe.source.index("kernel void"):]
+    if checker_unavailable() is None:
+        check_msl(exe.source, exe.metal.buffer.origin_of_line, exe.metal.kernel)
+    tc.simulate(dead_f64, *args, target="metal:m1")
+    assert np.array_equal(args[2], np.ones(8, np.float32))
 
 
 def test_atomics_are_refused_by_the_lowering_with_the_reason() -> None:
