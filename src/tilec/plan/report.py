@@ -392,9 +392,11 @@ def _mpp_fallback_reason(plan: GroupPlan) -> str:
     why = []
     if plan.candidates:
         counts = sorted({p.candidate.threads for p in plan.candidates})
+        at = ", ".join(map(str, counts)) if len(counts) <= 4 else \
+            f"{counts[0]} to {counts[-1]} ({len(counts)} counts)"
         fits = sorted({o.result.reason for o in plan.outcomes
                        if o.result.best is None and o.result.reason})
-        why.append(f"candidates obeying the descriptor rule at {counts} threads fit no "
+        why.append(f"candidates obeying the descriptor rule at {at} threads fit no "
                    f"combination: {'; '.join(fits[:2]) or 'no feasible combination'}")
     rules = sorted({r.reason for r in plan.rejected if r.atom and r.atom.startswith("mpp")},
                    key=lambda x: (not x.startswith("MPP matmul2d"), x))
