@@ -215,3 +215,29 @@ def test_type_of_the_destination_is_its_lanes_share() -> None:
                if op.name == "atom.call" and op.attr("catalog_id") == "mpp.dest.load"]
     m, n = int(load.attr("m")), int(load.attr("n"))
     assert load.result.type == ir.TileType((m * n // 32,), ir.f32)
+
+
+@tc.kernel
+def _scaled_wt(A, W, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32, BK: tc.constexpr = 16):
+    """``C = A @ (2 W).T``: B is the transpose of a computed tile, staged as computed (its
+    layout is the lowering's to choose, which the loop's run settles for the destination)."""
+    M, K = A.shape
+    N = W.shape[0]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            w = W.tile((pn * BN, k * BK), (BN, BK), fill=0.0)
+            acc = tc.mma(a, (w * 2.0).T, acc)
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc)
+
+
+def test_a_computed_transposed_b() -> None:
+    r = np.random.default_rng(9)
+    res = differential(_scaled_wt, [_f32(r, 40, 48), _f32(r, 24, 48),
+                                    np.zeros((40, 24), np.float32)], [2], "metal:m1",
+                       options=_opts(64))
+    _resident(res)
+    flags = {op.attr("transpose_b") for fn in res.machine.functions for op in fn.walk()
+             if op.name == "atom.call" and str(op.attr("catalog_id")).startswith("mpp.")}
+    assert flags == {False}  # staged as computed: row-major, on all three atoms
