@@ -42,9 +42,10 @@ def _notes(res) -> str:
 
 
 def _operand_spaces(res) -> set[tuple[str, str]]:
-    """The memory spaces of the A and B operands of every matmul2d of the Machine form."""
+    """The memory spaces of the A and B operands of every matmul2d of the Machine form (one
+    operation, or the run of a resident destination)."""
     return {(op.operand(0).type.space, op.operand(1).type.space) for op in res.machine.walk()
-            if op.name == "atom.call" and op.attr("catalog_id") == "mpp.matmul2d"}
+            if op.name == "atom.call" and op.attr("catalog_id") in ("mpp.matmul2d", "mpp.run")}
 
 
 def _direct(res) -> None:

@@ -252,13 +252,18 @@ SIMD-group, ``metal::execution_simdgroup``), ``mpp.group`` (one operation of the
 ``metal::execution_simdgroups<G>``). Between operations the accumulator is in the lane-FMA
 layout of the 8x8 atom grid (``LANE_ATOMS["simdgroup.8x8.f32"]``), like the simdgroup
 realization's: MPP's cooperative tensors distribute their elements in an
-implementation-defined way, so nothing outside one ``mpp.matmul2d`` may see one."""
+implementation-defined way, so nothing outside one ``mpp.matmul2d`` (or, for a destination
+resident across a K loop, its ``mpp.dest.load`` / ``mpp.run`` / ``mpp.dest.store``) may see
+one."""
 
 MPP_REALIZATIONS = tuple(MPP_ATOMS.values())
 """The Machine realizations of the MPP family."""
 
-MPP_OPS = ("mpp.matmul2d",)
-"""The Machine atom of the MPP realizations."""
+MPP_OPS = ("mpp.matmul2d", "mpp.dest.load", "mpp.run", "mpp.dest.store")
+"""The Machine atoms of the MPP realizations: ``mpp.matmul2d`` (one operation whose
+cooperative destination lives only inside it) and the resident destination's three
+(``mpp.dest.load`` before a K loop, ``mpp.run`` in it, ``mpp.dest.store`` after it;
+``lower/machine_mpp.py``)."""
 
 
 @dataclass(frozen=True)
@@ -350,6 +355,22 @@ CATALOG: dict[str, AtomDef] = {
                 "the group issue one together (metal::execution_simdgroups<G>). MSL: "
                 "mpp::tensor_ops::matmul2d<matmul2d_descriptor(m, n, k, ...), scope>::run on "
                 "inline threadgroup tensors with a cooperative destination tensor"),
+        AtomDef("mpp.dest.load", ("c_view",), ("dest",), "warp",
+                "the m x n view (the same view on every lane of the scope) into a cooperative "
+                "destination tensor of the matmul2d the attributes describe (m, n, k, scope, "
+                "subgroups, transpose_b): tile<cap x f32> per lane, cap = ceil(m n / lanes "
+                "of the scope), element assignment implementation-defined; only mpp.run and "
+                "mpp.dest.store may read it. MSL: get_destination_cooperative_tensor, then "
+                "each valid element from its get_multidimensional_index coordinates"),
+        AtomDef("mpp.run", ("a_view", "b_view", "dest"), ("dest",), "warp",
+                "D = A @ B + dest on a cooperative destination (mpp.dest.load / mpp.run "
+                "result of the same descriptor and scope), A and B as for mpp.matmul2d; the "
+                "destination is updated in place (its operand has no other use). MSL: "
+                "matmul2d<descriptor, scope>::run(a, b, dest)"),
+        AtomDef("mpp.dest.store", ("c_view", "dest"), (), "warp",
+                "the cooperative destination's elements into the m x n view (the same view on "
+                "every lane of the scope), each element written once. MSL: each valid "
+                "element to its get_multidimensional_index coordinates"),
         AtomDef("wgmma.fence", (), ("token",), "warpgroup",
                 "orders this warpgroup's register and shared-memory accesses before the "
                 "following wgmma instructions"),

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import tilec.ir as ir
+from tilec.ir.atoms import MPP_REALIZATIONS
 from tilec.ir.ranges import analyze_ranges, step_may_be_nonpositive
 
 from .machine import GroupLowering, Lowered, Staged, rule
+from .machine_mpp import enter_destination, leave_destination
 from .machine_simdgroup import (
     Fragments,
     FragmentSlot,
@@ -122,7 +124,8 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
     # across it (machine_simdgroup: crossed in once before, out once after)
     resident = resident_accumulators(op)
     for k, slot in resident.items():
-        values[k] = enter_fragments(g, slot, values[k])
+        mpp = slot.mma.attr("realization") in MPP_REALIZATIONS  # a cooperative destination
+        values[k] = (enter_destination if mpp else enter_fragments)(g, slot, values[k])
         carried[k] = slot
     inits = flatten(g, values)
     staging: Any = Staging(g, op) if op.attr("schedule") == "double_buffer" else None
@@ -130,7 +133,10 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
         staging = GuardedRing(staging)  # machine_ring: both protocols under one guard
     results = _staged_loop(g, op, staging, lb, ub, step, inits, carried)
     for r, x in zip(op.results, unflatten(carried, results)):
-        g.bind(r, leave_fragments(g, x) if isinstance(x, Fragments) else x)
+        if isinstance(x, Fragments):
+            mpp = x.slot.mma.attr("realization") in MPP_REALIZATIONS
+            x = (leave_destination if mpp else leave_fragments)(g, x)
+        g.bind(r, x)
 
 
 def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,

@@ -67,7 +67,7 @@ from .machine_bounded_mn import (
     rect_edge,
     valid_extents,
 )
-from .machine_mpp import mpp_mma
+from .machine_mpp import mpp_mma, resident_run
 from .machine_pipeline import swizzled_map
 from .machine_simdgroup import Fragments, resident_mma, simdgroup_mma
 from .options import LoweringBug
@@ -112,7 +112,7 @@ def mac_region(acc_t: ir.ScalarType, in_t: ir.ScalarType, fused: bool,
 def _mma(g: GroupLowering, op: ir.Operation) -> None:
     real = op.attr("realization")
     # a loop-carried accumulator kept in simdgroup fragments (machine_control's loop rule)
-    resident = g.lookup(op.operand(2)) if real == "simdgroup" \
+    resident = g.lookup(op.operand(2)) if (real == "simdgroup" or real in MPP_REALIZATIONS) \
         and isinstance(op.operand(2), ir.BlockArgument) else None
     c = resident if isinstance(resident, Fragments) else g.canonical(g.operand(op, 2))
     if isinstance(c, Lowered) and c.layout is not layout_of(op.result):
@@ -170,6 +170,8 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         out = _wgmma(g, op, c, a_view, b_view, k, k_major, a_regs)
     elif real == "ffma":
         out = _lane(g, op, c, a_view, b_view, k, live, edge)
+    elif isinstance(c, Fragments) and real in MPP_REALIZATIONS:
+        out = resident_run(g, op, c, a_view, b_view, k, k_major)
     elif isinstance(c, Fragments):
         out = resident_mma(g, op, c, a_view, b_view, k)
     elif real == "simdgroup":

@@ -19,6 +19,15 @@ of the kernel buffers (``mpp_operands`` says which qualify), which the operation
 device tensors with the windows' actual extents; nothing writes them (the snapshot
 forwarding proof), so no barrier orders those reads.
 
+**Resident destination.** When a ``serial`` loop carries the accumulator of one MPP ``mma``
+and nothing else sees it inside the loop (``machine_simdgroup.resident_accumulators``, the
+same conditions as for simdgroup fragments, with staged operands), the cooperative
+destination itself is carried: ``mpp.dest.load`` fills it from the C staging once before the
+loop (``enter_destination``), every execution issues ``mpp.run`` on it (``resident_run``:
+no C crossing), and ``mpp.dest.store`` writes it back to the C staging once after the loop,
+where every lane reads its lane-FMA registers (``leave_destination``). Its element
+assignment is never observed: only these three atoms touch it.
+
 The descriptor's rules are the planner's (``MPP_DESCRIPTOR``): M and N of each operation
 multiples of 8, one of them of 16; a K that is not a multiple of 16 is emitted as a dynamic
 K (the descriptor's tail case). Bounded M / N / K tails are the staging's, as for the other
@@ -28,14 +37,17 @@ ordinary bounded store of its registers.
 
 from __future__ import annotations
 
+from typing import Any
+
 import tilec.ir as ir
 from tilec.exec.profiles.base import DescriptorRule
 from tilec.ir.atoms import MPP_REALIZATIONS, SIMDGROUP_BLOCK, row_pad
 
 from .machine import GroupLowering, Lowered
+from .machine_simdgroup import Fragments, FragmentSlot
 from .options import LoweringBug
 
-__all__ = ["mpp_mma"]
+__all__ = ["mpp_mma", "enter_destination", "resident_run", "leave_destination"]
 
 _B = SIMDGROUP_BLOCK
 
@@ -58,19 +70,9 @@ def mpp_mma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.V
             "rectangle", op.loc))
     m, n = (int(e) for e in c.layout.shape)
     acc_t = c.dtype
-    rm, rn, gn, gm = op.attr("rm"), op.attr("rn"), op.attr("gn"), op.attr("gm")
+    gn, gm = op.attr("gn"), op.attr("gm")
     group = real == "mpp.group"
-    tm, tn = (m, n) if group else (rm * _B, rn * _B)
-    atom = next((x for x in (g.profile.atoms if g.profile is not None else ())
-                 if x.id == op.attr("atom")), None)
-    if atom is None or atom.descriptor is None:
-        raise LoweringBug(ir.format_located(
-            f"internal: the profile has no MPP atom {op.attr('atom')!r} with a descriptor rule",
-            op.loc))
-    why = _descriptor_error(atom.descriptor, tm, tn, k)
-    if why is not None:
-        raise LoweringBug(ir.format_located(f"internal: the planner chose an illegal MPP "
-                                            f"descriptor: {why}", op.loc))
+    tm, tn = _checked_tile(g, op, m, n, k)
     buf = g.smem.buffer((m, n + row_pad(acc_t.bytes)), acc_t, "C staging")
     c_view = g.view(buf, [], ir.IndexMap.identity(2), (m, n), False)
     g.store_registers(c_view, c)
@@ -81,21 +83,8 @@ def mpp_mma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.V
     # the operation rewrites C in place: the tracker's barrier orders it after every
     # thread's C stores above (each subgroup's block is its own)
     g.sync.write(c_view)
-    if group:
-        views = [a, b, c_view]
-    else:
-        warp = ir.s(0).floordiv(32)
-        wm = ir.const(0) if gm == 1 else warp.floordiv(gn) if gn > 1 else warp
-        wn = ir.const(0) if gn == 1 else warp.mod(gn)
-        row0, col0 = wm * tm, wn * tn
-
-        def part(mem: ir.Value, row: ir.AffineExpr, col: ir.AffineExpr, shape: tuple[int, int]
-                 ) -> ir.Value:
-            mp = ir.IndexMap(2, [row + ir.d(0), col + ir.d(1)], 1)
-            return g.view(mem, [g.tid], mp, shape, False)
-
-        views = [part(a, row0, ir.const(0), (tm, k)), part(b, ir.const(0), col0, (k, tn)),
-                 part(c_view, row0, col0, (tm, tn))]
+    views = [_scope_part(g, op, a, "A", tm, tn, k), _scope_part(g, op, b, "B", tm, tn, k),
+             _scope_part(g, op, c_view, "C", tm, tn, k)]
     g.atom("mpp.matmul2d", views, [], m=tm, n=tn, k=k, scope="group" if group else "subgroup",
            subgroups=gm * gn if group else 1)
     g.sync.read(c_view)
@@ -105,3 +94,126 @@ def mpp_mma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value, b: ir.V
         return g.op("load", [tv], [ir.TileType((length,), acc_t)]).result
 
     return g.build(c.layout, acc_t, back)
+
+
+def _checked_tile(g: GroupLowering, op: ir.Operation, m: int, n: int, k: int
+                  ) -> tuple[int, int]:
+    """The ``tm x tn`` destination of one operation of ``op``'s scope, its descriptor
+    checked against the profile's rule (the planner's choice: a failure is internal)."""
+    if op.attr("realization") == "mpp.group":
+        tm, tn = m, n
+    else:
+        tm, tn = op.attr("rm") * _B, op.attr("rn") * _B
+    atom = next((x for x in (g.profile.atoms if g.profile is not None else ())
+                 if x.id == op.attr("atom")), None)
+    if atom is None or atom.descriptor is None:
+        raise LoweringBug(ir.format_located(
+            f"internal: the profile has no MPP atom {op.attr('atom')!r} with a descriptor rule",
+            op.loc))
+    why = _descriptor_error(atom.descriptor, tm, tn, k)
+    if why is not None:
+        raise LoweringBug(ir.format_located(f"internal: the planner chose an illegal MPP "
+                                            f"descriptor: {why}", op.loc))
+    return tm, tn
+
+
+def _scope_part(g: GroupLowering, op: ir.Operation, mem: ir.Value, role: str, tm: int,
+                tn: int, k: int) -> ir.Value:
+    """The view of ``mem`` (the whole A, B or C view) one operation of ``op``'s scope reads:
+    the whole view for the group scope, SIMD-group ``w``'s rows / columns otherwise."""
+    if op.attr("realization") == "mpp.group":
+        return mem
+    gn, gm = op.attr("gn"), op.attr("gm")
+    warp = ir.s(0).floordiv(32)
+    wm = ir.const(0) if gm == 1 else warp.floordiv(gn) if gn > 1 else warp
+    wn = ir.const(0) if gn == 1 else warp.mod(gn)
+    row, col, shape = {"A": (wm * tm, ir.const(0), (tm, k)),
+                       "B": (ir.const(0), wn * tn, (k, tn)),
+                       "C": (wm * tm, wn * tn, (tm, tn))}[role]
+    mp = ir.IndexMap(2, [row + ir.d(0), col + ir.d(1)], 1)
+    return g.view(mem, [g.tid], mp, shape, False)
+
+
+def _dest_attrs(g: GroupLowering, slot: FragmentSlot, k: int, transpose_b: bool
+                ) -> dict[str, Any]:
+    """The attributes that fix a resident destination's descriptor and scope (the same on
+    its three atoms, so each prints the same ``matmul2d`` type)."""
+    op = slot.mma
+    m, n = (int(e) for e in slot.layout.shape)
+    tm, tn = _checked_tile(g, op, m, n, k)
+    group = op.attr("realization") == "mpp.group"
+    return {"m": tm, "n": tn, "k": k, "scope": "group" if group else "subgroup",
+            "subgroups": op.attr("gm") * op.attr("gn") if group else 1,
+            "transpose_b": transpose_b}
+
+
+def _dest_type(g: GroupLowering, attrs: dict[str, Any]) -> ir.TileType:
+    """``tile<cap x f32>``: the destination's registers per lane of its scope."""
+    lanes = 32 * int(attrs["subgroups"])
+    cap = -(-int(attrs["m"]) * int(attrs["n"]) // lanes)
+    return ir.TileType((cap,), ir.f32)
+
+
+def _slot_k(slot: FragmentSlot) -> int:
+    return int(slot.mma.operand_named("a").type.shape[1])
+
+
+def _c_staging(g: GroupLowering, slot: FragmentSlot) -> ir.Value:
+    """The whole ``m x n`` view of the slot's C staging (one buffer in and out)."""
+    m, n = (int(e) for e in slot.layout.shape)
+    if slot.buffer is None:
+        slot.buffer = g.smem.buffer((m, n + row_pad(ir.f32.bytes)), ir.f32, "C staging")
+    return g.view(slot.buffer, [], ir.IndexMap.identity(2), (m, n), False)
+
+
+def enter_destination(g: GroupLowering, slot: FragmentSlot, c: Lowered) -> Fragments:
+    """The accumulator ``c`` (lane-FMA layout) into its scope's cooperative destination,
+    through the C staging (before the loop)."""
+    k = _slot_k(slot)
+    attrs = _dest_attrs(g, slot, k, False)  # resident_run settles transpose_b
+    c_view = _c_staging(g, slot)
+    g.store_registers(c_view, g.canonical(c))
+    g.sync.read(c_view)
+    part = _scope_part(g, slot.mma, c_view, "C", int(attrs["m"]), int(attrs["n"]), k)
+    slot.entry = g.atom("mpp.dest.load", [part], [_dest_type(g, attrs)], **attrs)
+    return Fragments(slot, (slot.entry.result,))
+
+
+def resident_run(g: GroupLowering, op: ir.Operation, c: Fragments, a: ir.Value, b: ir.Value,
+                 k: int, k_major: bool) -> Fragments:
+    """One execution on the resident destination: ``mpp.run`` on the staged views."""
+    slot = c.slot
+    if op is not slot.mma or k != _slot_k(slot) or slot.entry is None:
+        raise LoweringBug(ir.format_located(
+            "internal: a resident MPP destination reached an mma it was not planned for",
+            op.loc))
+    # the loop's one run fixes the descriptor's B layout for the destination's three atoms
+    # (lowered before anything is printed)
+    slot.entry.attributes["transpose_b"] = k_major
+    attrs = _dest_attrs(g, slot, k, k_major)
+    tm, tn = int(attrs["m"]), int(attrs["n"])
+    views = [_scope_part(g, op, a, "A", tm, tn, k), _scope_part(g, op, b, "B", tm, tn, k),
+             c.values[0]]
+    dest = g.atom("mpp.run", views, [c.values[0].type], **attrs).result
+    return Fragments(slot, (dest,))
+
+
+def leave_destination(g: GroupLowering, x: Fragments) -> Lowered:
+    """The destination stored once through the C staging and read back in the lane-FMA
+    layout (after the loop)."""
+    slot = x.slot
+    k = _slot_k(slot)
+    if slot.entry is None:
+        raise LoweringBug("internal: a resident MPP destination left a loop it never entered")
+    attrs = _dest_attrs(g, slot, k, bool(slot.entry.attr("transpose_b")))
+    c_view = _c_staging(g, slot)
+    g.sync.write(c_view)
+    part = _scope_part(g, slot.mma, c_view, "C", int(attrs["m"]), int(attrs["n"]), k)
+    g.atom("mpp.dest.store", [part, x.values[0]], [], **attrs)
+    g.sync.read(c_view)
+
+    def back(start: int, length: int) -> ir.Value:
+        tv = g.thread_view(c_view, slot.layout, start, length)
+        return g.op("load", [tv], [ir.TileType((length,), ir.f32)]).result
+
+    return g.build(slot.layout, ir.f32, back)

@@ -22,7 +22,8 @@ once before the loop (``enter_fragments``), the loop carries the fragments and e
 execution only loads A and B fragments and issues its products (``resident_mma``), and the
 fragments are stored and read back in the lane-FMA layout once after it
 (``leave_fragments``). Nothing but the ``mma`` can see the accumulator inside the loop, so
-its layout there is never observed.
+its layout there is never observed. An MPP ``mma`` of staged operands qualifies the same way:
+its cooperative destination is carried instead (``machine_mpp``, one value per lane).
 
 Bounded M / N / K tails are the staging's: the operands are staged through their bounded
 views (elements outside read the fill, 0), and the accumulator leaves through the ordinary
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 import tilec.ir as ir
 from tilec.ir import dist_layout as L
-from tilec.ir.atoms import SIMDGROUP_BLOCK, row_pad
+from tilec.ir.atoms import MPP_REALIZATIONS, SIMDGROUP_BLOCK, row_pad
 
 from .machine import GroupLowering, Lowered
 from .options import LoweringBug
@@ -60,9 +61,13 @@ class FragmentSlot:
     layout: L.DistLayout
     """The accumulator's lane-FMA layout outside the loop."""
     count: int
-    """Fragments per lane: ``rm * rn``."""
+    """Fragments per lane: ``rm * rn``; 1 for an MPP cooperative destination
+    (``machine_mpp``: one ``tile<cap x f32>``)."""
     buffer: ir.Value | None = None
     """The C staging the accumulator crosses in and out through (one buffer for both)."""
+    entry: ir.Operation | None = None
+    """An MPP destination's ``mpp.dest.load``, whose ``transpose_b`` the loop's
+    ``mpp.run`` settles (B's layout is known once B is staged: ``machine_mpp``)."""
 
 
 @dataclass(frozen=True)
@@ -154,10 +159,13 @@ def resident_accumulators(loop: ir.Operation) -> dict[int, FragmentSlot]:
         if len(uses) != 1 or uses[0].index != 2:
             continue
         mma = uses[0].owner
-        if mma.name != "mma" or mma.attr("realization") != "simdgroup" \
+        real = mma.name == "mma" and mma.attr("realization")
+        if real not in ("simdgroup", *MPP_REALIZATIONS) \
                 or mma.attr("distribution") != "rectangle" or mma.parent is not block \
                 or mma.attr("accumulator") not in ("resident", "direct"):
             continue
+        if real != "simdgroup" and (mma.attr("forwarded") or mma.attr("physical_k")):
+            continue  # machine_mpp.resident_run: staged operands, every K step
         res = list(mma.result.uses)
         if len(res) != 1 or res[0].owner is not term or res[0].index != k:
             continue
@@ -165,7 +173,8 @@ def resident_accumulators(loop: ir.Operation) -> dict[int, FragmentSlot]:
         if lay is None or block_arg_layout(arg) is not lay \
                 or layout_of(loop.results[k]) is not lay:
             continue
-        out[k] = FragmentSlot(mma, lay, mma.attr("rm") * mma.attr("rn"))
+        out[k] = FragmentSlot(mma, lay, mma.attr("rm") * mma.attr("rn")
+                              if real == "simdgroup" else 1)
     return out
 
 

@@ -376,15 +376,15 @@ def work_counts(c: MatrixCandidate, w: MatrixWorkload) -> WorkCounts:
         phys_inputs = d.subgroups * (d.rm + d.rn) * q_phys * e
     per = Fraction(u * v * e)
     # the simdgroup and MPP realizations move every accumulator block into and out of
-    # their opaque state through group memory: the MPP one once per execution, the
-    # simdgroup one once per execution too unless its accumulator is resident or direct,
-    # when its fragments stay resident across the recurrence (lower/machine_simdgroup.py:
-    # once per loop)
-    if c.realization == Realization.MPP or (c.realization == Realization.SIMDGROUP
-                                            and c.accumulator == "nonresident"):
-        crossing = 2 * per
-    elif c.realization == Realization.SIMDGROUP:
-        crossing = 2 * per / (w.recurrence or 1)
+    # their opaque state (fragments, a cooperative destination) through group memory: once
+    # per execution, unless the accumulator is resident or direct, when that state stays
+    # resident across the recurrence (lower/machine_simdgroup.py, lower/machine_mpp.py:
+    # once per loop; an MPP operation on direct operands keeps one destination per
+    # execution)
+    if c.realization in (Realization.MPP, Realization.SIMDGROUP):
+        once_per_loop = c.accumulator != "nonresident" \
+            and not (c.realization == Realization.MPP and c.forwarded)
+        crossing = 2 * per / (w.recurrence or 1) if once_per_loop else 2 * per
     else:
         crossing = zero
     if c.accumulator == "nonresident":

@@ -383,13 +383,30 @@ def plan_group(work: GroupWorkload, target: str | TargetProfile,
     if plan.selected is None and basis.name == "metal_mpp_memory_v3" \
             and options.cost_basis is None and not en.search.diagnostic:
         fallback = plan_group(work, profile, dataclasses.replace(options, metal_mpp="off"))
-        reasons = sorted({r.reason for r in plan.rejected if r.atom and r.atom.startswith("mpp")})
-        fallback.diagnostics.append("no legal MPP plan; planned with the SIMD-group reference "
-                                    "basis" + (f" (MPP: {'; '.join(reasons[:4])})"
-                                               if reasons else ""))
+        fallback.diagnostics.append(_mpp_fallback_reason(plan))
         fallback.replaced = plan
         return fallback
     return plan
+
+
+def _mpp_fallback_reason(plan: GroupPlan) -> str:
+    """Why an MPP-only plan found nothing, for the fallback's diagnostics. Candidates that
+    obey the descriptor rule but fit no combination (group memory) come first: the rule's
+    rejections of other factorizations alone would wrongly suggest the rule is to blame."""
+    why = []
+    if plan.candidates:
+        counts = sorted({p.candidate.threads for p in plan.candidates})
+        at = ", ".join(map(str, counts)) if len(counts) <= 4 else \
+            f"{counts[0]} to {counts[-1]} ({len(counts)} counts)"
+        fits = sorted({o.result.reason for o in plan.outcomes
+                       if o.result.best is None and o.result.reason})
+        why.append(f"candidates obeying the descriptor rule at {at} threads fit no "
+                   f"combination: {'; '.join(fits[:2]) or 'no feasible combination'}")
+    rules = sorted({r.reason for r in plan.rejected if r.atom and r.atom.startswith("mpp")},
+                   key=lambda x: (not x.startswith("MPP matmul2d"), x))
+    why.extend(rules[:4])
+    return "no legal MPP plan; planned with the SIMD-group reference basis" \
+        + (f" (MPP: {'; '.join(why)})" if why else "")
 
 
 def _fill(plan: GroupPlan, en: Enumeration, basis: CostBasis, work: GroupWorkload,

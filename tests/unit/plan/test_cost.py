@@ -75,8 +75,9 @@ def test_mpp_features_and_score_follow_the_v3_formula() -> None:
         assert p.score == pytest.approx(want)
         if c.accumulator == "direct":
             # no accumulator trip of its own; the staged realization's crossing into the
-            # cooperative tensor remains, once per execution (2UVE, lower/machine_mpp.py)
-            assert p.feature("output_shared_transfers") == 2 * 4 * 8 * 8
+            # cooperative destination remains, once per loop: the destination stays
+            # resident across the recurrence (2UVE / L, lower/machine_mpp.py)
+            assert p.feature("output_shared_transfers") == 2 * 4 * 8 * 8 / 8
             assert p.feature("elided_independent_elements") == g.ops[0].domains.total
     terms = basis.group_terms(128, g)
     assert terms.scale == max(1.0, 100 * 4 / 512)

@@ -97,8 +97,11 @@ def family_summary(priced: list[Priced], threads: int, chosen: tuple[Priced, ...
             if c.op == op and c.threads == threads:
                 f = family_of(c)
                 best[f] = min(best.get(f, p.score), p.score)
-        parts = [f"{f} {best[f]:.4g}" if f in best else f"{f} none legal"
-                 for f in ("mpp", "simdgroup", "scalar")]
+        # the solver takes the lowest-scoring combination that fits the group memory, so a
+        # family whose best scores below the chosen candidate lost on capacity alone
+        parts = [(f"{f} {best[f]:.4g}" + (" (lost on group-memory capacity)"
+                                          if best[f] < ch.score else ""))
+                 if f in best else f"{f} none legal" for f in ("mpp", "simdgroup", "scalar")]
         out.append(f"cross-family selection for {op} at {threads} threads: chose "
                    f"{family_of(ch.candidate)} ({ch.candidate.realization}, "
                    f"{ch.candidate.atom.id if ch.candidate.atom else 'no atom'}, score "

@@ -50,7 +50,7 @@ from tilec.targets.cuda.memory_printers import exchange_operands
 from tilec.targets.cuda.source import HostStep, ParamInfo, kernel_name
 from tilec.targets.kernel_checks import CheckInfo
 from tilec.targets.metal.check_header import MPP_INCLUDES
-from tilec.targets.metal.mpp_printers import emit_mpp_atom
+from tilec.targets.metal.mpp_printers import Destination, emit_mpp_atom
 from tilec.targets.metal.prelude import PRELUDE
 from tilec.targets.metal.simdgroup_printers import Fragment, emit_simdgroup_atom
 from tilec.targets.metal.source import MetalSource
@@ -171,10 +171,22 @@ class MetalEmitter(CUDAEmitter):
         if bad is not None:
             raise self.unsupported(bad, "Metal has no 64-bit floating point (f64); compute "
                                         "in f32 for this target")
+        # an f64 parameter no operation reads (the program's use of it died): bound as
+        # opaque 8-byte words, so the kernel compiles and the launch contract stays the
+        # same; a used one was refused above, at its first use (a fuzzer finding)
         for p in self.fn.args:
-            if isinstance(p.type, ir.MemoryType) and p.type.dtype is ir.f64:
-                raise self.unsupported(None, f"parameter {p.name_hint} is f64 memory; Metal "
-                                             "has no 64-bit floating point")
+            dt = p.type if isinstance(p.type, ir.ScalarType) else getattr(p.type, "dtype", None)
+            if dt is ir.f64 and list(p.uses):
+                raise self.unsupported(next(iter(p.uses)).owner, "Metal has no 64-bit "
+                                       "floating point (f64); compute in f32 for this target")
+
+    def mtype(self, t: ir.ScalarType) -> str:
+        """f64 only types an unused parameter here (``__init__``): opaque 8-byte words."""
+        return "ulong" if t is ir.f64 else super().mtype(t)
+
+    def ctype(self, t: ir.ScalarType) -> str:
+        """As ``mtype``: an unused f64 scalar parameter is passed as 8 opaque bytes."""
+        return "ulong" if t is ir.f64 else super().ctype(t)
 
     # -- hooks of the shared SIMT printers ------------------------------------------------
     def space_qual(self, space: str) -> str:
@@ -290,6 +302,11 @@ class MetalEmitter(CUDAEmitter):
             var = self.fresh("frag")
             self.buf.line(f"simdgroup_float8x8 {var} = {self.get(init, op).name};")
             return Fragment(var)
+        if init is not None and isinstance(self.get(init, op), Destination):
+            # a cooperative destination resident across the loop (mpp_printers)
+            var = self.fresh("dest")
+            self.buf.line(f"auto {var} = {self.get(init, op).name};")
+            return Destination(var)
         return super().mutable_result(v, op, init)
 
     def assign(self, dsts: Sequence[object], srcs: Sequence[ir.Value], op: ir.Operation
@@ -297,14 +314,16 @@ class MetalEmitter(CUDAEmitter):
         """Yielded fragments are copied into their loop's fragment locals (each from a
         product of this iteration, never from another carried fragment, so no swap can
         arise: checked), then the other values as the CUDA emitter assigns them."""
-        names = {d.name for d in dsts if isinstance(d, Fragment)}
+        opaque = (Fragment, Destination)
+        names = {d.name for d in dsts if isinstance(d, opaque)}
         rest_d, rest_s = [], []
         for d, s in zip(dsts, srcs):
-            if isinstance(d, Fragment):
+            if isinstance(d, opaque):
                 f = self.get(s, op)
-                if not isinstance(f, Fragment) or (f.name in names and f.name != d.name):
-                    raise self.unsupported(op, "a loop-carried simdgroup fragment must be "
-                                               "yielded from a product of the iteration")
+                if type(f) is not type(d) or (f.name in names and f.name != d.name):
+                    raise self.unsupported(op, "a loop-carried simdgroup fragment or "
+                                               "cooperative destination must be yielded from "
+                                               "a product of the iteration")
                 if f.name != d.name:
                     self.buf.line(f"{d.name} = {f.name};")
             else:

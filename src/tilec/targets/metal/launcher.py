@@ -35,8 +35,9 @@ __all__ = ["probe", "MetalLauncher", "MetalLaunchError"]
 
 _PACK = {"i1": "B", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H",
          "u32": "I", "index": "q", "f16": "f",
-         "bf16": "f", "f32": "f"}
-"""``struct`` format of a scalar parameter (the C type the emitter declares it with)."""
+         "bf16": "f", "f32": "f", "f64": "d"}
+"""``struct`` format of a scalar parameter (the C type the emitter declares it with; an f64
+one is an unused parameter's 8 opaque bytes)."""
 
 
 class MetalLaunchError(RuntimeError):

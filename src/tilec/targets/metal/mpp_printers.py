@@ -45,7 +45,7 @@ from tilec.targets.cuda.access import IndexWriter, _pad
 
 from .simdgroup_printers import _steps, staged_block
 
-__all__ = ["emit_mpp_atom", "DYNAMIC_K_STEP"]
+__all__ = ["emit_mpp_atom", "Destination", "DYNAMIC_K_STEP"]
 
 DYNAMIC_K_STEP = 16
 """A K that is not a multiple of this is printed as a dynamic K (the descriptor rule)."""
@@ -215,8 +215,110 @@ def _each(buf: Any, c: str, body: Any) -> None:
     buf.line("}")
 
 
+@dataclass(frozen=True)
+class Destination:
+    """A resident cooperative destination at emission time (``mpp.dest.load`` / ``mpp.run``
+    results and the loop-carried local holding them)."""
+
+    name: str
+    """The MSL local (``auto``: the type of ``get_destination_cooperative_tensor``)."""
+
+
+_STAGED_TENSOR = "tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>"
+"""The type of a staged operand's tensor."""
+
+
+def _operation(em: Any, op: ir.Operation) -> tuple[str, str]:
+    """Prints the descriptor and the ``matmul2d`` object a resident destination's atom
+    names (the same type on its three atoms: their attributes are equal); returns the
+    object's name and the ``get_destination_cooperative_tensor`` call."""
+    m, n, k = (int(op.attr(x)) for x in "mnk")
+    scope = op.attr("scope")
+    if scope == "subgroup":
+        exec_scope = "execution_simdgroup"
+    elif scope == "group":
+        exec_scope = f"execution_simdgroups<{int(op.attr('subgroups'))}>"
+    else:
+        raise em.unsupported(op, f"{op.attr('catalog_id')} of unknown scope {scope!r}")
+    kk = str(k) if k % DYNAMIC_K_STEP == 0 else "mpp::tensor_ops::dynamic_length_v<int>"
+    u = em.fresh("")
+    desc, opn = f"tc_desc{u}", f"tc_op{u}"
+    em.buf.line(f"constexpr auto {desc} = mpp::tensor_ops::matmul2d_descriptor({m}, {n}, {kk}, "
+                f"false, {'true' if op.attr('transpose_b') else 'false'}, false, "
+                "mpp::tensor_ops::matmul2d_descriptor::mode::multiply_accumulate);")
+    em.buf.line(f"mpp::tensor_ops::matmul2d<{desc}, {exec_scope}> {opn};")
+    return opn, (f"{opn}.get_destination_cooperative_tensor<{_STAGED_TENSOR}, "
+                 f"{_STAGED_TENSOR}, float>()")
+
+
+def _c_block(em: Any, op: ir.Operation) -> tuple[str, int]:
+    """(pointer to the first element, row stride) of a destination's C view."""
+    c_ref = em.memref(op.operand(0), op)
+    if c_ref.space != "shared" or c_ref.dtype is not ir.f32 or c_ref.levels:
+        raise em.unsupported(op, f"{op.attr('catalog_id')}'s C must be a total f32 "
+                                 "threadgroup view")
+    steps = _steps(c_ref)
+    if steps is None or steps[1] != 1:
+        raise em.unsupported(op, f"{op.attr('catalog_id')}'s C must be row-major with a "
+                                 "constant stride")
+    return f"{c_ref.ptr} + {c_ref.at(em.access.address_of_first(c_ref))}", steps[0]
+
+
+def _destination(em: Any, v: ir.Value, op: ir.Operation) -> str:
+    d = em.get(v, op)
+    if not isinstance(d, Destination):
+        raise em.unsupported(op, f"{op.attr('catalog_id')} needs a cooperative destination, "
+                                 f"got {type(d).__name__}")
+    return d.name
+
+
+def emit_resident_atom(em: Any, op: ir.Operation) -> None:
+    """Print ``mpp.dest.load``, ``mpp.run`` or ``mpp.dest.store`` (a destination resident
+    across a K loop: ``lower/machine_mpp.py``). The destination is an ``auto`` local of the
+    cooperative tensor type; ``mpp.run`` updates it in place, so its operand may have no
+    other use."""
+    cid = op.attr("catalog_id")
+    buf = em.buf
+    if cid == "mpp.dest.load":
+        ptr, ldc = _c_block(em, op)
+        name = em.name_of(op.result)
+        buf.line("/* the cooperative destination, resident until mpp.dest.store */")
+        _, call = _operation(em, op)
+        buf.line(f"auto {name} = {call};")
+        _each(buf, name, lambda at: f"{name}[i] = ({ptr})[{at}[1] * {ldc} + {at}[0]];")
+        em.bind(op.result, Destination(name))
+    elif cid == "mpp.run":
+        a_v, b_v, d_v = op.operands
+        d = _destination(em, d_v, op)
+        if len(list(d_v.uses)) != 1:
+            raise em.unsupported(op, "mpp.run updates its destination in place: the operand "
+                                     "may have no other use")
+        m, n, k = (int(op.attr(x)) for x in "mnk")
+        _, ta, _ = _tensor(em, op, "A", a_v, m, k)
+        _, tb, b_t = _tensor(em, op, "B", b_v, k, n)
+        if b_t != bool(op.attr("transpose_b")):
+            raise em.unsupported(op, "mpp.run: B's layout does not match the destination's "
+                                     "descriptor (transpose_b)")
+        buf.line("{")
+        with buf.indent():
+            opn, _ = _operation(em, op)
+            u = em.fresh("")
+            buf.line(f"auto tc_ta{u} = {ta};")
+            buf.line(f"auto tc_tb{u} = {tb};")
+            buf.line(f"{opn}.run(tc_ta{u}, tc_tb{u}, {d});")
+        buf.line("}")
+        em.bind(op.result, Destination(d))
+    else:
+        ptr, ldc = _c_block(em, op)
+        d = _destination(em, op.operand(1), op)
+        _each(buf, d, lambda at: f"({ptr})[{at}[1] * {ldc} + {at}[0]] = {d}[i];")
+
+
 def emit_mpp_atom(em: Any, op: ir.Operation) -> None:
     """Print one ``mpp.matmul2d`` (module docstring)."""
+    if op.attr("catalog_id") != "mpp.matmul2d":
+        emit_resident_atom(em, op)
+        return
     m, n, k = (int(op.attr(x)) for x in "mnk")
     scope = op.attr("scope")
     if scope == "subgroup":

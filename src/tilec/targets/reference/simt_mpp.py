@@ -12,10 +12,19 @@ across the scope, the staged elements lie inside their views, f32 operands) and 
 the product in the reference interpreter's strict order (one allowed order: the operation's
 is unspecified). Its cooperative destination tensor never leaves the operation, so no lane
 layout of it is modelled.
+
+A *resident* destination (``mpp.dest.load`` / ``mpp.run`` / ``mpp.dest.store``: the
+accumulator kept in the cooperative tensor across a K loop) is a ``tile<cap x f32>`` per
+lane. Its element assignment is implementation-defined, so each launch draws a random one
+per destination shape and scope size (``destination_slots``): slot ``i`` of the scope's
+lane ``l`` holds element ``p[l * cap + i]`` of the row-major ``m x n`` block, or nothing
+(NaN) when that is past the block. A program that read the registers through any fixed
+layout would get wrong values. ``TILEC_SIMDGROUP_LAYOUT_SEED`` fixes the draw too.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +36,7 @@ from tilec.targets import numerics as nx
 from .errors import SimulationError
 from .simt_atoms import WARP, AtomContext, _warps, atom_impl
 from .simt_memory import LaneView, gather, scatter
+from .simt_simdgroup import SEED_VARIABLE
 
 __all__: list[str] = []
 
@@ -90,4 +100,128 @@ def _matmul2d(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
         first = lanes[0]
         values[first] = np.asarray(nx.matmul(a[first], b[first], c[first], "exact"), np.float32)
     scatter(c_v, writer, op, values, ctx.copies)
+    return []
+
+
+def _scopes(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> list[np.ndarray]:
+    """The lanes of each scope that issues ``op`` (every thread of a scope must enter it)."""
+    cid = op.attr("catalog_id")
+    warps = _warps(ctx, op, active)
+    scope = op.attr("scope")
+    if scope == "group":
+        want = int(op.attr("subgroups"))
+        if len(warps) != want or ctx.lanes != want * WARP:
+            raise SimulationError(f"{cid} of group scope needs all {want} SIMD-groups of the "
+                                  f"group; {len(warps)} of {ctx.lanes // WARP} enter it",
+                                  "unsupported", [op])
+        return [np.arange(ctx.lanes)]
+    if scope != "subgroup":
+        raise SimulationError(f"{cid}: unknown scope {scope!r}", "unsupported", [op])
+    return [np.arange(w * WARP, (w + 1) * WARP) for w in warps]
+
+
+def destination_slots(ctx: AtomContext, m: int, n: int, lanes: int) -> np.ndarray:
+    """This launch's assignment of an ``m x n`` destination to ``lanes`` lanes: ``lanes *
+    cap`` slot numbers, each an element index (row-major) or ``-1`` (no element)."""
+    host = getattr(ctx, "host", ctx)
+    table = getattr(host, "_mpp_destination_slots", None)
+    if table is None:
+        table = host._mpp_destination_slots = {}
+    key = (m, n, lanes)
+    if key not in table:
+        seed = os.environ.get(SEED_VARIABLE)
+        rng = np.random.default_rng(int(seed) + m * 65536 + n * 256 + lanes if seed else None)
+        cap = -(-m * n // lanes)
+        perm = rng.permutation(lanes * cap)
+        table[key] = np.where(perm < m * n, perm, -1)
+    return table[key]
+
+
+def _dest(op: ir.Operation, x: Any, lanes: int, cap: int) -> np.ndarray:
+    x = np.asarray(x)
+    if x.shape != (lanes, cap) or x.dtype != np.float32:
+        raise SimulationError(f"{op.attr('catalog_id')}: the destination must be an f32 "
+                              f"cooperative tensor of {cap} registers per lane, got {x.dtype} "
+                              f"{x.shape[1:]}", "unsupported", [op])
+    return x
+
+
+def _cap(op: ir.Operation, scope_lanes: int) -> tuple[int, int, int]:
+    m, n = int(op.attr("m")), int(op.attr("n"))
+    return m, n, -(-m * n // scope_lanes)
+
+
+def _assemble(slots: np.ndarray, regs: np.ndarray, m: int, n: int) -> np.ndarray:
+    """A scope's ``m x n`` block from its lanes' registers."""
+    flat = np.zeros(m * n, np.float32)
+    live = slots >= 0
+    flat[slots[live]] = regs.reshape(-1)[live]
+    return flat.reshape(m, n)
+
+
+def _spread(slots: np.ndarray, block: np.ndarray, lanes: int) -> np.ndarray:
+    """An ``m x n`` block as its scope's registers (NaN in slots with no element)."""
+    out = np.full(slots.shape, np.nan, np.float32)
+    live = slots >= 0
+    out[live] = block.reshape(-1)[slots[live]]
+    return out.reshape(lanes, -1)
+
+
+@atom_impl("mpp.dest.load")
+def _dest_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+               ) -> Sequence[Any]:
+    scopes = _scopes(ctx, op, active)
+    m, n, cap = _cap(op, len(scopes[0]))
+    view = args[0]
+    for lanes in scopes:
+        _uniform(op, view, "C", (m, n), active, lanes)
+    writer = np.zeros(ctx.lanes, bool)
+    writer[[lanes[0] for lanes in scopes]] = True
+    c = gather(view, writer, op, np.float32(0), np.dtype(np.float32), ctx.copies)
+    out = np.full((ctx.lanes, cap), np.nan, np.float32)
+    for lanes in scopes:
+        slots = destination_slots(ctx, m, n, len(lanes))
+        out[lanes] = _spread(slots, np.asarray(c[lanes[0]], np.float32), len(lanes))
+    return [out]
+
+
+@atom_impl("mpp.run")
+def _run(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+         ) -> Sequence[Any]:
+    scopes = _scopes(ctx, op, active)
+    m, n, cap = _cap(op, len(scopes[0]))
+    k = int(op.attr("k"))
+    a_v, b_v, d = args
+    d = _dest(op, d, ctx.lanes, cap)
+    for role, v, shape in (("A", a_v, (m, k)), ("B", b_v, (k, n))):
+        for lanes in scopes:
+            _uniform(op, v, role, shape, active, lanes)
+    writer = np.zeros(ctx.lanes, bool)
+    writer[[lanes[0] for lanes in scopes]] = True
+    f32 = np.dtype(np.float32)
+    a, b = (gather(v, writer, op, np.float32(0), f32, ctx.copies) for v in (a_v, b_v))
+    out = d.copy()
+    for lanes in scopes:
+        slots = destination_slots(ctx, m, n, len(lanes))
+        c = _assemble(slots, d[lanes], m, n)
+        res = np.asarray(nx.matmul(a[lanes[0]], b[lanes[0]], c, "exact"), np.float32)
+        out[lanes] = _spread(slots, res, len(lanes))
+    return [out]
+
+
+@atom_impl("mpp.dest.store")
+def _dest_store(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                ) -> Sequence[Any]:
+    scopes = _scopes(ctx, op, active)
+    m, n, cap = _cap(op, len(scopes[0]))
+    view, d = args
+    d = _dest(op, d, ctx.lanes, cap)
+    for lanes in scopes:
+        _uniform(op, view, "C", (m, n), active, lanes)
+    writer = np.zeros(ctx.lanes, bool)
+    values = np.zeros((ctx.lanes, m, n), np.float32)
+    for lanes in scopes:
+        writer[lanes[0]] = True
+        values[lanes[0]] = _assemble(destination_slots(ctx, m, n, len(lanes)), d[lanes], m, n)
+    scatter(view, writer, op, values, ctx.copies)
     return []

@@ -63,6 +63,15 @@ def add_f64(X, Y, B: tc.constexpr = 64):
 
 
 @tc.kernel
+def dead_f64(X, s, Y, B: tc.constexpr = 4):
+    """``Y = 1`` with an f64 array whose load is dead and an unused f64 scalar (a fuzzer
+    finding: the emitter refused the parameter without a source location)."""
+    for p in tc.parallel(2):
+        unused = X.tile((0,), (1,), fill=1.0).load()  # noqa: F841
+        Y.tile((p * B,), (B,)).store(tc.full((B,), 1.0, tc.float32))
+
+
+@tc.kernel
 def scatter_add(X, Y, B: tc.constexpr = 64):
     """Every program adds its window of ``X`` into ``Y[:B]`` (atomics)."""
     for p in tc.parallel(tc.cdiv(X.shape[0], B)):

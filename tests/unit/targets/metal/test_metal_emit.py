@@ -11,7 +11,15 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from metal_kernels import GOLDEN, add_f64, conversions, golden_args, matmul_small, scatter_add
+from metal_kernels import (
+    GOLDEN,
+    add_f64,
+    conversions,
+    dead_f64,
+    golden_args,
+    matmul_small,
+    scatter_add,
+)
 
 import tilec as tc
 from tilec.demo import DemoCase, all_cases
@@ -111,6 +119,35 @@ def test_a_kernel_with_a_vote_and_a_check_declares_them() -> None:
     assert "ushort tc_simd [[simdgroup_index_in_threadgroup]]" in src.text
     # the vote words are threadgroup memory too
     assert src.shared_bytes >= 4 * -(-src.threads // 32)
+
+
+_SHARED = re.compile(r"%(\w+) = memory\(\) \{offset = (\d+),.*\} : mem<([\dx]+)x(\w+), shared>")
+_MSL_BUFFER = re.compile(r"threadgroup (\w+) \*const v\d+_(\w+) = "
+                         r"reinterpret_cast<threadgroup \1 \*>\(tc_smem \+ (\d+)\);")
+
+
+@pytest.mark.parametrize("variant", [{}, {"simdgroup_matrix": "only"}, {"metal_mpp": "only"}],
+                         ids=["lane", "simdgroup", "mpp"])
+def test_threadgroup_buffers_sit_at_the_allocators_offsets(variant: dict[str, str]) -> None:
+    """Each shared ``memory`` of the allocate stage is one ``threadgroup`` pointer at its
+    ``offset`` into the kernel's one threadgroup array, which holds them all (the emitter
+    prints the allocator's decisions; it places nothing itself)."""
+    from tilec import lib
+
+    r = np.random.default_rng(0)
+    args = [r.standard_normal(s).astype(np.float32) for s in ((40, 64), (64, 48), (40, 48))]
+    c = tc.compile(lib.matmul, *args, target="metal:m1", variant=variant,
+                   BM=32, BN=32, BK=16)
+    ctype = {"f32": "float", "i32": "int", "u32": "uint"}
+    want = {}
+    for name, off, shape, dt in _SHARED.findall(c.after("allocate")):
+        size = int(np.prod([int(x) for x in shape.split("x")])) * 4
+        want[name] = (ctype[dt], int(off), size)
+    assert len(want) >= 2, "the subject should stage several buffers"
+    got = {name: (t, int(off)) for t, name, off in _MSL_BUFFER.findall(c.source)}
+    assert got == {n: w[:2] for n, w in want.items()}
+    (words,) = re.findall(r"threadgroup uint4 tc_smem4\[(\d+)\];", c.source)
+    assert 16 * int(words) >= max(off + size for _, off, size in want.values())
 
 
 # ------------------------------------------------------------------ the check catches errors
@@ -216,6 +253,20 @@ def test_f64_is_refused_at_its_source_line() -> None:
         assert "uses f64); compute in f32" in msg
 
 
+def test_an_unused_f64_parameter_is_bound_as_opaque_words() -> None:
+    """No operation reads the f64 array (its load is dead) or the f64 scalar: both are
+    declared as 8-byte words (the launch contract is unchanged), the source passes the
+    check, and the simulator of the same Machine TileIR agrees with the reference."""
+    args = [np.ones(3), np.float64(2.5), np.full(8, np.nan, np.float32)]
+    exe = tc.compile(dead_f64, *args, target="metal:m1").executable()
+    assert "device const ulong *" in exe.source and "constant ulong &" in exe.source
+    assert "double" not in exe.source[exe.source.index("kernel void"):]
+    if checker_unavailable() is None:
+        check_msl(exe.source, exe.metal.buffer.origin_of_line, exe.metal.kernel)
+    tc.simulate(dead_f64, *args, target="metal:m1")
+    assert np.array_equal(args[2], np.ones(8, np.float32))
+
+
 def test_atomics_are_refused_by_the_lowering_with_the_reason() -> None:
     x = np.ones(100, np.float32)
     msg = _refusal(lambda: tc.compile(scatter_add, x, x.copy(), target="metal:m1").source,
@@ -235,7 +286,7 @@ def test_a_cuda_instruction_is_refused_by_name() -> None:
     assert re.search(r"atom '(cp\.async|mma|ldmatrix)[^']*' is a CUDA instruction with no "
                      r"Metal form \(Metal has barrier.group, barrier.subgroup, shfl.xor, "
                      r"vote.any, simdgroup.load, simdgroup.mma, simdgroup.store, "
-                     r"mpp.matmul2d\)", msg), msg
+                     r"mpp.matmul2d, mpp.dest.load, mpp.run, mpp.dest.store\)", msg), msg
     assert msg.startswith(f"{KERNELS}:")
 
 
