@@ -50,6 +50,7 @@ from .capture import Capture, CaptureBuilder, CaptureContext
 from .compiled import Compiled, _dlpack_view
 from .dtypes import DType, dtype_from_numpy
 from .errors import SourceInfo, TileSyntaxError
+from .map_fusion import fuse_map_chains
 from .nest_sinking import sink_into_nests
 from .tunables import Resolution, Tunable
 from .values import Affine, MemVal, ScalarVal
@@ -707,6 +708,7 @@ def build_module(k: Kernel, specs: list[_ArgSpec], values: dict[str, Any]) -> ir
     builder.create("return", [], loc=ir.Location(src.filename, src.position(fn_node)[0], 0))
     sink_into_nests(fn)
     _erase_dead_values(fn)
+    fuse_map_chains(fn)
     _verify(module)
     return module
 

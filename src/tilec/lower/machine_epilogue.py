@@ -27,11 +27,12 @@ clips at the array's edges, so ragged tiles need no guard. After the consumers' 
 tile, thread 0 waits for every store (``finish``).
 
 Where the stored tile is a proved scalar epilogue's ``map`` over the accumulator and
-reindexed loads (``plan.proofs.scalar_epilogue``: a bias row ``bias[None, :]``), the map
-and its loads are not lowered where they stand (``defer``): each chunk computes its own
-registers just before writing them, each reindexed load read straight through the
-window in the accumulator's layout (two rows of a fragment read one ``bias[j]`` twice,
-from L1). Only the accumulators and one part's operands are live then, instead of the
+reindexed or owned loads (``plan.proofs.scalar_epilogue``: a bias row ``bias[None, :]``,
+a residual tile of the output's shape), the map and its loads are not lowered where they
+stand (``defer``): each chunk computes its own registers just before writing them, each
+load read straight through its window in the accumulator's layout (two rows of a fragment
+read one ``bias[j]`` twice, from L1; a residual's owner reads exactly the elements it
+stores). Only the accumulators and one part's operands are live then, instead of the
 whole tile's loaded operands beside the accumulators (a 128x256 tile's bias row: 128
 registers per thread).
 """
@@ -75,8 +76,8 @@ class TensorStores:
 
     def defer(self, ops: list[ir.Operation]) -> None:
         """Of the operations ``ops`` (a group body's, after the loop), leave each marked
-        store's scalar epilogue (the ``map`` and its reindexed loads) to the store's chunks:
-        they join the group's skip set until ``finish``."""
+        store's scalar epilogue (the ``map`` and its reindexed and owned loads) to the
+        store's chunks: they join the group's skip set until ``finish``."""
         for st in ops:
             if st.name != "store" or not st.attr("tensor_store"):
                 continue
@@ -85,7 +86,7 @@ class TensorStores:
                 continue
             self.deferred[st] = m
             for _, r, ld in _epilogue_loads(m):
-                self.skipped += [r, ld]
+                self.skipped += [ld] if r is None else [r, ld]
             self.skipped.append(m)
         for op in self.skipped:
             self.g.skip.add(op)
@@ -137,8 +138,8 @@ class TensorStores:
 
     def _computed(self, m: ir.Operation) -> Callable[[int], ir.Value]:
         """Canonical part ``k`` of scalar epilogue ``m``'s result, computed where it is asked
-        for: the accumulator's registers of the part, each reindexed load's elements of the
-        part read through its window, one machine ``map``."""
+        for: the accumulator's registers of the part, each load's elements of the part read
+        through its window, one machine ``map``."""
         g = self.g
         lay = layout_of(m.results[0])
         acc = g.canonical(g.operand(m, 0))
@@ -147,7 +148,8 @@ class TensorStores:
             guard_total_access(g, ld)
             mem = g.scalar(ld.operand_named("memory"))
             g.sync.read(mem)
-            loads[o] = (mem, r.attr("map"), ld.attr("fill"), ld.result.type.dtype)
+            rmap = r.attr("map") if r is not None else None
+            loads[o] = (mem, rmap, ld.attr("fill"), ld.result.type.dtype)
         result_t = m.results[0].type.dtype
 
         def part(k: int) -> ir.Value:
@@ -157,7 +159,7 @@ class TensorStores:
                 if j == 0:
                     args.append(acc.parts[acc.offsets.index(off)])
                 elif o in loads:
-                    mem, rmap, fill, dt = loads[o]
+                    mem, rmap, fill, dt = loads[o]  # rmap None: an owned load
                     tv = g.thread_view(mem, lay, off, n, rmap, (), True)
                     attrs = {} if fill is None else {"fill": fill}
                     args.append(g.op("load", [tv], [ir.TileType((n,), dt)], attrs).result)
@@ -219,23 +221,28 @@ def _part_of(x: Lowered) -> Callable[[int], ir.Value]:
     return lambda k: x.parts[k]
 
 
-def _epilogue_loads(m: ir.Operation) -> list[tuple[ir.Value, ir.Operation, ir.Operation]]:
-    """``(operand, reindex, load)`` of each reindexed load scalar epilogue ``m`` reads
-    (``_epilogue_map`` checked their form)."""
-    out = []
+def _epilogue_loads(m: ir.Operation
+                    ) -> list[tuple[ir.Value, ir.Operation | None, ir.Operation]]:
+    """``(operand, reindex, load)`` of each reindexed load scalar epilogue ``m`` reads, the
+    reindex None for an owned load (``_epilogue_map`` checked their form)."""
+    out: list[tuple[ir.Value, ir.Operation | None, ir.Operation]] = []
     for o in m.operands[1:]:
         if isinstance(o.type, ir.TileType):
-            r = o.defining_op
-            ld = r.operand(0).defining_op if r is not None else None
-            assert r is not None and ld is not None, "a checked epilogue's reindexed load"
-            out.append((o, r, ld))
+            d = o.defining_op
+            assert d is not None, "a checked epilogue's load"
+            if d.name == "load":
+                out.append((o, None, d))
+                continue
+            ld = d.operand(0).defining_op
+            assert ld is not None, "a checked epilogue's reindexed load"
+            out.append((o, d, ld))
     return out
 
 
 def _epilogue_map(st: ir.Operation) -> ir.Operation | None:
     """The ``map`` that computes the tile store ``st`` writes from an accumulator (its first
-    operand) and reindexed loads (``plan.proofs.scalar_epilogue``), used by the store alone;
-    None otherwise."""
+    operand) and reindexed or owned loads (``plan.proofs.scalar_epilogue``), used by the
+    store alone; None otherwise."""
     v = st.operand(1)
     m = v.defining_op
     if m is None or m.name != "map" or v.num_uses != 1 or len(m.results) != 1:

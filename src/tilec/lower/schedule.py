@@ -523,11 +523,15 @@ def _assign_layouts(g: GroupSchedule, inner: list[ir.Operation]) -> None:
             fixed[acc_in] = fixed[loop.results[pos]] = ch.layout
             if mode == "direct":
                 # a proved scalar epilogue (plan.proofs.scalar_epilogue) runs on the
-                # accumulator's own registers: its result keeps their layout
+                # accumulator's own registers: its result keeps their layout, and so do
+                # its loaded tile operands (a bias row's reindex, a residual), which the
+                # anchor hands down to them (``_demand``) before the store's demand for a
+                # blocked value could, so each owner loads what it reads, no repartition
                 for use in loop.results[pos].uses:
                     if use.owner.name == "map":
                         forced[(use.owner, use.index)] = ch.layout
                         fixed[use.owner.results[0]] = ch.layout
+                        cl.set_anchor(use.owner.results[0], _ANCHOR_MMA, ch.layout)
             if mode == "resident":
                 # D leaves through shared staging (not directly).
                 blocked = L.blocked(ch.layout.shape, g.threads, res.type.dtype)

@@ -14,7 +14,7 @@ import pytest
 from lowering_cases import SIMULATOR_MISSING, differential
 
 import tilec as tc
-from epilogue_kernels import scaled_relu
+from epilogue_kernels import residual_act, scaled_relu
 from tilec.lib import gemm_bias_act, matmul
 from tilec.lower import LowerOptions, lower
 
@@ -127,3 +127,34 @@ def test_a_bias_row_beside_a_wide_accumulator_fits_only_part_by_part() -> None:
     why = [r.reason for r in group.rejected if "fused epilogue" in r.reason]
     assert why and all("registers per lane beside" in w for w in why), why
     assert any("hold 128 registers per lane beside 168, more than the 255" in w for w in why)
+
+
+def _lowered(kernel, args, target: str, **tiles):
+    compiled = tc.compile(kernel, *args, target="reference", **tiles)
+    return lower(compiled.module, target)
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_90", "cuda:sm_80"])
+@pytest.mark.parametrize("kernel", ["bias", "residual"])
+@pytest.mark.parametrize("out", [np.float32, BF16], ids=["f32", "bf16"])
+def test_the_epilogue_loads_are_owned_so_nothing_is_staged(target, kernel, out) -> None:
+    """``act(acc + bias[None, :])`` and ``act(acc + R)``, f32 and bf16 outputs: the
+    epilogue's map keeps the accumulator's layout and hands it to its loaded operands
+    (no repartition of the bias or the residual), and the group's shared memory is the
+    plain matrix product's: the operand ring only, no staged output tile."""
+    m, n, k = 77, 45, 33
+    r = np.random.default_rng(0)
+    a, b = r.standard_normal((m, k)).astype(BF16), r.standard_normal((k, n)).astype(BF16)
+    c = np.zeros((m, n), out)
+    tiles = {"BM": 64, "BN": 64, "BK": 32}
+    if kernel == "bias":
+        res = _lowered(gemm_bias_act, [a, b, np.zeros(n, np.float32), c], target,
+                       ACT="gelu", **tiles)
+    else:
+        res = _lowered(residual_act, [a, b, np.zeros((m, n), np.float32), c], target,
+                       ACT="gelu", **tiles)
+    g = res.groups[0]
+    assert [ch.accumulator for ch in g.mma.values()] == ["direct"]
+    assert not [op.name for op, _ in g.uses if op.name in ("map", "store")], g.uses
+    plain = _lowered(matmul, [a, b, c], target, **tiles)
+    assert res.resources[0]["shared_bytes"] == plain.resources[0]["shared_bytes"]

@@ -100,3 +100,30 @@ def test_small_gemm_programs_meet_the_metal_matrix_families(tmp_path) -> None:
         src = tc.compile(kernel, *args, target="metal:m1", variant={"metal_mpp": "only"}).source
         used += "mpp::tensor_ops::matmul2d<" in src
     assert used >= 6
+
+
+def test_bias_epilogues_are_drawn_only_when_named(tmp_path) -> None:
+    """``bias_epilogue`` (off by default, so it draws nothing otherwise and every recorded
+    gemm stream replays): most gemm programs then add a bias row and/or a residual tile to
+    the accumulator and apply an activation, which the scalar-epilogue proof fuses."""
+    assert DEFAULT_WEIGHTS["bias_epilogue"] == 0
+    plain = _programs(20)
+    w = _weights("gemm=20,bias_epilogue")
+    drawn = [generate(ChoiceStream(program_seed(7, i)), w) for i in range(20)]
+    stores = [p.source().rstrip().splitlines()[-1] for p in drawn if "tc.mma(" in p.source()]
+    assert not any("[None, :]" in p.source().rstrip().splitlines()[-1] for p in plain)
+    bias = sum("[None, :]" in s for s in stores)
+    residual = sum(s.count(".tile((p0 * ") == 2 for s in stores)
+    assert bias >= 4 and residual >= 3, stores
+    from tilec.testing.fuzz.runner import run_program
+
+    fused = 0
+    for prog in drawn[:8]:
+        if "tc.mma(" not in prog.source():
+            continue
+        res = run_program(prog, ["reference"], str(tmp_path))
+        assert res.outcomes["reference"].kind == "ok", (prog.source(), res.outcomes)
+        kernel, _ = load_kernel(prog.source(), str(tmp_path))
+        comp = tc.compile(kernel, *prog.make_args(), target="cuda:sm_90")
+        fused += "direct output through the scalar epilogue" in comp.plan.render()
+    assert fused >= 3, fused

@@ -11,21 +11,28 @@ accumulator element ``(i, j)`` can compute and store it with no exchange. It hol
 
 * the accumulator value has exactly one use, the ``map``'s first operand, and the map has
   one result with exactly one use, a ``store`` (the caller checks that it is global);
-* every other operand of the map is a scalar (uniform over the tile) or a *reindexed
+* every other operand of the map is a scalar (uniform over the tile), a *reindexed
   load*: a ``reindex`` (element ``(i, j)`` reads element ``map(i, j)`` of its source, as
   ``bias[None, :]`` reads ``bias[j]``) of a ``load`` whose only use it is, itself the
-  map's operand only. The schedule then gives the reindex the accumulator's layout and the
-  load the image of that layout under the index map (``L.image``), so the thread that owns
-  ``(i, j)`` loads the source elements it reads, with no exchange (replicated where several
-  threads read one, as every row's owners read ``bias[j]``). A tile computed otherwise (a
-  residual that is the result of other tile operations) would need a proof that its layout
-  is congruent to the accumulator's, which is not made here, so it is refused;
+  map's operand only, or an *owned load*: a ``load`` whose only use is the map, such as a
+  residual ``R.tile((pm * BM, pn * BN), (BM, BN))`` added to the accumulator. The schedule
+  gives an owned load the accumulator's layout, and a reindexed one's reindex that layout
+  and its load the image of the layout under the index map (``L.image``), so the thread
+  that owns ``(i, j)`` loads the source elements it reads, with no exchange (replicated
+  where several threads read one, as every row's owners read ``bias[j]``). The congruence
+  of an owned load's layout with the accumulator's is the proof's: a load's index map from
+  tile coordinates to its window's is the identity, and the map's tile operands all have
+  the output tile's shape (the verifier's rule), so element ``(i, j)`` of the load is read
+  where element ``(i, j)`` of the accumulator is held. A tile computed otherwise (the
+  result of other tile operations: a reduction, a map with another reader, an ``mma``)
+  has a layout of its own, which the epilogue would have to exchange, so it is refused;
 * the map's body is closed: every operand of its operations is one of its block arguments
   or a result of an earlier operation of the body (no free variable), and every operation
   is pure and has no regions (no load, no neighbour read, no side effect).
 
 The counterexamples are the rules' negations: an extra consumer of the accumulator or of
-the map, a tile operand, a free variable, an effect. This is a fact of the program, never a
+the map, a neighbour read (the accumulator reindexed, as ``acc.T``), a computed tile
+operand, a free variable, an effect. This is a fact of the program, never a
 profitability judgement: whether the fused output pays is the solver's and the tuner's
 question (the option is off by default, as the seed says).
 """
@@ -52,8 +59,9 @@ class ScalarEpilogue:
 
     @property
     def tile_operands(self) -> int:
-        """The map's tile operands besides the accumulator (reindexed loads, such as a bias
-        row), each held in the accumulator's layout while the epilogue runs."""
+        """The map's tile operands besides the accumulator (reindexed and owned loads, such
+        as a bias row or a residual), each held in the accumulator's layout while the
+        epilogue runs."""
         return sum(isinstance(o.type, ir.TileType) for o in self.map.operands[1:])
 
 
@@ -73,8 +81,8 @@ def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
             why = reindexed_load(o)
             if why is not None:
                 return None, (f"operand {k} of the map at {m.loc} is a tile that is not a "
-                              f"reindexed load ({why}): a computed tile needs a layout "
-                              "congruent to the accumulator's, not proved")
+                              f"reindexed or owned load ({why}): a computed tile needs a "
+                              "layout congruent to the accumulator's, not proved")
     if len(m.results) != 1:
         return None, f"the map at {m.loc} has {len(m.results)} results"
     body = m.regions[0].entry
@@ -101,10 +109,16 @@ def epilogue_of(v: ir.Value) -> tuple[ScalarEpilogue | None, str]:
 
 
 def reindexed_load(v: ir.Value) -> str | None:
-    """Why tile ``v`` is not a reindexed load the accumulator's owners can read for
-    themselves, or None: ``v = reindex(load(window))`` with one source and no symbols,
-    ``v`` used once (by the map) and the load used once (by the reindex)."""
+    """Why tile ``v`` is not a load the accumulator's owners can read for themselves, or
+    None: an owned load, ``v = load(window)`` used once (by the map), whose index map is the
+    identity of the map's tile, or a reindexed load, ``v = reindex(load(window))`` with one
+    source and no symbols, ``v`` used once (by the map) and the load used once (by the
+    reindex)."""
     r = v.defining_op
+    if r is not None and r.name == "load":
+        if v.num_uses != 1:
+            return f"the load at {r.loc} has {v.num_uses} uses"
+        return None
     if r is None or r.name != "reindex":
         return f"it is {'a block argument' if r is None else 'a ' + repr(r.name)}"
     if r.num_operands != 1:

@@ -21,7 +21,9 @@ with ``BM`` of 64 or 128, ``BN`` of 64, 128 or 256, ``BK`` of 64 (sometimes 32),
 operands mostly (f32 with TF32 or exact rounding sometimes), array extents that leave the
 last tiles partial, and sometimes a last extent that is not a whole number of 16 bytes
 (the tensor-map guard then falls back to ordinary copies). The epilogue is drawn from the
-other enabled families over the accumulator. Off by default (weight 0: the streams of other
+other enabled families over the accumulator, or with the ``bias_epilogue`` family on
+(off by default; it draws nothing unless named) mostly a bias row and/or a residual tile
+added to it and an activation (``_bias_epilogue``). Off by default (weight 0: the streams of other
 campaigns are unchanged); ``--features gemm`` or ``gemm=W`` among others turns it on.
 """
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 from .generator import PROGRAMS, Gen
 from .numerics import DT, DTYPES
-from .program import IndexExpr, Let, Program, Store
+from .program import Expr, IndexExpr, Let, Program, Store
 
 __all__ = ["gemm_program", "small_gemm_program"]
 
@@ -119,12 +121,47 @@ def _nest(g: Gen, bm: int, bn: int, bk: int, op: DT, precision: str) -> Program:
                                  (bm, bn), f32, "exact", None, 1)))
     out_dt = DTYPES[s.weighted([("f32", 4), (op.name, 1)])]
     g.budget = 8
-    epilogue = g.tile((bm, bn), f32, 2) if s.coin(2) else Var(acc, (bm, bn), f32)
+    if g.on("bias_epilogue") and not s.coin(4):  # no draw at all unless enabled
+        epilogue = _bias_epilogue(g, Var(acc, (bm, bn), f32), m, n, bm, bn)
+    else:
+        epilogue = g.tile((bm, bn), f32, 2) if s.coin(2) else Var(acc, (bm, bn), f32)
     y = g.param("out", out_dt, (m, n))
     body.append(Store(y.name, (IndexExpr(((bm, "p0"),), 0), IndexExpr(((bn, "p1"),), 0)),
                       epilogue, "store", False))
     grid = (f"tc.cdiv({y.name}.shape[0], {bm})", f"tc.cdiv({y.name}.shape[1], {bn})")
     return Program(g.params, g.grid, body, s.draw(1 << 16), s.draw(3), g.weights, grid)
+
+
+def _bias_epilogue(g: Gen, acc: Expr, m: int, n: int, bm: int, bn: int) -> Expr:
+    """``act(acc + bias[None, :])``, ``act(acc + R)`` or both: a bias row of ``n`` f32
+    elements (shorter than the last tile where ``n`` is ragged) and a residual window of
+    the output's shape, each read in the epilogue (the scalar-epilogue proof's reindexed
+    and owned loads), then relu, tanh, a GELU-like ``x * sigmoid(1.702 x)`` or nothing.
+    Drawn only with the ``bias_epilogue`` family on."""
+    from .gen_elementwise import Bin, Num, Un, View
+    from .gen_windows import Load
+
+    s = g.s
+    f32 = DTYPES["f32"]
+    tile = (bm, bn)
+    row, col = IndexExpr(((bm, "p0"),), 0), IndexExpr(((bn, "p1"),), 0)
+    fill = s.weighted([(0.0, 4), (1.0, 1)])
+    kind = s.weighted([("bias", 3), ("residual", 2), ("both", 1)])
+    x = acc
+    if kind in ("bias", "both"):
+        b = g.param("in", f32, (n,))
+        row_t = View("expand0", Load(b.name, (col,), (bn,), fill, (bn,), f32), tile, f32)
+        x = Bin("add", x, row_t, tile, f32)
+    if kind in ("residual", "both"):
+        r = g.param("in", f32, (m, n))
+        x = Bin("add", x, Load(r.name, (row, col), tile, fill, tile, f32), tile, f32)
+    act = s.weighted([("relu", 3), ("gelu", 2), ("tanh", 1), ("none", 1)])
+    if act == "relu":
+        return Bin("max", x, Num(0.0, f32), tile, f32)
+    if act == "gelu":
+        return Bin("mul", x, Un("sigmoid", Bin("mul", x, Num(1.702, f32), tile, f32),
+                                tile, f32), tile, f32)
+    return Un("tanh", x, tile, f32) if act == "tanh" else x
 
 
 PROGRAMS["gemm"] = gemm_program

@@ -1,18 +1,27 @@
 """The scalar epilogue proof (``plan/proofs/scalar_epilogue.py``): a closed elementwise map
 between an accumulator and its global store runs on the accumulator's registers. Positive
-cases (a cast, a scale and an activation, a bias row read through a reindexed load) and the
-seed's counterexamples (an extra consumer, a computed tile operand, a free variable), and the
-option that turns the fact into a direct output."""
+cases (a cast, a scale and an activation, a bias row read through a reindexed load, a
+residual read through an owned load) and the seed's counterexamples (an extra consumer, a
+neighbour read, a computed tile operand, a free variable, an effect), and the option that
+turns the fact into a direct output."""
 
 from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import tilec as tc
 import tilec.ir as ir
 import tilec.plan as plan
-from epilogue_kernels import plus_residual, scaled_relu
+from epilogue_kernels import (
+    plus_residual,
+    reduced_residual,
+    residual_act,
+    residual_kept,
+    scaled_relu,
+    transposed,
+)
 from tilec.lib import gemm_bias_act, matmul
 from tilec.plan.proofs import epilogue_of
 
@@ -96,16 +105,91 @@ def test_a_bias_row_is_a_reindexed_load() -> None:
     assert _workload(m).direct_output
 
 
-def test_a_computed_tile_is_refused() -> None:
+@pytest.mark.parametrize("act", ["gelu", "relu"])
+@pytest.mark.parametrize("out", [np.float32, BF16], ids=["f32", "bf16"])
+def test_a_bias_row_and_an_activation_with_either_output_type(act, out) -> None:
+    """``lib.gemm_bias_act``'s activation is a helper's result and a 16-bit output adds the
+    store's cast: capture merges the two maps (frontend/map_fusion.py), so one closed
+    epilogue reaches the store and the report names it."""
+    a = np.zeros((128, 64), BF16)
+    b = np.zeros((64, 128), BF16)
+    bias = np.zeros((128,), np.float32)
+    c = np.zeros((128, 128), out)
+    m = tc.compile(gemm_bias_act, a, b, bias, c, target="reference", ACT=act).module
+    epi, why = epilogue_of(_accumulator(m))
+    assert epi is not None, why
+    assert epi.tile_operands == 1
+    assert ("arith cast" in epi.ops) == (out is BF16)
+    assert ("arith erf" in epi.ops) == (act == "gelu")
+    w = _workload(m)
+    assert w.direct_output and w.epilogue_tiles == 1
+    (site,) = plan.extract_groups(m, plan.PlannerOptions(bounded_store=True))
+    assert any("direct output through the scalar epilogue (" in n
+               for n in site.workload.notes), site.workload.notes
+
+
+def test_a_residual_of_the_output_shape_is_an_owned_load() -> None:
+    """``act(acc + R)`` with ``R`` a window of the output tile's shape: the load's index
+    map is the identity of the tile, so each owner of accumulator element ``(i, j)`` loads
+    ``R``'s element ``(i, j)`` itself (a congruent layout). A scaled residual
+    (``acc + 2 R``) is one map with the accumulator after capture's merge."""
     a = np.zeros((128, 64), BF16)
     b = np.zeros((64, 128), BF16)
     r = np.zeros((128, 128), np.float32)
+    for kernel in (residual_act, plus_residual):
+        for out in (np.float32, BF16):
+            c = np.zeros((128, 128), out)
+            m = tc.compile(kernel, a, b, r, c, target="reference").module
+            epi, why = epilogue_of(_accumulator(m))
+            assert epi is not None, why
+            assert epi.tile_operands == 1
+            assert epi.map.operand(1).defining_op.name == "load"
+            assert _workload(m).direct_output
+
+
+def test_a_computed_tile_is_refused() -> None:
+    """A tile computed by other tile operations has a layout of its own: a reduction's
+    result broadcast along the rows, a scaled residual that a second store also reads."""
+    a = np.zeros((128, 64), BF16)
+    b = np.zeros((64, 128), BF16)
     c = np.zeros((128, 128), np.float32)
-    m = tc.compile(plus_residual, a, b, r, c, target="reference").module
+    m = tc.compile(reduced_residual, a, b, np.zeros((128, 16), np.float32), c,
+                   target="reference").module
     epi, why = epilogue_of(_accumulator(m))
     assert epi is None
-    assert "is a tile that is not a reindexed load" in why, why
+    assert "is a tile that is not a reindexed or owned load" in why, why
+    assert "does not read a loaded tile" in why, why
     assert not _workload(m).direct_output
+    r = np.zeros((128, 128), np.float32)
+    m = tc.compile(residual_kept, a, b, r, c, c, target="reference").module
+    epi, why = epilogue_of(_accumulator(m))
+    assert epi is None
+    assert "is a tile that is not a reindexed or owned load (it is a 'map')" in why, why
+    assert not _workload(m).direct_output
+
+
+def test_a_neighbour_read_is_refused() -> None:
+    """``acc.T``: element ``(i, j)`` of the stored tile is the accumulator's ``(j, i)``,
+    which another thread owns."""
+    a = np.zeros((128, 64), BF16)
+    b = np.zeros((64, 128), BF16)
+    m = tc.compile(transposed, a, b, np.zeros((128, 128), BF16), target="reference").module
+    epi, why = epilogue_of(_accumulator(m))
+    assert epi is None and "does not pass through a map" in why, why
+    assert not _workload(m).direct_output
+
+
+def test_an_effect_is_refused() -> None:
+    from tilec.lower.cloning import clone_module
+
+    m, _ = clone_module(_module(scaled_relu, 2.0))
+    acc = _accumulator(m)
+    (use,) = acc.uses
+    body = use.owner.regions[0].entry
+    call = ir.Operation("call", [], [], {"callee": "elsewhere"})
+    body.insert_op(call, body.terminator)  # no operand, no result: only its effect
+    epi, why = epilogue_of(acc)
+    assert epi is None and "'call'" in why and "is not a pure scalar op" in why, why
 
 
 def test_a_second_consumer_is_refused() -> None:
