@@ -110,10 +110,16 @@ def _closure(fn: Callable[..., Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _Param:
+    """One parameter of a kernel's Python signature, as ``_params`` read it."""
+
     name: str
+    """The parameter's name."""
     constexpr: bool
+    """Whether it is annotated ``tc.constexpr`` (passed by keyword, specialized on)."""
     default: Any
+    """Its default (a ``Tunable`` for a tunable constexpr), ``_NO_DEFAULT`` when it has none."""
     dtype: ir.ScalarType | None
+    """The scalar type its annotation names (``x: tc.float32``), else None."""
 
 
 def _annotation(fn: Callable[..., Any], p: inspect.Parameter) -> Any:
@@ -148,6 +154,8 @@ def _params(fn: Callable[..., Any]) -> list[_Param]:
 
 
 class _NoDefault:
+    """The marker of a parameter without a default (``_NO_DEFAULT``)."""
+
     def __repr__(self) -> str:
         return "<required>"
 
@@ -160,11 +168,17 @@ class _ArgSpec:
     """What a kernel was specialized on for one runtime argument."""
 
     name: str
-    kind: str  # "array" or "scalar"
+    """The parameter's name."""
+    kind: str
+    """``array`` or ``scalar``."""
     dtype: ir.ScalarType
+    """The (element) type."""
     shape: tuple[int | None, ...] = ()
+    """An array's extents: an integer where the shape is static, None where it is not
+    (``static_shapes``); empty for a scalar."""
 
     def key(self) -> tuple:
+        """What the specialization's cache key holds of this argument."""
         return (self.kind, self.dtype.name, self.shape)
 
 

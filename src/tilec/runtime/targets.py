@@ -202,8 +202,8 @@ register_target(TargetInfo("tirx:llvm", "tilec.targets.tirx.backend", "make_back
                            "extra: pip install 'tilec[tvm]')"))
 register_target(TargetInfo("tirx:cuda", "tilec.targets.tirx.backend", "make_backend",
                            "probe_cuda", "TileIR -> Apache TVM tvm.tirx -> TVM's CUDA source, "
-                           "run by tilec's CUDA runtime (an instance per GPU thread; NVRTC "
-                           "builds it without a GPU)",
+                           "run by tilec's CUDA runtime (a block per instance, or an instance "
+                           "per GPU thread as the fallback; NVRTC builds it without a GPU)",
                            build_probe="build_cuda_probe"))
 register_target(TargetInfo("tirx:metal", "tilec.targets.tirx.backend", "make_backend",
                            "probe_metal", "TileIR -> Apache TVM tvm.tirx -> TVM's Metal "
