@@ -88,7 +88,13 @@ class NotDistributable(Exception):
 
 @contextlib.contextmanager
 def one_thread_per_instance() -> Iterator[None]:
-    """Within the block, GPU routes export the one-thread-per-instance form."""
+    """Within the block, GPU routes export the one-thread-per-instance form.
+
+    It applies to the exports made inside it, such as ``TirxBackend(target).compile``
+    calls. ``tc.compile``'s cache does not key on it: a kernel compiled before, or whose
+    executable is built outside the block, keeps the mapping it got. Both mappings compute
+    the same results; ``Export.mapping`` (and a saved artifact's record) says which one a
+    kernel has."""
     token = _ENABLED.set(False)
     try:
         yield

@@ -104,7 +104,15 @@ def _cast(v: Any, src: str, dst: str) -> Any:
         if math.isnan(f) or math.isinf(f):  # fptosi's poison; the exporter guards these
             return 0
         return _wrap(int(math.trunc(f)), dst)
-    return _wrap(int(v), dst)
+    got = _wrap(int(v), dst)
+    if got != int(v) and src not in ("bool",) and not src.startswith("uint") \
+            and not dst.startswith("uint"):
+        # a signed narrowing that loses the value: on the host that is an extent or an
+        # index past what the launch can express (e.g. more instances than 2**31 - 1 blocks),
+        # which wrapping would turn into a smaller launch that computes part of the work
+        raise HostCodeError(f"host value {int(v)} does not fit {dst} (a launch of more "
+                            f"than 2**31 - 1 blocks or an index past int32): not launched")
+    return got
 
 
 def _binary(op: str, dtype: str, a: Any, b: Any) -> Any:

@@ -346,3 +346,16 @@ def test_negation_is_a_sign_flip_in_the_cuda_and_metal_sources():
     if checker_unavailable() is None:
         msl = tc.compile(negate, x, x.copy(), target="tirx:metal").source
         assert "* -1.0" not in msl and "*-1.0" not in msl
+
+
+@pytest.mark.parametrize("mapping", ["distributed", "one thread"])
+def test_more_instances_than_a_launch_has_blocks_is_refused_not_wrapped(mapping):
+    from tilec.targets.tirx.hostcode import HostCodeError
+
+    build = _built if mapping == "distributed" else _one_thread
+    exe = build(grid1, _f32(64), _f32(64))
+    x = _f32(64)
+    per_block = 64 if mapping == "one thread" else 1
+    n = 8 * per_block * (2**32 + 5)  # instances that wrap to 5 blocks in int32
+    with pytest.raises(HostCodeError, match="does not fit int32"):
+        exe.launches([x, x, np.int64(n), np.int64(1)], [4096, 8192])
