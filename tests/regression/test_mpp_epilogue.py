@@ -128,6 +128,32 @@ def test_the_library_bias_activation_gemm() -> None:
                                  options=_opts(64)))
 
 
+def test_every_path_agrees() -> None:
+    """The reference, cpu and the three simulators (outputs poisoned first), and
+    ``simt:metal:m1`` with MPP only, whose plan runs the epilogue on the destination."""
+    from paths import PATHS, run
+
+    r = np.random.default_rng(13)
+    base = _args(r, 45, 40, 33)
+    outs = {}
+    for path in PATHS:
+        args = [x.copy() if isinstance(x, np.ndarray) else x for x in base]
+        args[3][:] = np.nan
+        run(path, _epilogue, *args, **C)
+        outs[path] = args[3]
+    args = [x.copy() if isinstance(x, np.ndarray) else x for x in base]
+    args[3][:] = np.nan
+    exe = tc.compile(_epilogue, *args, target="simt:metal:m1",
+                     variant={"metal_mpp": "only", "threads": 64}, **C)
+    assert "mpp.dest.element" in exe.after("allocate")
+    exe(*args)
+    outs["simt:metal:m1 mpp"] = args[3]
+    want = outs.pop("reference")
+    assert not np.isnan(want).any()
+    for path, got in outs.items():
+        assert np.allclose(got, want, rtol=1e-4, atol=1e-4), path
+
+
 def test_turning_fusion_off_restores_the_staged_path() -> None:
     """``fuse_matrix_epilogues = False``: the destination leaves through the C staging, the
     epilogue runs on lane registers; both agree with the reference and their MSL differs."""

@@ -253,8 +253,8 @@ SIMD-group, ``metal::execution_simdgroup``), ``mpp.group`` (one operation of the
 layout of the 8x8 atom grid (``LANE_ATOMS["simdgroup.8x8.f32"]``), like the simdgroup
 realization's: MPP's cooperative tensors distribute their elements in an
 implementation-defined way, so nothing outside one ``mpp.matmul2d`` (or, for a destination
-resident across a K loop, its ``mpp.dest.load`` / ``mpp.run`` / ``mpp.dest.store``) may see
-one."""
+resident across a K loop, its ``mpp.dest.load`` / ``mpp.run`` / ``mpp.dest.store``, and
+``mpp.dest.element``, which gives each element with its own coordinates) may see one."""
 
 MPP_REALIZATIONS = tuple(MPP_ATOMS.values())
 """The Machine realizations of the MPP family."""
@@ -361,9 +361,10 @@ CATALOG: dict[str, AtomDef] = {
                 "the m x n view (the same view on every lane of the scope) into a cooperative "
                 "destination tensor of the matmul2d the attributes describe (m, n, k, scope, "
                 "subgroups, transpose_b): tile<cap x f32> per lane, cap = ceil(m n / lanes "
-                "of the scope), element assignment implementation-defined; only mpp.run and "
-                "mpp.dest.store may read it. MSL: get_destination_cooperative_tensor, then "
-                "each valid element from its get_multidimensional_index coordinates"),
+                "of the scope), element assignment implementation-defined; only mpp.run, "
+                "mpp.dest.store and mpp.dest.capacity / mpp.dest.element may read it. MSL: "
+                "get_destination_cooperative_tensor, then each valid element from its "
+                "get_multidimensional_index coordinates"),
         AtomDef("mpp.run", ("a_view", "b_view", "dest"), ("dest",), "warp",
                 "D = A @ B + dest on a cooperative destination (mpp.dest.load / mpp.run "
                 "result of the same descriptor and scope), A and B as for mpp.matmul2d; the "

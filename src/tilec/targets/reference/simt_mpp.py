@@ -20,6 +20,10 @@ per destination shape and scope size (``destination_slots``): slot ``i`` of the 
 lane ``l`` holds element ``p[l * cap + i]`` of the row-major ``m x n`` block, or nothing
 (NaN) when that is past the block. A program that read the registers through any fixed
 layout would get wrong values. ``TILEC_SIMDGROUP_LAYOUT_SEED`` fixes the draw too.
+``mpp.dest.capacity`` and ``mpp.dest.element`` (an epilogue on the destination's elements)
+answer from the same draw: slot ``i`` of a lane holds the element the draw put there, with
+its row and column, so an epilogue that used any other coordinates would store wrong
+elements.
 """
 
 from __future__ import annotations
