@@ -154,6 +154,32 @@ def test_every_path_agrees() -> None:
         assert np.allclose(got, want, rtol=1e-4, atol=1e-4), path
 
 
+@tc.kernel
+def _write_between(A, B, bias, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
+                   BK: tc.constexpr = 16):
+    """Another store after the K loop, before the output's: the bias load is placed at its
+    use (after that store), so the epilogue still runs on the destination's elements."""
+    M, K = A.shape
+    N = B.shape[1]
+    for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
+        acc = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(K, BK)):
+            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
+            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
+            acc = tc.mma(a, b, acc)
+        bb = bias.tile((pn * BN,), (BN,), fill=0.0)
+        D.tile((pm * BM, pn * BN), (BM, BN)).store(tc.zeros((BM, BN), tc.float32))
+        C.tile((pm * BM, pn * BN), (BM, BN)).store(acc + bb[None, :])
+
+
+def test_another_store_before_the_epilogue() -> None:
+    r = np.random.default_rng(17)
+    args = [_f32(r, 37, 40), _f32(r, 40, 29), _f32(r, 29), np.zeros((37, 29), np.float32),
+            np.zeros((37, 29), np.float32)]
+    _on_destination(differential(_write_between, args, [3, 4], "metal:m1", C,
+                                 options=_opts(64)))
+
+
 def test_turning_fusion_off_restores_the_staged_path() -> None:
     """``fuse_matrix_epilogues = False``: the destination leaves through the C staging, the
     epilogue runs on lane registers; both agree with the reference and their MSL differs."""

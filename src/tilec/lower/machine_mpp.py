@@ -253,12 +253,32 @@ def _destination_epilogue(g: GroupLowering, v: ir.Value) -> ScalarEpilogue | Non
     dst = epi.store.operand(0).type
     if not isinstance(dst, ir.MemoryType) or dst.space != "global":
         return None
-    for _, r, _ld in _epilogue_loads(epi.map):
-        if r.attr("fill") is not None:
+    for _, r, ld in _epilogue_loads(epi.map):
+        if r.attr("fill") is not None or not _reads_at_the_store(ld, epi.store):
             return None
     if any(_risky(g, d) for d in epi.map.regions[0].walk()):
         return None
     return epi
+
+
+_WRITES = ("write", "read_write", "sync", "unknown")
+"""Effect classes that may change memory a deferred load reads (or order it)."""
+
+
+def _reads_at_the_store(ld: ir.Operation, st: ir.Operation) -> bool:
+    """True when ``ld`` may be read where ``st`` stands instead: both in one block, ``ld``
+    first, and nothing between them writes memory (a write there could change what the
+    load saw)."""
+    if ld.parent is not st.parent:
+        return False
+    ops = list(st.parent.operations)
+    i, j = ops.index(ld), ops.index(st)
+    if i > j:
+        return False
+    for op in ops[i + 1:j]:
+        if any(x.opdef.effect in _WRITES for x in op.walk()):
+            return False
+    return True
 
 
 def _epilogue_loads(m: ir.Operation) -> list[tuple[ir.Value, ir.Operation, ir.Operation]]:
