@@ -253,17 +253,19 @@ SIMD-group, ``metal::execution_simdgroup``), ``mpp.group`` (one operation of the
 layout of the 8x8 atom grid (``LANE_ATOMS["simdgroup.8x8.f32"]``), like the simdgroup
 realization's: MPP's cooperative tensors distribute their elements in an
 implementation-defined way, so nothing outside one ``mpp.matmul2d`` (or, for a destination
-resident across a K loop, its ``mpp.dest.load`` / ``mpp.run`` / ``mpp.dest.store``) may see
-one."""
+resident across a K loop, its ``mpp.dest.load`` / ``mpp.run`` / ``mpp.dest.store``, and
+``mpp.dest.element``, which gives each element with its own coordinates) may see one."""
 
 MPP_REALIZATIONS = tuple(MPP_ATOMS.values())
 """The Machine realizations of the MPP family."""
 
-MPP_OPS = ("mpp.matmul2d", "mpp.dest.load", "mpp.run", "mpp.dest.store")
+MPP_OPS = ("mpp.matmul2d", "mpp.dest.load", "mpp.run", "mpp.dest.store",
+           "mpp.dest.capacity", "mpp.dest.element")
 """The Machine atoms of the MPP realizations: ``mpp.matmul2d`` (one operation whose
-cooperative destination lives only inside it) and the resident destination's three
+cooperative destination lives only inside it), the resident destination's three
 (``mpp.dest.load`` before a K loop, ``mpp.run`` in it, ``mpp.dest.store`` after it;
-``lower/machine_mpp.py``)."""
+``lower/machine_mpp.py``) and its per-element access (``mpp.dest.capacity``,
+``mpp.dest.element``: a fused scalar epilogue on the destination's own elements)."""
 
 
 @dataclass(frozen=True)
@@ -359,9 +361,10 @@ CATALOG: dict[str, AtomDef] = {
                 "the m x n view (the same view on every lane of the scope) into a cooperative "
                 "destination tensor of the matmul2d the attributes describe (m, n, k, scope, "
                 "subgroups, transpose_b): tile<cap x f32> per lane, cap = ceil(m n / lanes "
-                "of the scope), element assignment implementation-defined; only mpp.run and "
-                "mpp.dest.store may read it. MSL: get_destination_cooperative_tensor, then "
-                "each valid element from its get_multidimensional_index coordinates"),
+                "of the scope), element assignment implementation-defined; only mpp.run, "
+                "mpp.dest.store and mpp.dest.capacity / mpp.dest.element may read it. MSL: "
+                "get_destination_cooperative_tensor, then each valid element from its "
+                "get_multidimensional_index coordinates"),
         AtomDef("mpp.run", ("a_view", "b_view", "dest"), ("dest",), "warp",
                 "D = A @ B + dest on a cooperative destination (mpp.dest.load / mpp.run "
                 "result of the same descriptor and scope), A and B as for mpp.matmul2d; the "
@@ -371,6 +374,17 @@ CATALOG: dict[str, AtomDef] = {
                 "the cooperative destination's elements into the m x n view (the same view on "
                 "every lane of the scope), each element written once. MSL: each valid "
                 "element to its get_multidimensional_index coordinates"),
+        AtomDef("mpp.dest.capacity", ("dest",), ("capacity",), "lane",
+                "the number of element slots this lane holds of the cooperative destination "
+                "(an index, the same on every lane of the scope; some slots may hold no "
+                "element). MSL: get_capacity()"),
+        AtomDef("mpp.dest.element", ("dest", "slot"), ("valid", "row", "column", "value"),
+                "lane",
+                "slot `slot` (< capacity) of this lane's share of the cooperative "
+                "destination: whether it holds an element (i1), that element's row and "
+                "column in the m x n destination (index; 0 when invalid) and its value "
+                "(tile<1 x f32>; 0 when invalid). MSL: is_valid_element, "
+                "get_multidimensional_index (dimension 0 is the column), operator[]"),
         AtomDef("wgmma.fence", (), ("token",), "warpgroup",
                 "orders this warpgroup's register and shared-memory accesses before the "
                 "following wgmma instructions"),

@@ -22,7 +22,7 @@ from tilec.ir.atoms import MPP_REALIZATIONS
 from tilec.ir.ranges import analyze_ranges, step_may_be_nonpositive
 
 from .machine import GroupLowering, Lowered, Staged, rule
-from .machine_mpp import enter_destination, leave_destination
+from .machine_mpp import defer_epilogue, enter_destination, leave_destination
 from .machine_simdgroup import (
     Fragments,
     FragmentSlot,
@@ -135,6 +135,8 @@ def _loop(g: GroupLowering, op: ir.Operation) -> None:
     for r, x in zip(op.results, unflatten(carried, results)):
         if isinstance(x, Fragments):
             mpp = x.slot.mma.attr("realization") in MPP_REALIZATIONS
+            if mpp and defer_epilogue(g, r, x):
+                continue  # a scalar epilogue on the destination's elements, at its store
             x = (leave_destination if mpp else leave_fragments)(g, x)
         g.bind(r, x)
 

@@ -18,6 +18,7 @@ import tilec.ir as ir
 
 from .machine import Forwarded, GroupLowering, rule
 from .machine_bounds import check_total_view, guard_total_access
+from .machine_mpp import pending_epilogue, store_epilogue
 from .options import LoweringBug, LoweringError
 from .schedule import layout_of
 
@@ -71,6 +72,10 @@ def _load(g: GroupLowering, op: ir.Operation) -> None:
 def _store(g: GroupLowering, op: ir.Operation) -> None:
     if op.attr("tensor_store") and g.tensor_stores is not None:
         g.tensor_stores.store(op)  # machine_epilogue
+        return
+    epi = pending_epilogue(g, op)
+    if epi is not None:  # a scalar epilogue on an MPP destination's elements
+        store_epilogue(g, op, *epi)
         return
     guard_total_access(g, op)
     g.store_registers(g.scalar(op.operand_named("memory")), g.operand(op, 1))

@@ -28,6 +28,19 @@ no C crossing), and ``mpp.dest.store`` writes it back to the C staging once afte
 where every lane reads its lane-FMA registers (``leave_destination``). Its element
 assignment is never observed: only these three atoms touch it.
 
+**Epilogue on the destination's elements.** Where the resident destination's loop result
+reaches a global ``store`` through a proved scalar epilogue (``plan.proofs.scalar_epilogue``:
+a ``map`` of the accumulator, uniform scalars and reindexed loads such as a bias row) and
+``PlannerOptions.fuse_matrix_epilogues`` is on, the destination does not leave through the
+C staging: the map, its reindexed loads and the store are lowered where the store stands
+(``store_epilogue``), as one loop over the lane's destination slots (``mpp.dest.capacity``):
+each valid slot's coordinates (``mpp.dest.element``, offset by the scope's block) read the
+reindexed loads' elements through their windows, the map's body computes the stored
+element, and it is stored through the output window (bounded at the edges). Element
+``(i, j)`` of the stored tile depends only on element ``(i, j)`` of the accumulator and on
+what its owner can read for itself: the epilogue proof's same-element ownership, with the
+destination's implementation-defined owner in place of a register layout.
+
 The descriptor's rules are the planner's (``MPP_DESCRIPTOR``): M and N of each operation
 multiples of 8, one of them of 16; a K that is not a multiple of 16 is emitted as a dynamic
 K (the descriptor's tail case). Bounded M / N / K tails are the staging's, as for the other
@@ -42,12 +55,17 @@ from typing import Any
 import tilec.ir as ir
 from tilec.exec.profiles.base import DescriptorRule
 from tilec.ir.atoms import MPP_REALIZATIONS, SIMDGROUP_BLOCK, row_pad
+from tilec.plan.proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
 
 from .machine import GroupLowering, Lowered
+from .machine_bounds import guard_total_access
+from .machine_divisions import _risky
+from .machine_elementwise import scalar_region
 from .machine_simdgroup import Fragments, FragmentSlot
 from .options import LoweringBug
 
-__all__ = ["mpp_mma", "enter_destination", "resident_run", "leave_destination"]
+__all__ = ["mpp_mma", "enter_destination", "resident_run", "leave_destination",
+           "defer_epilogue", "pending_epilogue", "store_epilogue"]
 
 _B = SIMDGROUP_BLOCK
 
@@ -217,3 +235,158 @@ def leave_destination(g: GroupLowering, x: Fragments) -> Lowered:
         return g.op("load", [tv], [ir.TileType((length,), ir.f32)]).result
 
     return g.build(slot.layout, ir.f32, back)
+
+
+# ------------------------------------------------------- epilogue on the destination
+
+
+def _destination_epilogue(g: GroupLowering, v: ir.Value) -> ScalarEpilogue | None:
+    """The proved scalar epilogue through which loop result ``v`` (a resident destination)
+    reaches a global store of the group, or None (the destination then leaves through the
+    C staging): ``fuse_matrix_epilogues`` on, ``epilogue_of`` proved, the store global, no
+    reindex with a fill of its own and no division the lowering would guard."""
+    if not g.fl.options.planner.fuse_matrix_epilogues:
+        return None
+    epi, _ = epilogue_of(v)
+    if epi is None or not g.group.is_ancestor_of(epi.store):
+        return None
+    dst = epi.store.operand(0).type
+    if not isinstance(dst, ir.MemoryType) or dst.space != "global":
+        return None
+    for _, r, ld in _epilogue_loads(epi.map):
+        if r.attr("fill") is not None or not _reads_at_the_store(ld, epi.store):
+            return None
+    if any(_risky(g, d) for d in epi.map.regions[0].walk()):
+        return None
+    return epi
+
+
+_WRITES = ("write", "read_write", "sync", "unknown")
+"""Effect classes that may change memory a deferred load reads (or order it)."""
+
+
+def _reads_at_the_store(ld: ir.Operation, st: ir.Operation) -> bool:
+    """True when ``ld`` may be read where ``st`` stands instead: both in one block, ``ld``
+    first, and nothing between them writes memory (a write there could change what the
+    load saw)."""
+    if ld.parent is not st.parent:
+        return False
+    ops = list(st.parent.operations)
+    i, j = ops.index(ld), ops.index(st)
+    if i > j:
+        return False
+    for op in ops[i + 1:j]:
+        if any(x.opdef.effect in _WRITES for x in op.walk()):
+            return False
+    return True
+
+
+def _epilogue_loads(m: ir.Operation) -> list[tuple[ir.Value, ir.Operation, ir.Operation]]:
+    """``(operand, reindex, load)`` of each reindexed load of proved epilogue ``m``."""
+    out = []
+    for o in m.operands[1:]:
+        if isinstance(o.type, ir.TileType):
+            r = o.defining_op
+            ld = r.operand(0).defining_op if r is not None else None
+            if r is None or ld is None:
+                raise LoweringBug(ir.format_located(
+                    "internal: a proved epilogue's tile operand is not a reindexed load",
+                    m.loc))
+            out.append((o, r, ld))
+    return out
+
+
+_PENDING = "mpp.epilogue"
+"""Scope key prefix of a store whose epilogue runs on a destination's elements."""
+
+
+def defer_epilogue(g: GroupLowering, r: ir.Value, x: Fragments) -> bool:
+    """When loop result ``r`` (resident destination ``x``) reaches its store through a
+    proved scalar epilogue (module docstring), leave the map and its reindexed loads to the
+    store (``store_epilogue``) and return True; else False (the caller leaves the
+    destination through the C staging)."""
+    epi = _destination_epilogue(g, r)
+    if epi is None:
+        return False
+    g.bind(r, x)  # read by nothing but the deferred map
+    for _, ri, ld in _epilogue_loads(epi.map):
+        g.skip.update((ri, ld))
+    g.skip.add(epi.map)
+    g.bind((_PENDING, epi.store), (epi, x))  # type: ignore[arg-type]
+    return True
+
+
+def pending_epilogue(g: GroupLowering, st: ir.Operation
+                     ) -> tuple[ScalarEpilogue, Fragments] | None:
+    """The deferred epilogue ``store`` ``st`` realizes, if any (``defer_epilogue``)."""
+    for s in reversed(g.scopes):
+        got = s.get((_PENDING, st))
+        if got is not None:
+            return got  # type: ignore[no-any-return]
+    return None
+
+
+def store_epilogue(g: GroupLowering, st: ir.Operation, epi: ScalarEpilogue,
+                   x: Fragments) -> None:
+    """The stored tile computed on the destination's elements (module docstring): for each
+    slot of this lane's share, when it holds element ``(i, j)`` of the scope's block, the
+    map of it and of the reindexed loads' elements at the tile coordinates, stored there."""
+    slot = x.slot
+    k = _slot_k(slot)
+    if slot.entry is None:
+        raise LoweringBug("internal: an epilogue on a destination that was never entered")
+    attrs = _dest_attrs(g, slot, k, bool(slot.entry.attr("transpose_b")))
+    tm, tn = int(attrs["m"]), int(attrs["n"])
+    m = epi.map
+    guard_total_access(g, st)
+    out = g.scalar(st.operand_named("memory"))
+    g.sync.write(out)
+    loads: dict[ir.Value, tuple[ir.Value, ir.IndexMap, Any, ir.ScalarType]] = {}
+    for o, r, ld in _epilogue_loads(m):
+        guard_total_access(g, ld)
+        mem = g.scalar(ld.operand_named("memory"))
+        g.sync.read(mem)
+        loads[o] = (mem, r.attr("map"), ld.attr("fill"), ld.result.type.dtype)
+    scalars = {o: g.scalar(o) for o in m.operands[1:] if not isinstance(o.type, ir.TileType)}
+    result_t = m.results[0].type.dtype
+    # the scope's block origin in the tile, from the thread id (symbol 0)
+    row0, col0 = _scope_origin(slot.mma, tm, tn)
+    at = ir.IndexMap(1, [row0 + ir.s(1), col0 + ir.s(2)], 3)
+    dest = x.values[0]
+    cap = g.atom("mpp.dest.capacity", [dest], [ir.index], **attrs).result
+    body = ir.Block([ir.index])
+    g.op("serial", [g.index(0), cap, g.index(1)], [], {}, [ir.Region([body])])
+    with g.scope(ir.Builder(ir.InsertionPoint.at_end(body))):
+        el = g.atom("mpp.dest.element", [dest, body.args[0]],
+                    [ir.i1, ir.index, ir.index, ir.TileType((1,), ir.f32)], **attrs)
+        ok, row, col, value = el.results
+
+        def element() -> None:
+            syms = [g.tid, row, col]
+            args: list[ir.Value] = [value]
+            for o in m.operands[1:]:
+                if o in loads:
+                    mem, rmap, fill, dt = loads[o]
+                    tv = g.view(mem, syms, rmap.compose(at), (1,), True)
+                    a = {} if fill is None else {"fill": fill}
+                    args.append(g.op("load", [tv], [ir.TileType((1,), dt)], a).result)
+                else:
+                    args.append(scalars[o])
+            y = g.op("map", args, [ir.TileType((1,), result_t)], {"shape": ir.IndexSet([1])},
+                     [scalar_region(g, m.regions[0])]).result
+            g.op("store", [g.view(out, syms, at, (1,), False), y], [])
+
+        g.guarded(ok, element)
+        g.op("yield", [], [])
+
+
+def _scope_origin(op: ir.Operation, tm: int, tn: int) -> tuple[ir.AffineExpr, ir.AffineExpr]:
+    """The first row and column of the block one operation of ``op``'s scope covers, in the
+    thread id (symbol 0): SIMD-group ``w``'s for the subgroup scope (``_scope_part``)."""
+    if op.attr("realization") == "mpp.group":
+        return ir.const(0), ir.const(0)
+    gn, gm = op.attr("gn"), op.attr("gm")
+    warp = ir.s(0).floordiv(32)
+    wm = ir.const(0) if gm == 1 else warp.floordiv(gn) if gn > 1 else warp
+    wn = ir.const(0) if gn == 1 else warp.mod(gn)
+    return wm * tm, wn * tn

@@ -41,6 +41,7 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.ir.index_bounds import unit_projection
+from tilec.targets.clike import Scalar
 from tilec.targets.cuda.access import IndexWriter, _pad
 
 from .simdgroup_printers import _steps, staged_block
@@ -308,10 +309,46 @@ def emit_resident_atom(em: Any, op: ir.Operation) -> None:
             buf.line(f"{opn}.run(tc_ta{u}, tc_tb{u}, {d});")
         buf.line("}")
         em.bind(op.result, Destination(d))
+    elif cid == "mpp.dest.capacity":
+        d = _destination(em, op.operand(0), op)
+        var = em.name_of(op.result)
+        it = em.ctype(ir.index)
+        buf.line(f"const {it} {var} = ({it}){d}.get_capacity();")
+        em.bind(op.result, Scalar(var, ir.index))
+    elif cid == "mpp.dest.element":
+        _element(em, op)
     else:
         ptr, ldc = _c_block(em, op)
         d = _destination(em, op.operand(1), op)
         _each(buf, d, lambda at: f"({ptr})[{at}[1] * {ldc} + {at}[0]] = {d}[i];")
+
+
+def _element(em: Any, op: ir.Operation) -> None:
+    """``mpp.dest.element``: one slot of this lane's share of the destination, through its
+    own coordinates (``get_multidimensional_index``: dimension 0 is the column), read only
+    where ``is_valid_element`` says the slot holds an element."""
+    d = _destination(em, op.operand(0), op)
+    i = f"(uint16_t)({em.scalar(op.operand(1), op)})"
+    ok_v, row_v, col_v, val_v = op.results
+    it = em.ctype(ir.index)
+    ok, row, col = (em.name_of(v) for v in (ok_v, row_v, col_v))
+    val = em.new_regs(val_v, op)
+    buf = em.buf
+    buf.line(f"const bool {ok}_b = {d}.is_valid_element({i});")
+    buf.line(f"const uint8_t {ok} = (uint8_t){ok}_b;")
+    buf.line(f"{it} {row} = 0, {col} = 0;")
+    buf.line(f"{val.name}[0] = 0.0f;")
+    buf.line(f"if ({ok}_b) {{")
+    with buf.indent():
+        buf.line(f"auto at = {d}.get_multidimensional_index({i});")
+        buf.line(f"{row} = ({it})at[1];")
+        buf.line(f"{col} = ({it})at[0];")
+        buf.line(f"{val.name}[0] = {d}[{i}];")
+    buf.line("}")
+    em.bind(ok_v, Scalar(ok, ir.i1))
+    em.bind(row_v, Scalar(row, ir.index))
+    em.bind(col_v, Scalar(col, ir.index))
+    em.bind(val_v, val)
 
 
 def emit_mpp_atom(em: Any, op: ir.Operation) -> None:

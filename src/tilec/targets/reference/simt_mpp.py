@@ -20,6 +20,10 @@ per destination shape and scope size (``destination_slots``): slot ``i`` of the 
 lane ``l`` holds element ``p[l * cap + i]`` of the row-major ``m x n`` block, or nothing
 (NaN) when that is past the block. A program that read the registers through any fixed
 layout would get wrong values. ``TILEC_SIMDGROUP_LAYOUT_SEED`` fixes the draw too.
+``mpp.dest.capacity`` and ``mpp.dest.element`` (an epilogue on the destination's elements)
+answer from the same draw: slot ``i`` of a lane holds the element the draw put there, with
+its row and column, so an epilogue that used any other coordinates would store wrong
+elements.
 """
 
 from __future__ import annotations
@@ -225,3 +229,42 @@ def _dest_store(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.
         values[lanes[0]] = _assemble(destination_slots(ctx, m, n, len(lanes)), d[lanes], m, n)
     scatter(view, writer, op, values, ctx.copies)
     return []
+
+
+@atom_impl("mpp.dest.capacity")
+def _dest_capacity(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                   ) -> Sequence[Any]:
+    scopes = _scopes(ctx, op, active)
+    _, _, cap = _cap(op, len(scopes[0]))
+    _dest(op, args[0], ctx.lanes, cap)
+    return [np.full(ctx.lanes, cap, np.int64)]
+
+
+@atom_impl("mpp.dest.element")
+def _dest_element(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
+                  ) -> Sequence[Any]:
+    """Slot ``i`` of each lane's share: the element this launch's assignment put there
+    (``destination_slots``), its coordinates in the scope's block and its value."""
+    scopes = _scopes(ctx, op, active)
+    m, n, cap = _cap(op, len(scopes[0]))
+    d = _dest(op, args[0], ctx.lanes, cap)
+    i = np.asarray(np.broadcast_to(args[1], (ctx.lanes,)), np.int64)
+    bad = active & ((i < 0) | (i >= cap))
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise SimulationError(f"mpp.dest.element: thread {t} reads slot {int(i[t])} of a "
+                              f"destination of capacity {cap}", "out_of_range", [op])
+    valid = np.zeros(ctx.lanes, bool)
+    row = np.zeros(ctx.lanes, np.int64)
+    col = np.zeros(ctx.lanes, np.int64)
+    value = np.zeros((ctx.lanes, 1), np.float32)
+    for lanes in scopes:
+        slots = destination_slots(ctx, m, n, len(lanes)).reshape(len(lanes), cap)
+        pos = np.arange(len(lanes))
+        e = slots[pos, np.clip(i[lanes], 0, cap - 1)]
+        live = e >= 0
+        valid[lanes] = live
+        row[lanes] = np.where(live, e // n, 0)
+        col[lanes] = np.where(live, e % n, 0)
+        value[lanes, 0] = np.where(live, d[lanes, np.clip(i[lanes], 0, cap - 1)], 0)
+    return [valid, row, col, value]

@@ -286,7 +286,8 @@ def test_a_cuda_instruction_is_refused_by_name() -> None:
     assert re.search(r"atom '(cp\.async|mma|ldmatrix)[^']*' is a CUDA instruction with no "
                      r"Metal form \(Metal has barrier.group, barrier.subgroup, shfl.xor, "
                      r"vote.any, simdgroup.load, simdgroup.mma, simdgroup.store, "
-                     r"mpp.matmul2d, mpp.dest.load, mpp.run, mpp.dest.store\)", msg), msg
+                     r"mpp.matmul2d, mpp.dest.load, mpp.run, mpp.dest.store, "
+                     r"mpp.dest.capacity, mpp.dest.element\)", msg), msg
     assert msg.startswith(f"{KERNELS}:")
 
 
