@@ -334,108 +334,102 @@ kernel void tilec_layernorm(
     const float v121 = (0.0e+00f + v120);
     v119[0] = v121;
   }
-  /* tilec: map#87 at norms.py */
+  /* tilec: view#87 at norms.py */
+  /* tilec: view#88 at norms.py */
+  /* tilec: map#89 at norms.py */
   float v122[1];
   {
     const float v123 = v119[0];
-    /* tilec: arith#88 at norms.py */
+    /* tilec: arith#90 at norms.py */
     const float v124 = (v123 / v26_n);
-    v122[0] = v124;
-  }
-  /* tilec: view#89 at norms.py */
-  /* tilec: view#90 at norms.py */
-  /* tilec: map#91 at norms.py */
-  float v125[1];
-  {
-    const float v126_var = v122[0];
+    /* tilec: arith#91 at norms.py */
+    const float v125 = (v124 + v13_eps);
     /* tilec: arith#92 at norms.py */
-    const float v127 = (v126_var + v13_eps);
-    /* tilec: arith#93 at norms.py */
-    const float v128 = tc_rsqrt_f32(v127);
-    v125[0] = v128;
+    const float v126 = tc_rsqrt_f32(v125);
+    v122[0] = v126;
   }
-  /* tilec: view#94 at norms.py */
-  /* tilec: load#95 at norms.py */
-  float v129[4];
+  /* tilec: view#93 at norms.py */
+  /* tilec: load#94 at norms.py */
+  float v127[4];
   {
-    const int a130 = (v25_tid & 31) * 4;
-    const int c131 = (v25_tid & 31) * 4;
-    if (c131 + 3 < v3_W_0_i32 && tc_al_v9_W) {
-      device const tc_vec16<float> *const q132 = reinterpret_cast<device const tc_vec16<float> *>(v9_W + a130);
-      v129[0] = q132->e[0];
-      v129[1] = q132->e[1];
-      v129[2] = q132->e[2];
-      v129[3] = q132->e[3];
+    const int a128 = (v25_tid & 31) * 4;
+    const int c129 = (v25_tid & 31) * 4;
+    if (c129 + 3 < v3_W_0_i32 && tc_al_v9_W) {
+      device const tc_vec16<float> *const q130 = reinterpret_cast<device const tc_vec16<float> *>(v9_W + a128);
+      v127[0] = q130->e[0];
+      v127[1] = q130->e[1];
+      v127[2] = q130->e[2];
+      v127[3] = q130->e[3];
     }
     else {
-      if (c131 < v3_W_0_i32) v129[0] = v9_W[a130]; else v129[0] = 0.0e+00f;
-      if (c131 + 1 < v3_W_0_i32) v129[1] = v9_W[a130 + 1]; else v129[1] = 0.0e+00f;
-      if (c131 + 2 < v3_W_0_i32) v129[2] = v9_W[a130 + 2]; else v129[2] = 0.0e+00f;
-      if (c131 + 3 < v3_W_0_i32) v129[3] = v9_W[a130 + 3]; else v129[3] = 0.0e+00f;
+      if (c129 < v3_W_0_i32) v127[0] = v9_W[a128]; else v127[0] = 0.0e+00f;
+      if (c129 + 1 < v3_W_0_i32) v127[1] = v9_W[a128 + 1]; else v127[1] = 0.0e+00f;
+      if (c129 + 2 < v3_W_0_i32) v127[2] = v9_W[a128 + 2]; else v127[2] = 0.0e+00f;
+      if (c129 + 3 < v3_W_0_i32) v127[3] = v9_W[a128 + 3]; else v127[3] = 0.0e+00f;
     }
   }
-  /* tilec: view#96 at norms.py */
-  /* tilec: load#97 at norms.py */
-  float v133[4];
+  /* tilec: view#95 at norms.py */
+  /* tilec: load#96 at norms.py */
+  float v131[4];
   {
-    const int a134 = (v25_tid & 31) * 4;
-    const int c135 = (v25_tid & 31) * 4;
-    if (c135 + 3 < v4_B_0_i32 && tc_al_v10_B) {
-      device const tc_vec16<float> *const q136 = reinterpret_cast<device const tc_vec16<float> *>(v10_B + a134);
-      v133[0] = q136->e[0];
-      v133[1] = q136->e[1];
-      v133[2] = q136->e[2];
-      v133[3] = q136->e[3];
+    const int a132 = (v25_tid & 31) * 4;
+    const int c133 = (v25_tid & 31) * 4;
+    if (c133 + 3 < v4_B_0_i32 && tc_al_v10_B) {
+      device const tc_vec16<float> *const q134 = reinterpret_cast<device const tc_vec16<float> *>(v10_B + a132);
+      v131[0] = q134->e[0];
+      v131[1] = q134->e[1];
+      v131[2] = q134->e[2];
+      v131[3] = q134->e[3];
     }
     else {
-      if (c135 < v4_B_0_i32) v133[0] = v10_B[a134]; else v133[0] = 0.0e+00f;
-      if (c135 + 1 < v4_B_0_i32) v133[1] = v10_B[a134 + 1]; else v133[1] = 0.0e+00f;
-      if (c135 + 2 < v4_B_0_i32) v133[2] = v10_B[a134 + 2]; else v133[2] = 0.0e+00f;
-      if (c135 + 3 < v4_B_0_i32) v133[3] = v10_B[a134 + 3]; else v133[3] = 0.0e+00f;
+      if (c133 < v4_B_0_i32) v131[0] = v10_B[a132]; else v131[0] = 0.0e+00f;
+      if (c133 + 1 < v4_B_0_i32) v131[1] = v10_B[a132 + 1]; else v131[1] = 0.0e+00f;
+      if (c133 + 2 < v4_B_0_i32) v131[2] = v10_B[a132 + 2]; else v131[2] = 0.0e+00f;
+      if (c133 + 3 < v4_B_0_i32) v131[3] = v10_B[a132 + 3]; else v131[3] = 0.0e+00f;
     }
   }
-  /* tilec: reindex#98 at norms.py */
-  float v137[4];
-  v137[0] = v125[0];
-  v137[1] = v125[0];
-  v137[2] = v125[0];
-  v137[3] = v125[0];
-  /* tilec: map#99 at norms.py */
-  float v138[4];
+  /* tilec: reindex#97 at norms.py */
+  float v135[4];
+  v135[0] = v122[0];
+  v135[1] = v122[0];
+  v135[2] = v122[0];
+  v135[3] = v122[0];
+  /* tilec: map#98 at norms.py */
+  float v136[4];
   #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    const float v139_xc = v80[e];
-    const float v140 = v137[e];
-    const float v141 = v129[e];
-    const float v142 = v133[e];
+    const float v137_xc = v80[e];
+    const float v138 = v135[e];
+    const float v139 = v127[e];
+    const float v140 = v131[e];
+    /* tilec: arith#99 at norms.py */
+    const float v141 = (v137_xc * v138);
     /* tilec: arith#100 at norms.py */
-    const float v143 = (v139_xc * v140);
+    const float v142 = (v141 * v139);
     /* tilec: arith#101 at norms.py */
-    const float v144 = (v143 * v141);
-    /* tilec: arith#102 at norms.py */
-    const float v145 = (v144 + v142);
-    v138[e] = v145;
+    const float v143 = (v142 + v140);
+    v136[e] = v143;
   }
+  /* tilec: view#102 at norms.py */
   /* tilec: view#103 at norms.py */
-  /* tilec: view#104 at norms.py */
-  /* tilec: store#105 at norms.py */
+  /* tilec: store#104 at norms.py */
   {
-    const int64_t a146 = (int64_t)(v27 + (v25_tid >> 5)) * v11_Y_s12 + (v25_tid & 31) * 4;
-    const int lim147 = tc_sat32(v5_Y_0 - v27);
-    const int c148 = (v25_tid >> 5);
-    const int c149 = (v25_tid & 31) * 4;
-    if (c148 < lim147 && c149 + 3 < v6_Y_1_i32 && (tc_al_v11_Y && (((a146) & 3) == 0))) {
-      device tc_vec16<float> *const q150 = reinterpret_cast<device tc_vec16<float> *>(v11_Y + a146);
-      q150->e[0] = v138[0];
-      q150->e[1] = v138[1];
-      q150->e[2] = v138[2];
-      q150->e[3] = v138[3];
+    const int64_t a144 = (int64_t)(v27 + (v25_tid >> 5)) * v11_Y_s12 + (v25_tid & 31) * 4;
+    const int lim145 = tc_sat32(v5_Y_0 - v27);
+    const int c146 = (v25_tid >> 5);
+    const int c147 = (v25_tid & 31) * 4;
+    if (c146 < lim145 && c147 + 3 < v6_Y_1_i32 && (tc_al_v11_Y && (((a144) & 3) == 0))) {
+      device tc_vec16<float> *const q148 = reinterpret_cast<device tc_vec16<float> *>(v11_Y + a144);
+      q148->e[0] = v136[0];
+      q148->e[1] = v136[1];
+      q148->e[2] = v136[2];
+      q148->e[3] = v136[3];
     }
     else {
-      if (c148 < lim147 && c149 < v6_Y_1_i32) v11_Y[a146] = v138[0];
-      if (c148 < lim147 && c149 + 1 < v6_Y_1_i32) v11_Y[a146 + 1] = v138[1];
-      if (c148 < lim147 && c149 + 2 < v6_Y_1_i32) v11_Y[a146 + 2] = v138[2];
-      if (c148 < lim147 && c149 + 3 < v6_Y_1_i32) v11_Y[a146 + 3] = v138[3];
+      if (c146 < lim145 && c147 < v6_Y_1_i32) v11_Y[a144] = v136[0];
+      if (c146 < lim145 && c147 + 1 < v6_Y_1_i32) v11_Y[a144 + 1] = v136[1];
+      if (c146 < lim145 && c147 + 2 < v6_Y_1_i32) v11_Y[a144 + 2] = v136[2];
+      if (c146 < lim145 && c147 + 3 < v6_Y_1_i32) v11_Y[a144 + 3] = v136[3];
     }
   }
 }
