@@ -5,12 +5,17 @@ use), raises the kernel's dynamic shared memory above the 48 KB default once, ow
 device-check record and the tensor maps a kernel's launches passed, and launches with one
 ``cuCtxSetCurrent`` and one ``cuLaunchKernel`` on the caller's stream. ``LaunchError`` is
 what a failing driver call raises (the message names the kernel and the call).
+
+``check`` (a driver result to its outputs, or a ``LaunchError``) and ``load_function`` (a
+cubin's kernel in a device's primary context) are shared with the runtime of records built
+elsewhere (``tirx.launch``).
 """
 
 from __future__ import annotations
 
 import ctypes
 import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,7 +26,7 @@ from tilec.targets.cuda.source import CUDASource
 from tilec.targets.cuda.tensor_maps import TensorMaps
 from tilec.targets.kernel_checks import CheckInfo, decode_bits
 
-__all__ = ["Launcher", "LaunchError"]
+__all__ = ["Launcher", "LaunchError", "LoadedFunction", "check", "load_function"]
 
 _SMEM_DEFAULT = 48 * 1024
 """The dynamic shared memory a kernel gets without asking (bytes)."""
@@ -31,12 +36,45 @@ class LaunchError(RuntimeError):
     """The driver reported an error for a launch (the message names the kernel)."""
 
 
-def _check(result: Any, what: str) -> Any:
-    """Unpack a driver return tuple (``cudriver``), raising ``LaunchError`` on an error code."""
+def check(result: Any, what: str) -> Any:
+    """The outputs of a driver call's result (``cudriver``: the ``CUresult`` first, a bare
+    code too): none as ``[]``, one as itself, several as a list; a nonzero code is a
+    ``LaunchError`` saying ``what`` failed."""
     err, *rest = result if isinstance(result, tuple) else (result,)
     if int(err) != 0:
         raise LaunchError(f"{what} failed: {err}")
     return rest[0] if len(rest) == 1 else rest
+
+
+@dataclass(frozen=True)
+class LoadedFunction:
+    """A kernel loaded from a cubin into a device's primary context (``load_function``)."""
+
+    context: Any
+    """The device's primary context (the one torch and cupy use), as the driver gave it."""
+    module: Any
+    """The loaded ``CUmodule``."""
+    function: Any
+    """The kernel's ``CUfunction``."""
+    image: Any = field(repr=False)
+    """The cubin's bytes as the driver read them (kept alive while the module is loaded)."""
+
+
+def load_function(driver: Any, device: int, cubin: bytes, kernel: str) -> LoadedFunction:
+    """Load ``cubin`` into device ``device``'s primary context through ``driver``
+    (``cudriver.driver()`` or a stand-in) and find ``kernel`` in it; the context is left
+    current. A failing call is a ``LaunchError`` naming it (and the kernel)."""
+    check(driver.cuInit(0), "initializing the CUDA driver")
+    dev = check(driver.cuDeviceGet(device), f"opening CUDA device {device}")
+    context = check(driver.cuDevicePrimaryCtxRetain(dev),
+                    f"retaining device {device}'s primary context")
+    check(driver.cuCtxSetCurrent(context), f"making device {device} current")
+    image = ctypes.create_string_buffer(cubin, len(cubin))
+    module = check(driver.cuModuleLoadData(ctypes.addressof(image)),
+                   f"loading {kernel}'s cubin")
+    function = check(driver.cuModuleGetFunction(module, kernel.encode()),
+                     f"finding {kernel} in its cubin")
+    return LoadedFunction(context, module, function, image)
 
 
 
@@ -56,18 +94,13 @@ class Launcher:
         self.device = device
         """The CUDA device ordinal."""
         self._driver = driver  # the module: no import statement on the call path
-        _check(driver.cuInit(0), "initializing the CUDA driver")
-        dev = _check(driver.cuDeviceGet(device), f"opening CUDA device {device}")
-        self.context = _check(driver.cuDevicePrimaryCtxRetain(dev),
-                              f"retaining device {device}'s primary context")
+        loaded = load_function(driver, device, cubin, source.kernel)
+        self.context = loaded.context
         """The device's primary context (the one torch and cupy use)."""
-        _check(driver.cuCtxSetCurrent(self.context), f"making device {device} current")
-        self._image = ctypes.create_string_buffer(cubin, len(cubin))
-        self.module = _check(driver.cuModuleLoadData(ctypes.addressof(self._image)),
-                             f"loading {source.kernel}'s cubin")
+        self._image = loaded.image
+        self.module = loaded.module
         """The loaded ``CUmodule``."""
-        self.function = _check(driver.cuModuleGetFunction(self.module, source.kernel.encode()),
-                               f"finding {source.kernel} in its cubin")
+        self.function = loaded.function
         """The kernel's ``CUfunction``."""
         load = getattr(driver, "cuFuncLoad", None)
         if load is not None:  # lazy module loading: load now, not in a captured launch
@@ -93,11 +126,11 @@ class Launcher:
         """The record's host copy: the failed check's number (0: none), then its values."""
         if source.checks:
             what = f"allocating {source.kernel}'s check record"
-            self._record = _check(driver.cuMemAlloc(self._record_host.nbytes), what)
-            _check(driver.cuMemsetD8(self._record, 0, self._record_host.nbytes), what)
+            self._record = check(driver.cuMemAlloc(self._record_host.nbytes), what)
+            check(driver.cuMemsetD8(self._record, 0, self._record_host.nbytes), what)
         if source.shared_bytes > _SMEM_DEFAULT:
             attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            _check(driver.cuFuncSetAttribute(self.function, attr, source.shared_bytes),
+            check(driver.cuFuncSetAttribute(self.function, attr, source.shared_bytes),
                    f"raising {source.kernel}'s dynamic shared memory to "
                    f"{source.shared_bytes} bytes")
 
@@ -136,10 +169,10 @@ class Launcher:
         if got is not None:  # kept: a captured graph may still write to it
             self._retired.append(got[0])
             del self._workspaces[key]
-        _check(driver.cuCtxSetCurrent(self.context), what)
-        ptr = int(_check(driver.cuMemAlloc(nbytes), what))
+        check(driver.cuCtxSetCurrent(self.context), what)
+        ptr = int(check(driver.cuMemAlloc(nbytes), what))
         if p.name == "counters":  # ordered before the launch on its stream
-            _check(driver.cuMemsetD8Async(ptr, 0, nbytes, stream), what)
+            check(driver.cuMemsetD8Async(ptr, 0, nbytes, stream), what)
         self._workspaces[key] = (ptr, nbytes)
         return ptr
 
@@ -153,7 +186,7 @@ class Launcher:
         ``SHARED_SIZE_BYTES`` ...; the ``CU_FUNC_ATTRIBUTE_`` suffix) from the driver."""
         driver = self._driver
         attr = getattr(driver.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{name}")
-        return int(_check(driver.cuFuncGetAttribute(attr, self.function),
+        return int(check(driver.cuFuncGetAttribute(attr, self.function),
                           f"reading {self.source.kernel}'s {name}"))
 
     def config(self, ints: tuple[int, ...]) -> Any:
@@ -185,8 +218,8 @@ class Launcher:
             return
         driver = self._driver
         what = f"{self.source.kernel}: clearing the split-K counters"
-        _check(driver.cuMemsetD8Async(got[0], 0, got[1], stream), what)
-        _check(driver.cuStreamSynchronize(stream), what)
+        check(driver.cuMemsetD8Async(got[0], 0, got[1], stream), what)
+        check(driver.cuStreamSynchronize(stream), what)
 
     def start(self, config: Any, stream: int, params: int) -> None:
         """Make the context current and enqueue the kernel with ``config`` on ``stream``,
@@ -217,22 +250,22 @@ class Launcher:
             return None
         if self._record is not None:
             return self._read_record(stream)
-        _check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
+        check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
         return None
 
     def _read_record(self, stream: Any) -> tuple[CheckInfo, list[Any]] | None:
         """Wait for the launch, read the failure record and clear it after a failure."""
         driver = self._driver
         src, host, n = self.source, self._record_host, self._record_host.nbytes
-        _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, stream),
+        check(driver.cuMemcpyDtoHAsync(host.ctypes.data, self._record, n, stream),
                f"{src.kernel}: reading the check record")
-        _check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
+        check(driver.cuStreamSynchronize(stream), f"{src.kernel} (synchronized)")
         k = int(host[0])
         if not k:
             return None
-        _check(driver.cuMemsetD8Async(self._record, 0, n, stream),
+        check(driver.cuMemsetD8Async(self._record, 0, n, stream),
                f"{src.kernel}: clearing the check record")
-        _check(driver.cuStreamSynchronize(stream), f"{src.kernel}: clearing the check record")
+        check(driver.cuStreamSynchronize(stream), f"{src.kernel}: clearing the check record")
         if not 1 <= k <= len(src.checks):
             raise LaunchError(f"{src.kernel}: the check record names check {k}, which the kernel "
                               f"does not have")

@@ -300,16 +300,6 @@ def pack_arguments(dtypes: Sequence[str], values: Sequence[Any]) -> tuple[Any, l
     return params, keep
 
 
-def _check(result: Any, what: str) -> Any:
-    """Unpack a driver result tuple (``cudriver``); a nonzero code is a ``LaunchError``."""
-    from tilec.targets.cuda.launcher import LaunchError
-
-    err, *rest = result
-    if int(err) != 0:
-        raise LaunchError(f"{what} failed: {err}")
-    return rest[0] if len(rest) == 1 else rest
-
-
 def _device_arch(cc: tuple[int, int]) -> str:
     from tilec.targets.cuda.compiler import arch_for
 
@@ -409,6 +399,7 @@ class TirxCudaKernel:
         from tilec.targets.cuda import cudriver
         from tilec.targets.cuda.backend import device_capability
         from tilec.targets.cuda.compiler import compile_cubin
+        from tilec.targets.cuda.launcher import load_function
 
         got = self._loaded.get(device)
         if got is not None:
@@ -418,17 +409,8 @@ class TirxCudaKernel:
             raise RuntimeError(f"target {TARGET!r} is unavailable here: {launch_probe()}")
         arch = _device_arch(cc)
         cub = compile_cubin(self.launch.source, arch, self.launch.kernel)
-        d = cudriver.driver()
-        _check(d.cuInit(0), "initializing the CUDA driver")
-        dev = _check(d.cuDeviceGet(device), f"opening CUDA device {device}")
-        ctx = _check(d.cuDevicePrimaryCtxRetain(dev), f"retaining device {device}'s context")
-        _check(d.cuCtxSetCurrent(ctx), f"making device {device} current")
-        image = ctypes.create_string_buffer(cub.data, len(cub.data))
-        module = _check(d.cuModuleLoadData(ctypes.addressof(image)),
-                        f"loading {self.launch.kernel}'s cubin")
-        fn = _check(d.cuModuleGetFunction(module, self.launch.kernel.encode()),
-                    f"finding {self.launch.kernel} in its cubin")
-        got = _Loaded(int(ctx), int(fn), arch, image)
+        one = load_function(cudriver.driver(), device, cub.data, self.launch.kernel)
+        got = _Loaded(int(one.context), int(one.function), arch, one.image)
         self._loaded[device] = got
         return got
 
@@ -444,11 +426,12 @@ class TirxCudaKernel:
 
     def _run(self, entry: list[Any], args: Sequence[Any]) -> None:
         from tilec.targets.cuda import cudriver
+        from tilec.targets.cuda.launcher import check
 
         rec = self.launch
         loaded = self._load(0)
         d = cudriver.driver()
-        _check(d.cuCtxSetCurrent(loaded.context), "making device 0 current")
+        check(d.cuCtxSetCurrent(loaded.context), "making device 0 current")
         n_user = len(rec.params)
         addresses = [0] * n_user
         work: list[tuple[int, np.ndarray, np.ndarray, int]] = []  # (k, caller's, copy, addr)
@@ -459,24 +442,24 @@ class TirxCudaKernel:
                 a = entry[k]
                 host = np.ascontiguousarray(a)
                 if host.nbytes:
-                    ptr = int(_check(d.cuMemAlloc(host.nbytes),
+                    ptr = int(check(d.cuMemAlloc(host.nbytes),
                                      f"allocating argument {k} of {rec.kernel}"))
                     addresses[k] = ptr
                     work.append((k, a, host, ptr))
-                    _check(d.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes),
+                    check(d.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes),
                            f"copying argument {k} of {rec.kernel} to the device")
             for one in self.launches(entry, addresses):
                 grid, block = grid_of(rec.launch_tags, one.extents)
                 params, keep = pack_arguments(rec.kernel_params, one.arguments)
-                _check(d.cuLaunchKernel(loaded.function, *grid, *block, 0, 0,
+                check(d.cuLaunchKernel(loaded.function, *grid, *block, 0, 0,
                                         ctypes.addressof(params), 0),
                        f"launching {rec.kernel} (grid {grid}, block {block})")
-                _check(d.cuStreamSynchronize(0), f"{rec.kernel} (synchronized)")
+                check(d.cuStreamSynchronize(0), f"{rec.kernel} (synchronized)")
                 del keep
             for k, a, host, ptr in work:
                 if rec.params[k].kind != "mem" or not a.flags.writeable:
                     continue
-                _check(d.cuMemcpyDtoH(host.ctypes.data, ptr, host.nbytes),
+                check(d.cuMemcpyDtoH(host.ctypes.data, ptr, host.nbytes),
                        f"copying argument {k} of {rec.kernel} back")
                 if host is not a:
                     a[...] = host
