@@ -30,7 +30,7 @@ from tilec.targets.interop_checks import kernel_label, shape_bindings, written_p
 from tilec.targets.kernel_checks import HostChecks
 
 from .exporter import Export
-from .launch import TirxCudaKernel, TirxLaunch, UserParam
+from .launch import ArtifactError, TirxCudaKernel, TirxLaunch, UserParam
 
 __all__ = ["DEFAULT_ARCH", "build_cuda", "build_metal", "cuda_arch", "TirxDeviceExecutable",
            "TirxSourceOnly"]
@@ -61,7 +61,8 @@ def _reason(e: Exception) -> str:
 def build_cuda(export: Export, fn: ir.Function, target: str) -> TirxLaunch:
     """The launch record of the PrimFunc: TVM's CUDA source (self-contained, compiled once
     here with NVRTC), its kernel's parameters and TVM's host code. TVM's and NVRTC's
-    failures are the bridge's ``UnsupportedError`` (without TVM's stack)."""
+    failures, and a launch the record refuses (a kernel parameter ``pack_arguments`` cannot
+    pass), are the bridge's ``UnsupportedError`` (without TVM's stack)."""
     import tvm
 
     from .hostsplit import capture, record_launch, self_contained
@@ -97,10 +98,14 @@ def build_cuda(export: Export, fn: ir.Function, target: str) -> TirxLaunch:
     text = self_contained(raw, target, fn.name)
     _nvrtc(raw, arch, kernel, target, fn.name)  # cached: built once, here or in the hook
     rec = record_launch(got["module"], export.name, target, fn.name)
-    return TirxLaunch(fn.name, kernel_label(fn), _user_params(fn), list(fn.shape_symbols),
-                      shape_bindings(fn), rec["kernel"], rec["kernel_params"],
-                      rec["launch_tags"], rec["inputs"], rec["host"], text, arch,
-                      HostChecks(fn), export.text)
+    try:
+        return TirxLaunch(fn.name, kernel_label(fn), _user_params(fn), list(fn.shape_symbols),
+                          shape_bindings(fn), rec["kernel"], rec["kernel_params"],
+                          rec["launch_tags"], rec["inputs"], rec["host"], text, arch,
+                          HostChecks(fn), export.text)
+    except ArtifactError as e:  # TVM's split made a launch tilec's runtime cannot run
+        raise UnsupportedError(target, None, f"TVM's CUDA launch for @{fn.name} cannot run "
+                                             f"through tilec's runtime: {e}") from None
 
 
 def _nvrtc(raw: str, arch: str, kernel: str, target: str, fn_name: str) -> bytes:

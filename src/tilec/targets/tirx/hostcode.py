@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BINARY", "CALLS", "HostCodeError", "Launch", "evaluate", "check_program"]
+__all__ = ["BINARY", "CALLS", "FLOATS", "INTEGERS", "HostCodeError", "Launch", "evaluate",
+           "check_program"]
 
 BINARY = frozenset({"add", "sub", "mul", "div", "mod", "floordiv", "floormod", "min", "max",
                     "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "bitand", "bitor",
@@ -49,7 +50,14 @@ CALLS = frozenset({"reinterpret", "isnan", "isinf", "isfinite", "bitwise_not",
                    "if_then_else"})
 """The intrinsic calls a host program may hold (TVM's ``tirx.<name>``)."""
 
-_FLOATS = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+FLOATS = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+"""The float dtypes a host program holds, with the numpy scalar type of each value."""
+
+INTEGERS = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                      "uint64"})
+"""The integer dtypes a host program holds (``bool`` is 0 or 1; a ``handle`` is an address,
+not one of them)."""
+
 
 
 class HostCodeError(RuntimeError):
@@ -85,7 +93,7 @@ def _wrap(v: int, dtype: str) -> int | bool:
 
 
 def _is_float(dtype: str) -> bool:
-    return dtype in _FLOATS
+    return dtype in FLOATS
 
 
 def _cast(v: Any, src: str, dst: str) -> Any:
@@ -93,12 +101,12 @@ def _cast(v: Any, src: str, dst: str) -> Any:
         return bool(v)
     if _is_float(dst):
         if _is_float(src):
-            return np.array(v, _FLOATS[src]).astype(_FLOATS[dst])[()]
+            return np.array(v, FLOATS[src]).astype(FLOATS[dst])[()]
         if src == "bool":
-            return _FLOATS[dst](int(v))
+            return FLOATS[dst](int(v))
         # one rounding, as LLVM's sitofp/uitofp (numpy converts through the integer type)
         return np.array(int(v), np.uint64 if src.startswith("uint") else np.int64) \
-            .astype(_FLOATS[dst])[()]
+            .astype(FLOATS[dst])[()]
     if _is_float(src):
         f = float(v)
         if math.isnan(f) or math.isinf(f):  # fptosi's poison; the exporter guards these
@@ -122,7 +130,7 @@ def _binary(op: str, dtype: str, a: Any, b: Any) -> Any:
     if op in ("and", "or"):
         return bool(a and b) if op == "and" else bool(a or b)
     if _is_float(dtype):
-        ft = _FLOATS[dtype]
+        ft = FLOATS[dtype]
         x, y = ft(a), ft(b)
         with np.errstate(all="ignore"):
             if op in ("min", "max"):  # TVM's Min/Max on floats: LLVM's select of a compare
@@ -170,13 +178,13 @@ def _binary(op: str, dtype: str, a: Any, b: Any) -> Any:
 
 def _reinterpret(v: Any, src: str, dst: str) -> Any:
     if _is_float(src):
-        raw = np.array(v, _FLOATS[src])
+        raw = np.array(v, FLOATS[src])
     else:
         raw = np.array(int(v) & ((1 << _bits(src)) - 1), f"uint{_bits(src)}")
     if raw.itemsize * 8 != _bits(dst):
         raise HostCodeError(f"host program: reinterpret {src} as {dst}")
     if _is_float(dst):
-        return raw.view(_FLOATS[dst])[()]
+        return raw.view(FLOATS[dst])[()]
     return _wrap(int(raw.view(f"uint{_bits(dst)}")[()]), dst)
 
 
@@ -211,7 +219,7 @@ class _Eval:
         if kind == "int":
             return _wrap(int(e[2]), str(e[1]))
         if kind == "float":
-            return _FLOATS[str(e[1])](float.fromhex(str(e[2])))
+            return FLOATS[str(e[1])](float.fromhex(str(e[2])))
         if kind == "var":
             k = int(e[1])
             if k not in self.env:

@@ -42,10 +42,10 @@ from tilec.targets import numerics as nx
 from tilec.targets.interop_checks import InteropError
 from tilec.targets.kernel_checks import HostChecks
 
-from .hostcode import HostCodeError, check_program, evaluate
+from .hostcode import FLOATS, INTEGERS, HostCodeError, check_program, evaluate
 
-__all__ = ["SCHEMA", "TARGET", "UserParam", "TirxLaunch", "TirxCudaKernel", "launch_probe",
-           "save", "load", "ArtifactError"]
+__all__ = ["SCHEMA", "TARGET", "PACKABLE", "UserParam", "TirxLaunch", "TirxCudaKernel",
+           "launch_probe", "save", "load", "ArtifactError"]
 
 SCHEMA = 1
 """The version of ``TirxLaunch.to_json``'s format; a record of another version is refused."""
@@ -145,6 +145,12 @@ class TirxLaunch:
                     and 0 <= axis < len(self.params[p].shape)):
                 raise ArtifactError(f"@{self.name}: shape symbol {self.symbols[k]} is bound "
                                     f"to ({p}, {axis}), not an axis of a memory parameter")
+        self._check_inputs()
+        for j, t in enumerate(self.kernel_params):
+            if t not in PACKABLE:
+                raise ArtifactError(f"@{self.name}: parameter {j} of kernel {self.kernel} has "
+                                    f"dtype {t!r}, which a launch cannot pass (it passes "
+                                    f"{', '.join(sorted(PACKABLE))})")
         try:
             check_program(self.host)
         except HostCodeError as e:
@@ -155,6 +161,32 @@ class TirxLaunch:
                                     f"{len(s[2])} extents for a kernel of "
                                     f"{len(self.kernel_params)} parameters and tags "
                                     f"{self.launch_tags}")
+
+    def _check_inputs(self) -> None:
+        """Each host input's dtype is what ``TirxCudaKernel.launches`` gives the host program
+        for its value: ``handle`` (the device address) for an array, a float dtype for a
+        float scalar, an integer dtype for an integer scalar and for a shape symbol."""
+        for k, p in enumerate(self.params):
+            t = self.inputs[k]
+            what = f"parameter {k} ('{p.hint}')" if p.hint else f"parameter {k}"
+            if p.kind != "scalar":
+                if t != "handle":
+                    raise ArtifactError(f"@{self.name}: {what} is an array, but its host input "
+                                        f"has dtype {t!r}, not 'handle'")
+                continue
+            try:
+                is_float = p.type.is_float
+            except ValueError as e:
+                raise ArtifactError(f"@{self.name}: {what}: {e}") from None
+            want = FLOATS if is_float else INTEGERS
+            if t not in want:
+                raise ArtifactError(f"@{self.name}: {what} is a {p.dtype} scalar, but its host "
+                                    f"input has dtype {t!r}, not one of "
+                                    f"{', '.join(sorted(want))}")
+        for name, t in zip(self.symbols, self.inputs[len(self.params):]):
+            if t not in INTEGERS:
+                raise ArtifactError(f"@{self.name}: shape symbol {name}'s host input has dtype "
+                                    f"{t!r}, not an integer dtype")
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON (``from_json`` reads it back)."""
@@ -282,6 +314,10 @@ _CTYPES: dict[str, Any] = {
 }
 """How each kernel parameter's dtype is passed (``float16``: its bits, below)."""
 
+PACKABLE = frozenset(_CTYPES) | {"float16"}
+"""The kernel parameter dtypes ``pack_arguments`` passes (a record with another is refused
+when it is made or loaded)."""
+
 
 def pack_arguments(dtypes: Sequence[str], values: Sequence[Any]) -> tuple[Any, list[Any]]:
     """The ``void *[]`` of kernel parameters ``cuLaunchKernel`` takes, and the ctypes values
@@ -389,8 +425,8 @@ class TirxCudaKernel:
         for k, (t, v) in enumerate(zip(rec.inputs, entry, strict=True)):
             if t == "handle":
                 inputs.append(int(addresses[k]) if k < n_user else 0)
-            elif t.startswith("float"):
-                inputs.append(np.float64(v) if t == "float64" else np.float32(v))
+            elif t in FLOATS:  # the value at the host program's own type
+                inputs.append(FLOATS[t](v))
             else:
                 inputs.append(int(v))
         return evaluate(rec.host, inputs, rec.inputs)

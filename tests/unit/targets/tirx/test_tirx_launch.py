@@ -22,8 +22,11 @@ import pytest
 import tilec as tc
 from tilec.targets.tirx import hostcode
 from tilec.targets.tirx.launch import (
+    PACKABLE,
     ArtifactError,
+    TirxCudaKernel,
     TirxLaunch,
+    UserParam,
     bind,
     grid_of,
     load,
@@ -359,3 +362,143 @@ def test_more_instances_than_a_launch_has_blocks_is_refused_not_wrapped(mapping)
     n = 8 * per_block * (2**32 + 5)  # instances that wrap to 5 blocks in int32
     with pytest.raises(HostCodeError, match="does not fit int32"):
         exe.launches([x, x, np.int64(n), np.int64(1)], [4096, 8192])
+
+
+# ------------------------------------------------------------------ a record made by hand
+
+
+def _record(**changes):
+    """A small record, no TVM: ``k(X: f32[N], s: f32, n: i32)`` whose host program passes
+    ``X``, ``s`` (cast to the kernel's float32) and ``n`` to ``k_kernel`` on ``N`` blocks of
+    32 threads; ``changes`` replace fields of its JSON form."""
+    d = {"schema": 1, "target": "tirx:cuda", "name": "k", "label": "@k",
+         "params": [["mem", "f32", ["N"], True, "X"], ["scalar", "f32", [], False, "s"],
+                    ["scalar", "i32", [], False, "n"]],
+         "symbols": ["N"], "bindings": [[0, 0]], "kernel": "k_kernel",
+         "kernel_params": ["handle", "float32", "int32"],
+         "launch_tags": ["blockIdx.x", "threadIdx.x"],
+         "inputs": ["handle", "float64", "int64", "int64"],
+         "host": [["launch", [["var", 0], ["cast", "float32", ["var", 1]],
+                              ["cast", "int32", ["var", 2]]],
+                   [["cast", "int32", ["var", 3]], ["int", "int32", 32]]]],
+         "source": "", "arch": "sm_90a",
+         "host_checks": {"kernel": "k", "scalars": [], "steps": {"before": [], "after": []}}}
+    d.update(changes)
+    return d
+
+
+def _made_and_loaded(d):
+    """``TirxLaunch`` made directly and read from JSON (both must refuse alike)."""
+    from tilec.targets.kernel_checks import HostChecks
+
+    yield lambda: TirxLaunch(
+        d["name"], d["label"], [UserParam.from_json(p) for p in d["params"]], d["symbols"],
+        [tuple(b) for b in d["bindings"]], d["kernel"], d["kernel_params"],
+        d["launch_tags"], d["inputs"], d["host"], d["source"], d["arch"],
+        HostChecks.from_json(d["host_checks"]))
+    yield lambda: TirxLaunch.from_json(d)
+
+
+def test_a_hand_made_record_is_accepted_and_launches_without_tvm():
+    rec = TirxLaunch.from_json(_record())
+    x = np.zeros(40, np.float32)
+    (one,) = TirxCudaKernel(rec).launches(bind(rec, [x, 1.5, 3]), [4096, 0, 0])
+    assert one.arguments == (4096, 1.5, 3) and one.extents == (40, 32)
+
+
+@pytest.mark.parametrize(("inputs", "message"), [
+    (["int64", "float64", "int64", "int64"],
+     r"@k: parameter 0 \('X'\) is an array, but its host input has dtype 'int64', not "
+     r"'handle'"),
+    (["handle", "int64", "int64", "int64"],
+     r"@k: parameter 1 \('s'\) is a f32 scalar, but its host input has dtype 'int64', not one "
+     r"of float16, float32, float64"),
+    (["handle", "handle", "int64", "int64"], r"parameter 1 \('s'\) is a f32 scalar"),
+    (["handle", "float64", "float64", "int64"],
+     r"@k: parameter 2 \('n'\) is a i32 scalar, but its host input has dtype 'float64'"),
+    (["handle", "float64", "int64", "float32"],
+     r"@k: shape symbol N's host input has dtype 'float32', not an integer dtype"),
+])
+def test_a_record_whose_inputs_do_not_match_its_parameters_is_refused_without_tvm(inputs,
+                                                                                     message):
+    for make in _made_and_loaded(_record(inputs=inputs)):
+        with pytest.raises(ArtifactError, match=message):
+            make()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3", "int4", "void"])
+def test_a_record_with_a_kernel_parameter_no_launch_passes_is_refused_without_tvm(dtype):
+    for make in _made_and_loaded(_record(kernel_params=["handle", dtype, "int32"])):
+        with pytest.raises(ArtifactError, match=rf"@k: parameter 1 of kernel k_kernel has "
+                                                rf"dtype '{dtype}', which a launch cannot "
+                                                rf"pass \(it passes bool, float16, "):
+            make()
+    assert "bfloat16" not in PACKABLE
+    for t in PACKABLE:  # every dtype a record may hold, pack_arguments packs
+        pack_arguments([t], [1])
+
+
+def test_the_host_program_sees_a_float_input_at_its_own_type_without_tvm():
+    # an f16 scalar the host program reads as float16 and passes on unchanged
+    d = _record(params=[["mem", "f32", ["N"], True, "X"], ["scalar", "f16", [], False, "s"],
+                        ["scalar", "i32", [], False, "n"]],
+                inputs=["handle", "float16", "int64", "int64"],
+                kernel_params=["handle", "float16", "int32"])
+    d["host"][0][1][1] = ["var", 1]
+    rec = TirxLaunch.from_json(d)
+    x = np.zeros(8, np.float32)
+    (one,) = TirxCudaKernel(rec).launches(bind(rec, [x, 0.1, 3]), [4096, 0, 0])
+    assert type(one.arguments[1]) is np.float16
+    assert one.arguments[1] == np.float16(0.1)
+    # a float32 input stays float32, a float64 one float64
+    for t, want in [("float32", np.float32), ("float64", np.float64)]:
+        d2 = _record(inputs=["handle", t, "int64", "int64"])
+        d2["host"][0][1][1] = ["var", 1]
+        rec = TirxLaunch.from_json(d2)
+        (one,) = TirxCudaKernel(rec).launches(bind(rec, [x, 0.1, 3]), [4096, 0, 0])
+        assert type(one.arguments[1]) is want, t
+
+
+def test_a_kernel_loads_through_the_cuda_launchers_helper_without_tvm(monkeypatch):
+    from tilec.targets.cuda import backend, compiler, launcher
+
+    seen = []
+
+    class Cubin:
+        data = b"CUBIN"
+
+    def load_function(driver, device, cubin, kernel):
+        seen.append((device, cubin, kernel))
+        return launcher.LoadedFunction(0xC0, 0xA0, 0xF0, b"kept")
+
+    monkeypatch.setattr(backend, "device_capability", lambda device: (9, 0))
+    monkeypatch.setattr(compiler, "compile_cubin", lambda source, arch, kernel: Cubin())
+    monkeypatch.setattr(launcher, "load_function", load_function)
+    k = TirxCudaKernel(TirxLaunch.from_json(_record()))
+    got = k._load(0)
+    assert seen == [(0, b"CUBIN", "k_kernel")]
+    assert (got.context, got.function, got.arch, got.image) == (0xC0, 0xF0, "sm_90a", b"kept")
+    assert k._load(0) is got and len(seen) == 1  # loaded once per device
+
+
+def test_a_build_whose_launch_no_runtime_passes_is_unsupported_not_a_bad_record(monkeypatch):
+    from tilec.targets.clike import UnsupportedError
+    from tilec.targets.tirx import hostsplit
+    from tilec.targets.tirx.backend import TirxBackend
+
+    _nvrtc_or_skip()
+    real = hostsplit.record_launch
+
+    def bf16_record(*a, **k):  # as if TVM passed the scalar as a bfloat16
+        rec = real(*a, **k)
+        return {**rec, "kernel_params": [*rec["kernel_params"][:-1], "bfloat16"]}
+
+    x = np.ones((8, 8), np.float32)
+    module = tc.compile(scaled, x, x.copy(), 2.0, target="tirx:cuda").compilation(
+        until="emit").module
+    monkeypatch.setattr(hostsplit, "record_launch", bf16_record)
+    with pytest.raises(UnsupportedError, match=r"tirx:cuda backend cannot compile: TVM's CUDA "
+                                               r"launch for @scaled cannot run through tilec's "
+                                               r"runtime: @scaled: parameter \d+ of kernel "
+                                               r"scaled_kernel has dtype 'bfloat16'"):
+        TirxBackend("tirx:cuda").compile(module, next(iter(module)).name)
