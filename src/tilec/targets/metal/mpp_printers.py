@@ -229,18 +229,23 @@ _STAGED_TENSOR = "tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>
 """The type of a staged operand's tensor."""
 
 
+def _execution_scope(em: Any, op: ir.Operation) -> str:
+    """The ``matmul2d`` execution scope of an atom's ``scope`` attribute: one simdgroup
+    (``subgroup``) or the ``subgroups`` simdgroups of the threadgroup (``group``)."""
+    scope = op.attr("scope")
+    if scope == "subgroup":
+        return "execution_simdgroup"
+    if scope == "group":
+        return f"execution_simdgroups<{int(op.attr('subgroups'))}>"
+    raise em.unsupported(op, f"{op.attr('catalog_id')} of unknown scope {scope!r}")
+
+
 def _operation(em: Any, op: ir.Operation) -> tuple[str, str]:
     """Prints the descriptor and the ``matmul2d`` object a resident destination's atom
     names (the same type on its three atoms: their attributes are equal); returns the
     object's name and the ``get_destination_cooperative_tensor`` call."""
     m, n, k = (int(op.attr(x)) for x in "mnk")
-    scope = op.attr("scope")
-    if scope == "subgroup":
-        exec_scope = "execution_simdgroup"
-    elif scope == "group":
-        exec_scope = f"execution_simdgroups<{int(op.attr('subgroups'))}>"
-    else:
-        raise em.unsupported(op, f"{op.attr('catalog_id')} of unknown scope {scope!r}")
+    exec_scope = _execution_scope(em, op)
     kk = str(k) if k % DYNAMIC_K_STEP == 0 else "mpp::tensor_ops::dynamic_length_v<int>"
     u = em.fresh("")
     desc, opn = f"tc_desc{u}", f"tc_op{u}"
@@ -357,13 +362,7 @@ def emit_mpp_atom(em: Any, op: ir.Operation) -> None:
         emit_resident_atom(em, op)
         return
     m, n, k = (int(op.attr(x)) for x in "mnk")
-    scope = op.attr("scope")
-    if scope == "subgroup":
-        exec_scope = "execution_simdgroup"
-    elif scope == "group":
-        exec_scope = f"execution_simdgroups<{int(op.attr('subgroups'))}>"
-    else:
-        raise em.unsupported(op, f"mpp.matmul2d of unknown scope {scope!r}")
+    exec_scope = _execution_scope(em, op)
     a_v, b_v, c_v = op.operands
     c_ref = em.memref(c_v, op)
     if c_ref.space != "shared" or c_ref.dtype is not ir.f32 or c_ref.levels:

@@ -329,3 +329,33 @@ def test_the_launcher_runs_only_where_metal_is() -> None:
 
     exe = _metal("scale_add")
     assert isinstance(exe._launcher, MetalLauncher) and exe.runnable
+
+
+@pytest.mark.parametrize("variant, atoms", [
+    ({"metal_mpp": "only", "threads": 64, "forward_snapshots": True}, {"mpp.matmul2d"}),
+    ({"metal_mpp": "only"}, {"mpp.dest.load", "mpp.run", "mpp.dest.store"}),
+], ids=["one operation", "resident destination"])
+def test_an_mpp_atom_of_an_unknown_scope_is_refused_by_name(variant: dict[str, Any],
+                                                            atoms: set[str]) -> None:
+    """Both MPP printers (one ``matmul2d`` and a resident destination's atoms) take the
+    execution scope from one place: ``subgroup`` and ``group`` print, anything else is
+    refused with the atom's name."""
+    from tilec import lib
+
+    r = np.random.default_rng(0)
+    args = [r.standard_normal(s).astype(np.float32) for s in ((32, 32), (32, 32), (32, 32))]
+    comp = tc.compile(lib.matmul, *args, target="metal:m1", variant=variant,
+                      BM=32, BN=32, BK=16).compilation(until="allocate")
+    found = [op for fn in comp.module for op in fn.walk()
+             if str(op.attr("catalog_id", "")).startswith("mpp")]
+    assert {op.attr("catalog_id") for op in found} == atoms
+    assert "execution_simdgroup" in emit_metal(comp.module, comp.fn_name).text
+    scopes = [op.attributes["scope"] for op in found]
+    try:  # the compilation is cached: its module is put back as it was
+        for op in found:
+            op.attributes["scope"] = "warp"
+        msg = _refusal(lambda: emit_metal(comp.module, comp.fn_name), UnsupportedError)
+    finally:
+        for op, scope in zip(found, scopes):
+            op.attributes["scope"] = scope
+    assert re.search(r"mpp\.(matmul2d|dest\.load) of unknown scope 'warp'", msg), msg
