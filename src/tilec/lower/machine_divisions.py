@@ -46,12 +46,13 @@ from .machine import GroupLowering, Lowered
 from .options import LoweringError
 from .schedule import SCHEDULE_ATTRS
 
-__all__ = ["guard_scalar_division", "guard_region", "RegionGuard", "validity", "vote_check",
-           "has_masked_registers"]
+__all__ = ["may_divide_by_zero", "guard_scalar_division", "guard_region", "RegionGuard",
+           "validity", "vote_check", "has_masked_registers"]
 
 
-def _risky(g: GroupLowering, op: ir.Operation) -> bool:
-    """True for an integer division of the Scheduled function whose divisor may be zero."""
+def may_divide_by_zero(g: GroupLowering, op: ir.Operation) -> bool:
+    """True for an integer division of the Scheduled function whose divisor may be zero (the
+    divisions this module guards; the range analysis runs once per function)."""
     fl = g.fl
     if fl.ranges is None:
         fl.ranges = analyze_ranges(fl.src)  # once per function, O(operations)
@@ -70,7 +71,7 @@ def guard_scalar_division(g: GroupLowering, op: ir.Operation, operands: list[ir.
     check its divisor needs, if any. Ahead of program order (``speculative``) there is no
     check and a zero divisor is replaced by 1: the value is never used, since the iteration
     it is for fails its own check first."""
-    if not _risky(g, op):
+    if not may_divide_by_zero(g, op):
         return operands
     d = operands[1]
     nonzero = g.arith("ne", d, _zero(g, d.type))
@@ -115,7 +116,7 @@ def guard_region(g: GroupLowering, op: ir.Operation, uniform_args: Sequence[ir.V
     """
     region = op.regions[0]
     block = region.entry
-    divisions = [d for d in region.walk() if _risky(g, d)] if runs else []
+    divisions = [d for d in region.walk() if may_divide_by_zero(g, d)] if runs else []
     if not divisions:
         return RegionGuard(region, 0, False)
     uniform = _uniform_values(block, uniform_args)

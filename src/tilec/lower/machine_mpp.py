@@ -59,7 +59,7 @@ from tilec.plan.proofs.scalar_epilogue import ScalarEpilogue, epilogue_of
 
 from .machine import GroupLowering, Lowered
 from .machine_bounds import guard_total_access
-from .machine_divisions import _risky
+from .machine_divisions import may_divide_by_zero
 from .machine_elementwise import scalar_region
 from .machine_simdgroup import Fragments, FragmentSlot
 from .options import LoweringBug
@@ -256,7 +256,7 @@ def _destination_epilogue(g: GroupLowering, v: ir.Value) -> ScalarEpilogue | Non
     for _, r, ld in _epilogue_loads(epi.map):
         if r.attr("fill") is not None or not _reads_at_the_store(ld, epi.store):
             return None
-    if any(_risky(g, d) for d in epi.map.regions[0].walk()):
+    if any(may_divide_by_zero(g, d) for d in epi.map.regions[0].walk()):
         return None
     return epi
 
