@@ -326,11 +326,12 @@ class _Allocate(_Stage):
     def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
         from tilec.exec import get_profile
 
-        align = get_profile(comp.backend.profile).shared_alignment
+        profile = get_profile(comp.backend.profile)
+        align = profile.shared_alignment
         if align is None:
             raise ValueError(f"profile {comp.backend.profile} has no shared memory to place; "
                              f"target {comp.target!r} should not declare an allocate stage")
-        ir.allocate_shared(comp.module, align)
+        ir.allocate_shared(comp.module, align, profile.shared_bytes_per_group)
         module = comp.module
         return module, lambda: ir.print_module(module)
 

@@ -5,7 +5,7 @@ Build IR with ``Builder``/``Operation``; check it with ``verify``; print it with
 ``IRRewriter`` so cached analyses are invalidated.
 """
 
-from .allocation import SharedLayout, allocate_shared, shared_layout
+from .allocation import SharedCapacityError, SharedLayout, allocate_shared, shared_layout
 from .analysis import Analysis, AnalysisManager, f64_user
 from .attributes import (
     COMBINERS,
@@ -110,6 +110,7 @@ __all__ = [
     "i64", "u8", "u16", "u32", "index", "scalar_type", "token", "CANDIDATE_INVARIANTS",
     "verify", "MERGES",
     "merge_laws", "recognize_merges", "strip_casts", "ARG_LAWS", "emit_merge", "merge_region",
-    "merge_identity", "is_merge_identity", "SharedLayout", "allocate_shared",
+    "merge_identity", "is_merge_identity", "SharedLayout", "SharedCapacityError",
+    "allocate_shared",
     "shared_layout", "op_number",
 ]

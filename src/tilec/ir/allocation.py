@@ -13,6 +13,10 @@ every one is live for the whole group.
 ``allocate_shared`` (the driver's ``allocate`` stage) writes the placement into the IR:
 ``offset`` on each buffer, ``shared_bytes`` (what a launch provides, slack included) and
 ``shared_base_align`` (when above the alignment) on the grid ``parallel``.
+A group whose placement exceeds the target's ``limit`` (its shared memory per group) is
+refused there with a located ``SharedCapacityError`` naming the group, the bytes placed and
+the limit: alignment can push a group the lowering counted within the limit past it, and
+the launch would fail.
 ``shared_layout`` reads a placement back (or computes it for IR that carries none), so the
 emitter prints it and the verifier checks it, and nothing derives it twice.
 Cost: O(buffers) per group.
@@ -26,10 +30,19 @@ from math import prod
 
 from .atoms import SWIZZLE_ALIGN
 from .core import Operation
+from .diagnostics import UserError, format_located
 from .module import Module
 from .types import MemoryType
 
-__all__ = ["SharedLayout", "buffer_bytes", "shared_buffers", "shared_layout", "allocate_shared"]
+__all__ = ["SharedLayout", "SharedCapacityError", "buffer_bytes", "shared_buffers",
+           "shared_layout", "allocate_shared"]
+
+
+class SharedCapacityError(UserError):
+    """A group's shared buffers, placed at the target's alignment, exceed its shared memory
+    per group (the message names the group's function and location, both byte counts)."""
+
+    __module__ = "tilec"
 
 
 @dataclass(frozen=True)
@@ -83,8 +96,10 @@ def shared_layout(grid: Operation, align: int) -> SharedLayout:
     return SharedLayout(offsets, end, base, slack)
 
 
-def allocate_shared(module: Module, align: int) -> None:
-    """Write the placement of every group's shared buffers into ``module`` (in place)."""
+def allocate_shared(module: Module, align: int, limit: int | None = None) -> None:
+    """Write the placement of every group's shared buffers into ``module`` (in place);
+    ``limit``: the target's shared bytes per group, which no placement may exceed (a
+    ``SharedCapacityError``; None: no check)."""
     for fn in module:
         for grid in fn.walk():
             if grid.name != "parallel" or grid.attr("level") != "grid":
@@ -92,6 +107,12 @@ def allocate_shared(module: Module, align: int) -> None:
             for op in shared_buffers(grid):  # a fresh placement, not an earlier one
                 op.attributes.pop("offset", None)
             lay = shared_layout(grid, align)
+            if limit is not None and lay.launch_bytes > limit:
+                raise SharedCapacityError(format_located(
+                    f"the group of @{fn.name} places {lay.launch_bytes} bytes of shared "
+                    f"memory ({lay.end} in its buffers at {align}-byte alignment, "
+                    f"{lay.slack} to align its base); the target allows {limit} per group "
+                    f"(smaller tiles, or fewer staged operands)", grid.loc))
             for op, off in lay.offsets.items():
                 op.attributes["offset"] = off
             grid.attributes["shared_bytes"] = lay.launch_bytes

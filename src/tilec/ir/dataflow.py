@@ -3,7 +3,8 @@ lowering alike: does an operation read a value (through the operations that defi
 operands), is a ``reindex`` a plain transpose, is a load the same tile on every iteration
 of the loop around it, and which value a ``pipeline`` stage hands to the next (operand
 ``j`` of stage ``s``'s ``yield`` is argument ``j + 1`` of stage ``s + 1``; argument 0 is
-the counter), and whether an update is a loop's closed recurrence."""
+the counter), whether an update is a loop's closed recurrence, and which matrix operands a
+value feeds (what the lowering stages in shared memory)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .layout import IndexMap
 from .types import TileType
 
 __all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from",
-           "closed_recurrence"]
+           "closed_recurrence", "matrix_uses"]
 
 
 def plain_transpose(op: Operation) -> bool:
@@ -120,3 +121,30 @@ def closed_recurrence(op: Operation, carried: int = 2) -> tuple[Operation, int] 
         if v.owner is not loop.regions[0].entry:  # type: ignore[attr-defined]
             return None
     return loop, pos
+
+
+def matrix_uses(v: Value) -> list[tuple[Operation, int]] | None:
+    """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs and a plain
+    transpose read as B (``x.T`` as the B operand: the staged tile is then B's K-major
+    layout, the lowering's ``Staged.transposed``); None when it has another use."""
+    out: list[tuple[Operation, int]] = []
+    for u in v.uses:
+        op = u.owner
+        if op.name == "mma" and u.index < 2:
+            out.append((op, u.index))
+            continue
+        if plain_transpose(op):
+            more = matrix_uses(op.result)
+            if more is None or any(k != 1 for _, k in more):
+                return None
+            out.extend(more)
+            continue
+        nxt = handed_on(op, u.index)
+        if nxt is not None:
+            more = matrix_uses(nxt)
+            if more is None:
+                return None
+            out.extend(more)
+            continue
+        return None
+    return out or None

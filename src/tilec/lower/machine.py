@@ -764,16 +764,19 @@ class _FunctionLowering:
             op.remove_self()
             grid_block.insert_op(op, lane_par)
         limit = self.shared_limit()
-        need = smem.bytes  # a bound: every swizzled buffer's alignment slack counted
+        # the buffers and every swizzled buffer's alignment slack, not the alignment of the
+        # others: not a bound. What is checked is what the allocate stage places
+        need = smem.bytes
         align = self.profile.shared_alignment if self.profile is not None else None
-        if limit is not None and need > limit and align:  # the placement's exact figure
-            need = min(need, shared_layout(grid, align).launch_bytes)
+        placed = shared_layout(grid, align).launch_bytes if align else need
+        if limit is not None and need > limit:  # the placement's exact figure
+            need = min(need, placed)
         grid.attributes["shared_bytes"] = need
-        if limit is not None and need > limit:
+        if limit is not None and placed > limit:
             raise LoweringError(ir.format_located(
-                f"the group needs {need} bytes of shared memory; {self.target} allows "
+                f"the group needs {placed} bytes of shared memory; {self.target} allows "
                 f"{limit} per group (smaller tiles, or fewer staged operands)", par.loc))
-        groups = _warpgroup_residency(grid_block, lanes, need, self.profile)
+        groups = _warpgroup_residency(grid_block, lanes, max(need, placed), self.profile)
         if groups > 1:
             grid.attributes["min_groups"] = groups
         before, after = g.sync.sites

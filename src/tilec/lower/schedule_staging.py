@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES, WGMMA_ATOMS, swizzle_slack
-from tilec.ir.dataflow import depends_on, handed_on, invariant_in, plain_transpose
+from tilec.ir.dataflow import depends_on, invariant_in, matrix_uses, plain_transpose
 from tilec.plan import GroupPlan, MatrixCandidate
 
 from .options import LoweringBug, LowerOptions
@@ -42,33 +42,6 @@ def mma_labels(mmas: Iterable[ir.Operation]) -> dict[ir.Operation, str]:
     """The planner's label of each of a group's ``mma`` operations, in group order
     (``mma#0``, ``mma#1`` ...: how its workloads and candidates name them)."""
     return {op: f"mma#{i}" for i, op in enumerate(mmas)}
-
-
-def matrix_uses(v: ir.Value) -> list[tuple[ir.Operation, int]] | None:
-    """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs and a plain
-    transpose read as B (``x.T`` as the B operand: the staged tile is then B's K-major
-    layout, ``machine.Staged.transposed``); None when it has another use."""
-    out: list[tuple[ir.Operation, int]] = []
-    for u in v.uses:
-        op = u.owner
-        if op.name == "mma" and u.index < 2:
-            out.append((op, u.index))
-            continue
-        if plain_transpose(op):
-            more = matrix_uses(op.result)
-            if more is None or any(k != 1 for _, k in more):
-                return None
-            out.extend(more)
-            continue
-        nxt = handed_on(op, u.index)
-        if nxt is not None:
-            more = matrix_uses(nxt)
-            if more is None:
-                return None
-            out.extend(more)
-            continue
-        return None
-    return out or None
 
 
 def beside_rings(plan: GroupPlan | None, cands: list[MatrixCandidate | None]) -> int:

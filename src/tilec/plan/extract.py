@@ -47,7 +47,13 @@ from types import MappingProxyType
 from typing import Any
 
 import tilec.ir as ir
-from tilec.ir.dataflow import closed_recurrence, handed_from, invariant_in, plain_transpose
+from tilec.ir.dataflow import (
+    closed_recurrence,
+    handed_from,
+    invariant_in,
+    matrix_uses,
+    plain_transpose,
+)
 from tilec.ir.index_bounds import unit_term
 
 from .options import PlannerOptions
@@ -351,6 +357,30 @@ class _Reader:
         return op if op is not None and op.name == "load" else None
 
     @staticmethod
+    def b_major(v: ir.Value, group: ir.Operation) -> str:
+        """How the lowering lays out B operand ``v`` in its staging buffer
+        (``MatrixWorkload.b_major``): ``k`` when ``v`` is an odd number of plain transposes
+        (through stage hand-offs) of a load in a loop of the group whose every use is a
+        matrix operand (``ir.dataflow.matrix_uses``: the lowering stages the load itself
+        and reads its transposed view, a K-major B); ``n`` otherwise (the operand's own
+        ``K x N`` tile is stored: ``machine_matrix._stage``)."""
+        flips = 0
+        while True:
+            op = v.defining_op
+            if op is not None and plain_transpose(op):
+                v, flips = op.operand(0), flips + 1
+                continue
+            handed = handed_from(v)
+            if handed is None:
+                break
+            v = handed
+        if flips % 2 == 0 or op is None or op.name != "load" \
+                or _Reader.operand_staging(op.result, group) == "value" \
+                or matrix_uses(op.result) is None:
+            return "n"
+        return "k"
+
+    @staticmethod
     def operand_staging(v: ir.Value, group: ir.Operation) -> str:
         """How the lowering stages matrix operand ``v`` (``MatrixWorkload.a_staging``): a
         load (seen through plain transposes and a ``pipeline``'s stage hand-offs, as
@@ -497,7 +527,8 @@ class _Reader:
             b_aligned_rows=self.aligned_rows(mma.operand(1)),
             a_staging=self.operand_staging(mma.operand(0), group),
             b_staging=self.operand_staging(mma.operand(1), group),
-            ring_versions=self.ring_versions(mma, group), bounded_mn=bounded)
+            ring_versions=self.ring_versions(mma, group), bounded_mn=bounded,
+            b_major=self.b_major(mma.operand(1), group))
         src = accumulator_source(mma, mmas)
         if src is not None:
             w = dataclasses.replace(w, a_from=f"mma#{src}")

@@ -448,7 +448,8 @@ def ring_extra(w: MatrixWorkload, realization: Realization,
     first, one after another (``ir.allocation``): each adds what it leaves of its last
     ``SWIZZLE_ALIGN`` block (0 for every tile a warpgroup instruction takes), and the
     group's base alignment is paid once by the solver (``report._option``); a ring has a
-    barrier pair per version; the others pad every row of each version. ``versions``: the
+    barrier pair per version; the others pad every row of each version (the rows as the
+    lowering stages them: ``MatrixWorkload.staged_rows``). ``versions``: the
     count the planner chose (``MatrixCandidate.ring_versions``), else the fewest the
     lowering may place."""
     ring = w.ring_bytes()
@@ -462,8 +463,11 @@ def ring_extra(w: MatrixWorkload, realization: Realization,
         return (versions - 1) * ring + pad + barriers
     if realization in (Realization.RECTANGLE, Realization.ONE_ATOM, Realization.SIMDGROUP,
                        Realization.MPP):
+        # every row of each staged tile is padded: A's M rows, B's K rows, or N for a
+        # K-major B (the N x K tile it was loaded as, ``MatrixWorkload.staged_rows``)
         pad = row_pad(DTYPE_BYTES[w.dtype]) * DTYPE_BYTES[w.dtype]
-        extra = (versions - 1) * ring + versions * pad * (w.m + w.k)
+        rows = sum(r for r, _ in w.staged_rows().values())
+        extra = (versions - 1) * ring + versions * pad * rows
         if realization in (Realization.SIMDGROUP, Realization.MPP):
             # the accumulator's crossing into the fragments: one padded M x N buffer
             extra += (w.n + row_pad(DTYPE_BYTES[w.acc_dtype])) * w.m \

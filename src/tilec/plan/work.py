@@ -28,7 +28,7 @@ from typing import Any
 from .proofs.bounded_views import BoundedViews
 
 __all__ = ["DTYPE_BYTES", "AffineExtent", "mean_physical_k", "ScalarDomains", "elided_elements",
-           "ACCUMULATOR_MODES", "OPERAND_STAGING", "MatrixWorkload", "GroupWorkload"]
+           "ACCUMULATOR_MODES", "OPERAND_STAGING", "B_MAJORS", "MatrixWorkload", "GroupWorkload"]
 
 DTYPE_BYTES = MappingProxyType({"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2,
                                 "i32": 4, "i64": 8, "u8": 1, "u16": 2, "u32": 4})
@@ -39,6 +39,9 @@ ACCUMULATOR_MODES = ("nonresident", "resident", "direct")
 
 OPERAND_STAGING = ("ring", "once", "value")
 """How a matrix operand reaches shared memory (``MatrixWorkload.a_staging``)."""
+
+B_MAJORS = ("n", "k")
+"""The axis B's staged rows run along (``MatrixWorkload.b_major``)."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,12 @@ class MatrixWorkload:
     """Versions of the ring the ``ring`` operands are copied into when the program fixes
     them: a ``pipeline``'s ``window`` (the lowering places exactly that many); None when the
     lowering chooses (at least 2, ``min_ring_versions``)."""
+    b_major: str = "n"
+    """How the lowering lays B out in a staging buffer that pads its rows: ``n`` (``K``
+    rows of ``N`` elements, B as the operation reads it) or ``k`` (a K-major B: ``x.T`` of
+    a load the lowering stages whole, ``ir.dataflow.matrix_uses``, so the buffer holds
+    ``x``'s ``N`` rows of ``K`` elements; ``extract.b_major``). A is always staged as its
+    ``M`` rows of ``K`` (the lowering stages no transposed A)."""
 
     @property
     def min_ring_versions(self) -> int:
@@ -258,6 +267,8 @@ class MatrixWorkload:
         for t in (self.dtype, self.acc_dtype):
             if t not in DTYPE_BYTES:
                 raise ValueError(f"{self.op}: no element size known for {t!r}")
+        if self.b_major not in B_MAJORS:
+            raise ValueError(f"{self.op}: b_major {self.b_major!r} is not one of {B_MAJORS}")
         for name, how in (("A", self.a_staging), ("B", self.b_staging)):
             if how not in OPERAND_STAGING:
                 raise ValueError(f"{self.op}: {name} staging {how!r} is not one of "
@@ -295,6 +306,12 @@ class MatrixWorkload:
                     if how != "once")
         return every, st["A"] + st["B"] - every
 
+    def staged_rows(self) -> dict[str, tuple[int, int]]:
+        """(rows, elements per row) of A's and B's tile as the lowering stages them
+        (``b_major``): what a padded staging buffer pads, one ``atoms.row_pad`` per row."""
+        return {"A": (self.m, self.k),
+                "B": (self.n, self.k) if self.b_major == "k" else (self.k, self.n)}
+
     def staging_bytes(self) -> dict[str, int]:
         """Group-shared bytes of the reference realization: A, B, C (carry) and D (result)."""
         ib, ab = DTYPE_BYTES[self.dtype], DTYPE_BYTES[self.acc_dtype]
@@ -325,6 +342,7 @@ class MatrixWorkload:
             "staging": {"A": self.a_staging, "B": self.b_staging},
             "a_from": self.a_from,
             "ring_versions": self.ring_versions,
+            "b_major": self.b_major,
         }
 
 
