@@ -53,9 +53,7 @@ def _select_minmax(suffix: str, ctype: str, ptx: str) -> str:
 ABI_VERSION = 1
 """Bumped whenever generated kernels' calling convention or helpers change (in the cache key)."""
 
-PRELUDE = r"""
-#ifdef __CUDACC_RTC__
-typedef signed char int8_t;
+FIXED_WIDTH_TYPES = """typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
 typedef long long int64_t;
@@ -63,7 +61,13 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
-typedef unsigned long long uintptr_t;
+"""
+"""The fixed-width integer types under NVRTC, which has no ``<stdint.h>`` without the
+toolkit's headers (this prelude's, and the TIRx bridge's for TVM's source)."""
+
+PRELUDE = r"""
+#ifdef __CUDACC_RTC__
+""" + FIXED_WIDTH_TYPES + r"""typedef unsigned long long uintptr_t;
 #else
 #include <stdint.h>
 #endif

@@ -28,10 +28,12 @@ with NVRTC's message.
 from __future__ import annotations
 
 import contextlib
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
 from tilec.targets.clike import UnsupportedError
+from tilec.targets.cuda.prelude import FIXED_WIDTH_TYPES
 
 from .hostcode import check_program
 
@@ -220,15 +222,7 @@ _RTC_BEGIN = "#ifdef __CUDACC_RTC__"
 
 SELF_CONTAINED_RTC = """#ifdef __CUDACC_RTC__
   // tilec: fixed-width types without the toolkit's headers (as tilec's own prelude)
-  typedef signed char int8_t;
-  typedef short int16_t;
-  typedef int int32_t;
-  typedef long long int64_t;
-  typedef unsigned char uint8_t;
-  typedef unsigned short uint16_t;
-  typedef unsigned int uint32_t;
-  typedef unsigned long long uint64_t;
-  #ifndef __asm__
+""" + textwrap.indent(FIXED_WIDTH_TYPES, "  ") + """  #ifndef __asm__
   #define __asm__ asm
   #endif
   #ifndef __volatile__
