@@ -95,8 +95,7 @@ def _matmul2d(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
     # the scope reads and writes each element once, as one operation: its first lane
     # carries the tensors (so the race detector sees one access per element, not a race
     # between the lanes of one collective call)
-    writer = np.zeros(ctx.lanes, bool)
-    writer[[lanes[0] for lanes in scopes]] = True
+    writer = _leaders(ctx, scopes)
     f32 = np.dtype(np.float32)
     a, b, c = (gather(v, writer, op, np.float32(0), f32, ctx.copies) for v in (a_v, b_v, c_v))
     values = np.zeros((ctx.lanes, m, n), np.float32)
@@ -105,6 +104,14 @@ def _matmul2d(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.nd
         values[first] = np.asarray(nx.matmul(a[first], b[first], c[first], "exact"), np.float32)
     scatter(c_v, writer, op, values, ctx.copies)
     return []
+
+
+def _leaders(ctx: AtomContext, scopes: list[np.ndarray]) -> np.ndarray:
+    """The lane mask of each scope's first lane (the one that reads or writes memory for
+    the scope)."""
+    mask = np.zeros(ctx.lanes, bool)
+    mask[[lanes[0] for lanes in scopes]] = True
+    return mask
 
 
 def _scopes(ctx: AtomContext, op: ir.Operation, active: np.ndarray) -> list[np.ndarray]:
@@ -179,8 +186,7 @@ def _dest_load(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.n
     view = args[0]
     for lanes in scopes:
         _uniform(op, view, "C", (m, n), active, lanes)
-    writer = np.zeros(ctx.lanes, bool)
-    writer[[lanes[0] for lanes in scopes]] = True
+    writer = _leaders(ctx, scopes)
     c = gather(view, writer, op, np.float32(0), np.dtype(np.float32), ctx.copies)
     out = np.full((ctx.lanes, cap), np.nan, np.float32)
     for lanes in scopes:
@@ -200,8 +206,7 @@ def _run(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
     for role, v, shape in (("A", a_v, (m, k)), ("B", b_v, (k, n))):
         for lanes in scopes:
             _uniform(op, v, role, shape, active, lanes)
-    writer = np.zeros(ctx.lanes, bool)
-    writer[[lanes[0] for lanes in scopes]] = True
+    writer = _leaders(ctx, scopes)
     f32 = np.dtype(np.float32)
     a, b = (gather(v, writer, op, np.float32(0), f32, ctx.copies) for v in (a_v, b_v))
     out = d.copy()
@@ -222,10 +227,9 @@ def _dest_store(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.
     d = _dest(op, d, ctx.lanes, cap)
     for lanes in scopes:
         _uniform(op, view, "C", (m, n), active, lanes)
-    writer = np.zeros(ctx.lanes, bool)
+    writer = _leaders(ctx, scopes)
     values = np.zeros((ctx.lanes, m, n), np.float32)
     for lanes in scopes:
-        writer[lanes[0]] = True
         values[lanes[0]] = _assemble(destination_slots(ctx, m, n, len(lanes)), d[lanes], m, n)
     scatter(view, writer, op, values, ctx.copies)
     return []
