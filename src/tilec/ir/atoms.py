@@ -21,7 +21,7 @@ __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_A
            "SWIZZLE_ALIGN", "swizzle_slack", "ROW_PAD_BYTES", "row_pad",
            "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for", "SIMDGROUP_ATOM", "SIMDGROUP_OPS",
            "MPP_ATOMS", "MPP_OPS", "MPP_REALIZATIONS",
-           "SIMDGROUP_BLOCK"]
+           "SIMDGROUP_BLOCK", "TMA_ALIGN"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,11 @@ def mma_atom_for(dtype: ScalarType, precision: str) -> MmaAtom | None:
 SWIZZLE_BYTES = 128
 """The shared-memory swizzle of warpgroup operands: rows of 128 bytes, 16-byte chunk ``c`` of
 row ``r`` stored at chunk ``c ^ (r mod 8)`` (byte address bits 4-6 XOR bits 7-9)."""
+
+TMA_ALIGN = 16
+"""Bytes the innermost coordinate of a tensor copy (``tma.load``, ``tma.store``) must be a
+multiple of: a box whose first element is not 16-byte aligned in its row is an illegal
+instruction on the GPU, not a slow copy."""
 
 SWIZZLE_ALIGN = 1024
 """Byte alignment of a swizzled buffer (8 rows of 128 bytes: the swizzle's period)."""

@@ -4,17 +4,19 @@ operands), is a ``reindex`` a plain transpose, is a load the same tile on every 
 of the loop around it, and which value a ``pipeline`` stage hands to the next (operand
 ``j`` of stage ``s``'s ``yield`` is argument ``j + 1`` of stage ``s + 1``; argument 0 is
 the counter), whether an update is a loop's closed recurrence, and which matrix operands a
-value feeds (what the lowering stages in shared memory)."""
+value feeds (what the lowering stages in shared memory), and which power of two an index
+value is known to be a multiple of (``pow2_divisor``: what tensor copies' alignment rule
+asks of a window's origin)."""
 
 from __future__ import annotations
 
 from .core import BlockArgument, Operation, Value
-from .dims import d
+from .dims import AffineExpr, d
 from .layout import IndexMap
-from .types import TileType
+from .types import TileType, index
 
 __all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from",
-           "closed_recurrence", "matrix_uses"]
+           "closed_recurrence", "matrix_uses", "pow2_divisor", "affine_pow2_divisor"]
 
 
 def plain_transpose(op: Operation) -> bool:
@@ -148,3 +150,89 @@ def matrix_uses(v: Value) -> list[tuple[Operation, int]] | None:
             continue
         return None
     return out or None
+
+
+_POW2_CAP = 1 << 62
+"""The largest divisor ``pow2_divisor`` reports (an index is 64 bits wide)."""
+
+
+def _lowbit(c: int) -> int:
+    """The largest power of two dividing ``c`` (0 for 0), at most ``_POW2_CAP``."""
+    return min(abs(c) & -abs(c), _POW2_CAP) if c else 0
+
+
+def _join(a: int, b: int) -> int:
+    """The divisor both of two values have (0 is exactly zero, a multiple of everything)."""
+    return b if a == 0 else a if b == 0 else min(a, b)
+
+
+def pow2_divisor(v: Value, _memo: dict[Value, int] | None = None) -> int:
+    """A power of two that integer scalar ``v`` is a multiple of in every execution, or 0
+    when ``v`` is exactly zero; 1 when nothing is known.
+
+    Only ``index`` values and powers of two are tracked: a power of two survives the wrap
+    of the 64-bit integer (a product or sum of multiples of ``2**k`` is one modulo
+    ``2**64``), so the answer is sound for the value the machine computes. Sources:
+    constants; ``add``, ``sub``, ``min``, ``max``, ``select`` (the smaller of the operands'
+    divisors), ``mul`` (the product), ``neg``, ``abs``, ``floordiv`` and ``rem`` by a
+    constant power of two; the counter of a ``serial`` or ``pipeline`` loop (its lower
+    bound plus multiples of its step). Anything else (parameters, ``parallel``
+    coordinates, loaded or carried values) is a multiple of 1 only."""
+    memo = {} if _memo is None else _memo
+    got = memo.get(v)
+    if got is not None:
+        return got
+    memo[v] = 1  # a cycle (none in SSA outside regions) reads as unknown
+    out = 1
+    op = v.defining_op
+    if op is not None and op.name == "constant":
+        c = op.attr("value")
+        if isinstance(c, int) and not isinstance(c, bool):
+            out = _lowbit(c)
+    elif op is not None and op.name == "arith" and v.type is index:
+        out = _arith_pow2(op, memo)
+    elif isinstance(v, BlockArgument) and v.index == 0:
+        loop = v.owner.parent_op
+        if loop is not None and loop.name in ("serial", "pipeline"):
+            out = _join(pow2_divisor(loop.operand(0), memo), pow2_divisor(loop.operand(2), memo))
+            out = out or 1  # lb = step = 0: the counter is 0, but claim nothing odd
+    memo[v] = out
+    return out
+
+
+def _arith_pow2(op: Operation, memo: dict[Value, int]) -> int:
+    fn = op.attr("fn")
+    args = op.operands
+    if fn in ("neg", "abs", "cast") and len(args) == 1:
+        return pow2_divisor(args[0], memo) if args[0].type is index else 1
+    if fn == "select" and len(args) == 3:
+        return _join(pow2_divisor(args[1], memo), pow2_divisor(args[2], memo))
+    if len(args) != 2 or not all(a.type is index for a in args):
+        return 1
+    a, b = (pow2_divisor(x, memo) for x in args)
+    if fn in ("add", "sub", "min", "max"):
+        return _join(a, b)
+    if fn == "mul":
+        return 0 if a == 0 or b == 0 else min(a * b, _POW2_CAP)
+    c = args[1].defining_op
+    c = c.attr("value") if c is not None and c.name == "constant" else None
+    if not isinstance(c, int) or c <= 0 or c & (c - 1):
+        return 1
+    if fn == "floordiv":
+        return 0 if a == 0 else a // c if a >= c else 1
+    if fn == "rem":
+        return 0 if a == 0 or a >= c else a
+    return 1
+
+
+def affine_pow2_divisor(e: AffineExpr, syms: list[int]) -> int:
+    """A power of two that the affine expression ``e`` (with no dimension atoms) is a
+    multiple of, given a divisor per symbol (``pow2_divisor``'s convention; 1 for a
+    ``floordiv`` or ``mod`` atom)."""
+    out = _lowbit(e.constant)
+    for atom, k in e.terms:
+        d = syms[atom[1]] if atom[0] == "s" else 1
+        if atom[0] == "d":
+            return 1
+        out = _join(out, 0 if d == 0 else min(d * _lowbit(k), _POW2_CAP))
+    return out

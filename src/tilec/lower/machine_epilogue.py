@@ -51,7 +51,7 @@ from .machine_bounds import guard_total_access
 from .machine_elementwise import scalar_region
 from .machine_pipeline import _Window, tma_guard, window_from
 from .schedule import layout_of
-from .staged_windows import store_chunks, store_window
+from .staged_windows import column_origin_aligned, store_chunks, store_window
 
 __all__ = ["TensorStores"]
 
@@ -132,8 +132,10 @@ class TensorStores:
             for c, parts in enumerate(chunks):
                 self._chunk(lay, part, parts, buf, win, c, rows, width)
 
-        g.branches(tma_guard(g, t.dtype, win.extents), staged, plain,
-                   {"guard": "the output array has a legal tensor map (tensor stores)"})
+        column = None if column_origin_aligned(got[0], t.dtype) else win.origin[-1]
+        g.branches(tma_guard(g, t.dtype, win.extents, column), staged, plain,
+                   {"guard": "the output array has a legal tensor map and the window's "
+                             "rows start 16-byte aligned (tensor stores)"})
         self.issued = True
 
     def _computed(self, m: ir.Operation) -> Callable[[int], ir.Value]:

@@ -62,7 +62,15 @@ from .machine import GroupLowering, Staged
 from .machine_copies import CopyRun, SyncCopy, copy_sync
 from .options import LoweringBug
 from .schedule import invariant_loads, layout_of, staged_loads
-from .staged_windows import TMA_COLS, async_eligible, nan_filled, plain_window, tma_eligible
+from .staged_windows import (
+    TMA_ALIGN,
+    TMA_COLS,
+    async_eligible,
+    column_origin_aligned,
+    nan_filled,
+    plain_window,
+    tma_eligible,
+)
 
 __all__ = ["Staging", "swizzled_map", "tma_guard", "tma_plan", "array_extents", "address_cone",
            "window_of"]
@@ -482,12 +490,18 @@ def _async_plan(g: GroupLowering, ld: ir.Operation, win: _Window
     return guard, interior, lambda: _edge_chunks(g, lay, v, esize, off, extents)
 
 
-def tma_guard(g: GroupLowering, dt: ir.ScalarType, extents: list[ir.Value]) -> ir.Value:
+def tma_guard(g: GroupLowering, dt: ir.ScalarType, extents: list[ir.Value],
+              column: ir.Value | None = None) -> ir.Value:
     """The in-kernel guard that an array of ``dt`` with ``extents`` has a legal tensor map:
     every extent positive and below 2^31, rows of whole 16-byte units (the launch builds
-    the map under the same rule)."""
+    the map under the same rule); with ``column``, also that a box whose innermost
+    coordinate is ``column`` starts on a ``TMA_ALIGN``-byte boundary (the GPU faults on
+    one that does not)."""
     c0 = g.index(0)
-    guard = g.arith("eq", g.arith("rem", extents[-1], g.index(16 // dt.bytes)), c0)
+    unit = g.index(TMA_ALIGN // dt.bytes)
+    guard = g.arith("eq", g.arith("rem", extents[-1], unit), c0)
+    if column is not None:
+        guard = g.arith("and", guard, g.arith("eq", g.arith("rem", column, unit), c0))
     for ext in extents:
         guard = g.arith("and", guard, g.arith("and", g.arith("gt", ext, c0),
                                               g.arith("lt", ext, g.index(2**31))))
@@ -505,10 +519,18 @@ def array_extents(g: GroupLowering, ld: ir.Operation) -> list[ir.Value]:
 def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool = True
              ) -> tuple[Any, Callable[[ir.Value, ir.Value], None], int]:
     """For a tensor-copy load: the in-kernel guard that its array has a legal tensor map
+    and that its box starts on a ``TMA_ALIGN``-byte boundary where that is not proved
     (``tma_guard``; None without ``with_guard``: the caller checked it), the issue of its
     boxes into a destination version with a barrier, and the bytes they deliver."""
     dt = ld.result.type.dtype
-    guard = tma_guard(g, dt, win.extents) if with_guard else None
+    view = plain_window(ld)
+    assert view is not None
+    column = None if column_origin_aligned(view[0], dt) else win.origin[-1]
+    if column is not None and not with_guard:
+        raise LoweringBug(f"internal: the tensor copies of the load at {ld.loc} are issued "
+                          "unguarded, but its column origin is not proved aligned (the "
+                          "schedule's ring rule)")
+    guard = tma_guard(g, dt, win.extents, column) if with_guard else None
     rows, cols = (int(e) for e in ld.result.type.shape)
     oob = {"oob": "nan"} if nan_filled(ld) else {}
     rows_at, cols_at = win.axes

@@ -18,7 +18,13 @@ from tilec.ir.dataflow import depends_on, invariant_in, matrix_uses, plain_trans
 from tilec.plan import GroupPlan, MatrixCandidate
 
 from .options import LoweringBug, LowerOptions
-from .staged_windows import tensor_store_blocker, tma_eligible
+from .staged_windows import (
+    TMA_ALIGN,
+    column_origin_aligned,
+    plain_window,
+    tensor_store_blocker,
+    tma_eligible,
+)
 
 if TYPE_CHECKING:
     from .schedule import GroupSchedule
@@ -246,6 +252,11 @@ def _ring_blocker(loop: ir.Operation, g: GroupSchedule,
             return f"the staged load at {ld.loc} feeds an instruction other than wgmma"
         if not tma_eligible(ld, g.layouts[ld.result]):
             return f"the staged load at {ld.loc} cannot be filled by tensor copies"
+        view = plain_window(ld)
+        if view is not None and not column_origin_aligned(view[0], ld.result.type.dtype):
+            return (f"the staged load at {ld.loc} may start its rows off a {TMA_ALIGN}-byte "
+                    "boundary (its column origin is not provably aligned), which a tensor "
+                    "copy cannot take")
     return None
 
 

@@ -15,9 +15,11 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir import dist_layout as L
-from tilec.ir.atoms import SWIZZLE_BYTES
+from tilec.ir.atoms import SWIZZLE_BYTES, TMA_ALIGN
+from tilec.ir.dataflow import affine_pow2_divisor, pow2_divisor
 
 __all__ = ["plain_window", "nan_filled", "matrix_axes", "async_eligible", "tma_eligible",
+           "TMA_ALIGN", "column_origin_aligned",
            "TMA_BOX", "TMA_COLS", "store_window", "store_chunks", "tensor_store_blocker"]
 
 
@@ -80,6 +82,19 @@ def tma_eligible(ld: ir.Operation, lay: L.DistLayout) -> bool:
         return False
     got = plain_window(ld)
     return got is not None and got[0].operand(0).type.rank <= 5
+
+
+def column_origin_aligned(view: ir.Operation, dtype: ir.ScalarType) -> bool:
+    """Whether the plain window ``view`` (``matrix_axes``: its columns are the array's last
+    axis) provably starts its rows at a multiple of ``TMA_ALIGN`` bytes in every execution:
+    the column origin's symbols are multiples of powers of two (``pow2_divisor``) that
+    make the whole origin one of ``TMA_ALIGN // dtype.bytes`` elements. Where this is
+    unknown, a tensor copy needs the same test at run time."""
+    m: ir.IndexMap = view.attr("map")
+    origin = m.results[-1] - ir.d(1)
+    syms = [pow2_divisor(x) for x in view.operands[1:]]
+    got = affine_pow2_divisor(origin, syms)
+    return got == 0 or got % max(1, TMA_ALIGN // dtype.bytes) == 0
 
 
 def matrix_axes(m: ir.IndexMap) -> list[int] | None:

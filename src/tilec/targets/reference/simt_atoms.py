@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 import tilec.ir as ir
-from tilec.ir.atoms import MMA_ATOMS, WGMMA_ATOMS, FragmentLayout, MmaAtom, WgmmaAtom
+from tilec.ir.atoms import MMA_ATOMS, TMA_ALIGN, WGMMA_ATOMS, FragmentLayout, MmaAtom, WgmmaAtom
 from tilec.targets import numerics as nx
 
 from .errors import SimulationError, describe_op
@@ -656,7 +656,17 @@ def tensor_copy_args(ctx: AtomContext, op: ir.Operation, shared: Any, array: Any
     picked = tuple(np.asarray(c).reshape(ctx.lanes, n)[lanes] for c in scoords)
     flat = np.ravel_multi_index(picked, st.array.shape) if st.array.ndim \
         else np.zeros((lanes.size, n), np.int64)
-    return lanes, flat, [_per_lane(c, ctx.lanes) for c in coords]
+    per_lane = [_per_lane(c, ctx.lanes) for c in coords]
+    size = array.storage.array.dtype.itemsize
+    off = np.asarray(per_lane[-1])[lanes] * size % TMA_ALIGN
+    if off.any():
+        t = int(lanes[np.flatnonzero(off)[0]])
+        col = int(np.asarray(per_lane[-1])[t])
+        raise SimulationError(f"{cid} on {array.storage.name}: thread {t}'s box starts at "
+                              f"innermost coordinate {col} ({col * size} bytes), not a "
+                              f"multiple of {TMA_ALIGN} bytes; the GPU faults (an illegal "
+                              "instruction) on such a copy", "unsupported", [op])
+    return lanes, flat, per_lane
 
 
 @atom_impl("tma.load")
