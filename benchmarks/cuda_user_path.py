@@ -8,9 +8,9 @@ default plan, in one process.
    with the default plan and with ``--old`` (default: the plan before the default
    producer warpgroup, persistent grid and fused epilogues: ``warp_specialized=False,
    persistent=0, fuse_matrix_epilogues=False``) at the same tiles and thread count.
-2. ``lib.gemm_bias_act`` with ``ACT="gelu"`` (bf16 inputs, f32 bias and output) against an
-   autotuned Triton kernel that fuses the bias and GELU the same way (written here, public
-   Triton API) and against torch unfused.
+2. ``lib.gemm_bias_act`` with ``ACT="gelu"`` (bf16 inputs, f32 bias; an f32 and a bf16
+   output) against an autotuned Triton kernel that fuses the bias and GELU the same way
+   (written here, public Triton API; it stores C's type) and against torch unfused.
 3. ``lib.linear`` (``A @ W.T``, a K-major weight) against ``torch.nn.functional.linear``,
    bf16 in and out, at the same shapes.
 
@@ -166,7 +166,7 @@ def linears(rec: Recorder, shapes: list[str]) -> bool:
     return bad
 
 
-def gelu(rec: Recorder, old: dict) -> bool:
+def gelu(rec: Recorder, old: dict, outs: tuple[str, ...] = ("float32", "bfloat16")) -> bool:
     import torch
 
     import tilec as tc
@@ -177,26 +177,33 @@ def gelu(rec: Recorder, old: dict) -> bool:
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
     bias = torch.randn(n, device="cuda", dtype=torch.float32, generator=gen)
-    c = torch.empty(m, n, device="cuda", dtype=torch.float32)
-    want = torch.nn.functional.gelu(a.float() @ b.float() + bias)
+    exact = torch.nn.functional.gelu(a.float() @ b.float() + bias)
     tri = _triton_gemm_gelu()
-    tri_ms, tri_err, _ = _checked(lambda: tri(a, b, bias, c), c, want, float("inf"))
-    unfused_ms = bench_ms(lambda: torch.nn.functional.gelu(torch.matmul(a, b).float() + bias))
-    kern = tc.compile(gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu")
-    tiles = dict(kern.selection.values)
     bad = False
-    arms = [("default", kern), ("old default", tc.compile(
-        gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
-        variant={**kern.selection.variant, **old}, **tiles))]
-    for name, kn in arms:
-        ms, err, ok = _checked(lambda f=kn: f(a, b, bias, c), c, want, 1e-3)
-        bad |= not ok
-        for peer, peer_ms in (("triton fused", tri_ms), ("torch unfused", unfused_ms)):
-            rec.add(f"lib.gemm_bias_act gelu {name}", (m, n, k), "bf16", ms, peer, peer_ms,
-                    out_dtype="float32", tuned=False, config=str(kern.selection), plan=name,
-                    rel_error=err, peer_rel_error=tri_err if peer == "triton fused" else None,
-                    resources=str(kn.executable().resources),
-                    note=f"{name} {tiles} rel {err:.1e}{'' if ok else ' MISMATCH'}")
+    for out in outs:  # an f32 output, and the bf16 one a bf16 model writes (C's type)
+        dt = getattr(torch, out)
+        c = torch.empty(m, n, device="cuda", dtype=dt)
+        want = exact.to(dt).float()
+        tol = 1e-3 if dt == torch.float32 else 1e-2
+        tri_ms, tri_err, _ = _checked(lambda c=c: tri(a, b, bias, c), c, want, float("inf"))
+        unfused_ms = bench_ms(
+            lambda dt=dt: torch.nn.functional.gelu(torch.matmul(a, b).float() + bias).to(dt))
+        kern = tc.compile(gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu")
+        tiles = dict(kern.selection.values)
+        arms = [("default", kern), ("old default", tc.compile(
+            gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
+            variant={**kern.selection.variant, **old}, **tiles))]
+        for name, kn in arms:
+            ms, err, ok = _checked(lambda f=kn, c=c: f(a, b, bias, c), c, want, tol)
+            bad |= not ok
+            for peer, peer_ms in (("triton fused", tri_ms), ("torch unfused", unfused_ms)):
+                rec.add(f"lib.gemm_bias_act gelu {name}", (m, n, k), "bf16", ms, peer,
+                        peer_ms, out_dtype=out, tuned=False, config=str(kern.selection),
+                        plan=name, rel_error=err,
+                        peer_rel_error=tri_err if peer == "triton fused" else None,
+                        resources=str(kn.executable().resources),
+                        note=f"{name} {out} out {tiles} rel {err:.1e}"
+                             f"{'' if ok else ' MISMATCH'}")
     return bad
 
 
