@@ -32,16 +32,15 @@ from .dtypes import (
 )
 from .errors import TileSyntaxError
 from .jit import (
-    ArraySpec,
     Compiled,
     DeviceFunction,
     Kernel,
-    array,
     compile,
     func,
     interpret,
     kernel,
 )
+from .signature import ArraySpec, array
 from .tunables import Resolution, Tunable, tunable
 
 globals().update(SURFACE)

@@ -18,7 +18,8 @@ from . import warm
 from .dtypes import dtype_from_numpy, numpy_dtype
 
 if TYPE_CHECKING:
-    from .jit import Kernel, _ArgSpec
+    from .jit import Kernel
+    from .signature import _ArgSpec
     from .tunables import Resolution
 
 __all__ = ["Compiled"]

@@ -15,11 +15,12 @@ coordinates, loop counters and what is computed from them) are recomputed
 by every thread. ``GroupLowering`` holds what one group's lowering shares:
 the value environment, register conversions (a register renaming when each
 thread already holds what it needs, else a repartition through shared
-memory), per-thread views of memory, the shared-memory allocator and the
-barrier tracker. The per-family rules live in ``machine_elementwise``,
-``machine_memory``, ``machine_reduce`` and ``machine_matrix`` and register
-themselves in ``RULES``; ``machine_divisions`` guards integer divisions and
-``machine_bounds`` reads whose runtime start may leave their tile.
+memory), per-thread views of memory, the shared-memory allocator
+(``machine_allocator``) and the barrier tracker. The per-family rules live in
+``machine_elementwise``, ``machine_memory``, ``machine_reduce`` and
+``machine_matrix`` and register themselves in ``RULES``; ``machine_divisions``
+guards integer divisions and ``machine_bounds`` reads whose runtime start may
+leave their tile.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
 from tilec.ir.allocation import shared_layout
-from tilec.ir.atoms import WGMMA_ATOMS, swizzle_slack
+from tilec.ir.atoms import WGMMA_ATOMS
 
+from .machine_allocator import SharedAllocator
 from .machine_sync import BarrierTracker, weaken_independent_fences
 from .options import LoweringBug, LoweringError, LowerOptions
 from .schedule import layout_of, use_layout
@@ -112,113 +114,6 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
         return fn
 
     return deco
-
-
-# ------------------------------------------------------------------------ shared memory
-
-
-@dataclass
-class _Alloc:
-    placeholder: ir.Operation
-    shape: tuple[int, ...]
-    dtype: ir.ScalarType
-    role: str
-    size: int = 0
-    versions: int = 1
-    swizzle: int = 0
-
-
-class SharedAllocator:
-    """The group's shared memory: dedicated buffers and one reusable scratch pool per type.
-
-    Allocations are created as placeholders in the grid body while the SIMT region is
-    lowered, then sized (the pool grows to its largest use) by ``finish``.
-    """
-
-    def __init__(self, at: ir.Builder) -> None:
-        self.at = at
-        """Builder positioned in the grid body, before the SIMT region."""
-        self.allocs: list[_Alloc] = []
-        self.pools: dict[str, _Alloc] = {}
-        self.offered: list[_Alloc] = []
-        """Buffers of an earlier exclusive alternative that ``buffer`` may hand out again
-        (``alternatives``)."""
-
-    def buffer(self, shape: Sequence[int], dtype: ir.ScalarType, role: str,
-               versions: int = 1, swizzle: int = 0) -> ir.Value:
-        """A dedicated buffer of ``shape`` (with a leading version axis when ``versions > 1``).
-
-        ``swizzle = 128``: the buffer starts on a 1024-byte boundary and its logical byte
-        offset ``x`` is stored at ``x ^ (((x >> 7) & 7) << 4)`` (``tilec.ir.atoms.
-        SWIZZLE_BYTES``); every access of every backend goes through that permutation."""
-        full = ((versions,) if versions > 1 else ()) + tuple(int(e) for e in shape)
-        for a in self.offered:
-            if (a.shape, a.dtype, a.role, a.versions, a.swizzle) == \
-                    (full, dtype, role, versions, swizzle):
-                self.offered.remove(a)
-                return a.placeholder.result
-        attrs = {"swizzle": swizzle} if swizzle else {}
-        op = self.at.create("memory", [], [ir.MemoryType(full, dtype, "shared")], attrs,
-                            result_names=[role.replace(" ", "_")])
-        a = _Alloc(op, full, dtype, role, math.prod(full), versions, swizzle)
-        self.allocs.append(a)
-        return op.result
-
-    def pool(self, dtype: ir.ScalarType, elements: int) -> ir.Value:
-        """The flat scratch pool of ``dtype``, grown to at least ``elements``."""
-        a = self.pools.get(dtype.name)
-        if a is None:
-            op = self.at.create("memory", [], [ir.MemoryType((1,), dtype, "shared")],
-                                result_names=[f"scratch_{dtype.name}"])
-            a = _Alloc(op, (1,), dtype, "scratch")
-            self.pools[dtype.name] = a
-            self.allocs.append(a)
-        a.size = max(a.size, elements)
-        return a.placeholder.result
-
-    def alternatives(self, *bodies: Callable[[], None]) -> list[Callable[[], None]]:
-        """``bodies`` wrapped to run as exclusive alternatives (the arms of one ``if``, each
-        lowered once, of which a group runs one): each arm is offered the buffers that the
-        arms lowered before it allocated, and takes one whose shape, type, role, versions and
-        swizzle match instead of a new one. Only for arms whose buffers are dead after the
-        ``if`` (the consumers' two unswitched copies of the same operations)."""
-        earlier: list[_Alloc] = []
-
-        def arm(body: Callable[[], None]) -> Callable[[], None]:
-            def run() -> None:
-                outer, self.offered = self.offered, list(earlier)
-                start = len(self.allocs)
-                try:
-                    body()
-                finally:
-                    earlier.extend(a for a in self.allocs[start:] if a.role != "scratch")
-                    self.offered = outer
-            return run
-        return [arm(b) for b in bodies]
-
-    @property
-    def bytes(self) -> int:
-        """Total shared bytes of the group."""
-        total = sum(a.size * a.dtype.bytes for a in self.allocs)
-        return total + swizzle_slack(sum(1 for a in self.allocs if a.swizzle))
-
-    def finish(self) -> None:
-        """Give the pools their final sizes (their users keep working: only the type grows)."""
-        for a in self.pools.values():
-            old = a.placeholder
-            new = ir.Operation("memory", [], [ir.MemoryType((max(1, a.size),), a.dtype,
-                                                            "shared")],
-                               {"role": "scratch"}, loc=old.loc,
-                               result_names=[old.result.name_hint])
-            old.parent.insert_op(new, old)
-            for use in list(old.result.uses):
-                use.owner.set_operand(use.index, new.result)
-            old.erase()
-            a.placeholder = new
-        for a in self.allocs:
-            a.placeholder.attributes.setdefault("role", a.role)
-            if a.versions > 1:
-                a.placeholder.attributes["versions"] = a.versions
 
 
 # -------------------------------------------------------------------- group lowering

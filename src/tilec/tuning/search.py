@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.frontend.jit import ArraySpec, Kernel, _as_kernel
+from tilec.frontend.jit import Kernel, _as_kernel
+from tilec.frontend.signature import ArraySpec
 from tilec.frontend.tunables import defaults, shape_bucket
 from tilec.support import OFF, Task, progress
 

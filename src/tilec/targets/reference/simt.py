@@ -11,7 +11,7 @@ allocates per-group shared memory and holds one lane-level ``parallel`` of
   early); a grid with ``cluster = n`` runs the ``n`` groups of each cluster together,
   as co-routines (``simt_cluster``); every ``memory`` of space ``shared`` is a fresh,
   NaN-poisoned array per group; two instances writing one global element is reported
-  (``simt_memory.ProgramWrites``);
+  (``simt_races.ProgramWrites``);
 * the lane-level body for all ``T`` threads at once: every per-thread value
   carries a leading thread axis (``tile<Lxdt>`` is an array ``(T, L)``, a
   scalar an array ``(T,)``); values defined outside the body are broadcast.
@@ -20,8 +20,8 @@ Control flow inside the body: ``if`` on a per-thread condition runs both
 regions under thread masks and merges the results with ``np.where`` (nested
 masks compose); ``serial``/``pipeline`` bounds must agree across the active
 threads (else a divergence error); inactive threads make no memory accesses
-and execute no atoms. ``atom.call`` goes to ``simt_atoms``; memory accesses,
-the race detector and the cp.async model are in ``simt_memory``.
+and execute no atoms. ``atom.call`` goes to ``simt_atoms``; memory accesses
+and the cp.async model are in ``simt_memory``, the race detectors in ``simt_races``.
 
 Errors: ``SimulationError`` (race, out_of_range, divergence, unsupported, hang:
 ``errors.KINDS``) names the offending operations with their locations; runtime errors of the
@@ -58,11 +58,9 @@ from .simt_cluster import Member, run_clusters
 from .simt_mbarrier import Mbarriers
 from .simt_memory import (
     AsyncCopies,
-    GridClock,
     GroupClock,
     LaneGuard,
     LaneView,
-    ProgramWrites,
     Storage,
     atomic_update,
     gather,
@@ -70,6 +68,7 @@ from .simt_memory import (
     lane_coords,
     scatter,
 )
+from .simt_races import GridClock, ProgramWrites
 from .simt_roles import Registers, run_roles
 from .simt_split import SplitWorkspace
 from .simt_wgmma import InFlightGroups
