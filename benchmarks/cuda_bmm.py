@@ -1,6 +1,7 @@
 """Batched GEMM on the GPU: ``lib.batched_matmul`` against ``torch.bmm`` (cuBLAS).
 
-``C[b] = A[b] @ B[b]`` for bf16 operands with f32 accumulation and an f32 result, at
+``C[b] = A[b] @ B[b]`` for bf16 operands with f32 accumulation and a bf16 result (``--out
+f32``: an f32 one; torch.bmm writes bf16), at
 ``--batch`` x ``--size``^3 (default 32 x 1024^3). Each tile configuration in ``TILES`` is
 compiled, checked against torch (output poisoned with NaN first) and timed with
 ``do_bench`` medians (``cuda_gemm.best_tilec``); the best is compared with ``torch.bmm`` of
@@ -40,6 +41,8 @@ def main() -> int:
     p.add_argument("--variant", default=None,
                    help='a plan variant as JSON, e.g. \'{"warp_specialized": true}\'')
     p.add_argument("--tiles", default=None, help="BMxBNxBK, comma-separated (default: TILES)")
+    p.add_argument("--out", choices=("bf16", "f32"), default="bf16",
+                   help="C's type (default bf16, what torch.bmm writes for bf16 operands)")
     args = p.parse_args()
     variant = json.loads(args.variant) if args.variant else None
     tiles = TILES if args.tiles is None else \
@@ -48,15 +51,16 @@ def main() -> int:
     gen = torch.Generator(device="cuda").manual_seed(nb + n)
     a = torch.randn(nb, n, n, device="cuda", dtype=torch.bfloat16, generator=gen)
     b = torch.randn(nb, n, n, device="cuda", dtype=torch.bfloat16, generator=gen)
-    c = torch.full((nb, n, n), float("nan"), device="cuda", dtype=torch.float32)
-    want = torch.bmm(a.float(), b.float())
+    odt = {"bf16": torch.bfloat16, "f32": torch.float32}[args.out]
+    c = torch.full((nb, n, n), float("nan"), device="cuda", dtype=odt)
+    want = torch.bmm(a.float(), b.float()).to(odt)
     rec = Recorder("cuda_bmm")
     best_ms, note, per = best_tilec(batched_matmul, a, b, c, want, TOL, tiles, variant)
     torch_ms = bench_ms(lambda: torch.bmm(a, b))
     print(f"  torch.bmm: {torch_ms:.4f} ms", flush=True)
     flops = 2 * nb * n * n * n
     rec.add("batched_matmul", (nb, n, n, n), "bf16", best_ms, "torch.bmm", torch_ms, note=note,
-            configs=per, variant=variant,
+            configs=per, variant=variant, out_dtype=args.out,
             tflops_tilec=flops / best_ms / 1e9 if best_ms else None)
     rec.write()
     return 0

@@ -3,8 +3,9 @@ variant (the model's tiles and the default plan), against torch, Triton and the 
 default plan, in one process.
 
 1. ``lib.matmul`` at the Hopper issue's shapes, bf16/f16 inputs with an output of the
-   inputs' dtype (as torch's) and with an f32 output, and f32 inputs computed exactly
-   (``torch.backends.cuda.matmul.allow_tf32 = False`` for the peer). Each call is timed
+   inputs' dtype (as torch's) and with an f32 output, f32 inputs computed exactly
+   (``torch.backends.cuda.matmul.allow_tf32 = False`` for the peer) and with
+   ``PRECISION="tf32"`` (TF32 allowed for the peer). Each call is timed
    with the default plan and with ``--old`` (default: the plan before the default
    producer warpgroup, persistent grid and fused epilogues: ``warp_specialized=False,
    persistent=0, fuse_matrix_epilogues=False``) at the same tiles and thread count.
@@ -105,11 +106,15 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
 
     bad = False
     cases = [(s, dt, out) for s in shapes for dt, out in (("bf16", "same"), ("bf16", "f32"))]
-    cases += [("4096x4096x4096", "f16", "same"), ("4096x4096x4096", "f32", "f32")]
-    torch.backends.cuda.matmul.allow_tf32 = False  # the exact f32 peer
+    cases += [("4096x4096x4096", "f16", "same"), ("4096x4096x4096", "f32", "f32"),
+              ("4096x4096x4096", "tf32", "f32")]
     for shape, dt, out in cases:
+        # the exact f32 peer computes in f32; the tf32 one is allowed TF32 (as tilec's
+        # PRECISION="tf32")
+        torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
         m, n, k = map(int, shape.split("x"))
-        tdt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[dt]
+        tdt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+               "tf32": torch.float32}[dt]
         odt = tdt if out == "same" else torch.float32
         gen = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=tdt, generator=gen)
@@ -118,18 +123,23 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
         exact = dt == "f32"
         want = (a.double() @ b.double()) if exact else a.float() @ b.float()
         torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
-        tol = 1e-5 if exact else (1e-2 if odt != torch.float32 else 1e-4)
-        kern = tc.compile(matmul, a, b, c, target="cuda")
+        tol = 1e-5 if exact else 5e-3 if dt == "tf32" else \
+            (1e-2 if odt != torch.float32 else 1e-4)
+        prec = {"PRECISION": "tf32"} if dt == "tf32" else {}
+        if dt == "tf32":
+            want = a.double() @ b.double()
+        kern = tc.compile(matmul, a, b, c, target="cuda", **prec)
         tiles = dict(kern.selection.values)
         arms = [("default", kern)]
         try:
             arms.append(("old default", tc.compile(
-                matmul, a, b, c, target="cuda", **tiles,
+                matmul, a, b, c, target="cuda", **tiles, **prec,
                 variant={**kern.selection.variant, **old})))  # the priced thread count too
         except Exception as e:  # noqa: BLE001 - recorded
             print(f"old default at {tiles}: {type(e).__name__}: {e}")
         for name, kn in arms:
-            ms, err, ok = _checked(lambda f=kn, x=a, y=b, z=c: f(x, y, z), c, want, tol, exact)
+            ms, err, ok = _checked(lambda f=kn, x=a, y=b, z=c: f(x, y, z), c, want, tol,
+                                   exact or dt == "tf32")
             bad |= not ok
             rec.add(f"lib.matmul {name}", (m, n, k), dt, ms, "torch.matmul", torch_ms,
                     out_dtype=str(odt).replace("torch.", ""), tuned=False,
