@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_tma_alignment import _inputs, misaligned, shifted, store_shifted
+from test_tma_alignment import _inputs, constant_origins, runtime_origin
 
 import tilec as tc
 from paths import on_device, reference_run, to_host
@@ -23,17 +23,17 @@ pytestmark = pytest.mark.usefixtures("torch_cuda")
 
 
 @pytest.mark.parametrize("variant", [None, {"warp_specialized": True}], ids=["default", "ws"])
-@pytest.mark.parametrize("kernel,scalars", [
-    (misaligned, ()), (shifted, (8,)), (shifted, (3,)), (store_shifted, (4,)),
-    (store_shifted, (1,)),
+@pytest.mark.parametrize("kernel,scalars,constexprs", [
+    (constant_origins, (), {}), (runtime_origin, (8,), {}), (runtime_origin, (3,), {}),
+    (runtime_origin, (4,), {"LOAD": 0}), (runtime_origin, (1,), {"LOAD": 0}),
 ], ids=["misaligned", "shift8", "shift3", "store4", "store1"])
-def test_matches_the_reference(torch_cuda: Any, kernel: Any, scalars: tuple,
+def test_matches_the_reference(torch_cuda: Any, kernel: Any, scalars: tuple, constexprs: dict,
                                variant: dict | None) -> None:
     args = [*_inputs(), *scalars]
-    _, want = reference_run(kernel, *args, written=2)
+    _, want = reference_run(kernel, *args, written=2, **constexprs)
     dev = on_device(torch_cuda, args, out=2)
     extra = {} if variant is None else {"variant": variant}
-    c = tc.compile(kernel, *dev, target="cuda:sm_90", **extra)
+    c = tc.compile(kernel, *dev, target="cuda:sm_90", **extra, **constexprs)
     c(*dev)
     torch_cuda.cuda.synchronize()
     got = to_host(torch_cuda, dev[2])

@@ -18,23 +18,29 @@ from tilec.targets.reference.errors import SimulationError
 
 
 @tc.kernel
-def misaligned(A, B, C):
+def constant_origins(A, B, C, CA: tc.constexpr = -63, CB: tc.constexpr = 5):
+    """Column origins ``k * 64 + CA`` (A) and ``CB`` (B): misaligned by default (a fuzzed
+    program's ``k * 64 - 63``)."""
     for p in tc.parallel(2):
         acc = tc.zeros((128, 64), tc.float32)
         for k in tc.serial(2):
-            acc = tc.mma(A.tile((p * 128, k * 64 - 63), (128, 64), fill=0.0),
-                         B.tile((k * 64, 5), (64, 64), fill=0.0), acc)
+            acc = tc.mma(A.tile((p * 128, k * 64 + CA), (128, 64), fill=0.0),
+                         B.tile((k * 64, CB), (64, 64), fill=0.0), acc)
         C.tile((p * 128, 0), (128, 64)).store(acc)
 
 
 @tc.kernel
-def shifted(A, B, C, off):
+def runtime_origin(A, B, C, off, LOAD: tc.constexpr = 1):
+    """The output at column ``off`` (a run-time value), and A's window too when ``LOAD``."""
     for p in tc.parallel(2):
         acc = tc.zeros((128, 64), tc.float32)
         for k in tc.serial(2):
-            acc = tc.mma(A.tile((p * 128, k * 64 + off), (128, 64), fill=0.0),
+            acc = tc.mma(A.tile((p * 128, k * 64 + off * LOAD), (128, 64), fill=0.0),
                          B.tile((k * 64, 0), (64, 64), fill=0.0), acc)
         C.tile((p * 128, off), (128, 64)).store(acc)
+
+
+ALIGNED = {"CA": 8, "CB": 16}
 
 
 def _inputs(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,24 +50,25 @@ def _inputs(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return A, B, np.full((256, 80), np.nan, np.float32)
 
 
-def _check(kernel, *scalars, target: str = "cuda:sm_90", variant: dict | None = None) -> None:
+def _check(kernel, *scalars, target: str = "cuda:sm_90", variant: dict | None = None,
+           **constexprs) -> None:
     A, B, C = _inputs()
     ref = C.copy()
-    tc.interpret(kernel, A, B, ref, *scalars)
+    tc.interpret(kernel, A, B, ref, *scalars, **constexprs)
     kw = {"variant": variant} if variant else {}
-    tc.simulate(kernel, A, B, C, *scalars, target=target, **kw)
+    tc.simulate(kernel, A, B, C, *scalars, target=target, **kw, **constexprs)
     np.testing.assert_allclose(C, ref, rtol=1e-5, atol=1e-4, equal_nan=True)
 
 
-def _notes(kernel, *scalars, variant: dict | None = None) -> list[str]:
+def _notes(kernel, *scalars, variant: dict | None = None, **constexprs) -> list[str]:
     A, B, C = _inputs()
     kw = {"variant": variant} if variant else {}
-    c = tc.compile(kernel, A, B, C, *scalars, target="cuda:sm_90", **kw)
+    c = tc.compile(kernel, A, B, C, *scalars, target="cuda:sm_90", **kw, **constexprs)
     return [n for g in c.compilation("schedule").groups for n in g.notes]
 
 
 def test_misaligned_ring_is_refused_with_its_reason():
-    notes = _notes(misaligned)
+    notes = _notes(constant_origins)
     assert any("16-byte boundary" in n and "column origin is not provably aligned" in n
                for n in notes), notes
     assert not any("released through mbarriers" in n for n in notes), notes
@@ -69,56 +76,36 @@ def test_misaligned_ring_is_refused_with_its_reason():
 
 @pytest.mark.parametrize("variant", [None, {"warp_specialized": True}])
 def test_misaligned_windows_simulate_exactly(variant):
-    _check(misaligned, variant=variant)
+    _check(constant_origins, variant=variant)
 
 
 @pytest.mark.parametrize("off", [8, 3, 0])
 def test_runtime_column_origin_is_guarded(off):
     # off = 8 is aligned (tensor copies and stores may run), 3 is not (the run-time guard
     # falls back); the simulator faults any misaligned tensor copy that slips through
-    _check(shifted, off)
-    _check(shifted, off, variant={"warp_specialized": True})
+    _check(runtime_origin, off)
+    _check(runtime_origin, off, variant={"warp_specialized": True})
 
 
 def test_runtime_offset_refuses_the_ring():
     # a runtime offset cannot be proved aligned: the ring is refused, the copies guarded
-    notes = _notes(shifted, 8)
+    notes = _notes(runtime_origin, 8)
     assert any("16-byte boundary" in n for n in notes), notes
-
-
-@tc.kernel
-def aligned(A, B, C):
-    for p in tc.parallel(2):
-        acc = tc.zeros((128, 64), tc.float32)
-        for k in tc.serial(2):
-            acc = tc.mma(A.tile((p * 128, k * 64 + 8), (128, 64), fill=0.0),
-                         B.tile((k * 64, 16), (64, 64), fill=0.0), acc)
-        C.tile((p * 128, 0), (128, 64)).store(acc)
-
-
-@tc.kernel
-def store_shifted(A, B, C, off):
-    for p in tc.parallel(2):
-        acc = tc.zeros((128, 64), tc.float32)
-        for k in tc.serial(2):
-            acc = tc.mma(A.tile((p * 128, k * 64), (128, 64), fill=0.0),
-                         B.tile((k * 64, 0), (64, 64), fill=0.0), acc)
-        C.tile((p * 128, off), (128, 64)).store(acc)
 
 
 @pytest.mark.parametrize("off", [4, 1])
 def test_tensor_store_column_is_guarded(off):
     # f32 tensor stores need a multiple of 4 columns: 1 falls back to plain stores
-    notes = _notes(store_shifted, off)
+    notes = _notes(runtime_origin, off, LOAD=0)
     assert any("tensor stores" in n for n in notes), notes
-    _check(store_shifted, off)
+    _check(runtime_origin, off, LOAD=0)
 
 
 def test_proved_origins_keep_the_ring():
-    notes = _notes(aligned)
+    notes = _notes(constant_origins, **ALIGNED)
     assert any("released through mbarriers" in n for n in notes), notes
     assert not any("16-byte boundary" in n for n in notes), notes
-    _check(aligned)
+    _check(constant_origins, **ALIGNED)
 
 
 def test_simulator_faults_an_unproved_tensor_copy(monkeypatch):
@@ -128,11 +115,11 @@ def test_simulator_faults_an_unproved_tensor_copy(monkeypatch):
     import tilec.lower.schedule_staging as ss
     from tilec.frontend.jit import _as_kernel
 
-    k = _as_kernel(misaligned)
+    k = _as_kernel(constant_origins)
     monkeypatch.setattr(k, "_compiled", {})  # compile afresh, keep the result nowhere
     monkeypatch.setattr(k, "_fast", {})
     monkeypatch.setenv("TILEC_WARM_START", "0")
     monkeypatch.setattr(ss, "column_origin_aligned", lambda *a: True)
     monkeypatch.setattr(mp, "column_origin_aligned", lambda *a: True)
     with pytest.raises(SimulationError, match="not a multiple of 16 bytes"):
-        _check(misaligned)
+        _check(constant_origins)
