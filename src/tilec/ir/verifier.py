@@ -49,7 +49,8 @@ from .core import Block, BlockArgument, IList, Operation, OpResult, Region, Use,
 from .diagnostics import VerificationError
 from .dominance import DominanceInfo
 from .module import Function, Module
-from .ops import OPS, OpVerifyError, check_signature
+from .opdef import OPS, OpVerifyError
+from .ops import check_signature
 from .printer import Printer, print_op
 from .types import index
 
