@@ -51,7 +51,8 @@ from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 from . import simt_indexed, simt_mpp, simt_simdgroup  # noqa: F401  (registers its atoms)
 from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
-from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
+from .interpreter import Interpreter, InterpretError, poison_value, reduce_contributions
+from .memref import MemRef
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
 from .simt_bulk import BulkStores
 from .simt_cluster import Member, run_clusters
