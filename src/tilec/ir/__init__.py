@@ -37,17 +37,8 @@ from .liveness import Liveness
 from .location import UNKNOWN, Location, caret_snippet
 from .module import Function, Module
 from .numbering import op_number
-from .ops import (
-    ARITH_FNS,
-    ATOMIC_KINDS,
-    EXCHANGE_KINDS,
-    OPS,
-    AttrDef,
-    OpDef,
-    OpVerifyError,
-    arith_result_type,
-    lookup_op,
-)
+from .opdef import OPS, AttrDef, OpDef, OpVerifyError, lookup_op
+from .ops import ARITH_FNS, ATOMIC_KINDS, EXCHANGE_KINDS, arith_result_type
 from .parser import parse
 from .passes import Pass, PassManager, PassResult
 from .printer import Printer, format_attr, print_function, print_module, print_op

@@ -27,7 +27,7 @@ from .types import Type
 
 if TYPE_CHECKING:
     from .module import Function
-    from .ops import OpDef
+    from .opdef import OpDef
 
 __all__ = ["Value", "OpResult", "BlockArgument", "Use", "Operation", "Block", "Region",
            "IRError", "IList"]
@@ -369,7 +369,7 @@ class Operation:
                  result_types: Sequence[Type] = (), attributes: dict[str, Any] | None = None,
                  regions: Sequence[Region] = (), successors: Sequence[Block] = (),
                  loc: Location = UNKNOWN, result_names: Sequence[str | None] | None = None):
-        from .ops import lookup_op  # the registry imports core; resolve lazily
+        from .ops import lookup_op  # the inventory imports core; resolve lazily
 
         self.name = name
         self.opdef = lookup_op(name)

@@ -42,7 +42,7 @@ from .dist_layout import DistLayout
 from .layout import IndexMap, LayoutError
 from .location import UNKNOWN, Location
 from .module import Function, Module
-from .ops import OPS
+from .opdef import OPS
 from .types import SCALARS, MemoryType, TileType, TupleType, Type, token
 
 __all__ = ["parse"]

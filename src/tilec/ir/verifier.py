@@ -49,9 +49,11 @@ from .core import Block, BlockArgument, IList, Operation, OpResult, Region, Use,
 from .diagnostics import VerificationError
 from .dominance import DominanceInfo
 from .module import Function, Module
-from .ops import OPS, OpVerifyError, check_signature
-from .printer import Printer, print_op
+from .opdef import OPS, OpVerifyError
+from .ops import check_signature
+from .printer import Printer
 from .types import index
+from .verifier_render import to_error
 
 __all__ = ["verify", "CANDIDATE_INVARIANTS", "LATER_FORM_INVARIANTS", "FORMS", "FORM_CHECKS",
            "Check"]
@@ -104,9 +106,6 @@ _FAMILY_FORMS: dict[str, tuple[str, ...]] = {
     "effect": FORMS, "machine": ("machine",),
 }
 """Forms in which each op family is legal. A new family must be added here to verify at all."""
-
-_CONTEXT_LINES = 3
-"""Printed lines kept before and after the offending operation."""
 
 # --------------------------------------------------------------------------- records
 
@@ -275,58 +274,6 @@ class _Context:
         if isinstance(v, BlockArgument):
             return f"argument {v.index} of block #{v.owner.id}"
         return repr(v)
-
-
-# ------------------------------------------------------------------------- rendering
-
-
-def _op_head(op: Operation) -> str:
-    """The op's first printed line, printed alone (its regions are not walked: they may loop)."""
-    if op.regions:
-        return f"{op.name}#{op.id} (with {len(op.regions)} region(s))"
-    try:
-        return print_op(op)
-    except Exception:
-        return f"{op.name}#{op.id}"
-
-
-def _render(ctx: _Context, issue: _Issue) -> str:
-    """The function around the issue's operation, with that operation's first line underlined."""
-    op = issue.op
-    fn = issue.function or (ctx.fn_of.get(op) if op is not None else None)
-    p = ctx.printer(fn) if fn is not None else None
-    target: int | None = None
-    if p is not None:
-        target = p.op_lines.get(op.id) if op is not None else 0
-    if fn is None or p is None or target is None:
-        if op is None and fn is None:
-            return ""
-        head = _op_head(op) if op is not None else f"func @{fn.name}"  # type: ignore[union-attr]
-        return f"  {head}\n  {'^' * len(head)}"
-    lines = p.lines
-    lo = max(0, target - _CONTEXT_LINES)
-    hi = min(len(lines), target + _CONTEXT_LINES + 1)
-    width = len(str(hi))
-    out = [f"{' ' * width}--> @{fn.name}"]
-    if lo > 0:
-        out.append(f"{' ' * width} | ...")
-    for i in range(lo, hi):
-        out.append(f"{i + 1:>{width}} | {lines[i]}")
-        if i == target:
-            text = lines[i].rstrip()
-            indent = len(text) - len(text.lstrip())
-            out.append(f"{' ' * width} | {' ' * indent}{'^' * (len(text) - indent)}")
-    if hi < len(lines):
-        out.append(f"{' ' * width} | ...")
-    return "\n".join(out)
-
-
-def _to_error(ctx: _Context, issue: _Issue) -> VerificationError:
-    try:
-        context = _render(ctx, issue)
-    except Exception:
-        context = ""
-    return VerificationError(issue.message, issue.invariant, issue.op, context)
 
 
 # ---------------------------------------------------------------------- check helpers
@@ -790,7 +737,7 @@ def verify(ir: Module | Function, form: str = "candidate", *,
         if collect:
             return [err]
         raise err from None
-    errors = [_to_error(ctx, i) for i in ctx.issues]
+    errors = [to_error(ctx, i) for i in ctx.issues]
     if errors and not collect:
         raise errors[0] from None
     return errors

@@ -33,7 +33,8 @@ from .atoms import SWIZZLE_ALIGN
 from .core import Operation
 from .dist_layout import DistLayout
 from .layout_reduce import in_place_reduction
-from .ops import OPS, AttrDef, OpVerifyError, check_signature
+from .opdef import OPS, AttrDef, OpVerifyError
+from .ops import check_signature
 from .traversal import check_traversal, parse_traversal
 from .types import MemoryType, TileType
 from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op

@@ -40,7 +40,7 @@ from tilec.ir.atoms import WGMMA_ATOMS
 from .machine_allocator import SharedAllocator
 from .machine_sync import BarrierTracker, weaken_independent_fences
 from .options import LoweringBug, LoweringError, LowerOptions
-from .schedule import layout_of, use_layout
+from .scheduled_layouts import layout_of, use_layout
 
 __all__ = ["Lowered", "Staged", "Forwarded", "GroupLowering", "RULES", "rule",
            "lower_scheduled_module"]

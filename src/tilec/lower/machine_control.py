@@ -31,7 +31,7 @@ from .machine_simdgroup import (
     resident_accumulators,
 )
 from .options import LoweringBug
-from .schedule import block_arg_layout, layout_of
+from .scheduled_layouts import block_arg_layout, layout_of
 
 __all__ = ["flatten", "unflatten"]
 

@@ -38,7 +38,7 @@ from tilec.ir import dist_layout as L
 
 from .machine import GroupLowering
 from .machine_bounded_k import live_steps, physical_k_of_window, tail_axis
-from .schedule import layout_of
+from .scheduled_layouts import layout_of
 
 __all__ = ["SyncCopy", "CopyRun", "chunks", "copy_sync", "copy_batch_report"]
 

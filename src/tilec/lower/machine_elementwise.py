@@ -29,8 +29,9 @@ from .machine_divisions import (
     vote_check,
 )
 from .options import LoweringBug
-from .schedule import SCHEDULE_ATTRS, layout_of
+from .schedule import SCHEDULE_ATTRS
 from .schedule_staging import plain_transpose
+from .scheduled_layouts import layout_of
 
 __all__ = ["lower_map_parts", "scalar_region"]
 

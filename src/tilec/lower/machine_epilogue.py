@@ -50,7 +50,7 @@ from .machine import GroupLowering, Lowered
 from .machine_bounds import guard_total_access
 from .machine_elementwise import scalar_region
 from .machine_pipeline import _Window, tma_guard, window_from
-from .schedule import layout_of
+from .scheduled_layouts import layout_of
 from .staged_windows import column_origin_aligned, store_chunks, store_window
 
 __all__ = ["TensorStores"]

@@ -23,7 +23,7 @@ from tilec.ir import dist_layout as L
 
 from .machine import GroupLowering, Lowered, rule
 from .options import LoweringBug, LoweringError
-from .schedule import layout_of
+from .scheduled_layouts import layout_of
 
 __all__: list[str] = []
 

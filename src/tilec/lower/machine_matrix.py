@@ -71,7 +71,7 @@ from .machine_mpp import mpp_mma, resident_run
 from .machine_pipeline import swizzled_map
 from .machine_simdgroup import Fragments, resident_mma, simdgroup_mma
 from .options import LoweringBug
-from .schedule import layout_of
+from .scheduled_layouts import layout_of
 
 __all__ = ["mac_region"]
 

@@ -20,7 +20,7 @@ from .machine import Forwarded, GroupLowering, rule
 from .machine_bounds import check_total_view, guard_total_access
 from .machine_mpp import pending_epilogue, store_epilogue
 from .options import LoweringBug, LoweringError
-from .schedule import layout_of
+from .scheduled_layouts import layout_of
 
 __all__: list[str] = []
 

@@ -61,7 +61,8 @@ from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS, row_pad
 from .machine import GroupLowering, Staged
 from .machine_copies import CopyRun, SyncCopy, copy_sync
 from .options import LoweringBug
-from .schedule import invariant_loads, layout_of, staged_loads
+from .schedule import invariant_loads, staged_loads
+from .scheduled_layouts import layout_of
 from .staged_windows import (
     TMA_ALIGN,
     TMA_COLS,

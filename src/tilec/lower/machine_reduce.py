@@ -35,7 +35,8 @@ from .machine_divisions import guard_region
 from .machine_elementwise import scalar_region
 from .options import LoweringBug
 from .reductions import identity
-from .schedule import SCHEDULE_ATTRS, layout_of
+from .schedule import SCHEDULE_ATTRS
+from .scheduled_layouts import layout_of
 
 __all__ = ["pool_view"]
 

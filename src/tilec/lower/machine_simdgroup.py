@@ -44,7 +44,7 @@ from tilec.ir.atoms import MPP_REALIZATIONS, SIMDGROUP_BLOCK, row_pad
 
 from .machine import GroupLowering, Lowered
 from .options import LoweringBug
-from .schedule import block_arg_layout, layout_of
+from .scheduled_layouts import block_arg_layout, layout_of
 
 __all__ = ["simdgroup_mma", "Fragments", "FragmentSlot", "resident_accumulators",
            "enter_fragments", "leave_fragments", "resident_mma"]

@@ -13,21 +13,18 @@ from .matrix import (
     MatrixCandidate,
     Realization,
     Rejection,
-    ThreadSearch,
     WorkCounts,
     atoms_for,
-    divisors,
     enumerate_group,
-    factorizations,
     fragment_scalars,
     minimum_fragment_budget,
     mpp_descriptor_rule,
-    thread_search,
     work_counts,
 )
 from .options import COST_BASES, SHARED_SSA_MODES, PlannerOptions
 from .report import GroupPlan, ModulePlan, Selection, ThreadOutcome, plan_group, plan_module
 from .solver import Option, Problem, ProblemResult, SearchCounters, Solution, solve, solve_problem
+from .threads import ThreadSearch, divisors, factorizations, thread_search
 from .work import (
     ACCUMULATOR_MODES,
     DTYPE_BYTES,

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from math import isqrt
 from typing import Any
 
 from tilec.exec import (
@@ -36,9 +35,10 @@ from tilec.exec import (
 from tilec.ir.atoms import SIMDGROUP_ATOM, SIMDGROUP_BLOCK, SWIZZLE_ALIGN, row_pad
 
 from .options import PlannerOptions
+from .threads import ThreadSearch, factorizations, thread_search
 from .work import DTYPE_BYTES, GroupWorkload, MatrixWorkload, elided_elements
 
-__all__ = ["divisors", "factorizations", "ThreadSearch", "thread_search", "REALIZATIONS",
+__all__ = ["REALIZATIONS",
            "Realization", "MatrixCandidate", "Rejection", "WorkCounts", "work_counts",
            "fragment_scalars", "minimum_fragment_budget", "OpEnumeration", "Enumeration",
            "enumerate_group", "atoms_for", "mpp_descriptor_rule", "WGMMA_ATOM_IDS",
@@ -142,60 +142,6 @@ def mpp_descriptor_rule(atom: MatrixAtom, tm: int, tn: int, k: int) -> str | Non
         return None
     where = "the whole group tile" if atom.scope == "group" else "each subgroup's rectangle"
     return f"MPP matmul2d on {where}: {why}"
-
-
-def divisors(n: int) -> tuple[int, ...]:
-    """Every positive divisor of ``n``, ascending, found in O(sqrt n) trial divisions."""
-    if n < 1:
-        raise ValueError(f"divisors of a positive integer only, got {n}")
-    small, large = [], []
-    for i in range(1, isqrt(n) + 1):
-        if n % i == 0:
-            small.append(i)
-            if i != n // i:
-                large.append(n // i)
-    return tuple(small + large[::-1])
-
-
-def factorizations(g: int) -> tuple[tuple[int, int], ...]:
-    """Every ordered pair ``(gm, gn)`` with ``gm * gn == g``, by ascending ``gm``."""
-    return tuple((gm, g // gm) for gm in divisors(g))
-
-
-@dataclass(frozen=True)
-class ThreadSearch:
-    """Which thread counts a group is planned at, and why."""
-
-    counts: tuple[int, ...]
-    """Thread counts to plan, ascending; empty when the search cannot run."""
-    exact: int | None
-    """The exact request honoured, if any."""
-    scalar_only: bool
-    """True when the exact request is not a whole number of subgroups (scalar reference)."""
-    diagnostic: str | None
-    """Why nothing is searched, or None."""
-
-
-def thread_search(profile: TargetProfile, options: PlannerOptions,
-                  requested: int | None = None) -> ThreadSearch:
-    """Every complete-subgroup thread count up to the target limit, or one exact request."""
-    width, limit = profile.subgroup_width, profile.max_threads_per_group
-    exact = requested if requested is not None else options.threads
-    if exact is not None:
-        if exact > limit:
-            return ThreadSearch((), exact, False, f"exact thread request {exact} exceeds the "
-                                f"{profile.name} limit of {limit} threads per group")
-        if exact % width:
-            return ThreadSearch((exact,), exact, True, None)
-        return ThreadSearch((exact,), exact, False, None)
-    counts = tuple(width * g for g in range(1, limit // width + 1))
-    if len(counts) > options.max_thread_candidates:
-        return ThreadSearch((), None, False,
-                            f"automatic search needs {len(counts)} thread counts "
-                            f"({counts[0]}..{counts[-1]}) but max_thread_candidates is "
-                            f"{options.max_thread_candidates}; give an exact thread count or "
-                            f"raise the budget (no prefix is searched)")
-    return ThreadSearch(counts, None, False, None)
 
 
 def fragment_scalars(atom: MatrixAtom, realization: Realization, rm: int = 1, rn: int = 1) -> int:

@@ -26,7 +26,7 @@ def test_divisors_use_square_root_trial_divisions(monkeypatch: pytest.MonkeyPatc
         calls.append(n)
         return real(n)
 
-    monkeypatch.setattr(plan.matrix, "isqrt", spy)
+    monkeypatch.setattr(plan.threads, "isqrt", spy)
     assert plan.divisors(10**6)[-1] == 10**6
     assert calls == [10**6]  # the loop bound is isqrt(n), not n
     with pytest.raises(ValueError):

@@ -24,7 +24,8 @@ from tilec.targets import numerics as nx
 from tilec.targets.interop_checks import InteropError
 from tilec.targets.kernel_checks import HostChecks
 
-from .interpreter import Interpreter, MemRef
+from .interpreter import Interpreter
+from .memref import MemRef
 
 __all__ = ["ReferenceBackend", "ReferenceExecutable", "make_backend", "bind_arguments",
            "contiguous_arguments", "check_operations"]

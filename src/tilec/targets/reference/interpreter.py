@@ -27,9 +27,7 @@ source location.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,8 +38,10 @@ from tilec.targets import numerics as nx
 from tilec.targets.index_bounds import index_report, total_view_report
 from tilec.targets.kernel_checks import CheckInfo, KernelFailure
 
-__all__ = ["InterpretError", "Interpreter", "MemRef", "Guard", "implements", "IMPLEMENTATIONS",
-           "poison_value", "reduce_contributions"]
+from .memref import MemRef, TotalViewLeft, grid_points, inside, mapped_coords
+
+__all__ = ["InterpretError", "Interpreter", "implements", "IMPLEMENTATIONS", "poison_value",
+           "reduce_contributions"]
 
 
 class InterpretError(RuntimeError):
@@ -85,136 +85,6 @@ def implements(*names: str) -> Callable[[OpImpl], OpImpl]:
 def poison_value(dt: np.dtype) -> Any:
     """What unspecified contents read as: NaN for floats, 0 (False) for integers."""
     return np.array(np.nan if nx.is_float_dtype(dt) else 0).astype(dt)[()]
-
-
-@functools.lru_cache(maxsize=512)
-def _grid(shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-    """Row-major coordinates of every element of ``shape``, one read-only array per axis."""
-    out = []
-    for g in np.indices(shape, dtype=np.int64) if shape else ():
-        g.setflags(write=False)
-        out.append(g)
-    return tuple(out)
-
-
-def _coords(m: ir.IndexMap, shape: tuple[int, ...], syms: Sequence[int]) -> list[np.ndarray]:
-    """``m`` applied to every point of ``shape``: one int64 array of ``shape`` per result axis."""
-    return [np.broadcast_to(np.asarray(c, np.int64), shape) for c in m.apply(_grid(shape), syms)]
-
-
-def _inside(coords: Sequence[np.ndarray], extents: Sequence[int], shape: tuple[int, ...]
-            ) -> np.ndarray:
-    """True where every coordinate lies in ``[0, extent)``."""
-    ok = np.ones(shape, bool)
-    for c, e in zip(coords, extents):
-        ok &= (c >= 0) & (c < e)
-    return ok
-
-
-# ------------------------------------------------------------------- memories
-
-
-class _TotalViewLeft(Exception):
-    """An access reached outside a ``total`` view (the interpreter reports it as the kernel's
-    ``KernelIndexError``, at the view)."""
-
-    def __init__(self, view: ir.Operation | None) -> None:
-        super().__init__("an access left a total view")
-        self.view = view
-        """The ``view`` operation left."""
-
-
-@dataclass(frozen=True, eq=False)
-class Guard:
-    """One bounds check a view adds: where its coordinates land in its base, and the base's size."""
-
-    map: ir.IndexMap
-    """From the current view's coordinates to the checked base's coordinates."""
-    syms: tuple[int, ...]
-    """Symbol values of ``map``."""
-    extents: tuple[int, ...]
-    """The checked base's extents."""
-    total: bool
-    """True for ``bounds = "total"`` (out of range is an error), False for ``"bounded"``."""
-    view: ir.Operation | None
-    """The ``view`` operation that introduced the check (for error locations)."""
-
-
-@dataclass(frozen=True, eq=False)
-class MemRef:
-    """A memory value: a window of a root numpy array through a composed index map.
-
-    An element of the window is *valid* when every guard, from the newest view
-    to the oldest, maps it inside that view's base; only valid elements are
-    read or written. ``bounded`` guards make other elements invalid;
-    ``total`` guards make them errors.
-    """
-
-    root: np.ndarray
-    """The storage (a kernel argument, written in place, or a ``memory`` allocation)."""
-    shape: tuple[int, ...]
-    """This window's extents."""
-    map: ir.IndexMap | None = None
-    """Window coordinates to root coordinates (None: the identity)."""
-    syms: tuple[int, ...] = ()
-    """Symbol values of ``map`` (outermost view's first, as ``IndexMap.compose`` orders them)."""
-    guards: tuple[Guard, ...] = ()
-    """Bounds checks, newest view first."""
-
-    @staticmethod
-    def of(array: np.ndarray) -> MemRef:
-        """The whole of ``array``."""
-        return MemRef(array, tuple(array.shape))
-
-    def view(self, m: ir.IndexMap, syms: tuple[int, ...], shape: tuple[int, ...], total: bool,
-             op: ir.Operation | None = None) -> MemRef:
-        """The window ``view[i] = self[m(i, syms)]`` of extents ``shape``."""
-        composed = m if self.map is None else self.map.compose(m)
-        all_syms = syms if self.map is None else self.syms + syms
-        older = tuple(Guard(g.map.compose(m), g.syms + syms, g.extents, g.total, g.view)
-                      for g in self.guards)
-        return MemRef(self.root, shape, composed, all_syms,
-                      (Guard(m, syms, self.shape, total, op),) + older)
-
-    def locate(self, access: ir.Operation | None = None
-               ) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:
-        """Root coordinates of every element (arrays of ``shape``) and the validity mask.
-
-        The mask is None when every element is valid. Raises ``_TotalViewLeft``
-        (the interpreter's ``KernelIndexError`` at the view's location) when a
-        ``total`` view is accessed out of range.
-        """
-        shape = self.shape
-        mask: np.ndarray | None = None
-        for g in self.guards:
-            ok = _inside(_coords(g.map, shape, g.syms), g.extents, shape)
-            if g.total:
-                bad = ~ok if mask is None else (mask & ~ok)
-                if bad.any():
-                    raise _TotalViewLeft(g.view)
-            elif not ok.all():
-                mask = ok if mask is None else mask & ok
-        if self.map is None:
-            return _grid(shape), mask
-        return tuple(_coords(self.map, shape, self.syms)), mask
-
-    def locate_at(self, coords: Sequence[np.ndarray]) -> tuple[tuple[np.ndarray, ...],
-                                                                np.ndarray]:
-        """Root coordinates of window coordinates ``coords`` (arrays of one shape) and where
-        they are valid: inside this window's extents and valid in every view on the way.
-        A data-dependent address is never an error: ``total`` views bound it like
-        ``bounded`` ones (``gather``, ``load_scalar``)."""
-        shape = np.shape(coords[0]) if coords else ()
-        coords = [np.asarray(c, np.int64) for c in coords]
-        mask = _inside(coords, self.shape, shape)
-        for g in self.guards:
-            inner = [np.broadcast_to(np.asarray(c, np.int64), shape)
-                     for c in g.map.apply(coords, g.syms)]
-            mask &= _inside(inner, g.extents, shape)
-        if self.map is None:
-            return tuple(coords), mask
-        return tuple(np.broadcast_to(np.asarray(c, np.int64), shape)
-                     for c in self.map.apply(coords, self.syms)), mask
 
 
 # ---------------------------------------------------------------- interpreter
@@ -340,7 +210,7 @@ class Interpreter:
             results = impl(self, op, operands)
         except (InterpretError, KernelFailure):
             raise
-        except _TotalViewLeft as e:
+        except TotalViewLeft as e:
             if e.view is None:
                 raise InterpretError(op, "an access left a view with bounds = \"total\"") from None
             raise total_view_report(e.view).failure(self.kernel_name) from None
@@ -560,7 +430,7 @@ def _constant(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[An
 def _iota(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any]:
     t = op.result.type
     shape = it.shape_of(t)
-    values = _coords(op.attr("map"), shape, [_index(x) for x in args])[0]
+    values = mapped_coords(op.attr("map"), shape, [_index(x) for x in args])[0]
     return [_as_tile(nx.cast(values, _dtype(t)), shape, _dtype(t))]
 
 
@@ -594,8 +464,8 @@ def _reindex(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence[Any
     syms = [_index(x) for x in args[1:]]
     t = op.result.type
     shape, dt = it.shape_of(t), _dtype(t)
-    coords = _coords(op.attr("map"), shape, syms)
-    ok = _inside(coords, src.shape, shape)
+    coords = mapped_coords(op.attr("map"), shape, syms)
+    ok = inside(coords, src.shape, shape)
     if ok.all():
         return [_as_tile(src[tuple(coords)], shape, dt)]
     fill = op.attr("fill")
@@ -672,7 +542,7 @@ def _load_scalar(it: Interpreter, op: ir.Operation, args: list[Any]) -> Sequence
 def gather_coords(mem_shape: int, idx: np.ndarray, axis: int) -> list[np.ndarray]:
     """The memory coordinates a ``gather`` reads: each element's own coordinates with the one
     along ``axis`` replaced by its index."""
-    grid = _grid(tuple(idx.shape))
+    grid = grid_points(tuple(idx.shape))
     return [np.asarray(idx, np.int64) if k == axis else grid[k] for k in range(mem_shape)]
 
 

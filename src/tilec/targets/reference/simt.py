@@ -20,8 +20,10 @@ Control flow inside the body: ``if`` on a per-thread condition runs both
 regions under thread masks and merges the results with ``np.where`` (nested
 masks compose); ``serial``/``pipeline`` bounds must agree across the active
 threads (else a divergence error); inactive threads make no memory accesses
-and execute no atoms. ``atom.call`` goes to ``simt_atoms``; memory accesses
-and the cp.async model are in ``simt_memory``, the race detectors in ``simt_races``.
+and execute no atoms. ``atom.call`` goes to ``simt_atoms``; the lane-level memory
+operations are ``simt_access``'s (``simt_indexed``'s for data-dependent addresses);
+memory accesses and the cp.async model are in ``simt_memory``, the race detectors in
+``simt_races``.
 
 Errors: ``SimulationError`` (race, out_of_range, divergence, unsupported, hang:
 ``errors.KINDS``) names the offending operations with their locations; runtime errors of the
@@ -48,10 +50,11 @@ from tilec.support import progress
 from tilec.targets import numerics as nx
 from tilec.targets.kernel_checks import CheckInfo, HostChecks, KernelFailure
 
-from . import simt_indexed, simt_mpp, simt_simdgroup  # noqa: F401  (registers its atoms)
+from . import simt_access, simt_indexed, simt_mpp, simt_simdgroup  # noqa: F401  (registers its atoms)
 from .backend import bind_arguments, contiguous_arguments
 from .errors import SimulationError, describe_op
-from .interpreter import Interpreter, InterpretError, MemRef, poison_value, reduce_contributions
+from .interpreter import Interpreter, InterpretError, poison_value, reduce_contributions
+from .memref import MemRef
 from .simt_atoms import ATOM_IMPLS, diverged, run_atom
 from .simt_bulk import BulkStores
 from .simt_cluster import Member, run_clusters
@@ -62,11 +65,9 @@ from .simt_memory import (
     LaneGuard,
     LaneView,
     Storage,
-    atomic_update,
-    gather,
     lane_broadcast,
     lane_coords,
-    scatter,
+    value_name,
 )
 from .simt_races import GridClock, ProgramWrites
 from .simt_roles import Registers, run_roles
@@ -204,7 +205,7 @@ class _Host(Interpreter):
                 dt = _dtype(t)
                 if t.space != "shared":
                     raise _unsupported(op, f"group-level memory in space {t.space!r}")
-                st = Storage.shared(self.shape_of(t), dt, _value_name(op.result), op, clock)
+                st = Storage.shared(self.shape_of(t), dt, value_name(op.result), op, clock)
                 env[op.result] = LaneView.of(st)
                 if cluster is not None:
                     cluster.storages[op] = st
@@ -248,10 +249,6 @@ class _Host(Interpreter):
         if outs:
             raise _unsupported(op, "a lane-level parallel yielding values")
         group.finish()
-
-
-def _value_name(v: ir.Value) -> str:
-    return f"%{v.name_hint}" if v.name_hint else f"(result of '{v.defining_op.name}')"
 
 
 # ------------------------------------------------------------------ lane level
@@ -599,55 +596,11 @@ def _mma(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
     return [out]
 
 
-@lane_op("memory")
-def _memory(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
-            ) -> Sequence[Any]:
-    t = op.result.type
-    if t.space not in ("local", "fragment"):
-        raise _unsupported(op, f"memory in space {t.space!r} inside the lane-level body "
-                               "(shared memory is allocated at group level)")
-    st = Storage.local(g.host.shape_of(t), _dtype(t), g.lanes, _value_name(op.result), op)
-    return [LaneView.of(st)]
-
-
-@lane_op("view")
-def _view(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
-          ) -> Sequence[Any]:
-    base: LaneView = args[0]
-    total = op.attr("bounds", "total") == "total"
-    return [base.view(op.attr("map"), tuple(args[1:]), g.host.shape_of(op.result.type), total,
-                      op)]
-
-
-@lane_op("load")
-def _load(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
-          ) -> Sequence[Any]:
-    dt = _dtype(op.result.type)
-    fill = op.attr("fill")
-    value = poison_value(dt) if fill is None else nx.from_python(fill, dt)
-    return [gather(args[0], active, op, value, dt, g.copies)]
-
-
-@lane_op("store")
-def _store(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
-           ) -> Sequence[Any]:
-    scatter(args[0], active, op, np.asarray(args[1]), g.copies)
-    return []
-
-
-@lane_op("atomic")
-def _atomic(g: LaneRunner, op: ir.Operation, args: list[Any], active: np.ndarray
-            ) -> Sequence[Any]:
-    kind = op.attr("kind")
-    if kind not in ir.EXCHANGE_KINDS:
-        atomic_update(args[0], active, op, np.asarray(args[1]), kind, g.copies)
-        return []
-    dt = _dtype(op.result.type)
-    fill = op.attr("fill")
-    value = poison_value(dt) if fill is None else nx.from_python(fill, dt)
-    compare = np.asarray(args[2]) if kind == "cas" else None
-    return [atomic_update(args[0], active, op, np.asarray(args[1]), kind, g.copies, compare,
-                          value)]
+lane_op("memory")(simt_access.memory_op)
+lane_op("view")(simt_access.view_op)
+lane_op("load")(simt_access.load_op)
+lane_op("store")(simt_access.store_op)
+lane_op("atomic")(simt_access.atomic_op)
 
 
 @lane_op("if")

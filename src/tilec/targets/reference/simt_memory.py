@@ -39,7 +39,7 @@ from .simt_races import ProgramWrites, RaceTracker
 
 __all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "AsyncCopies", "gather",
            "scatter", "atomic_update",
-           "read_at", "write_at", "lane_broadcast", "lane_coords"]
+           "read_at", "write_at", "lane_broadcast", "lane_coords", "value_name"]
 
 
 # ------------------------------------------------------------------ coordinates
@@ -216,6 +216,11 @@ class Storage:
               ) -> Storage:
         """Fresh per-thread storage, poisoned."""
         return Storage(np.full((lanes,) + shape, _poison(dt), dt), "local", name, op)
+
+
+def value_name(v: ir.Value) -> str:
+    """How messages name the storage ``v`` allocates: its SSA name, else its opcode."""
+    return f"%{v.name_hint}" if v.name_hint else f"(result of '{v.defining_op.name}')"
 
 
 def _poison(dt: np.dtype) -> Any:

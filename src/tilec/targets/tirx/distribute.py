@@ -163,7 +163,7 @@ def layout_of_operand(op: ir.Operation, k: int) -> L.DistLayout | None:
     if isinstance(v, ir.OpResult):
         return layout_of_result(v.owner, v.index)
     try:
-        from tilec.lower.schedule import block_arg_layout
+        from tilec.lower.scheduled_layouts import block_arg_layout
 
         lay = block_arg_layout(v)  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - no layout recorded: the strided fallback

@@ -92,7 +92,7 @@ class TirxExecutable:
 
     def __call__(self, *args: Any) -> Any:
         from tilec.targets.reference.backend import bind_arguments, contiguous_arguments
-        from tilec.targets.reference.interpreter import MemRef
+        from tilec.targets.reference.memref import MemRef
 
         fn = self.function
         entry = bind_arguments(fn, args)
