@@ -183,3 +183,30 @@ def test_ragged_bounded_stores_are_disjoint(target: str) -> None:
     y = np.full(37, np.nan, np.float32)
     tc.simulate(scale, x, y, target=target)
     np.testing.assert_array_equal(y, 2 * x)
+
+
+class _RecordingLauncher:
+    """Stands in for the macOS launcher: records the launches it is asked for."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def launch(self, params, values, grid):  # noqa: ANN001, ANN201 - the launcher's protocol
+        self.calls += 1
+        return None
+
+
+def test_metal_executable_refuses_aliased_outputs() -> None:
+    """The Metal host copies every array into its own buffer, so a written argument that
+    overlaps another would be copied back over it: refused with the message every target
+    gives, before anything is launched."""
+    a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    exe = tc.compile(transpose, a, a.copy(), target="metal:m1").executable()
+    fake = _RecordingLauncher()
+    exe._launcher = fake
+    with pytest.raises(InteropError) as info:
+        exe(a, a)
+    assert str(info.value) == refusal("cpu", transpose, a, a)
+    assert fake.calls == 0
+    exe(a, a.copy())
+    assert fake.calls == 1

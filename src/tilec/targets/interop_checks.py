@@ -1,4 +1,5 @@
-"""Argument checks shared by the CPU and CUDA launchers.
+"""Argument checks shared by the CPU and CUDA launchers (and, for aliasing, by the reference
+interpreter, the simulator and the Metal host).
 
 Both targets take arrays without copying them (a kernel writes its outputs in
 place), so each argument is validated before the launch with a message that
@@ -27,7 +28,7 @@ from tilec.targets.clike import round_float
 __all__ = ["InteropError", "ArrayParam", "ParamFacts", "check_count", "shape_bindings",
            "check_rank", "check_static_extents", "check_writable", "check_symbol_extents",
            "number_value", "checked_number", "as_host_array", "written_parameters",
-           "kernel_label", "overlaps", "check_aliasing"]
+           "kernel_label", "overlaps", "check_aliasing", "check_call_aliasing"]
 
 
 class InteropError(ir.ArgumentError):
@@ -263,3 +264,20 @@ def check_aliasing(label: str, user: Sequence[ArrayParam], arrays: Sequence[Any 
                     f"argument {i} ('{p.name}') of {label} is written by the kernel and "
                     f"overlaps argument {j} ('{user[j].name}'); pass separate arrays "
                     "(outputs may not alias other arguments)")
+
+
+def check_call_aliasing(fn: ir.Function, arrays: Sequence[Any]) -> None:
+    """``check_aliasing`` for a call of kernel ``fn`` with ``arrays`` (per user parameter;
+    None or a scalar for a non-array): the check of the targets that take their arguments
+    from the function's own signature (the reference interpreter, the simulator, Metal,
+    which copies every array but would copy two written ones back over each other). Tile
+    parameters are private copies; only memory is shared with the caller."""
+    written = written_parameters(fn)
+    facts = []
+    for i, p in enumerate(fn.args[:len(arrays)]):
+        t = p.type
+        shaped = isinstance(t, (ir.MemoryType, ir.TileType))
+        facts.append(ParamFacts(p.name_hint or f"#{i}", t.dtype if shaped else t,
+                                tuple(t.shape) if shaped else (), i in written))
+    check_aliasing(kernel_label(fn), facts,
+                   [a if hasattr(a, "shape") else None for a in arrays])

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
+from tilec.targets.interop_checks import check_call_aliasing
 from tilec.targets.metal.launcher import probe as _launch_probe
 from tilec.targets.metal.source import MetalSource
 
@@ -55,6 +56,7 @@ class MetalExecutable:
         self.runnable = launcher is not None
         """True when this machine can run it."""
         self._launcher = launcher
+        self._fn = fn
         self._bindings = shape_bindings(fn)
         self._label = kernel_label(fn)
         self._host_checks = HostChecks(fn)
@@ -67,6 +69,9 @@ class MetalExecutable:
         if self._launcher is None:  # Compiled.run raises TargetUnavailable before this
             raise RuntimeError(f"{self._label}: metal:m1 kernels cannot run here: {probe()}")
         arrays = [np.asarray(a) if hasattr(a, "shape") else a for a in args]
+        # each array is copied into its own buffer, so two written ones would be copied
+        # back over each other: refused, as every launcher refuses them
+        check_call_aliasing(self._fn, arrays)
         entry = list(arrays) + [int(arrays[p].shape[a]) for p, a in self._bindings]
         self._host_checks.run(entry, "before")
         src = self.metal

@@ -117,7 +117,7 @@ def bind_arguments(fn: ir.Function, args: Sequence[Any]) -> list[Any]:
         else:
             raise InteropError(f"{_what(fn, i)} has type {t}, which a kernel call cannot pass")
     symbols = _symbol_values(fn, [h if h is not None else x for h, x in zip(hosts, args)])
-    _check_aliasing(fn, hosts)
+    checks.check_call_aliasing(fn, hosts)  # the launchers' check: the oracle refuses it too
     return bound + [np.int64(v) for v in symbols]
 
 
@@ -141,19 +141,6 @@ def contiguous_arguments(entry: list[Any]) -> Iterator[list[Any]]:
     finally:
         for array, work in pairs:
             array[...] = work
-
-
-def _check_aliasing(fn: ir.Function, arrays: Sequence[Any]) -> None:
-    """The launchers' aliasing check: the oracle refuses the calls every target refuses."""
-    written = checks.written_parameters(fn)
-    facts = []
-    for i, p in enumerate(fn.args[:len(arrays)]):
-        t = p.type
-        shaped = isinstance(t, (ir.MemoryType, ir.TileType))
-        facts.append(checks.ParamFacts(p.name_hint or f"#{i}", t.dtype if shaped else t,
-                                       tuple(t.shape) if shaped else (), i in written))
-    # tile parameters are private copies; only memory is shared with the caller
-    checks.check_aliasing(checks.kernel_label(fn), facts, arrays)
 
 
 def check_operations(module: ir.Module) -> None:
