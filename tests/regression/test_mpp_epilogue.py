@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
+from epilogue_kernels import product
 from tilec import lib
 from tilec.lower.options import LowerOptions
 from tilec.plan import PlannerOptions
@@ -71,14 +72,10 @@ def _epilogue(A, B, bias, C, alpha, BM: tc.constexpr = 32, BN: tc.constexpr = 32
               BK: tc.constexpr = 16):
     """``C = cast(relu(alpha * (A @ B) + bias[None, :]))``: a scale, a bias row, an
     activation and a cast to C's type, all in one proved scalar epilogue."""
-    M, K = A.shape
+    M = A.shape[0]
     N = B.shape[1]
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
+        acc = product(A, B, pm, pn, BM, BN, BK)
         bb = bias.tile((pn * BN,), (BN,), fill=0.0)
         C.tile((pm * BM, pn * BN), (BM, BN)).store(
             tc.maximum(acc * alpha + bb[None, :], 0.0).to(C.dtype))
@@ -159,14 +156,10 @@ def _write_between(A, B, bias, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 3
                    BK: tc.constexpr = 16):
     """Another store after the K loop, before the output's: the bias load is placed at its
     use (after that store), so the epilogue still runs on the destination's elements."""
-    M, K = A.shape
+    M = A.shape[0]
     N = B.shape[1]
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
+        acc = product(A, B, pm, pn, BM, BN, BK)
         bb = bias.tile((pn * BN,), (BN,), fill=0.0)
         D.tile((pm * BM, pn * BN), (BM, BN)).store(tc.zeros((BM, BN), tc.float32))
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc + bb[None, :])
@@ -221,14 +214,10 @@ def test_the_msl_passes_the_check(threads) -> None:
 def _two_stores(A, B, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
                 BK: tc.constexpr = 16):
     """The accumulator has two consumers: no scalar epilogue is proved."""
-    M, K = A.shape
+    M = A.shape[0]
     N = B.shape[1]
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
+        acc = product(A, B, pm, pn, BM, BN, BK)
         C.tile((pm * BM, pn * BN), (BM, BN)).store(tc.maximum(acc, 0.0))
         D.tile((pm * BM, pn * BN), (BM, BN)).store(acc * 2.0)
 
@@ -237,14 +226,10 @@ def _two_stores(A, B, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
 def _computed_operand(A, B, R, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
                       BK: tc.constexpr = 16):
     """A residual that is computed (``r * 2``), not a reindexed load: not proved."""
-    M, K = A.shape
+    M = A.shape[0]
     N = B.shape[1]
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
+        acc = product(A, B, pm, pn, BM, BN, BK)
         res = R.tile((pm * BM, pn * BN), (BM, BN), fill=0.0) * 2.0
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc + res)
 
@@ -253,14 +238,10 @@ def _computed_operand(A, B, R, C, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
 def _observed_result(A, B, C, D, BM: tc.constexpr = 32, BN: tc.constexpr = 32,
                      BK: tc.constexpr = 16):
     """The map's result is stored twice: not one store, not proved."""
-    M, K = A.shape
+    M = A.shape[0]
     N = B.shape[1]
     for pm, pn in tc.parallel(tc.cdiv(M, BM), tc.cdiv(N, BN)):
-        acc = tc.zeros((BM, BN), tc.float32)
-        for k in tc.serial(tc.cdiv(K, BK)):
-            a = A.tile((pm * BM, k * BK), (BM, BK), fill=0.0)
-            b = B.tile((k * BK, pn * BN), (BK, BN), fill=0.0)
-            acc = tc.mma(a, b, acc)
+        acc = product(A, B, pm, pn, BM, BN, BK)
         y = tc.maximum(acc, 0.0)
         C.tile((pm * BM, pn * BN), (BM, BN)).store(y)
         D.tile((pm * BM, pn * BN), (BM, BN)).store(y)

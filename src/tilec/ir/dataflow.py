@@ -10,13 +10,17 @@ asks of a window's origin)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from .core import BlockArgument, Operation, Value
 from .dims import AffineExpr, d
 from .layout import IndexMap
 from .types import TileType, index
 
 __all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from",
-           "closed_recurrence", "matrix_uses", "pow2_divisor", "affine_pow2_divisor"]
+           "closed_recurrence", "matrix_uses", "pow2_divisor", "affine_pow2_divisor",
+           "arith_divisor"]
 
 
 def plain_transpose(op: Operation) -> bool:
@@ -161,11 +165,6 @@ def _lowbit(c: int) -> int:
     return min(abs(c) & -abs(c), _POW2_CAP) if c else 0
 
 
-def _join(a: int, b: int) -> int:
-    """The divisor both of two values have (0 is exactly zero, a multiple of everything)."""
-    return b if a == 0 else a if b == 0 else min(a, b)
-
-
 def pow2_divisor(v: Value, _memo: dict[Value, int] | None = None) -> int:
     """A power of two that integer scalar ``v`` is a multiple of in every execution, or 0
     when ``v`` is exactly zero; 1 when nothing is known.
@@ -194,35 +193,52 @@ def pow2_divisor(v: Value, _memo: dict[Value, int] | None = None) -> int:
     elif isinstance(v, BlockArgument) and v.index == 0:
         loop = v.owner.parent_op
         if loop is not None and loop.name in ("serial", "pipeline"):
-            out = _join(pow2_divisor(loop.operand(0), memo), pow2_divisor(loop.operand(2), memo))
+            out = math.gcd(pow2_divisor(loop.operand(0), memo),
+                           pow2_divisor(loop.operand(2), memo))
             out = out or 1  # lb = step = 0: the counter is 0, but claim nothing odd
     memo[v] = out
     return out
 
 
+def arith_divisor(fn: str, divs: Sequence[int]) -> int:
+    """A known divisor of the result of index ``arith fn`` from known divisors of its
+    operands (0: the value is exactly zero, a multiple of everything): a product for
+    ``mul``, the greatest common divisor for ``add``, ``sub``, ``min``, ``max`` and the
+    two branches of ``select``, the operand's for ``neg`` and ``abs``; 1 for anything
+    else."""
+    if fn == "mul":
+        return divs[0] * divs[1]
+    if fn in ("add", "sub", "max", "min"):
+        return math.gcd(divs[0], divs[1])
+    if fn in ("neg", "abs"):
+        return divs[0]
+    if fn == "select":
+        return math.gcd(divs[1], divs[2])
+    return 1
+
+
 def _arith_pow2(op: Operation, memo: dict[Value, int]) -> int:
     fn = op.attr("fn")
     args = op.operands
-    if fn in ("neg", "abs", "cast") and len(args) == 1:
-        return pow2_divisor(args[0], memo) if args[0].type is index else 1
-    if fn == "select" and len(args) == 3:
-        return _join(pow2_divisor(args[1], memo), pow2_divisor(args[2], memo))
-    if len(args) != 2 or not all(a.type is index for a in args):
-        return 1
-    a, b = (pow2_divisor(x, memo) for x in args)
-    if fn in ("add", "sub", "min", "max"):
-        return _join(a, b)
-    if fn == "mul":
-        return 0 if a == 0 or b == 0 else min(a * b, _POW2_CAP)
-    c = args[1].defining_op
-    c = c.attr("value") if c is not None and c.name == "constant" else None
-    if not isinstance(c, int) or c <= 0 or c & (c - 1):
-        return 1
-    if fn == "floordiv":
-        return 0 if a == 0 else a // c if a >= c else 1
-    if fn == "rem":
+
+    def div(x: Value) -> int:
+        return pow2_divisor(x, memo) if x.type is index else 1
+
+    if fn == "cast":
+        return div(args[0]) if len(args) == 1 else 1
+    if fn in ("floordiv", "rem"):
+        c = args[1].defining_op
+        c = c.attr("value") if c is not None and c.name == "constant" else None
+        if args[0].type is not index or not isinstance(c, int) or c <= 0 or c & (c - 1):
+            return 1
+        a = div(args[0])
+        if fn == "floordiv":
+            return 0 if a == 0 else a // c if a >= c else 1
         return 0 if a == 0 or a >= c else a
-    return 1
+    if fn not in ("mul", "add", "sub", "max", "min", "neg", "abs", "select"):
+        return 1
+    # divisors that are powers of two (or 0) stay so under products and gcds
+    return min(arith_divisor(fn, [div(x) for x in args]), _POW2_CAP)
 
 
 def affine_pow2_divisor(e: AffineExpr, syms: list[int]) -> int:
@@ -234,5 +250,5 @@ def affine_pow2_divisor(e: AffineExpr, syms: list[int]) -> int:
         d = syms[atom[1]] if atom[0] == "s" else 1
         if atom[0] == "d":
             return 1
-        out = _join(out, 0 if d == 0 else min(d * _lowbit(k), _POW2_CAP))
+        out = math.gcd(out, 0 if d == 0 else min(d * _lowbit(k), _POW2_CAP))
     return out

@@ -41,7 +41,6 @@ to ``float`` and rounds each narrow result once. Accesses are emitted by
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +50,7 @@ import tilec.ir as ir
 from tilec.exec import get_profile
 from tilec.ir.allocation import SharedLayout
 from tilec.ir.atoms import CATALOG
+from tilec.ir.dataflow import arith_divisor
 from tilec.ir.ranges import (
     I32,
     I64,
@@ -491,7 +491,7 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
         fn = op.attr("fn")
         r = self.ranges.get(id(op.result))
         if t is ir.index:
-            self.divs[id(op.result)] = _divisibility(fn, [self.div_of(v) for v in op.operands])
+            self.divs[id(op.result)] = arith_divisor(fn, [self.div_of(v) for v in op.operands])
         if r is not None and r.is_point:
             lit = self.int_text(op.result, op) if r.within(I32) and t is not ir.i1 else \
                 self.literal(r.lo, t)
@@ -696,18 +696,3 @@ def _const_int(v: ir.Value) -> int | None:
     if d is not None and d.name == "constant" and isinstance(d.attr("value"), int):
         return int(d.attr("value"))
     return None
-
-
-def _divisibility(fn: str, divs: list[int]) -> int:
-    """A known divisor of an index ``arith`` result from its operands' (0: exactly zero)."""
-    if fn == "mul":
-        return divs[0] * divs[1]
-    if fn in ("add", "sub", "max", "min"):
-        return math.gcd(divs[0], divs[1])
-    if fn in ("neg", "abs"):
-        return divs[0]
-    if fn == "select":
-        return math.gcd(divs[1], divs[2])
-    return 1
-
-
