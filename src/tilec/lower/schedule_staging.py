@@ -118,7 +118,7 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         why = _ring_blocker(loop, g, staged, copies)
         if why is None:
             g.release[loop] = "mbarrier"
-            held = _in_flight_blocker(loop, g, g.staging[loop], 1)
+            held = _in_flight_blocker(loop, g, g.staging[loop], 1, staged)
             if held is None:
                 g.in_flight[loop] = 1
             groups = "one wgmma group in flight" if held is None else \
@@ -149,7 +149,8 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                                                        planned or options.wgmma_stages or 3,
                                                        shared_limit)
     if wgmma and options.wgmma_in_flight:
-        why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight)
+        why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight,
+                                 staged)
         if why is None:
             g.in_flight[loop] = options.wgmma_in_flight
             g.notes.append(f"{loop.name} at {loop.loc}: {options.wgmma_in_flight} wgmma "
@@ -438,17 +439,20 @@ def coordinate_dependent(body: ir.Block, ops: list[ir.Operation] | None = None
     return out
 
 
-def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag: int
+def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag: int,
+                       staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]
                        ) -> str | None:
     """Why the warpgroup instructions of ``loop`` must retire in the iteration that issued
     them, or None when ``lag`` groups may stay in flight.
 
     In flight across the back edge, an instruction still reads its ring version and still
     writes its accumulator registers. So the ring must have a version to spare (the refill
-    goes ``lag`` iterations later: ``versions >= 2 + lag``), and each accumulator must be
-    carried from the loop's own argument straight to its ``yield`` with no other reader in
-    the loop (the next iteration's instruction is its only consumer until the wait after the
-    loop)."""
+    goes ``lag`` iterations later: ``versions >= 2 + lag``), both operands must come from
+    the ring (``staged``: an operand the lowering stores into its one staging buffer in
+    every iteration, such as a transposed A, would be overwritten by the next iteration
+    while the instruction still reads it), and each accumulator must be carried from the
+    loop's own argument straight to its ``yield`` with no other reader in the loop (the
+    next iteration's instruction is its only consumer until the wait after the loop)."""
     if versions < 2 + lag:
         return f"{versions} ring versions leave none to spare (in flight needs {2 + lag})"
     if len(loop.regions) != 1:
@@ -459,6 +463,11 @@ def _in_flight_blocker(loop: ir.Operation, g: GroupSchedule, versions: int, lag:
         if op.name != "mma" or g.mma[op].realization not in WGMMA_ATOMS:
             continue
         acc = op.operand(2)
+        ringed = {k for uses in staged.values() for m, k in uses if m is op}
+        for k in (0, 1):
+            if k not in ringed:
+                return (f"operand {'AB'[k]} of the mma at {op.loc} is not copied into the ring "
+                        "(it is stored into its staging buffer in every iteration)")
         if op.parent is not body:
             return f"the mma at {op.loc} is inside a nested region"
         if not (isinstance(acc, ir.BlockArgument) and acc.owner is body and acc.index > 0):

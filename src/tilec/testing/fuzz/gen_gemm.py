@@ -14,7 +14,9 @@ warpgroups, split K. A ``gemm`` program is the shape those realizations are buil
         Y0.tile((p0 * BM, p1 * BN), (BM, BN)).store(<an epilogue of acc>)
 
 (B sometimes ``W.tile((p1 * BN, k * BK), (BN, BK), fill=F).T`` of an N x K array: the
-K-major operand; A sometimes the first K block in every iteration: a loop-invariant one;
+K-major operand; sometimes the transposed product ``acc = tc.mma(B.T, A.T, acc)`` of a
+BN x BM accumulator, stored as ``acc.T``: a transposed M operand; A sometimes the first
+K block in every iteration: a loop-invariant one;
 and sometimes ``acc = tc.dot(acc.to(op), W2.tile((p1 * BN, 0), (BN, BN), fill=F))`` after
 the loop, a chained product whose A is the first one's accumulator)
 with ``BM`` of 64 or 128, ``BN`` of 64, 128 or 256, ``BK`` of 64 (sometimes 32), 16-bit
@@ -72,7 +74,7 @@ def small_gemm_program(g: Gen) -> Program:
 
 def _nest(g: Gen, bm: int, bn: int, bk: int, op: DT, precision: str) -> Program:
     """The GEMM grid nest of the drawn tile (draws the rest: extents, operands, epilogue)."""
-    from .gen_elementwise import Cast, Full
+    from .gen_elementwise import Cast, Full, View
     from .gen_loops import Loop
     from .gen_matrix import Mma
     from .gen_windows import Load
@@ -95,9 +97,11 @@ def _nest(g: Gen, bm: int, bn: int, bk: int, op: DT, precision: str) -> Program:
     once = s.coin(6)  # every iteration reads A's first K block: a loop-invariant operand
     fill = s.weighted([(0.0, 8), (float("nan"), 1), (1.0, 1)])
     acc = g.fresh("acc")
-    init = Full((bm, bn), f32, 0, 1) if s.draw(4) else Full((bm, bn), f32, 0.5, 0)
+    swapped = s.coin(6)  # the transposed product acc.T = B.T @ A.T, stored as acc.T
+    at = (bn, bm) if swapped else (bm, bn)  # the accumulator's shape
+    init = Full(at, f32, 0, 1) if s.draw(4) else Full(at, f32, 0.5, 0)
     body = [Let(acc, init)]
-    acc_v = g.bind(acc, (bm, bn), f32)
+    acc_v = g.bind(acc, at, f32)
     iv = g.fresh("k")
     a_col = IndexExpr((), 0) if once else IndexExpr(((bk, iv),), 0)
     la = Load(a.name, (IndexExpr(((bm, "p0"),), 0), a_col), (bm, bk), fill, (bm, bk), op)
@@ -107,10 +111,22 @@ def _nest(g: Gen, bm: int, bn: int, bk: int, op: DT, precision: str) -> Program:
     else:
         lb = Load(b.name, (IndexExpr(((bk, iv),), 0), IndexExpr(((bn, "p1"),), 0)),
                   (bk, bn), fill, (bk, bn), op)
-    mma = Mma(la, lb, acc_v, (bm, bn), f32, precision, None, 0)
+    if swapped:
+        # B.T is the M operand (a transposed window, or W's K-major tile as it is) and
+        # A.T the K x M operand; the accumulator is BN x BM and leaves as its transpose
+        la.tile_t, la.shape = True, (bk, bm)
+        lb.tile_t, lb.shape = not k_major, (bn, bk)
+        mma = Mma(lb, la, acc_v, (bn, bm), f32, precision, None, 0)
+    else:
+        mma = Mma(la, lb, acc_v, (bm, bn), f32, precision, None, 0)
     body.append(Loop("serial", iv, 0, -(-k // bk), 1, [Let(acc, mma)],
                      hi_source=f"tc.cdiv({a.name}.shape[1], {bk})"))
-    if op.name != "f32" and bm == 64 and bn <= 128 and s.coin(3):
+    if swapped:
+        final = g.fresh("acc")
+        body.append(Let(final, View("T", Var(acc, (bn, bm), f32), (bm, bn), f32)))
+        g.bind(final, (bm, bn), f32)
+        acc = final
+    elif op.name != "f32" and bm == 64 and bn <= 128 and s.coin(3):
         # a second product of the accumulator, cast (as attention's probabilities): where
         # the planner gives both products warpgroup instructions its A comes from the
         # first's registers; where no plan fits, the checked scalar reference runs it
