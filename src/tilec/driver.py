@@ -264,6 +264,7 @@ class _Plan(_Stage):
     name = "plan"
 
     def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
+        from tilec.lower.operand_swap import swap_tf32_products
         from tilec.lower.shared_values import apply_shared_ssa
         from tilec.plan import plan_module
 
@@ -272,11 +273,15 @@ class _Plan(_Stage):
         # shared values first: recomputed copies and materialized buffers are what the
         # matrix planner and the target's realization plan then see
         shared: list[Any] = []
+        swapped: list[str] = []
         if opts.planner.enabled:  # without the planner every value stays as captured
             comp.module, shared = apply_shared_ssa(comp.module, opts.planner.shared_ssa,
                                                    comp.backend.profile)
+            comp.module, swapped = swap_tf32_products(comp.module, comp.backend.profile,
+                                                      opts.planner)
         comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
         comp.plan.shared_values = shared
+        comp.plan.rewrites = swapped
         realize = getattr(comp.backend, "realization_plan", None)
         if realize is not None:  # the target plans what the matrix family does not cover
             comp.plan.realization = realize(comp.module, comp.fn_name, opts.target_facts)

@@ -311,7 +311,8 @@ VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simd
                   "metal_mpp",
                   "coalesce_group_barriers", "elide_independent_subgroup_barriers",
                   "shared_ssa", "max_copy_batch", "bounded_k_views",
-                  "bounded_mn_views", "forward_snapshots", "plan_ring_versions", "stages",
+                  "bounded_mn_views", "forward_snapshots", "plan_ring_versions",
+                  "tf32_operand_swap", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
                   "split_k",
@@ -340,7 +341,8 @@ accumulator rectangles outside proved bounded M/N views are not computed),
 read-only may be read from global memory by each lane, unstaged, where the cost basis
 prefers it), ``plan_ring_versions`` (``PlannerOptions.plan_ring_versions``: the planner
 chooses each warpgroup ring's versions with the candidate, and the lowering places them),
-the target facts
+``tf32_operand_swap`` (``PlannerOptions.tf32_operand_swap``: False keeps a TF32 product
+with an N-major B as written, off the TF32 warpgroup instruction), the target facts
 (``TARGET_FACT_FIELDS``), the rest ``LowerOptions`` fields of the same name."""
 
 
@@ -348,7 +350,8 @@ _PLANNER_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "sim
                    "metal_mpp",
                    "coalesce_group_barriers", "elide_independent_subgroup_barriers",
                    "shared_ssa", "max_copy_batch", "bounded_k_views",
-                   "bounded_mn_views", "forward_snapshots", "plan_ring_versions")
+                   "bounded_mn_views", "forward_snapshots", "plan_ring_versions",
+                   "tf32_operand_swap")
 """Variant choices that are ``PlannerOptions`` fields."""
 
 

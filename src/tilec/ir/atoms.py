@@ -17,7 +17,7 @@ from .layout import IndexMap
 from .types import ScalarType, bf16, f16, f32
 
 __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
-           "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES",
+           "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES", "swizzle_cols",
            "SWIZZLE_ALIGN", "swizzle_slack", "ROW_PAD_BYTES", "row_pad",
            "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for", "SIMDGROUP_ATOM", "SIMDGROUP_OPS",
            "MPP_ATOMS", "MPP_OPS", "MPP_REALIZATIONS",
@@ -117,6 +117,12 @@ SWIZZLE_BYTES = 128
 """The shared-memory swizzle of warpgroup operands: rows of 128 bytes, 16-byte chunk ``c`` of
 row ``r`` stored at chunk ``c ^ (r mod 8)`` (byte address bits 4-6 XOR bits 7-9)."""
 
+def swizzle_cols(dtype: ScalarType) -> int:
+    """Elements of ``dtype`` in one 128-byte swizzle row (64 of a 16-bit type, 32 of f32):
+    the column blocks of a swizzled operand and the columns of one tensor-copy box."""
+    return SWIZZLE_BYTES // dtype.bytes
+
+
 TMA_ALIGN = 16
 """Bytes the innermost coordinate of a tensor copy (``tma.load``, ``tma.store``) must be a
 multiple of: a box whose first element is not 16-byte aligned in its row is an illegal
@@ -178,20 +184,39 @@ class WgmmaAtom:
     """One warp's A registers when A comes from registers (``a_regs``): the ``mma.m16n8k16``
     A fragment of its 16 rows and the step's 16 K columns, which is the C fragments of two
     adjacent 8-column blocks side by side (registers 0-3 the first, 4-7 the second)."""
+    k: int = 16
+    """K of one instruction (``k16`` for 16-bit operands, ``k8`` for TF32)."""
+    b_majors: tuple[str, ...] = ("n", "k")
+    """The B layouts it reads: ``n`` (N-major, the transpose bit set) and ``k`` (K-major);
+    32-bit operands have no transpose bit, so a TF32 B is K-major only."""
+    precision: str = "exact"
+    """``exact`` (16-bit products are exact in f32) or ``tf32``: A from registers is rounded
+    to TF32 (to nearest, ties away) when the instruction issues; a shared operand is read as
+    TF32 by the hardware, which ignores the 13 low mantissa bits (truncation), so the
+    lowering rounds a staged operand in place before the instruction reads it."""
+
+    @property
+    def a_half(self) -> int:
+        """Elements of each of the two register halves of a register A (``a_regs``)."""
+        return self.a.regs // 2
 
 
 WGMMA_ATOMS: dict[str, WgmmaAtom] = {
     a.catalog_id: a for a in (
         WgmmaAtom("wgmma.m64k16.bf16", bf16, f32, _C_16x8, "bf16"),
         WgmmaAtom("wgmma.m64k16.f16", f16, f32, _C_16x8, "f16"),
+        WgmmaAtom("wgmma.m64k8.tf32", f32, f32, _C_16x8, "tf32", _A_16x8_TF32, 8, ("k",),
+                  "tf32"),
     )
 }
 """The warpgroup matrix instructions by catalog id."""
 
 
-def wgmma_for(dtype: ScalarType) -> WgmmaAtom | None:
-    """The warpgroup instruction for 16-bit operands of ``dtype`` (None: there is none)."""
-    return next((a for a in WGMMA_ATOMS.values() if a.in_dtype is dtype), None)
+def wgmma_for(dtype: ScalarType, precision: str = "exact") -> WgmmaAtom | None:
+    """The warpgroup instruction for operands of ``dtype`` under ``precision`` (None: there is
+    none): 16-bit operands, or f32 ones under ``tf32``."""
+    return next((a for a in WGMMA_ATOMS.values() if a.in_dtype is dtype
+                 and (a.precision == "exact" or precision == a.precision)), None)
 
 
 @dataclass(frozen=True)
@@ -333,12 +358,17 @@ CATALOG: dict[str, AtomDef] = {
           for a in MMA_ATOMS.values()),
         *(AtomDef(a.catalog_id, ("a_shared_view", "b_shared_view", "c_fragments..."),
                   ("d_fragments...",), "warpgroup",
-                  f"64 x n x 16 warpgroup multiply-accumulate of {a.ptx_type} operands in "
+                  f"64 x n x {a.k} warpgroup multiply-accumulate of {a.ptx_type} operands in "
                   "shared memory (128-byte swizzled canonical layouts; A K-major, or in "
-                  "registers with a_regs: two 4-register halves, the second after the C "
-                  "fragments; B N-major, or K-major with b_major = 'k'); accumulator: n/8 C "
-                  "fragments per thread; asynchronous: its results may be read only after "
-                  "wgmma.wait")
+                  f"registers with a_regs: two {a.a_half}-register halves, the second after "
+                  "the C fragments; "
+                  + ("B N-major, or K-major with b_major = 'k'" if "n" in a.b_majors else
+                     "B K-major (b_major = 'k'): no transpose for 32-bit operands")
+                  + "); accumulator: n/8 C fragments per thread; asynchronous: its results "
+                  "may be read only after wgmma.wait"
+                  + ("; TF32: register A rounded to nearest when issued, shared operands "
+                     "truncated (the hardware ignores 13 mantissa bits)"
+                     if a.precision == "tf32" else ""))
           for a in WGMMA_ATOMS.values()),
         AtomDef("simdgroup.load", ("block_view",), ("fragment",), "warp",
                 "the 8x8 view (the same block on every lane of the SIMD-group) into an opaque "

@@ -19,8 +19,8 @@ from .layout import IndexMap
 from .types import TileType, index
 
 __all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from",
-           "closed_recurrence", "matrix_uses", "pow2_divisor", "affine_pow2_divisor",
-           "arith_divisor"]
+           "closed_recurrence", "matrix_uses", "transposed_a_staged", "pow2_divisor",
+           "affine_pow2_divisor", "arith_divisor"]
 
 
 def plain_transpose(op: Operation) -> bool:
@@ -132,7 +132,8 @@ def closed_recurrence(op: Operation, carried: int = 2) -> tuple[Operation, int] 
 def matrix_uses(v: Value) -> list[tuple[Operation, int]] | None:
     """The (mma, operand) pairs ``v`` reaches, through pipeline stage hand-offs and a plain
     transpose read as B (``x.T`` as the B operand: the staged tile is then B's K-major
-    layout, the lowering's ``Staged.transposed``); None when it has another use."""
+    layout, the lowering's ``Staged.transposed``) or as the A of a TF32 product of f32
+    operands (``transposed_a_staged``); None when it has another use."""
     out: list[tuple[Operation, int]] = []
     for u in v.uses:
         op = u.owner
@@ -141,7 +142,7 @@ def matrix_uses(v: Value) -> list[tuple[Operation, int]] | None:
             continue
         if plain_transpose(op):
             more = matrix_uses(op.result)
-            if more is None or any(k != 1 for _, k in more):
+            if more is None or any(k != 1 and not transposed_a_staged(m) for m, k in more):
                 return None
             out.extend(more)
             continue
@@ -154,6 +155,17 @@ def matrix_uses(v: Value) -> list[tuple[Operation, int]] | None:
             continue
         return None
     return out or None
+
+
+def transposed_a_staged(mma: Operation) -> bool:
+    """Whether a staged tile read transposed as ``mma``'s A operand stays staged (and is
+    read through the transposed view): f32 operands under ``precision = "tf32"``, whose
+    every realization reads A element by element (TF32 atoms, lane FMAs, the reference; a
+    warpgroup instruction takes such an A from registers), never with the 16-bit
+    ``ldmatrix`` that assumes A's rows are contiguous."""
+    policy = mma.attr("policy")
+    return mma.operand(0).type.dtype.bytes == 4 and policy is not None \
+        and policy.precision == "tf32"
 
 
 _POW2_CAP = 1 << 62

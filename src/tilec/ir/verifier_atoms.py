@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from .atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS, WGMMA_K, WGMMA_ROWS
+from .atoms import CATALOG, MMA_ATOMS, WGMMA_ATOMS, WGMMA_ROWS
 from .core import Operation
 from .types import MemoryType, TileType, f32, i1, i64, index
 from .verifier import _Issue
@@ -241,6 +241,10 @@ def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
         yield _Issue(f"{cid}: b_major is 'n' (N-major B, the transpose bit set) or 'k' "
                      f"(K-major B); got {op.attr('b_major')!r}", "16", op)
         return
+    if (op.attr("b_major") or "n") not in atom.b_majors:  # type: ignore[attr-defined]
+        yield _Issue(f"{cid} reads a K-major B only (b_major = 'k': 32-bit operands have no "
+                     "transpose bit)", "16", op)
+        return
     a_regs = bool(op.attr("a_regs"))
     if op.num_operands != 2 + frags + a_regs or len(op.results) != frags:
         yield _Issue(f"{cid} with n = {n} takes two shared views and {frags} accumulator "
@@ -249,14 +253,15 @@ def _check_wgmma(atom: object, op: Operation) -> Iterator[_Issue]:
                      f"{len(op.results)} result(s)", "16", op)
         return
     if a_regs:
-        half = TileType((4,), atom.in_dtype)  # type: ignore[attr-defined]
+        half = TileType((atom.a_half,), atom.in_dtype)  # type: ignore[attr-defined]
         for k in (0, op.num_operands - 1):
             t = op.operand(k).type
             if not isinstance(t, TileType) or t.shape != half.shape or t.dtype is not half.dtype:
                 yield _Issue(f"{cid} with a_regs takes A as two {half} halves (the first "
                              f"operand and the last), got {t}", "16", op)
                 return
-    for k, shape in ((0, (WGMMA_ROWS, WGMMA_K)), (1, (WGMMA_K, n))):
+    kk = atom.k  # type: ignore[attr-defined]
+    for k, shape in ((0, (WGMMA_ROWS, kk)), (1, (kk, n))):
         if k == 0 and a_regs:
             continue
         t = op.operand(k).type

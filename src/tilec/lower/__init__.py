@@ -48,6 +48,7 @@ def lower(module: ir.Module, target: str, options: LowerOptions | None = None,
     if plan is None and options.planner.enabled:  # a given plan planned the module as it is
         from tilec.exec import get_profile
 
+        from .operand_swap import swap_tf32_products
         from .shared_values import apply_shared_ssa
 
         try:
@@ -55,6 +56,7 @@ def lower(module: ir.Module, target: str, options: LowerOptions | None = None,
         except ValueError:  # scheduling names the unknown target
             profile = None
         module, _ = apply_shared_ssa(module, options.planner.shared_ssa, profile)
+        module, _ = swap_tf32_products(module, profile, options.planner)
     scheduled, groups = schedule_module(module, target, options, plan)
     if options.verify:
         ir.verify(scheduled, "scheduled")
@@ -100,8 +102,12 @@ def matrix_candidates(module: ir.Module, target: str, options: LowerOptions | No
     from tilec.exec import get_profile
     from tilec.plan import extract_groups, plan_group
 
+    from .operand_swap import swap_tf32_products
+
     options = options or LowerOptions()
     profile = get_profile(target)
+    if options.planner.enabled:  # the module ``lower`` plans (its TF32 products swapped)
+        module, _ = swap_tf32_products(module, profile, options.planner)
     out = []
     shapes = dict(options.shapes) if options.shapes else None
     for site in extract_groups(module, options.planner, shapes):

@@ -43,16 +43,19 @@ from collections.abc import Callable
 import numpy as np
 
 import tilec.ir as ir
+from tilec.ir import dist_layout as L
 from tilec.ir.atoms import (
     LANE_ATOMS,
     MMA_ATOMS,
     MPP_REALIZATIONS,
     SWIZZLE_BYTES,
     WGMMA_ATOMS,
-    WGMMA_K,
     WGMMA_ROWS,
+    WgmmaAtom,
     row_pad,
+    swizzle_cols,
 )
+from tilec.ir.dataflow import transposed_a_staged
 
 from .machine import Forwarded, GroupLowering, Lowered, Staged, rule
 from .machine_bounded_k import k_step, live_steps, physical_k_at_mma, signed_zero_tail
@@ -145,16 +148,31 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
         raise LoweringBug(ir.format_located(
             f"internal: the {real} mma reads a forwarded snapshot but is not forwarded",
             op.loc))
-    a_regs = _register_a(g, op, m, k) if swizzle else None
+    tf32 = swizzle and WGMMA_ATOMS[real].precision == "tf32"
+    a_regs = _register_a(g, op, m, k) if swizzle and not tf32 else None
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle) if a_regs is None else None
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
     staged = [g.lookup(op.operand(j)) for j in range(2)]
-    if isinstance(staged[0], Staged) and staged[0].transposed:
+    if isinstance(staged[0], Staged) and staged[0].transposed \
+            and not (transposed_a_staged(op) and (tf32 or real not in WGMMA_ATOMS)):
         raise LoweringBug(ir.format_located(
             "internal: a staged A operand read transposed (the schedule stages transposes "
-            "for B only)", op.loc))
+            "for B, and for an f32 A under tf32 only)", op.loc))
     # B staged as x.T: its K x N view runs along the buffer's rows (K-major)
     k_major = isinstance(staged[1], Staged) and staged[1].transposed
+    if tf32:
+        if not k_major:
+            raise LoweringBug(ir.format_located(
+                "internal: a TF32 warpgroup instruction with an N-major B (the planner's "
+                "wgmma rule requires x.T of a staged load)", op.loc))
+        # A's fragments, then B rounded in place (the hardware reads TF32 from shared memory
+        # by truncation): both before the barrier that publishes the rounded tile, so every
+        # thread's reads of the ring versions precede the release that follows the wait
+        assert a_view is not None
+        g.sync.read(a_view)
+        a_regs = _fragments_from(g, a_view, WGMMA_ATOMS[real], k)
+        a_view = None
+        _round_tf32_in_place(g, b_view)
     if a_view is None:
         g.sync.read(b_view)
     else:
@@ -198,7 +216,8 @@ def _stage(g: GroupLowering, op: ir.Operation, k: int, rows: int, cols: int,
     dt = x.dtype
     if swizzle:
         buf = g.smem.buffer((rows * cols,), dt, f"{'AB'[k]} staging", swizzle=SWIZZLE_BYTES)
-        view = g.view(buf, [], swizzled_map(rows, cols), (rows, cols), False)
+        view = g.view(buf, [], swizzled_map(rows, cols, swizzle_cols(dt)), (rows, cols),
+                      False)
     elif dedicated:
         buf = g.smem.buffer((rows, cols + row_pad(dt.bytes)), dt, f"{'AB'[k]} staging")
         view = g.view(buf, [], ir.IndexMap.identity(2), (rows, cols), False)
@@ -473,7 +492,7 @@ def _register_a(g: GroupLowering, op: ir.Operation, m: int, k: int) -> list[ir.V
         return None
     x = g.tile(v)
     lay = x.layout
-    if tuple(lay.shape) != (m, k) or k % WGMMA_K or x.sizes != [4] * (k // 8) \
+    if tuple(lay.shape) != (m, k) or k % atom.k or x.sizes != [4] * (k // 8) \
             or lay.replicated or lay.masked or g.threads != lay.threads \
             or g.threads != 2 * m:
         return None
@@ -485,13 +504,39 @@ def _register_a(g: GroupLowering, op: ir.Operation, m: int, k: int) -> list[ir.V
     ar, ac = (np.broadcast_to(np.asarray(r, np.int64), (g.threads, 8))
               for r in atom.a.map.apply((lane, e)))
     want_r = ar + 16 * (t // 32)  # warp q of warpgroup w: rows 64w + 16(q mod 4) ..
-    for ks in range(k // WGMMA_K):
+    for ks in range(k // atom.k):
         # parts 2ks and 2ks + 1 (4 registers each) are registers 8ks .. 8ks + 7
         regs = slice(8 * ks, 8 * ks + 8)
         if not (np.array_equal(rows[:, regs], want_r)
                 and np.array_equal(cols[:, regs], ac + 16 * ks)):
             return None
     return list(x.parts)
+
+
+def _round_tf32_in_place(g: GroupLowering, b: ir.Value) -> None:
+    """Round the staged K-major B tile ``b`` (a ``K x N`` view of the buffer's ``N`` rows of
+    ``K`` elements) to TF32 in place, every thread a share of it (a blocked layout of the
+    buffer's rows), then publish the stores to the warpgroup instructions' async proxy. A
+    TF32 ``wgmma`` ignores the 13 low mantissa bits of a shared operand, where the policy
+    rounds each operand to nearest (``mac_region``); rounding twice is rounding once, so a
+    tile two products read is rounded again harmlessly. The callers' ``sync.read`` then
+    puts a barrier between these stores and the other threads' instructions."""
+    kk, nn = (int(e) for e in b.type.shape)
+    tile = g.view(b, [], ir.IndexMap(2, [ir.d(1), ir.d(0)]), (nn, kk), False)  # N x K rows
+    lay = L.blocked((nn, kk), g.threads, ir.f32)
+    x = g.build(lay, ir.f32, lambda s, n: g.op(
+        "load", [g.thread_view(tile, lay, s, n)], [ir.TileType((n,), ir.f32)]).result)
+
+    def round_region() -> ir.Region:
+        blk = ir.Block([ir.f32])
+        bb = ir.Builder(ir.InsertionPoint.at_end(blk))
+        bb.create("yield", [bb.value("arith", [blk.args[0]], ir.f32, {"fn": "round_tf32"})])
+        return ir.Region([blk])
+
+    rounded = [g.op("map", [p], [p.type], {"shape": ir.IndexSet([int(p.type.shape[0])])},
+                    [round_region()]).result for p in x.parts]
+    g.store_registers(tile, Lowered(lay, rounded))
+    g.atom("fence.proxy.async", [], [ir.token])
 
 
 def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b: ir.Value,
@@ -523,10 +568,10 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
     descriptor = {"a_sbo": 8 * SWIZZLE_BYTES, "b_sbo": 8 * SWIZZLE_BYTES,
                   "b_lbo": 16 if k_major else k * SWIZZLE_BYTES,
                   "b_major": "k" if k_major else "n"}
+    kk = atom.k
     g.atom("wgmma.fence", [], [ir.token])
-    for ks in range(k // WGMMA_K):
-        bv = g.view(b, [], ir.IndexMap(2, [ir.d(0) + ks * WGMMA_K, ir.d(1)]), (WGMMA_K, n),
-                    False)
+    for ks in range(k // kk):
+        bv = g.view(b, [], ir.IndexMap(2, [ir.d(0) + ks * kk, ir.d(1)]), (kk, n), False)
         if a_regs is not None:
             accs = list(g.atom(atom.catalog_id, [a_regs[2 * ks], bv, *accs,
                                                  a_regs[2 * ks + 1]],
@@ -535,8 +580,8 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
             continue
         assert a is not None
         av = g.view(a, [wg], ir.IndexMap(2, [ir.s(0) * WGMMA_ROWS + ir.d(0),
-                                             ir.d(1) + ks * WGMMA_K], 1),
-                    (WGMMA_ROWS, WGMMA_K), False)
+                                             ir.d(1) + ks * kk], 1),
+                    (WGMMA_ROWS, kk), False)
         accs = list(g.atom(atom.catalog_id, [av, bv, *accs], [x.type for x in accs],
                            n=n, **descriptor).results)
     g.atom("wgmma.commit", [], [ir.token])
@@ -545,6 +590,23 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
         g.atom("wgmma.wait", [], [], pending=0)
     # else the loop's Staging.end_iteration waits, leaving groups in flight
     return Lowered(c.layout, accs)
+
+
+def _fragments_from(g: GroupLowering, a: ir.Value, atom: WgmmaAtom, k: int
+                    ) -> list[ir.Value]:
+    """A's register fragments (``WgmmaAtom.a``), two halves per K step, loaded element by
+    element from the ``M x K`` view ``a`` (a staged tile read as it is or transposed, or a
+    staging buffer): warp ``q`` of warpgroup ``w`` holds rows ``64w + 16q ..`` of it. The
+    instruction rounds them to TF32 as it issues (``WgmmaAtom.precision``)."""
+    tid = ir.s(0)
+    row0 = tid.floordiv(128) * WGMMA_ROWS + tid.floordiv(32).mod(4) * 16
+    r, c = (e.substitute([tid.mod(32), ir.d(0)]) for e in atom.a.map.results)
+    out: list[ir.Value] = []
+    for ks in range(k // atom.k):
+        frag = _load(g, a, [g.tid], ir.IndexMap(1, [row0 + r, c + ks * atom.k], 1),
+                     atom.a.regs)
+        out += [g.slice(frag, 0, atom.a_half), g.slice(frag, atom.a_half, atom.a_half)]
+    return out
 
 
 # ------------------------------------------------------------------------ lanes

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
-from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS, row_pad
+from tilec.ir.atoms import SWIZZLE_BYTES, WGMMA_ATOMS, row_pad, swizzle_cols
 
 from .machine import GroupLowering, Staged
 from .machine_copies import CopyRun, SyncCopy, copy_sync
@@ -65,7 +65,6 @@ from .schedule import invariant_loads, staged_loads
 from .scheduled_layouts import layout_of
 from .staged_windows import (
     TMA_ALIGN,
-    TMA_COLS,
     async_eligible,
     column_origin_aligned,
     nan_filled,
@@ -267,7 +266,8 @@ class Staging:
         """The ``rows x cols`` view of ``ld``'s ring version ``ver`` (its one version when
         it is copied once)."""
         rows, cols = (int(e) for e in ld.result.type.shape)
-        inner = list(swizzled_map(rows, cols).results) if ld in self.swizzled \
+        block = swizzle_cols(ld.result.type.dtype)
+        inner = list(swizzled_map(rows, cols, block).results) if ld in self.swizzled \
             else [ir.d(0), ir.d(1)]
         if ld in self.once:  # no version axis
             return self.g.view(self.rings[ld], [], ir.IndexMap(2, inner), (rows, cols), False)
@@ -381,18 +381,19 @@ class Staging:
                 g.guarded(g.arith("lt", g.tid, g.index(limit)), copy)
 
 
-def swizzled_map(rows: int, cols: int) -> ir.IndexMap:
-    """The canonical layout of a ``rows x cols`` 16-bit warpgroup operand whose contiguous
-    axis is ``cols`` (K for A, N for B): column blocks of 64 elements (128 bytes), each a
-    ``rows x 64`` row-major block: ``(r, c) -> (c div 64) * rows * 64 + r * 64 + c mod 64``.
-    The buffer's 128-byte swizzle then permutes the 16-byte chunks of every row."""
-    if cols % 64:
-        raise LoweringBug(f"internal: a swizzled warpgroup operand needs whole 64-element "
+def swizzled_map(rows: int, cols: int, block: int = 64) -> ir.IndexMap:
+    """The canonical layout of a ``rows x cols`` warpgroup operand whose contiguous axis is
+    ``cols`` (K for A, N for B): column blocks of ``block`` elements (128 bytes:
+    ``swizzle_cols``, 64 of a 16-bit type, 32 of f32), each a ``rows x block`` row-major
+    block: ``(r, c) -> (c div block) * rows * block + r * block + c mod block``. The
+    buffer's 128-byte swizzle then permutes the 16-byte chunks of every row."""
+    if cols % block:
+        raise LoweringBug(f"internal: a swizzled warpgroup operand needs whole {block}-element "
                           f"column blocks, not {cols} columns (the planner's wgmma rule)")
     r, c = ir.d(0), ir.d(1)
-    if cols == 64:
-        return ir.IndexMap(2, [r * 64 + c])
-    return ir.IndexMap(2, [c.floordiv(64) * (rows * 64) + r * 64 + c.mod(64)])
+    if cols == block:
+        return ir.IndexMap(2, [r * block + c])
+    return ir.IndexMap(2, [c.floordiv(block) * (rows * block) + r * block + c.mod(block)])
 
 
 def address_cone(ld: ir.Operation, stage: ir.Block) -> list[ir.Operation]:
@@ -535,19 +536,20 @@ def tma_plan(g: GroupLowering, ld: ir.Operation, win: _Window, with_guard: bool 
     rows, cols = (int(e) for e in ld.result.type.shape)
     oob = {"oob": "nan"} if nan_filled(ld) else {}
     rows_at, cols_at = win.axes
-    box = tuple(rows if a == rows_at else TMA_COLS if a == cols_at else 1
+    width = swizzle_cols(dt)  # one 128-byte box row
+    box = tuple(rows if a == rows_at else width if a == cols_at else 1
                 for a in range(len(win.extents)))
 
     def issue(dst: ir.Value, bar: ir.Value,
               multicast: tuple[int, ir.Value] | None = None) -> None:
         """The boxes into ``dst`` completing on ``bar``; ``multicast = (n, rank)``: only the
         boxes ``b`` with ``b mod n == rank``, each into every group of the cluster."""
-        for blk in range(cols // TMA_COLS):
-            part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * TMA_COLS]),
-                          (rows, TMA_COLS), False)
+        for blk in range(cols // width):
+            part = g.view(dst, [], ir.IndexMap(2, [ir.d(0), ir.d(1) + blk * width]),
+                          (rows, width), False)
             coords = list(win.origin)
             if blk:
-                coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * TMA_COLS))
+                coords[cols_at] = g.arith("add", win.origin[cols_at], g.index(blk * width))
             if multicast is None:
                 g.atom("tma.load", [part, win.array, bar, *coords], [ir.token], box=box,
                        swizzle=SWIZZLE_BYTES, **oob)

@@ -105,7 +105,8 @@ def mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
                          layout)
     if cand.realization == "wgmma":
-        wg = wgmma_for(mma.in_dtype) if atom_id in MMA_ATOMS else None
+        wg = wgmma_for(mma.in_dtype, op.attr("policy").precision) \
+            if atom_id in MMA_ATOMS else None
         if wg is None:
             notes.append(f"{atom_id} has no warpgroup instruction; the scalar reference is used")
             return ref

@@ -15,12 +15,12 @@ import numpy as np
 
 import tilec.ir as ir
 from tilec.ir import dist_layout as L
-from tilec.ir.atoms import SWIZZLE_BYTES, TMA_ALIGN
+from tilec.ir.atoms import SWIZZLE_BYTES, TMA_ALIGN, swizzle_cols
 from tilec.ir.dataflow import affine_pow2_divisor, pow2_divisor
 
 __all__ = ["plain_window", "nan_filled", "matrix_axes", "async_eligible", "tma_eligible",
            "TMA_ALIGN", "column_origin_aligned",
-           "TMA_BOX", "TMA_COLS", "store_window", "store_chunks", "tensor_store_blocker"]
+           "TMA_BOX", "store_window", "store_chunks", "tensor_store_blocker"]
 
 
 def plain_window(ld: ir.Operation) -> tuple[ir.Operation, list[int]] | None:
@@ -68,16 +68,14 @@ def async_eligible(ld: ir.Operation, lay: L.DistLayout) -> bool:
 TMA_BOX = 256
 """The largest extent of one tensor-copy box axis."""
 
-TMA_COLS = SWIZZLE_BYTES // 2
-"""Columns of one 16-bit box of the 128-byte swizzle (its rows are 128 bytes)."""
-
-
 def tma_eligible(ld: ir.Operation, lay: L.DistLayout) -> bool:
     """Whether a swizzled staged load may be filled by tensor copies (it may also be
-    copied by ``cp.async``, the fallback): 16-bit elements, a parameter of rank 2 to 5, at
-    most 256 rows and whole 64-column blocks (one box of the 128-byte swizzle each)."""
+    copied by ``cp.async``, the fallback): 16-bit or 32-bit elements, a parameter of rank 2
+    to 5, at most 256 rows and whole 128-byte column blocks (``swizzle_cols``: one box of
+    the 128-byte swizzle each)."""
     rows, cols = (int(e) for e in ld.result.type.shape)
-    if ld.result.type.dtype.bytes != 2 or rows > TMA_BOX or cols % TMA_COLS \
+    dt = ld.result.type.dtype
+    if dt.bytes not in (2, 4) or rows > TMA_BOX or cols % swizzle_cols(dt) \
             or not async_eligible(ld, lay):
         return False
     got = plain_window(ld)

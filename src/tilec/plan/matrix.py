@@ -73,8 +73,9 @@ FORWARDED_FAMILY = "mma_sync"
 """The atom family whose rectangles have a forwarded realization (fragments loaded by each
 lane from the operands' source windows: ``MatrixCandidate.forwarded``)."""
 
-WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16")
-"""Atoms whose rectangles a warpgroup instruction (64 x n x 16) can realize."""
+WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16", "mma.m16n8k8.tf32")
+"""Atoms whose rectangles a warpgroup instruction (64 x n x 16, or 64 x n x 8 for TF32)
+can realize."""
 
 WGMMA_EPILOGUE_PART = 4
 """Registers of one canonical part of a warpgroup accumulator (two rows by two columns of
@@ -97,8 +98,11 @@ def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm
     A warpgroup instruction covers 64 rows (4 warps of 16) and ``n = rn * an`` columns of the
     accumulator, which is the rectangle layout exactly when every warp owns one 16-row band
     (``gn = 1``, ``rm = 1``) and warps come in whole warpgroups; its operands live in the
-    128-byte swizzled canonical layout, whose column blocks are 64 elements wide (K for A,
-    N for B), and ``n`` is at most 256."""
+    128-byte swizzled canonical layout, whose column blocks are 128 bytes wide (64 elements
+    of a 16-bit type, 32 of f32; K for A, N for B), and ``n`` is at most 256. The TF32
+    instruction has no transpose bit: its B must be K-major (``b_major = "k"``), and the
+    lowering takes its A from registers, loaded from a staged A read as it is or
+    transposed."""
     am, an, _ = atom.shape
     if atom.id not in WGMMA_ATOM_IDS:
         return f"{atom.id} has no warpgroup instruction"
@@ -109,8 +113,12 @@ def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm
     n = rn * an
     if n % 64 or n > 256:
         return f"N = {n} must be a multiple of 64 up to 256 (swizzled operand blocks)"
-    if w.k % 64:
-        return f"K = {w.k} must be a multiple of 64 (swizzled operand blocks)"
+    block = 32 if atom.id == "mma.m16n8k8.tf32" else 64  # elements of a 128-byte row
+    if w.k % block:
+        return f"K = {w.k} must be a multiple of {block} (swizzled operand blocks)"
+    if atom.id == "mma.m16n8k8.tf32" and w.b_major != "k":
+        return ("a TF32 warpgroup instruction reads B K-major only (32-bit operands have no "
+                "transpose bit): B must be x.T of a loaded N x K tile")
     return None
 
 

@@ -45,6 +45,11 @@ class PlannerOptions:
     warpgroup_mma: bool = True
     """Consider warpgroup-instruction (``wgmma``) realizations where the profile has them;
     the CUDA backend turns this off for devices other than sm_90 (no ``wgmma`` there)."""
+    tf32_operand_swap: bool = True
+    """Where ``warpgroup_mma`` applies, compute a TF32 product whose B is N-major as its
+    transpose ``B.T @ A.T`` (``lower/operand_swap.py``): the TF32 warpgroup instruction
+    reads a K-major B only. False keeps every product as written (its TF32 products then
+    run on ``mma.m16n8k8.tf32``)."""
     simdgroup_matrix: str = "off"
     """The ``simdgroup`` realization of the metal:m1 8x8 atom (MSL ``simdgroup_matrix``
     instructions on opaque fragments, ``lower/machine_simdgroup.py``): ``"auto"`` enumerates

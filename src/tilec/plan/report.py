@@ -306,6 +306,9 @@ class ModulePlan:
     shared_values: list[SharedValue] = field(default_factory=list)
     """Every pure multi-consumer value and its choice (``options.shared_ssa``;
     ``shared_ssa.plan_shared_values``), on the module this plan planned."""
+    rewrites: list[str] = field(default_factory=list)
+    """Rewrites of the module made before planning, one line each (the TF32 operand swap,
+    ``options.tf32_operand_swap``)."""
 
     def to_json(self) -> dict[str, Any]:
         """Everything, JSON-serializable."""
@@ -315,12 +318,14 @@ class ModulePlan:
                 "groups": [g.to_json() for g in self.groups],
                 "unplanned": list(self.unplanned),
                 "shared_values": [v.to_json() for v in self.shared_values],
+                "rewrites": list(self.rewrites),
                 "realization": None if self.realization is None
                 else self.realization.to_json()}
 
     def render(self) -> str:
         """A readable summary of every group."""
         out = [f"plan for {self.target}: {len(self.groups)} matrix group(s)"]
+        out += [f"rewrite: {r}" for r in self.rewrites]
         for g in self.groups:
             out.append(g.render())
         for u in self.unplanned:

@@ -196,11 +196,14 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
     a_regs = None
     if op.attr("a_regs"):  # A's two register halves: the four 32-bit words of the fragment
         halves = [em.regs(v, op) for v in (op.operand(0), op.operands[-1])]
-        if any(h.n != 4 or h.dtype is not atom.in_dtype for h in halves):
-            raise em.unsupported(op, f"{atom.catalog_id} takes A as two halves of 4 x "
-                                     f"{atom.in_dtype} registers")
-        packed = [em.packed_regs(h).name for h in halves]
-        a_regs = [f"{w}.w[{j}]" for w in packed for j in range(2)]
+        if any(h.n != atom.a_half or h.dtype is not atom.in_dtype for h in halves):
+            raise em.unsupported(op, f"{atom.catalog_id} takes A as two halves of "
+                                     f"{atom.a_half} x {atom.in_dtype} registers")
+        if atom.precision == "tf32":  # each f32 is a word, rounded to TF32 as it is issued
+            a_regs = [f"tc_tf32({h.name}[{j}])" for h in halves for j in range(2)]
+        else:
+            packed = [em.packed_regs(h).name for h in halves]
+            a_regs = [f"{w}.w[{j}]" for w in packed for j in range(2)]
     for k, (lbo, sbo) in enumerate(((16, op.attr("a_sbo")), (op.attr("b_lbo"),
                                                              op.attr("b_sbo")))):
         if k == 0 and a_regs is not None:
@@ -241,7 +244,7 @@ def _wgmma(em: CUDAEmitter, op: ir.Operation) -> bool:
         accs.append(d.name)
         em.bind(rv, d)
     em.buf.lines_of(ptx.wgmma_lines(atom.ptx_type, n, accs, descs[0], descs[1],
-                                    op.attr("b_major") or "n", a_regs))
+                                    op.attr("b_major") or "n", a_regs, atom.k))
     return True
 
 

@@ -143,12 +143,16 @@ TC_DEV uint64_t tc_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
 
 
 def wgmma_lines(ptx_type: str, n: int, accs: list[str], a_desc: str, b_desc: str,
-                b_major: str = "n", a_regs: list[str] | None = None) -> list[str]:
-    """``accs += A @ B`` for one ``wgmma.mma_async`` m64nNk16 (A K-major, or in registers:
-    ``a_regs``, the fragment's four 32-bit words; B N-major with the transpose-B bit set, or
-    K-major without it: ``b_major``), accumulating (scale-d 1); ``accs`` are the ``n / 8``
-    four-register C fragments, updated in place."""
+                b_major: str = "n", a_regs: list[str] | None = None, k: int = 16
+                ) -> list[str]:
+    """``accs += A @ B`` for one ``wgmma.mma_async`` m64nNk``k`` (A K-major, or in
+    registers: ``a_regs``, the fragment's four 32-bit words; B N-major with the transpose-B
+    bit set, or K-major without it: ``b_major``), accumulating (scale-d 1); ``accs`` are the
+    ``n / 8`` four-register C fragments, updated in place. TF32 (``k = 8``) has no
+    transpose operands at all: both operands are K-major."""
     tnsp_b = {"n": 1, "k": 0}[b_major]
+    tf32 = ptx_type == "tf32"
+    assert not (tf32 and tnsp_b), "a TF32 B is K-major"
     regs = [f"{a}[{j}]" for a in accs for j in range(4)]
     count = len(regs)
     assert count == n // 2, (count, n)
@@ -159,9 +163,11 @@ def wgmma_lines(ptx_type: str, n: int, accs: list[str], a_desc: str, b_desc: str
         assert len(a_regs) == 4, a_regs
         a_ops = "{" + ", ".join(f"%{count + j}" for j in range(4)) + "}"
         a_ins, trans = [f'"r"({r})' for r in a_regs], f", {tnsp_b}"
+    if tf32:
+        trans = ""
     b_at = count + len(a_ins)
     text = ("{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + str(b_at + 1) + ", 0;\\n"
-            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx_type}.{ptx_type} "
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptx_type}.{ptx_type} "
             f"{group}, {a_ops}, %{b_at}, p, 1, 1{trans};\\n}}")
     outs = ", ".join(f'"+f"({r})' for r in regs)
     ins = ", ".join([*a_ins, f'"l"({b_desc})', '"n"(1)'])

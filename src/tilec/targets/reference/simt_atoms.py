@@ -165,13 +165,10 @@ def _subgroup_barrier(ctx: AtomContext, op: ir.Operation, args: list[Any], activ
                 f"{', '.join(str(int(t)) for t in missing[:8])} do not arrive{why}); every "
                 "thread of a subgroup must reach its barrier", "divergence",
                 [op] + ([cause] if cause is not None else []))
-    hb = ctx.clock.orders(ctx.lanes)
-    t = ctx.clock.tick()
     for w in range(-(-ctx.lanes // width)):
         who = np.flatnonzero(((lanes // width) == w) & active)
         if who.size:
-            sub = np.ix_(who, who)
-            hb[sub] = np.maximum(hb[sub], t)
+            ctx.clock.meet(who, ctx.lanes)
     return _tokens(op)
 
 
@@ -405,7 +402,8 @@ def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int
     i = np.arange(shape[0])[:, None]
     j = np.arange(shape[1])[None, :]
     if mn_major:
-        off = (j // 64) * lbo + (i // 8) * sbo + (i % 8) * 128 + (j % 64) * es
+        block = 128 // es  # elements of one 128-byte row
+        off = (j // block) * lbo + (i // 8) * sbo + (i % 8) * 128 + (j % block) * es
     else:
         off = (i // 8) * sbo + (i % 8) * 128 + j * es
     x = start + off
@@ -417,6 +415,14 @@ def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int
         raise SimulationError(f"{cid}: the descriptor of operand {st.name} reaches past the "
                               "buffer", "out_of_range", [op])
     return st.array.reshape(-1)[phys], phys
+
+
+def _tf32_truncate(x: np.ndarray) -> np.ndarray:
+    """What a TF32 warpgroup instruction reads of f32 values in shared memory: the 13 low
+    mantissa bits are ignored (non-finite values are kept as they are)."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    cut = np.where(np.isfinite(x), bits & np.uint32(0xFFFFE000), bits).astype(np.uint32)
+    return cut.view(np.float32)
 
 
 @atom_impl(*WGMMA_ATOMS)
@@ -447,19 +453,26 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
     rows, cols = _layout_index(atom.c)
     for w in _warpgroups(ctx, op, active):
         t0 = w * WARPGROUP
+        kk = atom.k
         if a_lanes is not None:
             a = np.concatenate([_operand(atom.a, a_lanes[t0 + 32 * q:t0 + 32 * q + 32])
                                 for q in range(4)])
+            if atom.precision == "tf32":  # registers are rounded when the instruction issues
+                a = nx.tf32_round(a)
         else:
-            a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, 16), False, 16,
+            a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, kk), False, 16,
                                          int(op.attr("a_sbo")))
-        if op.attr("b_major") == "k":  # B's N rows of 16 K elements, read like A
+            if atom.precision == "tf32":
+                a = _tf32_truncate(a)
+        if op.attr("b_major") == "k":  # B's N rows of K elements, read like A
             b, b_flat = (x.T for x in _descriptor_read(
-                ctx, op, b_view, t0, (n, 16), False, int(op.attr("b_lbo")),
+                ctx, op, b_view, t0, (n, kk), False, int(op.attr("b_lbo")),
                 int(op.attr("b_sbo"))))
         else:
-            b, b_flat = _descriptor_read(ctx, op, b_view, t0, (16, n), True,
+            b, b_flat = _descriptor_read(ctx, op, b_view, t0, (kk, n), True,
                                          int(op.attr("b_lbo")), int(op.attr("b_sbo")))
+        if atom.precision == "tf32":
+            b = _tf32_truncate(b)
         shared = [(b_view, b_flat)] if a_lanes is not None else [(a_view, a_flat),
                                                                  (b_view, b_flat)]
         for view, flat in shared:

@@ -98,13 +98,15 @@ class _Barrier:
     """The ``mbarrier.inval`` that ended it (None: still valid)."""
     last_load: ir.Operation | None = None
     """The latest ``tma.load`` completing on it (for messages)."""
-    arrivals: list[tuple[int, int, int, np.ndarray, Any]] = field(default_factory=list)
+    arrivals: list[tuple[int, int, int, np.ndarray, Any, np.ndarray | None]] = \
+        field(default_factory=list)
     """(phase, thread, lock-step time, the phases of every barrier the thread had observed,
     origin) of every arrival whose order a wait has not yet passed on to every thread. The
     origin is None for this group's threads; for a thread of another group of the cluster
     (``mbarrier.arrive.peer``) it is that group's ``Mbarriers`` and the column of this
     group's thread 0 among its mirror lanes, and the thread, time and phases are that
-    group's."""
+    group's. Last, the arriver's row of ``GroupClock.hb`` when it arrived (None for a peer
+    group's thread), which a wait passes on (the order is transitive)."""
     generation: int = 0
     """The cluster barriers its group had passed when it was initialized (another group
     may use it only after one more: ``simt_cluster``)."""
@@ -291,8 +293,12 @@ class Mbarriers:
                 origin: tuple[Mbarriers, int] | None = None) -> None:
         self.events += 1
         src = self if origin is None else origin[0]
+        # the arriver's orders travel with its arrival (release semantics: what was ordered
+        # before the arrival is ordered before the waiter's later accesses); a peer group's
+        # orders live in that group's detector, whose lanes are mirrors here: not carried
+        known = src.clock.orders(src.lanes)[lane].copy() if origin is None else None
         b.arrivals.append((b.phases, lane, src.clock.tick(), src.observed[:, lane].copy(),
-                           origin))
+                           origin, known))
         if b.pending == 0:
             who = f"thread {lane}" + (f" of {src.clock.name}" if origin is not None else "")
             raise SimulationError(f"{op.attr('catalog_id')}: {who} arrives on barrier "
@@ -356,11 +362,13 @@ class Mbarriers:
         they are mirror lanes: that group's storage is what its accesses touched."""
         if not b.arrivals:
             return
-        for phase, lane, t, saw, origin in b.arrivals:
+        for phase, lane, t, saw, origin, known in b.arrivals:
             if phase < b.phases:
                 new = who[seen <= phase]
                 src, cols = (self, new) if origin is None else (origin[0], origin[1] + new)
                 hb = src.clock.orders(src.lanes)
+                if known is not None:
+                    hb[cols] = np.maximum(hb[cols], known[None, :])
                 hb[cols, lane] = np.maximum(hb[cols, lane], t)
                 # what the arriver had observed, the waiter has now observed too (a
                 # producer refilling a version orders after the copy its consumers waited for)

@@ -127,6 +127,18 @@ class GroupClock:
         self.now += 1
         return self.now
 
+    def meet(self, who: np.ndarray, lanes: int) -> None:
+        """Threads ``who`` meet at a barrier now (a named or subgroup barrier): each one's
+        earlier accesses are ordered before the later ones of the others, and so is whatever
+        was ordered before any of them (the order is transitive: a thread ordered after a
+        barrier's arriver is ordered after the accesses ordered before that arrival)."""
+        hb = self.orders(lanes)
+        t = self.tick()
+        rows = hb[who]
+        hb[who] = np.maximum(rows, rows.max(axis=0))
+        sub = np.ix_(who, who)
+        hb[sub] = np.maximum(hb[sub], t)
+
     def advance(self, barrier: ir.Operation) -> None:
         """Start a new epoch at ``barrier``."""
         self.epoch += 1

@@ -68,6 +68,12 @@ class _Seen:
         this epoch (then ``lane1``'s and ``lane2``'s times do not cover its accesses)."""
         self.latest = np.zeros(size, np.int64)
         """The time of the element's latest access this epoch (by any thread)."""
+        self.latest_lane = np.full(size, -1, np.int64)
+        """The thread that made that access (-1: several threads in one operation)."""
+        self.before = np.full(size, -1, np.int64)
+        """The time of the latest access this epoch by a thread other than ``latest_lane``
+        (-1: none): what a thread that made the latest access itself must be ordered after
+        (its own accesses never race)."""
         self.threads: np.ndarray = np.zeros(0, bool)
         """Per thread: whether it made an access of this class to the allocation this epoch
         (``threads_epoch``); with ``latest`` the bound for elements with ``many`` threads."""
@@ -89,7 +95,9 @@ class _Seen:
             # when every thread that accessed the allocation this epoch arrived after the
             # element's latest access on a phase the accessing thread waited for
             alone = ~self.many[flat]
-            every = self.latest[flat] < self._all_ordered(lanes, hb, epoch)
+            others = np.where(self.latest_lane[flat] == lanes, self.before[flat],
+                              self.latest[flat])
+            every = others < self._all_ordered(lanes, hb, epoch)
             if floor is not None:  # ``threads`` describes the current epoch only
                 every &= self.epoch[flat] == epoch
             c1 &= ~((alone & (self.time1[flat] < hb[lanes, np.maximum(l1, 0)])) | every)
@@ -141,6 +149,12 @@ class _Seen:
         # neither recorded thread: not every accessing thread is known any more
         third = (count > 2) | ((lo != l1) & (lo != l2)) | ((hi != l1) & (hi != l2))
         self.many[elems[third]] = True
+        self.before[elems[stale]] = -1
+        one = lo == hi  # one thread accessed the element in this operation
+        moved = one & (self.latest_lane[elems] != lo)
+        self.before[elems[moved & ~stale]] = self.latest[elems[moved & ~stale]]
+        self.before[elems[~one]] = now
+        self.latest_lane[elems] = np.where(one, lo, -1)
         self.latest[elems] = now
         if self.threads_epoch != epoch:
             self.threads[:] = False

@@ -366,10 +366,5 @@ def _barrier_named(ctx: AtomContext, op: ir.Operation, args: list[Any], active: 
         raise diverged(ctx, op, f"named barrier {bid} for {want} threads is reached by {n} "
                                 "threads at once; its threads must all reach it together (a "
                                 "role's barrier over exactly the role's threads)")
-    who = np.flatnonzero(active)
-    clock = ctx.clock
-    hb = clock.orders(ctx.lanes)
-    t = clock.tick()
-    sub = np.ix_(who, who)
-    hb[sub] = np.maximum(hb[sub], t)
+    ctx.clock.meet(np.flatnonzero(active), ctx.lanes)
     return [None] * len(op.results)

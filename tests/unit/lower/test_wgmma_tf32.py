@@ -1,0 +1,124 @@
+"""The TF32 warpgroup instruction: its catalog rules, the operand swap that gives
+``lib.matmul`` a K-major B, the rounding of the shared operand, and its CUDA text.
+
+Differential results against the reference are in ``tests/regression/test_tf32_wgmma.py``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.ir as ir
+import tilec.lower as lower
+from tilec.ir.atoms import WGMMA_ATOMS, wgmma_for
+from tilec.lib.matmul import matmul
+from tilec.lower.operand_swap import swap_tf32_products, swappable
+from tilec.lower.options import LowerOptions
+from tilec.plan.options import PlannerOptions
+from tilec.targets.cuda import ptx
+from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
+from tilec.targets.cuda.emitter import emit_cuda
+from tilec.targets.numerics import tf32_round
+from tilec.targets.reference.simt_atoms import _tf32_truncate
+
+
+def _comp(m: int, n: int, k: int, **constexprs: object) -> object:
+    a = np.zeros((m, k), np.float32)
+    b = np.zeros((k, n), np.float32)
+    c = np.zeros((m, n), np.float32)
+    return tilec.compile(matmul, a, b, c, target="reference", PRECISION="tf32", **constexprs)
+
+
+def _machine(comp: object, **opts: object) -> ir.Module:
+    return lower.lower_to_machine(comp.module, "cuda:sm_90",  # type: ignore[attr-defined]
+                                  dataclasses.replace(LowerOptions(), **opts))
+
+
+def _wgmmas(m: ir.Module) -> list[ir.Operation]:
+    return [op for op in m.walk() if op.name == "atom.call"
+            and op.attr("catalog_id") == "wgmma.m64k8.tf32"]
+
+
+def test_catalog_entry() -> None:
+    atom = WGMMA_ATOMS["wgmma.m64k8.tf32"]
+    assert (atom.k, atom.a_half, atom.b_majors, atom.precision) == (8, 2, ("k",), "tf32")
+    assert wgmma_for(ir.f32) is None and wgmma_for(ir.f32, "tf32") is atom
+    assert wgmma_for(ir.bf16, "tf32").catalog_id == "wgmma.m64k16.bf16"
+
+
+def test_shared_operands_are_truncated_registers_rounded() -> None:
+    """What the simulator reads: 1 + 2^-11 + 2^-12 is 1 truncated, 1 + 2^-10 rounded."""
+    x = np.array([1 + 2.0**-11 + 2.0**-12, -(1 + 2.0**-11 + 2.0**-12), np.inf, np.nan],
+                 np.float32)
+    cut = _tf32_truncate(x)
+    assert cut[0] == 1.0 and cut[1] == -1.0 and np.isinf(cut[2]) and np.isnan(cut[3])
+    assert tf32_round(x)[0] == np.float32(1 + 2.0**-10)
+
+
+def test_swap_rewrites_the_recurrence() -> None:
+    comp = _comp(256, 128, 64, BM=256, BN=128, BK=32)
+    (mma,) = [op for op in comp.module.walk() if op.name == "mma"]  # type: ignore[attr-defined]
+    assert swappable(mma) is None
+    new, notes = swap_tf32_products(comp.module, "cuda:sm_90",  # type: ignore[attr-defined]
+                                    PlannerOptions())
+    assert len(notes) == 1 and "B.T @ A.T" in notes[0]
+    (swapped,) = [op for op in new.walk() if op.name == "mma"]
+    assert tuple(int(e) for e in swapped.result.type.shape) == (128, 256)  # BN x BM
+    assert all(o.defining_op.name == "reindex" for o in swapped.operands[:2])
+    assert tuple(int(e) for e in mma.result.type.shape) == (256, 128)  # the input untouched
+    for profile, opts in (("cuda:sm_80", PlannerOptions()),
+                          ("cuda:sm_90", PlannerOptions(tf32_operand_swap=False)),
+                          ("cuda:sm_90", PlannerOptions(warpgroup_mma=False))):
+        same, none = swap_tf32_products(comp.module, profile, opts)  # type: ignore[attr-defined]
+        assert same is comp.module and none == []  # type: ignore[attr-defined]
+
+
+def test_exact_products_are_not_swapped() -> None:
+    a = np.zeros((128, 64), np.float32)
+    comp = tilec.compile(matmul, a, a.T.copy(), np.zeros((128, 128), np.float32),
+                         target="reference", BM=128, BN=128, BK=32)
+    (mma,) = [op for op in comp.module.walk() if op.name == "mma"]
+    assert swappable(mma) == "not a TF32 product"
+
+
+def test_lowering_rounds_the_shared_operand_and_loads_a_into_registers() -> None:
+    m = _machine(_comp(256, 256, 64, BM=128, BN=128, BK=32), warp_specialized=False)
+    calls = _wgmmas(m)
+    assert calls and all(c.attr("a_regs") and c.attr("b_major") == "k" for c in calls)
+    assert sum(1 for op in m.walk() if op.name == "arith"
+               and op.attr("fn") == "round_tf32") == 1  # the map over the staged tile
+
+
+def test_verifier_rejects_an_n_major_tf32_b() -> None:
+    m = _machine(_comp(256, 256, 64, BM=128, BN=128, BK=32), warp_specialized=False)
+    _wgmmas(m)[0].attributes["b_major"] = "n"
+    with pytest.raises(ir.VerificationError, match="reads a K-major B only"):
+        ir.verify(m, "machine")
+
+
+def test_ptx_text_has_no_transpose_operands() -> None:
+    lines = ptx.wgmma_lines("tf32", 64, [f"c{j}" for j in range(8)], "", "db", "k",
+                            ["r0", "r1", "r2", "r3"], 8)
+    text = "\n".join(lines)
+    assert "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32" in text
+    assert "p, 1, 1;" in text  # scale-d, imm-scale-a, imm-scale-b and nothing after
+    with pytest.raises(AssertionError):
+        ptx.wgmma_lines("tf32", 64, [f"c{j}" for j in range(8)], "", "db", "n",
+                        ["r0", "r1", "r2", "r3"], 8)
+
+
+@pytest.mark.skipif(nvrtc_available() is not None, reason=f"NVRTC: {nvrtc_available()}")
+@pytest.mark.parametrize("tiles", [(128, 128, 32), (256, 128, 32)],
+                         ids=lambda t: "x".join(map(str, t)))
+def test_cuda_kernel_compiles_without_serialization(tiles) -> None:
+    bm, bn, bk = tiles
+    comp = _comp(4096, 4096, 4096, BM=bm, BN=bn, BK=bk)
+    src = emit_cuda(_machine(comp), comp.fn_name, "cuda:sm_90")  # type: ignore[attr-defined]
+    assert "m64n" in src.text and "k8.f32.tf32.tf32" in src.text
+    assert '"r"(tc_tf32(' in src.text  # A's registers rounded as the instruction issues
+    cub = compile_cubin(src.text, "sm_90" + src.arch_suffix, src.kernel, src.shared_bytes,
+                        src.buffer.origin_of_line)
+    assert "serialized" not in (cub.log or "")  # every wgmma keeps its pipeline
