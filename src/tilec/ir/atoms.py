@@ -192,8 +192,8 @@ class WgmmaAtom:
     precision: str = "exact"
     """``exact`` (16-bit products are exact in f32) or ``tf32``: A from registers is rounded
     to TF32 (to nearest, ties away) when the instruction issues; a shared operand is read as
-    TF32 by the hardware, which ignores the 13 low mantissa bits (truncation), so the
-    lowering rounds a staged operand in place before the instruction reads it."""
+    TF32 by the hardware, which ignores its 13 low mantissa bits (truncation toward zero,
+    one of the two reductions the ``tf32`` policy allows: docs/design/tileir.md)."""
 
     @property
     def a_half(self) -> int:

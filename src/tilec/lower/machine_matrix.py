@@ -43,7 +43,6 @@ from collections.abc import Callable
 import numpy as np
 
 import tilec.ir as ir
-from tilec.ir import dist_layout as L
 from tilec.ir.atoms import (
     LANE_ATOMS,
     MMA_ATOMS,
@@ -165,14 +164,13 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
             raise LoweringBug(ir.format_located(
                 "internal: a TF32 warpgroup instruction with an N-major B (the planner's "
                 "wgmma rule requires x.T of a staged load)", op.loc))
-        # A's fragments, then B rounded in place (the hardware reads TF32 from shared memory
-        # by truncation): both before the barrier that publishes the rounded tile, so every
-        # thread's reads of the ring versions precede the release that follows the wait
+        # A's fragments from its staged tile (rounded to TF32 as the instruction issues);
+        # B is read by the hardware, which truncates a shared TF32 operand (the policy
+        # allows either reduction: WgmmaAtom.precision)
         assert a_view is not None
         g.sync.read(a_view)
         a_regs = _fragments_from(g, a_view, WGMMA_ATOMS[real], k)
         a_view = None
-        _round_tf32_in_place(g, b_view)
     if a_view is None:
         g.sync.read(b_view)
     else:
@@ -511,32 +509,6 @@ def _register_a(g: GroupLowering, op: ir.Operation, m: int, k: int) -> list[ir.V
                 and np.array_equal(cols[:, regs], ac + 16 * ks)):
             return None
     return list(x.parts)
-
-
-def _round_tf32_in_place(g: GroupLowering, b: ir.Value) -> None:
-    """Round the staged K-major B tile ``b`` (a ``K x N`` view of the buffer's ``N`` rows of
-    ``K`` elements) to TF32 in place, every thread a share of it (a blocked layout of the
-    buffer's rows), then publish the stores to the warpgroup instructions' async proxy. A
-    TF32 ``wgmma`` ignores the 13 low mantissa bits of a shared operand, where the policy
-    rounds each operand to nearest (``mac_region``); rounding twice is rounding once, so a
-    tile two products read is rounded again harmlessly. The callers' ``sync.read`` then
-    puts a barrier between these stores and the other threads' instructions."""
-    kk, nn = (int(e) for e in b.type.shape)
-    tile = g.view(b, [], ir.IndexMap(2, [ir.d(1), ir.d(0)]), (nn, kk), False)  # N x K rows
-    lay = L.blocked((nn, kk), g.threads, ir.f32)
-    x = g.build(lay, ir.f32, lambda s, n: g.op(
-        "load", [g.thread_view(tile, lay, s, n)], [ir.TileType((n,), ir.f32)]).result)
-
-    def round_region() -> ir.Region:
-        blk = ir.Block([ir.f32])
-        bb = ir.Builder(ir.InsertionPoint.at_end(blk))
-        bb.create("yield", [bb.value("arith", [blk.args[0]], ir.f32, {"fn": "round_tf32"})])
-        return ir.Region([blk])
-
-    rounded = [g.op("map", [p], [p.type], {"shape": ir.IndexSet([int(p.type.shape[0])])},
-                    [round_region()]).result for p in x.parts]
-    g.store_registers(tile, Lowered(lay, rounded))
-    g.atom("fence.proxy.async", [], [ir.token])
 
 
 def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b: ir.Value,

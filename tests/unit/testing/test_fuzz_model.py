@@ -205,3 +205,19 @@ def test_the_zero_sign_case_of_seed_20261218_passes_on_cpu() -> None:
     prog = replay_program(SEED_20261218_607, SEED_20261218_607_WEIGHTS)
     res = run_program(prog, ["cpu"])
     assert {p: o.kind for p, o in res.outcomes.items()} == {"reference": "ok", "cpu": "ok"}
+
+
+def test_tf32_products_allow_a_truncated_operand() -> None:
+    """Outside strict_fold a TF32 operand may be truncated (the warpgroup instruction reads
+    a shared operand so): the bound covers the product of a truncated A."""
+    rng = np.random.default_rng(0)
+    av = rng.standard_normal((4, 64)).astype(np.float32)
+    bv = rng.standard_normal((64, 4)).astype(np.float32)
+    a, b = exact(av, F32), exact(bv, F32)
+    c = exact(np.zeros((4, 4), np.float32), F32)
+    cut = (av.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    hw = cut.astype(np.float64) @ nx.tf32(bv).astype(np.float64)
+    loose = mma_model(a, b, c, "tf32", strict=False)
+    assert (np.abs(hw - loose.a) <= loose.e).all()
+    strict = mma_model(a, b, c, "tf32", strict=True)
+    assert not strict.e.any()  # strict_fold: rounded to nearest on every target

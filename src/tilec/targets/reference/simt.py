@@ -287,7 +287,7 @@ class LaneRunner:
         """The group's barrier epoch."""
         self.copies = AsyncCopies(lanes)
         """The group's cp.async state."""
-        self.wgmma = InFlightGroups(lanes // 128)
+        self.wgmma = InFlightGroups(lanes // 128, clock)
         """The group's warpgroup instruction groups not yet retired."""
         self.cluster: Member | None = None
         """The group in its running cluster (``simt_cluster``; None: no cluster)."""

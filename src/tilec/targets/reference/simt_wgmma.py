@@ -13,6 +13,12 @@ is in flight. This module checks that condition instead of assuming it:
 * an operation other than a ``wgmma`` reading accumulator registers an
   unretired group still writes is reported (the registers are not yet the sum);
 * a group never retired when the group's body ends is reported (a missing wait).
+
+Retiring a group also orders: the warpgroup's threads issued its instructions together
+(the instruction runs once all four warps issued it), so each of them is ordered after
+every thread's accesses before that issue once the group retires (``GroupClock.hb``):
+the register A operands a warpgroup loads from shared memory just before its
+instructions are read before a release that follows the wait.
 """
 
 from __future__ import annotations
@@ -44,18 +50,22 @@ class _Group:
     """Shared storage, physical flat elements read, and the reading instruction."""
     results: list[np.ndarray] = field(default_factory=list)
     """The accumulator arrays the instructions produced (by identity)."""
+    issued_at: int = -1
+    """The lock-step time of its latest instruction's issue (-1: none yet)."""
 
 
 class InFlightGroups:
     """The ``wgmma`` groups of one group's threads that have not been retired."""
 
-    def __init__(self, warpgroups: int) -> None:
+    def __init__(self, warpgroups: int, clock: Any = None) -> None:
         self.committed = np.zeros(max(warpgroups, 1), np.int64)
         """Per warpgroup, the number of groups it has committed."""
         self.groups: list[_Group] = []
         """Open and committed, unretired groups."""
         self._live: dict[int, tuple[np.ndarray, _Group]] = {}
         """``id(array)`` of an unretired result -> (the array, its group)."""
+        self.clock = clock
+        """The group's ``GroupClock`` (None: retiring orders nothing)."""
 
     def _open(self, w: int) -> _Group:
         for g in self.groups:
@@ -71,6 +81,8 @@ class InFlightGroups:
         """Warpgroup ``w`` issued ``op``, which reads ``reads`` and writes ``results``."""
         g = self._open(w)
         g.ops.append(op)
+        if self.clock is not None:
+            g.issued_at = self.clock.tick()
         for st, flat in reads:
             if st.mma_reads is None:
                 st.mma_reads = np.zeros(st.array.size, np.int32)
@@ -98,6 +110,11 @@ class InFlightGroups:
         self.groups = keep
 
     def _retire(self, g: _Group) -> None:
+        if self.clock is not None and g.issued_at >= 0:
+            who = np.arange(g.warpgroup * 128, (g.warpgroup + 1) * 128)
+            hb = self.clock.orders(self.committed.size * 128)
+            sub = np.ix_(who, who)
+            hb[sub] = np.maximum(hb[sub], g.issued_at)
         for st, f, _ in g.reads:
             np.subtract.at(st.mma_reads, f, 1)
         for r in g.results:
