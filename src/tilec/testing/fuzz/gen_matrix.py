@@ -2,6 +2,13 @@
 legal tile sizes from 1 to 128, K loops over windows, and epilogues (any elementwise chain on
 the accumulator, drawn by the other families).
 
+About one product in four has a transposed layout (``LAYOUTS``): the M x K operand as
+``x.T`` of a K x M tile, the K x N operand as ``y.T`` of an N x K tile (a window loaded
+transposed, ``X.tile(...).T``, or a computed tile's ``.T``), both, or the whole product
+computed transposed, ``tc.mma(b.T, a.T, acc)`` of an N x M accumulator whose ``.T`` is the
+value used (a K loop binds ``acc.T`` after the loop and stores that). The model works on the
+operands' values, so a layout changes only what is rendered.
+
 f16/bf16/f32 operands accumulate in f32, f64 in f64, int8 in int32;
 ``precision="tf32"`` reduces f32 operands to TF32 first: the model rounds them to nearest
 and, outside ``strict_fold``, allows each one TF32 unit of error (a target may truncate).
@@ -24,6 +31,12 @@ __all__ = ["Mma", "mma_model"]
 
 ACC = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32"}
 """The accumulator type of each operand type."""
+
+LAYOUTS = (("nn", 12), ("tn", 1), ("nt", 1), ("tt", 1), ("swapped", 1))
+"""A product's operand layouts and their weights: ``nn`` (both operands as drawn), ``tn``
+(A is ``x.T`` of a K x M tile), ``nt`` (B is ``y.T`` of an N x K tile), ``tt`` (both) and
+``swapped`` (``acc.T = tc.mma(b.T, a.T, acc)`` with an N x M accumulator; each of ``b.T``
+and ``a.T`` an N x K / K x M tile as drawn or the ``.T`` of a K x N / M x K one)."""
 
 
 def mma_model(a: MV, b: MV, c: MV, precision: str, strict: bool) -> MV:
@@ -96,6 +109,8 @@ class Mma(Expr):
     """``strict_fold`` or None (the default order)."""
     form: int = 0
     """0: ``tc.mma``; 1: ``tc.dot``; 2: ``@``."""
+    layout: str = "nn"
+    """The layout drawn (``LAYOUTS``; for statistics: the operands carry the transposes)."""
 
     def render(self) -> str:
         opts = ""
@@ -122,7 +137,8 @@ class Mma(Expr):
 
     @property
     def features(self) -> tuple[str, ...]:  # type: ignore[override]
-        return (f"mma:{self.a.dt.name}:{self.precision}:{self.order or 'default'}",)
+        out = (f"mma:{self.a.dt.name}:{self.precision}:{self.order or 'default'}",)
+        return out + ((f"mma_layout:{self.layout}",) if self.layout != "nn" else ())
 
 
 def _operand_dt(g: Gen, acc: DT) -> DT:
@@ -139,6 +155,37 @@ def _options(g: Gen, op_dt: DT) -> tuple[str, str | None]:
     return precision, order
 
 
+def transposed(x: Expr) -> Expr:
+    """``x.T``: a window loads transposed (``X.tile(...).T``), a transposed window or view
+    loses its ``.T``, anything else gets a ``.T`` view."""
+    from .gen_elementwise import View
+    from .gen_windows import Load
+
+    if isinstance(x, Load) and not x.reshaped:
+        x.tile_t = not x.tile_t
+        x.shape = x.shape[::-1]
+        return x
+    if isinstance(x, View) and x.kind == "T":
+        return x.a
+    return View("T", x, x.shape[::-1], x.dt)
+
+
+def _layout(g: Gen) -> tuple[str, bool, bool]:
+    """A layout (``LAYOUTS``) and whether A is stored K x M and B N x K."""
+    s = g.s
+    layout = s.weighted(LAYOUTS)
+    if layout == "swapped":
+        return layout, s.coin(2), s.coin(2)
+    return layout, layout in ("tn", "tt"), layout in ("nt", "tt")
+
+
+def _operand(g: Gen, shape: tuple[int, int], dt: DT, depth: int, t: bool) -> Expr:
+    """A tile of ``shape``, drawn as is or (``t``) as the transpose of the other shape."""
+    if not t:
+        return g.tile(shape, dt, depth)
+    return transposed(g.tile(shape[::-1], dt, depth))
+
+
 def _mma(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     s = g.s
     op_dt = _operand_dt(g, dt)
@@ -146,13 +193,20 @@ def _mma(g: Gen, shape: tuple[int, ...], dt: DT, depth: int) -> Expr:
     K = small_extent(s)
     while M * K > 8192 or K * N > 8192:
         K = max(1, K // 2)
-    a = g.tile((M, K), op_dt, depth)
-    b = g.tile((K, N), op_dt, depth)
+    layout, ta, tb = _layout(g)
+    a = _operand(g, (M, K), op_dt, depth, ta)
+    b = _operand(g, (K, N), op_dt, depth, tb)
     precision, order = _options(g, op_dt)
     form = s.weighted([(0, 4), (1, 1), (2, 1)])
+    swapped = layout == "swapped"
+    if swapped:  # (b.T @ a.T).T: an N x M product
+        a, b = transposed(b), transposed(a)
+        shape = (N, M)
     if form and dt.name in ("f32", "f64"):  # tc.dot takes no order=
-        return Mma(a, b, None, shape, dt, precision, None, form)
-    return Mma(a, b, g.tile(shape, dt, depth), shape, dt, precision, order, 0)
+        out = Mma(a, b, None, shape, dt, precision, None, form, layout)
+    else:
+        out = Mma(a, b, g.tile(shape, dt, depth), shape, dt, precision, order, 0, layout)
+    return transposed(out) if swapped else out
 
 
 def _k_loop(g: Gen) -> list[Stmt]:
@@ -180,42 +234,68 @@ def _warpgroup_k_loop(g: Gen) -> list[Stmt]:
 
 def _k_loop_of(g: Gen, M: int, N: int, BK: int, acc_dt: DT, op_dt: DT) -> list[Stmt]:
     s = g.s
-    from .gen_elementwise import Full
+    from .gen_elementwise import Full, View
     from .gen_windows import Load, loaded, window_origin
+    from .program import IndexExpr, Var
 
     out: list[Stmt] = []
     acc = g.fresh("acc")
-    init = loaded(g.tile((M, N), acc_dt, 1)) if s.coin(3) else Full((M, N), acc_dt, 0, 1)
+    layout, ta, tb = _layout(g)
+    swapped = layout == "swapped"
+    at = (N, M) if swapped else (M, N)  # the accumulator's shape
+    init = loaded(g.tile(at, acc_dt, 1)) if s.coin(3) else Full(at, acc_dt, 0, 1)
     out.append(Let(acc, init))
-    acc_v = g.bind(acc, (M, N), acc_dt)
+    acc_v = g.bind(acc, at, acc_dt)
     n = s.weighted([(2, 4), (1, 2), (3, 2), (0, 1), (4, 1)])
     iv = g.fresh("k")
-    pa = g.input_array(op_dt, (M, BK * max(n, 1)))
-    pb = g.input_array(op_dt, (BK * max(n, 1), N))
+    # A's array is M x K (or K x M with ta), B's K x N (or N x K with tb)
+    kn = BK * max(n, 1)
+    pa = g.input_array(op_dt, (kn, M) if ta else (M, kn))
+    pb = g.input_array(op_dt, (N, kn) if tb else (kn, N))
     fill = 0.0 if op_dt.is_float else 0
     if s.coin(4) and op_dt.is_float:
         fill = s.pick([1.0, -1.0, float("nan"), float("inf")])
-    from .program import IndexExpr
 
-    oa = window_origin(g, (M, BK), (0, None))
-    oa = (oa[0], IndexExpr(((BK, iv),), oa[1].const if s.coin(3) else 0))
-    ob = window_origin(g, (BK, N), (None, 1))
-    ob = (IndexExpr(((BK, iv),), ob[0].const if s.coin(3) else 0), ob[1])
-    a = Load(pa.name, oa, (M, BK), fill, (M, BK), op_dt)
-    b = Load(pb.name, ob, (BK, N), fill, (BK, N), op_dt)
+    def k_origin(o: IndexExpr) -> IndexExpr:
+        return IndexExpr(((BK, iv),), o.const if s.coin(3) else 0)
+
+    if ta:
+        oa = window_origin(g, (BK, M), (None, 0))
+        oa, wa = (k_origin(oa[0]), oa[1]), (BK, M)
+    else:
+        oa = window_origin(g, (M, BK), (0, None))
+        oa, wa = (oa[0], k_origin(oa[1])), (M, BK)
+    if tb:
+        ob = window_origin(g, (N, BK), (1, None))
+        ob, wb = (ob[0], k_origin(ob[1])), (N, BK)
+    else:
+        ob = window_origin(g, (BK, N), (None, 1))
+        ob, wb = (k_origin(ob[0]), ob[1]), (BK, N)
+    # the operands as the product reads them: M x K and K x N, or with ``swapped`` the
+    # N x K ``b.T`` and the K x M ``a.T``; a window of the other shape loads transposed
+    ra, rb = ((BK, M), (N, BK)) if swapped else ((M, BK), (BK, N))
+    a = Load(pa.name, oa, wa, fill, ra, op_dt, tile_t=ta != swapped)
+    b = Load(pb.name, ob, wb, fill, rb, op_dt, tile_t=tb != swapped)
+    if swapped:
+        a, b = b, a
     precision, order = _options(g, op_dt)
     pipe = s.coin(4)
+    mma_args = (acc_v, at, acc_dt, precision, order, 0, layout)
     if pipe:
         a.explicit = b.explicit = 1
         from .gen_loops import Stage
 
         xa, xb = g.fresh("a"), g.fresh("b")
         body = [Let(xa, a), Let(xb, b), Stage(),
-                Let(acc, Mma(_v(xa, a), _v(xb, b), acc_v, (M, N), acc_dt, precision, order))]
+                Let(acc, Mma(_v(xa, a), _v(xb, b), *mma_args))]
         out.append(Loop("pipeline", iv, 0, n, 1, body, 0, s.pick([0, 2])))
     else:
-        body = [Let(acc, Mma(a, b, acc_v, (M, N), acc_dt, precision, order))]
+        body = [Let(acc, Mma(a, b, *mma_args))]
         out.append(Loop("serial", iv, 0, n, 1, body))
+    if swapped:  # the product's value is the accumulator's transpose
+        final = g.fresh("acc")
+        out.append(Let(final, View("T", Var(acc, at, acc_dt), (M, N), acc_dt)))
+        acc_v = g.bind(final, (M, N), acc_dt)
     out.extend(_stored(g, acc_v))
     return out
 
