@@ -8,7 +8,11 @@ finite, e.g. element (16, 7), whose row of A and column of B are finite and ordi
 NaNs elsewhere (164 in A, 164 in B, 656 in the residual). The default plan, the plain
 plan, the producer warpgroup and the mbarrier ring all fail alike; the SIMT simulator runs
 the same Machine TileIR and agrees with the reference. A second program of the campaign
-(159) failed the same way. The test is an expected failure until the cause is found; a
+(159) failed the same way. The first elements that differ, (16, 6), (16, 7), (16, 14) and
+(16, 15), are all held by one thread in the accumulator's fragment layout (warp 1, lane 3:
+row ``16 + lane // 4``, columns ``2 * (lane % 4) + {0, 1} + 8j``), so a thread's registers,
+not a row of A or a column of B, look wrong. The test is an expected failure until the
+cause is found; a
 fix makes it an unexpected pass (``strict``), which fails the run so that the mark goes."""
 
 from __future__ import annotations
