@@ -156,6 +156,20 @@ def tilec_kernel(kernel: Any, tensors: Sequence[Any], constexprs: dict[str, Any]
         return None, f"tilec unavailable ({type(e).__name__}: {str(e).splitlines()[0][:160]})"
 
 
+def checked_run(fn: Callable[[], Any], out: Any, want: Any, tol: float, exact: bool = False
+                ) -> tuple[float | None, float, bool]:
+    """Run ``fn`` into ``out`` poisoned with NaN and compare with ``want`` (in float64 when
+    ``exact``): (median ms, timed only when right; relative error; right)."""
+    import torch
+
+    out.fill_(float("nan"))
+    fn()
+    torch.cuda.synchronize()
+    err = rel_error(out.double() if exact else out.float(), want)
+    ok = err <= tol
+    return (bench_ms(fn) if ok else None), err, ok
+
+
 def rel_error(got: Any, want: Any) -> float:
     """``max |got - want| / max |want|`` in float64."""
     g, w = got.double(), want.double()

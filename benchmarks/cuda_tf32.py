@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms, rel_error  # noqa: E402
+from cuda_common import Recorder, bench_ms, checked_run  # noqa: E402
 
 TOL = 5e-3
 
@@ -60,13 +60,9 @@ def main() -> int:
                 rec.add(f"matmul tf32 {name}", (m, n, k), "tf32", None, "torch", torch_ms,
                         note=f"{type(e).__name__}: {str(e).splitlines()[0][:160]}")
                 continue
-            c.fill_(float("nan"))
-            kern(a, b, c)
-            torch.cuda.synchronize()
-            err = rel_error(c.double(), want)
-            ok = err <= TOL
+            ms, err, ok = checked_run(lambda f=kern, x=a, y=b, z=c: f(x, y, z), c, want, TOL,
+                                      exact=True)
             bad |= not ok
-            ms = bench_ms(lambda f=kern, x=a, y=b, z=c: f(x, y, z)) if ok else None
             rec.add(f"matmul tf32 {name}", (m, n, k), "tf32", ms, "torch", torch_ms,
                     tiles=chosen, variant=variant, rel_error=err,
                     wgmma="k8.f32.tf32.tf32" in src, note="" if ok else "WRONG")

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda_common import Recorder, bench_ms, rel_error  # noqa: E402
+from cuda_common import Recorder, bench_ms, checked_run  # noqa: E402
 
 SHAPES = ("4096x4096x4096", "8192x8192x8192", "2048x2048x2048", "4096x4096x1024",
           "1000x1000x1000", "128x128x8192", "16x4096x4096")
@@ -85,19 +85,6 @@ def _triton_gemm_gelu():
     return run
 
 
-def _checked(fn, out, want, tol: float, exact: bool = False) -> tuple[float | None, float, bool]:
-    """Run ``fn`` into ``out`` poisoned with NaN and compare with ``want``: (median ms, timed
-    only when right; relative error; right)."""
-    import torch
-
-    out.fill_(float("nan"))
-    fn()
-    torch.cuda.synchronize()
-    err = rel_error(out.double() if exact else out.float(), want)
-    ok = err <= tol
-    return (bench_ms(fn) if ok else None), err, ok
-
-
 def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
     import torch
 
@@ -136,7 +123,7 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
         except Exception as e:  # noqa: BLE001 - recorded
             print(f"old default at {tiles}: {type(e).__name__}: {e}")
         for name, kn in arms:
-            ms, err, ok = _checked(lambda f=kn, x=a, y=b, z=c: f(x, y, z), c, want, tol, f32_in)
+            ms, err, ok = checked_run(lambda f=kn, x=a, y=b, z=c: f(x, y, z), c, want, tol, f32_in)
             bad |= not ok
             rec.add(f"lib.matmul {name}", (m, n, k), dt, ms, "torch.matmul", torch_ms,
                     out_dtype=str(odt).replace("torch.", ""), tuned=False,
@@ -164,7 +151,7 @@ def linears(rec: Recorder, shapes: list[str]) -> bool:
         want = a.float() @ w.float().T
         torch_ms = bench_ms(lambda x=a, y=w: torch.nn.functional.linear(x, y))
         kern = tc.compile(linear, a, w, c, target="cuda")
-        ms, err, ok = _checked(lambda f=kern, x=a, y=w, z=c: f(x, y, z), c, want, 1e-2)
+        ms, err, ok = checked_run(lambda f=kern, x=a, y=w, z=c: f(x, y, z), c, want, 1e-2)
         bad |= not ok
         rec.add("lib.linear default", (m, n, k), "bf16", ms, "torch linear", torch_ms,
                 out_dtype="bfloat16", tuned=False, config=str(kern.selection), plan="default",
@@ -192,7 +179,7 @@ def gelu(rec: Recorder, old: dict, outs: tuple[str, ...] = ("float32", "bfloat16
         c = torch.empty(m, n, device="cuda", dtype=dt)
         want = exact.to(dt).float()
         tol = 1e-3 if dt == torch.float32 else 1e-2
-        tri_ms, tri_err, _ = _checked(lambda c=c: tri(a, b, bias, c), c, want, float("inf"))
+        tri_ms, tri_err, _ = checked_run(lambda c=c: tri(a, b, bias, c), c, want, float("inf"))
         unfused_ms = bench_ms(
             lambda dt=dt: torch.nn.functional.gelu(torch.matmul(a, b).float() + bias).to(dt))
         kern = tc.compile(gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu")
@@ -201,7 +188,7 @@ def gelu(rec: Recorder, old: dict, outs: tuple[str, ...] = ("float32", "bfloat16
             gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
             variant={**kern.selection.variant, **old}, **tiles))]
         for name, kn in arms:
-            ms, err, ok = _checked(lambda f=kn, c=c: f(a, b, bias, c), c, want, tol)
+            ms, err, ok = checked_run(lambda f=kn, c=c: f(a, b, bias, c), c, want, tol)
             bad |= not ok
             for peer, peer_ms in (("triton fused", tri_ms), ("torch unfused", unfused_ms)):
                 rec.add(f"lib.gemm_bias_act gelu {name}", (m, n, k), "bf16", ms, peer,

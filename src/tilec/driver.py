@@ -264,8 +264,7 @@ class _Plan(_Stage):
     name = "plan"
 
     def step(self, comp: Compilation) -> tuple[Any, Callable[[], str]]:
-        from tilec.lower.operand_swap import swap_tf32_products
-        from tilec.lower.shared_values import apply_shared_ssa
+        from tilec.lower import rewrite_for_planning
         from tilec.plan import plan_module
 
         opts = _options(comp)
@@ -275,10 +274,8 @@ class _Plan(_Stage):
         shared: list[Any] = []
         swapped: list[str] = []
         if opts.planner.enabled:  # without the planner every value stays as captured
-            comp.module, shared = apply_shared_ssa(comp.module, opts.planner.shared_ssa,
-                                                   comp.backend.profile)
-            comp.module, swapped = swap_tf32_products(comp.module, comp.backend.profile,
-                                                      opts.planner)
+            comp.module, shared, swapped = rewrite_for_planning(
+                comp.module, comp.backend.profile, opts.planner)
         comp.plan = plan_module(comp.module, comp.backend.profile, opts.planner, shapes)
         comp.plan.shared_values = shared
         comp.plan.rewrites = swapped

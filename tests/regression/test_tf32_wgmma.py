@@ -18,6 +18,7 @@ import pytest
 import tilec as tc
 from tilec.lib.matmul import linear, matmul
 from tilec.lower.operand_swap import swappable
+from tilec.targets import numerics as nx
 
 TILES = {"BM": 128, "BN": 128, "BK": 32, "PRECISION": "tf32"}
 
@@ -32,13 +33,6 @@ def swapped_by_hand(A, B, C, BM: tc.constexpr = 128, BN: tc.constexpr = 64):
                          A.tile((pm * BM, k * 32), (BM, 32), fill=0.0).T, acc,
                          precision="tf32")
         C.tile((pm * BM, pn * BN), (BM, BN)).store(acc.T)
-
-
-def truncated(x: np.ndarray) -> np.ndarray:
-    """``x`` with its 13 low mantissa bits dropped (what the hardware reads of a shared TF32
-    operand); non-finite values as they are."""
-    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    return np.where(np.isfinite(x), bits & np.uint32(0xFFFFE000), bits).view(np.float32)
 
 
 def _inputs(m: int, n: int, k: int, seed: int = 0) -> tuple[np.ndarray, ...]:
@@ -60,7 +54,7 @@ def _reference(kernel, args, shared: int | None, **constexprs) -> np.ndarray:
     """The reference's result with input ``shared`` (the operand read from shared memory)
     truncated first (None: the inputs as they are)."""
     *ins, out = args
-    ins = [truncated(x) if i == shared else x for i, x in enumerate(ins)]
+    ins = [nx.tf32_truncate(x) if i == shared else x for i, x in enumerate(ins)]
     ref = out.copy()
     tc.interpret(kernel, *ins, ref, **constexprs)
     return ref

@@ -17,7 +17,8 @@ from .layout import IndexMap
 from .types import ScalarType, bf16, f16, f32
 
 __all__ = ["FragmentLayout", "MmaAtom", "LaneAtom", "AtomDef", "CATALOG", "MMA_ATOMS",
-           "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "SWIZZLE_BYTES", "swizzle_cols",
+           "LANE_ATOMS", "WgmmaAtom", "WGMMA_ATOMS", "wgmma_for", "wgmma_of", "SWIZZLE_BYTES",
+           "swizzle_cols",
            "SWIZZLE_ALIGN", "swizzle_slack", "ROW_PAD_BYTES", "row_pad",
            "WGMMA_ROWS", "WGMMA_K", "atom", "mma_atom_for", "SIMDGROUP_ATOM", "SIMDGROUP_OPS",
            "MPP_ATOMS", "MPP_OPS", "MPP_REALIZATIONS",
@@ -184,7 +185,7 @@ class WgmmaAtom:
     """One warp's A registers when A comes from registers (``a_regs``): the ``mma.m16n8k16``
     A fragment of its 16 rows and the step's 16 K columns, which is the C fragments of two
     adjacent 8-column blocks side by side (registers 0-3 the first, 4-7 the second)."""
-    k: int = 16
+    k: int = WGMMA_K
     """K of one instruction (``k16`` for 16-bit operands, ``k8`` for TF32)."""
     b_majors: tuple[str, ...] = ("n", "k")
     """The B layouts it reads: ``n`` (N-major, the transpose bit set) and ``k`` (K-major);
@@ -217,6 +218,13 @@ def wgmma_for(dtype: ScalarType, precision: str = "exact") -> WgmmaAtom | None:
     none): 16-bit operands, or f32 ones under ``tf32``."""
     return next((a for a in WGMMA_ATOMS.values() if a.in_dtype is dtype
                  and (a.precision == "exact" or precision == a.precision)), None)
+
+
+def wgmma_of(mma_atom_id: str) -> WgmmaAtom | None:
+    """The warpgroup instruction that realizes rectangles of warp atom ``mma_atom_id`` (its
+    operand type and precision), None when none does."""
+    a = MMA_ATOMS.get(mma_atom_id)
+    return None if a is None else wgmma_for(a.in_dtype, a.precision)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,22 @@ from tilec.ir.dist_layout import DistLayout
 from .options import LoweringBug, LoweringError, LowerOptions
 
 __all__ = ["lower_to_scheduled", "lower_to_machine", "lower", "Lowering", "matrix_candidates",
-           "LowerOptions", "LoweringError", "DistLayout"]
+           "rewrite_for_planning", "LowerOptions", "LoweringError", "DistLayout"]
+
+
+def rewrite_for_planning(module: ir.Module, profile: Any, planner: Any
+                         ) -> tuple[ir.Module, list[Any], list[str]]:
+    """What the planner plans instead of ``module`` (``module`` itself where nothing changes):
+    its shared values realized (``PlannerOptions.shared_ssa``), then its TF32 products
+    swapped (``operand_swap``); with the choices and one line per swap. The compile driver's
+    plan stage and ``lower`` (which plans when given no plan) share it, so both plan the
+    same module."""
+    from .operand_swap import swap_tf32_products
+    from .shared_values import apply_shared_ssa
+
+    module, shared = apply_shared_ssa(module, planner.shared_ssa, profile)
+    module, swapped = swap_tf32_products(module, profile, planner)
+    return module, shared, swapped
 
 
 @dataclass
@@ -48,15 +63,11 @@ def lower(module: ir.Module, target: str, options: LowerOptions | None = None,
     if plan is None and options.planner.enabled:  # a given plan planned the module as it is
         from tilec.exec import get_profile
 
-        from .operand_swap import swap_tf32_products
-        from .shared_values import apply_shared_ssa
-
         try:
             profile = get_profile(target)
         except ValueError:  # scheduling names the unknown target
             profile = None
-        module, _ = apply_shared_ssa(module, options.planner.shared_ssa, profile)
-        module, _ = swap_tf32_products(module, profile, options.planner)
+        module, _, _ = rewrite_for_planning(module, profile, options.planner)
     scheduled, groups = schedule_module(module, target, options, plan)
     if options.verify:
         ir.verify(scheduled, "scheduled")

@@ -152,8 +152,7 @@ def _mma(g: GroupLowering, op: ir.Operation) -> None:
     a_view = _stage(g, op, 0, m, k, real != "reference", swizzle) if a_regs is None else None
     b_view = _stage(g, op, 1, k, n, real != "reference", swizzle, start=m * k)
     staged = [g.lookup(op.operand(j)) for j in range(2)]
-    if isinstance(staged[0], Staged) and staged[0].transposed \
-            and not (transposed_a_staged(op) and (tf32 or real not in WGMMA_ATOMS)):
+    if isinstance(staged[0], Staged) and staged[0].transposed and not transposed_a_staged(op):
         raise LoweringBug(ir.format_located(
             "internal: a staged A operand read transposed (the schedule stages transposes "
             "for B, and for an f32 A under tf32 only)", op.loc))

@@ -113,20 +113,14 @@ def _swap(op: ir.Operation) -> None:
     t = ir.TileType((n, m), ir.f32)
     acc.type = t  # the carried block argument
     inner = ir.Builder(ir.InsertionPoint.before_op(op))
-    bt = inner.create("reindex", [b], [ir.TileType(b.type.shape[::-1], ir.f32)], {"map": _T},
-                      loc=op.loc).result
-    at = inner.create("reindex", [a], [ir.TileType(a.type.shape[::-1], ir.f32)], {"map": _T},
-                      loc=op.loc).result
-    new = inner.create("mma", [bt, at, acc, *op.operands[3:]], [t], dict(op.attributes),
-                       loc=op.loc)
+    new = inner.create("mma", [_transposed(inner, b, op.loc), _transposed(inner, a, op.loc),
+                               acc, *op.operands[3:]], [t], dict(op.attributes), loc=op.loc)
     for u in list(op.result.uses):  # the yield (another type: no replace_all_uses_with)
         u.owner.set_operand(u.index, new.result)
     op.erase()
     res = loop.results[pos]
     res.type = t
-    after = ir.Builder(ir.InsertionPoint.after_op(loop))
-    out = after.create("reindex", [res], [ir.TileType((m, n), ir.f32)], {"map": _T},
-                       loc=loop.loc).result
+    out = _transposed(ir.Builder(ir.InsertionPoint.after_op(loop)), res, loop.loc)
     for u in [u for u in res.uses if u.owner is not out.defining_op]:
         u.owner.set_operand(u.index, out)
     _store_transposed(out)
@@ -144,9 +138,7 @@ def _store_transposed(out: ir.Value) -> None:
     view = st.operand(0).defining_op
     if view is None or view.name != "view" or view.result.type.rank != 2:
         return
-    m: ir.IndexMap = view.attr("map")
-    flipped = ir.IndexMap(2, [e.substitute([ir.d(1), ir.d(0)]) for e in m.results],
-                          m.n_symbols)
+    flipped = view.attr("map").compose(_T)
     rows, cols = view.result.type.shape
     mt = ir.MemoryType((cols, rows), view.result.type.dtype, view.result.type.space)
     b = ir.Builder(ir.InsertionPoint.before_op(st))

@@ -18,7 +18,7 @@ from tilec.ir.atoms import (
     MPP_ATOMS,
     MPP_REALIZATIONS,
     SIMDGROUP_ATOM,
-    wgmma_for,
+    wgmma_of,
 )
 from tilec.plan import GroupPlan, MatrixCandidate
 from tilec.plan.proofs import snapshot_forwarding, subgroup_extents
@@ -105,8 +105,7 @@ def mma_choice(op: ir.Operation, cand: MatrixCandidate | None, threads: int,
         return MmaChoice(realization, atom_id, "one_atom", 1, d.subgroups, 1, 1, "nonresident",
                          layout)
     if cand.realization == "wgmma":
-        wg = wgmma_for(mma.in_dtype, op.attr("policy").precision) \
-            if atom_id in MMA_ATOMS else None
+        wg = wgmma_of(atom_id)
         if wg is None:
             notes.append(f"{atom_id} has no warpgroup instruction; the scalar reference is used")
             return ref

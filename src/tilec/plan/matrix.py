@@ -32,7 +32,15 @@ from tilec.exec import (
     matrix_distribution,
     one_atom_distribution,
 )
-from tilec.ir.atoms import SIMDGROUP_ATOM, SIMDGROUP_BLOCK, SWIZZLE_ALIGN, row_pad
+from tilec.ir.atoms import (
+    MMA_ATOMS,
+    SIMDGROUP_ATOM,
+    SIMDGROUP_BLOCK,
+    SWIZZLE_ALIGN,
+    row_pad,
+    swizzle_cols,
+    wgmma_of,
+)
 
 from .options import PlannerOptions
 from .threads import ThreadSearch, factorizations, thread_search
@@ -73,9 +81,9 @@ FORWARDED_FAMILY = "mma_sync"
 """The atom family whose rectangles have a forwarded realization (fragments loaded by each
 lane from the operands' source windows: ``MatrixCandidate.forwarded``)."""
 
-WGMMA_ATOM_IDS = ("mma.m16n8k16.bf16", "mma.m16n8k16.f16", "mma.m16n8k8.tf32")
+WGMMA_ATOM_IDS = tuple(i for i in MMA_ATOMS if wgmma_of(i) is not None)
 """Atoms whose rectangles a warpgroup instruction (64 x n x 16, or 64 x n x 8 for TF32)
-can realize."""
+can realize (``ir.atoms.wgmma_of``)."""
 
 WGMMA_EPILOGUE_PART = 4
 """Registers of one canonical part of a warpgroup accumulator (two rows by two columns of
@@ -104,7 +112,8 @@ def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm
     lowering takes its A from registers, loaded from a staged A read as it is or
     transposed."""
     am, an, _ = atom.shape
-    if atom.id not in WGMMA_ATOM_IDS:
+    wg = wgmma_of(atom.id)
+    if wg is None:
         return f"{atom.id} has no warpgroup instruction"
     if gn != 1 or rm != 1:
         return "every warp must own one 16-row band of the tile (gn = 1, rm = 1)"
@@ -113,10 +122,10 @@ def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm
     n = rn * an
     if n % 64 or n > 256:
         return f"N = {n} must be a multiple of 64 up to 256 (swizzled operand blocks)"
-    block = 32 if atom.id == "mma.m16n8k8.tf32" else 64  # elements of a 128-byte row
+    block = swizzle_cols(wg.in_dtype)
     if w.k % block:
         return f"K = {w.k} must be a multiple of {block} (swizzled operand blocks)"
-    if atom.id == "mma.m16n8k8.tf32" and w.b_major != "k":
+    if w.b_major not in wg.b_majors:
         return ("a TF32 warpgroup instruction reads B K-major only (32-bit operands have no "
                 "transpose bit): B must be x.T of a loaded N x K tile")
     return None

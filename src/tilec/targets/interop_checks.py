@@ -28,7 +28,8 @@ from tilec.targets.clike import round_float
 __all__ = ["InteropError", "ArrayParam", "ParamFacts", "check_count", "shape_bindings",
            "check_rank", "check_static_extents", "check_writable", "check_symbol_extents",
            "number_value", "checked_number", "as_host_array", "written_parameters",
-           "kernel_label", "overlaps", "check_aliasing", "check_call_aliasing"]
+           "kernel_label", "overlaps", "check_aliasing", "call_param_facts",
+           "check_call_aliasing"]
 
 
 class InteropError(ir.ArgumentError):
@@ -266,18 +267,28 @@ def check_aliasing(label: str, user: Sequence[ArrayParam], arrays: Sequence[Any 
                     "(outputs may not alias other arguments)")
 
 
-def check_call_aliasing(fn: ir.Function, arrays: Sequence[Any]) -> None:
-    """``check_aliasing`` for a call of kernel ``fn`` with ``arrays`` (per user parameter;
-    None or a scalar for a non-array): the check of the targets that take their arguments
-    from the function's own signature (the reference interpreter, the simulator, Metal,
-    which copies every array but would copy two written ones back over each other). Tile
-    parameters are private copies; only memory is shared with the caller."""
+def call_param_facts(fn: ir.Function) -> list[ParamFacts]:
+    """The facts ``check_aliasing`` needs of every parameter of kernel ``fn``, read from the
+    function's own signature (whether the kernel writes it: ``written_parameters``)."""
     written = written_parameters(fn)
     facts = []
-    for i, p in enumerate(fn.args[:len(arrays)]):
+    for i, p in enumerate(fn.args):
         t = p.type
         shaped = isinstance(t, (ir.MemoryType, ir.TileType))
         facts.append(ParamFacts(p.name_hint or f"#{i}", t.dtype if shaped else t,
                                 tuple(t.shape) if shaped else (), i in written))
+    return facts
+
+
+def check_call_aliasing(fn: ir.Function, arrays: Sequence[Any],
+                        facts: Sequence[ParamFacts] | None = None) -> None:
+    """``check_aliasing`` for a call of kernel ``fn`` with ``arrays`` (per user parameter;
+    None or a scalar for a non-array): the check of the targets that take their arguments
+    from the function's own signature (the reference interpreter, the simulator, Metal,
+    which copies every array but would copy two written ones back over each other). Tile
+    parameters are private copies; only memory is shared with the caller. ``facts``:
+    ``call_param_facts(fn)`` computed once by a caller that launches ``fn`` repeatedly."""
+    if facts is None:
+        facts = call_param_facts(fn)
     check_aliasing(kernel_label(fn), facts,
                    [a if hasattr(a, "shape") else None for a in arrays])

@@ -51,7 +51,8 @@ import tilec.ir as ir
 
 __all__ = [
     "BF16", "np_dtype", "is_float_dtype", "compute_dtype", "round_to", "cast", "from_python",
-    "tf32_round", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv", "shl", "shr",
+    "tf32_round", "tf32_truncate", "ieee_maximum", "ieee_minimum", "floordiv", "rem", "cdiv",
+    "shl", "shr",
     "sigmoid", "rsqrt",
     "erf", "pow_", "fma", "evaluate", "combine", "combiner_identity", "pairwise_tree",
     "pairwise_tree_states", "tree_states", "matmul", "COMPARISONS", "exchange",
@@ -178,6 +179,16 @@ def tf32_round(x: Any) -> np.ndarray:
     rounded = (bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)
     out = np.where(finite, rounded, bits).astype(np.uint32)
     return out.view(_F32).reshape(x.shape)
+
+
+def tf32_truncate(x: Any) -> np.ndarray:
+    """Truncate ``f32`` values to TF32 (toward zero: the 13 low mantissa bits dropped), as a
+    TF32 tensor-core instruction reads an operand from shared memory; non-finite values
+    pass through."""
+    x = np.asarray(x, _F32)
+    bits = np.ascontiguousarray(x).view(np.uint32)
+    return np.where(np.isfinite(x), bits & np.uint32(0xFFFFE000), bits).astype(
+        np.uint32).view(_F32)
 
 
 # ----------------------------------------------------------------- conversions

@@ -21,8 +21,7 @@ from tilec.plan.options import PlannerOptions
 from tilec.targets.cuda import ptx
 from tilec.targets.cuda.compiler import compile_cubin, nvrtc_available
 from tilec.targets.cuda.emitter import emit_cuda
-from tilec.targets.numerics import tf32_round
-from tilec.targets.reference.simt_atoms import _tf32_truncate
+from tilec.targets.numerics import tf32_round, tf32_truncate
 
 
 def _comp(m: int, n: int, k: int, **constexprs: object) -> object:
@@ -53,7 +52,7 @@ def test_shared_operands_are_truncated_registers_rounded() -> None:
     """What the simulator reads: 1 + 2^-11 + 2^-12 is 1 truncated, 1 + 2^-10 rounded."""
     x = np.array([1 + 2.0**-11 + 2.0**-12, -(1 + 2.0**-11 + 2.0**-12), np.inf, np.nan],
                  np.float32)
-    cut = _tf32_truncate(x)
+    cut = tf32_truncate(x)
     assert cut[0] == 1.0 and cut[1] == -1.0 and np.isinf(cut[2]) and np.isnan(cut[3])
     assert tf32_round(x)[0] == np.float32(1 + 2.0**-10)
 

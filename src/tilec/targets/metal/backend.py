@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 import tilec.ir as ir
-from tilec.targets.interop_checks import check_call_aliasing
+from tilec.targets.interop_checks import call_param_facts, check_call_aliasing
 from tilec.targets.metal.launcher import probe as _launch_probe
 from tilec.targets.metal.source import MetalSource
 
@@ -57,6 +57,7 @@ class MetalExecutable:
         """True when this machine can run it."""
         self._launcher = launcher
         self._fn = fn
+        self._alias_facts = call_param_facts(fn)
         self._bindings = shape_bindings(fn)
         self._label = kernel_label(fn)
         self._host_checks = HostChecks(fn)
@@ -71,7 +72,7 @@ class MetalExecutable:
         arrays = [np.asarray(a) if hasattr(a, "shape") else a for a in args]
         # each array is copied into its own buffer, so two written ones would be copied
         # back over each other: refused, as every launcher refuses them
-        check_call_aliasing(self._fn, arrays)
+        check_call_aliasing(self._fn, arrays, self._alias_facts)
         entry = list(arrays) + [int(arrays[p].shape[a]) for p, a in self._bindings]
         self._host_checks.run(entry, "before")
         src = self.metal

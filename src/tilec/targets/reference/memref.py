@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import tilec.ir as ir
+from tilec.targets.view_guards import Guard, compose_view
 
 __all__ = ["MemRef", "Guard", "TotalViewLeft", "grid_points", "mapped_coords", "inside"]
 
@@ -62,22 +63,6 @@ class TotalViewLeft(Exception):
 
 
 @dataclass(frozen=True, eq=False)
-class Guard:
-    """One bounds check a view adds: where its coordinates land in its base, and the base's size."""
-
-    map: ir.IndexMap
-    """From the current view's coordinates to the checked base's coordinates."""
-    syms: tuple[int, ...]
-    """Symbol values of ``map``."""
-    extents: tuple[int, ...]
-    """The checked base's extents."""
-    total: bool
-    """True for ``bounds = "total"`` (out of range is an error), False for ``"bounded"``."""
-    view: ir.Operation | None
-    """The ``view`` operation that introduced the check (for error locations)."""
-
-
-@dataclass(frozen=True, eq=False)
 class MemRef:
     """A memory value: a window of a root numpy array through a composed index map.
 
@@ -106,12 +91,8 @@ class MemRef:
     def view(self, m: ir.IndexMap, syms: tuple[int, ...], shape: tuple[int, ...], total: bool,
              op: ir.Operation | None = None) -> MemRef:
         """The window ``view[i] = self[m(i, syms)]`` of extents ``shape``."""
-        composed = m if self.map is None else self.map.compose(m)
-        all_syms = syms if self.map is None else self.syms + syms
-        older = tuple(Guard(g.map.compose(m), g.syms + syms, g.extents, g.total, g.view)
-                      for g in self.guards)
-        return MemRef(self.root, shape, composed, all_syms,
-                      (Guard(m, syms, self.shape, total, op),) + older)
+        return MemRef(self.root, shape, *compose_view(self.map, self.syms, self.guards,
+                                                      self.shape, m, syms, total, op))
 
     def locate(self, access: ir.Operation | None = None
                ) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:

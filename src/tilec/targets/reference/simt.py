@@ -62,7 +62,6 @@ from .simt_mbarrier import Mbarriers
 from .simt_memory import (
     AsyncCopies,
     GroupClock,
-    LaneGuard,
     LaneView,
     Storage,
     lane_broadcast,
@@ -147,8 +146,7 @@ class _Host(Interpreter):
         """A memory value of the host interpreter as a simulator view."""
         if isinstance(x, LaneView):
             return x
-        guards = tuple(LaneGuard(g.map, g.syms, g.extents, g.total, g.view) for g in x.guards)
-        return LaneView(self.global_storage(x.root), x.shape, x.map, x.syms, guards)
+        return LaneView(self.global_storage(x.root), x.shape, x.map, x.syms, x.guards)
 
     # -- grid and group --------------------------------------------------------
     def _run_grid(self, op: ir.Operation, env: dict[ir.Value, Any]) -> None:

@@ -417,14 +417,6 @@ def _descriptor_read(ctx: AtomContext, op: ir.Operation, view: LaneView, t0: int
     return st.array.reshape(-1)[phys], phys
 
 
-def _tf32_truncate(x: np.ndarray) -> np.ndarray:
-    """What a TF32 warpgroup instruction reads of f32 values in shared memory: the 13 low
-    mantissa bits are ignored (non-finite values are kept as they are)."""
-    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    cut = np.where(np.isfinite(x), bits & np.uint32(0xFFFFE000), bits).astype(np.uint32)
-    return cut.view(np.float32)
-
-
 @atom_impl(*WGMMA_ATOMS)
 def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarray
            ) -> Sequence[Any]:
@@ -463,7 +455,7 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
             a, a_flat = _descriptor_read(ctx, op, a_view, t0, (64, kk), False, 16,
                                          int(op.attr("a_sbo")))
             if atom.precision == "tf32":
-                a = _tf32_truncate(a)
+                a = nx.tf32_truncate(a)
         if op.attr("b_major") == "k":  # B's N rows of K elements, read like A
             b, b_flat = (x.T for x in _descriptor_read(
                 ctx, op, b_view, t0, (n, kk), False, int(op.attr("b_lbo")),
@@ -472,7 +464,7 @@ def _wgmma(ctx: AtomContext, op: ir.Operation, args: list[Any], active: np.ndarr
             b, b_flat = _descriptor_read(ctx, op, b_view, t0, (kk, n), True,
                                          int(op.attr("b_lbo")), int(op.attr("b_sbo")))
         if atom.precision == "tf32":
-            b = _tf32_truncate(b)
+            b = nx.tf32_truncate(b)
         shared = [(b_view, b_flat)] if a_lanes is not None else [(a_view, a_flat),
                                                                  (b_view, b_flat)]
         for view, flat in shared:

@@ -33,11 +33,12 @@ import numpy as np
 import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN
 from tilec.targets import numerics as nx
+from tilec.targets.view_guards import Guard, compose_view
 
 from .errors import SimulationError, describe_op
 from .simt_races import ProgramWrites, RaceTracker
 
-__all__ = ["Storage", "LaneGuard", "LaneView", "GroupClock", "AsyncCopies", "gather",
+__all__ = ["Storage", "LaneView", "GroupClock", "AsyncCopies", "gather",
            "scatter", "atomic_update",
            "read_at", "write_at", "lane_broadcast", "lane_coords", "value_name"]
 
@@ -240,22 +241,6 @@ def _poison(dt: np.dtype) -> Any:
 
 
 @dataclass(frozen=True, eq=False)
-class LaneGuard:
-    """One bounds check a view adds, with per-thread symbol values."""
-
-    map: ir.IndexMap
-    """From the current view's coordinates to the checked base's coordinates."""
-    syms: tuple[Any, ...]
-    """Symbol values: scalars (uniform) or ``(T,)`` arrays."""
-    extents: tuple[int, ...]
-    """The checked base's extents."""
-    total: bool
-    """True for ``bounds = "total"``: leaving the base is an error, not a dropped element."""
-    view: ir.Operation | None
-    """The ``view`` operation that introduced it."""
-
-
-@dataclass(frozen=True, eq=False)
 class LaneView:
     """A memory value inside the simulator: a window of a ``Storage`` seen by every thread."""
 
@@ -267,7 +252,7 @@ class LaneView:
     """Window coordinates to storage coordinates (None: the identity)."""
     syms: tuple[Any, ...] = ()
     """Symbol values of ``map``."""
-    guards: tuple[LaneGuard, ...] = ()
+    guards: tuple[Guard, ...] = ()
     """Bounds checks, newest view first."""
 
     @staticmethod
@@ -278,12 +263,8 @@ class LaneView:
     def view(self, m: ir.IndexMap, syms: tuple[Any, ...], shape: tuple[int, ...], total: bool,
              op: ir.Operation | None) -> LaneView:
         """``view[i] = self[m(i, syms)]`` with extents ``shape`` (maps compose as in MemRef)."""
-        composed = m if self.map is None else self.map.compose(m)
-        all_syms = syms if self.map is None else self.syms + syms
-        older = tuple(LaneGuard(g.map.compose(m), g.syms + syms, g.extents, g.total, g.view)
-                      for g in self.guards)
-        return LaneView(self.storage, shape, composed, all_syms,
-                        (LaneGuard(m, syms, self.shape, total, op),) + older)
+        return LaneView(self.storage, shape, *compose_view(self.map, self.syms, self.guards,
+                                                           self.shape, m, syms, total, op))
 
     def locate(self, active: np.ndarray, access: ir.Operation
                ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
@@ -313,7 +294,7 @@ class LaneView:
             coords = lane_coords(self.map, shape, self.syms, lanes)
         return coords, mask
 
-    def _out_of_range(self, bad: np.ndarray, coords: tuple[np.ndarray, ...], g: LaneGuard,
+    def _out_of_range(self, bad: np.ndarray, coords: tuple[np.ndarray, ...], g: Guard,
                       access: ir.Operation) -> None:
         where = tuple(int(x) for x in np.argwhere(bad)[0])
         lane, elem = where[0], where[1:]

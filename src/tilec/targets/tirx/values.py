@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tilec.ir as ir
+from tilec.targets.view_guards import Guard, compose_view
 
 __all__ = ["Tile", "Buffered", "Splat", "Computed", "Remapped", "Guard", "MemRef",
            "affine", "inside"]
@@ -134,22 +135,6 @@ class Remapped(Tile):
 
 
 @dataclass(frozen=True, eq=False)
-class Guard:
-    """One bounds check a view adds (the reference interpreter's ``Guard``)."""
-
-    map: ir.IndexMap
-    """From the current view's coordinates to the checked base's coordinates."""
-    syms: tuple[Any, ...]
-    """Symbol values of ``map``."""
-    extents: tuple[Any, ...]
-    """The checked base's extents (``int64`` expressions)."""
-    total: bool
-    """True for ``bounds = "total"`` (leaving is an error), False for ``"bounded"``."""
-    view: ir.Operation | None
-    """The ``view`` that introduced the check (for the error's location)."""
-
-
-@dataclass(frozen=True, eq=False)
 class MemRef:
     """A memory value: a window of a root buffer through a composed index map."""
 
@@ -169,12 +154,9 @@ class MemRef:
     def view(self, m: ir.IndexMap, syms: tuple[Any, ...], shape: tuple[Any, ...], total: bool,
              op: ir.Operation) -> MemRef:
         """The window ``view[i] = self[m(i, syms)]`` of extents ``shape``."""
-        composed = m if self.map is None else self.map.compose(m)
-        all_syms = syms if self.map is None else self.syms + syms
-        older = tuple(Guard(g.map.compose(m), g.syms + syms, g.extents, g.total, g.view)
-                      for g in self.guards)
-        return MemRef(self.root, self.dtype, shape, composed, all_syms,
-                      (Guard(m, syms, self.shape, total, op),) + older)
+        return MemRef(self.root, self.dtype, shape,
+                      *compose_view(self.map, self.syms, self.guards, self.shape, m, syms,
+                                    total, op))
 
     def root_coords(self, idx: Sequence[Any]) -> list[Any]:
         """Root coordinates of window coordinates ``idx``."""
