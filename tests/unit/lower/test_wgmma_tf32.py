@@ -109,6 +109,30 @@ def test_ptx_text_has_no_transpose_operands() -> None:
                         ["r0", "r1", "r2", "r3"], 8)
 
 
+
+def test_the_model_prices_a_k_major_tf32_tile_as_warpgroup_instructions() -> None:
+    """The cost basis gives a TF32 tile that the planner issues as warpgroup instructions
+    the default Hopper plan's terms (its producer warpgroup), as it does a 16-bit one; an
+    N-major B (no instruction reads it) and exact f32 keep the warp-wide price. Before, the
+    basis priced TF32 without them and picked 128x256 tiles at 2048^3 (swapped: a 256-row
+    accumulator, 512 threads), measured at 0.47x torch where 256x128 ran 0.79x."""
+    from tilec.exec import get_profile
+    from tilec.plan.cost.cuda_mma_v2 import ring_plan, wgmma_tile
+    from tilec.plan.work import MatrixWorkload
+
+    sm90 = get_profile("cuda:sm_90")
+    w = MatrixWorkload("mma#0", 128, 256, 32, dtype="f32", precision="tf32", b_major="k")
+    assert wgmma_tile(sm90, 256, w) and ring_plan(sm90, 256, w)
+    assert not wgmma_tile(sm90, 256, dataclasses.replace(w, b_major="n"))
+    assert not wgmma_tile(sm90, 256, dataclasses.replace(w, precision="exact"))
+    assert not wgmma_tile(sm90, 256, dataclasses.replace(w, k=16))  # half a swizzle row
+    assert wgmma_tile(sm90, 256, dataclasses.replace(w, dtype="bf16", k=64, b_major="n"))
+    assert not wgmma_tile(get_profile("cuda:sm_80"), 256, w)
+    a = tilec.array((2048, 2048), tilec.float32)
+    sel = matmul.resolve((a, a, a), "cuda:sm_90", False, PRECISION="tf32")
+    assert (sel.values["BM"], sel.values["BN"]) == (256, 128)
+
+
 @pytest.mark.skipif(nvrtc_available() is not None, reason=f"NVRTC: {nvrtc_available()}")
 @pytest.mark.parametrize("tiles", [(128, 128, 32), (256, 128, 32)],
                          ids=lambda t: "x".join(map(str, t)))

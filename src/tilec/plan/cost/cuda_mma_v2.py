@@ -63,6 +63,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tilec.exec import Fact, TargetProfile
+from tilec.ir.atoms import mma_atom_for, swizzle_cols, wgmma_of
+from tilec.ir.types import scalar_type
 from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
 from tilec.plan.matrix import (
     WGMMA_OTHER_REGISTERS,
@@ -387,11 +389,16 @@ def register_estimate(fragment_scalars: int, staged_bytes: int, threads: int,
 def wgmma_tile(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bool:
     """Whether ``work``'s tile can be issued as warpgroup instructions at ``threads``
     (``plan.matrix.wgmma_rule`` for the planner's rectangle: 16 rows per warp in whole
-    warpgroups, so ``m = threads / 2``; ``n`` a multiple of 64 up to 256, ``k`` of 64;
-    16-bit operands on a profile with warpgroup instructions)."""
-    return (bool(profile.warpgroup_mma) and work.dtype in ("bf16", "f16")
+    warpgroups, so ``m = threads / 2``; ``n`` a multiple of 64 up to 256, ``k`` a multiple
+    of one 128-byte swizzle row (64 of a 16-bit type, 32 of f32); operands with a warpgroup
+    instruction (16-bit, or f32 under ``tf32`` with a K-major B) on a profile that has them)."""
+    if not profile.warpgroup_mma:
+        return False
+    atom = mma_atom_for(scalar_type(work.dtype), work.precision)
+    wg = None if atom is None else wgmma_of(atom.catalog_id)
+    return (wg is not None and work.b_major in wg.b_majors
             and threads % 128 == 0 and work.m * 2 == threads
-            and work.n % 64 == 0 and work.n <= 256 and work.k % 64 == 0)
+            and work.n % 64 == 0 and work.n <= 256 and work.k % swizzle_cols(wg.in_dtype) == 0)
 
 
 RING_PLAN_THREADS = 256
