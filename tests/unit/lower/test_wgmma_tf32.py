@@ -133,6 +133,41 @@ def test_the_model_prices_a_k_major_tf32_tile_as_warpgroup_instructions() -> Non
     assert (sel.values["BM"], sel.values["BN"]) == (256, 128)
 
 
+@pytest.mark.parametrize("bk, depth", [(32, 4), (64, 2)])
+def test_the_model_prices_the_ring_depth_the_lowering_places(bk: int, depth: int) -> None:
+    """A swapped TF32 tile of 256 x 128 holds 48 KB of operands per ring version at K = 32
+    and 96 KB at K = 64, so the lowering trims the default plan's four versions to two at
+    64 (no group stays in flight); the basis prices that candidate without the plan's
+    discount on exposed waits, and the model picks K = 32 (measured at fe78f16 on an H100,
+    4096^3: 0.399 ms at 256x128x32 against 0.443 at 256x128x64)."""
+    import tilec.plan as plan
+    from tilec.exec import get_profile
+    from tilec.plan.cost.cuda_mma_v2 import ring_depth
+
+    sm90 = get_profile("cuda:sm_90")
+    w = plan.MatrixWorkload("mma#0", 128, 256, bk, dtype="f32", precision="tf32",
+                            b_major="k", executions=4096 // bk, recurrence=4096 // bk,
+                            direct_output=True)
+    gp = plan.plan_group(plan.GroupWorkload("g", (w,), programs=512), sm90,
+                         PlannerOptions(threads=256))
+    (choice,) = gp.selected.choices
+    assert choice.candidate.realization == "wgmma"
+    assert ring_depth(sm90, choice.candidate, w) == depth
+    assert choice.feature("ring_versions") == depth
+    # what the lowering places for the library call at those tiles
+    from tilec.lower.schedule import schedule_module
+
+    comp = _comp(4096, 4096, 4096, BM=256, BN=128, BK=bk)
+    _, groups = schedule_module(lower.rewrite_for_planning(  # type: ignore[attr-defined]
+        comp.module, "cuda:sm_90", PlannerOptions())[0], "cuda:sm_90", LowerOptions())
+    text = "\n".join(n for g in groups for n in g.notes)
+    assert f"{depth} ring versions" in text, text
+    if bk == 32:
+        a = tilec.array((4096, 4096), tilec.float32)
+        sel = matmul.resolve((a, a, a), "cuda:sm_90", False, PRECISION="tf32")
+        assert (sel.values["BM"], sel.values["BN"], sel.values["BK"]) == (256, 128, 32)
+
+
 @pytest.mark.skipif(nvrtc_available() is not None, reason=f"NVRTC: {nvrtc_available()}")
 @pytest.mark.parametrize("tiles", [(128, 128, 32), (256, 128, 32)],
                          ids=lambda t: "x".join(map(str, t)))

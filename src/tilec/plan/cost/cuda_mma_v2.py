@@ -63,7 +63,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tilec.exec import Fact, TargetProfile
-from tilec.ir.atoms import mma_atom_for, swizzle_cols, wgmma_of
+from tilec.ir.atoms import mma_atom_for, swizzle_cols, swizzle_slack, wgmma_of
 from tilec.ir.types import scalar_type
 from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
 from tilec.plan.matrix import (
@@ -418,6 +418,36 @@ def ring_plan(profile: TargetProfile, threads: int, work: MatrixWorkload) -> boo
             and work.b_aligned_rows == 1.0)
 
 
+RING_PLAN_VERSIONS = 4
+"""Ring versions the default Hopper plan asks for (``schedule_staging.plan_staging`` with a
+producer warpgroup); the lowering trims them, down to 2, to fit the group's shared memory."""
+
+RING_BARRIER_BYTES_PER_VERSION = 8
+"""What ``schedule_staging._ring_versions`` counts beside each version's tiles."""
+
+
+def ring_depth(profile: TargetProfile, candidate: MatrixCandidate, work: MatrixWorkload
+               ) -> int:
+    """The ring versions the lowering places for a ``ring_plan`` candidate that leaves the
+    count to it: ``RING_PLAN_VERSIONS``, fewer (down to 2) where that many versions of the
+    operands copied every execution (``work.ring_bytes()``) would not fit the group's shared
+    memory beside the candidate's other bytes (``schedule_staging._ring_versions``; the
+    group's common allocations, which the lowering also counts, are not known here). A TF32
+    tile of 256 x 128 x 64 holds 96 KB per version and gets 2."""
+    per = work.ring_bytes()
+    cap = profile.shared_bytes_per_group
+    if cap is None or not per:
+        return RING_PLAN_VERSIONS
+    st = work.staging_bytes()
+    ringed = [x for x, how in (("A", work.a_staging), ("B", work.b_staging)) if how == "ring"]
+    limit = cap - (candidate.shared_bytes - sum(st[x] for x in ringed))
+    versions = RING_PLAN_VERSIONS
+    while versions > 2 and \
+            versions * (per + RING_BARRIER_BYTES_PER_VERSION) + swizzle_slack(len(ringed)) > limit:
+        versions -= 1
+    return versions
+
+
 @dataclass(frozen=True)
 class CudaMmaV2Basis:
     """Issue slots per group with register and occupancy factors (see the module docstring)."""
@@ -474,6 +504,13 @@ class CudaMmaV2Basis:
             + math.ceil(st["B"] / STAGING_CHUNK_BYTES) * (1.0 - work.b_aligned_rows)) * e
         staging += misaligned * k.misaligned_chunk
         ring = wg and ring_plan(self.profile, t, work)
+        depth = ring_depth(self.profile, candidate, work) if ring else 0
+        if ring and candidate.ring_versions is None and work.ring_versions is None \
+                and depth < 3:
+            # two versions leave none to spare: every group retires in the iteration that
+            # issued it and the producer runs one version ahead, so the plan's discount on
+            # the exposed tail and waits (measured with four) does not apply
+            ring = False
         elements = candidate.remaining_elements * k.element
         issue = math_issue + frag + acc + steps + staging + elements
         wg_regs = wg and k.wgmma_registers
@@ -537,6 +574,8 @@ class CudaMmaV2Basis:
                  ("exposed_tail", tail), ("exposed_steps", waits))
         if planned is not None:
             feats += (("ring_versions", float(planned)), ("shallow_ring", shallow))
+        elif depth:
+            feats += (("ring_versions", float(depth)),)
         feats += (("score", score),)
         return Priced(candidate, wc, feats, score)
 
