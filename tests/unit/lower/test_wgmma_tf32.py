@@ -153,7 +153,7 @@ def test_the_model_prices_the_ring_depth_the_lowering_places(bk: int, depth: int
     (choice,) = gp.selected.choices
     assert choice.candidate.realization == "wgmma"
     assert ring_depth(sm90, choice.candidate, w) == depth
-    assert choice.feature("ring_versions") == depth
+    assert choice.feature("ring_depth") == depth
     # what the lowering places for the library call at those tiles
     from tilec.lower.schedule import schedule_module
 

@@ -575,7 +575,7 @@ class CudaMmaV2Basis:
         if planned is not None:
             feats += (("ring_versions", float(planned)), ("shallow_ring", shallow))
         elif depth:
-            feats += (("ring_versions", float(depth)),)
+            feats += (("ring_depth", float(depth)),)
         feats += (("score", score),)
         return Priced(candidate, wc, feats, score)
 
