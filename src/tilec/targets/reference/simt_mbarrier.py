@@ -42,8 +42,9 @@ the simulator:
 
 In a cluster (``simt_cluster``) a barrier may also receive arrivals from the other groups'
 threads (``arrive_from``) and copies they multicast (``tma_load`` with a mirror lane): an
-arrival's order reaches the arriving group's detector, where the waiting thread is a mirror
-lane (``_join``); ``observed`` has a column per mirror lane.
+arrival's order, with what the arriver was ordered after, reaches the arriving group's
+detector, where the waiting thread is a mirror lane (``_join``); ``observed`` has a column
+per mirror lane.
 
 Nothing is tagged until a ``tma.load`` runs: storage that no copy wrote has ``tma = None``
 and the memory accesses of ``simt_memory`` pay one attribute test.
@@ -294,9 +295,12 @@ class Mbarriers:
         self.events += 1
         src = self if origin is None else origin[0]
         # the arriver's orders travel with its arrival (release semantics: what was ordered
-        # before the arrival is ordered before the waiter's later accesses); a peer group's
-        # orders live in that group's detector, whose lanes are mirrors here: not carried
-        known = src.clock.orders(src.lanes)[lane].copy() if origin is None else None
+        # before the arrival is ordered before the waiter's later accesses). A peer group's
+        # orders live in that group's detector, where the waiters are mirror lanes, and
+        # ``_join`` applies them there: a consumer warpgroup's generic loads of a multicast
+        # version (TF32's A fragments), ordered before its first thread's release by the
+        # retired wgmma group, are then ordered before the peer producer's refill too
+        known = src.clock.orders(src.lanes)[lane].copy()
         b.arrivals.append((b.phases, lane, src.clock.tick(), src.observed[:, lane].copy(),
                            origin, known))
         if b.pending == 0:
