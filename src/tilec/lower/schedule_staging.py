@@ -16,6 +16,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES, WGMMA_ATOMS, swizzle_slack
 from tilec.ir.dataflow import depends_on, invariant_in, matrix_uses, plain_transpose
 from tilec.plan import GroupPlan, MatrixCandidate
+from tilec.plan.matrix import PRODUCER_RING_VERSIONS, RING_BARRIER_BYTES
 
 from .options import LoweringBug, LowerOptions
 from .staged_windows import (
@@ -106,8 +107,9 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                            f"{why_roles}")
     roles = bool(ws) or (auto and why_roles is None)  # a producer asked for (or the default)
     planned = _planned_versions(g, staged, options) if wgmma and not window else None
-    versions = _ring_versions(staged, options, planned or options.wgmma_stages
-                              or (4 if roles else 3), shared_limit) if wgmma else options.stages
+    wanted = planned or options.wgmma_stages or (PRODUCER_RING_VERSIONS if roles else 3)
+    versions = _ring_versions(staged, options, wanted, shared_limit) if wgmma \
+        else options.stages
     if planned is not None:
         g.notes.append(f"{loop.name} at {loop.loc}: {planned} ring versions as planned "
                        "(PlannerOptions.plan_ring_versions)"
@@ -205,7 +207,8 @@ def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
         return versions
     per = _version_bytes(staged)
     slack = swizzle_slack(len(staged))
-    while versions > max(2, options.stages) and versions * (per + 8) + slack > shared_limit:
+    while versions > max(2, options.stages) \
+            and versions * (per + RING_BARRIER_BYTES) + slack > shared_limit:
         versions -= 1
     return versions
 

@@ -389,6 +389,11 @@ class Enumeration:
 RING_BARRIER_BYTES = 8
 """Bytes of one ring version's ``full`` barrier (its ``empty`` one is as large)."""
 
+PRODUCER_RING_VERSIONS = 4
+"""Ring versions a warpgroup loop with a producer warpgroup gets when nothing fixes the
+count (``schedule_staging.plan_staging``), before it is trimmed to fit the group's shared
+memory (down to 2)."""
+
 RING_BARRIER_ALIGN = 128
 """Where each of a ring's two barrier arrays starts: the warpgroup targets' shared-memory
 alignment (``TargetProfile.shared_alignment`` of cuda:sm_90). Counted per operation: two

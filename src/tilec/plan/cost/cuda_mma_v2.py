@@ -67,6 +67,8 @@ from tilec.ir.atoms import mma_atom_for, swizzle_cols, swizzle_slack, wgmma_of
 from tilec.ir.types import scalar_type
 from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
 from tilec.plan.matrix import (
+    PRODUCER_RING_VERSIONS,
+    RING_BARRIER_BYTES,
     WGMMA_OTHER_REGISTERS,
     MatrixCandidate,
     Realization,
@@ -418,18 +420,10 @@ def ring_plan(profile: TargetProfile, threads: int, work: MatrixWorkload) -> boo
             and work.b_aligned_rows == 1.0)
 
 
-RING_PLAN_VERSIONS = 4
-"""Ring versions the default Hopper plan asks for (``schedule_staging.plan_staging`` with a
-producer warpgroup); the lowering trims them, down to 2, to fit the group's shared memory."""
-
-RING_BARRIER_BYTES_PER_VERSION = 8
-"""What ``schedule_staging._ring_versions`` counts beside each version's tiles."""
-
-
 def ring_depth(profile: TargetProfile, candidate: MatrixCandidate, work: MatrixWorkload
                ) -> int:
     """The ring versions the lowering places for a ``ring_plan`` candidate that leaves the
-    count to it: ``RING_PLAN_VERSIONS``, fewer (down to 2) where that many versions of the
+    count to it: ``PRODUCER_RING_VERSIONS``, fewer (down to 2) where that many versions of the
     operands copied every execution (``work.ring_bytes()``) would not fit the group's shared
     memory beside the candidate's other bytes (``schedule_staging._ring_versions``; the
     group's common allocations, which the lowering also counts, are not known here). A TF32
@@ -437,13 +431,13 @@ def ring_depth(profile: TargetProfile, candidate: MatrixCandidate, work: MatrixW
     per = work.ring_bytes()
     cap = profile.shared_bytes_per_group
     if cap is None or not per:
-        return RING_PLAN_VERSIONS
+        return PRODUCER_RING_VERSIONS
     st = work.staging_bytes()
     ringed = [x for x, how in (("A", work.a_staging), ("B", work.b_staging)) if how == "ring"]
     limit = cap - (candidate.shared_bytes - sum(st[x] for x in ringed))
-    versions = RING_PLAN_VERSIONS
+    versions = PRODUCER_RING_VERSIONS
     while versions > 2 and \
-            versions * (per + RING_BARRIER_BYTES_PER_VERSION) + swizzle_slack(len(ringed)) > limit:
+            versions * (per + RING_BARRIER_BYTES) + swizzle_slack(len(ringed)) > limit:
         versions -= 1
     return versions
 
