@@ -11,7 +11,11 @@ the same Machine TileIR and agrees with the reference. A second program of the c
 (159) failed the same way. The first elements that differ, (16, 6), (16, 7), (16, 14) and
 (16, 15), are all held by one thread in the accumulator's fragment layout (warp 1, lane 3:
 row ``16 + lane // 4``, columns ``2 * (lane % 4) + {0, 1} + 8j``), so a thread's registers,
-not a row of A or a column of B, look wrong. The test is an expected failure until the
+not a row of A or a column of B, look wrong. Not the cause, checked on the CPU: the
+compiler options (``--fmad=false``, no fast math); the lanes whose ``1 / (1 + exp(-x))`` has
+a subnormal result (the reciprocal's slow path), which do not include that thread. A
+second failing program of the campaign (159) has the same epilogue, ``x * sigmoid(1.702 x)``
+of the accumulator plus other tiles. The test is an expected failure until the
 cause is found; a
 fix makes it an unexpected pass (``strict``), which fails the run so that the mark goes."""
 
