@@ -16,7 +16,7 @@ import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES, WGMMA_ATOMS, swizzle_slack
 from tilec.ir.dataflow import depends_on, invariant_in, matrix_uses, plain_transpose
 from tilec.plan import GroupPlan, MatrixCandidate
-from tilec.plan.matrix import PRODUCER_RING_VERSIONS, RING_BARRIER_BYTES
+from tilec.plan.matrix import PRODUCER_RING_VERSIONS, fitting_versions
 
 from .options import LoweringBug, LowerOptions
 from .staged_windows import (
@@ -205,12 +205,8 @@ def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
     that many would not fit ``shared_limit``."""
     if shared_limit is None:
         return versions
-    per = _version_bytes(staged)
-    slack = swizzle_slack(len(staged))
-    while versions > max(2, options.stages) \
-            and versions * (per + RING_BARRIER_BYTES) + slack > shared_limit:
-        versions -= 1
-    return versions
+    return fitting_versions(versions, max(2, options.stages), _version_bytes(staged),
+                            swizzle_slack(len(staged)), shared_limit)
 
 
 def _auto_roles_blocker(g: GroupSchedule,

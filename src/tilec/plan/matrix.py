@@ -37,6 +37,7 @@ from tilec.ir.atoms import (
     SIMDGROUP_ATOM,
     SIMDGROUP_BLOCK,
     SWIZZLE_ALIGN,
+    WgmmaAtom,
     row_pad,
     swizzle_cols,
     wgmma_of,
@@ -119,7 +120,14 @@ def wgmma_rule(w: MatrixWorkload, atom: MatrixAtom, g: int, gm: int, gn: int, rm
         return "every warp must own one 16-row band of the tile (gn = 1, rm = 1)"
     if g % 4:
         return f"{g} subgroups are not whole warpgroups of 4"
-    n = rn * an
+    return wgmma_operand_rule(w, wg, rn * an)
+
+
+def wgmma_operand_rule(w: MatrixWorkload, wg: WgmmaAtom, n: int) -> str | None:
+    """Why warpgroup instruction ``wg`` cannot take ``w``'s operands at ``n`` accumulator
+    columns, or None: ``n`` a multiple of 64 up to 256 and K a multiple of one 128-byte
+    swizzle row (the operands' column blocks), B in a layout it reads (``wgmma_rule``; the
+    cost basis's ``cuda_mma_v2.wgmma_tile`` asks the same of a whole tile)."""
     if n % 64 or n > 256:
         return f"N = {n} must be a multiple of 64 up to 256 (swizzled operand blocks)"
     block = swizzle_cols(wg.in_dtype)
@@ -393,6 +401,18 @@ PRODUCER_RING_VERSIONS = 4
 """Ring versions a warpgroup loop with a producer warpgroup gets when nothing fixes the
 count (``schedule_staging.plan_staging``), before it is trimmed to fit the group's shared
 memory (down to 2)."""
+
+
+def fitting_versions(versions: int, fewest: int, version_bytes: int, slack: int,
+                     limit: int) -> int:
+    """``versions`` of a ring whose versions hold ``version_bytes`` of tiles each (plus
+    ``RING_BARRIER_BYTES``) and ``slack`` bytes of alignment in all, fewer (down to
+    ``fewest``) where that many would not fit ``limit`` bytes: the lowering's trim
+    (``schedule_staging._ring_versions``), which the cost basis repeats to price the depth
+    the lowering will place (``cuda_mma_v2.ring_depth``)."""
+    while versions > fewest and versions * (version_bytes + RING_BARRIER_BYTES) + slack > limit:
+        versions -= 1
+    return versions
 
 RING_BARRIER_ALIGN = 128
 """Where each of a ring's two barrier arrays starts: the warpgroup targets' shared-memory

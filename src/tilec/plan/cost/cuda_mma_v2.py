@@ -63,16 +63,17 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tilec.exec import Fact, TargetProfile
-from tilec.ir.atoms import mma_atom_for, swizzle_cols, swizzle_slack, wgmma_of
+from tilec.ir.atoms import mma_atom_for, swizzle_slack, wgmma_of
 from tilec.ir.types import scalar_type
 from tilec.plan.cost.base import GroupTerms, Priced, scalar_priced
 from tilec.plan.matrix import (
     PRODUCER_RING_VERSIONS,
-    RING_BARRIER_BYTES,
     WGMMA_OTHER_REGISTERS,
     MatrixCandidate,
     Realization,
+    fitting_versions,
     register_limit,
+    wgmma_operand_rule,
     work_counts,
 )
 from tilec.plan.work import DTYPE_BYTES, GroupWorkload, MatrixWorkload
@@ -398,9 +399,8 @@ def wgmma_tile(profile: TargetProfile, threads: int, work: MatrixWorkload) -> bo
         return False
     atom = mma_atom_for(scalar_type(work.dtype), work.precision)
     wg = None if atom is None else wgmma_of(atom.catalog_id)
-    return (wg is not None and work.b_major in wg.b_majors
-            and threads % 128 == 0 and work.m * 2 == threads
-            and work.n % 64 == 0 and work.n <= 256 and work.k % swizzle_cols(wg.in_dtype) == 0)
+    return (wg is not None and threads % 128 == 0 and work.m * 2 == threads
+            and wgmma_operand_rule(work, wg, work.n) is None)
 
 
 RING_PLAN_THREADS = 256
@@ -435,11 +435,7 @@ def ring_depth(profile: TargetProfile, candidate: MatrixCandidate, work: MatrixW
     st = work.staging_bytes()
     ringed = [x for x, how in (("A", work.a_staging), ("B", work.b_staging)) if how == "ring"]
     limit = cap - (candidate.shared_bytes - sum(st[x] for x in ringed))
-    versions = PRODUCER_RING_VERSIONS
-    while versions > 2 and \
-            versions * (per + RING_BARRIER_BYTES) + swizzle_slack(len(ringed)) > limit:
-        versions -= 1
-    return versions
+    return fitting_versions(PRODUCER_RING_VERSIONS, 2, per, swizzle_slack(len(ringed)), limit)
 
 
 @dataclass(frozen=True)
@@ -498,9 +494,10 @@ class CudaMmaV2Basis:
             + math.ceil(st["B"] / STAGING_CHUNK_BYTES) * (1.0 - work.b_aligned_rows)) * e
         staging += misaligned * k.misaligned_chunk
         ring = wg and ring_plan(self.profile, t, work)
-        depth = ring_depth(self.profile, candidate, work) if ring else 0
-        if ring and candidate.ring_versions is None and work.ring_versions is None \
-                and depth < 3:
+        # the depth the lowering places where the planner left it the count
+        depth = ring_depth(self.profile, candidate, work) \
+            if ring and candidate.ring_versions is None else 0
+        if depth and work.ring_versions is None and depth < 3:
             # two versions leave none to spare: every group retires in the iteration that
             # issued it and the producer runs one version ahead, so the plan's discount on
             # the exposed tail and waits (measured with four) does not apply

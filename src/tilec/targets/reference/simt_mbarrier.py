@@ -99,15 +99,15 @@ class _Barrier:
     """The ``mbarrier.inval`` that ended it (None: still valid)."""
     last_load: ir.Operation | None = None
     """The latest ``tma.load`` completing on it (for messages)."""
-    arrivals: list[tuple[int, int, int, np.ndarray, Any, np.ndarray | None]] = \
+    arrivals: list[tuple[int, int, int, np.ndarray, Any, np.ndarray]] = \
         field(default_factory=list)
     """(phase, thread, lock-step time, the phases of every barrier the thread had observed,
     origin) of every arrival whose order a wait has not yet passed on to every thread. The
     origin is None for this group's threads; for a thread of another group of the cluster
     (``mbarrier.arrive.peer``) it is that group's ``Mbarriers`` and the column of this
     group's thread 0 among its mirror lanes, and the thread, time and phases are that
-    group's. Last, the arriver's row of ``GroupClock.hb`` when it arrived (None for a peer
-    group's thread), which a wait passes on (the order is transitive)."""
+    group's. Last, the arriver's row of ``GroupClock.hb`` when it arrived (in its own group's
+    detector), which a wait passes on (the order is transitive)."""
     generation: int = 0
     """The cluster barriers its group had passed when it was initialized (another group
     may use it only after one more: ``simt_cluster``)."""
@@ -371,8 +371,7 @@ class Mbarriers:
                 new = who[seen <= phase]
                 src, cols = (self, new) if origin is None else (origin[0], origin[1] + new)
                 hb = src.clock.orders(src.lanes)
-                if known is not None:
-                    hb[cols] = np.maximum(hb[cols], known[None, :])
+                hb[cols] = np.maximum(hb[cols], known[None, :])
                 hb[cols, lane] = np.maximum(hb[cols, lane], t)
                 # what the arriver had observed, the waiter has now observed too (a
                 # producer refilling a version orders after the copy its consumers waited for)
