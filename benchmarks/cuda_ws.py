@@ -44,7 +44,9 @@ def variant_of(name: str, units: int) -> dict:
     ``grouped:G`` (the grouped program traversal), ``epilogue`` (a cast to a 16-bit
     output fused into the accumulator's registers; it changes only ``--out same``),
     ``cluster`` (clusters of two programs multicasting their shared operand), ``regstore``
-    (the output stored from registers, not through shared buffers and tensor stores)."""
+    (the output stored from registers, not through shared buffers and tensor stores),
+    ``pingpong`` (two consumer warpgroups taking alternate tiles of a persistent group of
+    one), ``tN`` (``N`` threads per group: ``t128`` makes a 128x128 tile one warpgroup's)."""
     out: dict = {}
     for word in name.split("+"):
         if word == "default":
@@ -67,6 +69,10 @@ def variant_of(name: str, units: int) -> dict:
             out["cluster"] = 2
         elif word == "regstore":
             out["tensor_store"] = False
+        elif word == "pingpong":
+            out["pingpong"] = True
+        elif re.fullmatch(r"t\d+", word):
+            out["threads"] = int(word[1:])
         else:
             raise SystemExit(f"unknown variant word {word!r} in {name!r}")
     return out

@@ -71,6 +71,35 @@ def test_persistent_walk_matches_torch(torch_cuda: Any, shape, tiles, programs,
     matmul_matches_twice(torch, kern, a, b, c)
 
 
+@pytest.mark.parametrize("shape,tiles,programs,out", [
+    ((1000, 1000, 320), (64, 128, 64), 5, "f32"),      # ragged, 128 tiles over 5 programs
+    ((2048, 2048, 1024), (64, 256, 64), 132, "bf16"),  # one program per SM, fused cast
+    ((512, 512, 4096), (64, 256, 64), 3, "f32"),       # many phases carried across tiles
+    ((200, 130, 640), (64, 128, 64), 2, "f32"),        # B fails the guard: consumer 0 alone
+    ((300, 300, 64), (64, 128, 64), 2, "bf16"),        # one trip per tile
+    ((64, 256, 128), (64, 256, 64), 132, "f32"),       # one tile: consumer 1 walks none
+    ((192, 256, 640), (64, 256, 64), 1, "f32"),        # one program, odd tile count
+])
+def test_pingpong_consumers_match_torch(torch_cuda: Any, shape, tiles, programs, out) -> None:
+    """Ping-pong consumers (``pingpong``): two consumer warpgroups of a persistent group
+    take alternate tiles, their K loops in turn."""
+    torch = torch_cuda
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + 7 * n + k)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+    odt = torch.float32 if out == "f32" else torch.bfloat16
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=odt)
+    bm, bn, bk = tiles
+    variant = {"threads": 128, "warp_specialized": True, "persistent": programs,
+               "pingpong": True, "fuse_matrix_epilogues": True}
+    kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn, BK=bk, variant=variant)
+    src = kern.executable().source
+    assert "bar.sync 2, 128" in src and "bar.sync 3, 128" in src, "each consumer's barrier"
+    assert "turn_barriers" in src
+    matmul_matches_twice(torch, kern, a, b, c, tol=1e-4 if out == "f32" else 1e-2)
+
+
 @pytest.mark.parametrize("shape,tiles,variant", [
     ((1000, 1000, 320), (128, 128, 64), {}),
     ((1000, 1000, 320), (128, 256, 64), {"warp_specialized": True, "wgmma_stages": 4}),

@@ -41,7 +41,11 @@ from .verifier import _FAMILY_FORMS, Check, _Context, _internal, _Issue, _per_op
 from .verifier_atoms import atom_call_issues
 
 __all__ = ["SCHEDULED_ATTRS", "MACHINE_ATTRS", "SCHEDULED_INVARIANTS", "MACHINE_INVARIANTS",
-           "form_checks"]
+           "form_checks", "ROLE_SPLITS"]
+
+ROLE_SPLITS = (("producer", "consumer"), ("consumer 1", "consumer 0"))
+"""The ``roles`` of a role split ``if``: its then and else regions' roles. The second splits
+the consumers' region of a ping-pong group (docs/design/warp_specialization.md)."""
 
 
 def _is_dist(x: Any) -> bool:
@@ -123,6 +127,10 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                        "loop: its persistent group runs in clusters of (n, axis): n groups "
                        "on neighbouring tiles of grid axis `axis` share the operands whose "
                        "window does not depend on that axis through multicast copies"),
+    "pingpong": AttrDef(lambda x: x == 2, False,
+                        "loop: its persistent warp-specialized group has this many consumer "
+                        "warpgroups, each walking every other output tile, their K loops "
+                        "taking turns"),
     "tensor_store": AttrDef(lambda x: x == 2, False,
                             "store: after a warp-specialized loop, the tile goes through this "
                             "many swizzled shared buffers of 128-byte column chunks and tensor "
@@ -148,9 +156,10 @@ MACHINE_ATTRS: dict[str, AttrDef] = {
     "swizzle": AttrDef(lambda x: x == 128, False,
                        "memory: 128-byte swizzle of a shared buffer (1024-byte aligned)"),
     "guard": AttrDef(_str, False, "if: a specialization guard (what it establishes)"),
-    "roles": AttrDef(lambda x: tuple(x) == ("producer", "consumer"), False,
+    "roles": AttrDef(lambda x: tuple(x) in ROLE_SPLITS, False,
                      "if: the role split of a warp-specialized group (its regions run "
-                     "concurrently, coupled only by mbarriers)"),
+                     "concurrently, coupled only by mbarriers): (producer, consumer), or "
+                     "inside the consumers' region the two ping-pong consumers"),
     "offset": AttrDef(_nat, False, "memory: byte offset of a shared buffer from the group's "
                       "base (the allocate stage)"),
     "traversal": AttrDef(lambda x: not isinstance(parse_traversal(x), str), False,

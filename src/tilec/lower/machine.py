@@ -38,12 +38,17 @@ from tilec.ir.allocation import shared_layout
 from tilec.ir.atoms import WGMMA_ATOMS
 
 from .machine_allocator import SharedAllocator
-from .machine_sync import BarrierTracker, weaken_independent_fences
+from .machine_sync import ROLE_BARRIER, BarrierTracker, weaken_independent_fences
 from .options import LoweringBug, LoweringError, LowerOptions
 from .scheduled_layouts import layout_of, use_layout
 
 __all__ = ["Lowered", "Staged", "Forwarded", "GroupLowering", "RULES", "rule",
            "lower_scheduled_module"]
+
+_STALE = object()
+"""A memo entry ``rebase_tid`` shadows: made again where next asked for."""
+_TID_MEMOS = ("lane", "warp", "thread0")
+"""The memo keys whose values are made from the thread's number."""
 
 
 @dataclass
@@ -169,6 +174,9 @@ class GroupLowering:
         """Inside a role region of a warp-specialized group (``machine_roles``): the threads
         of that role, whose group barriers are named barrier ``ROLE_BARRIER`` over them
         (None: every thread of the group meets at a barrier)."""
+        self.role_barrier = ROLE_BARRIER
+        """The named barrier of the role region being lowered (``role_threads``): each
+        ping-pong consumer meets at its own (``machine_roles``)."""
         self.tensor_stores: Any = None
         """Inside the consumers' region of a warp-specialized group where its tensor maps
         are legal: the ``machine_epilogue.TensorStores`` that lowers each ``store {
@@ -193,13 +201,24 @@ class GroupLowering:
         return got
 
     def memo(self, key: Any, make: Callable[[], Any]) -> Any:
-        """A value cached in the innermost scope that has it, else made here."""
+        """A value cached in the innermost scope that has it, else made here (a key
+        ``rebase_tid`` marked stale is made again)."""
         for s in reversed(self.scopes):
             if key in s:
+                if s[key] is _STALE:
+                    break
                 return s[key]
         x = make()
         self.scopes[-1][key] = x
         return x
+
+    def rebase_tid(self, tid: ir.Value) -> None:
+        """From here to the end of the current scope, ``tid`` numbers the threads (a
+        ping-pong consumer's own numbering from 0): the values made from the old number
+        (``lane``, ``warp``, ``thread0``) are made again."""
+        self.tid = tid
+        for key in _TID_MEMOS:
+            self.scopes[-1][key] = _STALE
 
     @contextmanager
     def scope(self, builder: ir.Builder) -> Iterator[None]:
@@ -573,7 +592,9 @@ class _FunctionLowering:
         rank = par.attr("rank")
         threads = par.attr("threads")
         roles_loop = roles_loop_of(par)
-        lanes = threads + (PRODUCER_THREADS if roles_loop is not None else 0)
+        consumer_sets = int(roles_loop.attr("pingpong", 1) or 1) if roles_loop is not None \
+            else 1
+        lanes = threads * consumer_sets + (PRODUCER_THREADS if roles_loop is not None else 0)
         extents = [self.top[v] for v in par.operands[:rank]]
         names = [a.name_hint for a in par.regions[0].entry.args]
         split_op = split_op_of(par)
@@ -687,6 +708,8 @@ class _FunctionLowering:
             info["split_k"] = splits
         if persistent:
             info["persistent"] = int(persistent)
+        if consumer_sets > 1:
+            info["pingpong"] = consumer_sets
         if cluster is not None:
             info["cluster"] = {"groups": cluster.size, "axis": cluster.axis,
                                "multicast": sorted(f"{ld.name} at {ld.loc}"

@@ -15,7 +15,8 @@ rules: only the grid body's builder and the buffers it has handed out.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import tilec.ir as ir
@@ -48,6 +49,8 @@ class SharedAllocator:
         """Builder positioned in the grid body, before the SIMT region."""
         self.allocs: list[_Alloc] = []
         self.pools: dict[str, _Alloc] = {}
+        self.set_aside: list[_Alloc] = []
+        """Pools of regions lowered with their own (``own_pools``), sized by ``finish`` too."""
         self.offered: list[_Alloc] = []
         """Buffers of an earlier exclusive alternative that ``buffer`` may hand out again
         (``alternatives``)."""
@@ -84,6 +87,17 @@ class SharedAllocator:
         a.size = max(a.size, elements)
         return a.placeholder.result
 
+    @contextmanager
+    def own_pools(self) -> Iterator[None]:
+        """Inside: scratch pools of their own, apart from the group's (a ping-pong consumer,
+        which runs while the other uses the group's pools)."""
+        outer, self.pools = self.pools, {}
+        try:
+            yield
+        finally:
+            self.set_aside.extend(self.pools.values())
+            self.pools = outer
+
     def alternatives(self, *bodies: Callable[[], None]) -> list[Callable[[], None]]:
         """``bodies`` wrapped to run as exclusive alternatives (the arms of one ``if``, each
         lowered once, of which a group runs one): each arm is offered the buffers that the
@@ -112,7 +126,7 @@ class SharedAllocator:
 
     def finish(self) -> None:
         """Give the pools their final sizes (their users keep working: only the type grows)."""
-        for a in self.pools.values():
+        for a in [*self.pools.values(), *self.set_aside]:
             old = a.placeholder
             new = ir.Operation("memory", [], [ir.MemoryType((max(1, a.size),), a.dtype,
                                                             "shared")],

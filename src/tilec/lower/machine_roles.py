@@ -57,6 +57,7 @@ from .machine import GroupLowering
 from .machine_cluster import Cluster, pair_extents
 from .machine_control import _guard_step, _layouts, _staged_loop, _value, flatten, unflatten
 from .machine_epilogue import TensorStores
+from .machine_pingpong import PingPong
 from .machine_pipeline import Staging
 from .machine_ring import GuardedRing, _discard_rings, previous_version, retire
 from .schedule import coordinate_dependent
@@ -111,6 +112,8 @@ class TileWalk:
     in_range: ir.Value | None = None
     """In a cluster's walk, while a tile's body is lowered: the tile lies inside the grid
     (the second tile of the last pair tile may not)."""
+    tile: ir.Value | None = None
+    """While a tile's body is lowered: the tile's number in the walk."""
 
     def start(self, g: GroupLowering) -> None:
         """Compute the grid's extents, tile count and program count once, before the role
@@ -132,16 +135,24 @@ class TileWalk:
         self.programs = g.arith("min", tiles, g.index(cap))
 
     def walk(self, g: GroupLowering, state: list[ir.Value],
-             body: Callable[[list[ir.Value]], list[ir.Value]], meet: bool = True
-             ) -> list[ir.Value]:
+             body: Callable[[list[ir.Value]], list[ir.Value]], meet: bool = True,
+             offset: int = 0, every: int = 1) -> list[ir.Value]:
         """A loop over this program's tiles carrying ``state``: ``body`` runs per tile with
-        the group's coordinates bound and returns the next state. ``meet``: the role's
-        threads meet at the end of a tile that leaves shared accesses pending (False for a
-        role of one thread, which never does)."""
+        the group's coordinates bound (and ``tile``, the tile's number) and returns the next
+        state. ``meet``: the role's threads meet at the end of a tile that leaves shared
+        accesses pending (False for a role of one thread, which never does). ``offset``,
+        ``every``: only the program's tiles ``offset, offset + every, ...`` in walk order (a
+        ping-pong consumer's)."""
         assert self.tiles is not None and self.programs is not None, "start() first"
         blk = ir.Block([ir.index, *(v.type for v in state)])
-        loop = g.op("serial", [self.first, self.tiles, self.programs, *state],
+        first, stride = self.first, self.programs
+        if offset:
+            first = g.arith("add", first, g.arith("mul", self.programs, g.index(offset)))
+        if every != 1:
+            stride = g.arith("mul", self.programs, g.index(every))
+        loop = g.op("serial", [first, self.tiles, stride, *state],
                     [v.type for v in state], {}, [ir.Region([blk])])
+        self.tile = blk.args[0]
         before = g.sync.state()
         with g.scope(ir.Builder(ir.InsertionPoint.at_end(blk))):
             coords = self._coordinates(g, blk.args[0], self.walked)
@@ -194,8 +205,8 @@ class ConsumerRing(GuardedRing):
     """The consumers' side of a warp-specialized ring: ``GuardedRing`` without the copies
     (the producer issues them) and without the wait for the release (the producer waits)."""
 
-    def __init__(self, st: Staging, walking: bool = False, cluster: Cluster | None = None
-                 ) -> None:
+    def __init__(self, st: Staging, walking: bool = False, cluster: Cluster | None = None,
+                 sets: int = 1) -> None:
         super().__init__(st)
         self._lb: ir.Value | None = None
         self.walking = walking
@@ -204,6 +215,12 @@ class ConsumerRing(GuardedRing):
         """The group's cluster (None: none): both groups' consumers release every version,
         and the shared operands' copies are multicast (``machine_cluster``)."""
         self.ring.cluster = cluster
+        self.sets = sets
+        """Consumer sets taking alternate tiles (2: ping-pong, module docstring)."""
+        self.turns = self.g.smem.buffer((sets,), ir.i64, "turn barriers") if sets > 1 \
+            else None
+        """Ping-pong: per consumer, the barrier the other arrives on once its K loop has
+        passed every ``full`` wait of its tile (count 1)."""
 
     def init_barriers(self) -> None:
         """Before the role split, where the guard holds: thread 0 initializes every barrier
@@ -218,6 +235,10 @@ class ConsumerRing(GuardedRing):
                 for v in range(self.st.versions):
                     g.atom("mbarrier.init", [ring._bar(buf, g.index(v))], [ir.token],
                            count=(1, ring.warpgroups * groups)[k])
+            if self.turns is not None:
+                for r in range(self.sets):
+                    g.atom("mbarrier.init", [ring._bar(self.turns, g.index(r))], [ir.token],
+                           count=1)
             g.atom("fence.proxy.async", [], [ir.token])
 
         g.guarded(g.arith("and", self.guard, self.st.thread0()), each,
@@ -262,7 +283,46 @@ class ConsumerRing(GuardedRing):
         every barrier, they meet again. (In a cluster the peer may still arrive on them:
         they stay valid until the groups end, after the closing ``barrier.cluster``.)"""
         if self.cluster is None:
-            self._both(lambda: self.ring._on_all("mbarrier.inval", None), lambda: None)
+            self._both(self._invalidate, lambda: None)
+
+    def _invalidate(self) -> None:
+        self.ring._on_all("mbarrier.inval", None)
+        if self.turns is not None:  # inside the meetings _on_all places
+            g = self.g
+            g.guarded(self.st.thread0(), lambda: [
+                g.atom("mbarrier.inval", [self.ring._bar(self.turns, g.index(r))], [ir.token])
+                for r in range(self.sets)])
+            g.sync.barrier()
+
+    def take_turn(self, r: int, ordinal: ir.Value) -> None:
+        """Ping-pong consumer ``r`` before the K loop of its tile number ``ordinal`` (0, 1,
+        ... in its walk): wait until the other consumer's loop before it has passed its
+        ``full`` waits (consumer 0's first tile waits for none). So the two loops take
+        turns, and neither waits on a ``full`` barrier more than one phase ahead of the
+        phase in progress, which its parity could not tell apart."""
+        g = self.g
+        assert self.turns is not None
+        n = ordinal if r else g.arith("sub", ordinal, g.index(1))
+        bar = self.ring._bar(self.turns, g.index(r))
+
+        def wait() -> None:
+            g.atom("mbarrier.wait", [bar, g.arith("rem", n, g.index(2))], [])
+
+        if r:
+            wait()
+        else:
+            g.guarded(g.arith("ge", ordinal, g.index(1)), wait)
+
+    def pass_turn(self, r: int, when: ir.Value) -> None:
+        """Ping-pong consumer ``r`` after its tile's K loop: its first thread (which waited
+        on every ``full`` barrier of the tile) lets the other consumer's next loop start,
+        where ``when`` holds (the other has a next tile)."""
+        g = self.g
+        assert self.turns is not None
+        leader = g.arith("eq", g.tid, g.index(0))
+        bar = self.ring._bar(self.turns, g.index(1 - r))
+        g.guarded(g.arith("and", when, leader),
+                  lambda: g.atom("mbarrier.arrive", [bar], [ir.token]))
 
     def end_iteration(self) -> None:
         """Retire the previous iteration's group, then release its version."""
@@ -382,12 +442,14 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     cluster = walk.cluster if walk is not None else None
     if walk is not None:
         walk.start(g)
-    # a cluster's producers split and multicast every operand's copies each iteration
-    ring = ConsumerRing(Staging(g, loop, copy_once=cluster is None),
-                        walking=walk is not None, cluster=cluster)
+    sets = int(loop.attr("pingpong", 1) or 1)
+    # a cluster's producers split and multicast every operand's copies each iteration; a
+    # tile's once-copied buffer would be shared by both ping-pong consumers
+    ring = ConsumerRing(Staging(g, loop, copy_once=cluster is None and sets == 1),
+                        walking=walk is not None, cluster=cluster, sets=sets)
     ring.init_barriers()
-    consumers = g.threads
-    two = consumers // PRODUCER_THREADS >= 2
+    consumers = g.threads  # of one consumer set
+    two = consumers * sets // PRODUCER_THREADS >= 2
 
     def lower_all(seq: list[ir.Operation]) -> None:
         for op in seq:
@@ -402,7 +464,7 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     def producer() -> None:
         if two:
             g.atom("setmaxnreg", [], [], action="dec", count=PRODUCER_REGISTERS)
-        leader = g.arith("eq", g.tid, g.index(consumers))
+        leader = g.arith("eq", g.tid, g.index(consumers * sets))
         if walk is None:
             run = lambda: ring.produce(lb, ub, step)  # noqa: E731
         else:
@@ -411,9 +473,15 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
         g.guarded(g.arith("and", ring.guard, leader), run,
                   {"guard": "the producer's issuing thread"})
 
-    def consume_tile(state: list[ir.Value] | None) -> list[ir.Value]:
+    def consume_tile(state: list[ir.Value] | None,
+                     around: tuple[Callable[[], None], Callable[[], None]] | None = None
+                     ) -> list[ir.Value]:
+        """One tile's K loop and epilogue (``around``: what runs before and after the
+        loop)."""
         lower_all(per_tile)
         g.loc = loop.loc
+        if around is not None:
+            around[0]()
         carried = _layouts(loop.results)
         inits = flatten(g, [_value(g, loop, 3 + i) for i in range(len(loop.results))])
         if state is not None:  # the ordinary ring of a failed guard starts at version 0
@@ -427,6 +495,8 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
             n = len(results) - GuardedRing.carried
             results, after = results[:n], results[n:]
             ring.release_last(lb, ub, after)
+        if around is not None:
+            around[1]()
         for r, x in zip(loop.results, unflatten(carried, results)):
             g.bind(r, x)
         g.loc = outer
@@ -464,10 +534,15 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     def consumer() -> None:
         if two:
             g.atom("setmaxnreg", [], [], action="inc", count=CONSUMER_REGISTERS)
-        g.role_threads = consumers
-        _unswitched(ring, consume_with(True), consume_with(False))
+        g.role_threads = consumers * sets
+        if sets == 1:
+            _unswitched(ring, consume_with(True), consume_with(False))
+            return
+        assert walk is not None, "ping-pong consumers walk a persistent group's tiles"
+        pp = PingPong(g, ring, walk, lb, ub, step, consume_tile, ops[k + 1:])
+        _unswitched(ring, pp.both, pp.first_alone)
 
-    is_producer = g.arith("ge", g.tid, g.index(consumers))
+    is_producer = g.arith("ge", g.tid, g.index(consumers * sets))
     try:
         g.guarded(is_producer, producer, {"roles": ("producer", "consumer")}, consumer)
     finally:

@@ -99,7 +99,8 @@ class BarrierTracker:
 
     def _emit(self, fence: bool = False) -> None:
         if self.g.role_threads is not None:
-            self.g.atom("barrier.named", [], [], id=ROLE_BARRIER, threads=self.g.role_threads)
+            self.g.atom("barrier.named", [], [], id=self.g.role_barrier,
+                        threads=self.g.role_threads)
         else:
             op = self.g.atom("barrier.group", [], [])
             if fence:

@@ -133,6 +133,16 @@ class LowerOptions:
     (docs/design/warp_specialization.md, "Clusters"). Applied where the group is persistent
     and such an operand exists (``schedule_staging._plan_cluster``), else noted in the report. None
     (the default) and 0 or 1: no cluster."""
+    pingpong: bool | None = None
+    """Give a persistent warp-specialized group of one consumer warpgroup a second one, each
+    walking every other output tile of the program (docs/design/warp_specialization.md,
+    "Ping-pong consumers"): the producer fills the ring for both in tile order, the two
+    consumers take turns at the K loop (an mbarrier pair orders each one's loop after the
+    other's), so one stores its tile's output while the other computes. Applied where the
+    group is persistent, not in a cluster, has 128 consumer threads and both consumers'
+    shared buffers fit beside the ring (``schedule_staging._plan_pingpong``), else noted in
+    the report; where the tensor-map guard fails the first consumer walks every tile with
+    the ordinary ring. None (the default) and False: one consumer set per group."""
     tensor_store: bool | None = None
     """Store a warp-specialized group's output tile through shared memory with tensor
     stores (docs/design/warp_specialization.md, "Tensor stores"): the consumers write each

@@ -75,7 +75,7 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "staged_loads", "inv
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent", "traversal", "cluster", "tensor_store", "physical_k",
+                  "persistent", "traversal", "cluster", "pingpong", "tensor_store", "physical_k",
                   "forwarded", "bounded_mn")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
@@ -127,6 +127,9 @@ class GroupSchedule:
     cluster: dict[ir.Operation, tuple[int, int]] = field(default_factory=dict)
     """Persistent loops whose programs run in clusters: (groups per cluster, the grid axis
     along which a cluster's groups take neighbouring tiles) (``LowerOptions.cluster``)."""
+    pingpong: dict[ir.Operation, int] = field(default_factory=dict)
+    """Persistent loops whose group has this many (2) consumer warpgroup sets taking
+    alternate tiles (``LowerOptions.pingpong``)."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
@@ -752,6 +755,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["traversal"] = g.traversal[op]
             if op in g.cluster:
                 op.attributes["cluster"] = g.cluster[op]
+            if op in g.pingpong:
+                op.attributes["pingpong"] = g.pingpong[op]
         if op in g.split:
             op.attributes["split_k"] = g.split[op]
         if op in g.tensor_store:

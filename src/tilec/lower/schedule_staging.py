@@ -138,6 +138,7 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                 _plan_persistent(g, loop, options, units)
                 _plan_cluster(g, loop, options)
                 _plan_tensor_store(g, loop, options, staged, shared_limit)
+                _plan_pingpong(g, loop, options, staged, shared_limit)
             elif ws:
                 g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
                                f"{why_roles}")
@@ -388,6 +389,43 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
         g.tensor_store[st] = TENSOR_STORE_BUFFERS
         g.notes.append(f"{where}: through {TENSOR_STORE_BUFFERS} swizzled shared buffers and "
                        "tensor stores, one per 128-byte column chunk")
+
+
+PINGPONG_CONSUMERS = 2
+"""Consumer warpgroups of a ping-pong group (``LowerOptions.pingpong``)."""
+
+
+def _plan_pingpong(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
+                   staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                   shared_limit: int | None) -> None:
+    """Give the persistent warp-specialized group of ``loop`` two consumer warpgroups that
+    take alternate output tiles (``LowerOptions.pingpong``), or note why not: the group must
+    be persistent and not in a cluster (a cluster's peers release each other's versions),
+    its tile one warpgroup's (128 threads), and each consumer's tensor-store buffers must
+    fit beside the ring (the consumers store concurrently, each into its own)."""
+    if not options.pingpong:
+        return
+    where = f"{loop.name} at {loop.loc}"
+    why = None
+    if loop not in g.persistent:
+        why = "only a persistent group's consumers can take alternate tiles"
+    elif loop in g.cluster:
+        why = "the group runs in a cluster"
+    elif g.threads != 128:
+        why = (f"the tile takes {g.threads // 128} consumer warpgroups; ping-pong consumers "
+               "each compute a whole tile with one")
+    elif shared_limit is not None:
+        need = g.staging[loop] * (_version_bytes(staged) + 16) + SWIZZLE_ALIGN + 16 \
+            + PINGPONG_CONSUMERS * sum(map(tensor_store_bytes, g.tensor_store))
+        if need > shared_limit:
+            why = (f"both consumers' store buffers and the ring take {need} bytes (the group "
+                   f"has {shared_limit})")
+    if why is not None:
+        g.notes.append(f"{where}: no ping-pong consumers: {why}")
+        return
+    g.pingpong[loop] = PINGPONG_CONSUMERS
+    g.notes.append(f"{where}: ping-pong: {PINGPONG_CONSUMERS} consumer warpgroups take "
+                   "alternate output tiles, their K loops in turn (128 more threads)")
 
 
 def _plan_cluster(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:

@@ -2,17 +2,20 @@
 warp_specialization.md, "In the simulator").
 
 An ``if {roles = ("producer", "consumer")}`` splits the group's threads into two roles whose
-regions the GPU runs concurrently, coupled only by shared-memory barriers. Run one after the
-other under masks (as an ordinary ``if``), the producer's whole loop would wait for releases
-the consumers have not made yet. So each role runs in a co-routine (a Python thread holding
-the only baton): a role runs until it reaches a wait that cannot return yet (an
-``mbarrier.wait`` on the phase in progress, a ``setmaxnreg.inc`` the register file cannot
-grant), then hands the baton to another role that is not finished. A wait is a *hang* (the
-waiter's error) when every other unfinished role waits as well with nothing happened since
-(``Mbarriers.events`` and the register budgets unchanged). Lock-step time and the race
-detector's barrier-arrival orders (``GroupClock.hb``) are shared by the roles, so an access
-one role makes is ordered after another role's only through a barrier phase the first role
-waited for (or a named barrier both met).
+regions the GPU runs concurrently (and inside the consumers' region of a ping-pong group an
+``if {roles = ("consumer 1", "consumer 0")}`` splits them again: its roles are spawned as
+child tasks of the running one, taking turns with the producer), coupled only by
+shared-memory barriers. Run one after the other under masks (as an ordinary ``if``), the
+producer's whole loop would wait for releases the consumers have not made yet. So each role
+runs in a co-routine (a Python thread holding the only baton): a role runs until it reaches
+a wait that cannot return yet (an ``mbarrier.wait`` on the phase in progress, a
+``setmaxnreg.inc`` the register file cannot grant), then hands the baton to another role
+that is not finished. A wait is a *hang* (the waiter's error) when every other unfinished
+role waits as well with nothing happened since (``Mbarriers.events`` and the register
+budgets unchanged). Lock-step time and the race detector's barrier-arrival orders
+(``GroupClock.hb``) are shared by the roles, so an access one role makes is ordered after
+another role's only through a barrier phase the first role waited for (or a named barrier
+both met).
 
 The co-routines are tasks of a ``Baton``, which the groups of a cluster share
 (``simt_cluster``): there each group runs in a task of the cluster's baton, and its role split
@@ -259,9 +262,8 @@ def run_roles(g: Any, op: ir.Operation, masks: tuple[np.ndarray, np.ndarray],
     if op.results:
         raise SimulationError("a role split yields no values (each role ends on its own)",
                               "unsupported", [op])
-    if getattr(g, "roles", None) is not None:
-        raise SimulationError("a role split inside a role region", "unsupported", [op])
     names = tuple(op.attr("roles"))
+    running = getattr(g, "roles", None)  # a split inside a role region (ping-pong consumers)
     for name, m in zip(names, masks):
         wg = m.reshape(-1, _WARPGROUP) if m.size % _WARPGROUP == 0 else None
         if wg is None or not (wg.all(axis=1) | ~wg.any(axis=1)).all():
@@ -275,6 +277,12 @@ def run_roles(g: Any, op: ir.Operation, masks: tuple[np.ndarray, np.ndarray],
     roles = [(name, (lambda r=region, m=m: g.run_branch(op, r, [], m, active) if m.any()
                      else None)) for name, region, m in zip(names, op.regions, masks)]
     member = getattr(g, "cluster", None)
+    if running is not None:  # the inner roles take turns with every task of the split
+        try:
+            running.spawn_and_join(roles, enter, leave)
+        finally:
+            g._diverged = outer
+        return []
     try:
         if member is None:  # the roles alone take turns
             g.roles = mb.roles = Baton(lambda: (mb.events, *g.registers.budget))

@@ -71,6 +71,7 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "fences": ("coalesce_group_barriers", False),
                  "subgroups": ("elide_independent_subgroup_barriers", True),
                  "cluster": ("cluster", 2),
+                 "pingpong": ("pingpong", True),
                  "regstore": ("tensor_store", False),
                  "simdgroup": ("simdgroup_matrix", "only"),
                  "boundedk": ("bounded_k_views", True),
@@ -85,8 +86,9 @@ independent-subgroup proof allows to subgroup barriers, or removes them; ``plain
 the ordinary ring where the default plan gives a producer warpgroup; ``trip`` sends the
 accumulator through shared memory where the default plan fuses its epilogue; ``cluster``
 pairs a persistent group's programs into clusters of two that multicast their shared
-operand; ``regstore`` stores a warp-specialized group's output from registers instead of
-through tensor stores;
+operand; ``pingpong`` gives a persistent group of one consumer warpgroup a second that
+takes alternate tiles; ``regstore`` stores a warp-specialized group's output from registers
+instead of through tensor stores;
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
 operands from global memory, unstaged, where its basis prefers it (with ``mpp`` or
