@@ -51,18 +51,34 @@ def print_map(em: CUDAEmitter, op: ir.Operation) -> None:
         if term is None:
             raise em.unsupported(op, "map region does not end with yield")
         for out, v in zip(outs, term.operands):
-            em.buf.line(f"{out.name}[{e}] = {em.to_reg(em.scalar(v, term), out.dtype)};")
+            x = _narrowed(v, block, out.dtype)  # convert once, not round then convert
+            src = em.scalar(v, term) if x is None else em.scalar(x, term)
+            em.buf.line(f"{out.name}[{e}] = {em.to_reg(src, out.dtype)};")
     for r, out in zip(op.results, outs):
         em.bind(r, out)
 
 
+def _narrowed(v: ir.Value, block: ir.Block, dtype: ir.ScalarType) -> ir.Value | None:
+    """The f32 value that ``v``, yielded into 16-bit float registers of ``dtype``, casts in
+    ``block`` (None: ``v`` is no such cast). Rounding it to ``dtype`` and converting the
+    result to ``dtype``'s bits gives the bits of converting it once (the second rounding is
+    exact), so the register takes ``cvt.rn`` of it directly."""
+    d = v.defining_op
+    if d is None or d.name != "arith" or d.attr("fn") != "cast" or d.parent is not block \
+            or dtype.name not in ("bf16", "f16") or getattr(v.type, "name", None) != dtype.name:
+        return None
+    x = d.operand(0)
+    return x if getattr(x.type, "name", None) == "f32" else None
+
+
 def _pairwise_cast(em: CUDAEmitter, op: ir.Operation, block: ir.Block, forms: list,
                    outs: list, n: int) -> bool:
-    """A map that only casts f32 registers to a packed 16-bit float array: one
-    ``cvt.rn.bf16x2.f32`` (``f16x2``) per word, element ``2j`` into the low half; the same
-    rounding per element as the one-element ``cvt.rn`` (``tc_f32_to_bf16``). True when done."""
+    """A map that only casts f32 registers to a 16-bit float array: one
+    ``cvt.rn.bf16x2.f32`` (``f16x2``) per pair, element ``2j`` into the low half of the word
+    (of a packed array; else split into the two elements); the same rounding per element as
+    the one-element ``cvt.rn`` (``tc_f32_to_bf16``). True when done."""
     ops = list(block.operations)
-    if len(outs) != 1 or not outs[0].packed or n % 2 or len(ops) != 2 \
+    if len(outs) != 1 or n % 2 or len(ops) != 2 \
             or ops[0].name != "arith" or ops[0].attr("fn") != "cast" or ops[1].name != "yield" \
             or ops[1].operand(0) is not ops[0].result:
         return False
@@ -73,8 +89,17 @@ def _pairwise_cast(em: CUDAEmitter, op: ir.Operation, block: ir.Block, forms: li
         return False
     src, out = forms[k].name, outs[0].name
     for j in range(n // 2):
-        em.buf.line(f'asm("cvt.rn.{kind}.f32 %0, %1, %2;" : "=r"({out}.w[{j}]) '
-                    f': "f"({src}[{2 * j + 1}]), "f"({src}[{2 * j}]));')
+        cvt = (f'asm("cvt.rn.{kind}.f32 %0, %1, %2;" : "=r"({{}}) '
+               f': "f"({src}[{2 * j + 1}]), "f"({src}[{2 * j}]));')
+        if outs[0].packed:
+            em.buf.line(cvt.format(f"{out}.w[{j}]"))
+            continue
+        w = em.fresh("pair")  # an array of bit patterns: the word's halves
+        with em.buf.block(""):
+            em.buf.line(f"uint32_t {w};")
+            em.buf.line(cvt.format(w))
+            em.buf.line(f"{out}[{2 * j}] = (uint16_t)({w} & 0xffffu);")
+            em.buf.line(f"{out}[{2 * j + 1}] = (uint16_t)({w} >> 16);")
     em.bind(op.results[0], outs[0])
     return True
 

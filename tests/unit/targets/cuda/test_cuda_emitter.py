@@ -271,3 +271,29 @@ def test_a_cast_into_a_packed_fragment_converts_two_per_word() -> None:
     lines = [ln for ln in src.splitlines() if "cvt.rn.bf16x2.f32" in ln]
     assert len(lines) == 16  # 32 probabilities per thread: 16 words
     assert re.search(r'"=r"\((\w+)\.w\[0\]\) : "f"\((\w+)\[1\]\), "f"\(\2\[0\]\)', lines[0])
+
+
+def test_a_cast_to_a_16_bit_output_converts_once_two_at_a_time() -> None:
+    """The cast of a warpgroup accumulator to a bf16 output (the fused epilogue's map): one
+    ``cvt.rn.bf16x2.f32`` per pair into the bit-pattern registers the store reads, and an
+    epilogue that casts a computed value converts it once (rounding to bf16 and then
+    converting the rounded value to bits is the same single rounding)."""
+    import ml_dtypes
+    import numpy as np
+
+    import tilec as tc
+    from tilec.lib.matmul import gemm_bias_act, matmul
+
+    a = np.zeros((512, 512), ml_dtypes.bfloat16)
+    src = tc.compile(matmul, a, a, a.copy(), target="cuda:sm_90", BM=128, BN=256,
+                     BK=64).source
+    assert "tc_round_bf16(" not in src.split("extern \"C\"")[-1]
+    pairs = re.findall(r'"=r"\((pair\d+)\) : "f"\((\w+)\[(\d+)\]\), "f"\(\2\[(\d+)\]\)', src)
+    assert pairs and all(int(hi) == int(lo) + 1 for _, _, hi, lo in pairs)
+    bias = np.zeros((512,), np.float32)
+    src = tc.compile(gemm_bias_act, a, a, bias, a.copy(), target="cuda:sm_90", BM=128,
+                     BN=256, BK=64, ACT="gelu").source
+    body = src.split("extern \"C\"")[-1]
+    converted = re.findall(r"= tc_f32_to_bf16\((v\d+)\);", body)
+    assert converted, "the epilogue's values are converted to bf16 bits"
+    assert not [v for v in converted if f"const float {v} = tc_round_bf16(" in body]
