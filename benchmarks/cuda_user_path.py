@@ -6,8 +6,8 @@ default plan, in one process.
    inputs' dtype (as torch's) and with an f32 output, f32 inputs computed exactly
    (``torch.backends.cuda.matmul.allow_tf32 = False`` for the peer) and with
    ``PRECISION="tf32"`` (TF32 allowed for the peer). Each call is timed
-   with the default plan and with ``--old`` (default: the plan before the default
-   producer warpgroup, persistent grid and fused epilogues: ``warp_specialized=False,
+   with the default plan and (unless ``--no-old``) with the plan before the default
+   producer warpgroup, persistent grid and fused epilogues (``warp_specialized=False,
    persistent=0, fuse_matrix_epilogues=False``) at the same tiles and thread count.
 2. ``lib.gemm_bias_act`` with ``ACT="gelu"`` (bf16 inputs, f32 bias; an f32 and a bf16
    output) against an autotuned Triton kernel that fuses the bias and GELU the same way
@@ -20,6 +20,7 @@ inputs, exact or tf32) and timed with ``do_bench`` medians. Records go to
 ``benchmarks/results/cuda_user_path-<device>-<date>.json``::
 
     PYTHONPATH=src python benchmarks/cuda_user_path.py [--parts mm,gelu,linear] [--shapes ...]
+        [--no-old]
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def _triton_gemm_gelu():
     return run
 
 
-def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
+def matmuls(rec: Recorder, shapes: list[str], old: dict | None) -> bool:
     import torch
 
     import tilec as tc
@@ -117,9 +118,10 @@ def matmuls(rec: Recorder, shapes: list[str], old: dict) -> bool:
         tiles = dict(kern.selection.values)
         arms = [("default", kern)]
         try:
-            arms.append(("old default", tc.compile(
-                matmul, a, b, c, target="cuda", **tiles, **prec,
-                variant={**kern.selection.variant, **old})))  # the priced thread count too
+            if old is not None:
+                arms.append(("old default", tc.compile(
+                    matmul, a, b, c, target="cuda", **tiles, **prec,
+                    variant={**kern.selection.variant, **old})))  # the priced thread count too
         except Exception as e:  # noqa: BLE001 - recorded
             print(f"old default at {tiles}: {type(e).__name__}: {e}")
         for name, kn in arms:
@@ -160,7 +162,7 @@ def linears(rec: Recorder, shapes: list[str]) -> bool:
     return bad
 
 
-def gelu(rec: Recorder, old: dict, outs: tuple[str, ...] = ("float32", "bfloat16")) -> bool:
+def gelu(rec: Recorder, old: dict | None, outs: tuple[str, ...] = ("float32", "bfloat16")) -> bool:
     import torch
 
     import tilec as tc
@@ -184,9 +186,11 @@ def gelu(rec: Recorder, old: dict, outs: tuple[str, ...] = ("float32", "bfloat16
             lambda dt=dt: torch.nn.functional.gelu(torch.matmul(a, b).float() + bias).to(dt))
         kern = tc.compile(gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu")
         tiles = dict(kern.selection.values)
-        arms = [("default", kern), ("old default", tc.compile(
-            gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
-            variant={**kern.selection.variant, **old}, **tiles))]
+        arms = [("default", kern)]
+        if old is not None:
+            arms.append(("old default", tc.compile(
+                gemm_bias_act, a, b, bias, c, target="cuda", ACT="gelu",
+                variant={**kern.selection.variant, **old}, **tiles)))
         for name, kn in arms:
             ms, err, ok = checked_run(lambda f=kn, c=c: f(a, b, bias, c), c, want, tol)
             bad |= not ok
@@ -206,15 +210,18 @@ def main() -> int:
     p.add_argument("--parts", default="mm,gelu,linear",
                    help="mm, gelu, linear (comma-separated)")
     p.add_argument("--shapes", default=",".join(SHAPES), help="MxNxK, comma-separated")
+    p.add_argument("--no-old", action="store_true",
+                   help="time only the default plan (not the plan before it)")
     args = p.parse_args()
+    old = None if args.no_old else OLD
     rec = Recorder("cuda_user_path")
     bad = False
     parts = args.parts.split(",")
     try:
         if "mm" in parts:
-            bad |= matmuls(rec, args.shapes.split(","), OLD)
+            bad |= matmuls(rec, args.shapes.split(","), old)
         if "gelu" in parts:
-            bad |= gelu(rec, OLD)
+            bad |= gelu(rec, old)
         if "linear" in parts:
             bad |= linears(rec, args.shapes.split(","))
     finally:
