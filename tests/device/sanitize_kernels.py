@@ -6,6 +6,9 @@ Not a test module (pytest does not collect it): run it under the sanitizer on th
 
     compute-sanitizer --tool racecheck python3 tests/device/sanitize_kernels.py
     compute-sanitizer --tool synccheck python3 tests/device/sanitize_kernels.py
+    compute-sanitizer --tool racecheck python3 tests/device/sanitize_kernels.py pingpong
+
+(a plan-variant field as argument: only the cases whose variant sets it).
 
 Each case is compiled first (NVRTC, outside any kernel), then launched once on small
 operands and checked against torch, so the sanitizer's report covers exactly these
@@ -23,6 +26,12 @@ CASES = [  # (M, N, K), (BM, BN, BK), plan variant, output dtype
     ((260, 520, 256), (128, 256, 64), {"warp_specialized": True, "wgmma_stages": 4,
                                        "persistent": 3, "fuse_matrix_epilogues": True},
      "bf16"),
+    # ping-pong consumers: two consumer warpgroups on alternate tiles, their loops in turn
+    ((520, 300, 384), (64, 128, 64), {"threads": 128, "warp_specialized": True,
+                                      "persistent": 3, "pingpong": True}, "f32"),
+    ((300, 520, 256), (64, 256, 64), {"threads": 128, "warp_specialized": True,
+                                      "persistent": 2, "pingpong": True,
+                                      "fuse_matrix_epilogues": True}, "bf16"),
     # the default plan (producer warpgroup, persistent grid of one program per SM in the
     # grouped traversal, fused cast), on more tiles than SMs
     ((2176, 2304, 192), (128, 128, 64), {}, "bf16"),
@@ -35,8 +44,11 @@ def main() -> int:
     import tilec as tc
     from tilec.lib import matmul
 
+    only = sys.argv[1] if len(sys.argv) > 1 else None  # a plan-variant word: those cases
     bad = 0
     for (m, n, k), (bm, bn, bk), variant, out in CASES:
+        if only is not None and only not in variant:
+            continue
         gen = torch.Generator(device="cuda").manual_seed(m + n + k)
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -52,7 +64,7 @@ def main() -> int:
         bad += not ok
         print(f"{m}x{n}x{k} {bm}x{bn}x{bk} {variant} {out}: max error {err:.3g}"
               f"{'' if ok else ' MISMATCH'}", flush=True)
-    return 1 if bad + _others() else 0
+    return 1 if bad + (_others() if only is None else 0) else 0
 
 
 def _others() -> int:

@@ -1,23 +1,24 @@
-"""A GPU-only mismatch found by the fuzzer and not yet explained (kept failing on purpose).
+"""A GPU-only mismatch the fuzzer found, kept as a regression test.
 
 GPU campaign seed 20261215 (``--features gemm=4,bias_epilogue --paths reference,cuda``,
 program 74; an H100): a bf16 GEMM of 128 x 128 x 64 tiles with a residual and a GELU-like
-epilogue writes NaN to 6655 of the 73728 elements of its output where the reference is
-finite, e.g. element (16, 7), whose row of A and column of B are finite and ordinary
-(the sum of the magnitudes of its products is 172). Its inputs hold many infinities and
-NaNs elsewhere (164 in A, 164 in B, 656 in the residual). The default plan, the plain
-plan, the producer warpgroup and the mbarrier ring all fail alike; the SIMT simulator runs
-the same Machine TileIR and agrees with the reference. A second program of the campaign
-(159) failed the same way. The first elements that differ, (16, 6), (16, 7), (16, 14) and
-(16, 15), are all held by one thread in the accumulator's fragment layout (warp 1, lane 3:
-row ``16 + lane // 4``, columns ``2 * (lane % 4) + {0, 1} + 8j``), so a thread's registers,
-not a row of A or a column of B, look wrong. Not the cause, checked on the CPU: the
-compiler options (``--fmad=false``, no fast math); the lanes whose ``1 / (1 + exp(-x))`` has
-a subnormal result (the reciprocal's slow path), which do not include that thread. A
-second failing program of the campaign (159) has the same epilogue, ``x * sigmoid(1.702 x)``
-of the accumulator plus other tiles. The test is an expected failure until the
-cause is found; a
-fix makes it an unexpected pass (``strict``), which fails the run so that the mark goes."""
+epilogue wrote NaN to 6655 of the 73728 elements of its output where the reference is
+finite, e.g. element (16, 7), whose row of A and column of B are finite and ordinary.
+Its inputs hold many infinities and NaNs elsewhere (164 in A, 164 in B, 656 in the
+residual). The default plan, the plain plan, the producer warpgroup and the mbarrier ring
+all failed alike; the SIMT simulator ran the same Machine TileIR and agreed with the
+reference. A second program of the campaign (159) failed the same way. Ruled out on the
+CPU then: the compiler options (``--fmad=false``, no fast math) and the lanes whose
+``1 / (1 + exp(-x))`` takes the reciprocal's slow path.
+
+On 2026-12-07 (an H100, at 0f0b8e1) the kernel writes NaN exactly where the reference
+does, in three launches and in variants of the kernel (the plain plan, no tensor copies,
+no warpgroup instruction, the accumulator alone, the sigmoid alone, two other sigmoid
+formulas, the non-finite inputs zeroed): the cause was not found, and the test now guards
+against its return. The one element that differs beyond a relative 1e-3, (100, 59), is a
+cancellation (``acc + r`` with ``r = -10.12``: 8.1e-6 against the reference's 8.6e-6), so the
+comparison bounds each element's error by the magnitudes that enter it: the products'
+absolute sum plus the residual's (the epilogue's slope is at most 1.1)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 import tilec as tc
 
@@ -44,7 +44,6 @@ def fuzz_kernel(X0, X1, X2, Y0):
             (acc1 + r) * tc.sigmoid((acc1 + r) * 1.702))
 
 
-@pytest.mark.xfail(strict=True, reason="GPU NaN where the reference is finite; unexplained")
 def test_fuzz_20261215_program_74(torch_cuda: Any) -> None:
     import ml_dtypes
 
@@ -60,6 +59,13 @@ def test_fuzz_20261215_program_74(torch_cuda: Any) -> None:
     fuzz_kernel(*dev, torch.from_numpy(x2).cuda(), y)
     torch.cuda.synchronize()
     got = y.cpu().numpy()
-    same = (got == ref) | (np.isnan(got) & np.isnan(ref)) \
-        | (np.abs(got.astype(np.float64) - ref) <= 1e-3 * np.abs(ref.astype(np.float64)))
-    assert same.all(), f"{int((~same).sum())} elements differ"
+    nan = np.isnan(got)
+    assert (nan == np.isnan(ref)).all(), \
+        f"{int((nan & ~np.isnan(ref)).sum())} NaN where the reference is finite, " \
+        f"{int((~nan & np.isnan(ref)).sum())} finite where it is NaN"
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.abs(x0.astype(np.float64)) @ np.abs(x1.astype(np.float64)) \
+            + np.abs(x2.astype(np.float64))
+        err = np.abs(got.astype(np.float64) - ref)
+    ok = nan | (got == ref) | (err <= 1e-3 * 1.2 * scale)
+    assert ok.all(), f"{int((~ok).sum())} elements differ beyond their bound"
