@@ -8,7 +8,9 @@ compute unit walking output tiles, ``grouped:8`` the grouped traversal, ``epilog
 to a 16-bit output fused into the accumulator's registers, ``default`` the planner's own
 plan), the kernel is compiled (public API, ``variant=``), checked against an f32 product of
 the same operands (output poisoned with NaN first) and timed with ``do_bench`` medians
-against ``torch.matmul`` in the same process. The output is f32 (``--out same``: the
+against ``torch.matmul`` in the same process (``--act gelu``: ``lib.gemm_bias_act`` with an
+f32 bias against torch's unfused product, bias and activation). The output is f32
+(``--out same``: the
 inputs' dtype, as torch's is).
 Records go to ``benchmarks/results/cuda_ws-<device>-<date>.json``::
 
@@ -83,6 +85,7 @@ def main() -> int:
 
     import tilec as tc
     from tilec.lib import matmul
+    from tilec.lib.matmul import gemm_bias_act
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", default=",".join(SHAPES), help="MxNxK, comma-separated")
@@ -92,6 +95,9 @@ def main() -> int:
                    help="variant names (see variant_of), comma-separated")
     p.add_argument("--tiles", default=",".join("x".join(map(str, t)) for t in TILES),
                    help="BMxBNxBK, comma-separated")
+    p.add_argument("--act", default=None,
+                   help="time lib.gemm_bias_act with this activation (an f32 bias; the peer is "
+                        "torch unfused) instead of lib.matmul")
     args = p.parse_args()
     rec = Recorder("cuda_ws")
     units = torch.cuda.get_device_properties(0).multi_processor_count
@@ -107,15 +113,30 @@ def main() -> int:
             b = torch.randn(k, n, device="cuda", dtype=tdt, generator=gen)
             c = torch.empty(m, n, device="cuda", dtype=odt)
             want = a.float() @ b.float()
-            torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
+            kernel, name_k, peer = matmul, "matmul", "torch.matmul"
+            extra: list = []
+            if args.act is not None:
+                bias = torch.randn(n, device="cuda", generator=gen)
+                acts = {"gelu": torch.nn.functional.gelu, "relu": torch.relu,
+                        "silu": torch.nn.functional.silu, "tanh": torch.tanh}
+                f = acts[args.act]
+                want = f(want + bias)
+                kernel, name_k, peer = gemm_bias_act, f"gemm_bias_act {args.act}", \
+                    "torch unfused"
+                extra = [bias]
+                torch_ms = bench_ms(lambda x=a, y=b, f=f, z=bias, o=odt:
+                                    f(torch.matmul(x, y).float() + z).to(o))
+            else:
+                torch_ms = bench_ms(lambda x=a, y=b: torch.matmul(x, y))
             for bm, bn, bk in (tuple(map(int, t.split("x"))) for t in args.tiles.split(",")):
                 for name, variant in variants:
                     try:
-                        kern = tc.compile(matmul, a, b, c, target="cuda", BM=bm, BN=bn,
-                                          BK=bk, variant=variant)
+                        kern = tc.compile(kernel, a, b, *extra, c, target="cuda", BM=bm,
+                                          BN=bn, BK=bk, variant=variant,
+                                          **({"ACT": args.act} if args.act else {}))
                         src = kern.executable().source
                     except Exception as e:  # a configuration that does not fit: recorded
-                        rec.add("matmul", (m, n, k), dt, None, "torch.matmul", torch_ms,
+                        rec.add(name_k, (m, n, k), dt, None, peer, torch_ms,
                                 out_dtype=str(odt).replace("torch.", ""), tiles=[bm, bn, bk],
                                 variant=variant, variant_name=name,
                                 note=f"{bm}x{bn}x{bk} {name} {type(e).__name__}: "
@@ -123,14 +144,15 @@ def main() -> int:
                         continue
                     ws = "setmaxnreg" in src or "bar.sync 1," in src
                     c.fill_(float("nan"))
-                    kern(a, b, c)
+                    kern(a, b, *extra, c)
                     torch.cuda.synchronize()
                     err = rel_error(c.float(), want)
                     ok = err <= (1e-2 if odt != torch.float32 else 1e-4)
                     bad |= not ok
-                    ms = bench_ms(lambda f=kern, x=a, y=b, z=c: f(x, y, z)) if ok else None
+                    ms = bench_ms(lambda f=kern, x=a, y=b, z=c, e=extra: f(x, y, *e, z)) \
+                        if ok else None
                     res = kern.executable().resources
-                    rec.add("matmul", (m, n, k), dt, ms, "torch.matmul", torch_ms,
+                    rec.add(name_k, (m, n, k), dt, ms, peer, torch_ms,
                             out_dtype=str(odt).replace("torch.", ""), tiles=[bm, bn, bk],
                             variant=variant, variant_name=name, warp_specialized_in_source=ws,
                             rel_error=err, resources=str(res),

@@ -129,3 +129,19 @@ def test_the_verifier_knows_both_role_splits() -> None:
     check = MACHINE_ATTRS["roles"].check
     assert check(("producer", "consumer")) and check(("consumer 1", "consumer 0"))
     assert not check(("consumer 0", "consumer 1"))
+
+
+@needs_simulator
+def test_two_thread_sets_on_one_named_barrier_are_reported(monkeypatch) -> None:
+    """Consumer 0 given the id of the consumers' common meeting (1, over both): the
+    hardware would count either set's arrivals toward the other's barrier."""
+    import tilec.lower.machine_pingpong as pingpong
+    from tilec.targets.reference.errors import SimulationError
+    from tilec.targets.reference.simt import simulate_module
+
+    monkeypatch.setattr(pingpong, "ROLE_BARRIER", 0)
+    compiled, args, res = _lowered()
+    with pytest.raises(SimulationError) as info:
+        simulate_module(res.machine, compiled.fn_name, poisoned(args, [2]))
+    assert info.value.kind == "divergence" and "named barrier 1 is met by threads" \
+        in str(info.value)

@@ -171,8 +171,8 @@ def test_tuning_tries_the_grouped_traversal_on_cuda_matrix_grids() -> None:
         {"program_traversal": "grouped:8", "warp_specialized": True, "wgmma_stages": 6,
          "persistent": 0},
         {"warp_specialized": True, "wgmma_stages": 4, "persistent": 132}, {"cluster": 2},
-        {"tensor_store": False}, {"split_k": 4}, {"split_k": 8}, {"split_k": 16},
-        {"split_k": 32}]
+        {"tensor_store": False}, {"pingpong": True}, {"split_k": 4}, {"split_k": 8},
+        {"split_k": 16}, {"split_k": 32}]
     # a bf16 output leaves the accumulator through a cast, which the default plan fuses:
     # the first variants are tried with the accumulator's trip through shared memory too
     bf = tc.compile(matmul, a, a, np.zeros((256, 256), BF16), target="reference",

@@ -105,6 +105,14 @@ def make_backend(target_name: str = "cuda") -> CUDABackend:
     return CUDABackend(target_name)
 
 
+def _one_warpgroup_rows(grids: list[ir.Operation]) -> bool:
+    """Whether some ``mma`` of ``grids`` has a 64-row accumulator: one warpgroup instruction's
+    rows, the tile a ping-pong consumer computes alone."""
+    return any(o.name == "mma" and isinstance(o.result.type, ir.TileType)
+               and len(o.result.type.shape) >= 2 and o.result.type.shape[-2].value == 64
+               for op in grids for o in op.walk(include_self=False))
+
+
 def _has_epilogue_map(grids: list[ir.Operation]) -> bool:
     """Whether a loop result carried through an ``mma`` of ``grids`` is read by a ``map``
     (an epilogue ``fuse_matrix_epilogues`` may fuse)."""
@@ -183,7 +191,10 @@ class CUDABackend:
         likewise; the producer warpgroup with each of ``WS_VERSIONS`` ring versions and one
         program per tile (``persistent: 0``), alone and with the traversal; and the
         persistent producer warpgroup in row-major order; the default plan in clusters of two
-        groups that multicast their shared operand (``cluster: 2``). Where an accumulator
+        groups that multicast their shared operand (``cluster: 2``), with its output stored
+        from registers (``tensor_store: False``) and, where an accumulator has 64 rows (one
+        warpgroup's), with a second consumer warpgroup taking alternate tiles (``pingpong``).
+        Where an accumulator
         leaves through an elementwise map (a cast to a 16-bit output, an activation), which
         the default plan fuses into the accumulator's registers where the planner proves it may
         (``fuse_matrix_epilogues``), the first variants again without the fusion (the
@@ -227,11 +238,15 @@ class CUDABackend:
             # the default plan's output stored from registers instead of through shared
             # buffers and tensor stores (LowerOptions.tensor_store)
             out.append({"tensor_store": False})
+            # a 64-row tile is one consumer warpgroup's: the default plan's persistent group
+            # with a second consumer taking alternate tiles (LowerOptions.pingpong)
+            if _one_warpgroup_rows(grids):
+                out.append({"pingpong": True})
         if _has_epilogue_map(grids):
             out += [{**v, "fuse_matrix_epilogues": False} for v in [{}, *out]
                     if "mbarrier_ring" not in v and v.get("wgmma_stages") != WS_VERSIONS[-1]
                     and v.get("persistent", 0) == 0 and "cluster" not in v
-                    and "tensor_store" not in v]
+                    and "tensor_store" not in v and "pingpong" not in v]
         out += [{"split_k": s} for s in SPLIT_VARIANTS]
         return out
 

@@ -24,7 +24,8 @@ producer waiting for a release lets the other group's consumers run; the hang ru
 progress stamp then cover every group of the cluster.
 
 Also here: ``barrier.named`` (the threads of one role meet; they must be exactly the
-barrier's ``threads``, and only their accesses are ordered) and ``setmaxnreg`` (per
+barrier's ``threads``, only their accesses are ordered, and an id is met by one set of
+threads throughout the group) and ``setmaxnreg`` (per
 warpgroup register budgets, all four warps of a warpgroup together; the compute unit's
 register file bounds their sum).
 """
@@ -374,5 +375,23 @@ def _barrier_named(ctx: AtomContext, op: ir.Operation, args: list[Any], active: 
         raise diverged(ctx, op, f"named barrier {bid} for {want} threads is reached by {n} "
                                 "threads at once; its threads must all reach it together (a "
                                 "role's barrier over exactly the role's threads)")
+    owners = getattr(ctx, "named_barriers", None)
+    if owners is not None:  # one thread set per id: two would count each other's arrivals
+        mine = np.packbits(active).tobytes()
+        first = owners.setdefault(int(bid), mine)
+        if first != mine:
+            was = np.flatnonzero(np.unpackbits(np.frombuffer(first, np.uint8))[:active.size])
+            raise diverged(ctx, op, f"named barrier {bid} is met by threads "
+                                    f"{_span(np.flatnonzero(active))} here and by threads "
+                                    f"{_span(was)} elsewhere: the hardware counts arrivals per "
+                                    "id, so two thread sets on one id can complete each other's "
+                                    "barrier (give each its own id)")
     ctx.clock.meet(np.flatnonzero(active), ctx.lanes)
     return [None] * len(op.results)
+
+
+def _span(threads: np.ndarray) -> str:
+    """``a..b`` for a contiguous run of thread numbers, else the count and the ends."""
+    lo, hi = int(threads[0]), int(threads[-1])
+    whole = hi - lo + 1 == threads.size
+    return f"{lo}..{hi}" if whole else f"{threads.size} of {lo}..{hi}"
