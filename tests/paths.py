@@ -320,6 +320,17 @@ def reference_run(kernel: Any, *args: Any, written: int,
     return None, args_[written]
 
 
+def bf16_matmul_operands(torch: Any, m: int, n: int, k: int, seed: int, out: str = "f32"
+                         ) -> tuple[Any, Any, Any]:
+    """Random bf16 ``A`` (m x k) and ``B`` (k x n) on the GPU from ``seed``, and a NaN-filled
+    ``C`` of ``out`` ("f32" or "bf16")."""
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
+    odt = torch.float32 if out == "f32" else torch.bfloat16
+    return a, b, torch.full((m, n), float("nan"), device="cuda", dtype=odt)
+
+
 def matmul_matches_twice(torch: Any, kern: Any, a: Any, b: Any, c: Any,
                          want: Any = None, tol: float = 1e-4) -> None:
     """Two launches of matrix kernel ``kern(a, b, c)`` into NaN-poisoned ``c``: each matches

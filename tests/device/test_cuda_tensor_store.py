@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import tilec as tc
-from paths import matmul_matches_twice
+from paths import bf16_matmul_operands, matmul_matches_twice
 from tilec.lib import matmul
 
 
@@ -28,11 +28,7 @@ from tilec.lib import matmul
 def test_tensor_stores_match_torch(torch_cuda: Any, shape, tiles, persistent, out) -> None:
     torch = torch_cuda
     m, n, k = shape
-    gen = torch.Generator(device="cuda").manual_seed(m + 3 * n + k)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
-    odt = torch.float32 if out == "f32" else torch.bfloat16
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=odt)
+    a, b, c = bf16_matmul_operands(torch, m, n, k, m + 3 * n + k, out)
     bm, bn, bk = tiles
     results = {}
     for on in (None, False):

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import tilec as tc
-from paths import matmul_matches_twice
+from paths import bf16_matmul_operands, matmul_matches_twice
 from tilec.lib import matmul
 
 
@@ -85,11 +85,7 @@ def test_pingpong_consumers_match_torch(torch_cuda: Any, shape, tiles, programs,
     take alternate tiles, their K loops in turn."""
     torch = torch_cuda
     m, n, k = shape
-    gen = torch.Generator(device="cuda").manual_seed(m + 7 * n + k)
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16, generator=gen)
-    odt = torch.float32 if out == "f32" else torch.bfloat16
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=odt)
+    a, b, c = bf16_matmul_operands(torch, m, n, k, m + 7 * n + k, out)
     bm, bn, bk = tiles
     variant = {"threads": 128, "warp_specialized": True, "persistent": programs,
                "pingpong": True, "fuse_matrix_epilogues": True}
