@@ -469,6 +469,10 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         g.notes.append("not persistent: only a warp-specialized group walks tiles "
                        "(warp_specialized, on a target with warpgroup instructions and "
                        "tensor copies)")
+    if options.pingpong and mmas and not g.pingpong \
+            and not any("no ping-pong consumers" in n for n in g.notes):
+        g.notes.append("no ping-pong consumers: only a persistent warp-specialized group's "
+                       "consumers take alternate tiles")
     if options.split_k > 1 and mmas:
         loop, note = split_loop(par, profile, options.split_k)
         if loop is not None:

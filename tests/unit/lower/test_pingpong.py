@@ -64,6 +64,8 @@ def test_two_consumers_take_alternate_tiles() -> None:
     (SMALL, LowerOptions(warp_specialized=True, persistent=0, pingpong=True),
      "only a persistent group's consumers can take alternate tiles"),
     (SMALL, _options(cluster=2), "the group runs in a cluster"),
+    (SMALL, LowerOptions(warp_specialized=False, pingpong=True),
+     "only a persistent warp-specialized group's consumers take alternate tiles"),
 ])
 def test_where_it_does_not_apply_the_report_says_why(tiles, options, why) -> None:
     _, _, res = _lowered(tiles=tiles, shape=(256, 384, 200), options=options)
