@@ -133,6 +133,9 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
     """The group's coordinates (``.x``, ``.y``, ``.z``)."""
     LANE_ID = "threadIdx.x"
     """The thread's number in its group."""
+    INLINE_PTX = True
+    """The kernel may hold inline PTX outside the atoms' printers (the paired conversions of
+    ``tile_printers._pairwise_cast``)."""
     ROUNDED = {"fma.f32": "__fmaf_rn", "fma.f64": "__fma_rn", "mul.f32": "__fmul_rn",
                "add.f32": "__fadd_rn", "mul.f64": "__dmul_rn", "add.f64": "__dadd_rn"}
     """Correctly rounded float operations the compiler may not contract or reorder."""

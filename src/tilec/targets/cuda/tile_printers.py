@@ -78,7 +78,7 @@ def _pairwise_cast(em: CUDAEmitter, op: ir.Operation, block: ir.Block, forms: li
     (of a packed array; else split into the two elements); the same rounding per element as
     the one-element ``cvt.rn`` (``tc_f32_to_bf16``). True when done."""
     ops = list(block.operations)
-    if len(outs) != 1 or n % 2 or len(ops) != 2 \
+    if len(outs) != 1 or n % 2 or len(ops) != 2 or not (outs[0].packed or em.INLINE_PTX) \
             or ops[0].name != "arith" or ops[0].attr("fn") != "cast" or ops[1].name != "yield" \
             or ops[1].operand(0) is not ops[0].result:
         return False

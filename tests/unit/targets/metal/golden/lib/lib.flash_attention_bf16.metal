@@ -819,7 +819,7 @@ kernel void tilec_flash_attention(
       const float v199_p = v144[e];
       /* tilec: arith#145 at attention.py */
       const float v200 = tc_round_bf16(v199_p);
-      v198[e] = tc_f32_to_bf16(v200);
+      v198[e] = tc_f32_to_bf16(v199_p);
     }
     /* tilec: view#146 at attention.py */
     /* tilec: atom.call#147 at attention.py */
@@ -1312,7 +1312,7 @@ kernel void tilec_flash_attention(
     const float v245 = (v243_acc / v244);
     /* tilec: arith#198 at attention.py */
     const float v246 = tc_round_bf16(v245);
-    v242[e] = tc_f32_to_bf16(v246);
+    v242[e] = tc_f32_to_bf16(v245);
   }
   /* tilec: view#199 at attention.py */
   /* tilec: store#200 at attention.py */
