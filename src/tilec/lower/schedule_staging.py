@@ -291,12 +291,30 @@ def _roles_blocker(loop: ir.Operation, g: GroupSchedule, options: LowerOptions
             return (f"the '{op.name}' at {op.loc} before the loop would run on the producer's "
                     "threads too")
     for op in group.walk(include_self=False):
-        r = op.results[0].type if op.results else None
-        if op.name == "arith" and op.attr("fn") in _TILE_DIVISIONS \
-                and isinstance(r, ir.TileType) and not r.dtype.is_float:
+        if _votes_on_divisors(op):
             return (f"the integer tile division at {op.loc} checks its divisors with a "
                     "barrier of every thread")
     return None
+
+
+def _votes_on_divisors(op: ir.Operation) -> bool:
+    """Whether ``op`` is an integer division of tile elements whose divisor is not a nonzero
+    constant: a tile ``arith``, or one in the scalar region of a ``map`` or ``reduce`` (an
+    elementwise epilogue fused into a map). Its lowering may make every thread of the group
+    vote on a zero divisor (``machine_divisions``), which a role split would strand."""
+    if op.name != "arith" or op.attr("fn") not in _TILE_DIVISIONS or not op.results:
+        return False
+    r = op.results[0].type
+    if isinstance(r, ir.TileType):
+        integer = not r.dtype.is_float
+    else:
+        owner = op.parent_op
+        integer = isinstance(r, ir.ScalarType) and not r.is_float and r is not ir.index \
+            and owner is not None and owner.name in ("map", "reduce")
+    if not integer:
+        return False
+    d = op.operand(1).defining_op
+    return not (d is not None and d.name == "constant" and d.attr("value") not in (0, None))
 
 
 def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
