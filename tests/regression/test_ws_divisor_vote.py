@@ -9,8 +9,8 @@ schedule refuses the producer warpgroup for such a division, but it looked only 
 divisions, and the division had been fused into an elementwise ``map``, whose region holds
 scalar ones: the group got a producer, and the consumers voted without it (the simulator
 reported 128 of the group's 256 threads reaching the vote; on the GPU a barrier the
-producer never reaches). ``schedule_staging._votes_on_divisors`` now looks into map and
-reduce regions too."""
+producer never reaches). ``schedule_staging._roles_blocker`` now looks into map and reduce
+regions too, with the lowering's own test of a divisor that may be zero."""
 
 from __future__ import annotations
 

@@ -586,15 +586,20 @@ class _FunctionLowering:
         """One group: the grid parallel, its shared memory and the SIMT region."""
         from .machine_cluster import cluster_of, pair_extents
         from .machine_copies import copy_batch_report
-        from .machine_roles import PRODUCER_THREADS, TileWalk, lower_roles_body, roles_loop_of
+        from .machine_roles import (
+            PRODUCER_THREADS,
+            TileWalk,
+            consumer_sets,
+            lower_roles_body,
+            roles_loop_of,
+        )
         from .machine_split import SplitK, lower_split_body, split_op_of
 
         rank = par.attr("rank")
         threads = par.attr("threads")
         roles_loop = roles_loop_of(par)
-        consumer_sets = int(roles_loop.attr("pingpong", 1) or 1) if roles_loop is not None \
-            else 1
-        lanes = threads * consumer_sets + (PRODUCER_THREADS if roles_loop is not None else 0)
+        sets = consumer_sets(roles_loop) if roles_loop is not None else 1
+        lanes = threads * sets + (PRODUCER_THREADS if roles_loop is not None else 0)
         extents = [self.top[v] for v in par.operands[:rank]]
         names = [a.name_hint for a in par.regions[0].entry.args]
         split_op = split_op_of(par)
@@ -708,8 +713,8 @@ class _FunctionLowering:
             info["split_k"] = splits
         if persistent:
             info["persistent"] = int(persistent)
-        if consumer_sets > 1:
-            info["pingpong"] = consumer_sets
+        if sets > 1:
+            info["pingpong"] = sets
         if cluster is not None:
             info["cluster"] = {"groups": cluster.size, "axis": cluster.axis,
                                "multicast": sorted(f"{ld.name} at {ld.loc}"

@@ -96,8 +96,10 @@ class MbarrierRing:
     def _bar(self, buf: ir.Value, ver: ir.Value) -> ir.Value:
         return self.g.view(buf, [ver], ir.IndexMap(1, [ir.s(0)], 1), (1,), False)
 
-    def _on_all(self, catalog_id: str, counts: tuple[int, int] | None) -> None:
-        """Thread 0 applies ``catalog_id`` to every barrier, between two group barriers."""
+    def _on_all(self, catalog_id: str, counts: tuple[int, int] | None,
+                also: Callable[[], None] | None = None) -> None:
+        """Thread 0 applies ``catalog_id`` to every barrier (and runs ``also``: a user of the
+        ring's own barriers), between two group barriers."""
         g = self.g
         g.sync.barrier()
 
@@ -106,6 +108,8 @@ class MbarrierRing:
                 attrs = {} if counts is None else {"count": counts[k]}
                 for v in range(self.st.versions):
                     g.atom(catalog_id, [self._bar(buf, g.index(v))], [ir.token], **attrs)
+            if also is not None:
+                also()
             if catalog_id == "mbarrier.init":  # visible to the copies' completions
                 g.atom("fence.proxy.async", [], [ir.token])
 

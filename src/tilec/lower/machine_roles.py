@@ -62,7 +62,7 @@ from .machine_pipeline import Staging
 from .machine_ring import GuardedRing, _discard_rings, previous_version, retire
 from .schedule import coordinate_dependent
 
-__all__ = ["roles_loop_of", "lower_roles_body", "TileWalk", "PRODUCER_THREADS",
+__all__ = ["roles_loop_of", "consumer_sets", "lower_roles_body", "TileWalk", "PRODUCER_THREADS",
            "PRODUCER_REGISTERS", "CONSUMER_REGISTERS"]
 
 PRODUCER_THREADS = 128
@@ -81,6 +81,12 @@ def roles_loop_of(group: ir.Operation) -> ir.Operation | None:
         if op.attr("release") == "producer":
             return op
     return None
+
+
+def consumer_sets(loop: ir.Operation) -> int:
+    """Consumer warpgroup sets of the warp-specialized group of ``loop`` (2: ping-pong,
+    ``machine_pingpong``; else 1)."""
+    return int(loop.attr("pingpong", 1) or 1)
 
 
 @dataclass
@@ -286,13 +292,13 @@ class ConsumerRing(GuardedRing):
             self._both(self._invalidate, lambda: None)
 
     def _invalidate(self) -> None:
-        self.ring._on_all("mbarrier.inval", None)
-        if self.turns is not None:  # inside the meetings _on_all places
-            g = self.g
-            g.guarded(self.st.thread0(), lambda: [
-                g.atom("mbarrier.inval", [self.ring._bar(self.turns, g.index(r))], [ir.token])
-                for r in range(self.sets)])
-            g.sync.barrier()
+        g, turns = self.g, self.turns
+
+        def also() -> None:  # the turn barriers, between the same meetings
+            for r in range(self.sets):
+                g.atom("mbarrier.inval", [self.ring._bar(turns, g.index(r))], [ir.token])
+
+        self.ring._on_all("mbarrier.inval", None, also if turns is not None else None)
 
     def take_turn(self, r: int, ordinal: ir.Value) -> None:
         """Ping-pong consumer ``r`` before the K loop of its tile number ``ordinal`` (0, 1,
@@ -319,9 +325,8 @@ class ConsumerRing(GuardedRing):
         where ``when`` holds (the other has a next tile)."""
         g = self.g
         assert self.turns is not None
-        leader = g.arith("eq", g.tid, g.index(0))
         bar = self.ring._bar(self.turns, g.index(1 - r))
-        g.guarded(g.arith("and", when, leader),
+        g.guarded(g.arith("and", when, g.thread0()),
                   lambda: g.atom("mbarrier.arrive", [bar], [ir.token]))
 
     def end_iteration(self) -> None:
@@ -442,7 +447,7 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
     cluster = walk.cluster if walk is not None else None
     if walk is not None:
         walk.start(g)
-    sets = int(loop.attr("pingpong", 1) or 1)
+    sets = consumer_sets(loop)
     # a cluster's producers split and multicast every operand's copies each iteration; a
     # tile's once-copied buffer would be shared by both ping-pong consumers
     ring = ConsumerRing(Staging(g, loop, copy_once=cluster is None and sets == 1),

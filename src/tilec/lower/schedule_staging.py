@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import tilec.ir as ir
 from tilec.ir.atoms import SWIZZLE_ALIGN, SWIZZLE_BYTES, WGMMA_ATOMS, swizzle_slack
 from tilec.ir.dataflow import depends_on, invariant_in, matrix_uses, plain_transpose
+from tilec.ir.ranges import Range, analyze_ranges, divisor_may_be_zero, is_int_division
 from tilec.plan import GroupPlan, MatrixCandidate
 from tilec.plan.matrix import PRODUCER_RING_VERSIONS, fitting_versions
 
@@ -290,31 +291,30 @@ def _roles_blocker(loop: ir.Operation, g: GroupSchedule, options: LowerOptions
         if op.name not in _ROLE_FREE_OPS:
             return (f"the '{op.name}' at {op.loc} before the loop would run on the producer's "
                     "threads too")
+    ranges: dict[int, Range] | None = None  # the lowering's, computed where first needed
     for op in group.walk(include_self=False):
-        if _votes_on_divisors(op):
-            return (f"the integer tile division at {op.loc} checks its divisors with a "
-                    "barrier of every thread")
+        r = op.results[0].type if op.results else None
+        if not (op.name == "arith" and op.attr("fn") in _TILE_DIVISIONS
+                and isinstance(r, ir.TileType) and not r.dtype.is_float):
+            owner = op.parent_op  # a division in a map or reduce region, which the lowering
+            # guards where its divisor may be zero (machine_divisions: a map's elements vote)
+            if owner is None or owner.name not in ("map", "reduce") or not is_int_division(op):
+                continue
+            ranges = ranges if ranges is not None else analyze_ranges(_function_of(group))
+            if not divisor_may_be_zero(op, ranges):
+                continue
+        return (f"the integer tile division at {op.loc} checks its divisors with a barrier "
+                "of every thread")
     return None
 
 
-def _votes_on_divisors(op: ir.Operation) -> bool:
-    """Whether ``op`` is an integer division of tile elements whose divisor is not a nonzero
-    constant: a tile ``arith``, or one in the scalar region of a ``map`` or ``reduce`` (an
-    elementwise epilogue fused into a map). Its lowering may make every thread of the group
-    vote on a zero divisor (``machine_divisions``), which a role split would strand."""
-    if op.name != "arith" or op.attr("fn") not in _TILE_DIVISIONS or not op.results:
-        return False
-    r = op.results[0].type
-    if isinstance(r, ir.TileType):
-        integer = not r.dtype.is_float
-    else:
-        owner = op.parent_op
-        integer = isinstance(r, ir.ScalarType) and not r.is_float and r is not ir.index \
-            and owner is not None and owner.name in ("map", "reduce")
-    if not integer:
-        return False
-    d = op.operand(1).defining_op
-    return not (d is not None and d.name == "constant" and d.attr("value") not in (0, None))
+def _function_of(op: ir.Operation) -> ir.Function:
+    """The function whose body holds ``op``."""
+    while op.parent_op is not None:
+        op = op.parent_op
+    region = op.parent_region
+    assert region is not None and isinstance(region.owner, ir.Function), op
+    return region.owner
 
 
 def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
@@ -373,6 +373,14 @@ def tensor_store_bytes(st: ir.Operation) -> int:
     return TENSOR_STORE_BUFFERS * rows * SWIZZLE_BYTES + SWIZZLE_ALIGN
 
 
+def _ring_and_barrier_bytes(g: GroupSchedule, loop: ir.Operation,
+                            staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]) -> int:
+    """Shared bytes of the warp-specialized ring of ``loop``: its versions and their two
+    barriers each from a 1024-byte aligned base; each buffer after the barriers may start up
+    to 1024 bytes later (``ir.allocation``)."""
+    return g.staging[loop] * (_version_bytes(staged) + 16) + SWIZZLE_ALIGN
+
+
 def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                        staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
                        shared_limit: int | None) -> None:
@@ -385,10 +393,7 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
     body = g.op.regions[0].entry
     ops = list(body.operations)
     after = ops[ops.index(loop) + 1:] if loop in ops else []
-    per = _version_bytes(staged)
-    # the rings and their two barriers per version from a 1024-byte aligned base; each
-    # buffer after the barriers may start up to 1024 bytes later (``ir.allocation``)
-    used = g.staging[loop] * (per + 16) + SWIZZLE_ALIGN
+    used = _ring_and_barrier_bytes(g, loop, staged)
     for st in after:
         if st.name != "store":
             continue
@@ -433,7 +438,8 @@ def _plan_pingpong(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
         why = (f"the tile takes {g.threads // 128} consumer warpgroups; ping-pong consumers "
                "each compute a whole tile with one")
     elif shared_limit is not None:
-        need = g.staging[loop] * (_version_bytes(staged) + 16) + SWIZZLE_ALIGN + 16 \
+        # and the two turn barriers
+        need = _ring_and_barrier_bytes(g, loop, staged) + PINGPONG_CONSUMERS * 8 \
             + PINGPONG_CONSUMERS * sum(map(tensor_store_bytes, g.tensor_store))
         if need > shared_limit:
             why = (f"both consumers' store buffers and the ring take {need} bytes (the group "

@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import tilec.ir as ir
+from tilec.ir.atoms import WGMMA_ROWS
 from tilec.targets.cuda.runtime import CUDAExecutable
 
 if TYPE_CHECKING:  # the emitter and NVRTC load when a kernel is compiled, not called
@@ -109,7 +110,8 @@ def _one_warpgroup_rows(grids: list[ir.Operation]) -> bool:
     """Whether some ``mma`` of ``grids`` has a 64-row accumulator: one warpgroup instruction's
     rows, the tile a ping-pong consumer computes alone."""
     return any(o.name == "mma" and isinstance(o.result.type, ir.TileType)
-               and len(o.result.type.shape) >= 2 and o.result.type.shape[-2].value == 64
+               and len(o.result.type.shape) >= 2
+               and o.result.type.shape[-2].value == WGMMA_ROWS
                for op in grids for o in op.walk(include_self=False))
 
 

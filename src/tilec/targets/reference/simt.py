@@ -295,7 +295,7 @@ class LaneRunner:
         """The group's tensor stores in flight and proxy fences."""
         self.registers = Registers(lanes)
         """The group's register budgets per warpgroup (``setmaxnreg``)."""
-        self.named_barriers: dict[int, bytes] = {}
+        self.named_barriers: dict[int, np.ndarray] = {}
         """Per named barrier id, the set of threads that meet at it (``simt_roles``: one set
         per id)."""
         self.roles: Any = None

@@ -59,8 +59,8 @@ class AtomContext(Protocol):
     """Shared-memory barriers and the ``tma.load`` copies completing on them."""
     registers: Any
     """Register budgets per warpgroup (``simt_roles.Registers``)."""
-    named_barriers: dict[int, bytes]
-    """Per named barrier id, the threads that meet at it (packed mask bits)."""
+    named_barriers: dict[int, np.ndarray]
+    """Per named barrier id, the threads that meet at it (a mask)."""
     roles: Any
     """The running role split's baton (``simt_roles.Baton``), or None."""
     cluster: Any

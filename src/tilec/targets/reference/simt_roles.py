@@ -377,15 +377,13 @@ def _barrier_named(ctx: AtomContext, op: ir.Operation, args: list[Any], active: 
                                 "role's barrier over exactly the role's threads)")
     owners = getattr(ctx, "named_barriers", None)
     if owners is not None:  # one thread set per id: two would count each other's arrivals
-        mine = np.packbits(active).tobytes()
-        first = owners.setdefault(int(bid), mine)
-        if first != mine:
-            was = np.flatnonzero(np.unpackbits(np.frombuffer(first, np.uint8))[:active.size])
+        first = owners.setdefault(int(bid), active.copy())
+        if not np.array_equal(first, active):
             raise diverged(ctx, op, f"named barrier {bid} is met by threads "
                                     f"{_span(np.flatnonzero(active))} here and by threads "
-                                    f"{_span(was)} elsewhere: the hardware counts arrivals per "
-                                    "id, so two thread sets on one id can complete each other's "
-                                    "barrier (give each its own id)")
+                                    f"{_span(np.flatnonzero(first))} elsewhere: the hardware "
+                                    "counts arrivals per id, so two thread sets on one id can "
+                                    "complete each other's barrier (give each its own id)")
     ctx.clock.meet(np.flatnonzero(active), ctx.lanes)
     return [None] * len(op.results)
 
