@@ -56,6 +56,7 @@ from tilec.ir.ranges import (
     I64,
     Range,
     analyze_ranges,
+    is_pow2,
     type_range,
 )
 from tilec.targets.clike import (
@@ -133,6 +134,12 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
     """The group's coordinates (``.x``, ``.y``, ``.z``)."""
     LANE_ID = "threadIdx.x"
     """The thread's number in its group."""
+    WARP_UNIFORM: str | None = "__shfl_sync(0xffffffffu, {}, 0)"
+    """Lane 0's value of an expression, which the compiler then knows every lane of the warp
+    holds (None: the target has no such form). The thread's warp number is read this way
+    once, where every thread runs, so that quotients of the thread number by whole warps
+    (a warpgroup's index) are computed once per warp, in the uniform datapath, and the
+    shared-memory descriptors built from them need no per-thread registers."""
     INLINE_PTX = True
     """The kernel may hold inline PTX outside the atoms' printers (the paired conversions of
     ``tile_printers._pairwise_cast``)."""
@@ -193,6 +200,9 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
         placement, read back)."""
         self.shared_bytes = 0
         self.in_lanes = False
+        self.warp_number: tuple[ir.Value, str] | None = None
+        """The lane parallel's thread number and the name of its warp number, read once
+        through ``WARP_UNIFORM`` (None: not read; ``warp_quotient``)."""
         self.warp_atoms = False
         self.min_groups = 1
         """Groups per SM the compiler is asked to fit (``__launch_bounds__``)."""
@@ -508,6 +518,18 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
         self.buf.line(f"const {self.index_ctype(t, r)} {var} = {expr};")
         self.bind(op.result, Scalar(var, t))
 
+    def warp_quotient(self, op: ir.Operation, k: int) -> str | None:
+        """The thread number divided by ``k`` threads, a multiple of the warp's 32, as a
+        quotient of the warp number (``KernelFrame.warp_number``), or None."""
+        tid, warp = self.warp_number or (None, None)
+        if warp is None or k <= 0 or k % 32 or op.operand(0) is not tid:
+            return None
+        q = k // 32
+        if q == 1:
+            return warp
+        return f"({warp} >> {q.bit_length() - 1})" if is_pow2(q) else \
+            f"(int)((unsigned){warp} / {q}u)"
+
     _WIDENS = frozenset(("add", "sub", "mul", "fma", "neg", "abs"))
 
     def int_arith(self, op: ir.Operation, r: Range) -> str:
@@ -525,6 +547,9 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
         rs = [self.range_of(v) for v in op.operands]
         k = rs[1].lo if len(rs) == 2 and rs[1].is_point else 0
         wide_t = t in (ir.index, ir.i64)
+        warp = self.warp_quotient(op, k) if fn == "floordiv" else None
+        if warp is not None:
+            return warp if wide_t else f"(({self.ctype(t)}){warp})"
         if fn in ("floordiv", "rem") and k > 0:
             kind = "floordiv" if fn == "floordiv" else "mod"
             text = div_c(kind, args[0], rs[0], k)[0]

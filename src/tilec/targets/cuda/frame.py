@@ -276,6 +276,12 @@ class KernelFrame:
         ct = ctype_of(self.range_of(body.args[0]))
         self.buf.line(f"const {ct} {tid} = ({ct}){self.LANE_ID};")
         self.bind(body.args[0], Scalar(tid, ir.index))
+        self.warp_number = None
+        if self.WARP_UNIFORM and self.threads % 32 == 0 and _divides_by_warps(body.args[0]):
+            # here every thread of the group runs: lane 0's value is every lane's
+            warp = f"{tid}_warp"
+            self.buf.line(f"const int {warp} = {self.WARP_UNIFORM.format(f'({tid} >> 5)')};")
+            self.warp_number = (body.args[0], warp)
         self.in_lanes = True
         term = self.emit_block(body)
         self.in_lanes = False
@@ -283,3 +289,16 @@ class KernelFrame:
             raise self.unsupported(op, "the lane parallel's body ends with an empty yield")
         if self.warp_atoms and self.threads % 32:
             raise self.unsupported(op, f"warp atoms need whole warps; threads = {self.threads}")
+
+
+def _divides_by_warps(tid: ir.Value) -> bool:
+    """Whether the thread number is divided by a constant multiple of 32 threads."""
+    for u in tid.uses:
+        o = u.owner
+        if o.name == "arith" and o.attr("fn") == "floordiv" and o.num_operands == 2 \
+                and o.operand(0) is tid:
+            d = o.operand(1).defining_op
+            if d is not None and d.name == "constant" and isinstance(d.attr("value"), int) \
+                    and d.attr("value") > 0 and d.attr("value") % 32 == 0:
+                return True
+    return False

@@ -75,7 +75,9 @@ def _pairwise_cast(em: CUDAEmitter, op: ir.Operation, block: ir.Block, forms: li
                    outs: list, n: int) -> bool:
     """A map that only casts f32 registers to a 16-bit float array: one
     ``cvt.rn.bf16x2.f32`` (``f16x2``) per pair, element ``2j`` into the low half of the word
-    (of a packed array; else split into the two elements); the same rounding per element as
+    (of a packed array; else split into the two elements by one ``mov.b32 {lo, hi}``: a
+    shift and a mask leave the compiler a shift and a byte permute per pair where a later
+    two-element store puts the same word back together); the same rounding per element as
     the one-element ``cvt.rn`` (``tc_f32_to_bf16``). True when done."""
     ops = list(block.operations)
     if len(outs) != 1 or n % 2 or len(ops) != 2 or not (outs[0].packed or em.INLINE_PTX) \
@@ -98,8 +100,8 @@ def _pairwise_cast(em: CUDAEmitter, op: ir.Operation, block: ir.Block, forms: li
         with em.buf.block(""):
             em.buf.line(f"uint32_t {w};")
             em.buf.line(cvt.format(w))
-            em.buf.line(f"{out}[{2 * j}] = (uint16_t)({w} & 0xffffu);")
-            em.buf.line(f"{out}[{2 * j + 1}] = (uint16_t)({w} >> 16);")
+            em.buf.line(f'asm("mov.b32 {{%0, %1}}, %2;" : "=h"({out}[{2 * j}]), '
+                        f'"=h"({out}[{2 * j + 1}]) : "r"({w}));')
     em.bind(op.results[0], outs[0])
     return True
 

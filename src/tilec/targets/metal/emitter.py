@@ -155,6 +155,7 @@ class MetalEmitter(CUDAEmitter):
     """Local arrays are 16-byte aligned (``_aligned_at`` relies on it)."""
     GROUP_ID = "tc_group"
     LANE_ID = "tc_lane"
+    WARP_UNIFORM = None
     INLINE_PTX = False
     ROUNDED = {"fma.f32": "metal::fma", "mul.f32": "tc_mul_rn", "add.f32": "tc_add_rn"}
     """Correctly rounded float operations (the launcher compiles without fast math, so a

@@ -290,6 +290,11 @@ def test_a_cast_to_a_16_bit_output_converts_once_two_at_a_time() -> None:
     assert "tc_round_bf16(" not in src.split("extern \"C\"")[-1]
     pairs = re.findall(r'"=r"\((pair\d+)\) : "f"\((\w+)\[(\d+)\]\), "f"\(\2\[(\d+)\]\)', src)
     assert pairs and all(int(hi) == int(lo) + 1 for _, _, hi, lo in pairs)
+    # each word splits into its two halves in one move (low half first), no shift or mask
+    split = re.findall(r'mov\.b32 \{%0, %1\}, %2;" : "=h"\((\w+)\[(\d+)\]\), '
+                       r'"=h"\(\1\[(\d+)\]\) : "r"\((pair\d+)\)', src)
+    assert len(split) == len(pairs) and all(int(hi) == int(lo) + 1 for _, lo, hi, _ in split)
+    assert {w for *_, w in split} == {w for w, *_ in pairs} and "& 0xffffu);" not in src
     bias = np.zeros((512,), np.float32)
     src = tc.compile(gemm_bias_act, a, a, bias, a.copy(), target="cuda:sm_90", BM=128,
                      BN=256, BK=64, ACT="gelu").source
@@ -297,3 +302,31 @@ def test_a_cast_to_a_16_bit_output_converts_once_two_at_a_time() -> None:
     converted = re.findall(r"= tc_f32_to_bf16\((v\d+)\);", body)
     assert converted, "the epilogue's values are converted to bf16 bits"
     assert not [v for v in converted if f"const float {v} = tc_round_bf16(" in body]
+
+
+def test_warpgroup_index_is_read_through_the_warp_number() -> None:
+    """A warpgroup's index (the thread number over 128) is computed from the warp number,
+    read once through a shuffle from lane 0 where every thread runs, so the descriptors of
+    its shared operands are built in the uniform datapath; a kernel that never divides the
+    thread number by whole warps reads no warp number."""
+    import ml_dtypes
+    import numpy as np
+
+    import tilec as tc
+    from tilec.lib.matmul import matmul
+
+    a = np.zeros((512, 512), ml_dtypes.bfloat16)
+    src = tc.compile(matmul, a, a, a.copy(), target="cuda:sm_90", BM=128, BN=256,
+                     BK=64).source
+    body = src.split("extern \"C\"")[-1]
+    reads = re.findall(r"const int (\w+_tid_warp) = __shfl_sync\(0xffffffffu, "
+                       r"\((\w+_tid) >> 5\), 0\);", body)
+    assert len(reads) == 1 and body.count("__shfl_sync(") == 1
+    warp, tid = reads[0]
+    assert re.search(rf"= \({warp} >> 2\);", body), "the warpgroup index is warp / 4"
+    assert f"{tid} >> 7" not in body and f"{tid} / 128" not in body
+    assert body.index(f"const int {warp} =") < body.index("for (")  # before any branch
+    small = tc.compile(matmul, np.zeros((64, 64), np.float32), np.zeros((64, 64), np.float32),
+                       np.zeros((64, 64), np.float32), target="cuda:sm_90").source
+    assert "__shfl_sync(0xffffffffu, (" not in small.split("extern \"C\"")[-1] or \
+        re.search(r"_tid_warp >> |= \w+_tid_warp;", small)
