@@ -119,6 +119,11 @@ class KernelFrame:
             out.line(f"  extern __shared__ __align__({self.shared_align}) unsigned char "
                      "tc_smem[];")
         out.splice(self.prologue)
+        if self.tmaps:
+            # one thread starts fetching every tensor map while the group sets up, so that the
+            # first tensor copy of each does not wait for its descriptor
+            maps = " ".join(f"tc_tmap_prefetch(&{name});" for name, _ in self.tmaps.values())
+            out.line(f"  if (threadIdx.x == 0) {{ {maps} }}")
         out.splice(body)
         out.line("}")
         stats = {"vector_chunks": self.access.vector_chunks,

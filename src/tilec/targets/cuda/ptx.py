@@ -241,6 +241,10 @@ TMA_PRELUDE = r"""
 /* ---- tensor copies completing on shared-memory barriers (sm_90) ---- */
 /* A tensor map built by the launcher (cuTensorMapEncodeTiled), passed by value. */
 struct __align__(64) tc_tmap { unsigned long long w[16]; };
+/* Fetch a map into the cache where tensor copies read it, before the first copy needs it. */
+TC_DEV void tc_tmap_prefetch(const tc_tmap *map) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"(map) : "memory");
+}
 TC_DEV void tc_mbar_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
 }

@@ -330,3 +330,25 @@ def test_warpgroup_index_is_read_through_the_warp_number() -> None:
                        np.zeros((64, 64), np.float32), target="cuda:sm_90").source
     assert "__shfl_sync(0xffffffffu, (" not in small.split("extern \"C\"")[-1] or \
         re.search(r"_tid_warp >> |= \w+_tid_warp;", small)
+
+
+def test_every_tensor_map_is_prefetched_once_before_the_body() -> None:
+    """A kernel with tensor copies has one thread prefetch each of its tensor maps (a
+    parameter of the kernel) before anything else runs; a kernel without them has none."""
+    import ml_dtypes
+    import numpy as np
+
+    import tilec as tc
+    from tilec.lib.matmul import matmul
+
+    a = np.zeros((512, 512), ml_dtypes.bfloat16)
+    body = tc.compile(matmul, a, a, a.copy(), target="cuda:sm_90", BM=128, BN=256,
+                      BK=64).source.split("extern \"C\"")[-1]
+    params = re.findall(r"const __grid_constant__ tc_tmap (\w+)", body)
+    fetched = re.findall(r"tc_tmap_prefetch\(&(\w+)\);", body)
+    assert params and sorted(fetched) == sorted(params)
+    first = body.index("tc_tmap_prefetch(")
+    assert "if (threadIdx.x == 0) {" in body[:first] and "for (" not in body[:first]
+    f = np.zeros((64, 64), np.float32)
+    plain = tc.compile(matmul, f, f, f.copy(), target="cuda:sm_90").source
+    assert "tc_tmap " not in plain.split("extern \"C\"")[-1] or "tc_tmap_prefetch(&" in plain
