@@ -20,7 +20,11 @@ the result gets the type's full range (never a wrong, wrapped bound). Sources:
 * loop counters (``serial``/``pipeline`` with a positive constant step):
   ``[lb.lo, ub.hi - 1]``;
 * the arguments of a ``map`` region that stand for scalar operands: the operand's range;
-* any other value (parameters, loop-carried values, ``if`` results): its type's range.
+* a loop's carried integers: the union of the initial value's range and of what one
+  iteration yields, iterated to a fixed point (a select of ``x == c`` knows that ``x != c``
+  on its other branch, so a wrapping ring slot settles); the type's range when it does not
+  settle within a bounded number of rounds;
+* any other value (parameters, ``if`` results): its type's range.
 
 The same intervals decide which integer divisions need a zero-divisor test
 (``divisor_may_be_zero``) and which counted loops need a test of their step
@@ -28,7 +32,9 @@ The same intervals decide which integer divisions need a zero-divisor test
 value, or a loop with a constant or provably positive step, costs nothing on
 any target.
 
-Cost: one pass over the function, O(operations).
+Cost: one pass over the function, O(operations), except that a loop with carried integers
+is visited until its carried ranges settle (at most ``_CARRY_ROUNDS + 1`` times, nested loops
+multiplying).
 """
 
 from __future__ import annotations
@@ -166,7 +172,9 @@ def _bool_range(fn: str, args: Sequence[Range]) -> Range:
     if fn == "not":
         return Range(1 - args[0].hi, 1 - args[0].lo)
     if fn == "select":
-        return args[1].union(args[2])
+        c = args[0]
+        return args[1] if c == Range.point(1) else args[2] if c == Range.point(0) else \
+            args[1].union(args[2])
     if fn == "xor" and args[0].is_point and args[1].is_point:
         return Range.point(args[0].lo ^ args[1].lo)
     return BOOL
@@ -208,8 +216,9 @@ def arith_range(fn: str, args: Sequence[Range], t: ir.Type) -> Range | None:
         r = Range(max(a.lo, b.lo), max(a.hi, b.hi))
     elif fn == "min":
         r = Range(min(a.lo, b.lo), min(a.hi, b.hi))
-    elif fn == "select":
-        r = args[1].union(args[2])
+    elif fn == "select":  # a decided condition picks its branch
+        r = args[1] if a == Range.point(1) else args[2] if a == Range.point(0) else \
+            args[1].union(args[2])
     elif fn in ("floordiv", "cdiv") and b.lo > 0:
         f = (lambda x, y: x // y) if fn == "floordiv" else (lambda x, y: -((-x) // y))
         r = _div_corners(a, b, f)
@@ -278,7 +287,10 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
                 out[id(op.result)] = Range.point(int(v))
         elif name == "arith":
             if all(type_range(v.type) is not None for v in op.operands):
-                r = arith_range(op.attr("fn"), [get(v) for v in op.operands], op.result.type)
+                args = [get(v) for v in op.operands]
+                if op.attr("fn") == "select" and op.num_operands == 3:
+                    args = _refined_select(op, args, get)
+                r = arith_range(op.attr("fn"), args, op.result.type)
                 if r is not None:
                     out[id(op.result)] = r
         elif name == "parallel":
@@ -299,12 +311,73 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
                 r = Range(lb.lo, max(lb.lo, ub.hi - 1))
                 for reg in op.regions:
                     out[id(reg.entry.args[0])] = r
+            loop(op)
+            return
         for reg in op.regions:
             for b in reg.blocks:
                 block(b)
 
+    def loop(op: ir.Operation) -> None:
+        """A counted loop's carried integers: the smallest range holding the initial value and
+        everything an iteration yields from a value of that range (iterated from the initial
+        values; the type's range when that does not settle in ``_CARRY_ROUNDS`` rounds)."""
+        stages = [reg.entry for reg in op.regions]
+        cur: list[Range | None] = [get(v) if type_range(v.type) is not None else None
+                                   for v in op.operands[3:]]
+        for rnd in range(_CARRY_ROUNDS + 1):
+            if rnd == _CARRY_ROUNDS:  # not settled: what any value of the type allows
+                cur = [type_range(v.type) if c is not None else None
+                       for v, c in zip(op.operands[3:], cur)]
+            given: list[Range | None] = list(cur)
+            for b in stages:  # a stage's arguments are what the stage before it yields
+                for a, g in zip(b.args[1:], given):
+                    if g is not None:
+                        out[id(a)] = g
+                block(b)
+                term = b.terminator
+                ys = list(term.operands) if term is not None and term.name == "yield" else []
+                given = [get(y) if type_range(y.type) is not None else None for y in ys]
+            given += [None] * (len(cur) - len(given))
+            new = [None if c is None else c.union(g) if g is not None else type_range(v.type)
+                   for v, c, g in zip(op.operands[3:], cur, given)]
+            if new == cur or not any(c is not None for c in cur):
+                break
+            cur = new
+        for res, c in zip(op.results, cur):
+            if c is not None:
+                out[id(res)] = c
+
     block(fn.entry)
     return out
+
+
+_CARRY_ROUNDS = 12
+"""Rounds of a loop's carried ranges before they fall back to their types' ranges (a ring of
+``n`` slots settles in ``n + 1``)."""
+
+
+def _refined_select(op: ir.Operation, args: list[Range], get: Callable[[ir.Value], Range]
+                    ) -> list[Range]:
+    """The branch ranges of ``select(x == c, a, x)`` (or ``select(x != c, x, a)``) with the
+    value ``x`` takes there: ``x``'s range less ``c`` where ``c`` is one of its ends (how a
+    ring slot wraps: ``s + 1 == n ? 0 : s + 1`` stays in ``[0, n - 1]``)."""
+    cond = op.operand(0).defining_op
+    if cond is None or cond.name != "arith" or cond.attr("fn") not in ("eq", "ne") \
+            or cond.num_operands != 2:
+        return args
+    k = 2 if cond.attr("fn") == "eq" else 1  # the branch where x != c
+    for x, c in ((cond.operand(0), cond.operand(1)), (cond.operand(1), cond.operand(0))):
+        rc, rx = get(c), get(x)
+        if op.operand(k) is not x or not rc.is_point or rx.is_point:
+            continue
+        if rc.lo == rx.hi:
+            rx = Range(rx.lo, rx.hi - 1)
+        elif rc.lo == rx.lo:
+            rx = Range(rx.lo + 1, rx.hi)
+        out = list(args)
+        out[k] = rx
+        return out
+    return args
 
 
 # ------------------------------------------------------------ division by zero

@@ -389,10 +389,10 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
                        ) -> object:
         """Mutable storage for a structured op's result, initialized from ``init``."""
         t = v.type
-        if isinstance(t, ir.ScalarType):
+        if isinstance(t, ir.ScalarType):  # a carried integer's range holds every value
             var = self.fresh("m")
             val = f" = {self.scalar(init, op)}" if init is not None else ""
-            self.buf.line(f"{self.ctype(t)} {var}{val};")
+            self.buf.line(f"{self.index_ctype(t, self.ranges.get(id(v)))} {var}{val};")
             return Scalar(var, t)
         if isinstance(t, ir.TileType):
             dst = self.new_regs(v, op)
@@ -412,7 +412,8 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
             r = self.get(s, op)
             if isinstance(d, Scalar):
                 tmp = self.fresh("y")
-                self.buf.line(f"const {self.ctype(d.type)} {tmp} = {self.scalar(s, op)};")
+                ct = self.index_ctype(d.type, self.ranges.get(id(s)))
+                self.buf.line(f"const {ct} {tmp} = {self.scalar(s, op)};")
                 staged.append(tmp)
             elif isinstance(r, Regs) and isinstance(d, Regs) and r.name in names \
                     and r.name != d.name:

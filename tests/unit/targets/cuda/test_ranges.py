@@ -104,3 +104,68 @@ def test_analysis_of_a_kernel() -> None:
     assert found["loop"].lo == 0
     symbols = fn.args[len(fn.args) - len(fn.shape_symbols):]
     assert all(ranges[id(a)] == SIZE for a in symbols)
+
+
+def _loop_fn(step_body: str, init: str = "0") -> ir.Function:
+    """A function with one counted loop over ``%n`` iterations carrying an index ``%s``
+    (initial value ``init``); ``step_body`` computes ``%next`` from ``%s``."""
+    text = f"""module {{
+  func @f(%n: index) -> () {{form = "machine", shape_symbols = ["n"], target = "cuda:sm_90"}} {{
+    %c0 = constant() {{value = 0}} : index
+    %c1 = constant() {{value = 1}} : index
+    %init = constant() {{value = {init}}} : index
+    %r = serial(%c0, %n, %c1, %init) ({{
+    ^bb1(%i: index, %s: index):
+{step_body}
+      yield(%next)
+    }}) : index
+    return()
+  }}
+}}
+"""
+    return ir.parse(text).lookup("f")
+
+
+def _carried(fn: ir.Function) -> tuple[Range | None, Range | None]:
+    ranges = analyze_ranges(fn)
+    loop = next(op for op in fn.walk() if op.name == "serial")
+    return ranges.get(id(loop.regions[0].entry.args[1])), ranges.get(id(loop.results[0]))
+
+
+def test_a_wrapping_ring_slot_stays_in_its_ring() -> None:
+    """``s + 1 == 4 ? 0 : s + 1`` from 0 settles at [0, 3] (the other branch of the select
+    knows ``s + 1 != 4``), and so does the flipped form with ``!=``."""
+    for cond, sel in (('"eq"', "%c0b, %t"), ('"ne"', "%t, %c0b")):
+        fn = _loop_fn(f"""      %c4 = constant() {{value = 4}} : index
+      %c0b = constant() {{value = 0}} : index
+      %t = arith(%s, %c1) {{fn = "add"}} : index
+      %w = arith(%t, %c4) {{fn = {cond}}} : i1
+      %next = arith(%w, {sel}) {{fn = "select"}} : index""")
+        assert _carried(fn) == (Range(0, 3), Range(0, 3))
+
+
+def test_a_phase_that_flips_stays_a_bit() -> None:
+    fn = _loop_fn("""      %next = arith(%c1, %s) {fn = "sub"} : index""")
+    assert _carried(fn) == (Range(0, 1), Range(0, 1))
+
+
+def test_a_carried_value_that_keeps_growing_gets_its_types_range() -> None:
+    """A running sum never settles: the carried value and the loop's result get the whole
+    type (the analysis never returns a bound that a later iteration could leave)."""
+    fn = _loop_fn("""      %c4 = constant() {value = 4} : index
+      %next = arith(%s, %c4) {fn = "add"} : index""", init="3")
+    assert _carried(fn) == (I64, I64)
+    # a wrap that is not at an end of the range proves nothing: it also grows
+    fn = _loop_fn("""      %c2 = constant() {value = 2} : index
+      %c0b = constant() {value = 0} : index
+      %t = arith(%s, %c2) {fn = "add"} : index
+      %w = arith(%t, %c1) {fn = "eq"} : i1
+      %next = arith(%w, %c0b, %t) {fn = "select"} : index""")
+    assert _carried(fn) == (I64, I64)
+
+
+def test_a_decided_select_takes_its_branch() -> None:
+    assert arith_range("select", [Range(1, 1), Range(0, 8), Range(100, 200)],
+                       ir.index) == Range(0, 8)
+    assert arith_range("select", [Range(0, 0), Range(0, 8), Range(100, 200)],
+                       ir.index) == Range(100, 200)
