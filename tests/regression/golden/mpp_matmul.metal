@@ -290,7 +290,7 @@ kernel void tilec_matmul(
   }
   /* tilec: serial#45 at matmul.py:33:9 */
   auto dest59 = v26;
-  int64_t m60 = INT64_C(0);
+  int m60 = 0;
   for (int64_t v61 = INT64_C(0); v61 < v25; v61 += INT64_C(1)) {
     /* tilec: atom.call#46 at matmul.py:33:9 */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -301,9 +301,9 @@ kernel void tilec_matmul(
     /* tilec: arith#50 at matmul.py:33:9 */
     const uint8_t v63 = (uint8_t)(m60 == 0);
     /* tilec: arith#51 at matmul.py:33:9 */
-    const int64_t v64 = ((int64_t)(m60 - (int64_t)1));
+    const int v64 = ((int)(m60 - 1));
     /* tilec: arith#52 at matmul.py:33:9 */
-    const int64_t v65 = (v63 ? 1 : v64);
+    const int v65 = (v63 ? 1 : v64);
     /* tilec: arith#53 at matmul.py:33:9 */
     const uint8_t v66 = (uint8_t)(v62 < v25);
     /* tilec: if#54 at matmul.py:33:9 */
@@ -356,7 +356,7 @@ kernel void tilec_matmul(
       /* tilec: view#61 at matmul.py:33:9 */
       /* tilec: store#62 at matmul.py:33:9 */
       {
-        const int64_t a78 = (int64_t)v65 * 640 + (v24_tid * 4 >> 4) * 20 + (v24_tid * 4 & 15);
+        const int a78 = v65 * 640 + (v24_tid * 4 >> 4) * 20 + (v24_tid * 4 & 15);
         if ((((a78) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q79 = reinterpret_cast<threadgroup tc_vec16<float> *>(v22_stage_0_ring + a78);
           q79->e[0] = v69[0];
@@ -372,7 +372,7 @@ kernel void tilec_matmul(
         }
       }
       {
-        const int64_t a80 = (int64_t)v65 * 640 + (v24_tid * 4 >> 4) * 20 + (v24_tid * 4 & 15) + 320;
+        const int a80 = v65 * 640 + (v24_tid * 4 >> 4) * 20 + (v24_tid * 4 & 15) + 320;
         if ((((a80) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q81 = reinterpret_cast<threadgroup tc_vec16<float> *>(v22_stage_0_ring + a80);
           q81->e[0] = v69[4];
@@ -437,7 +437,7 @@ kernel void tilec_matmul(
       /* tilec: view#69 at matmul.py:33:9 */
       /* tilec: store#70 at matmul.py:33:9 */
       {
-        const int64_t a95 = (int64_t)v65 * 576 + (v24_tid * 4 >> 5) * 36 + (v24_tid * 4 & 31);
+        const int a95 = v65 * 576 + (v24_tid * 4 >> 5) * 36 + (v24_tid * 4 & 31);
         if ((((a95) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q96 = reinterpret_cast<threadgroup tc_vec16<float> *>(v23_stage_1_ring + a95);
           q96->e[0] = v84[0];
@@ -453,7 +453,7 @@ kernel void tilec_matmul(
         }
       }
       {
-        const int64_t a97 = (int64_t)v65 * 576 + (v24_tid * 4 >> 5) * 36 + (v24_tid * 4 & 31) + 288;
+        const int a97 = v65 * 576 + (v24_tid * 4 >> 5) * 36 + (v24_tid * 4 & 31) + 288;
         if ((((a97) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q98 = reinterpret_cast<threadgroup tc_vec16<float> *>(v23_stage_1_ring + a97);
           q98->e[0] = v84[4];
@@ -485,18 +485,18 @@ kernel void tilec_matmul(
     {
       constexpr auto tc_desc102 = mpp::tensor_ops::matmul2d_descriptor(32, 16, 16, false, false, false, mpp::tensor_ops::matmul2d_descriptor::mode::multiply_accumulate);
       mpp::tensor_ops::matmul2d<tc_desc102, execution_simdgroup> tc_op102;
-      auto tc_ta103 = tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>(v22_stage_0_ring + (int64_t)m60 * 640, dextents<int32_t, 2>(16, 32), array<int32_t, 2>{1, 20});
-      auto tc_tb103 = tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>(v23_stage_1_ring + (int64_t)m60 * 576 + (v24_tid >> 5) * 16, dextents<int32_t, 2>(16, 16), array<int32_t, 2>{1, 36});
+      auto tc_ta103 = tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>(v22_stage_0_ring + m60 * 640, dextents<int32_t, 2>(16, 32), array<int32_t, 2>{1, 20});
+      auto tc_tb103 = tensor<threadgroup float, dextents<int32_t, 2>, tensor_inline>(v23_stage_1_ring + m60 * 576 + (v24_tid >> 5) * 16, dextents<int32_t, 2>(16, 16), array<int32_t, 2>{1, 36});
       tc_op102.run(tc_ta103, tc_tb103, dest59);
     }
     /* tilec: arith#79 at matmul.py:33:9 */
-    const int64_t v104 = ((int64_t)(m60 + (int64_t)1));
+    const int v104 = ((int)(m60 + 1));
     /* tilec: constant#80 at matmul.py:33:9 */
     /* tilec: arith#81 at matmul.py:33:9 */
     const uint8_t v105 = (uint8_t)(v104 == 2);
     /* tilec: arith#82 at matmul.py:33:9 */
-    const int64_t v106 = (v105 ? 0 : v104);
-    const int64_t y107 = v106;
+    const int v106 = (v105 ? 0 : v104);
+    const int y107 = v106;
     m60 = y107;
   }
   /* tilec: view#83 at matmul.py:33:9 */

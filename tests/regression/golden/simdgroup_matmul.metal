@@ -203,7 +203,7 @@ kernel void tilec_matmul(
   simdgroup_float8x8 frag49 = v27;
   simdgroup_float8x8 frag50 = v28;
   simdgroup_float8x8 frag51 = v29;
-  int64_t m52 = INT64_C(0);
+  int m52 = 0;
   for (int64_t v53 = INT64_C(0); v53 < v25; v53 += INT64_C(1)) {
     /* tilec: atom.call#52 at matmul.py:33:9 */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -214,9 +214,9 @@ kernel void tilec_matmul(
     /* tilec: arith#56 at matmul.py:33:9 */
     const uint8_t v55 = (uint8_t)(m52 == 0);
     /* tilec: arith#57 at matmul.py:33:9 */
-    const int64_t v56 = ((int64_t)(m52 - (int64_t)1));
+    const int v56 = ((int)(m52 - 1));
     /* tilec: arith#58 at matmul.py:33:9 */
-    const int64_t v57 = (v55 ? 1 : v56);
+    const int v57 = (v55 ? 1 : v56);
     /* tilec: arith#59 at matmul.py:33:9 */
     const uint8_t v58 = (uint8_t)(v54 < v25);
     /* tilec: if#60 at matmul.py:33:9 */
@@ -251,7 +251,7 @@ kernel void tilec_matmul(
       /* tilec: view#67 at matmul.py:33:9 */
       /* tilec: store#68 at matmul.py:33:9 */
       {
-        const int64_t a66 = (int64_t)v57 * 640 + (v24_tid * 4 >> 4) * 20 + (v24_tid * 4 & 15);
+        const int a66 = v57 * 640 + (v24_tid * 4 >> 4) * 20 + (v24_tid * 4 & 15);
         if ((((a66) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q67 = reinterpret_cast<threadgroup tc_vec16<float> *>(v22_stage_0_ring + a66);
           q67->e[0] = v61[0];
@@ -297,7 +297,7 @@ kernel void tilec_matmul(
       /* tilec: view#75 at matmul.py:33:9 */
       /* tilec: store#76 at matmul.py:33:9 */
       {
-        const int64_t a76 = (int64_t)v57 * 576 + (v24_tid * 4 >> 5) * 36 + (v24_tid * 4 & 31);
+        const int a76 = v57 * 576 + (v24_tid * 4 >> 5) * 36 + (v24_tid * 4 & 31);
         if ((((a76) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q77 = reinterpret_cast<threadgroup tc_vec16<float> *>(v23_stage_1_ring + a76);
           q77->e[0] = v70[0];
@@ -326,19 +326,19 @@ kernel void tilec_matmul(
     /* tilec: view#82 at matmul.py:36:19 */
     /* tilec: atom.call#83 at matmul.py:36:19 */
     simdgroup_float8x8 v81;
-    simdgroup_load(v81, v22_stage_0_ring + (int64_t)m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20, (ulong)20);
+    simdgroup_load(v81, v22_stage_0_ring + m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20, (ulong)20);
     /* tilec: view#84 at matmul.py:36:19 */
     /* tilec: atom.call#85 at matmul.py:36:19 */
     simdgroup_float8x8 v82;
-    simdgroup_load(v82, v22_stage_0_ring + (int64_t)m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20 + 160, (ulong)20);
+    simdgroup_load(v82, v22_stage_0_ring + m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20 + 160, (ulong)20);
     /* tilec: view#86 at matmul.py:36:19 */
     /* tilec: atom.call#87 at matmul.py:36:19 */
     simdgroup_float8x8 v83;
-    simdgroup_load(v83, v23_stage_1_ring + (int64_t)m52 * 576 + ((v24_tid >> 5) & 1) * 16, (ulong)36);
+    simdgroup_load(v83, v23_stage_1_ring + m52 * 576 + ((v24_tid >> 5) & 1) * 16, (ulong)36);
     /* tilec: view#88 at matmul.py:36:19 */
     /* tilec: atom.call#89 at matmul.py:36:19 */
     simdgroup_float8x8 v84;
-    simdgroup_load(v84, v23_stage_1_ring + (int64_t)m52 * 576 + ((v24_tid >> 5) & 1) * 16 + 8, (ulong)36);
+    simdgroup_load(v84, v23_stage_1_ring + m52 * 576 + ((v24_tid >> 5) & 1) * 16 + 8, (ulong)36);
     /* tilec: atom.call#90 at matmul.py:36:19 */
     simdgroup_float8x8 v85;
     simdgroup_multiply_accumulate(v85, v81, v83, frag48);
@@ -354,19 +354,19 @@ kernel void tilec_matmul(
     /* tilec: view#94 at matmul.py:36:19 */
     /* tilec: atom.call#95 at matmul.py:36:19 */
     simdgroup_float8x8 v89;
-    simdgroup_load(v89, v22_stage_0_ring + (int64_t)m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20 + 8, (ulong)20);
+    simdgroup_load(v89, v22_stage_0_ring + m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20 + 8, (ulong)20);
     /* tilec: view#96 at matmul.py:36:19 */
     /* tilec: atom.call#97 at matmul.py:36:19 */
     simdgroup_float8x8 v90;
-    simdgroup_load(v90, v22_stage_0_ring + (int64_t)m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20 + 168, (ulong)20);
+    simdgroup_load(v90, v22_stage_0_ring + m52 * 640 + (((v24_tid >> 5) >> 1) * 16) * 20 + 168, (ulong)20);
     /* tilec: view#98 at matmul.py:36:19 */
     /* tilec: atom.call#99 at matmul.py:36:19 */
     simdgroup_float8x8 v91;
-    simdgroup_load(v91, v23_stage_1_ring + (int64_t)m52 * 576 + ((v24_tid >> 5) & 1) * 16 + 288, (ulong)36);
+    simdgroup_load(v91, v23_stage_1_ring + m52 * 576 + ((v24_tid >> 5) & 1) * 16 + 288, (ulong)36);
     /* tilec: view#100 at matmul.py:36:19 */
     /* tilec: atom.call#101 at matmul.py:36:19 */
     simdgroup_float8x8 v92;
-    simdgroup_load(v92, v23_stage_1_ring + (int64_t)m52 * 576 + ((v24_tid >> 5) & 1) * 16 + 296, (ulong)36);
+    simdgroup_load(v92, v23_stage_1_ring + m52 * 576 + ((v24_tid >> 5) & 1) * 16 + 296, (ulong)36);
     /* tilec: atom.call#102 at matmul.py:36:19 */
     simdgroup_float8x8 v93;
     simdgroup_multiply_accumulate(v93, v89, v91, v85);
@@ -380,17 +380,17 @@ kernel void tilec_matmul(
     simdgroup_float8x8 v96;
     simdgroup_multiply_accumulate(v96, v90, v92, v88);
     /* tilec: arith#106 at matmul.py:33:9 */
-    const int64_t v97 = ((int64_t)(m52 + (int64_t)1));
+    const int v97 = ((int)(m52 + 1));
     /* tilec: constant#107 at matmul.py:33:9 */
     /* tilec: arith#108 at matmul.py:33:9 */
     const uint8_t v98 = (uint8_t)(v97 == 2);
     /* tilec: arith#109 at matmul.py:33:9 */
-    const int64_t v99 = (v98 ? 0 : v97);
+    const int v99 = (v98 ? 0 : v97);
     frag48 = v93;
     frag49 = v94;
     frag50 = v95;
     frag51 = v96;
-    const int64_t y100 = v99;
+    const int y100 = v99;
     m52 = y100;
   }
   /* tilec: view#110 at matmul.py:33:9 */

@@ -391,8 +391,10 @@ class CUDAEmitter(KernelFrame, CLikeEmitter):
         t = v.type
         if isinstance(t, ir.ScalarType):  # a carried integer's range holds every value
             var = self.fresh("m")
-            val = f" = {self.scalar(init, op)}" if init is not None else ""
-            self.buf.line(f"{self.index_ctype(t, self.ranges.get(id(v)))} {var}{val};")
+            ct = self.index_ctype(t, self.ranges.get(id(v)))
+            val = "" if init is None else \
+                f" = {self.int_text(init, op) if ct == 'int' else self.scalar(init, op)}"
+            self.buf.line(f"{ct} {var}{val};")
             return Scalar(var, t)
         if isinstance(t, ir.TileType):
             dst = self.new_regs(v, op)

@@ -172,7 +172,7 @@ kernel void tilec_batched_matmul(
   float v55[4];
   #pragma unroll
   for (int e = 0; e < 4; ++e) v55[e] = 0.0e+00f;
-  int64_t m56 = INT64_C(0);
+  int m56 = 0;
   for (int64_t v57 = INT64_C(0); v57 < v34; v57 += INT64_C(1)) {
     /* tilec: atom.call#41 at matmul.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -183,9 +183,9 @@ kernel void tilec_batched_matmul(
     /* tilec: arith#45 at matmul.py */
     const uint8_t v59 = (uint8_t)(m56 == 0);
     /* tilec: arith#46 at matmul.py */
-    const int64_t v60 = ((int64_t)(m56 - (int64_t)1));
+    const int v60 = ((int)(m56 - 1));
     /* tilec: arith#47 at matmul.py */
-    const int64_t v61 = (v59 ? 1 : v60);
+    const int v61 = (v59 ? 1 : v60);
     /* tilec: arith#48 at matmul.py */
     const uint8_t v62 = (uint8_t)(v58 < v34);
     /* tilec: if#49 at matmul.py */
@@ -221,7 +221,7 @@ kernel void tilec_batched_matmul(
       /* tilec: view#56 at matmul.py */
       /* tilec: store#57 at matmul.py */
       {
-        const int64_t a71 = (int64_t)v61 * 320 + (v33_tid * 4 >> 4) * 20 + (v33_tid * 4 & 15);
+        const int a71 = v61 * 320 + (v33_tid * 4 >> 4) * 20 + (v33_tid * 4 & 15);
         if ((((a71) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q72 = reinterpret_cast<threadgroup tc_vec16<float> *>(v31_stage_0_ring + a71);
           q72->e[0] = v65[0];
@@ -268,7 +268,7 @@ kernel void tilec_batched_matmul(
       /* tilec: view#64 at matmul.py */
       /* tilec: store#65 at matmul.py */
       {
-        const int64_t a82 = (int64_t)v61 * 320 + (v33_tid * 4 >> 4) * 20 + (v33_tid * 4 & 15);
+        const int a82 = v61 * 320 + (v33_tid * 4 >> 4) * 20 + (v33_tid * 4 & 15);
         if ((((a82) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q83 = reinterpret_cast<threadgroup tc_vec16<float> *>(v32_stage_1_ring + a82);
           q83->e[0] = v75[0];
@@ -305,7 +305,7 @@ kernel void tilec_batched_matmul(
       /* tilec: load#74 at matmul.py */
       float v89[8];
       {
-        const int64_t a90 = (int64_t)m56 * 320 + ((v33_tid & 31) >> 2) * 20 + v88 * 4;
+        const int a90 = m56 * 320 + ((v33_tid & 31) >> 2) * 20 + v88 * 4;
         threadgroup const tc_vec16<float> *const q91 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v31_stage_0_ring + a90);
         v89[0] = q91->e[0];
         v89[1] = q91->e[1];
@@ -313,7 +313,7 @@ kernel void tilec_batched_matmul(
         v89[3] = q91->e[3];
       }
       {
-        const int64_t a92 = (int64_t)m56 * 320 + ((v33_tid & 31) >> 2) * 20 + v88 * 4 + 160;
+        const int a92 = m56 * 320 + ((v33_tid & 31) >> 2) * 20 + v88 * 4 + 160;
         threadgroup const tc_vec16<float> *const q93 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v31_stage_0_ring + a92);
         v89[4] = q93->e[0];
         v89[5] = q93->e[1];
@@ -324,28 +324,28 @@ kernel void tilec_batched_matmul(
       /* tilec: load#76 at matmul.py */
       float v94[8];
       {
-        v94[0] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2)];
+        v94[0] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2)];
       }
       {
-        v94[1] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 1];
+        v94[1] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 1];
       }
       {
-        v94[2] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 20];
+        v94[2] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 20];
       }
       {
-        v94[3] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 21];
+        v94[3] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 21];
       }
       {
-        v94[4] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 40];
+        v94[4] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 40];
       }
       {
-        v94[5] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 41];
+        v94[5] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 41];
       }
       {
-        v94[6] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 60];
+        v94[6] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 60];
       }
       {
-        v94[7] = v32_stage_1_ring[(int64_t)m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 61];
+        v94[7] = v32_stage_1_ring[m56 * 320 + (v88 * 4) * 20 + ((v33_tid >> 5) * 8 + ((v33_tid & 31) & 3) * 2) + 61];
       }
       /* tilec: reindex#77 at matmul.py */
       float v95[4];
@@ -443,13 +443,13 @@ kernel void tilec_batched_matmul(
       for (int e = 0; e < 4; ++e) v87[e] = v118[e];
     }
     /* tilec: arith#93 at matmul.py */
-    const int64_t v123 = ((int64_t)(m56 + (int64_t)1));
+    const int v123 = ((int)(m56 + 1));
     /* tilec: constant#94 at matmul.py */
     /* tilec: arith#95 at matmul.py */
     const uint8_t v124 = (uint8_t)(v123 == 2);
     /* tilec: arith#96 at matmul.py */
-    const int64_t v125 = (v124 ? 0 : v123);
-    const int64_t y126 = v125;
+    const int v125 = (v124 ? 0 : v123);
+    const int y126 = v125;
     #pragma unroll
     for (int e = 0; e < 4; ++e) v55[e] = v87[e];
     m56 = y126;

@@ -322,7 +322,7 @@ kernel void tilec_flash_attention(
   for (int e = 0; e < 4; ++e) v93[e] = 0.0e+00f;
   float v94[1];
   v94[0] = (-(float)INFINITY);
-  int64_t m95 = INT64_C(0);
+  int m95 = 0;
   for (int64_t v96 = INT64_C(0); v96 < v51; v96 += INT64_C(1)) {
     /* tilec: atom.call#62 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -333,9 +333,9 @@ kernel void tilec_flash_attention(
     /* tilec: arith#66 at attention.py */
     const uint8_t v98 = (uint8_t)(m95 == 0);
     /* tilec: arith#67 at attention.py */
-    const int64_t v99 = ((int64_t)(m95 - (int64_t)1));
+    const int v99 = ((int)(m95 - 1));
     /* tilec: arith#68 at attention.py */
-    const int64_t v100 = (v98 ? 1 : v99);
+    const int v100 = (v98 ? 1 : v99);
     /* tilec: arith#69 at attention.py */
     const uint8_t v101 = (uint8_t)(v97 < v51);
     /* tilec: if#70 at attention.py */
@@ -388,7 +388,7 @@ kernel void tilec_flash_attention(
       /* tilec: view#76 at attention.py */
       /* tilec: store#77 at attention.py */
       {
-        const int64_t a114 = (int64_t)v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
+        const int a114 = v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
         if ((((a114) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q115 = reinterpret_cast<threadgroup tc_vec16<float> *>(v43_stage_0_ring + a114);
           q115->e[0] = v103[0];
@@ -404,7 +404,7 @@ kernel void tilec_flash_attention(
         }
       }
       {
-        const int64_t a116 = (int64_t)v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31) + 576;
+        const int a116 = v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31) + 576;
         if ((((a116) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q117 = reinterpret_cast<threadgroup tc_vec16<float> *>(v43_stage_0_ring + a116);
           q117->e[0] = v103[4];
@@ -467,7 +467,7 @@ kernel void tilec_flash_attention(
       /* tilec: view#83 at attention.py */
       /* tilec: store#84 at attention.py */
       {
-        const int64_t a130 = (int64_t)v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
+        const int a130 = v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
         if ((((a130) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q131 = reinterpret_cast<threadgroup tc_vec16<float> *>(v45_stage_2_ring + a130);
           q131->e[0] = v119[0];
@@ -483,7 +483,7 @@ kernel void tilec_flash_attention(
         }
       }
       {
-        const int64_t a132 = (int64_t)v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31) + 576;
+        const int a132 = v100 * 1152 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31) + 576;
         if ((((a132) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q133 = reinterpret_cast<threadgroup tc_vec16<float> *>(v45_stage_2_ring + a132);
           q133->e[0] = v119[4];
@@ -538,28 +538,28 @@ kernel void tilec_flash_attention(
       /* tilec: load#96 at attention.py */
       float v142[8];
       {
-        v142[0] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4];
+        v142[0] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4];
       }
       {
-        v142[1] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 36];
+        v142[1] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 36];
       }
       {
-        v142[2] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 1];
+        v142[2] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 1];
       }
       {
-        v142[3] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 37];
+        v142[3] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 37];
       }
       {
-        v142[4] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 2];
+        v142[4] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 2];
       }
       {
-        v142[5] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 38];
+        v142[5] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 38];
       }
       {
-        v142[6] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 3];
+        v142[6] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 3];
       }
       {
-        v142[7] = v43_stage_0_ring[(int64_t)m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 39];
+        v142[7] = v43_stage_0_ring[m95 * 1152 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v136 * 4 + 39];
       }
       /* tilec: reindex#97 at attention.py */
       float v143[4];
@@ -1038,28 +1038,28 @@ kernel void tilec_flash_attention(
       /* tilec: load#209 at attention.py */
       float v271[8];
       {
-        v271[0] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2)];
+        v271[0] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2)];
       }
       {
-        v271[1] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 1];
+        v271[1] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 1];
       }
       {
-        v271[2] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 36];
+        v271[2] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 36];
       }
       {
-        v271[3] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 37];
+        v271[3] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 37];
       }
       {
-        v271[4] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 72];
+        v271[4] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 72];
       }
       {
-        v271[5] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 73];
+        v271[5] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 73];
       }
       {
-        v271[6] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 108];
+        v271[6] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 108];
       }
       {
-        v271[7] = v45_stage_2_ring[(int64_t)m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 109];
+        v271[7] = v45_stage_2_ring[m95 * 1152 + (v265 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 109];
       }
       /* tilec: reindex#210 at attention.py */
       float v272[4];
@@ -1157,14 +1157,14 @@ kernel void tilec_flash_attention(
       for (int e = 0; e < 4; ++e) v264[e] = v295[e];
     }
     /* tilec: arith#226 at attention.py */
-    const int64_t v300 = ((int64_t)(m95 + (int64_t)1));
+    const int v300 = ((int)(m95 + 1));
     /* tilec: arith#227 at attention.py */
     const uint8_t v301 = (uint8_t)(v300 == 2);
     /* tilec: arith#228 at attention.py */
-    const int64_t v302 = (v301 ? 0 : v300);
+    const int v302 = (v301 ? 0 : v300);
     /* tilec: atom.call#229 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    const int64_t y303 = v302;
+    const int y303 = v302;
     v92[0] = v251[0];
     #pragma unroll
     for (int e = 0; e < 4; ++e) v93[e] = v264[e];

@@ -257,7 +257,7 @@ kernel void tilec_flash_attention(
   for (int e = 0; e < 4; ++e) v82[e] = 0.0e+00f;
   float v83[1];
   v83[0] = (-(float)INFINITY);
-  int64_t m84 = INT64_C(0);
+  int m84 = 0;
   for (int64_t v85 = INT64_C(0); v85 < v54; v85 += INT64_C(1)) {
     /* tilec: atom.call#64 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -268,9 +268,9 @@ kernel void tilec_flash_attention(
     /* tilec: arith#68 at attention.py */
     const uint8_t v87 = (uint8_t)(m84 == 0);
     /* tilec: arith#69 at attention.py */
-    const int64_t v88 = ((int64_t)(m84 - (int64_t)1));
+    const int v88 = ((int)(m84 - 1));
     /* tilec: arith#70 at attention.py */
-    const int64_t v89 = (v87 ? 1 : v88);
+    const int v89 = (v87 ? 1 : v88);
     /* tilec: arith#71 at attention.py */
     const uint8_t v90 = (uint8_t)(v86 < v54);
     /* tilec: if#72 at attention.py */
@@ -305,7 +305,7 @@ kernel void tilec_flash_attention(
       /* tilec: view#78 at attention.py */
       /* tilec: store#79 at attention.py */
       {
-        const int64_t a99 = (int64_t)v89 * 576 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
+        const int a99 = v89 * 576 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
         if ((((a99) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q100 = reinterpret_cast<threadgroup tc_vec16<float> *>(v43_stage_0_ring + a99);
           q100->e[0] = v92[0];
@@ -350,7 +350,7 @@ kernel void tilec_flash_attention(
       /* tilec: view#85 at attention.py */
       /* tilec: store#86 at attention.py */
       {
-        const int64_t a109 = (int64_t)v89 * 576 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
+        const int a109 = v89 * 576 + (v48_tid * 4 >> 5) * 36 + (v48_tid * 4 & 31);
         if ((((a109) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q110 = reinterpret_cast<threadgroup tc_vec16<float> *>(v45_stage_2_ring + a109);
           q110->e[0] = v102[0];
@@ -397,28 +397,28 @@ kernel void tilec_flash_attention(
       /* tilec: load#98 at attention.py */
       float v117[8];
       {
-        v117[0] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4];
+        v117[0] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4];
       }
       {
-        v117[1] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 36];
+        v117[1] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 36];
       }
       {
-        v117[2] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 1];
+        v117[2] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 1];
       }
       {
-        v117[3] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 37];
+        v117[3] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 37];
       }
       {
-        v117[4] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 2];
+        v117[4] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 2];
       }
       {
-        v117[5] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 38];
+        v117[5] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 38];
       }
       {
-        v117[6] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 3];
+        v117[6] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 3];
       }
       {
-        v117[7] = v43_stage_0_ring[(int64_t)m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 39];
+        v117[7] = v43_stage_0_ring[m84 * 576 + (((v48_tid >> 5) & 1) * 8 + ((v48_tid & 31) & 3) * 2) * 36 + v113 * 4 + 39];
       }
       /* tilec: reindex#99 at attention.py */
       float v118[2];
@@ -878,28 +878,28 @@ kernel void tilec_flash_attention(
       /* tilec: load#216 at attention.py */
       float v252[8];
       {
-        v252[0] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2)];
+        v252[0] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2)];
       }
       {
-        v252[1] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 1];
+        v252[1] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 1];
       }
       {
-        v252[2] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 36];
+        v252[2] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 36];
       }
       {
-        v252[3] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 37];
+        v252[3] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 37];
       }
       {
-        v252[4] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 72];
+        v252[4] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 72];
       }
       {
-        v252[5] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 73];
+        v252[5] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 73];
       }
       {
-        v252[6] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 108];
+        v252[6] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 108];
       }
       {
-        v252[7] = v45_stage_2_ring[(int64_t)m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 109];
+        v252[7] = v45_stage_2_ring[m84 * 576 + (v246 * 4) * 36 + ((v48_tid >> 5) * 8 + ((v48_tid & 31) & 3) * 2) + 109];
       }
       /* tilec: reindex#217 at attention.py */
       float v253[4];
@@ -997,14 +997,14 @@ kernel void tilec_flash_attention(
       for (int e = 0; e < 4; ++e) v245[e] = v276[e];
     }
     /* tilec: arith#233 at attention.py */
-    const int64_t v281 = ((int64_t)(m84 + (int64_t)1));
+    const int v281 = ((int)(m84 + 1));
     /* tilec: arith#234 at attention.py */
     const uint8_t v282 = (uint8_t)(v281 == 2);
     /* tilec: arith#235 at attention.py */
-    const int64_t v283 = (v282 ? 0 : v281);
+    const int v283 = (v282 ? 0 : v281);
     /* tilec: atom.call#236 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    const int64_t y284 = v283;
+    const int y284 = v283;
     v81[0] = v229[0];
     #pragma unroll
     for (int e = 0; e < 4; ++e) v82[e] = v245[e];

@@ -334,7 +334,7 @@ kernel void tilec_flash_attention_lse(
   for (int e = 0; e < 4; ++e) v100[e] = 0.0e+00f;
   float v101[1];
   v101[0] = (-(float)INFINITY);
-  int64_t m102 = INT64_C(0);
+  int m102 = 0;
   for (int64_t v103 = INT64_C(0); v103 < v58; v103 += INT64_C(1)) {
     /* tilec: atom.call#65 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -345,9 +345,9 @@ kernel void tilec_flash_attention_lse(
     /* tilec: arith#69 at attention.py */
     const uint8_t v105 = (uint8_t)(m102 == 0);
     /* tilec: arith#70 at attention.py */
-    const int64_t v106 = ((int64_t)(m102 - (int64_t)1));
+    const int v106 = ((int)(m102 - 1));
     /* tilec: arith#71 at attention.py */
-    const int64_t v107 = (v105 ? 1 : v106);
+    const int v107 = (v105 ? 1 : v106);
     /* tilec: arith#72 at attention.py */
     const uint8_t v108 = (uint8_t)(v104 < v58);
     /* tilec: if#73 at attention.py */
@@ -400,7 +400,7 @@ kernel void tilec_flash_attention_lse(
       /* tilec: view#79 at attention.py */
       /* tilec: store#80 at attention.py */
       {
-        const int64_t a121 = (int64_t)v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31);
+        const int a121 = v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31);
         if ((((a121) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q122 = reinterpret_cast<threadgroup tc_vec16<float> *>(v50_stage_0_ring + a121);
           q122->e[0] = v110[0];
@@ -416,7 +416,7 @@ kernel void tilec_flash_attention_lse(
         }
       }
       {
-        const int64_t a123 = (int64_t)v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31) + 576;
+        const int a123 = v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31) + 576;
         if ((((a123) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q124 = reinterpret_cast<threadgroup tc_vec16<float> *>(v50_stage_0_ring + a123);
           q124->e[0] = v110[4];
@@ -479,7 +479,7 @@ kernel void tilec_flash_attention_lse(
       /* tilec: view#86 at attention.py */
       /* tilec: store#87 at attention.py */
       {
-        const int64_t a137 = (int64_t)v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31);
+        const int a137 = v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31);
         if ((((a137) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q138 = reinterpret_cast<threadgroup tc_vec16<float> *>(v52_stage_2_ring + a137);
           q138->e[0] = v126[0];
@@ -495,7 +495,7 @@ kernel void tilec_flash_attention_lse(
         }
       }
       {
-        const int64_t a139 = (int64_t)v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31) + 576;
+        const int a139 = v107 * 1152 + (v55_tid * 4 >> 5) * 36 + (v55_tid * 4 & 31) + 576;
         if ((((a139) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q140 = reinterpret_cast<threadgroup tc_vec16<float> *>(v52_stage_2_ring + a139);
           q140->e[0] = v126[4];
@@ -550,28 +550,28 @@ kernel void tilec_flash_attention_lse(
       /* tilec: load#99 at attention.py */
       float v149[8];
       {
-        v149[0] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4];
+        v149[0] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4];
       }
       {
-        v149[1] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 36];
+        v149[1] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 36];
       }
       {
-        v149[2] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 1];
+        v149[2] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 1];
       }
       {
-        v149[3] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 37];
+        v149[3] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 37];
       }
       {
-        v149[4] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 2];
+        v149[4] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 2];
       }
       {
-        v149[5] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 38];
+        v149[5] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 38];
       }
       {
-        v149[6] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 3];
+        v149[6] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 3];
       }
       {
-        v149[7] = v50_stage_0_ring[(int64_t)m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 39];
+        v149[7] = v50_stage_0_ring[m102 * 1152 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) * 36 + v143 * 4 + 39];
       }
       /* tilec: reindex#100 at attention.py */
       float v150[4];
@@ -1050,28 +1050,28 @@ kernel void tilec_flash_attention_lse(
       /* tilec: load#212 at attention.py */
       float v278[8];
       {
-        v278[0] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2)];
+        v278[0] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2)];
       }
       {
-        v278[1] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 1];
+        v278[1] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 1];
       }
       {
-        v278[2] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 36];
+        v278[2] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 36];
       }
       {
-        v278[3] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 37];
+        v278[3] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 37];
       }
       {
-        v278[4] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 72];
+        v278[4] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 72];
       }
       {
-        v278[5] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 73];
+        v278[5] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 73];
       }
       {
-        v278[6] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 108];
+        v278[6] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 108];
       }
       {
-        v278[7] = v52_stage_2_ring[(int64_t)m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 109];
+        v278[7] = v52_stage_2_ring[m102 * 1152 + (v272 * 4) * 36 + ((v55_tid >> 5) * 8 + ((v55_tid & 31) & 3) * 2) + 109];
       }
       /* tilec: reindex#213 at attention.py */
       float v279[4];
@@ -1169,14 +1169,14 @@ kernel void tilec_flash_attention_lse(
       for (int e = 0; e < 4; ++e) v271[e] = v302[e];
     }
     /* tilec: arith#229 at attention.py */
-    const int64_t v307 = ((int64_t)(m102 + (int64_t)1));
+    const int v307 = ((int)(m102 + 1));
     /* tilec: arith#230 at attention.py */
     const uint8_t v308 = (uint8_t)(v307 == 2);
     /* tilec: arith#231 at attention.py */
-    const int64_t v309 = (v308 ? 0 : v307);
+    const int v309 = (v308 ? 0 : v307);
     /* tilec: atom.call#232 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    const int64_t y310 = v309;
+    const int y310 = v309;
     v99[0] = v258[0];
     #pragma unroll
     for (int e = 0; e < 4; ++e) v100[e] = v271[e];

@@ -160,7 +160,7 @@ kernel void tilec_gemm_bias_act(
   float v46[8];
   #pragma unroll
   for (int e = 0; e < 8; ++e) v46[e] = 0.0e+00f;
-  int64_t m47 = INT64_C(0);
+  int m47 = 0;
   for (int64_t v48 = INT64_C(0); v48 < v27; v48 += INT64_C(1)) {
     /* tilec: atom.call#40 at matmul.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -171,9 +171,9 @@ kernel void tilec_gemm_bias_act(
     /* tilec: arith#44 at matmul.py */
     const uint8_t v50 = (uint8_t)(m47 == 0);
     /* tilec: arith#45 at matmul.py */
-    const int64_t v51 = ((int64_t)(m47 - (int64_t)1));
+    const int v51 = ((int)(m47 - 1));
     /* tilec: arith#46 at matmul.py */
-    const int64_t v52 = (v50 ? 1 : v51);
+    const int v52 = (v50 ? 1 : v51);
     /* tilec: arith#47 at matmul.py */
     const uint8_t v53 = (uint8_t)(v49 < v27);
     /* tilec: if#48 at matmul.py */
@@ -208,7 +208,7 @@ kernel void tilec_gemm_bias_act(
       /* tilec: view#55 at matmul.py */
       /* tilec: store#56 at matmul.py */
       {
-        const int64_t a61 = (int64_t)v52 * 640 + (v26_tid * 4 >> 4) * 20 + (v26_tid * 4 & 15);
+        const int a61 = v52 * 640 + (v26_tid * 4 >> 4) * 20 + (v26_tid * 4 & 15);
         if ((((a61) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q62 = reinterpret_cast<threadgroup tc_vec16<float> *>(v24_stage_0_ring + a61);
           q62->e[0] = v56[0];
@@ -254,7 +254,7 @@ kernel void tilec_gemm_bias_act(
       /* tilec: view#63 at matmul.py */
       /* tilec: store#64 at matmul.py */
       {
-        const int64_t a71 = (int64_t)v52 * 576 + (v26_tid * 4 >> 5) * 36 + (v26_tid * 4 & 31);
+        const int a71 = v52 * 576 + (v26_tid * 4 >> 5) * 36 + (v26_tid * 4 & 31);
         if ((((a71) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q72 = reinterpret_cast<threadgroup tc_vec16<float> *>(v25_stage_1_ring + a71);
           q72->e[0] = v65[0];
@@ -291,7 +291,7 @@ kernel void tilec_gemm_bias_act(
       /* tilec: load#73 at matmul.py */
       float v78[8];
       {
-        const int64_t a79 = (int64_t)m47 * 640 + (((v26_tid >> 5) >> 1) * 16 + ((v26_tid & 31) >> 2)) * 20 + v77 * 4;
+        const int a79 = m47 * 640 + (((v26_tid >> 5) >> 1) * 16 + ((v26_tid & 31) >> 2)) * 20 + v77 * 4;
         threadgroup const tc_vec16<float> *const q80 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v24_stage_0_ring + a79);
         v78[0] = q80->e[0];
         v78[1] = q80->e[1];
@@ -299,7 +299,7 @@ kernel void tilec_gemm_bias_act(
         v78[3] = q80->e[3];
       }
       {
-        const int64_t a81 = (int64_t)m47 * 640 + (((v26_tid >> 5) >> 1) * 16 + ((v26_tid & 31) >> 2)) * 20 + v77 * 4 + 160;
+        const int a81 = m47 * 640 + (((v26_tid >> 5) >> 1) * 16 + ((v26_tid & 31) >> 2)) * 20 + v77 * 4 + 160;
         threadgroup const tc_vec16<float> *const q82 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v24_stage_0_ring + a81);
         v78[4] = q82->e[0];
         v78[5] = q82->e[1];
@@ -310,7 +310,7 @@ kernel void tilec_gemm_bias_act(
       /* tilec: load#75 at matmul.py */
       float v83[16];
       {
-        const int64_t a84 = (int64_t)m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4);
+        const int a84 = m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4);
         threadgroup const tc_vec16<float> *const q85 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v25_stage_1_ring + a84);
         v83[0] = q85->e[0];
         v83[1] = q85->e[1];
@@ -318,7 +318,7 @@ kernel void tilec_gemm_bias_act(
         v83[3] = q85->e[3];
       }
       {
-        const int64_t a86 = (int64_t)m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4) + 36;
+        const int a86 = m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4) + 36;
         threadgroup const tc_vec16<float> *const q87 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v25_stage_1_ring + a86);
         v83[4] = q87->e[0];
         v83[5] = q87->e[1];
@@ -326,7 +326,7 @@ kernel void tilec_gemm_bias_act(
         v83[7] = q87->e[3];
       }
       {
-        const int64_t a88 = (int64_t)m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4) + 72;
+        const int a88 = m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4) + 72;
         threadgroup const tc_vec16<float> *const q89 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v25_stage_1_ring + a88);
         v83[8] = q89->e[0];
         v83[9] = q89->e[1];
@@ -334,7 +334,7 @@ kernel void tilec_gemm_bias_act(
         v83[11] = q89->e[3];
       }
       {
-        const int64_t a90 = (int64_t)m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4) + 108;
+        const int a90 = m47 * 576 + (v77 * 4) * 36 + (((v26_tid >> 5) & 1) * 16 + ((v26_tid & 31) & 3) * 4) + 108;
         threadgroup const tc_vec16<float> *const q91 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v25_stage_1_ring + a90);
         v83[12] = q91->e[0];
         v83[13] = q91->e[1];
@@ -469,13 +469,13 @@ kernel void tilec_gemm_bias_act(
       for (int e = 0; e < 8; ++e) v76[e] = v115[e];
     }
     /* tilec: arith#92 at matmul.py */
-    const int64_t v120 = ((int64_t)(m47 + (int64_t)1));
+    const int v120 = ((int)(m47 + 1));
     /* tilec: constant#93 at matmul.py */
     /* tilec: arith#94 at matmul.py */
     const uint8_t v121 = (uint8_t)(v120 == 2);
     /* tilec: arith#95 at matmul.py */
-    const int64_t v122 = (v121 ? 0 : v120);
-    const int64_t y123 = v122;
+    const int v122 = (v121 ? 0 : v120);
+    const int y123 = v122;
     #pragma unroll
     for (int e = 0; e < 8; ++e) v46[e] = v76[e];
     m47 = y123;

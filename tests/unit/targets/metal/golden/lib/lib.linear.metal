@@ -155,7 +155,7 @@ kernel void tilec_linear(
   float v43[8];
   #pragma unroll
   for (int e = 0; e < 8; ++e) v43[e] = 0.0e+00f;
-  int64_t m44 = INT64_C(0);
+  int m44 = 0;
   for (int64_t v45 = INT64_C(0); v45 < v24; v45 += INT64_C(1)) {
     /* tilec: atom.call#39 at matmul.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -166,9 +166,9 @@ kernel void tilec_linear(
     /* tilec: arith#43 at matmul.py */
     const uint8_t v47 = (uint8_t)(m44 == 0);
     /* tilec: arith#44 at matmul.py */
-    const int64_t v48 = ((int64_t)(m44 - (int64_t)1));
+    const int v48 = ((int)(m44 - 1));
     /* tilec: arith#45 at matmul.py */
-    const int64_t v49 = (v47 ? 1 : v48);
+    const int v49 = (v47 ? 1 : v48);
     /* tilec: arith#46 at matmul.py */
     const uint8_t v50 = (uint8_t)(v46 < v24);
     /* tilec: if#47 at matmul.py */
@@ -204,7 +204,7 @@ kernel void tilec_linear(
       /* tilec: view#54 at matmul.py */
       /* tilec: store#55 at matmul.py */
       {
-        const int64_t a59 = (int64_t)v49 * 640 + (v23_tid * 4 >> 4) * 20 + (v23_tid * 4 & 15);
+        const int a59 = v49 * 640 + (v23_tid * 4 >> 4) * 20 + (v23_tid * 4 & 15);
         if ((((a59) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q60 = reinterpret_cast<threadgroup tc_vec16<float> *>(v21_stage_0_ring + a59);
           q60->e[0] = v53[0];
@@ -249,7 +249,7 @@ kernel void tilec_linear(
       /* tilec: view#62 at matmul.py */
       /* tilec: store#63 at matmul.py */
       {
-        const int64_t a68 = (int64_t)v49 * 640 + (v23_tid * 4 >> 4) * 20 + (v23_tid * 4 & 15);
+        const int a68 = v49 * 640 + (v23_tid * 4 >> 4) * 20 + (v23_tid * 4 & 15);
         if ((((a68) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q69 = reinterpret_cast<threadgroup tc_vec16<float> *>(v22_stage_1_ring + a68);
           q69->e[0] = v63[0];
@@ -287,7 +287,7 @@ kernel void tilec_linear(
       /* tilec: load#73 at matmul.py */
       float v75[8];
       {
-        const int64_t a76 = (int64_t)m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4;
+        const int a76 = m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4;
         threadgroup const tc_vec16<float> *const q77 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v22_stage_1_ring + a76);
         v75[0] = q77->e[0];
         v75[1] = q77->e[1];
@@ -295,7 +295,7 @@ kernel void tilec_linear(
         v75[3] = q77->e[3];
       }
       {
-        const int64_t a78 = (int64_t)m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4 + 160;
+        const int a78 = m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4 + 160;
         threadgroup const tc_vec16<float> *const q79 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v22_stage_1_ring + a78);
         v75[4] = q79->e[0];
         v75[5] = q79->e[1];
@@ -306,52 +306,52 @@ kernel void tilec_linear(
       /* tilec: load#75 at matmul.py */
       float v80[16];
       {
-        v80[0] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4];
+        v80[0] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4];
       }
       {
-        v80[1] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 20];
+        v80[1] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 20];
       }
       {
-        v80[2] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 40];
+        v80[2] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 40];
       }
       {
-        v80[3] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 60];
+        v80[3] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 60];
       }
       {
-        v80[4] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 1];
+        v80[4] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 1];
       }
       {
-        v80[5] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 21];
+        v80[5] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 21];
       }
       {
-        v80[6] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 41];
+        v80[6] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 41];
       }
       {
-        v80[7] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 61];
+        v80[7] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 61];
       }
       {
-        v80[8] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 2];
+        v80[8] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 2];
       }
       {
-        v80[9] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 22];
+        v80[9] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 22];
       }
       {
-        v80[10] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 42];
+        v80[10] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 42];
       }
       {
-        v80[11] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 62];
+        v80[11] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 62];
       }
       {
-        v80[12] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 3];
+        v80[12] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 3];
       }
       {
-        v80[13] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 23];
+        v80[13] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 23];
       }
       {
-        v80[14] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 43];
+        v80[14] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 43];
       }
       {
-        v80[15] = v21_stage_0_ring[(int64_t)m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 63];
+        v80[15] = v21_stage_0_ring[m44 * 640 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) * 20 + v74 * 4 + 63];
       }
       /* tilec: reindex#76 at matmul.py */
       float v81[8];
@@ -481,13 +481,13 @@ kernel void tilec_linear(
       for (int e = 0; e < 8; ++e) v73[e] = v104[e];
     }
     /* tilec: arith#92 at matmul.py */
-    const int64_t v109 = ((int64_t)(m44 + (int64_t)1));
+    const int v109 = ((int)(m44 + 1));
     /* tilec: constant#93 at matmul.py */
     /* tilec: arith#94 at matmul.py */
     const uint8_t v110 = (uint8_t)(v109 == 2);
     /* tilec: arith#95 at matmul.py */
-    const int64_t v111 = (v110 ? 0 : v109);
-    const int64_t y112 = v111;
+    const int v111 = (v110 ? 0 : v109);
+    const int y112 = v111;
     #pragma unroll
     for (int e = 0; e < 8; ++e) v43[e] = v73[e];
     m44 = y112;

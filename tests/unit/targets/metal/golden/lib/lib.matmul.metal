@@ -155,7 +155,7 @@ kernel void tilec_matmul(
   float v43[8];
   #pragma unroll
   for (int e = 0; e < 8; ++e) v43[e] = 0.0e+00f;
-  int64_t m44 = INT64_C(0);
+  int m44 = 0;
   for (int64_t v45 = INT64_C(0); v45 < v24; v45 += INT64_C(1)) {
     /* tilec: atom.call#39 at matmul.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -166,9 +166,9 @@ kernel void tilec_matmul(
     /* tilec: arith#43 at matmul.py */
     const uint8_t v47 = (uint8_t)(m44 == 0);
     /* tilec: arith#44 at matmul.py */
-    const int64_t v48 = ((int64_t)(m44 - (int64_t)1));
+    const int v48 = ((int)(m44 - 1));
     /* tilec: arith#45 at matmul.py */
-    const int64_t v49 = (v47 ? 1 : v48);
+    const int v49 = (v47 ? 1 : v48);
     /* tilec: arith#46 at matmul.py */
     const uint8_t v50 = (uint8_t)(v46 < v24);
     /* tilec: if#47 at matmul.py */
@@ -203,7 +203,7 @@ kernel void tilec_matmul(
       /* tilec: view#54 at matmul.py */
       /* tilec: store#55 at matmul.py */
       {
-        const int64_t a58 = (int64_t)v49 * 640 + (v23_tid * 4 >> 4) * 20 + (v23_tid * 4 & 15);
+        const int a58 = v49 * 640 + (v23_tid * 4 >> 4) * 20 + (v23_tid * 4 & 15);
         if ((((a58) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q59 = reinterpret_cast<threadgroup tc_vec16<float> *>(v21_stage_0_ring + a58);
           q59->e[0] = v53[0];
@@ -249,7 +249,7 @@ kernel void tilec_matmul(
       /* tilec: view#62 at matmul.py */
       /* tilec: store#63 at matmul.py */
       {
-        const int64_t a68 = (int64_t)v49 * 576 + (v23_tid * 4 >> 5) * 36 + (v23_tid * 4 & 31);
+        const int a68 = v49 * 576 + (v23_tid * 4 >> 5) * 36 + (v23_tid * 4 & 31);
         if ((((a68) & 3) == 0)) {
           threadgroup tc_vec16<float> *const q69 = reinterpret_cast<threadgroup tc_vec16<float> *>(v22_stage_1_ring + a68);
           q69->e[0] = v62[0];
@@ -286,7 +286,7 @@ kernel void tilec_matmul(
       /* tilec: load#72 at matmul.py */
       float v75[8];
       {
-        const int64_t a76 = (int64_t)m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4;
+        const int a76 = m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4;
         threadgroup const tc_vec16<float> *const q77 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v21_stage_0_ring + a76);
         v75[0] = q77->e[0];
         v75[1] = q77->e[1];
@@ -294,7 +294,7 @@ kernel void tilec_matmul(
         v75[3] = q77->e[3];
       }
       {
-        const int64_t a78 = (int64_t)m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4 + 160;
+        const int a78 = m44 * 640 + (((v23_tid >> 5) >> 1) * 16 + ((v23_tid & 31) >> 2)) * 20 + v74 * 4 + 160;
         threadgroup const tc_vec16<float> *const q79 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v21_stage_0_ring + a78);
         v75[4] = q79->e[0];
         v75[5] = q79->e[1];
@@ -305,7 +305,7 @@ kernel void tilec_matmul(
       /* tilec: load#74 at matmul.py */
       float v80[16];
       {
-        const int64_t a81 = (int64_t)m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4);
+        const int a81 = m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4);
         threadgroup const tc_vec16<float> *const q82 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v22_stage_1_ring + a81);
         v80[0] = q82->e[0];
         v80[1] = q82->e[1];
@@ -313,7 +313,7 @@ kernel void tilec_matmul(
         v80[3] = q82->e[3];
       }
       {
-        const int64_t a83 = (int64_t)m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) + 36;
+        const int a83 = m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) + 36;
         threadgroup const tc_vec16<float> *const q84 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v22_stage_1_ring + a83);
         v80[4] = q84->e[0];
         v80[5] = q84->e[1];
@@ -321,7 +321,7 @@ kernel void tilec_matmul(
         v80[7] = q84->e[3];
       }
       {
-        const int64_t a85 = (int64_t)m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) + 72;
+        const int a85 = m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) + 72;
         threadgroup const tc_vec16<float> *const q86 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v22_stage_1_ring + a85);
         v80[8] = q86->e[0];
         v80[9] = q86->e[1];
@@ -329,7 +329,7 @@ kernel void tilec_matmul(
         v80[11] = q86->e[3];
       }
       {
-        const int64_t a87 = (int64_t)m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) + 108;
+        const int a87 = m44 * 576 + (v74 * 4) * 36 + (((v23_tid >> 5) & 1) * 16 + ((v23_tid & 31) & 3) * 4) + 108;
         threadgroup const tc_vec16<float> *const q88 = reinterpret_cast<threadgroup const tc_vec16<float> *>(v22_stage_1_ring + a87);
         v80[12] = q88->e[0];
         v80[13] = q88->e[1];
@@ -464,13 +464,13 @@ kernel void tilec_matmul(
       for (int e = 0; e < 8; ++e) v73[e] = v112[e];
     }
     /* tilec: arith#91 at matmul.py */
-    const int64_t v117 = ((int64_t)(m44 + (int64_t)1));
+    const int v117 = ((int)(m44 + 1));
     /* tilec: constant#92 at matmul.py */
     /* tilec: arith#93 at matmul.py */
     const uint8_t v118 = (uint8_t)(v117 == 2);
     /* tilec: arith#94 at matmul.py */
-    const int64_t v119 = (v118 ? 0 : v117);
-    const int64_t y120 = v119;
+    const int v119 = (v118 ? 0 : v117);
+    const int y120 = v119;
     #pragma unroll
     for (int e = 0; e < 8; ++e) v43[e] = v73[e];
     m44 = y120;
