@@ -169,3 +169,35 @@ def test_a_decided_select_takes_its_branch() -> None:
                        ir.index) == Range(0, 8)
     assert arith_range("select", [Range(0, 0), Range(0, 8), Range(100, 200)],
                        ir.index) == Range(100, 200)
+
+
+def test_a_slot_carried_through_nested_loops_settles_in_both() -> None:
+    """A persistent loop carries the ring slot into each tile's K loop and takes back what
+    that loop leaves: both loops' carried slots and results settle at [0, 3]."""
+    text = """module {
+  func @f(%n: index, %k: index) -> () {form = "machine", shape_symbols = ["n", "k"], target = "cuda:sm_90"} {
+    %c0 = constant() {value = 0} : index
+    %c1 = constant() {value = 1} : index
+    %c4 = constant() {value = 4} : index
+    %r = serial(%c0, %n, %c1, %c0) ({
+    ^bb1(%t: index, %s: index):
+      %q = serial(%c0, %k, %c1, %s) ({
+      ^bb2(%i: index, %u: index):
+        %v = arith(%u, %c1) {fn = "add"} : index
+        %w = arith(%v, %c4) {fn = "eq"} : i1
+        %x = arith(%w, %c0, %v) {fn = "select"} : index
+        yield(%x)
+      }) : index
+      yield(%q)
+    }) : index
+    return()
+  }
+}
+"""
+    fn = ir.parse(text).lookup("f")
+    ranges = analyze_ranges(fn)
+    loops = [op for op in fn.walk() if op.name == "serial"]
+    assert len(loops) == 2
+    for loop in loops:
+        assert ranges[id(loop.regions[0].entry.args[1])] == Range(0, 3)
+        assert ranges[id(loop.results[0])] == Range(0, 3)
