@@ -174,8 +174,10 @@ def test_a_decided_select_takes_its_branch() -> None:
 def test_a_slot_carried_through_nested_loops_settles_in_both() -> None:
     """A persistent loop carries the ring slot into each tile's K loop and takes back what
     that loop leaves: both loops' carried slots and results settle at [0, 3]."""
+    head = ('func @f(%n: index, %k: index) -> () {form = "machine", '
+            'shape_symbols = ["n", "k"], target = "cuda:sm_90"} {')
     text = """module {
-  func @f(%n: index, %k: index) -> () {form = "machine", shape_symbols = ["n", "k"], target = "cuda:sm_90"} {
+  HEAD
     %c0 = constant() {value = 0} : index
     %c1 = constant() {value = 1} : index
     %c4 = constant() {value = 4} : index
@@ -194,7 +196,7 @@ def test_a_slot_carried_through_nested_loops_settles_in_both() -> None:
   }
 }
 """
-    fn = ir.parse(text).lookup("f")
+    fn = ir.parse(text.replace("HEAD", head)).lookup("f")
     ranges = analyze_ranges(fn)
     loops = [op for op in fn.walk() if op.name == "serial"]
     assert len(loops) == 2
