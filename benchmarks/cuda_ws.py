@@ -48,7 +48,9 @@ def variant_of(name: str, units: int) -> dict:
     ``cluster`` (clusters of two programs multicasting their shared operand), ``regstore``
     (the output stored from registers, not through shared buffers and tensor stores),
     ``pingpong`` (two consumer warpgroups taking alternate tiles of a persistent group of
-    one), ``tN`` (``N`` threads per group: ``t128`` makes a 128x128 tile one warpgroup's)."""
+    one), ``tN`` (``N`` threads per group: ``t128`` makes a 128x128 tile one warpgroup's),
+    ``sbN`` (``N`` tensor-store chunk buffers instead of two: ``ws3+sb4`` trades a ring
+    version for stores that never wait within a 128x256 bf16 tile)."""
     out: dict = {}
     for word in name.split("+"):
         if word == "default":
@@ -75,6 +77,8 @@ def variant_of(name: str, units: int) -> dict:
             out["pingpong"] = True
         elif re.fullmatch(r"t\d+", word):
             out["threads"] = int(word[1:])
+        elif re.fullmatch(r"sb\d+", word):
+            out["tensor_store_buffers"] = int(word[2:])
         else:
             raise SystemExit(f"unknown variant word {word!r} in {name!r}")
     return out

@@ -131,7 +131,7 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                         "loop: its persistent warp-specialized group has this many consumer "
                         "warpgroups, each walking every other output tile, their K loops "
                         "taking turns"),
-    "tensor_store": AttrDef(lambda x: x == 2, False,
+    "tensor_store": AttrDef(lambda x: _nat(x) and x >= 2, False,
                             "store: after a warp-specialized loop, the tile goes through this "
                             "many swizzled shared buffers of 128-byte column chunks and tensor "
                             "stores (docs/design/warp_specialization.md, \"Tensor stores\")"),

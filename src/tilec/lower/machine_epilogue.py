@@ -5,26 +5,28 @@ warp_specialization.md, "Tensor stores").
 In the consumers' region where the tensor maps are legal (``machine_roles``), a marked
 ``store`` of a ``R x C`` tile of ``E``-byte elements to a plain window of a kernel parameter
 becomes, with ``W = 128 / E`` columns per chunk, the tile's ``C / W`` chunks in order, chunk
-``c`` through buffer ``b = c mod 2`` (two swizzled ``R x W`` buffers, 128-byte rows)::
+``c`` through buffer ``b = c mod n`` (``n = store {tensor_store = n}`` swizzled ``R x W``
+buffers, 128-byte rows; ``LowerOptions.tensor_store_buffers``, 2 by default)::
 
     guard = the output array has a legal tensor map
     if guard:
         for each chunk c:
             every thread stores its registers of chunk c into buffer b
             every thread: fence.proxy.async         (its writes, visible to the copy engine)
-            thread 0: bulk.wait read 0               (chunk c-1's store has read buffer 1-b)
+            thread 0: bulk.wait read n - 2           (chunk c+1-n's store has read its buffer)
             named barrier of the consumers
             thread 0: tma.store buffer b -> the window's box at column c * W; bulk.commit
     else: the ordinary stores from registers
 
-Chunk ``c + 1`` is written while chunk ``c`` is stored; the barrier of chunk ``c`` orders
-thread 0's wait for chunk ``c - 1``, whose buffer chunk ``c + 1`` writes, before every
-thread's writes. With an even chunk count each tile starts at buffer 0 after the last
-tile's chunks used buffer 1 and then 0's store was retired, so the last tile's stores keep
-running while the next tile computes; with an odd one the previous tile's last chunk used
-buffer 0, so the store begins with thread 0's ``bulk.wait read 0`` and a barrier. The box
-clips at the array's edges, so ragged tiles need no guard. After the consumers' last
-tile, thread 0 waits for every store (``finish``).
+Chunk ``c + 1`` is written while the stores of chunks ``c + 2 - n .. c`` run; the barrier of
+chunk ``c`` orders thread 0's wait for chunk ``c + 1 - n`` (of the stores it issued before,
+chunks ``.. c - 1``, at most ``n - 2`` still read), whose buffer chunk ``c + 1`` writes,
+before every thread's writes. With a chunk count that ``n`` divides, the next tile's chunks
+follow the same cycle through the buffers, so the last tile's stores keep running while
+the next tile computes; with another count the next tile's chunk 0 may write a buffer a
+recent store still reads, so the store begins with thread 0's ``bulk.wait read 0`` and a
+barrier. The box clips at the array's edges, so ragged tiles need no guard. After the
+consumers' last tile, thread 0 waits for every store (``finish``).
 
 Where the stored tile is a proved scalar epilogue's ``map`` over the accumulator and
 reindexed or owned loads (``plan.proofs.scalar_epilogue``: a bias row ``bias[None, :]``,
@@ -66,7 +68,7 @@ class TensorStores:
         where the operands have no tensor maps, marked stores are stored from registers,
         a deferred epilogue part by part)."""
         self.buffers: dict[ir.Operation, ir.Value] = {}
-        """Per marked ``store``: its two chunk buffers (``2 x R x W``, swizzled)."""
+        """Per marked ``store``: its chunk buffers (``n x R x W``, swizzled)."""
         self.issued = False
         """Some store was lowered (``finish`` then waits for them)."""
         self.deferred: dict[ir.Operation, ir.Operation] = {}
@@ -120,17 +122,18 @@ class TensorStores:
         got = store_window(op)
         assert chunks is not None and got is not None, "the schedule checked the store"
         win = window_from(g, *got)
+        n = int(op.attr("tensor_store"))
         buf = self.buffers.get(op)
         if buf is None:
-            buf = self.buffers[op] = g.smem.buffer((2, rows, width), t.dtype, "tensor store",
+            buf = self.buffers[op] = g.smem.buffer((n, rows, width), t.dtype, "tensor store",
                                                    swizzle=SWIZZLE_BYTES)
 
         def staged() -> None:
-            if len(chunks) % 2:  # the last tile's last chunk used buffer 0 (docstring)
-                self._wait_read()
+            if len(chunks) % n:  # the last tile's recent stores may read buffer 0 (docstring)
+                self._wait_read(0)
                 g.sync.barrier()
             for c, parts in enumerate(chunks):
-                self._chunk(lay, part, parts, buf, win, c, rows, width)
+                self._chunk(lay, part, parts, buf, win, c, rows, width, n)
 
         column = None if column_origin_aligned(got[0], t.dtype) else win.origin[-1]
         g.branches(tma_guard(g, t.dtype, win.extents, column), staged, plain,
@@ -173,15 +176,15 @@ class TensorStores:
         return part
 
     def _chunk(self, lay: L.DistLayout, part: Callable[[int], ir.Value], parts: list[int],
-               buf: ir.Value, win: _Window, c: int, rows: int, width: int) -> None:
+               buf: ir.Value, win: _Window, c: int, rows: int, width: int, n: int) -> None:
         g = self.g
-        b = c % 2
+        b = c % n
         into = ir.IndexMap(2, [ir.const(b), ir.d(0), ir.d(1) + (-c * width)])
         for k in parts:
             tv = g.thread_view(buf, lay, lay.part_offsets[k], lay.parts[k], into)
             g.op("store", [tv, part(k)], [])
         g.atom("fence.proxy.async", [], [ir.token])
-        self._wait_read()
+        self._wait_read(n - 2)
         g.sync.barrier()
         rows_at, cols_at = win.axes
         box = tuple(rows if a == rows_at else width if a == cols_at else 1
@@ -199,11 +202,12 @@ class TensorStores:
 
         g.guarded(g.thread0(), issue)
 
-    def _wait_read(self) -> None:
-        """Thread 0 waits until its stores have read their sources."""
+    def _wait_read(self, pending: int) -> None:
+        """Thread 0 waits until all but its last ``pending`` stores have read their
+        sources."""
         g = self.g
         g.guarded(g.thread0(),
-                  lambda: g.atom("bulk.wait", [], [ir.token], pending=0, read=True))
+                  lambda: g.atom("bulk.wait", [], [ir.token], pending=pending, read=True))
 
     def finish(self) -> None:
         """After the consumers' last tile: thread 0 waits until every store has written;

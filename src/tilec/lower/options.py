@@ -155,6 +155,14 @@ class LowerOptions:
     noted in the report; where the array has no legal tensor map at launch the kernel
     stores from registers. None (the default) and
     True: where it applies; False: never."""
+    tensor_store_buffers: int = 2
+    """Shared buffers of a tensor-stored tile (2 to 16), chunk ``c`` written into buffer
+    ``c mod n``: before the consumers write a chunk, the store that last read its buffer must
+    be done, so with ``n`` buffers the first thread's wait at each chunk leaves ``n - 2``
+    stores reading (two buffers: every earlier store done before the meeting). More buffers
+    cost shared memory the ring could have (each is ``rows x 128`` bytes) and let each
+    chunk's store overlap the next ``n - 1`` chunks; where they do not fit beside the ring
+    the tile is stored from registers and the report says so. ``schedule_staging``."""
     async_copies: bool = True
     """Stage double-buffered operands with 16-byte asynchronous copies where a guard proves
     the alignment (else, and when False, with ordinary loads and shared stores)."""
@@ -183,6 +191,10 @@ class LowerOptions:
         if self.cluster not in (None, 0, 1, 2):
             raise ValueError(f"cluster must be 0, 1 or 2 (groups per cluster), got "
                              f"{self.cluster!r}")
+        n = self.tensor_store_buffers
+        if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 16:
+            raise ValueError(f"tensor_store_buffers must be an integer from 2 to 16 (a chunk is "
+                             f"written while another's store reads), got {n!r}")
         if self.stages < 2 or (self.wgmma_stages is not None and self.wgmma_stages < 2):
             raise ValueError(f"stages must be at least 2, got {self.stages} and "
                              f"{self.wgmma_stages} (wgmma)")

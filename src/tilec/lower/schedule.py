@@ -463,7 +463,8 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         plan_staging(g, op, options, profile.shared_bytes_per_group - beside - placed - later,
                      profile.async_copies and profile.tensor_copies, profile.compute_units)
         placed += ring_bytes(op, g.staging.get(op, 0))
-        placed += sum(tensor_store_bytes(st) for st in g.tensor_store if st not in stores)
+        placed += sum(tensor_store_bytes(st, n) for st, n in g.tensor_store.items()
+                      if st not in stores)
     if options.persistent and mmas and not g.persistent \
             and not any(n.startswith("not persistent") for n in g.notes):
         g.notes.append("not persistent: only a warp-specialized group walks tiles "

@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["plan_staging", "beside_rings", "ring_bytes", "staged_loads", "coordinate_dependent",
            "multicast_loads", "depends_on", "static_shape", "mma_labels", "matrix_uses",
-           "plain_transpose", "invariant_loads",
-           "TENSOR_STORE_BUFFERS"]
+           "plain_transpose", "invariant_loads"]
 
 
 def static_shape(t: ir.TileType) -> tuple[int, ...]:
@@ -362,15 +361,11 @@ def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions
                    f"{'grid' if trav is None else ':'.join(map(str, trav))} traversal order")
 
 
-TENSOR_STORE_BUFFERS = 2
-"""Shared buffers of a tensor-stored tile: one chunk is written while the last one's store
-reads the other."""
-
-
-def tensor_store_bytes(st: ir.Operation) -> int:
-    """Shared bytes of the buffers a tensor-stored ``store`` uses, with their alignment."""
+def tensor_store_bytes(st: ir.Operation, buffers: int) -> int:
+    """Shared bytes of the ``buffers`` chunk buffers a tensor-stored ``store`` uses, with
+    their alignment."""
     rows = int(st.operand(1).type.shape[0])
-    return TENSOR_STORE_BUFFERS * rows * SWIZZLE_BYTES + SWIZZLE_ALIGN
+    return buffers * rows * SWIZZLE_BYTES + SWIZZLE_ALIGN
 
 
 def _ring_and_barrier_bytes(g: GroupSchedule, loop: ir.Operation,
@@ -386,10 +381,12 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
                        shared_limit: int | None) -> None:
     """Send the tiles that the warp-specialized group of ``loop`` stores after it (``store``
     operations of the group body) through shared buffers and tensor stores, or note why
-    not (``staged_windows.tensor_store_blocker``; the buffers, two 128-byte-wide chunks of
-    the tile's rows each, must fit beside the ring in ``shared_limit``)."""
+    not (``staged_windows.tensor_store_blocker``; the buffers, ``tensor_store_buffers``
+    128-byte-wide chunks of the tile's rows each, must fit beside the ring in
+    ``shared_limit``)."""
     if options.tensor_store is False:
         return
+    n = options.tensor_store_buffers
     body = g.op.regions[0].entry
     ops = list(body.operations)
     after = ops[ops.index(loop) + 1:] if loop in ops else []
@@ -401,7 +398,7 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
         lay = g.uses.get((st, 1)) or g.layouts.get(st.operand(1))
         why = "the stored value has no layout" if lay is None else tensor_store_blocker(st, lay)
         if why is None:
-            need = tensor_store_bytes(st)
+            need = tensor_store_bytes(st, n)
             if shared_limit is not None and used + need > shared_limit:
                 why = (f"its {need} bytes of buffers do not fit beside the ring's {used} "
                        f"(the group has {shared_limit})")
@@ -409,8 +406,8 @@ def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptio
             g.notes.append(f"{where}: stored from registers, not through tensor stores: {why}")
             continue
         used += need
-        g.tensor_store[st] = TENSOR_STORE_BUFFERS
-        g.notes.append(f"{where}: through {TENSOR_STORE_BUFFERS} swizzled shared buffers and "
+        g.tensor_store[st] = n
+        g.notes.append(f"{where}: through {n} swizzled shared buffers and "
                        "tensor stores, one per 128-byte column chunk")
 
 
@@ -440,7 +437,8 @@ def _plan_pingpong(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
     elif shared_limit is not None:
         # and the two turn barriers
         need = _ring_and_barrier_bytes(g, loop, staged) + PINGPONG_CONSUMERS * 8 \
-            + PINGPONG_CONSUMERS * sum(map(tensor_store_bytes, g.tensor_store))
+            + PINGPONG_CONSUMERS * sum(tensor_store_bytes(st, n)
+                                   for st, n in g.tensor_store.items())
         if need > shared_limit:
             why = (f"both consumers' store buffers and the ring take {need} bytes (the group "
                    f"has {shared_limit})")

@@ -109,6 +109,41 @@ def test_the_cuda_source_issues_tensor_stores() -> None:
     assert 2 * 128 * 128 <= src.shared_bytes - texts[False].shared_bytes < 2 * 128 * 128 + 1024
 
 
+def test_more_buffers_let_more_stores_read_at_each_chunk() -> None:
+    """``tensor_store_buffers = n``: ``n`` chunk buffers, chunk ``c`` in buffer ``c mod n``,
+    and each chunk's wait leaves ``n - 2`` stores reading; a chunk count that ``n`` does not
+    divide starts each tile with a wait for every read and a meeting. The option is checked
+    where it is given, and buffers that do not fit beside the ring are reported."""
+    from tilec.frontend.tunables import apply_variant
+
+    args = _args(256, 512, 128, ml_dtypes.bfloat16)
+    for n, first_wait in ((4, False), (3, True), (2, False)):
+        _, res = _lowered(WIDE, args, LowerOptions(warp_specialized=True, wgmma_stages=3,
+                                                   tensor_store_buffers=n))
+        assert f"through {n} swizzled shared buffers and tensor stores" in _notes(res)
+        assert next(op for op in res.scheduled.walk()
+                    if op.name == "store").attr("tensor_store") == n
+        buf = next(op for op in res.machine.walk() if op.name == "memory"
+                   and op.attr("role") == "tensor store")
+        assert tuple(int(e) for e in buf.result.type.shape) == (n, 128, 64)
+        (staged,) = _staged(res.machine)
+        waits = [o.attr("pending") for o in staged.regions[0].walk()
+                 if o.attr("catalog_id") == "bulk.wait"]
+        # four chunks of 64 bf16 columns: one wait each, and one before the first for n = 3
+        assert waits == ([0] if first_wait else []) + [n - 2] * 4
+        stores = [o for o in staged.regions[0].walk() if o.attr("catalog_id") == "tma.store"]
+        assert [int(o.operand(1).defining_op.attr("map").results[0].constant)
+                for o in stores] == [c % n for c in range(4)]
+    assert apply_variant(LowerOptions(), {"tensor_store_buffers": 3}).tensor_store_buffers == 3
+    for bad in (1, 17, True, 2.0):
+        with pytest.raises(ValueError, match="tensor_store_buffers must be an integer"):
+            LowerOptions(tensor_store_buffers=bad)
+    # eight 32 KB buffers do not fit beside a four-version ring of 48 KB versions
+    _, res = _lowered(WIDE, args, LowerOptions(warp_specialized=True, wgmma_stages=4,
+                                               tensor_store_buffers=8))
+    assert "stored from registers, not through tensor stores: its" in _notes(res)
+
+
 # ------------------------------------------------------------------ the simulator
 
 
@@ -126,6 +161,47 @@ def test_tensor_stored_tiles_match_the_reference(tiles, shape, out, persistent) 
                        options=LowerOptions(warp_specialized=True, persistent=persistent),
                        rtol=1e-2, atol=1e-2)
     assert _staged(res.machine)  # (the fallback shape runs the copy without them)
+
+
+@needs_simulator
+@pytest.mark.parametrize("buffers", [3, 4])
+@pytest.mark.parametrize("shape,out", [
+    ((200, 600, 128), ml_dtypes.bfloat16),   # four chunks a tile, tiles across programs
+    ((256, 512, 64), np.float32),            # eight f32 chunks a tile
+], ids=["bf16", "f32"])
+def test_tiles_through_more_buffers_match_the_reference(buffers, shape, out) -> None:
+    """Three buffers (a count the chunks do not divide: each tile starts with a wait) and
+    four, in a persistent group whose programs walk several tiles, so that stores of one
+    tile are still reading while the next tile's chunks are written."""
+    m, n, k = shape
+    res = differential(matmul, _args(m, n, k, out, seed=m + n + k + buffers), [2],
+                       "cuda:sm_90", WIDE,
+                       options=LowerOptions(warp_specialized=True, persistent=2,
+                                            wgmma_stages=3, tensor_store_buffers=buffers),
+                       rtol=1e-2, atol=1e-2)
+    (staged,) = _staged(res.machine)
+    assert max(o.attr("pending") for o in staged.regions[0].walk()
+               if o.attr("catalog_id") == "bulk.wait") == buffers - 2
+
+
+@needs_simulator
+def test_a_wait_that_leaves_one_store_too_many_reading_is_a_race() -> None:
+    """With three buffers, waiting for all but two stores (instead of one) lets chunk
+    ``c + 1`` overwrite the buffer that chunk ``c - 2``'s store may still read."""
+    from tilec.targets.reference.errors import SimulationError
+    from tilec.targets.reference.simt import simulate_module
+
+    args = _args(256, 512, 128)
+    compiled, res = _lowered(WIDE, args, LowerOptions(warp_specialized=True, persistent=4,
+                                                      wgmma_stages=3, tensor_store_buffers=3))
+    waits = [o for s in _staged(res.machine) for o in s.regions[0].walk()
+             if o.attr("catalog_id") == "bulk.wait" and o.attr("pending") == 1]
+    assert waits
+    for o in waits:
+        o.attributes["pending"] = 2
+    with pytest.raises(SimulationError) as info:
+        simulate_module(res.machine, compiled.fn_name, poisoned(args, [2]))
+    assert info.value.kind == "race"
 
 
 def _broken(change, tiles: dict = TWO) -> None:

@@ -73,6 +73,7 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "cluster": ("cluster", 2),
                  "pingpong": ("pingpong", True),
                  "regstore": ("tensor_store", False),
+                 "storebuf3": ("tensor_store_buffers", 3),
                  "simdgroup": ("simdgroup_matrix", "only"),
                  "boundedk": ("bounded_k_views", True),
                  "boundedmn": ("bounded_mn_views", True),
@@ -88,7 +89,9 @@ accumulator through shared memory where the default plan fuses its epilogue; ``c
 pairs a persistent group's programs into clusters of two that multicast their shared
 operand; ``pingpong`` gives a persistent group of one consumer warpgroup a second that
 takes alternate tiles; ``regstore`` stores a warp-specialized group's output from registers
-instead of through tensor stores;
+instead of through tensor stores; ``storebuf3`` sends it through three chunk buffers instead
+of two (a chunk count that three does not divide makes each tile's stores start with a
+wait);
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
 operands from global memory, unstaged, where its basis prefers it (with ``mpp`` or
