@@ -1,6 +1,7 @@
 """Tensor stores on the GPU (``LowerOptions.tensor_store``, docs/design/
 warp_specialization.md, "Tensor stores"): a warp-specialized group writes its output tile
-chunk by chunk into two swizzled shared buffers and stores each with
+chunk by chunk into swizzled shared buffers (two, or ``tensor_store_buffers``) and stores
+each with
 ``cp.async.bulk.tensor``; the box clips at the array's edges. Outputs are poisoned with NaN
 first and compared with torch in float32; a second launch must agree bit for bit, and the
 same kernel storing from registers (``tensor_store=False``) must give the same bits."""
@@ -51,6 +52,40 @@ def test_tensor_stores_match_torch(torch_cuda: Any, shape, tiles, persistent, ou
                 assert float((c.float() - want).abs().max()) <= 2e-2 * float(want.abs().max())
         results[on] = c.clone()
     assert torch.equal(results[None], results[False])
+
+
+@pytest.mark.parametrize("buffers,shape,out", [
+    (3, (4096, 4096, 512), "bf16"),     # four chunks a tile, three buffers: tile-start waits
+    (4, (4096, 4096, 512), "bf16"),     # a buffer per chunk
+    (3, (3968, 4104, 512), "f32"),      # ragged columns, eight chunks a tile
+    (4, (1000, 1000, 320), "f32"),      # ragged both ways
+])
+def test_more_store_buffers_match_torch(torch_cuda: Any, buffers, shape, out) -> None:
+    """``tensor_store_buffers``: each chunk's wait leaves ``n - 2`` stores reading; every
+    SM walks several tiles, so one tile's stores still read while the next tile's chunks
+    are written. The bits equal those of the two-buffer kernel."""
+    torch = torch_cuda
+    m, n, k = shape
+    a, b, c = bf16_matmul_operands(torch, m, n, k, m + 5 * n + k, out)
+    results = {}
+    for count in (buffers, 2):
+        variant = {"warp_specialized": True, "wgmma_stages": 3, "persistent": 132,
+                   "tensor_store_buffers": count}
+        kern = tc.compile(matmul, a, b, c, target="cuda", BM=128, BN=256, BK=64,
+                          variant=variant)
+        src = kern.executable().source
+        assert f"cp.async.bulk.wait_group.read {count - 2};" in src
+        if out == "f32":
+            matmul_matches_twice(torch, kern, a, b, c)
+        else:
+            want = a.float() @ b.float()
+            c.fill_(float("nan"))
+            kern(a, b, c)
+            torch.cuda.synchronize()
+            assert not bool(torch.isnan(c).any())
+            assert float((c.float() - want).abs().max()) <= 2e-2 * float(want.abs().max())
+        results[count] = c.clone()
+    assert torch.equal(results[buffers], results[2])
 
 
 def test_tensor_stores_with_clusters(torch_cuda: Any) -> None:
