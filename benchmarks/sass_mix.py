@@ -1,13 +1,16 @@
 """Instruction mix of the GEMM main loop, read from the compiled SASS (no GPU needed).
 
-Lowers ``tilec.lib.matmul`` for ``cuda:sm_90`` with the given plan knobs, compiles it
-with NVRTC, disassembles the cubin with ``cuobjdump -sass`` (on ``PATH``, or named by
-``$CUOBJDUMP``) and prints, for every loop of the kernel (a backward branch), its
-instruction count and the most frequent opcodes, plus the ratio of all instructions to
-the math instructions (HMMA or FFMA). A tensor-core kernel whose loop issues many more
-instructions than HMMAs is issue bound; this is the offline check for that.
+Compiles ``tilec.lib.matmul`` for ``cuda:sm_90`` as a user gets it (``--tile default``: the
+model's tiles and the default plan) or with the given tiles and plan variant, compiles the
+source with NVRTC, disassembles the cubin with ``cuobjdump -sass`` or ``nvdisasm`` (on
+``PATH``, or named by ``$CUOBJDUMP`` / ``$NVDISASM``) and prints, for every loop of the
+kernel (a backward branch), its instruction count and the most frequent opcodes, plus the
+ratio of all instructions to the math instructions (HGMMA, HMMA or FFMA). A kernel whose
+loop issues many more instructions than math ones spends issue slots (and power) on
+index arithmetic; this is the offline check for that.
 
-    python benchmarks/sass_mix.py --dtype bf16 --threads 128 [--budget 192] [--size 4096]
+    python benchmarks/sass_mix.py --dtype bf16 --out same [--tile default|128x256x64]
+        [--variant '{"wgmma_stages": 3}'] [--threads 128] [--budget 192] [--size 4096]
         [--save-source out.cu] [--json]
 """
 
@@ -26,19 +29,34 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-MATH = ("HMMA", "FFMA")
+MATH = ("HGMMA", "HMMA", "FFMA")
 _INSTR = re.compile(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _GUARD = re.compile(r"^@!?U?P\w+\s+")
 
 
+_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
+
+
 def parse_sass(text: str) -> list[tuple[int, str]]:
-    """``(address, instruction text)`` for every instruction of a ``cuobjdump -sass`` dump."""
+    """``(address, instruction text)`` for every instruction of a ``cuobjdump -sass`` or
+    ``nvdisasm`` dump; a branch to an ``nvdisasm`` label names the label's address."""
     out = []
+    labels: dict[str, int] = {}
+    pending: list[str] = []
     for line in text.splitlines():
+        lm = _LABEL.match(line)
+        if lm:
+            pending.append(lm.group(1))
+            continue
         m = _INSTR.match(line)
         if m:
-            out.append((int(m.group(1), 16), m.group(2)))
-    return out
+            addr = int(m.group(1), 16)
+            for name in pending:
+                labels[name] = addr
+            pending = []
+            out.append((addr, m.group(2)))
+    return [(a, re.sub(r"`?\((\.L_x_\d+)\)`?", lambda x: hex(labels.get(x.group(1), -1)), t))
+            for a, t in out]
 
 
 def opcode(text: str) -> str:
@@ -69,28 +87,40 @@ def loops(instrs: list[tuple[int, str]]) -> list[dict[str, Any]]:
 
 
 def compile_matmul(dtype: str, size: int, threads: int | None, budget: int | None,
-                   bm: int, bn: int, bk: int, out: str = "f32") -> Any:
-    """The CUDA executable of ``lib.matmul`` for one dtype and square size (compile only)."""
+                   tiles: tuple[int, int, int] | None, out: str = "f32",
+                   variant: dict | None = None) -> Any:
+    """The CUDA source and cubin of ``lib.matmul`` for one dtype and square size (compile
+    only). ``tiles`` None: the model's tiles; ``variant``: plan-variant choices; ``budget``
+    (fragment scalars per lane) lowers the reference capture with that planner option."""
     import ml_dtypes
     import numpy as np
 
     import tilec
-    import tilec.lower as lower
     from tilec.lib.matmul import matmul
-    from tilec.lower.options import LowerOptions
     from tilec.targets.cuda.compiler import compile_cubin
-    from tilec.targets.cuda.emitter import emit_cuda
 
     npdt = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32}[dtype]
     a = np.empty((size, size), npdt)
     b = np.empty((size, size), npdt)
     c = np.empty((size, size), np.float32 if out == "f32" else npdt)
-    comp = tilec.compile(matmul, a, b, c, target="reference", BM=bm, BN=bn, BK=bk)
-    opts = LowerOptions()
-    opts = replace(opts, planner=replace(opts.planner, threads=threads,
-                                         max_fragment_scalars_per_lane=budget))
-    m = lower.lower_to_machine(comp.module, "cuda:sm_90", opts)
-    src = emit_cuda(m, comp.fn_name, "cuda:sm_90")
+    var = dict(variant or {})
+    if threads is not None:
+        var["threads"] = threads
+    sizes = {} if tiles is None else dict(zip(("BM", "BN", "BK"), tiles))
+    if budget is None:  # what the user gets (the executable's own build)
+        exe = tilec.compile(matmul, a, b, c, target="cuda:sm_90", **sizes,
+                            **({"variant": var} if var else {})).executable()
+        return exe.kernel, exe.cubin
+    import tilec.lower as lower
+    from tilec.frontend.tunables import apply_variant
+    from tilec.lower.options import LowerOptions
+    from tilec.targets.cuda.emitter import emit_cuda
+
+    comp = tilec.compile(matmul, a, b, c, target="reference", **sizes)
+    opts = apply_variant(LowerOptions(), var)
+    opts = replace(opts, planner=replace(opts.planner, max_fragment_scalars_per_lane=budget))
+    src = emit_cuda(lower.lower_to_machine(comp.module, "cuda:sm_90", opts), comp.fn_name,
+                    "cuda:sm_90")
     cub = compile_cubin(src.text, "sm_90" + src.arch_suffix, src.kernel, src.shared_bytes,
                         src.buffer.origin_of_line)
     return src, cub
@@ -103,33 +133,41 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--budget", type=int, default=None, help="fragment scalars per lane")
-    p.add_argument("--tile", default="128x128x32", help="BMxBNxBK")
+    p.add_argument("--tile", default="default",
+                   help="BMxBNxBK, or default (the model's tiles, as a user gets them)")
+    p.add_argument("--variant", default=None, help="plan-variant choices as JSON")
     p.add_argument("--out", default="f32", choices=("f32", "same"),
                    help="output dtype: f32 or the inputs' (the fused cast epilogue)")
     p.add_argument("--save-source", default=None)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
-    if tool is None:
-        print("cuobjdump not found: put it on PATH or set CUOBJDUMP", file=sys.stderr)
+    cmd = [tool, "-sass"] if tool else None
+    if cmd is None:
+        dis = os.environ.get("NVDISASM") or shutil.which("nvdisasm")
+        cmd = [dis, "-c"] if dis else None
+    if cmd is None:
+        print("neither cuobjdump nor nvdisasm found: put one on PATH or set CUOBJDUMP or "
+              "NVDISASM", file=sys.stderr)
         return 2
-    bm, bn, bk = (int(x) for x in args.tile.split("x"))
-    src, cub = compile_matmul(args.dtype, args.size, args.threads, args.budget, bm, bn, bk,
-                              args.out)
+    tiles = None if args.tile == "default" else tuple(int(x) for x in args.tile.split("x"))
+    variant = json.loads(args.variant) if args.variant else None
+    src, cub = compile_matmul(args.dtype, args.size, args.threads, args.budget,
+                              tiles, args.out, variant)  # type: ignore[arg-type]
     if args.save_source:
         Path(args.save_source).write_text(src.text)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(cub.data)
-        sass = subprocess.run([tool, "-sass", str(path)], check=True, capture_output=True,
+        sass = subprocess.run([*cmd, str(path)], check=True, capture_output=True,
                               text=True).stdout
     found = loops(parse_sass(sass))
-    report = {"dtype": args.dtype, "tile": args.tile, "threads": args.threads,
-              "resources": str(cub.resources), "loops": found}
+    report = {"dtype": args.dtype, "tile": args.tile, "variant": variant,
+              "threads": args.threads, "resources": str(cub.resources), "loops": found}
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
-    print(f"{args.dtype} {args.tile} threads={args.threads}: {cub.resources}")
+    print(f"{args.dtype} {args.tile} {variant or ''} threads={args.threads}: {cub.resources}")
     for lp in found:
         if lp["math"] == 0:
             continue
