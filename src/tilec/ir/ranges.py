@@ -265,6 +265,7 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
     Values missing from the result have their type's full range.
     """
     out: dict[int, Range] = {}
+    budget = [_VISIT_BUDGET]  # operations visited while loops' carried ranges settle
     n_sym = len(fn.shape_symbols)
     for a in fn.args[len(fn.args) - n_sym:] if n_sym else ():
         out[id(a)] = Range(0, I64.hi)
@@ -277,6 +278,7 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
 
     def block(b: ir.Block) -> None:
         for op in b.operations:
+            budget[0] -= 1
             visit(op)
 
     def visit(op: ir.Operation) -> None:
@@ -325,7 +327,8 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
         cur: list[Range | None] = [get(v) if type_range(v.type) is not None else None
                                    for v in op.operands[3:]]
         for rnd in range(_CARRY_ROUNDS + 1):
-            if rnd == _CARRY_ROUNDS:  # not settled: what any value of the type allows
+            if rnd == _CARRY_ROUNDS or budget[0] < 0:  # not settled (or nested loops spent
+                # the budget): what any value of the type allows
                 cur = [type_range(v.type) if c is not None else None
                        for v, c in zip(op.operands[3:], cur)]
             given: list[Range | None] = list(cur)
@@ -354,6 +357,10 @@ def analyze_ranges(fn: ir.Function, grid_bound: Callable[[int, int], int] | None
 _CARRY_ROUNDS = 12
 """Rounds of a loop's carried ranges before they fall back to their types' ranges (a ring of
 ``n`` slots settles in ``n + 1``)."""
+
+_VISIT_BUDGET = 1 << 20
+"""Operation visits one analysis may spend on rounds (nested loops multiply them); past it,
+each loop still unsettled takes its types' ranges at once."""
 
 
 def _refined_select(op: ir.Operation, args: list[Range], get: Callable[[ir.Value], Range]

@@ -203,3 +203,18 @@ def test_a_slot_carried_through_nested_loops_settles_in_both() -> None:
     for loop in loops:
         assert ranges[id(loop.regions[0].entry.args[1])] == Range(0, 3)
         assert ranges[id(loop.results[0])] == Range(0, 3)
+
+
+def test_a_spent_budget_gives_loops_their_types_ranges(monkeypatch) -> None:
+    """Nested loops multiply the rounds; past the analysis's budget of visits an unsettled
+    loop takes its types' ranges at once (never a bound a later iteration could leave)."""
+    import tilec.ir.ranges as ranges_mod
+
+    ring = """      %c4 = constant() {value = 4} : index
+      %c0b = constant() {value = 0} : index
+      %t = arith(%s, %c1) {fn = "add"} : index
+      %w = arith(%t, %c4) {fn = "eq"} : i1
+      %next = arith(%w, %c0b, %t) {fn = "select"} : index"""
+    assert _carried(_loop_fn(ring)) == (Range(0, 3), Range(0, 3))
+    monkeypatch.setattr(ranges_mod, "_VISIT_BUDGET", 3)
+    assert _carried(_loop_fn(ring)) == (I64, I64)
