@@ -172,12 +172,17 @@ def _bool_range(fn: str, args: Sequence[Range]) -> Range:
     if fn == "not":
         return Range(1 - args[0].hi, 1 - args[0].lo)
     if fn == "select":
-        c = args[0]
-        return args[1] if c == Range.point(1) else args[2] if c == Range.point(0) else \
-            args[1].union(args[2])
+        return _select_range(args)
     if fn == "xor" and args[0].is_point and args[1].is_point:
         return Range.point(args[0].lo ^ args[1].lo)
     return BOOL
+
+
+def _select_range(args: Sequence[Range]) -> Range:
+    """``select(c, x, y)``: a decided condition picks its branch, else either may be taken."""
+    c = args[0]
+    return args[1] if c == Range.point(1) else args[2] if c == Range.point(0) else \
+        args[1].union(args[2])
 
 
 def arith_range(fn: str, args: Sequence[Range], t: ir.Type) -> Range | None:
@@ -216,9 +221,8 @@ def arith_range(fn: str, args: Sequence[Range], t: ir.Type) -> Range | None:
         r = Range(max(a.lo, b.lo), max(a.hi, b.hi))
     elif fn == "min":
         r = Range(min(a.lo, b.lo), min(a.hi, b.hi))
-    elif fn == "select":  # a decided condition picks its branch
-        r = args[1] if a == Range.point(1) else args[2] if a == Range.point(0) else \
-            args[1].union(args[2])
+    elif fn == "select":
+        r = _select_range(args)
     elif fn in ("floordiv", "cdiv") and b.lo > 0:
         f = (lambda x, y: x // y) if fn == "floordiv" else (lambda x, y: -((-x) // y))
         r = _div_corners(a, b, f)

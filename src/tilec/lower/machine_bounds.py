@@ -38,7 +38,7 @@ __all__ = ["guard_reindex", "check_total_view", "guard_total_access"]
 def _ranges(g: GroupLowering) -> dict[int, Range]:
     fl = g.fl
     if fl.ranges is None:
-        fl.ranges = analyze_ranges(fl.src)  # once per function, O(operations)
+        fl.ranges = analyze_ranges(fl.src)  # once per function (ir.ranges: its cost)
     return fl.ranges
 
 

@@ -101,7 +101,7 @@ def _guard_step(g: GroupLowering, op: ir.Operation, step: ir.Value) -> None:
     loop's prologue) unless its step is provably positive."""
     fl = g.fl
     if fl.ranges is None:
-        fl.ranges = analyze_ranges(fl.src)  # once per function, O(operations)
+        fl.ranges = analyze_ranges(fl.src)  # once per function (ir.ranges: its cost)
     if not step_may_be_nonpositive(op, fl.ranges):
         return
     ok = g.arith("gt", step, g.index(0))

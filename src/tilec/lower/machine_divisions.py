@@ -55,7 +55,7 @@ def may_divide_by_zero(g: GroupLowering, op: ir.Operation) -> bool:
     divisions this module guards; the range analysis runs once per function)."""
     fl = g.fl
     if fl.ranges is None:
-        fl.ranges = analyze_ranges(fl.src)  # once per function, O(operations)
+        fl.ranges = analyze_ranges(fl.src)  # once per function (ir.ranges: its cost)
     return divisor_may_be_zero(op, fl.ranges)
 
 

@@ -299,21 +299,14 @@ def _roles_blocker(loop: ir.Operation, g: GroupSchedule, options: LowerOptions
             # guards where its divisor may be zero (machine_divisions: a map's elements vote)
             if owner is None or owner.name not in ("map", "reduce") or not is_int_division(op):
                 continue
-            ranges = ranges if ranges is not None else analyze_ranges(_function_of(group))
+            fn = group.function
+            assert fn is not None, group
+            ranges = ranges if ranges is not None else analyze_ranges(fn)
             if not divisor_may_be_zero(op, ranges):
                 continue
         return (f"the integer tile division at {op.loc} checks its divisors with a barrier "
                 "of every thread")
     return None
-
-
-def _function_of(op: ir.Operation) -> ir.Function:
-    """The function whose body holds ``op``."""
-    while op.parent_op is not None:
-        op = op.parent_op
-    region = op.parent_region
-    assert region is not None and isinstance(region.owner, ir.Function), op
-    return region.owner
 
 
 def _plan_persistent(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
