@@ -11,7 +11,10 @@ records (with TFLOP/s: 4 * B * H * S * S * D) go to
 ``benchmarks/results/cuda_attention-<device>-<date>.json``.
 
     PYTHONPATH=src python benchmarks/cuda_attention.py [--shapes 4x32x4096x128,...]
-        [--tiles 64x64,128x64] [--dtypes bf16,f16] [--causal] [--variant JSON]
+        [--tiles 64x64,128x64] [--dtypes bf16,f16] [--causal] [--variant JSON ...]
+
+Each ``--variant`` (repeatable; ``default`` for the plan a user gets) is timed against the
+same peer figure, in the same process.
 """
 
 from __future__ import annotations
@@ -42,11 +45,11 @@ def main() -> int:
     p.add_argument("--tiles", default="64x64,64x32", help="BMxBN query x key rows")
     p.add_argument("--dtypes", default="bf16")
     p.add_argument("--causal", action="store_true", help="causal attention on both sides")
-    p.add_argument("--variant", default=None,
-                   help='plan variant as JSON (e.g. \'{"threads": 128}\'); default: the plan '
-                        "a user gets")
+    p.add_argument("--variant", action="append", default=None,
+                   help='plan variant as JSON (e.g. \'{"threads": 128}\'), repeatable; '
+                        "default: the plan a user gets")
     a = p.parse_args()
-    variant = json.loads(a.variant) if a.variant else None
+    variants = [None if v == "default" else json.loads(v) for v in a.variant or ["default"]]
     rec = Recorder("cuda_attention")
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
     for (b, h, s, d) in _pairs(a.shapes):
@@ -68,7 +71,7 @@ def main() -> int:
             want = peer().view(b * h, s, d)
             peer_ms = bench_ms(peer)
             flops = 4 * b * h * s * s * d // (2 if a.causal else 1)
-            for bm, bn in _pairs(a.tiles):
+            for (bm, bn), variant in ((t, v) for t in _pairs(a.tiles) for v in variants):
                 out = torch.full_like(q, float("nan"))
                 args = [q, k, v, out, scale]
                 exe, note = tilec_kernel(flash_attention, args,

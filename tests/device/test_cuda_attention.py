@@ -13,9 +13,9 @@ from tilec.lib.attention import flash_attention, flash_attention_lse
 
 
 def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: int,
-                  bn: int, seed: int, causal: bool) -> None:
+                  bn: int, seed: int, causal: bool, variant: dict | None = None) -> None:
     """``lib.flash_attention`` on random 16-bit inputs into a NaN-poisoned output, against
-    sdpa in float32 (with the top-left causal mask where ``causal``)."""
+    sdpa in float32 (with the top-left causal mask where ``causal``; plan ``variant``)."""
     dt = getattr(torch, dtype)
     gen = torch.Generator(device="cuda").manual_seed(seed)
     q = torch.randn(bh, s, d, device="cuda", dtype=dt, generator=gen)
@@ -25,7 +25,7 @@ def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: 
     scale = d ** -0.5
     extra = {"CAUSAL": True} if causal else {}
     kern = tc.compile(flash_attention, q, k, v, out, scale, target="cuda", BM=bm, BN=bn,
-                      HEAD_DIM=d, **extra)
+                      HEAD_DIM=d, variant=variant, **extra)
     kern(q, k, v, out, scale)
     torch.cuda.synchronize()
     mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).tril() if causal else None
@@ -105,3 +105,19 @@ def test_128x128_tiles_at_head_dimension_128(torch_cuda: Any, causal: bool, bh: 
         warnings.simplefilter("always", tc.PerformanceWarning)
         _matches_sdpa(torch_cuda, "bfloat16", bh, s, sk, 128, 128, 128, s + sk, causal)
     assert not [w for w in seen if "no matrix plan" in str(w.message)]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("bh,s,sk,d,bn", [
+    (2, 200, 180, 128, 128),  # ragged, one tile of keys and a partial one
+    (40, 1000, 1000, 128, 128),  # persistent programs walk several tiles
+    (3, 300, 77, 64, 64),  # one key block, head dimension 64
+])
+def test_warpgroup_turns_match_sdpa(torch_cuda: Any, causal: bool, bh: int, s: int, sk: int,
+                                    d: int, bn: int) -> None:
+    """The two consumer warpgroups of 128-row tiles taking turns at the products
+    (``warpgroup_turns``): the skewed schedule computes what sdpa does, and hangs nowhere
+    (a tile whose key loop is empty takes no turn)."""
+    for dtype in ("bfloat16", "float16"):
+        _matches_sdpa(torch_cuda, dtype, bh, s, sk, d, 128, bn, s + sk + d, causal,
+                      {"warpgroup_turns": True})

@@ -315,7 +315,7 @@ VARIANT_FIELDS = ("threads", "program_traversal", "fuse_matrix_epilogues", "simd
                   "tf32_operand_swap", "stages",
                   "wgmma_stages", "wgmma_in_flight",
                   "mbarrier_ring", "warp_specialized", "persistent", "cluster", "tensor_store",
-                  "tensor_store_buffers", "pingpong", "split_k",
+                  "tensor_store_buffers", "pingpong", "warpgroup_turns", "split_k",
                   "double_buffer",
                   "async_copies", "tma",
                   *TARGET_FACT_FIELDS)

@@ -337,6 +337,12 @@ CATALOG: dict[str, AtomDef] = {
                 "shared-memory accesses, not those of the group's other threads. A role region "
                 "of a warp-specialized group synchronizes its own warps with it (`id` 0 is the "
                 "group barrier). PTX: bar.sync id, threads"),
+        AtomDef("barrier.turn", ("id",), (), "warpgroup",
+                "warpgroups of one role take turns: each thread of the warpgroup reaches named "
+                "barrier `id` (a value, the same across the warpgroup), whose phase completes "
+                "once `threads` threads have reached it; `action` \"sync\" waits for that, "
+                "\"arrive\" goes on at once. Orders no memory access (a schedule, not a "
+                "dependence). PTX: bar.sync / bar.arrive id, threads"),
         AtomDef("setmaxnreg", (), (), "warpgroup",
                 "every thread of the warpgroup sets its register budget to `count` (a multiple "
                 "of 8 in [24, 256]): `action` \"dec\" releases registers to the compute unit, "

@@ -171,6 +171,14 @@ def atom_call_issues(op: Operation) -> Iterator[_Issue]:
         elif not (isinstance(n, int) and n > 0 and n % 32 == 0):
             yield _Issue(f"barrier.named needs a thread count that is a positive multiple of "
                          f"32, got {n!r}", "16", op)
+    if cid == "barrier.turn":
+        n = op.attr("threads")
+        if op.attr("action") not in ("sync", "arrive"):
+            yield _Issue(f"barrier.turn action must be 'sync' or 'arrive', got "
+                         f"{op.attr('action')!r}", "16", op)
+        elif not (isinstance(n, int) and not isinstance(n, bool) and n > 128 and n % 128 == 0):
+            yield _Issue(f"barrier.turn needs a thread count of at least two whole warpgroups, "
+                         f"got {n!r}", "16", op)
     if cid == "bulk.wait":
         n = op.attr("pending")
         if not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 7):

@@ -131,6 +131,10 @@ SCHEDULED_ATTRS: dict[str, AttrDef] = {
                         "loop: its persistent warp-specialized group has this many consumer "
                         "warpgroups, each walking every other output tile, their K loops "
                         "taking turns"),
+    "turns": AttrDef(lambda x: x == 2, False,
+                     "loop: this many consumer warpgroups of its warp-specialized group take "
+                     "turns at its two warpgroup products per iteration "
+                     "(docs/design/warp_specialization.md, \"Warpgroup turns\")"),
     "tensor_store": AttrDef(lambda x: _nat(x) and x >= 2, False,
                             "store: after a warp-specialized loop, the tile goes through this "
                             "many swizzled shared buffers of 128-byte column chunks and tensor "

@@ -181,6 +181,10 @@ class GroupLowering:
         """Inside the consumers' region of a warp-specialized group where its tensor maps
         are legal: the ``machine_epilogue.TensorStores`` that lowers each ``store {
         tensor_store}`` (None: such stores are stored from registers)."""
+        self.turns: Any = None
+        """While the key loop of a group whose consumer warpgroups take turns is lowered
+        (``machine_turns.WarpgroupTurns``): each warpgroup product asks it for its turn
+        (None: no turns)."""
         self.copy_batch_realized = 0
         """The most chunks a synchronous staged copy loaded before storing them
         (``machine_copies``; 0: none was made)."""

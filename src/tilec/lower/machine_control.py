@@ -181,6 +181,8 @@ def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
         g.sync.end_segment()
         g.op("yield", yields, [])
     g.sync.merge(before, g.sync.state())
+    if g.turns is not None and g.turns.loop is op:  # the last turn, before the ring's end
+        g.turns.end()
     if staging is not None:
         staging.drain()
         staging.finish()

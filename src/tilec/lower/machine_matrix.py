@@ -540,6 +540,8 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
                   "b_lbo": 16 if k_major else k * SWIZZLE_BYTES,
                   "b_major": "k" if k_major else "n"}
     kk = atom.k
+    if g.turns is not None:  # the warpgroup's turn at the tensor cores (machine_turns)
+        g.turns.before_product()
     g.atom("wgmma.fence", [], [ir.token])
     for ks in range(k // kk):
         bv = g.view(b, [], ir.IndexMap(2, [ir.d(0) + ks * kk, ir.d(1)]), (kk, n), False)
@@ -556,6 +558,8 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
         accs = list(g.atom(atom.catalog_id, [av, bv, *accs], [x.type for x in accs],
                            n=n, **descriptor).results)
     g.atom("wgmma.commit", [], [ir.token])
+    if g.turns is not None:
+        g.turns.after_product()
     loop = op.parent_op
     if loop is None or not loop.attr("in_flight"):
         g.atom("wgmma.wait", [], [], pending=0)

@@ -60,6 +60,7 @@ from .machine_epilogue import TensorStores
 from .machine_pingpong import PingPong
 from .machine_pipeline import Staging
 from .machine_ring import GuardedRing, _discard_rings, previous_version, retire
+from .machine_turns import WarpgroupTurns
 from .schedule import coordinate_dependent
 
 __all__ = ["roles_loop_of", "consumer_sets", "lower_roles_body", "TileWalk", "PRODUCER_THREADS",
@@ -494,6 +495,10 @@ def lower_roles_body(g: GroupLowering, block: ir.Block, loop: ir.Operation,
                 state = [g.arith("select", ring.guard, x, g.index(0)) for x in state]
             elif not ring.known:
                 state = [g.index(0) for _ in state]
+        # turns only where the tensor maps are legal: the ordinary ring's consumers meet at
+        # every iteration, which a warpgroup a turn behind would never reach in time
+        if loop.attr("turns") and ring.known:  # _staged_loop ends them after the loop
+            WarpgroupTurns(g, loop).begin(lb, ub)
         results = _staged_loop(g, loop, ring, lb, ub, step, inits, carried, state)
         after: list[ir.Value] = []
         if state is not None:

@@ -143,6 +143,17 @@ class LowerOptions:
     shared buffers fit beside the ring (``schedule_staging._plan_pingpong``), else noted in
     the report; where the tensor-map guard fails the first consumer walks every tile with
     the ordinary ring. None (the default) and False: one consumer set per group."""
+    warpgroup_turns: bool | None = None
+    """Let the two consumer warpgroups of a warp-specialized loop with two warpgroup
+    products per iteration (attention's key loop: the scores, then the probabilities times
+    the values) take turns at the tensor cores (docs/design/warp_specialization.md,
+    "Warpgroup turns"): a warpgroup issues the second product of one iteration and the
+    first of the next only after the other warpgroup has issued its own, so that one
+    computes its softmax while the other's products run. Applied where the loop keeps no
+    group in flight, has exactly two warpgroup products directly in its body, its group two
+    consumer warpgroups and no cluster (``schedule_staging._plan_turns``), else noted in the
+    report; not in the ordinary-ring fallback of a failed tensor-map guard. None (the
+    default) and False: no turns."""
     tensor_store: bool | None = None
     """Store a warp-specialized group's output tile through shared memory with tensor
     stores (docs/design/warp_specialization.md, "Tensor stores"): the consumers write each

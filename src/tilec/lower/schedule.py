@@ -75,8 +75,8 @@ __all__ = ["schedule_module", "MmaChoice", "GroupSchedule", "staged_loads", "inv
 SCHEDULE_ATTRS = ("exec", "layout", "mem", "use_layouts", "threads", "realization", "atom",
                   "distribution", "gm", "gn", "rm", "rn", "accumulator", "strategy",
                   "stage_layouts", "schedule", "versions", "in_flight", "release", "split_k",
-                  "persistent", "traversal", "cluster", "pingpong", "tensor_store", "physical_k",
-                  "forwarded", "bounded_mn")
+                  "persistent", "traversal", "cluster", "pingpong", "turns", "tensor_store",
+                  "physical_k", "forwarded", "bounded_mn")
 """Attributes this pass adds (the Scheduled verifier's vocabulary)."""
 
 _ANCHOR_MMA = 3
@@ -130,6 +130,9 @@ class GroupSchedule:
     pingpong: dict[ir.Operation, int] = field(default_factory=dict)
     """Persistent loops whose group has this many (2) consumer warpgroup sets taking
     alternate tiles (``LowerOptions.pingpong``)."""
+    turns: dict[ir.Operation, int] = field(default_factory=dict)
+    """Warp-specialized loops whose this many (2) consumer warpgroups take turns at their
+    two warpgroup products per iteration (``LowerOptions.warpgroup_turns``)."""
     split: dict[ir.Operation, int] = field(default_factory=dict)
     """The K loop split over programs per output tile, with the split count
     (``LowerOptions.split_k``; ``plan.proofs.split_loop`` proved it legal)."""
@@ -474,6 +477,10 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
             and not any("no ping-pong consumers" in n for n in g.notes):
         g.notes.append("no ping-pong consumers: only a persistent warp-specialized group's "
                        "consumers take alternate tiles")
+    if options.warpgroup_turns and mmas and not g.turns \
+            and not any("no warpgroup turns" in n for n in g.notes):
+        g.notes.append("no warpgroup turns: only the consumers of a warp-specialized loop "
+                       "take turns")
     if options.split_k > 1 and mmas:
         loop, note = split_loop(par, profile, options.split_k)
         if loop is not None:
@@ -762,6 +769,8 @@ def _annotate(g: GroupSchedule, par: ir.Operation) -> None:
                 op.attributes["cluster"] = g.cluster[op]
             if op in g.pingpong:
                 op.attributes["pingpong"] = g.pingpong[op]
+            if op in g.turns:
+                op.attributes["turns"] = g.turns[op]
         if op in g.split:
             op.attributes["split_k"] = g.split[op]
         if op in g.tensor_store:

@@ -139,6 +139,7 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                 _plan_cluster(g, loop, options)
                 _plan_tensor_store(g, loop, options, staged, shared_limit)
                 _plan_pingpong(g, loop, options, staged, shared_limit)
+                _plan_turns(g, loop, options)
             elif ws:
                 g.notes.append(f"{loop.name} at {loop.loc}: not warp-specialized: "
                                f"{why_roles}")
@@ -441,6 +442,43 @@ def _plan_pingpong(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
     g.pingpong[loop] = PINGPONG_CONSUMERS
     g.notes.append(f"{where}: ping-pong: {PINGPONG_CONSUMERS} consumer warpgroups take "
                    "alternate output tiles, their K loops in turn (128 more threads)")
+
+
+TURN_WARPGROUPS = 2
+"""Consumer warpgroups taking turns (``LowerOptions.warpgroup_turns``)."""
+
+
+def _plan_turns(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:
+    """Let the consumer warpgroups of the warp-specialized ``loop`` take turns at its
+    products (``LowerOptions.warpgroup_turns``), or note why not: two consumer warpgroups
+    (each owning half the tile's rows), every group retired where it is issued (a group in
+    flight would straddle a turn), no cluster (untried), and exactly two warpgroup products
+    per iteration, directly in the loop's body (a product under a condition would take its
+    turns unevenly)."""
+    if not options.warpgroup_turns:
+        return
+    where = f"{loop.name} at {loop.loc}"
+    products = [op for op in loop.walk(include_self=False)
+                if op.name == "mma" and g.mma[op].realization in WGMMA_ATOMS]
+    why = None
+    if g.threads != 128 * TURN_WARPGROUPS:
+        why = (f"the tile takes {g.threads // 128} consumer warpgroup(s); turns are "
+               f"between {TURN_WARPGROUPS}")
+    elif loop in g.in_flight:
+        why = "a wgmma group stays in flight across iterations"
+    elif loop in g.cluster:
+        why = "the group runs in a cluster"
+    elif len(products) != 2:
+        why = (f"the loop has {len(products)} warpgroup product(s) per iteration; turns "
+               "alternate two")
+    elif any(op.parent is not loop.regions[0].entry for op in products):
+        why = "a warpgroup product lies inside a nested region"
+    if why is not None:
+        g.notes.append(f"{where}: no warpgroup turns: {why}")
+        return
+    g.turns[loop] = TURN_WARPGROUPS
+    g.notes.append(f"{where}: warpgroup turns: the {TURN_WARPGROUPS} consumer warpgroups "
+                   "issue their products in turn, one's softmax beside the other's products")
 
 
 def _plan_cluster(g: GroupSchedule, loop: ir.Operation, options: LowerOptions) -> None:

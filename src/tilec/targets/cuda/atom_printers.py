@@ -46,6 +46,15 @@ def _named_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     return False
 
 
+def _turn_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
+    """``bar.sync`` / ``bar.arrive`` on a named barrier whose id is a (warp-uniform) value:
+    the turns of a role's warpgroups."""
+    bid = em.scalar(op.operand(0), op)
+    em.buf.line(f'asm volatile("bar.{op.attr("action")} %0, {int(op.attr("threads"))};" '
+                f':: "r"((uint32_t)({bid})) : "memory");')
+    return False
+
+
 def _cluster_barrier(em: CUDAEmitter, op: ir.Operation) -> bool:
     """Every thread of the cluster meets; barrier initializations before it are visible to
     the cluster (``fence.mbarrier_init``)."""
@@ -477,6 +486,7 @@ def _split(em: CUDAEmitter, op: ir.Operation) -> bool:
 PRINTERS: dict[str, Printer] = {
     "barrier.group": _barrier,
     "barrier.named": _named_barrier,
+    "barrier.turn": _turn_barrier,
     "barrier.subgroup": _subgroup_barrier,
     "setmaxnreg": _setmaxnreg,
     "vote.any": _vote_any,

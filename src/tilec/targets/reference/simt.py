@@ -71,6 +71,7 @@ from .simt_memory import (
 from .simt_races import GridClock, ProgramWrites
 from .simt_roles import Registers, run_roles
 from .simt_split import SplitWorkspace
+from .simt_turns import TurnLedger
 from .simt_wgmma import InFlightGroups
 
 __all__ = ["simulate_module", "SimtBackend", "SimtExecutable",
@@ -298,6 +299,8 @@ class LaneRunner:
         self.named_barriers: dict[int, np.ndarray] = {}
         """Per named barrier id, the set of threads that meet at it (``simt_roles``: one set
         per id)."""
+        self.turns = TurnLedger()
+        """The warpgroups' turns (``barrier.turn``), replayed at the end of the body."""
         self.roles: Any = None
         """The running role split's baton (``simt_roles``), None outside one."""
         self.env: dict[ir.Value, Any] = {}
@@ -459,6 +462,7 @@ class LaneRunner:
         self.wgmma.finish()
         self.mbarriers.finish()
         self.bulk.finish()
+        self.turns.finish()
 
 
 def _arith(op: ir.Operation, args: list[Any], active: np.ndarray | None = None) -> Any:

@@ -61,6 +61,8 @@ class AtomContext(Protocol):
     """Register budgets per warpgroup (``simt_roles.Registers``)."""
     named_barriers: dict[int, np.ndarray]
     """Per named barrier id, the threads that meet at it (a mask)."""
+    turns: Any
+    """The warpgroups' turns (``simt_turns.TurnLedger``)."""
     roles: Any
     """The running role split's baton (``simt_roles.Baton``), or None."""
     cluster: Any

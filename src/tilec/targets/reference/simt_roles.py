@@ -384,6 +384,9 @@ def _barrier_named(ctx: AtomContext, op: ir.Operation, args: list[Any], active: 
                                     f"{_span(np.flatnonzero(first))} elsewhere: the hardware "
                                     "counts arrivals per id, so two thread sets on one id can "
                                     "complete each other's barrier (give each its own id)")
+    turns = getattr(ctx, "turns", None)
+    if turns is not None:  # the turns' replay counts this meeting too
+        turns.meet(ctx, op, int(bid), want, active)
     ctx.clock.meet(np.flatnonzero(active), ctx.lanes)
     return [None] * len(op.results)
 

@@ -72,6 +72,7 @@ VARIANT_FLAGS = {"mbarrier": ("mbarrier_ring", True), "ws": ("warp_specialized",
                  "subgroups": ("elide_independent_subgroup_barriers", True),
                  "cluster": ("cluster", 2),
                  "pingpong": ("pingpong", True),
+                 "turns": ("warpgroup_turns", True),
                  "regstore": ("tensor_store", False),
                  "storebuf3": ("tensor_store_buffers", 3),
                  "simdgroup": ("simdgroup_matrix", "only"),
@@ -88,10 +89,11 @@ the ordinary ring where the default plan gives a producer warpgroup; ``trip`` se
 accumulator through shared memory where the default plan fuses its epilogue; ``cluster``
 pairs a persistent group's programs into clusters of two that multicast their shared
 operand; ``pingpong`` gives a persistent group of one consumer warpgroup a second that
-takes alternate tiles; ``regstore`` stores a warp-specialized group's output from registers
-instead of through tensor stores; ``storebuf3`` sends it through three chunk buffers instead
-of two (a chunk count that three does not divide makes each tile's stores start with a
-wait);
+takes alternate tiles; ``turns`` lets two consumer warpgroups take turns at a loop's two
+warpgroup products per iteration; ``regstore`` stores a warp-specialized group's output from
+registers instead of through tensor stores; ``storebuf3`` sends it through three chunk
+buffers instead of two (a chunk count that three does not divide makes each tile's stores
+start with a wait);
 ``simdgroup`` realizes metal:m1 f32 products with the opaque ``simdgroup_matrix``
 fragments wherever legal; ``forward`` lets the planner read proved read-only matrix
 operands from global memory, unstaged, where its basis prefers it (with ``mpp`` or
