@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     gen_reduce,
     gen_scan,
     gen_shared,
+    gen_two_products,
     gen_windows,
 )
 from .generator import PRODUCERS, STATEMENTS, canonical_order

@@ -23,13 +23,13 @@ __all__ = ["Gen", "Producer", "StmtMaker", "FAMILIES", "DEFAULT_WEIGHTS", "gener
 
 FAMILIES = ("windows", "elementwise", "reduce", "loops", "matrix", "parallel", "memory",
             "gemm", "arange", "steps", "scan", "exchange", "gather", "unsigned", "small_gemm",
-            "shared", "bias_epilogue")
+            "shared", "bias_epilogue", "two_products")
 """The feature families, selectable with ``--features``."""
 
 DEFAULT_WEIGHTS = {"windows": 3, "elementwise": 4, "reduce": 3, "loops": 3, "matrix": 3,
                    "parallel": 2, "memory": 2, "gemm": 0, "arange": 0, "steps": 0,
                    "scan": 0, "exchange": 0, "gather": 0, "unsigned": 0, "small_gemm": 0,
-                   "shared": 0, "bias_epilogue": 0}
+                   "shared": 0, "bias_epilogue": 0, "two_products": 0}
 """How often each family is drawn relative to the others. ``gemm`` (whole GEMM programs,
 ``gen_gemm``; ``small_gemm``: the same nest with f32 operands and tiles a metal:m1 group
 holds), ``arange`` (coordinate tiles, ``gen_arange``), ``steps`` (runtime
@@ -38,7 +38,9 @@ loop steps, ``gen_loops``), ``scan`` (``tc.cumsum`` and friends, ``gen_scan``),
 (data-dependent addresses, ``gen_gather``), ``unsigned`` (``u8``/``u16``/``u32`` among
 the element types ``any_dt`` draws, with shifts in their elementwise arithmetic) and
 ``shared`` (a value read by several stores, ``gen_shared``) and ``bias_epilogue`` (a bias
-row or a residual and an activation as the ``gemm`` programs' epilogue, ``gen_gemm``) are off
+row or a residual and an activation as the ``gemm`` programs' epilogue, ``gen_gemm``) and
+``two_products`` (loops of two products per iteration, attention's shape without its
+softmax, ``gen_two_products``) are off
 unless asked for, so that other campaigns' streams stay as they were; named in
 ``--features`` without a weight each gets weight 1."""
 

@@ -1,0 +1,83 @@
+"""Loops of two products per iteration: attention's key loop without its softmax, the shape
+the warpgroup turns (``+turns``), the producer ring without groups in flight and the
+register A operand of the second product are built for::
+
+    for p0, p1 in tc.parallel(tc.cdiv(Y0.shape[0], BM), tc.cdiv(Y0.shape[1], D)):
+        acc = tc.zeros((BM, D), tc.float32)            # or a constant
+        for k in tc.serial(tc.cdiv(X1.shape[0], BN)):
+            s = tc.dot(X0.tile((p0 * BM, 0), (BM, DQ), fill=F),
+                       X1.tile((k * BN, 0), (BN, DQ), fill=F).T)       # BM x BN, f32
+            s = <s scaled, or through relu / tanh>                      # sometimes
+            acc = tc.mma(s.to(op), X2.tile((k * BN, p1 * D), (BN, D), fill=F), acc)
+        Y0.tile((p0 * BM, p1 * D), (BM, D)).store(acc)                 # or acc.to(op)
+
+with ``BM`` of 128 (two consumer warpgroups; 64 sometimes), ``BN`` of 64 or 128, ``DQ`` and
+``D`` of 64 or 128, 16-bit operands, key counts that leave the last block partial (its
+keys read as the fill) and query counts that leave the last row tile partial. Off by
+default (``--features two_products``).
+"""
+
+from __future__ import annotations
+
+from .generator import PROGRAMS, Gen
+from .numerics import DTYPES
+from .program import IndexExpr, Let, Program, Store
+
+__all__ = ["two_product_program"]
+
+
+def two_product_program(g: Gen) -> Program:
+    """One two-product grid nest (see the module docstring)."""
+    from .gen_elementwise import Bin, Cast, Full, Num, Un
+    from .gen_loops import Loop
+    from .gen_matrix import Mma
+    from .gen_windows import Load
+    from .program import Var
+
+    s = g.s
+    bm = s.weighted([(128, 3), (64, 1)])
+    bn = s.pick([64, 128])
+    dq, d = s.pick([64, 128]), s.pick([64, 128])
+    op = DTYPES[s.weighted([("bf16", 3), ("f16", 2)])]
+    f32 = DTYPES["f32"]
+    gm, gn = s.between(1, 3), s.between(1, 2)
+    trips = s.weighted([(1, 2), (2, 3), (3, 2), (5, 1)])
+    g.grid = (gm, gn)
+    g.shape = (bm, d)
+    g.index_names = ["p0", "p1"]
+    m = gm * bm - (s.between(0, bm - 1) if s.coin(2) else 0)
+    keys = max(1, trips * bn - (s.between(0, bn - 1) if s.coin(2) else 0))
+    keys -= keys % 8 if keys > 8 else 0  # a 16-byte row pitch of the key-major operands
+    q = g.param("in", op, (m, dq))
+    kx = g.param("in", op, (keys, dq))
+    v = g.param("in", op, (keys, gn * d))
+    fill = s.weighted([(0.0, 6), (1.0, 1)])
+    acc, sc, iv = g.fresh("acc"), g.fresh("s"), g.fresh("k")
+    acc_v = g.bind(acc, (bm, d), f32)
+    row, col = IndexExpr(((bm, "p0"),), 0), IndexExpr(((d, "p1"),), 0)
+    key0, zero = IndexExpr(((bn, iv),), 0), IndexExpr((), 0)
+    lq = Load(q.name, (row, zero), (bm, dq), fill, (bm, dq), op)
+    lk = Load(kx.name, (key0, zero), (bn, dq), fill, (dq, bn), op, tile_t=True)
+    lv = Load(v.name, (key0, col), (bn, d), fill, (bn, d), op)
+    sv = Var(sc, (bm, bn), f32)
+    body = [Let(sc, Mma(lq, lk, None, (bm, bn), f32, "exact", None, 1))]
+    shape = s.weighted([("as is", 2), ("scale", 2), ("relu", 1), ("tanh", 1)])
+    if shape == "scale":
+        body.append(Let(sc, Bin("mul", sv, Num(0.125, f32), (bm, bn), f32)))
+    elif shape == "relu":
+        body.append(Let(sc, Bin("max", sv, Num(0.0, f32), (bm, bn), f32)))
+    elif shape == "tanh":
+        body.append(Let(sc, Un("tanh", sv, (bm, bn), f32)))
+    body.append(Let(acc, Mma(Cast(sv, (bm, bn), op), lv, acc_v, (bm, d), f32)))
+    init = Full((bm, d), f32, 0, 1) if s.draw(4) else Full((bm, d), f32, 0.5, 0)
+    stmts = [Let(acc, init),
+             Loop("serial", iv, 0, -(-keys // bn), 1, body,
+                  hi_source=f"tc.cdiv({kx.name}.shape[0], {bn})")]
+    out_dt = DTYPES[s.weighted([("f32", 2), (op.name, 1)])]
+    y = g.param("out", out_dt, (m, gn * d))
+    stmts.append(Store(y.name, (row, col), Var(acc, (bm, d), f32), "store", False))
+    grid = (f"tc.cdiv({y.name}.shape[0], {bm})", f"tc.cdiv({y.name}.shape[1], {d})")
+    return Program(g.params, g.grid, stmts, s.draw(1 << 16), s.draw(3), g.weights, grid)
+
+
+PROGRAMS["two_products"] = two_product_program
