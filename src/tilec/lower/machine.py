@@ -181,6 +181,12 @@ class GroupLowering:
         """Inside the consumers' region of a warp-specialized group where its tensor maps
         are legal: the ``machine_epilogue.TensorStores`` that lowers each ``store {
         tensor_store}`` (None: such stores are stored from registers)."""
+        self.retire_block: ir.Block | None = None
+        """The body of the staged loop being lowered: a warpgroup product there whose
+        result only its yield reads is not waited for where it is issued
+        (``machine_matrix._carried_only``) but before the yield."""
+        self.deferred_retire = False
+        """A product of ``retire_block`` is still in flight (wait before the yield)."""
         self.turns: Any = None
         """While the key loop of a group whose consumer warpgroups take turns is lowered
         (``machine_turns.WarpgroupTurns``): each warpgroup product asks it for its turn

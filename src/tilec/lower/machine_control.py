@@ -167,7 +167,14 @@ def _staged_loop(g: GroupLowering, op: ir.Operation, staging: Any, lb: ir.Value,
             g.bind(block.args[0], iv)
             for a, x in zip(block.args[1:], args):
                 g.bind(a, x)
-            g.lower_block(block)
+            outer_block, outer_deferred = g.retire_block, g.deferred_retire
+            g.retire_block, g.deferred_retire = block, False
+            try:
+                g.lower_block(block)
+                if g.deferred_retire:  # a product for the next iteration: retire it here
+                    g.atom("wgmma.wait", [], [], pending=0)
+            finally:
+                g.retire_block, g.deferred_retire = outer_block, outer_deferred
             term = _terminator(block)
             if s + 1 < len(op.regions):
                 nxt = op.regions[s + 1].entry.args[1:]

@@ -561,10 +561,27 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
     if g.turns is not None:
         g.turns.after_product()
     loop = op.parent_op
-    if loop is None or not loop.attr("in_flight"):
+    if loop is not None and loop.attr("in_flight"):
+        pass  # the loop's Staging.end_iteration waits, leaving groups in flight
+    elif _carried_only(g, op):
+        g.deferred_retire = True  # retired before the loop's yield (machine_control)
+    else:
         g.atom("wgmma.wait", [], [], pending=0)
-    # else the loop's Staging.end_iteration waits, leaving groups in flight
     return Lowered(c.layout, accs)
+
+
+def _carried_only(g: GroupLowering, op: ir.Operation) -> bool:
+    """Whether the group of ``op`` may stay in flight to the end of its loop's iteration:
+    ``op`` lies in the body of the staged loop being lowered (``g.retire_block``, which
+    retires every group before its yield) and its result is read only by that yield (a
+    product for the next iteration, as a software-pipelined attention's next scores). The
+    rest of the iteration then runs beside it: the group reads its own ring version, which
+    is released after the yield's wait."""
+    blk = g.retire_block
+    if blk is None or op.parent is not blk:
+        return False
+    term = blk.terminator
+    return all(u.owner is term for u in op.result.uses)
 
 
 def _fragments_from(g: GroupLowering, a: ir.Value, atom: WgmmaAtom, k: int

@@ -11,7 +11,19 @@ register A operand of the second product are built for::
             acc = tc.mma(s.to(op), X2.tile((k * BN, p1 * D), (BN, D), fill=F), acc)
         Y0.tile((p0 * BM, p1 * D), (BM, D)).store(acc)                 # or acc.to(op)
 
-with ``BM`` of 128 (two consumer warpgroups; 64 sometimes), ``BN`` of 64 or 128, ``DQ`` and
+or, one program in three, software-pipelined as FlashAttention-3 writes it: the next
+block's scores issued before this block's second product, which runs one iteration late::
+
+        s_next = tc.zeros((BM, BN), tc.float32)
+        for k in tc.serial(tc.cdiv(X1.shape[0], BN) + 1):
+            s = s_next                                                  # (or scaled ...)
+            s_next = tc.dot(X0.tile(...), X1.tile((k * BN, 0), ...).T)  # only carried
+            if k > 0:
+                acc = tc.mma(s.to(op), X2.tile((k * BN - BN, p1 * D), ...), acc)
+
+(its product for the next iteration stays in flight to the end of the iteration,
+``machine_matrix._carried_only``; the value block of the first iteration lies before the
+array), with ``BM`` of 128 (two consumer warpgroups; 64 sometimes), ``BN`` of 64 or 128, ``DQ`` and
 ``D`` of 64 or 128, 16-bit operands, key counts that leave the last block partial (its
 keys read as the fill) and query counts that leave the last row tile partial. Off by
 default (``--features two_products``).
@@ -29,7 +41,7 @@ __all__ = ["two_product_program"]
 def two_product_program(g: Gen) -> Program:
     """One two-product grid nest (see the module docstring)."""
     from .gen_elementwise import Bin, Cast, Full, Num, Un
-    from .gen_loops import Loop
+    from .gen_loops import Cond, If, Loop
     from .gen_matrix import Mma
     from .gen_windows import Load
     from .program import Var
@@ -58,9 +70,14 @@ def two_product_program(g: Gen) -> Program:
     key0, zero = IndexExpr(((bn, iv),), 0), IndexExpr((), 0)
     lq = Load(q.name, (row, zero), (bm, dq), fill, (bm, dq), op)
     lk = Load(kx.name, (key0, zero), (bn, dq), fill, (dq, bn), op, tile_t=True)
-    lv = Load(v.name, (key0, col), (bn, d), fill, (bn, d), op)
+    pipelined = s.coin(3)
+    lv = Load(v.name, (IndexExpr(((bn, iv),), -bn if pipelined else 0), col), (bn, d), fill,
+              (bn, d), op)
     sv = Var(sc, (bm, bn), f32)
-    body = [Let(sc, Mma(lq, lk, None, (bm, bn), f32, "exact", None, 1))]
+    scores = Mma(lq, lk, None, (bm, bn), f32, "exact", None, 1)
+    nxt = g.fresh("s_next")
+    body = [Let(sc, Var(nxt, (bm, bn), f32)), Let(nxt, scores)] if pipelined \
+        else [Let(sc, scores)]
     shape = s.weighted([("as is", 2), ("scale", 2), ("relu", 1), ("tanh", 1)])
     if shape == "scale":
         body.append(Let(sc, Bin("mul", sv, Num(0.125, f32), (bm, bn), f32)))
@@ -68,11 +85,22 @@ def two_product_program(g: Gen) -> Program:
         body.append(Let(sc, Bin("max", sv, Num(0.0, f32), (bm, bn), f32)))
     elif shape == "tanh":
         body.append(Let(sc, Un("tanh", sv, (bm, bn), f32)))
-    body.append(Let(acc, Mma(Cast(sv, (bm, bn), op), lv, acc_v, (bm, d), f32)))
+    second = Let(acc, Mma(Cast(sv, (bm, bn), op), lv, acc_v, (bm, d), f32))
+    if pipelined:  # the second product of the previous iteration's scores
+        tail = body[2:]
+        del body[2:]
+        body.append(If(Cond("gt", iv, 0), [*tail, second]))
+    else:
+        body.append(second)
     init = Full((bm, d), f32, 0, 1) if s.draw(4) else Full((bm, d), f32, 0.5, 0)
-    stmts = [Let(acc, init),
-             Loop("serial", iv, 0, -(-keys // bn), 1, body,
-                  hi_source=f"tc.cdiv({kx.name}.shape[0], {bn})")]
+    trips = -(-keys // bn)
+    stmts = [Let(acc, init)]
+    if pipelined:
+        g.bind(nxt, (bm, bn), f32)
+        stmts.append(Let(nxt, Full((bm, bn), f32, 0, 1)))
+    stmts.append(Loop("serial", iv, 0, trips + pipelined, 1, body,
+                      hi_source=f"tc.cdiv({kx.name}.shape[0], {bn})"
+                      + (" + 1" if pipelined else "")))
     out_dt = DTYPES[s.weighted([("f32", 2), (op.name, 1)])]
     y = g.param("out", out_dt, (m, gn * d))
     stmts.append(Store(y.name, (row, col), Var(acc, (bm, d), f32), "store", False))

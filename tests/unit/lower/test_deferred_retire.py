@@ -1,0 +1,107 @@
+"""A warpgroup product whose result only its loop's yield reads (the next iteration's
+scores of a software-pipelined attention) is not waited for where it is issued: it stays
+in flight across the rest of the iteration and is retired before the yield
+(``machine_matrix._carried_only``, ``machine_control._staged_loop``). The simulator reports
+any read of its accumulators before that wait, and a group never retired."""
+
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tilec as tc
+from tilec.lib.attention import LOG2E, reference_attention
+from tilec.targets.reference.simt import simulate_module
+
+
+@tc.kernel
+def pipelined_attention(Q, K, V, Out, scale, BM: tc.constexpr = 128, BN: tc.constexpr = 64,
+                        HEAD_DIM: tc.constexpr = 64):
+    """Attention with the next key block's scores issued before this block's softmax:
+    iteration ``n`` computes the scores of block ``n`` and the softmax and second product
+    of block ``n - 1`` (the first iteration has none; the value block read there is
+    unused)."""
+    scale2 = scale * LOG2E
+    for bh, pm in tc.parallel(Q.shape[0], tc.cdiv(Q.shape[1], BM)):
+        SK = K.shape[1]
+        q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
+        m = tc.full((BM,), float("-inf"))
+        den = tc.zeros((BM,))
+        acc = tc.zeros((BM, HEAD_DIM))
+        s_next = tc.zeros((BM, BN))
+        for n in tc.serial(tc.cdiv(SK, BN) + 1):
+            k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+            v = V.tile((bh, max(n - 1, 0) * BN, 0), (1, BN, HEAD_DIM),
+                       fill=0.0).reshape(BN, HEAD_DIM)
+            s = s_next * scale2
+            s_next = tc.dot(q, k.T)
+            if n > 0:
+                if n * BN > SK:
+                    cols = tc.arange((n - 1) * BN, n * BN)[None, :]
+                    s = tc.where(cols < SK, s, float("-inf"))
+                m_new = tc.maximum(m, tc.max(s, axis=1))
+                p = tc.exp2(s - m_new[:, None])
+                alpha = tc.exp2(m - m_new)
+                den = den * alpha + tc.sum(p, axis=1)
+                acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
+                m = m_new
+        Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
+
+
+def _args(bh: int, s: int, sk: int, d: int, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal((bh, n, d)).astype(ml_dtypes.bfloat16)
+               for n in (s, sk, sk))
+    return [q, k, v, np.full((bh, s, d), np.nan, ml_dtypes.bfloat16),
+            np.float32(1 / np.sqrt(d))]
+
+
+def _retires(module) -> list[str]:
+    """The commit and wait atoms of the key loop (the first copy: the consumers' tensor-copy
+    one), in order."""
+    loops = [op for fn in module for op in fn.walk() if op.name == "serial"
+             and any(o.name == "atom.call" and o.attr("catalog_id") == "wgmma.commit"
+                     for o in op.walk())]
+    body = min(loops, key=lambda op: sum(1 for _ in op.walk()))  # the innermost: the key loop
+    return [f"{o.attr('catalog_id')}{'' if o.attr('pending') is None else o.attr('pending')}"
+            for o in body.walk() if o.name == "atom.call"
+            and o.attr("catalog_id") in ("wgmma.commit", "wgmma.wait")]
+
+
+def test_the_next_scores_stay_in_flight_to_the_end_of_the_iteration() -> None:
+    args = _args(2, 256, 256, 64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tc.PerformanceWarning)
+        comp = pipelined_attention.compile(*args, target="simt:cuda:sm_90")
+    seq = _retires(comp.executable().module)
+    # the scores' group, then (under n > 0) the second product's group and its wait, then
+    # the wait before the yield that retires the scores on every path
+    assert seq == ["wgmma.commit", "wgmma.commit", "wgmma.wait0", "wgmma.wait0"], seq
+
+
+def test_a_product_read_in_its_iteration_is_waited_for_where_it_is_issued() -> None:
+    from tilec.lib.attention import flash_attention
+
+    args = _args(2, 256, 256, 64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tc.PerformanceWarning)
+        comp = flash_attention.compile(*args, target="simt:cuda:sm_90", BM=128, BN=64,
+                                       HEAD_DIM=64)
+    assert _retires(comp.executable().module) == ["wgmma.commit", "wgmma.wait0"] * 2
+
+
+@pytest.mark.parametrize("persistent", [0, 2])
+def test_simulated_like_the_reference(persistent: int) -> None:
+    """Ragged queries and keys; the simulator reports a read of the scores' registers
+    before their wait, and a group never retired."""
+    args = _args(3, 130, 200, 64, seed=3)
+    want = reference_attention(*(a.astype(np.float32) for a in args[:3]), float(args[4]))
+    comp = pipelined_attention.compile(*args, target="simt:cuda:sm_90",
+                                       variant={"persistent": persistent})
+    simulate_module(comp.executable().module, comp.fn_name, args)
+    got = args[3].astype(np.float32)
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, want, atol=2e-2)
