@@ -12,9 +12,12 @@ records (with TFLOP/s: 4 * B * H * S * S * D) go to
 
     PYTHONPATH=src python benchmarks/cuda_attention.py [--shapes 4x32x4096x128,...]
         [--tiles 64x64,128x64] [--dtypes bf16,f16] [--causal] [--variant JSON ...]
+        [--pipeline no|yes|both]
 
 Each ``--variant`` (repeatable; ``default`` for the plan a user gets) is timed against the
-same peer figure, in the same process.
+same peer figure, in the same process; ``--pipeline`` times the kernel's ``PIPELINE`` form
+(each key block's scores one iteration ahead of its softmax) instead of, or beside, the
+plain one.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ def main() -> int:
     p.add_argument("--variant", action="append", default=None,
                    help='plan variant as JSON (e.g. \'{"threads": 128}\'), repeatable; '
                         "default: the plan a user gets")
+    p.add_argument("--pipeline", choices=("no", "yes", "both"), default="no",
+                   help="time flash_attention's PIPELINE form (yes), the plain one (no) or both")
     a = p.parse_args()
     variants = [None if v == "default" else json.loads(v) for v in a.variant or ["default"]]
     rec = Recorder("cuda_attention")
@@ -71,12 +76,15 @@ def main() -> int:
             want = peer().view(b * h, s, d)
             peer_ms = bench_ms(peer)
             flops = 4 * b * h * s * s * d // (2 if a.causal else 1)
-            for (bm, bn), variant in ((t, v) for t in _pairs(a.tiles) for v in variants):
+            forms = {"no": (False,), "yes": (True,), "both": (False, True)}[a.pipeline]
+            for (bm, bn), variant, piped in ((t, v, f) for t in _pairs(a.tiles)
+                                             for v in variants for f in forms):
                 out = torch.full_like(q, float("nan"))
                 args = [q, k, v, out, scale]
-                exe, note = tilec_kernel(flash_attention, args,
-                                         {"BM": bm, "BN": bn, "HEAD_DIM": d,
-                                          "CAUSAL": a.causal}, variant)
+                consts = {"BM": bm, "BN": bn, "HEAD_DIM": d, "CAUSAL": a.causal}
+                if piped:
+                    consts["PIPELINE"] = True
+                exe, note = tilec_kernel(flash_attention, args, consts, variant)
                 tilec_ms = None
                 if exe is not None:
                     exe(*args, sync=True)
@@ -86,7 +94,8 @@ def main() -> int:
                     else:
                         tilec_ms = bench_ms(lambda exe=exe, args=args: exe(*args))
                         note += f"; rel. error {err:.2g}"
-                kind = "causal attention" if a.causal else "attention"
+                kind = ("causal attention" if a.causal else "attention") \
+                    + (" pipelined" if piped else "")
                 rec.add(f"{kind} BM{bm} BN{bn}", (b, h, s, d), dn, tilec_ms, "torch sdpa",
                         peer_ms, note=note, variant=variant,
                         tflops_tilec=flops / tilec_ms / 1e9 if tilec_ms else None,

@@ -13,7 +13,8 @@ from tilec.lib.attention import flash_attention, flash_attention_lse
 
 
 def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: int,
-                  bn: int, seed: int, causal: bool, variant: dict | None = None) -> None:
+                  bn: int, seed: int, causal: bool, variant: dict | None = None,
+                  pipeline: bool = False) -> None:
     """``lib.flash_attention`` on random 16-bit inputs into a NaN-poisoned output, against
     sdpa in float32 (with the top-left causal mask where ``causal``; plan ``variant``)."""
     dt = getattr(torch, dtype)
@@ -24,6 +25,8 @@ def _matches_sdpa(torch: Any, dtype: str, bh: int, s: int, sk: int, d: int, bm: 
     out = torch.full_like(q, float("nan"))
     scale = d ** -0.5
     extra = {"CAUSAL": True} if causal else {}
+    if pipeline:
+        extra["PIPELINE"] = True
     kern = tc.compile(flash_attention, q, k, v, out, scale, target="cuda", BM=bm, BN=bn,
                       HEAD_DIM=d, variant=variant, **extra)
     kern(q, k, v, out, scale)
@@ -121,3 +124,19 @@ def test_warpgroup_turns_match_sdpa(torch_cuda: Any, causal: bool, bh: int, s: i
     for dtype in ("bfloat16", "float16"):
         _matches_sdpa(torch_cuda, dtype, bh, s, sk, d, 128, bn, s + sk + d, causal,
                       {"warpgroup_turns": True})
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("bh,s,sk,d,bn", [
+    (2, 200, 180, 128, 64),  # ragged; the scores one iteration ahead of the softmax
+    (40, 1000, 1000, 128, 64),  # persistent programs walk several tiles
+    (3, 300, 77, 64, 64),  # one key block: one iteration of scores alone, one of softmax
+    (2, 200, 180, 128, 128),
+])
+def test_pipelined_attention_matches_sdpa(torch_cuda: Any, causal: bool, bh: int, s: int,
+                                          sk: int, d: int, bn: int) -> None:
+    """``PIPELINE=True``: each key block's scores are issued one iteration before their
+    softmax and stay in flight beside it (the lowering retires them before the yield)."""
+    for dtype in ("bfloat16", "float16"):
+        _matches_sdpa(torch_cuda, dtype, bh, s, sk, d, 128, bn, s + sk + d + 1, causal,
+                      pipeline=True)

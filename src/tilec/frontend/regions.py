@@ -188,6 +188,9 @@ class RegionCapture:
                 self.env[name] = Undefined(f"it is assigned only on the {side} path of the if "
                                            f"at line {line}")
                 continue
+            # a lazy expression (a parameter bound to an unfinished elementwise expression
+            # or view, which assigning would have ended) is emitted on its path
+            a, b = (self._ended(blk, node, v) for blk, v in zip(blocks, (a, b)))
             merged.append((name, a, b))
         for name in [n for n in written if n not in results]:
             if name in self.env or any(name in e for e in envs):
@@ -211,6 +214,13 @@ class RegionCapture:
                                  loc=self.loc(node), result_names=[n for n, _, _ in merged])
         for (name, _, _), r, wrap in zip(merged, op.results, wraps):
             self.env[name] = wrap(r)
+
+    def _ended(self, block: ir.Block, node: ast.AST, v: Any) -> Any:
+        """``v`` with its pending lazy work emitted at the end of ``block``."""
+        if isinstance(v, (Elem, ViewTile)):
+            with self.at_block(block):
+                return tiles.materialize(self, node, v)
+        return v
 
     def _unify(self, node: ast.AST, name: str, a: Any, b: Any) -> tuple[ir.Type, Any]:
         """The SSA type both paths' values of ``name`` take, and how to wrap the result."""

@@ -44,6 +44,53 @@ def _check_shapes(Q, K, V, Out, HEAD_DIM):
 
 
 @tc.func
+def _block(s, v, m, den, acc, j, SK, pm, BM, BN, CAUSAL):
+    """Key block ``j``'s scores ``s`` (scaled, base 2) folded into the running maxima ``m``,
+    sums ``den`` and output accumulator ``acc``: keys past the end (and, causal, after the
+    query) masked, the online softmax, the probabilities times the value block ``v``."""
+    cols = tc.arange(j * BN, j * BN + BN)[None, :]
+    # one expression, so that the masks are computed in the scores' own layout; a key block
+    # wholly inside the keys (and, causal, below the diagonal) needs none
+    if CAUSAL:
+        if (j + 1) * BN > min(SK, pm * BM + 1):
+            rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
+            s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
+    elif (j + 1) * BN > SK:
+        s = tc.where(cols < SK, s, float("-inf"))
+    m_new = tc.maximum(m, tc.max(s, axis=1))
+    p = tc.exp2(s - m_new[:, None])
+    alpha = tc.exp2(m - m_new)
+    den = den * alpha + tc.sum(p, axis=1)
+    acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
+    return m_new, den, acc
+
+
+@tc.func
+def _attend_pipelined(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL):
+    """``_attend`` software-pipelined as FlashAttention-3 orders it: iteration ``n`` issues
+    the scores of key block ``n`` and then computes the softmax and second product of block
+    ``n - 1``, so that the scores' warpgroup product runs beside the softmax (its result is
+    only carried: the lowering retires it at the end of the iteration). One iteration more
+    than blocks; the first computes no softmax, the last scores are unused."""
+    SK = K.shape[1]
+    q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
+    m = tc.full((BM,), float("-inf"))
+    den = tc.zeros((BM,))
+    acc = tc.zeros((BM, HEAD_DIM))
+    s_next = tc.zeros((BM, BN))
+    keys = min(SK, (pm + 1) * BM) if CAUSAL else SK  # the last key a row may attend
+    for n in tc.serial(tc.cdiv(keys, BN) + 1):
+        k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
+        v = V.tile((bh, max(n - 1, 0) * BN, 0), (1, BN, HEAD_DIM),
+                   fill=0.0).reshape(BN, HEAD_DIM)
+        s = s_next * scale2
+        s_next = tc.dot(q, k.T)
+        if n > 0:
+            m, den, acc = _block(s, v, m, den, acc, n - 1, SK, pm, BM, BN, CAUSAL)
+    return acc, den, m
+
+
+@tc.func
 def _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL):
     """One program's ``BM`` query rows: the output accumulator (not yet divided), the row
     sums and the row maxima, in base 2 (scores scaled by ``scale2``)."""
@@ -56,38 +103,27 @@ def _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL):
     for n in tc.serial(tc.cdiv(keys, BN)):
         k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
         v = V.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
-        cols = tc.arange(n * BN, n * BN + BN)[None, :]
         s = tc.dot(q, k.T) * scale2
-        # one expression, so that the masks are computed in the scores' own layout; a
-        # key block wholly inside the keys (and, causal, below the diagonal) needs none
-        if CAUSAL:
-            if (n + 1) * BN > min(SK, pm * BM + 1):
-                rows = tc.arange(pm * BM, pm * BM + BM)[:, None]
-                s = tc.where((cols < SK) & (cols <= rows), s, float("-inf"))
-        elif (n + 1) * BN > SK:
-            s = tc.where(cols < SK, s, float("-inf"))
-        m_new = tc.maximum(m, tc.max(s, axis=1))
-        p = tc.exp2(s - m_new[:, None])
-        alpha = tc.exp2(m - m_new)
-        den = den * alpha + tc.sum(p, axis=1)
-        acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
-        m = m_new
+        m, den, acc = _block(s, v, m, den, acc, n, SK, pm, BM, BN, CAUSAL)
     return acc, den, m
 
 
 @tc.kernel
 def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 64, 128),
                     BN: tc.constexpr = tc.tunable(16, 32, 64, 128), HEAD_DIM: tc.constexpr = 32,
-                    CAUSAL: tc.constexpr = False):
+                    CAUSAL: tc.constexpr = False, PIPELINE: tc.constexpr = False):
     """``Out = softmax(Q @ K^T * scale) @ V`` per batch-head; with ``CAUSAL`` query ``i``
     attends keys ``j <= i`` only (the top-left aligned mask of torch's ``is_causal``), and
-    the key blocks wholly above the diagonal are never visited."""
+    the key blocks wholly above the diagonal are never visited. ``PIPELINE`` issues each key
+    block's scores one iteration ahead of its softmax (``_attend_pipelined``): the same
+    result, the scores' product beside the previous block's softmax."""
     _check_shapes(Q, K, V, Out, HEAD_DIM)
     # scores in base 2: exp(x * scale - m) == exp2(x * scale * log2(e) - m'), one exp2 per
     # probability (cheaper than exp on every target) and the same softmax
     scale2 = scale * LOG2E
     for bh, pm in tc.parallel(Q.shape[0], tc.cdiv(Q.shape[1], BM)):
-        acc, den, _ = _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL)
+        attend = _attend_pipelined if PIPELINE else _attend
+        acc, den, _ = attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL)
         Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
 
 
@@ -95,7 +131,7 @@ def flash_attention(Q, K, V, Out, scale, BM: tc.constexpr = tc.tunable(16, 32, 6
 def flash_attention_lse(Q, K, V, Out, LSE, scale,
                         BM: tc.constexpr = tc.tunable(16, 32, 64, 128),
                         BN: tc.constexpr = tc.tunable(16, 32, 64, 128), HEAD_DIM: tc.constexpr = 32,
-                        CAUSAL: tc.constexpr = False):
+                        CAUSAL: tc.constexpr = False, PIPELINE: tc.constexpr = False):
     """``flash_attention`` that also writes each query row's log-sum-exp of its scaled
     scores, ``LSE[b, i] = log(sum_j exp(scale * Q[b, i] . K[b, j]))`` (natural log, f32;
     ``-inf`` for a row with no key), which a backward pass recomputes the probabilities
@@ -105,7 +141,8 @@ def flash_attention_lse(Q, K, V, Out, LSE, scale,
         "LSE must have one element per query row"
     scale2 = scale * LOG2E
     for bh, pm in tc.parallel(Q.shape[0], tc.cdiv(Q.shape[1], BM)):
-        acc, den, m = _attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL)
+        attend = _attend_pipelined if PIPELINE else _attend
+        acc, den, m = attend(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL)
         Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
         # the base-2 statistics back in natural log: log(sum exp) = (m + log2(den)) * ln 2
         LSE.tile((bh, pm * BM), (1, BM)).store(((m + tc.log2(den)) * LN2)[None, :])

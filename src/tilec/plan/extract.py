@@ -611,6 +611,33 @@ _FREE_TILES = ("iota", "constant")
 """Tile operations whose values the lowering builds in whatever layout their user needs."""
 
 
+def _within(op: ir.Operation, block: ir.Block | None) -> bool:
+    """Whether ``op`` lies in ``block`` or in ``if`` regions nested in it (no loop between:
+    each iteration of ``block``'s loop runs it at most once)."""
+    blk = op.parent
+    while blk is not None and blk is not block:
+        owner = blk.parent_op
+        if owner is None or owner.name != "if":
+            return False
+        blk = owner.parent
+    return blk is block
+
+
+def _carried_source(v: ir.Value, mma: ir.Operation) -> ir.Value | None:
+    """For a value carried by the ``serial`` loop whose body holds ``mma`` (a software-
+    pipelined loop's scores, computed one iteration ahead), the value its body yields for
+    the next iteration, when its initial value is a free tile (``tc.zeros``); else None."""
+    if not isinstance(v, ir.BlockArgument) or v.index == 0:
+        return None
+    loop = v.owner.parent_op
+    if loop is None or loop.name != "serial" or not _within(mma, v.owner):
+        return None
+    init = loop.operand(3 + v.index - 1).defining_op
+    if init is None or init.name not in _FREE_TILES:
+        return None
+    return v.owner.terminator.operand(v.index - 1)
+
+
 def accumulator_source(mma: ir.Operation, mmas: Sequence[ir.Operation]) -> int | None:
     """The index in ``mmas`` of the product whose accumulator ``mma``'s A operand is computed
     from element by element, or None (``MatrixWorkload.a_from``).
@@ -619,9 +646,11 @@ def accumulator_source(mma: ir.Operation, mmas: Sequence[ir.Operation]) -> int |
     Other operands of a map may be scalars, coordinate tiles and constants, or broadcasts
     of tiles of lower rank (a row statistic ``m[:, None]``). Anything else of A's shape (a
     load, a transpose, a reduction) and more than one source product refuse. The source
-    must be in ``mma``'s block: a loop that holds both then reads a product's result in
-    the loop, so it keeps no warpgroup group in flight (``_in_flight_blocker``), which a
-    register A operand needs."""
+    must be in ``mma``'s block or one enclosing it through ``if`` regions: a loop that holds
+    both then reads a product's result in the loop, so it keeps no warpgroup group in
+    flight (``_in_flight_blocker``), which a register A operand needs. A value carried by
+    that loop is followed to what its body yields for the next iteration (a
+    software-pipelined loop's scores, ``_carried_source``)."""
     a = mma.operand(0)
     shape = a.type.shape
     found: set[int] = set()
@@ -634,9 +663,13 @@ def accumulator_source(mma: ir.Operation, mmas: Sequence[ir.Operation]) -> int |
         seen.add(v)
         op = v.defining_op
         if op is None:
-            return None
+            nxt = _carried_source(v, mma)
+            if nxt is None:
+                return None
+            stack.append(nxt)
+            continue
         if op.name == "mma":
-            if op not in mmas or op is mma or op.parent is not mma.parent:
+            if op not in mmas or op is mma or not _within(mma, op.parent):
                 return None
             found.add(mmas.index(op))
         elif op.name == "map":

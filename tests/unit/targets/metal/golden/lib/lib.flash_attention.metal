@@ -316,12 +316,12 @@ kernel void tilec_flash_attention(
   }
   /* tilec: serial#61 at attention.py */
   float v92[1];
-  v92[0] = 0.0e+00f;
-  float v93[4];
+  v92[0] = (-(float)INFINITY);
+  float v93[1];
+  v93[0] = 0.0e+00f;
+  float v94[4];
   #pragma unroll
-  for (int e = 0; e < 4; ++e) v93[e] = 0.0e+00f;
-  float v94[1];
-  v94[0] = (-(float)INFINITY);
+  for (int e = 0; e < 4; ++e) v94[e] = 0.0e+00f;
   int m95 = 0;
   for (int64_t v96 = INT64_C(0); v96 < v51; v96 += INT64_C(1)) {
     /* tilec: atom.call#62 at attention.py */
@@ -785,7 +785,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#146 at attention.py */
     float v208[1];
     {
-      const float v209_m = v94[0];
+      const float v209_m = v92[0];
       const float v210 = v204[0];
       /* tilec: arith#147 at attention.py */
       const float v211 = tc_max_f32(v209_m, v210);
@@ -840,7 +840,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#161 at attention.py */
     float v220[1];
     {
-      const float v221_m = v94[0];
+      const float v221_m = v92[0];
       const float v222_m_new = v208[0];
       /* tilec: arith#162 at attention.py */
       const float v223 = (v221_m - v222_m_new);
@@ -939,7 +939,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#186 at attention.py */
     float v251[1];
     {
-      const float v252_den = v92[0];
+      const float v252_den = v93[0];
       const float v253_alpha = v220[0];
       const float v254 = v248[0];
       /* tilec: arith#187 at attention.py */
@@ -986,7 +986,7 @@ kernel void tilec_flash_attention(
     float v260[4];
     #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const float v261_acc = v93[e];
+      const float v261_acc = v94[e];
       const float v262 = v259[e];
       /* tilec: arith#200 at attention.py */
       const float v263 = (v261_acc * v262);
@@ -1165,10 +1165,10 @@ kernel void tilec_flash_attention(
     /* tilec: atom.call#229 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const int y303 = v302;
-    v92[0] = v251[0];
+    v92[0] = v208[0];
+    v93[0] = v251[0];
     #pragma unroll
-    for (int e = 0; e < 4; ++e) v93[e] = v264[e];
-    v94[0] = v208[0];
+    for (int e = 0; e < 4; ++e) v94[e] = v264[e];
     m95 = y303;
   }
   /* tilec: view#230 at attention.py */
@@ -1183,7 +1183,7 @@ kernel void tilec_flash_attention(
     /* tilec: view#236 at attention.py */
     /* tilec: store#237 at attention.py */
     {
-      v46_scratch_f32[(v48_tid >> 3)] = v92[0];
+      v46_scratch_f32[(v48_tid >> 3)] = v93[0];
     }
   }
   else {
@@ -1209,7 +1209,7 @@ kernel void tilec_flash_attention(
   float v307[4];
   #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    const float v308_acc = v93[e];
+    const float v308_acc = v94[e];
     const float v309 = v306[e];
     /* tilec: arith#242 at attention.py */
     const float v310 = (v308_acc / v309);

@@ -102,12 +102,12 @@ kernel void tilec_flash_attention(
   /* tilec: constant#35 at attention.py */
   /* tilec: serial#36 at attention.py */
   float v49[1];
-  v49[0] = 0.0e+00f;
-  float v50[16];
+  v49[0] = (-(float)INFINITY);
+  float v50[1];
+  v50[0] = 0.0e+00f;
+  float v51[16];
   #pragma unroll
-  for (int e = 0; e < 16; ++e) v50[e] = 0.0e+00f;
-  float v51[1];
-  v51[0] = (-(float)INFINITY);
+  for (int e = 0; e < 16; ++e) v51[e] = 0.0e+00f;
   for (int64_t v52 = INT64_C(0); v52 < v48; v52 += INT64_C(1)) {
     /* tilec: arith#37 at attention.py */
     const int64_t v53 = ((int64_t)(v52 * (int64_t)32));
@@ -581,7 +581,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#101 at attention.py */
     float v137[1];
     {
-      const float v138_m = v51[0];
+      const float v138_m = v49[0];
       const float v139 = v133[0];
       /* tilec: arith#102 at attention.py */
       const float v140 = tc_max_f32(v138_m, v139);
@@ -649,7 +649,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#117 at attention.py */
     float v149[1];
     {
-      const float v150_m = v51[0];
+      const float v150_m = v49[0];
       const float v151_m_new = v137[0];
       /* tilec: arith#118 at attention.py */
       const float v152 = (v150_m - v151_m_new);
@@ -772,7 +772,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#139 at attention.py */
     float v185[1];
     {
-      const float v186_den = v49[0];
+      const float v186_den = v50[0];
       const float v187_alpha = v149[0];
       const float v188 = v182[0];
       /* tilec: arith#140 at attention.py */
@@ -895,7 +895,7 @@ kernel void tilec_flash_attention(
     float v204[16];
     #pragma unroll
     for (int e = 0; e < 16; ++e) {
-      const float v205_acc = v50[e];
+      const float v205_acc = v51[e];
       const float v206 = v203[e];
       /* tilec: arith#157 at attention.py */
       const float v207 = (v205_acc * v206);
@@ -1089,10 +1089,10 @@ kernel void tilec_flash_attention(
     }
     /* tilec: atom.call#177 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    v49[0] = v185[0];
+    v49[0] = v137[0];
+    v50[0] = v185[0];
     #pragma unroll
-    for (int e = 0; e < 16; ++e) v50[e] = v210[e];
-    v51[0] = v137[0];
+    for (int e = 0; e < 16; ++e) v51[e] = v210[e];
   }
   /* tilec: view#178 at attention.py */
   /* tilec: view#179 at attention.py */
@@ -1106,7 +1106,7 @@ kernel void tilec_flash_attention(
     /* tilec: view#184 at attention.py */
     /* tilec: store#185 at attention.py */
     {
-      v44_scratch_f32[(v45_tid >> 2)] = v49[0];
+      v44_scratch_f32[(v45_tid >> 2)] = v50[0];
     }
   }
   else {
@@ -1173,64 +1173,64 @@ kernel void tilec_flash_attention(
     const int a225 = ((v45_tid * 4 >> 6) * 64 + (v45_tid * 4 & 63));
     if ((((a225) & 3) == 0)) {
       threadgroup tc_vec16<float> *const q226 = reinterpret_cast<threadgroup tc_vec16<float> *>(v44_scratch_f32 + a225);
-      q226->e[0] = v50[0];
-      q226->e[1] = v50[1];
-      q226->e[2] = v50[2];
-      q226->e[3] = v50[3];
+      q226->e[0] = v51[0];
+      q226->e[1] = v51[1];
+      q226->e[2] = v51[2];
+      q226->e[3] = v51[3];
     }
     else {
-      v44_scratch_f32[a225] = v50[0];
-      v44_scratch_f32[a225 + 1] = v50[1];
-      v44_scratch_f32[a225 + 2] = v50[2];
-      v44_scratch_f32[a225 + 3] = v50[3];
+      v44_scratch_f32[a225] = v51[0];
+      v44_scratch_f32[a225 + 1] = v51[1];
+      v44_scratch_f32[a225 + 2] = v51[2];
+      v44_scratch_f32[a225 + 3] = v51[3];
     }
   }
   {
     const int a227 = (((v45_tid * 4 >> 6) * 64 + (v45_tid * 4 & 63)) + 1024);
     if ((((a227) & 3) == 0)) {
       threadgroup tc_vec16<float> *const q228 = reinterpret_cast<threadgroup tc_vec16<float> *>(v44_scratch_f32 + a227);
-      q228->e[0] = v50[4];
-      q228->e[1] = v50[5];
-      q228->e[2] = v50[6];
-      q228->e[3] = v50[7];
+      q228->e[0] = v51[4];
+      q228->e[1] = v51[5];
+      q228->e[2] = v51[6];
+      q228->e[3] = v51[7];
     }
     else {
-      v44_scratch_f32[a227] = v50[4];
-      v44_scratch_f32[a227 + 1] = v50[5];
-      v44_scratch_f32[a227 + 2] = v50[6];
-      v44_scratch_f32[a227 + 3] = v50[7];
+      v44_scratch_f32[a227] = v51[4];
+      v44_scratch_f32[a227 + 1] = v51[5];
+      v44_scratch_f32[a227 + 2] = v51[6];
+      v44_scratch_f32[a227 + 3] = v51[7];
     }
   }
   {
     const int a229 = (((v45_tid * 4 >> 6) * 64 + (v45_tid * 4 & 63)) + 2048);
     if ((((a229) & 3) == 0)) {
       threadgroup tc_vec16<float> *const q230 = reinterpret_cast<threadgroup tc_vec16<float> *>(v44_scratch_f32 + a229);
-      q230->e[0] = v50[8];
-      q230->e[1] = v50[9];
-      q230->e[2] = v50[10];
-      q230->e[3] = v50[11];
+      q230->e[0] = v51[8];
+      q230->e[1] = v51[9];
+      q230->e[2] = v51[10];
+      q230->e[3] = v51[11];
     }
     else {
-      v44_scratch_f32[a229] = v50[8];
-      v44_scratch_f32[a229 + 1] = v50[9];
-      v44_scratch_f32[a229 + 2] = v50[10];
-      v44_scratch_f32[a229 + 3] = v50[11];
+      v44_scratch_f32[a229] = v51[8];
+      v44_scratch_f32[a229 + 1] = v51[9];
+      v44_scratch_f32[a229 + 2] = v51[10];
+      v44_scratch_f32[a229 + 3] = v51[11];
     }
   }
   {
     const int a231 = (((v45_tid * 4 >> 6) * 64 + (v45_tid * 4 & 63)) + 3072);
     if ((((a231) & 3) == 0)) {
       threadgroup tc_vec16<float> *const q232 = reinterpret_cast<threadgroup tc_vec16<float> *>(v44_scratch_f32 + a231);
-      q232->e[0] = v50[12];
-      q232->e[1] = v50[13];
-      q232->e[2] = v50[14];
-      q232->e[3] = v50[15];
+      q232->e[0] = v51[12];
+      q232->e[1] = v51[13];
+      q232->e[2] = v51[14];
+      q232->e[3] = v51[15];
     }
     else {
-      v44_scratch_f32[a231] = v50[12];
-      v44_scratch_f32[a231 + 1] = v50[13];
-      v44_scratch_f32[a231 + 2] = v50[14];
-      v44_scratch_f32[a231 + 3] = v50[15];
+      v44_scratch_f32[a231] = v51[12];
+      v44_scratch_f32[a231 + 1] = v51[13];
+      v44_scratch_f32[a231 + 2] = v51[14];
+      v44_scratch_f32[a231 + 3] = v51[15];
     }
   }
   /* tilec: atom.call#193 at attention.py */

@@ -251,12 +251,12 @@ kernel void tilec_flash_attention(
   }
   /* tilec: serial#63 at attention.py */
   float v81[1];
-  v81[0] = 0.0e+00f;
-  float v82[4];
+  v81[0] = (-(float)INFINITY);
+  float v82[1];
+  v82[0] = 0.0e+00f;
+  float v83[4];
   #pragma unroll
-  for (int e = 0; e < 4; ++e) v82[e] = 0.0e+00f;
-  float v83[1];
-  v83[0] = (-(float)INFINITY);
+  for (int e = 0; e < 4; ++e) v83[e] = 0.0e+00f;
   int m84 = 0;
   for (int64_t v85 = INT64_C(0); v85 < v54; v85 += INT64_C(1)) {
     /* tilec: atom.call#64 at attention.py */
@@ -634,7 +634,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#150 at attention.py */
     float v187[1];
     {
-      const float v188_m = v83[0];
+      const float v188_m = v81[0];
       const float v189 = v183[0];
       /* tilec: arith#151 at attention.py */
       const float v190 = tc_max_f32(v188_m, v189);
@@ -690,7 +690,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#169 at attention.py */
     float v202[1];
     {
-      const float v203_m = v83[0];
+      const float v203_m = v81[0];
       const float v204_m_new = v187[0];
       /* tilec: arith#170 at attention.py */
       const float v205 = (v203_m - v204_m_new);
@@ -780,7 +780,7 @@ kernel void tilec_flash_attention(
     /* tilec: map#191 at attention.py */
     float v229[1];
     {
-      const float v230_den = v81[0];
+      const float v230_den = v82[0];
       const float v231_alpha = v202[0];
       const float v232 = v226[0];
       /* tilec: arith#192 at attention.py */
@@ -832,7 +832,7 @@ kernel void tilec_flash_attention(
     float v241[4];
     #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const float v242_acc = v82[e];
+      const float v242_acc = v83[e];
       const float v243 = v240[e];
       /* tilec: arith#207 at attention.py */
       const float v244 = (v242_acc * v243);
@@ -1005,10 +1005,10 @@ kernel void tilec_flash_attention(
     /* tilec: atom.call#236 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const int y284 = v283;
-    v81[0] = v229[0];
+    v81[0] = v187[0];
+    v82[0] = v229[0];
     #pragma unroll
-    for (int e = 0; e < 4; ++e) v82[e] = v245[e];
-    v83[0] = v187[0];
+    for (int e = 0; e < 4; ++e) v83[e] = v245[e];
     m84 = y284;
   }
   /* tilec: view#237 at attention.py */
@@ -1029,7 +1029,7 @@ kernel void tilec_flash_attention(
     /* tilec: store#247 at attention.py */
     {
       const int c289 = (v48_tid >> 2);
-      if (c289 < 16) v46_scratch_f32[(v48_tid >> 2)] = v81[0];
+      if (c289 < 16) v46_scratch_f32[(v48_tid >> 2)] = v82[0];
     }
   }
   else {
@@ -1055,7 +1055,7 @@ kernel void tilec_flash_attention(
   float v291[4];
   #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    const float v292_acc = v82[e];
+    const float v292_acc = v83[e];
     const float v293 = v290[e];
     /* tilec: arith#252 at attention.py */
     const float v294 = (v292_acc / v293);

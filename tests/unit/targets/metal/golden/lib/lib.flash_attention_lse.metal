@@ -328,12 +328,12 @@ kernel void tilec_flash_attention_lse(
   }
   /* tilec: serial#64 at attention.py */
   float v99[1];
-  v99[0] = 0.0e+00f;
-  float v100[4];
+  v99[0] = (-(float)INFINITY);
+  float v100[1];
+  v100[0] = 0.0e+00f;
+  float v101[4];
   #pragma unroll
-  for (int e = 0; e < 4; ++e) v100[e] = 0.0e+00f;
-  float v101[1];
-  v101[0] = (-(float)INFINITY);
+  for (int e = 0; e < 4; ++e) v101[e] = 0.0e+00f;
   int m102 = 0;
   for (int64_t v103 = INT64_C(0); v103 < v58; v103 += INT64_C(1)) {
     /* tilec: atom.call#65 at attention.py */
@@ -797,7 +797,7 @@ kernel void tilec_flash_attention_lse(
     /* tilec: map#149 at attention.py */
     float v215[1];
     {
-      const float v216_m = v101[0];
+      const float v216_m = v99[0];
       const float v217 = v211[0];
       /* tilec: arith#150 at attention.py */
       const float v218 = tc_max_f32(v216_m, v217);
@@ -852,7 +852,7 @@ kernel void tilec_flash_attention_lse(
     /* tilec: map#164 at attention.py */
     float v227[1];
     {
-      const float v228_m = v101[0];
+      const float v228_m = v99[0];
       const float v229_m_new = v215[0];
       /* tilec: arith#165 at attention.py */
       const float v230 = (v228_m - v229_m_new);
@@ -951,7 +951,7 @@ kernel void tilec_flash_attention_lse(
     /* tilec: map#189 at attention.py */
     float v258[1];
     {
-      const float v259_den = v99[0];
+      const float v259_den = v100[0];
       const float v260_alpha = v227[0];
       const float v261 = v255[0];
       /* tilec: arith#190 at attention.py */
@@ -998,7 +998,7 @@ kernel void tilec_flash_attention_lse(
     float v267[4];
     #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const float v268_acc = v100[e];
+      const float v268_acc = v101[e];
       const float v269 = v266[e];
       /* tilec: arith#203 at attention.py */
       const float v270 = (v268_acc * v269);
@@ -1177,10 +1177,10 @@ kernel void tilec_flash_attention_lse(
     /* tilec: atom.call#232 at attention.py */
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const int y310 = v309;
-    v99[0] = v258[0];
+    v99[0] = v215[0];
+    v100[0] = v258[0];
     #pragma unroll
-    for (int e = 0; e < 4; ++e) v100[e] = v271[e];
-    v101[0] = v215[0];
+    for (int e = 0; e < 4; ++e) v101[e] = v271[e];
     m102 = y310;
   }
   /* tilec: view#233 at attention.py */
@@ -1195,7 +1195,7 @@ kernel void tilec_flash_attention_lse(
     /* tilec: view#239 at attention.py */
     /* tilec: store#240 at attention.py */
     {
-      v53_scratch_f32[(v55_tid >> 3)] = v99[0];
+      v53_scratch_f32[(v55_tid >> 3)] = v100[0];
     }
   }
   else {
@@ -1221,7 +1221,7 @@ kernel void tilec_flash_attention_lse(
   float v314[4];
   #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    const float v315_acc = v100[e];
+    const float v315_acc = v101[e];
     const float v316 = v313[e];
     /* tilec: arith#245 at attention.py */
     const float v317 = (v315_acc / v316);
@@ -1257,8 +1257,8 @@ kernel void tilec_flash_attention_lse(
   /* tilec: map#249 at attention.py */
   float v330[1];
   {
-    const float v331_m = v101[0];
-    const float v332_den = v99[0];
+    const float v331_m = v99[0];
+    const float v332_den = v100[0];
     /* tilec: arith#250 at attention.py */
     const float v333 = tc_log2_f32(v332_den);
     /* tilec: arith#251 at attention.py */
