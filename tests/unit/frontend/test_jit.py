@@ -233,3 +233,26 @@ def test_a_repeated_jit_call_with_keywords_takes_the_fast_path(monkeypatch):
     c[:] = 0
     matmul(a, a, c, BM=16, BN=16, BK=16)
     assert float(c[0, 0]) == 16.0
+
+
+def test_a_lazy_argument_reassigned_on_one_path_of_an_if() -> None:
+    """A ``tc.func`` parameter bound to an unfinished elementwise expression (``x * 2.0``
+    passed as it is) and reassigned on one path only: the other path's value is emitted on
+    that path. It was refused as "holds a tile on one path"."""
+    @tc.func
+    def clip_first(s, n):
+        if n > 0:
+            s = tc.where(s > 1.0, s, 0.0)
+        return s
+
+    @tc.kernel
+    def k(X, Y):
+        for p in tc.parallel(2):
+            x = X.tile((p * 8,), (8,))
+            Y.tile((p * 8,), (8,)).store(clip_first(x * 2.0, p))
+
+    x = np.linspace(-1, 2, 16).astype(np.float32)
+    y = np.full(16, np.nan, np.float32)
+    tc.interpret(k, x, y)
+    want = np.concatenate([x[:8] * 2, np.where(x[8:] * 2 > 1, x[8:] * 2, 0)])
+    np.testing.assert_array_equal(y, want)
