@@ -81,8 +81,11 @@ def _attend_pipelined(Q, K, V, scale2, bh, pm, BM, BN, HEAD_DIM, CAUSAL):
     keys = min(SK, (pm + 1) * BM) if CAUSAL else SK  # the last key a row may attend
     for n in tc.serial(tc.cdiv(keys, BN) + 1):
         k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
-        v = V.tile((bh, max(n - 1, 0) * BN, 0), (1, BN, HEAD_DIM),
-                   fill=0.0).reshape(BN, HEAD_DIM)
+        # block n - 1's values (before the array at n = 0: zeros, unused), loaded here, in
+        # the loop's body, so that the ring stages them (a window first read inside the if
+        # would be loaded there, each iteration, outside the ring)
+        v = V.tile((bh, (n - 1) * BN, 0), (1, BN, HEAD_DIM),
+                   fill=0.0).reshape(BN, HEAD_DIM).load()
         s = s_next * scale2
         s_next = tc.dot(q, k.T)
         if n > 0:

@@ -279,11 +279,24 @@ def _reduce_plan(op: ir.Operation, threads: int, options: LowerOptions,
 def _accumulator_layout(v: ir.Value, g: GroupSchedule, depth: int = 6
                         ) -> L.DistLayout | None:
     """The accumulator layout of the matrix product ``v`` is, or is elementwise work on (the
-    first such operand of a chain of ``map``s, or both arms of an ``if``), where a matrix
-    atom realizes it."""
+    first such operand of a chain of ``map``s, or both arms of an ``if``, or the value a
+    loop carries from one iteration's product to the next), where a matrix atom realizes
+    it."""
     op = v.defining_op
-    if op is None or depth == 0:
+    if depth == 0:
         return None
+    if op is None:
+        # a value a loop carries (a software-pipelined loop's scores, computed one
+        # iteration ahead): the layout of what its body yields, which the carried class
+        # shares (``_carried_edges``)
+        if not isinstance(v, ir.BlockArgument) or v.index == 0:
+            return None
+        loop = v.owner.parent_op
+        y = v.owner.terminator
+        if loop is None or loop.name != "serial" or y is None \
+                or v.owner is not loop.regions[0].entry:
+            return None
+        return _accumulator_layout(y.operand(v.index - 1), g, depth - 1)
     if op.name == "mma":
         ch = g.mma.get(op)
         ok = ch is not None and ch.distribution == "rectangle" and ch.atom is not None

@@ -154,3 +154,24 @@ def test_the_planner_sees_the_carried_scores_as_the_register_a_source() -> None:
     notes = " ".join(n for g in low.groups for n in g.notes)
     assert "matrix planner found no plan" not in notes
     assert "a producer warpgroup issues the copies for 2 consumer warpgroup(s)" in notes
+
+
+def test_the_carried_scores_are_reduced_where_their_product_left_them() -> None:
+    """The pipelined softmax's row maximum and sum read the scores the previous iteration
+    carried: the schedule follows the carried value to its product
+    (``schedule._accumulator_layout``), so they are reduced in the accumulator's registers
+    (``in_place``), not repartitioned through shared memory first (which also spilled
+    712 bytes at 128 x 128, D = 128)."""
+    from tilec.driver import compile_module
+    from tilec.lib.attention import flash_attention
+
+    args = _args(2, 256, 256, 128)
+    for bn in (64, 128):
+        comp = tc.compile(flash_attention, *args, target="reference", BM=128, BN=bn,
+                          HEAD_DIM=128, PIPELINE=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tc.PerformanceWarning)
+            sch = compile_module(comp.module, comp.fn_name, "cuda:sm_90", "schedule").module
+        strategies = {op.attr("strategy") for fn in sch for op in fn.walk()
+                      if op.name == "reduce"}
+        assert strategies == {"in_place"}, strategies
