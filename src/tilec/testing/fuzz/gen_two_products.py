@@ -23,7 +23,9 @@ block's scores issued before this block's second product, which runs one iterati
 
 (its product for the next iteration stays in flight to the end of the iteration,
 ``machine_matrix._carried_only``; the value block of the first iteration lies before the
-array), with ``BM`` of 128 (two consumer warpgroups; 64 sometimes), ``BN`` of 64 or 128, ``DQ`` and
+array; half the time the value block is loaded at the top of the body, into the ring,
+``v = X2.tile(...).load()``, else where the ``if`` first reads it), with ``BM`` of 128
+(two consumer warpgroups; 64 sometimes), ``BN`` of 64 or 128, ``DQ`` and
 ``D`` of 64 or 128, 16-bit operands, key counts that leave the last block partial (its
 keys read as the fill) and query counts that leave the last row tile partial. Off by
 default (``--features two_products``).
@@ -85,10 +87,16 @@ def two_product_program(g: Gen) -> Program:
         body.append(Let(sc, Bin("max", sv, Num(0.0, f32), (bm, bn), f32)))
     elif shape == "tanh":
         body.append(Let(sc, Un("tanh", sv, (bm, bn), f32)))
+    if pipelined and s.coin(2):  # loaded in the body (into the ring), not inside the if
+        vn = g.fresh("v")
+        lv.explicit = 1
+        body.insert(0, Let(vn, lv))
+        lv = Var(vn, (bn, d), op)
     second = Let(acc, Mma(Cast(sv, (bm, bn), op), lv, acc_v, (bm, d), f32))
     if pipelined:  # the second product of the previous iteration's scores
-        tail = body[2:]
-        del body[2:]
+        k = 3 if isinstance(body[0].expr, Load) else 2
+        tail = body[k:]
+        del body[k:]
         body.append(If(Cond("gt", iv, 0), [*tail, second]))
     else:
         body.append(second)
