@@ -349,3 +349,13 @@ def matmul_matches_twice(torch: Any, kern: Any, a: Any, b: Any, c: Any,
             first = c.clone()
         else:
             assert torch.equal(first, c)
+
+
+def attention_args(bh: int, s: int, sk: int, d: int, seed: int = 0) -> list:
+    """Arguments of ``lib.flash_attention``: random bf16 ``Q`` (``bh x s x d``), ``K`` and ``V``
+    (``bh x sk x d``), a NaN-poisoned output like ``Q`` and the scale ``1 / sqrt(d)``."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal((bh, n, d)).astype(ml_dtypes.bfloat16)
+               for n in (s, sk, sk))
+    return [q, k, v, np.full((bh, s, d), np.nan, ml_dtypes.bfloat16),
+            np.float32(1 / np.sqrt(d))]

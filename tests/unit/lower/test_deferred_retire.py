@@ -8,55 +8,18 @@ from __future__ import annotations
 
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import tilec as tc
-from tilec.lib.attention import LOG2E, reference_attention
+from paths import attention_args as _args
+from tilec.lib.attention import flash_attention, reference_attention
 from tilec.targets.reference.simt import simulate_module
 
-
-@tc.kernel
-def pipelined_attention(Q, K, V, Out, scale, BM: tc.constexpr = 128, BN: tc.constexpr = 64,
-                        HEAD_DIM: tc.constexpr = 64):
-    """Attention with the next key block's scores issued before this block's softmax:
-    iteration ``n`` computes the scores of block ``n`` and the softmax and second product
-    of block ``n - 1`` (the first iteration has none; the value block read there is
-    unused)."""
-    scale2 = scale * LOG2E
-    for bh, pm in tc.parallel(Q.shape[0], tc.cdiv(Q.shape[1], BM)):
-        SK = K.shape[1]
-        q = Q.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM), fill=0.0).reshape(BM, HEAD_DIM)
-        m = tc.full((BM,), float("-inf"))
-        den = tc.zeros((BM,))
-        acc = tc.zeros((BM, HEAD_DIM))
-        s_next = tc.zeros((BM, BN))
-        for n in tc.serial(tc.cdiv(SK, BN) + 1):
-            k = K.tile((bh, n * BN, 0), (1, BN, HEAD_DIM), fill=0.0).reshape(BN, HEAD_DIM)
-            v = V.tile((bh, max(n - 1, 0) * BN, 0), (1, BN, HEAD_DIM),
-                       fill=0.0).reshape(BN, HEAD_DIM)
-            s = s_next * scale2
-            s_next = tc.dot(q, k.T)
-            if n > 0:
-                if n * BN > SK:
-                    cols = tc.arange((n - 1) * BN, n * BN)[None, :]
-                    s = tc.where(cols < SK, s, float("-inf"))
-                m_new = tc.maximum(m, tc.max(s, axis=1))
-                p = tc.exp2(s - m_new[:, None])
-                alpha = tc.exp2(m - m_new)
-                den = den * alpha + tc.sum(p, axis=1)
-                acc = tc.mma(p.to(v.dtype), v, acc * alpha[:, None])
-                m = m_new
-        Out.tile((bh, pm * BM, 0), (1, BM, HEAD_DIM)).store(acc / den[:, None])
-
-
-def _args(bh: int, s: int, sk: int, d: int, seed: int = 0) -> list:
-    rng = np.random.default_rng(seed)
-    q, k, v = (rng.standard_normal((bh, n, d)).astype(ml_dtypes.bfloat16)
-               for n in (s, sk, sk))
-    return [q, k, v, np.full((bh, s, d), np.nan, ml_dtypes.bfloat16),
-            np.float32(1 / np.sqrt(d))]
+PIPELINED = dict(BM=128, BN=64, HEAD_DIM=64, PIPELINE=True)
+"""``lib.flash_attention`` with each key block's scores one iteration ahead of its softmax:
+iteration ``n`` computes the scores of block ``n`` and the softmax and second product of
+block ``n - 1``."""
 
 
 def _retires(module) -> list[str]:
@@ -75,7 +38,7 @@ def test_the_next_scores_stay_in_flight_to_the_end_of_the_iteration() -> None:
     args = _args(2, 256, 256, 64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tc.PerformanceWarning)
-        comp = pipelined_attention.compile(*args, target="simt:cuda:sm_90")
+        comp = flash_attention.compile(*args, target="simt:cuda:sm_90", **PIPELINED)
     seq = _retires(comp.executable().module)
     # the scores' group, then (under n > 0) the second product's group and its wait, then
     # the wait before the yield that retires the scores on every path
@@ -83,8 +46,6 @@ def test_the_next_scores_stay_in_flight_to_the_end_of_the_iteration() -> None:
 
 
 def test_a_product_read_in_its_iteration_is_waited_for_where_it_is_issued() -> None:
-    from tilec.lib.attention import flash_attention
-
     args = _args(2, 256, 256, 64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tc.PerformanceWarning)
@@ -99,8 +60,8 @@ def test_simulated_like_the_reference(persistent: int) -> None:
     before their wait, and a group never retired."""
     args = _args(3, 130, 200, 64, seed=3)
     want = reference_attention(*(a.astype(np.float32) for a in args[:3]), float(args[4]))
-    comp = pipelined_attention.compile(*args, target="simt:cuda:sm_90",
-                                       variant={"persistent": persistent})
+    comp = flash_attention.compile(*args, target="simt:cuda:sm_90",
+                                   variant={"persistent": persistent}, **PIPELINED)
     simulate_module(comp.executable().module, comp.fn_name, args)
     got = args[3].astype(np.float32)
     assert not np.isnan(got).any()
@@ -111,7 +72,7 @@ def test_simulated_like_the_reference(persistent: int) -> None:
 def test_library_pipeline_form_is_simulated_like_the_reference(causal: bool, lse: bool) -> None:
     """``flash_attention(PIPELINE=True)`` and its LSE kernel: ragged queries and keys, the
     causal mask of the block one iteration behind."""
-    from tilec.lib.attention import flash_attention, flash_attention_lse
+    from tilec.lib.attention import flash_attention_lse
 
     args = _args(2, 130, 130 if causal else 200, 64, seed=7)
     q, k, v = (a.astype(np.float32) for a in args[:3])
@@ -143,7 +104,6 @@ def test_the_planner_sees_the_carried_scores_as_the_register_a_source() -> None:
     in shared memory, and 128 x 128 tiles at head dimension 128 plan on warpgroup
     instructions (without it: 263,680 bytes at best, over the group's 232,448)."""
     from tilec.driver import compile_module
-    from tilec.lib.attention import flash_attention
 
     args = _args(2, 256, 256, 128)
     comp = tc.compile(flash_attention, *args, target="reference", BM=128, BN=128,
@@ -163,7 +123,6 @@ def test_the_carried_scores_are_reduced_where_their_product_left_them() -> None:
     (``in_place``), not repartitioned through shared memory first (which also spilled
     712 bytes at 128 x 128, D = 128)."""
     from tilec.driver import compile_module
-    from tilec.lib.attention import flash_attention
 
     args = _args(2, 256, 256, 128)
     for bn in (64, 128):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tilec as tc
+from paths import attention_args as _args
 from tilec.driver import compile_module
 from tilec.lib.attention import flash_attention
 from tilec.lib.matmul import matmul
@@ -24,12 +25,6 @@ from tilec.targets.reference.simt import simulate_module
 TURNS = {"warpgroup_turns": True}
 
 
-def _args(bh: int, s: int, sk: int, d: int, seed: int = 0) -> list:
-    rng = np.random.default_rng(seed)
-    q, k, v = (rng.standard_normal((bh, n, d)).astype(ml_dtypes.bfloat16)
-               for n in (s, sk, sk))
-    return [q, k, v, np.full((bh, s, d), np.nan, ml_dtypes.bfloat16),
-            np.float32(1 / np.sqrt(d))]
 
 
 def _lowered(bm: int, options: LowerOptions | None, d: int = 64):
