@@ -478,7 +478,7 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         stores = set(g.tensor_store)
         plan_staging(g, op, options, profile.shared_bytes_per_group - beside - placed - later,
                      profile.async_copies and profile.tensor_copies, profile.compute_units)
-        placed += ring_bytes(op, g.staging.get(op, 0))
+        placed += ring_bytes(op, g.staging.get(op, 0), op in g.cluster or op in g.pingpong)
         placed += sum(tensor_store_bytes(st, n) for st, n in g.tensor_store.items()
                       if st not in stores)
     if options.persistent and mmas and not g.persistent \

@@ -108,7 +108,10 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
     roles = bool(ws) or (auto and why_roles is None)  # a producer asked for (or the default)
     planned = _planned_versions(g, staged, options) if wgmma and not window else None
     wanted = planned or options.wgmma_stages or (PRODUCER_RING_VERSIONS if roles else 3)
-    versions = _ring_versions(staged, options, wanted, shared_limit) if wgmma \
+    # a cluster or ping-pong consumers, where asked for, copy every operand each iteration
+    once = copied_once(loop, staged, bool(options.cluster and options.cluster > 1)
+                       or bool(options.pingpong))
+    versions = _ring_versions(staged, options, wanted, shared_limit, once) if wgmma \
         else options.stages
     if planned is not None:
         g.notes.append(f"{loop.name} at {loop.loc}: {planned} ring versions as planned "
@@ -177,18 +180,43 @@ def _planned_versions(g: GroupSchedule,
     return min(counts) if counts else None
 
 
-def _version_bytes(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]) -> int:
-    """Shared bytes of one ring version: every staged operand's tile."""
-    return sum(math.prod(static_shape(ld.result.type)) * ld.result.type.dtype.bytes
-               for ld in staged)
+def _tile_bytes(ld: ir.Operation) -> int:
+    return math.prod(static_shape(ld.result.type)) * ld.result.type.dtype.bytes
 
 
-def ring_bytes(loop: ir.Operation, versions: int) -> int:
-    """Shared bytes of ``versions`` versions of ``loop``'s ring (its staged loads, with the
-    swizzle slack; 0 when it stages none): what one loop's ring takes from the group's
-    shared memory beside the other loops' rings, which are allocated at the same time."""
+def _version_bytes(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                   once: Iterable[ir.Operation] = ()) -> int:
+    """Shared bytes of one ring version: every staged operand's tile but those copied
+    ``once`` (one buffer beside the versions, ``_once_bytes``)."""
+    skip = set(once)
+    return sum(_tile_bytes(ld) for ld in staged if ld not in skip)
+
+
+def _once_bytes(once: Iterable[ir.Operation]) -> int:
+    """Shared bytes of the loop-invariant tiles copied once: one buffer each."""
+    return sum(_tile_bytes(ld) for ld in once)
+
+
+def copied_once(loop: ir.Operation, staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                per_version: bool = False) -> set[ir.Operation]:
+    """The staged loads of ``loop`` the lowering copies once into one buffer (``Staging``:
+    a loop-invariant tile such as attention's query tile), none where ``per_version``
+    (a cluster's producers, and ping-pong consumers, copy every operand each iteration:
+    ``machine_roles.lower_roles_body``)."""
+    return set() if per_version else invariant_loads(loop, staged)
+
+
+def ring_bytes(loop: ir.Operation, versions: int, per_version: bool = False) -> int:
+    """Shared bytes of ``versions`` versions of ``loop``'s ring (its staged loads, a
+    loop-invariant one in one buffer unless ``per_version``, with the swizzle slack; 0 when
+    it stages none): what one loop's ring takes from the group's shared memory beside the
+    other loops' rings, which are allocated at the same time."""
     staged = staged_loads(loop)
-    return versions * _version_bytes(staged) + swizzle_slack(len(staged)) if staged else 0
+    if not staged:
+        return 0
+    once = copied_once(loop, staged, per_version)
+    return versions * _version_bytes(staged, once) + _once_bytes(once) \
+        + swizzle_slack(len(staged))
 
 
 def fewest_versions(loop: ir.Operation) -> int:
@@ -202,13 +230,14 @@ def fewest_versions(loop: ir.Operation) -> int:
 
 
 def _ring_versions(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
-                   options: LowerOptions, versions: int, shared_limit: int | None) -> int:
+                   options: LowerOptions, versions: int, shared_limit: int | None,
+                   once: set[ir.Operation]) -> int:
     """``versions`` of a warpgroup ring, fewer (down to ``max(2, options.stages)``) where
-    that many would not fit ``shared_limit``."""
+    that many would not fit ``shared_limit`` (the tiles copied ``once`` in one buffer)."""
     if shared_limit is None:
         return versions
-    return fitting_versions(versions, max(2, options.stages), _version_bytes(staged),
-                            swizzle_slack(len(staged)), shared_limit)
+    return fitting_versions(versions, max(2, options.stages), _version_bytes(staged, once),
+                            swizzle_slack(len(staged)) + _once_bytes(once), shared_limit)
 
 
 def _auto_roles_blocker(g: GroupSchedule,
@@ -363,11 +392,16 @@ def tensor_store_bytes(st: ir.Operation, buffers: int) -> int:
 
 
 def _ring_and_barrier_bytes(g: GroupSchedule, loop: ir.Operation,
-                            staged: dict[ir.Operation, list[tuple[ir.Operation, int]]]) -> int:
-    """Shared bytes of the warp-specialized ring of ``loop``: its versions and their two
-    barriers each from a 1024-byte aligned base; each buffer after the barriers may start up
-    to 1024 bytes later (``ir.allocation``)."""
-    return g.staging[loop] * (_version_bytes(staged) + 16) + SWIZZLE_ALIGN
+                            staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
+                            per_version: bool = False) -> int:
+    """Shared bytes of the warp-specialized ring of ``loop``: its versions (a loop-invariant
+    tile in one buffer, unless ``per_version`` or the group runs in a cluster or ping-pong)
+    and their two barriers each from a 1024-byte aligned base; each buffer after the
+    barriers may start up to 1024 bytes later (``ir.allocation``)."""
+    once = copied_once(loop, staged,
+                       per_version or loop in g.cluster or loop in g.pingpong)
+    return g.staging[loop] * (_version_bytes(staged, once) + 16) + _once_bytes(once) \
+        + SWIZZLE_ALIGN
 
 
 def _plan_tensor_store(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
@@ -430,7 +464,8 @@ def _plan_pingpong(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                "each compute a whole tile with one")
     elif shared_limit is not None:
         # and the two turn barriers
-        need = _ring_and_barrier_bytes(g, loop, staged) + PINGPONG_CONSUMERS * 8 \
+        need = _ring_and_barrier_bytes(g, loop, staged, per_version=True) \
+            + PINGPONG_CONSUMERS * 8 \
             + PINGPONG_CONSUMERS * sum(tensor_store_bytes(st, n)
                                    for st, n in g.tensor_store.items())
         if need > shared_limit:
