@@ -154,7 +154,7 @@ def plan_staging(g: GroupSchedule, loop: ir.Operation, options: LowerOptions,
                            f"{why}")
             g.staging[loop] = window or _ring_versions(staged, options,
                                                        planned or options.wgmma_stages or 3,
-                                                       shared_limit)
+                                                       shared_limit, once)
     if wgmma and options.wgmma_in_flight:
         why = _in_flight_blocker(loop, g, g.staging[loop], options.wgmma_in_flight,
                                  staged)
