@@ -19,6 +19,7 @@ from .layout import IndexMap
 from .types import TileType, index
 
 __all__ = ["plain_transpose", "depends_on", "invariant_in", "handed_on", "handed_from",
+           "carried_in",
            "closed_recurrence", "matrix_uses", "transposed_a_staged", "pow2_divisor",
            "affine_pow2_divisor", "arith_divisor"]
 
@@ -90,6 +91,21 @@ def handed_from(v: Value) -> Value | None:
     if stage < 1:
         return None
     yielded = loop.regions[stage - 1].entry.terminator
+    if yielded is None or v.index - 1 >= yielded.num_operands:
+        return None
+    return yielded.operand(v.index - 1)
+
+
+def carried_in(v: Value) -> Value | None:
+    """The value the body of a ``serial`` loop yields for its next iteration as ``v``, when
+    ``v`` is a carried argument of that body (a software-pipelined loop's scores, computed
+    one iteration ahead); None otherwise."""
+    if not isinstance(v, BlockArgument) or v.index < 1:
+        return None
+    loop = v.owner.parent_op
+    if loop is None or loop.name != "serial" or v.owner is not loop.regions[0].entry:
+        return None
+    yielded = v.owner.terminator
     if yielded is None or v.index - 1 >= yielded.num_operands:
         return None
     return yielded.operand(v.index - 1)

@@ -561,12 +561,11 @@ def _wgmma(g: GroupLowering, op: ir.Operation, c: Lowered, a: ir.Value | None, b
     if g.turns is not None:
         g.turns.after_product()
     loop = op.parent_op
-    if loop is not None and loop.attr("in_flight"):
-        pass  # the loop's Staging.end_iteration waits, leaving groups in flight
-    elif _carried_only(g, op):
-        g.deferred_retire = True  # retired before the loop's yield (machine_control)
-    else:
-        g.atom("wgmma.wait", [], [], pending=0)
+    if loop is None or not loop.attr("in_flight"):  # else Staging.end_iteration waits
+        if _carried_only(g, op):
+            g.deferred_retire = True  # retired before the loop's yield (machine_control)
+        else:
+            g.atom("wgmma.wait", [], [], pending=0)
     return Lowered(c.layout, accs)
 
 

@@ -55,6 +55,7 @@ class WarpgroupTurns:
     before the ring's own end (``machine_control._staged_loop`` calls it)."""
 
     def __init__(self, g: GroupLowering, loop: ir.Operation, warpgroups: int = 2) -> None:
+        """At the insertion point before the loop (``begin`` follows)."""
         assert warpgroups == 2, "turns alternate two warpgroups"
         self.g = g
         self.loop = loop
@@ -63,20 +64,14 @@ class WarpgroupTurns:
         """Threads of each turn barrier's phase."""
         self._issued = 0
         self._bounds: tuple[ir.Value, ir.Value] | None = None
-
-    def _wg(self) -> ir.Value:
-        g = self.g
-        return g.arith("floordiv", g.tid, g.index(_WARPGROUP))
+        # the warpgroup, its turn barrier and the other's: emitted here, before the loop,
+        # where they dominate every turn
+        self._wg = g.arith("floordiv", g.tid, g.index(_WARPGROUP))
+        self._mine = g.arith("add", g.index(TURN_BARRIER), self._wg)
+        self._other = g.arith("sub", g.index(TURN_BARRIER + 1), self._wg)
 
     def _turn(self, action: str, bid: ir.Value) -> None:
         self.g.atom("barrier.turn", [bid], [], action=action, threads=self.threads)
-
-    def _mine(self) -> ir.Value:
-        return self.g.arith("add", self.g.index(TURN_BARRIER), self._wg())
-
-    def _other(self) -> ir.Value:
-        g = self.g
-        return g.arith("sub", g.index(TURN_BARRIER + 1), self._wg())
 
     def begin(self, lb: ir.Value, ub: ir.Value) -> None:
         """Before the loop: warpgroup 1 lets warpgroup 0 go first; each takes its first
@@ -86,9 +81,9 @@ class WarpgroupTurns:
         self._bounds = (lb, ub)
 
         def first() -> None:
-            g.guarded(g.arith("eq", self._wg(), g.index(1)),
+            g.guarded(g.arith("eq", self._wg, g.index(1)),
                       lambda: self._turn("arrive", g.index(TURN_BARRIER)))
-            self._turn("sync", self._mine())
+            self._turn("sync", self._mine)
 
         g.guarded(g.arith("lt", lb, ub), first)
         g.turns = self
@@ -97,12 +92,12 @@ class WarpgroupTurns:
         """Before a warpgroup product of the loop's body: the second of an iteration takes
         the warpgroup's turn."""
         if self._issued % 2 == 1:
-            self._turn("sync", self._mine())
+            self._turn("sync", self._mine)
 
     def after_product(self) -> None:
         """After its commit: the first of an iteration passes the turn to the other."""
         if self._issued % 2 == 0:
-            self._turn("arrive", self._other())
+            self._turn("arrive", self._other)
         self._issued += 1
 
     def end(self) -> None:
@@ -114,5 +109,5 @@ class WarpgroupTurns:
             raise LoweringBug(f"internal: turns alternate two warpgroup products per "
                               f"iteration; the loop's body issued {self._issued}")
         lb, ub = self._bounds
-        g.guarded(g.arith("and", g.arith("lt", lb, ub), g.arith("eq", self._wg(), g.index(0))),
+        g.guarded(g.arith("and", g.arith("lt", lb, ub), g.arith("eq", self._wg, g.index(0))),
                   lambda: self._turn("arrive", g.index(TURN_BARRIER + 1)))

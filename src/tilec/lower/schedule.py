@@ -34,7 +34,7 @@ from typing import Any
 import tilec.ir as ir
 from tilec.exec import TargetProfile, get_profile
 from tilec.ir import dist_layout as L
-from tilec.ir.dataflow import closed_recurrence
+from tilec.ir.dataflow import carried_in, closed_recurrence
 from tilec.ir.layout_reduce import broadcast_image, in_place_reduction
 from tilec.plan import GroupPlan, ModulePlan, extract_groups, plan_group
 from tilec.plan.proofs import split_loop
@@ -54,6 +54,7 @@ from .schedule_mma import (
 from .schedule_staging import (
     beside_rings,
     coordinate_dependent,
+    copies_per_version,
     fewest_versions,
     invariant_loads,
     matrix_uses,
@@ -289,14 +290,8 @@ def _accumulator_layout(v: ir.Value, g: GroupSchedule, depth: int = 6
         # a value a loop carries (a software-pipelined loop's scores, computed one
         # iteration ahead): the layout of what its body yields, which the carried class
         # shares (``_carried_edges``)
-        if not isinstance(v, ir.BlockArgument) or v.index == 0:
-            return None
-        loop = v.owner.parent_op
-        y = v.owner.terminator
-        if loop is None or loop.name != "serial" or y is None \
-                or v.owner is not loop.regions[0].entry:
-            return None
-        return _accumulator_layout(y.operand(v.index - 1), g, depth - 1)
+        nxt = carried_in(v)
+        return None if nxt is None else _accumulator_layout(nxt, g, depth - 1)
     if op.name == "mma":
         ch = g.mma.get(op)
         ok = ch is not None and ch.distribution == "rectangle" and ch.atom is not None
@@ -478,7 +473,7 @@ def _schedule_group(par: ir.Operation, profile: TargetProfile, options: LowerOpt
         stores = set(g.tensor_store)
         plan_staging(g, op, options, profile.shared_bytes_per_group - beside - placed - later,
                      profile.async_copies and profile.tensor_copies, profile.compute_units)
-        placed += ring_bytes(op, g.staging.get(op, 0), op in g.cluster or op in g.pingpong)
+        placed += ring_bytes(op, g.staging.get(op, 0), copies_per_version(g, op))
         placed += sum(tensor_store_bytes(st, n) for st, n in g.tensor_store.items()
                       if st not in stores)
     if options.persistent and mmas and not g.persistent \

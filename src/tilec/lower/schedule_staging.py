@@ -31,7 +31,8 @@ from .staged_windows import (
 if TYPE_CHECKING:
     from .schedule import GroupSchedule
 
-__all__ = ["plan_staging", "beside_rings", "ring_bytes", "staged_loads", "coordinate_dependent",
+__all__ = ["plan_staging", "beside_rings", "ring_bytes", "copies_per_version", "staged_loads",
+           "coordinate_dependent",
            "multicast_loads", "depends_on", "static_shape", "mma_labels", "matrix_uses",
            "plain_transpose", "invariant_loads"]
 
@@ -185,14 +186,13 @@ def _tile_bytes(ld: ir.Operation) -> int:
 
 
 def _version_bytes(staged: dict[ir.Operation, list[tuple[ir.Operation, int]]],
-                   once: Iterable[ir.Operation] = ()) -> int:
+                   once: set[ir.Operation]) -> int:
     """Shared bytes of one ring version: every staged operand's tile but those copied
     ``once`` (one buffer beside the versions, ``_once_bytes``)."""
-    skip = set(once)
-    return sum(_tile_bytes(ld) for ld in staged if ld not in skip)
+    return sum(_tile_bytes(ld) for ld in staged if ld not in once)
 
 
-def _once_bytes(once: Iterable[ir.Operation]) -> int:
+def _once_bytes(once: set[ir.Operation]) -> int:
     """Shared bytes of the loop-invariant tiles copied once: one buffer each."""
     return sum(_tile_bytes(ld) for ld in once)
 
@@ -204,6 +204,12 @@ def copied_once(loop: ir.Operation, staged: dict[ir.Operation, list[tuple[ir.Ope
     (a cluster's producers, and ping-pong consumers, copy every operand each iteration:
     ``machine_roles.lower_roles_body``)."""
     return set() if per_version else invariant_loads(loop, staged)
+
+
+def copies_per_version(g: GroupSchedule, loop: ir.Operation) -> bool:
+    """Whether the warp-specialized group of ``loop`` copies even its loop-invariant tiles
+    in every version: in a cluster, or with ping-pong consumers (``copied_once``)."""
+    return loop in g.cluster or loop in g.pingpong
 
 
 def ring_bytes(loop: ir.Operation, versions: int, per_version: bool = False) -> int:
@@ -398,8 +404,7 @@ def _ring_and_barrier_bytes(g: GroupSchedule, loop: ir.Operation,
     tile in one buffer, unless ``per_version`` or the group runs in a cluster or ping-pong)
     and their two barriers each from a 1024-byte aligned base; each buffer after the
     barriers may start up to 1024 bytes later (``ir.allocation``)."""
-    once = copied_once(loop, staged,
-                       per_version or loop in g.cluster or loop in g.pingpong)
+    once = copied_once(loop, staged, per_version or copies_per_version(g, loop))
     return g.staging[loop] * (_version_bytes(staged, once) + 16) + _once_bytes(once) \
         + SWIZZLE_ALIGN
 

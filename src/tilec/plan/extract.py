@@ -48,6 +48,7 @@ from typing import Any
 
 import tilec.ir as ir
 from tilec.ir.dataflow import (
+    carried_in,
     closed_recurrence,
     handed_from,
     invariant_in,
@@ -627,15 +628,13 @@ def _carried_source(v: ir.Value, mma: ir.Operation) -> ir.Value | None:
     """For a value carried by the ``serial`` loop whose body holds ``mma`` (a software-
     pipelined loop's scores, computed one iteration ahead), the value its body yields for
     the next iteration, when its initial value is a free tile (``tc.zeros``); else None."""
-    if not isinstance(v, ir.BlockArgument) or v.index == 0:
+    nxt = carried_in(v)
+    if nxt is None:
         return None
-    loop = v.owner.parent_op
-    if loop is None or loop.name != "serial" or not _within(mma, v.owner):
-        return None
-    init = loop.operand(3 + v.index - 1).defining_op
-    if init is None or init.name not in _FREE_TILES:
-        return None
-    return v.owner.terminator.operand(v.index - 1)
+    assert isinstance(v, ir.BlockArgument) and v.owner.parent_op is not None
+    init = v.owner.parent_op.operand(3 + v.index - 1).defining_op
+    ok = _within(mma, v.owner) and init is not None and init.name in _FREE_TILES
+    return nxt if ok else None
 
 
 def accumulator_source(mma: ir.Operation, mmas: Sequence[ir.Operation]) -> int | None:

@@ -142,7 +142,7 @@ def test_a_turn_passed_twice_is_reported(monkeypatch) -> None:
     def end(self) -> None:
         orig(self)
         g = self.g
-        g.guarded(g.arith("eq", self._wg(), g.index(0)),
+        g.guarded(g.arith("eq", self._wg, g.index(0)),
                   lambda: self._turn("arrive", g.index(mt.TURN_BARRIER + 1)))
 
     with pytest.raises(SimulationError, match="hang: (warpgroup turns never complete|named "

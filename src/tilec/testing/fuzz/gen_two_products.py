@@ -78,28 +78,25 @@ def two_product_program(g: Gen) -> Program:
     sv = Var(sc, (bm, bn), f32)
     scores = Mma(lq, lk, None, (bm, bn), f32, "exact", None, 1)
     nxt = g.fresh("s_next")
-    body = [Let(sc, Var(nxt, (bm, bn), f32)), Let(nxt, scores)] if pipelined \
+    # the scores of this iteration (pipelined: carried to the next), then what uses them
+    head = [Let(sc, Var(nxt, (bm, bn), f32)), Let(nxt, scores)] if pipelined \
         else [Let(sc, scores)]
+    step: list = []
     shape = s.weighted([("as is", 2), ("scale", 2), ("relu", 1), ("tanh", 1)])
     if shape == "scale":
-        body.append(Let(sc, Bin("mul", sv, Num(0.125, f32), (bm, bn), f32)))
+        step.append(Let(sc, Bin("mul", sv, Num(0.125, f32), (bm, bn), f32)))
     elif shape == "relu":
-        body.append(Let(sc, Bin("max", sv, Num(0.0, f32), (bm, bn), f32)))
+        step.append(Let(sc, Bin("max", sv, Num(0.0, f32), (bm, bn), f32)))
     elif shape == "tanh":
-        body.append(Let(sc, Un("tanh", sv, (bm, bn), f32)))
+        step.append(Let(sc, Un("tanh", sv, (bm, bn), f32)))
     if pipelined and s.coin(2):  # loaded in the body (into the ring), not inside the if
         vn = g.fresh("v")
         lv.explicit = 1
-        body.insert(0, Let(vn, lv))
+        head.insert(0, Let(vn, lv))
         lv = Var(vn, (bn, d), op)
-    second = Let(acc, Mma(Cast(sv, (bm, bn), op), lv, acc_v, (bm, d), f32))
-    if pipelined:  # the second product of the previous iteration's scores
-        k = 3 if isinstance(body[0].expr, Load) else 2
-        tail = body[k:]
-        del body[k:]
-        body.append(If(Cond("gt", iv, 0), [*tail, second]))
-    else:
-        body.append(second)
+    step.append(Let(acc, Mma(Cast(sv, (bm, bn), op), lv, acc_v, (bm, d), f32)))
+    # pipelined: the second product of the previous iteration's scores
+    body = head + ([If(Cond("gt", iv, 0), step)] if pipelined else step)
     init = Full((bm, d), f32, 0, 1) if s.draw(4) else Full((bm, d), f32, 0.5, 0)
     trips = -(-keys // bn)
     stmts = [Let(acc, init)]
